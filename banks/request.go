@@ -1,0 +1,34 @@
+package banks
+
+// Message is one chat message of a rendered request.
+type Message struct {
+	Role    string `json:"role"` // "system" or "user"
+	Content string `json:"content"`
+}
+
+// Scale is the score scale a task prompt asks for.
+type Scale struct {
+	Min     int           `json:"min" toml:"min"`
+	Max     int           `json:"max" toml:"max"`
+	Anchors []ScaleAnchor `json:"anchors,omitempty" toml:"anchors"`
+}
+
+// ScaleAnchor labels a range of the scale ("1–2 = very poor").
+type ScaleAnchor struct {
+	From  int    `json:"from" toml:"from"`
+	To    int    `json:"to" toml:"to"`
+	Label string `json:"label" toml:"label"`
+}
+
+// Request is one fully rendered judge request: everything a backend needs
+// to score one candidate under one probe condition.
+type Request struct {
+	BankHash    string // content hash of the bank wording that produced it
+	Probe       string // "baseline", "ATTR:+", "ATTR:-", "neutral:NAME", "ctx:NAME"
+	Wording     int    // index of the wording within its sign (0 for baseline)
+	Instruction string // the added system instruction ("" for baseline)
+	ContextID   string
+	CandidateID string
+	Messages    []Message // system then user
+	Scale       Scale
+}

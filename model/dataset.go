@@ -1,0 +1,58 @@
+// Package model owns prism's domain data: datasets (contexts, candidates,
+// human scores), the loaders that read them from the formats researchers
+// use, the embedded demo dataset, and the workspace store (model/store).
+package model
+
+// Metric names the within-context agreement metric a dataset is evaluated
+// with (PROTOCOL §6).
+const (
+	MetricSpearman = "spearman"
+	MetricPairwise = "pairwise"
+)
+
+// Task kinds select the task prompt a probe bank renders (banks/).
+const (
+	TaskNewsSummary = "news-summary"
+	TaskStory       = "story"
+	TaskDialogue    = "dialogue"
+	TaskAnswer      = "answer"
+	TaskGeneric     = "generic"
+)
+
+// Dataset is one study's evaluation data: contexts (groups that share a
+// source) holding candidates with human scores.
+type Dataset struct {
+	Name     string    // short name, unique within a workspace
+	Format   string    // loader that read it: summeval, topicalchat, judgebench, hanna, jsonl, csv, demo
+	Task     string    // one of the Task* constants
+	Metric   string    // MetricSpearman or MetricPairwise
+	Criteria []string  // per-criterion human score names, in file order
+	Contexts []Context // in file order
+}
+
+// Context is one source item (an article, a writing prompt, a dialogue) and
+// the candidates written for it.
+type Context struct {
+	ID         string
+	Source     string            // text shown to the judge as the source
+	Extra      map[string]string // other fields kept from the file (e.g. "knowledge")
+	Candidates []Candidate
+}
+
+// Candidate is one evaluated text with its human scores.
+type Candidate struct {
+	ID     string
+	Text   string
+	Human  float64            // the target y_i (PROTOCOL §1, §10)
+	Scores map[string]float64 // per-criterion human scores (means where raters were averaged)
+	Extra  map[string]string
+}
+
+// NumCandidates counts the candidates over all contexts.
+func (d *Dataset) NumCandidates() int {
+	n := 0
+	for _, c := range d.Contexts {
+		n += len(c.Candidates)
+	}
+	return n
+}
