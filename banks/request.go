@@ -31,4 +31,14 @@ type Request struct {
 	CandidateID string
 	Messages    []Message // system then user
 	Scale       Scale
+
+	// The texts the request was rendered from, kept so that a judge that
+	// reads features (the offline judge) need not parse the messages back.
+	Source        string
+	CandidateText string
+
+	// Batched pointwise scoring (paper §B.6): the candidates shown in this
+	// one call, in presentation order. Empty for a single-candidate request.
+	BatchIDs   []string
+	BatchTexts []string
 }
