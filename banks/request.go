@@ -41,4 +41,9 @@ type Request struct {
 	// one call, in presentation order. Empty for a single-candidate request.
 	BatchIDs   []string
 	BatchTexts []string
+	// BatchLabels are the labels the judge sees for the batched candidates
+	// ("1", "2", …), in presentation order; the JSON answer is keyed by
+	// them ({"scores": {"1": 7, …}}), never by candidate ids, which can
+	// give away a candidate's origin (e.g. "Original Ground Truth").
+	BatchLabels []string
 }

@@ -1,0 +1,68 @@
+package banks
+
+import (
+	"fmt"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// Renderer renders requests for one task from a frozen copy of a bank,
+// with its hash and conditions computed once. Use it when rendering many
+// requests (a study has tens of thousands); Bank.Render recomputes the
+// hash on every call so that it always matches the bank's current wording.
+// A Renderer is safe for concurrent use.
+type Renderer struct {
+	bank  *Bank
+	task  Task
+	hash  string
+	conds map[condKey]string // (probe, wording) → instruction
+}
+
+type condKey struct {
+	probe   string
+	wording int
+}
+
+// Renderer returns a Renderer for task over a copy of the bank taken now;
+// later edits of b do not affect it.
+func (b *Bank) Renderer(task string) (*Renderer, error) {
+	if _, ok := b.Tasks[task]; !ok {
+		return nil, b.noTask(task)
+	}
+	cp := b.Clone()
+	r := &Renderer{bank: cp, task: cp.Tasks[task], hash: cp.Hash(), conds: map[condKey]string{}}
+	for _, c := range cp.Conditions() {
+		r.conds[condKey{c.Probe, c.Wording}] = c.Instruction
+	}
+	return r, nil
+}
+
+// Hash is the hash of the bank the Renderer was made from.
+func (r *Renderer) Hash() string { return r.hash }
+
+// Render is Bank.Render on the frozen bank.
+func (r *Renderer) Render(c model.Context, cand model.Candidate, cond Condition) (Request, error) {
+	if err := r.check(cond); err != nil {
+		return Request{}, err
+	}
+	return render(r.hash, r.task, c, cand, cond), nil
+}
+
+// RenderBatch is Bank.RenderBatch on the frozen bank.
+func (r *Renderer) RenderBatch(c model.Context, cands []model.Candidate, cond Condition) (Request, error) {
+	if err := r.check(cond); err != nil {
+		return Request{}, err
+	}
+	return renderBatch(r.hash, r.task, c, cands, cond)
+}
+
+func (r *Renderer) check(cond Condition) error {
+	instr, ok := r.conds[condKey{cond.Probe, cond.Wording}]
+	if !ok {
+		return fmt.Errorf("banks: bank %q has no condition %s wording %d", r.bank.Name, cond.Probe, cond.Wording)
+	}
+	if instr != cond.Instruction {
+		return fmt.Errorf("banks: condition %s wording %d does not carry bank %q's instruction", cond.Probe, cond.Wording, r.bank.Name)
+	}
+	return nil
+}

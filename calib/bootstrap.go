@@ -1,0 +1,70 @@
+package calib
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+)
+
+// PairedBootstrap returns percentile 95% intervals (Quantile7 at 0.025 and
+// 0.975) of the mean of each row of values, and of the paired difference
+// mean(values[m]) − mean(values[ref]), over B context-bootstrap resamples
+// (PROTOCOL §6). values[m][i] is method m's metric on context i; every row
+// covers the same contexts, and each resample draws n = len(values[0])
+// context indices with replacement, shared by all rows, as
+// i = ⌊x · n / 2⁶⁴⌋ with x = Uint64() of Go's rand.NewPCG(seed, 1),
+// resample after resample. No refitting. diff[ref] is left zero.
+//
+// The memory is allocated once, so the number of allocations does not grow
+// with B. PairedBootstrap panics if rows differ in length, are empty, or
+// B < 1.
+func PairedBootstrap(values [][]float64, ref int, B int, seed uint64) (ci, diff [][2]float64) {
+	M := len(values)
+	if M == 0 || len(values[0]) == 0 || B < 1 {
+		panic("calib: PairedBootstrap needs values and B ≥ 1")
+	}
+	n := len(values[0])
+	for _, v := range values {
+		if len(v) != n {
+			panic("calib: PairedBootstrap rows differ in length")
+		}
+	}
+	means := make([]float64, 2*M*B) // per method B means, then B differences
+	sums := make([]float64, M)
+	byCtx := make([]float64, n*M) // values transposed: one context's methods side by side
+	for m, v := range values {
+		for i, x := range v {
+			byCtx[i*M+m] = x
+		}
+	}
+	g := rand.NewPCG(seed, 1)
+	for b := 0; b < B; b++ {
+		clear(sums)
+		for k := 0; k < n; k++ {
+			i, _ := bits.Mul64(g.Uint64(), uint64(n))
+			row := byCtx[int(i)*M : int(i)*M+M]
+			for m, x := range row {
+				sums[m] += x
+			}
+		}
+		for m := range values {
+			means[m*B+b] = sums[m] / float64(n)
+		}
+		for m := range values {
+			means[(M+m)*B+b] = means[m*B+b] - means[ref*B+b]
+		}
+	}
+	ci = make([][2]float64, M)
+	diff = make([][2]float64, M)
+	for m := 0; m < M; m++ {
+		s := means[m*B : (m+1)*B]
+		slices.Sort(s)
+		ci[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+		if m != ref {
+			s = means[(M+m)*B : (M+m+1)*B]
+			slices.Sort(s)
+			diff[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+		}
+	}
+	return ci, diff
+}

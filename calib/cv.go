@@ -1,0 +1,396 @@
+package calib
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// fitter runs the nested cross-validation of PROTOCOL §5 on one design.
+// Everything it needs per fold is a sum of per-context statistics, so the
+// rows are read once, in newFitter.
+type fitter struct {
+	d        *Design
+	opts     Options
+	pairwise bool
+	K        int
+	methods  []Method // fitted methods, report order
+
+	ctxGram []*gram     // per context
+	ctxSS   [][]float64 // per context: Σ(C Ok)², then Σ(C Ek)², per attribute
+	hrank   []float64   // human mid-ranks per row
+	defined []bool      // per context: the metric is defined (pairwise needs an unequal-human pair)
+
+	sum   *gram
+	beta  []float64
+	pred  []float64
+	prank []float64
+	idx   []int
+	cv    []float64 // inner out-of-fold values, methods × γ × training contexts
+}
+
+var errEigen = errors.New("calib: eigendecomposition of a training design failed")
+
+func newFitter(d *Design, opts Options) *fitter {
+	q, K := d.Q(), len(d.Attrs)
+	f := &fitter{
+		d: d, opts: opts, K: K,
+		pairwise: opts.Metric == "pairwise",
+		methods:  methodsFor(opts),
+		hrank:    make([]float64, d.Rows()),
+		defined:  make([]bool, len(d.Contexts)),
+		sum:      newGram(q),
+		beta:     make([]float64, q),
+	}
+	maxN := 0
+	for g := range d.Contexts {
+		maxN = max(maxN, d.Off[g+1]-d.Off[g])
+	}
+	f.pred = make([]float64, maxN)
+	f.prank = make([]float64, maxN)
+	f.idx = make([]int, maxN)
+	for g := range d.Contexts {
+		lo, hi := d.Off[g], d.Off[g+1]
+		f.ctxGram = append(f.ctxGram, contextGram(d, lo, hi))
+		ss := make([]float64, 2*K)
+		for r := lo; r < hi; r++ {
+			j := d.JC[r*q:]
+			for k := 0; k < K; k++ {
+				o := (j[2*k] + j[2*k+1]) / 2
+				e := (j[2*k] - j[2*k+1]) / 2
+				ss[k] += o * o
+				ss[K+k] += e * e
+			}
+		}
+		f.ctxSS = append(f.ctxSS, ss)
+		MidRanks(f.hrank[lo:hi], d.Human[lo:hi], f.idx[:hi-lo])
+		f.defined[g] = true
+		if f.pairwise {
+			_, f.defined[g] = PairwiseAccuracy(d.Human[lo:hi], d.Human[lo:hi])
+		}
+	}
+	return f
+}
+
+// scratchCopy returns a fitter sharing f's read-only data with its own
+// scratch buffers, for one concurrent fold.
+func (f *fitter) scratchCopy() *fitter {
+	w := *f
+	w.sum = newGram(f.d.Q())
+	w.beta = make([]float64, f.d.Q())
+	w.pred = make([]float64, len(f.pred))
+	w.prank = make([]float64, len(f.prank))
+	w.idx = make([]int, len(f.idx))
+	w.cv = nil
+	return &w
+}
+
+// predict stores in dst the predictions ŷ = α s0 − J̃β of context g's
+// rows (PROTOCOL §4) and returns dst[:n].
+func (f *fitter) predict(g int, alpha float64, beta, dst []float64) []float64 {
+	d := f.d
+	q := d.Q()
+	lo, hi := d.Off[g], d.Off[g+1]
+	dst = dst[:hi-lo]
+	for r := lo; r < hi; r++ {
+		j := d.JC[r*q : (r+1)*q]
+		var dot float64
+		for c, b := range beta {
+			dot += j[c] * b
+		}
+		dst[r-lo] = alpha*d.S0[r] - dot
+	}
+	return dst
+}
+
+// value is the within-context metric of context g for ŷ = α s0 − J̃β.
+func (f *fitter) value(g int, alpha float64, beta []float64) float64 {
+	lo, hi := f.d.Off[g], f.d.Off[g+1]
+	pred := f.predict(g, alpha, beta, f.pred)
+	if f.pairwise {
+		acc, _ := PairwiseAccuracy(pred, f.d.Human[lo:hi])
+		return acc
+	}
+	n := hi - lo
+	MidRanks(f.prank[:n], pred, f.idx[:n])
+	return pearsonOfRanks(f.prank[:n], f.hrank[lo:hi])
+}
+
+// sumExcept sets f.sum to the statistics of ctxs outside positions [lo, hi).
+func (f *fitter) sumExcept(ctxs []int, lo, hi int) {
+	f.sum.reset()
+	for i, g := range ctxs {
+		if i < lo || i >= hi {
+			f.sum.add(f.ctxGram[g])
+		}
+	}
+}
+
+// paths factorizes every fitted method on f.sum.
+func (f *fitter) paths() ([]*methodPath, error) { return pathsFor(f.methods, f.sum, f.K) }
+
+// selectGammas runs the inner CV on the training contexts train (π order):
+// for each inner part, fit on the others at every γ and score the part's
+// contexts; a γ's CV score is the mean over all training contexts, in π
+// order, of those out-of-inner-fold values. The highest score wins and
+// exact ties go to the largest γ. It returns the chosen grid index and the
+// CV scores per method.
+func (f *fitter) selectGammas(train []int) (sel []int, cv [][]float64, err error) {
+	gammas := f.opts.Gammas
+	G, nt := len(gammas), len(train)
+	need := len(f.methods) * G * nt
+	if cap(f.cv) < need {
+		f.cv = make([]float64, need)
+	}
+	vals := f.cv[:need]
+	bounds := SplitParts(nt, f.opts.Folds)
+	for p := 0; p < f.opts.Folds; p++ {
+		lo, hi := bounds[p], bounds[p+1]
+		if lo == hi {
+			continue
+		}
+		f.sumExcept(train, lo, hi)
+		ps, err := f.paths()
+		if err != nil {
+			return sel, cv, err
+		}
+		for mi, mp := range ps {
+			for gi, gam := range gammas {
+				alpha := mp.at(gam, f.beta)
+				for i := lo; i < hi; i++ {
+					vals[(mi*G+gi)*nt+i] = f.value(train[i], alpha, f.beta)
+				}
+			}
+		}
+	}
+	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
+	for mi := range f.methods {
+		cv[mi] = make([]float64, G)
+		best := -1
+		for gi := range gammas {
+			var s float64
+			c := 0
+			for i, g := range train {
+				if f.defined[g] {
+					s += vals[(mi*G+gi)*nt+i]
+					c++
+				}
+			}
+			if c > 0 {
+				s /= float64(c)
+			}
+			cv[mi][gi] = s
+			if best < 0 || s > cv[mi][best] || (s == cv[mi][best] && gammas[gi] > gammas[best]) {
+				best = gi
+			}
+		}
+		sel[mi] = best
+	}
+	return sel, cv, nil
+}
+
+// run fills r with the outer-fold results, sweep, bootstrap and profiles.
+func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
+	d := f.d
+	gammas := f.opts.Gammas
+	G, nctx, M := len(gammas), len(d.Contexts), len(f.methods)
+	oof := make([]float64, M*G*nctx) // out-of-fold value per method, γ and context
+	var selected [numMethods][]float64
+	for m := range selected {
+		selected[m] = make([]float64, nctx)
+	}
+	for g := range d.Contexts {
+		selected[Vanilla][g] = f.value(g, 1, make([]float64, d.Q()))
+	}
+	K := f.K
+	aFolds := make([][]float64, K) // per attribute, per fold
+	eFolds := make([][]float64, K)
+
+	// The outer folds are independent: each runs on its own scratch and
+	// writes only its own test contexts' slots, so they run concurrently and
+	// the result does not depend on scheduling.
+	bounds := SplitParts(len(order), f.opts.Folds)
+	r.Folds = make([]Fold, f.opts.Folds)
+	aByFold := make([][]float64, f.opts.Folds)
+	eByFold := make([][]float64, f.opts.Folds)
+	errs := make([]error, f.opts.Folds)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for fo := 0; fo < f.opts.Folds; fo++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if errs[fo] = ctx.Err(); errs[fo] != nil {
+				return
+			}
+			w := f.scratchCopy()
+			lo, hi := bounds[fo], bounds[fo+1]
+			train := make([]int, 0, len(order)-(hi-lo))
+			train = append(append(train, order[:lo]...), order[hi:]...)
+			test := order[lo:hi]
+			sel, cv, err := w.selectGammas(train)
+			if err != nil {
+				errs[fo] = err
+				return
+			}
+			w.sumExcept(train, 0, 0)
+			ps, err := w.paths()
+			if err != nil {
+				errs[fo] = err
+				return
+			}
+			fold := &r.Folds[fo]
+			fold.Fold = fo + 1
+			fold.TestContexts = make([]string, len(test))
+			for i, g := range test {
+				fold.TestContexts[i] = d.Contexts[g]
+			}
+			for mi, m := range f.methods {
+				mp := ps[mi]
+				for gi, gam := range gammas {
+					alpha := mp.at(gam, w.beta)
+					for _, g := range test {
+						oof[(mi*G+gi)*nctx+g] = w.value(g, alpha, w.beta)
+					}
+				}
+				gi := sel[mi]
+				for _, g := range test {
+					selected[m][g] = oof[(mi*G+gi)*nctx+g]
+				}
+				alpha := mp.at(gammas[gi], w.beta)
+				recordFold(fold, m, d, mp, w.beta, gammas[gi], alpha, cv[mi])
+				if m == PRISM {
+					aByFold[fo], eByFold[fo] = w.profile(train, w.beta)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	for fo := range aByFold {
+		for k := 0; k < K; k++ {
+			aFolds[k] = append(aFolds[k], aByFold[fo][k])
+			eFolds[k] = append(eFolds[k], eByFold[fo][k])
+		}
+	}
+
+	// Means over the contexts where the metric is defined, in design order.
+	var defined []int
+	for g := range d.Contexts {
+		if f.defined[g] {
+			defined = append(defined, g)
+		}
+	}
+	if len(defined) == 0 {
+		return errors.New("no context has two candidates with unequal human scores; pairwise accuracy is undefined")
+	}
+	for gi, gam := range gammas {
+		row := map[string]float64{}
+		for mi, m := range f.methods {
+			var s float64
+			for _, g := range defined {
+				s += oof[(mi*G+gi)*nctx+g]
+			}
+			row[m.String()] = s / float64(len(defined))
+		}
+		r.Sweep[GammaKey(gam)] = row
+	}
+	used := append([]Method{Vanilla}, f.methods...)
+	values := make([][]float64, len(used))
+	for u, m := range used {
+		values[u] = make([]float64, len(defined))
+		for i, g := range defined {
+			values[u][i] = selected[m][g]
+		}
+	}
+	ci, diff := PairedBootstrap(values, 0, f.opts.Bootstrap, f.opts.Seed)
+	for u, m := range used {
+		res := &MethodResult{Mean: mean(values[u]), CI: ci[u], PerContext: map[string]float64{}}
+		for i, g := range defined {
+			res.PerContext[d.Contexts[g]] = values[u][i]
+		}
+		if m != Vanilla {
+			res.DiffVsVanilla = &Diff{Mean: res.Mean - mean(values[0]), CI: diff[u]}
+		}
+		*r.Methods.byMethod(m) = res
+	}
+	for k, a := range d.Attrs {
+		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
+	}
+	return nil
+}
+
+// recordFold stores method m's selected fit in fold: β keyed by column,
+// or for Half the coefficients δ of O_k keyed by attribute.
+func recordFold(fold *Fold, m Method, d *Design, mp *methodPath, beta []float64, gamma, alpha float64, cv []float64) {
+	ff := fold.byMethod(m)
+	ff.Gamma, ff.Alpha, ff.CV = gamma, alpha, cv
+	ff.Beta = map[string]float64{}
+	if m == Half || m == Taylor {
+		for k, a := range d.Attrs {
+			ff.Beta[a] = mp.coef[k]
+		}
+		return
+	}
+	for c, name := range d.Columns {
+		ff.Beta[name] = beta[c]
+	}
+}
+
+// profile returns a_k and e_k (PROTOCOL §7) of the PRISM coefficients beta
+// fitted on the training contexts train:
+//
+//	a_k = (βk+ + βk−) · RMS_T(C Ok) / RMS_T(C s0)
+//	e_k = (βk+ − βk−) · RMS_T(C Ek) / RMS_T(C s0)
+//
+// RMS pooled over all training candidates; both are 0 when C s0 = 0.
+func (f *fitter) profile(train []int, beta []float64) (a, e []float64) {
+	K := f.K
+	ss := make([]float64, 2*K)
+	var vv float64
+	for _, g := range train {
+		for i, x := range f.ctxSS[g] {
+			ss[i] += x
+		}
+		vv += f.ctxGram[g].vv
+	}
+	a, e = make([]float64, K), make([]float64, K)
+	if vv == 0 {
+		return a, e
+	}
+	for k := 0; k < K; k++ {
+		a[k] = (beta[2*k] + beta[2*k+1]) * math.Sqrt(ss[k]/vv)
+		e[k] = (beta[2*k] - beta[2*k+1]) * math.Sqrt(ss[K+k]/vv)
+	}
+	return a, e
+}
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// summarize returns mean, min, max, the values and the count of values
+// with the strict sign of the mean.
+func summarize(x []float64) ProfileStat {
+	st := ProfileStat{Mean: mean(x), Min: math.Inf(1), Max: math.Inf(-1), Folds: x}
+	for _, v := range x {
+		st.Min = math.Min(st.Min, v)
+		st.Max = math.Max(st.Max, v)
+		if (v > 0 && st.Mean > 0) || (v < 0 && st.Mean < 0) {
+			st.SignStable++
+		}
+	}
+	return st
+}

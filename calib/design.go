@@ -1,0 +1,333 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// Design is the data of one fit after PROTOCOL §2–3: the labelled candidates
+// grouped by context, the imputed baseline, the surrogate Jacobian centered
+// within each context and the norm-matched target. Rows are candidates,
+// context by context; context g holds rows Off[g] to Off[g+1].
+type Design struct {
+	Contexts     []string       // kept contexts, in byte order
+	Candidates   [][]string     // per context, candidate ids in byte order
+	Attrs        []string       // attributes, sorted by name
+	CtxProbes    []string       // context probe names (without "ctx:"), sorted
+	Columns      []string       // the q columns of J: ATTR:+, ATTR:- per attribute, then ctx:NAME
+	ScoreColumns []string       // the imputed score columns: baseline, then Columns
+	Imputed      map[string]int // per score column, cells filled with the column mean
+
+	Off   []int     // row offsets, len(Contexts)+1
+	S0    []float64 // baseline score s0 per row, after imputation
+	Human []float64 // human reference y per row
+	V     []float64 // centered baseline v = C s0
+	J     []float64 // Jacobian J before centering, row-major rows × q
+	JC    []float64 // centered Jacobian J̃ = C J, row-major rows × q
+	YStar []float64 // norm-matched target y* (eq. 4)
+}
+
+// Q is the number of Jacobian columns.
+func (d *Design) Q() int { return len(d.Columns) }
+
+// Rows is the number of candidates in the design.
+func (d *Design) Rows() int { return len(d.S0) }
+
+// BuildOptions name the sources for error messages.
+type BuildOptions struct {
+	ScoresFile string // name used in errors about score rows ("scores" when empty)
+	LabelsFile string // name used in errors about labels ("labels" when empty)
+	Global     bool   // keep contexts with a single candidate (global mode groups all rows)
+}
+
+// maxMagnitude bounds scores and labels so that sums of squares over a
+// whole study cannot overflow; judge scales and human ratings are far
+// smaller.
+const maxMagnitude = 1e15
+
+type candKey struct{ ctx, cand string }
+
+// at formats a file:line prefix; line 0 (in-memory rows) leaves it out.
+func at(file string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return file
+}
+
+// BuildDesign turns judge scores and human labels into a Design (PROTOCOL
+// §2–3). Scores with the same context, candidate and probe are averaged
+// (wordings and repeats within a sign; empty scores do not count); neutral
+// probes are controls and ignored here. A score column's missing cell
+// (empty scores only, or no row) is filled with that column's mean over all
+// candidates of the design before any differencing or centering; the
+// columns are the per-probe scores s0, s(pk+), s(pk−), s(pc).
+//
+// Scores of unlabelled candidates are ignored and contexts with fewer than
+// two labelled candidates skipped, each with a warning. Errors name the
+// file, line and field.
+func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions) (*Design, []string, error) {
+	sf, lf := opts.ScoresFile, opts.LabelsFile
+	if sf == "" {
+		sf = "scores"
+	}
+	if lf == "" {
+		lf = "labels"
+	}
+	var warnings []string
+
+	// Probe names: attributes need both signs, and a baseline must exist.
+	type signLines struct{ plus, minus int }
+	attrSeen := map[string]*signLines{}
+	ctxSeen := map[string]bool{}
+	baseline := false
+	for i := range rows {
+		r := &rows[i]
+		kind, name, sign, err := model.ParseProbe(r.Probe)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: field \"probe\": %v", at(sf, r.Line), err)
+		}
+		if !r.Missing && !(math.Abs(r.Score) <= maxMagnitude) {
+			return nil, nil, fmt.Errorf("%s: field \"score\": %v is not a finite number within ±%g", at(sf, r.Line), r.Score, maxMagnitude)
+		}
+		switch kind {
+		case model.ProbeBaseline:
+			baseline = true
+		case model.ProbeContext:
+			ctxSeen[name] = true
+		case model.ProbeAttr:
+			s := attrSeen[name]
+			if s == nil {
+				s = &signLines{-1, -1}
+				attrSeen[name] = s
+			}
+			if sign == "+" && s.plus < 0 {
+				s.plus = r.Line
+			} else if sign == "-" && s.minus < 0 {
+				s.minus = r.Line
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("%s: no score rows", sf)
+	}
+	if !baseline {
+		return nil, nil, fmt.Errorf("%s: field \"probe\": no \"baseline\" rows; s0 is needed for every candidate", sf)
+	}
+	d := &Design{Imputed: map[string]int{}}
+	for a, s := range attrSeen {
+		if s.plus < 0 {
+			return nil, nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.minus), a, a+":-", a+":+")
+		}
+		if s.minus < 0 {
+			return nil, nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.plus), a, a+":+", a+":-")
+		}
+		d.Attrs = append(d.Attrs, a)
+	}
+	for c := range ctxSeen {
+		d.CtxProbes = append(d.CtxProbes, c)
+	}
+	slices.Sort(d.Attrs)
+	slices.Sort(d.CtxProbes)
+	for _, a := range d.Attrs {
+		d.Columns = append(d.Columns, a+":+", a+":-")
+	}
+	for _, c := range d.CtxProbes {
+		d.Columns = append(d.Columns, "ctx:"+c)
+	}
+	if len(d.Columns) == 0 {
+		return nil, nil, fmt.Errorf("%s: field \"probe\": no attribute (ATTR:+/ATTR:-) or context (ctx:NAME) probes, nothing to fit", sf)
+	}
+	d.ScoreColumns = append([]string{"baseline"}, d.Columns...)
+	colOf := make(map[string]int, len(d.ScoreColumns))
+	for i, c := range d.ScoreColumns {
+		colOf[c] = i
+	}
+	nc := len(d.ScoreColumns)
+
+	// Labels, keyed by (context, candidate).
+	labelOf := make(map[candKey]int, len(labels))
+	for i, l := range labels {
+		if l.Context == "" || l.Candidate == "" {
+			return nil, nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
+		}
+		if !(math.Abs(l.Human) <= maxMagnitude) {
+			return nil, nil, fmt.Errorf("%s: field \"human\": %v is not a finite number within ±%g", at(lf, l.Line), l.Human, maxMagnitude)
+		}
+		k := candKey{l.Context, l.Candidate}
+		if j, dup := labelOf[k]; dup {
+			return nil, nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", at(lf, l.Line), l.Context, l.Candidate, labels[j].Line)
+		}
+		labelOf[k] = i
+	}
+
+	// Average scores per labelled candidate and score column.
+	sum := make([]float64, len(labels)*nc)
+	cnt := make([]int32, len(labels)*nc)
+	unlabelledRows := 0
+	unlabelled := map[candKey]bool{}
+	for i := range rows {
+		r := &rows[i]
+		li, ok := labelOf[candKey{r.Context, r.Candidate}]
+		if !ok {
+			unlabelledRows++
+			unlabelled[candKey{r.Context, r.Candidate}] = true
+			continue
+		}
+		c, ok := colOf[r.Probe]
+		if !ok || r.Missing { // neutral probes are controls, not columns
+			continue
+		}
+		sum[li*nc+c] += r.Score
+		cnt[li*nc+c]++
+	}
+	if unlabelledRows > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: ignored %d score rows of %d candidates without a label in %s", sf, unlabelledRows, len(unlabelled), lf))
+	}
+	for i, l := range labels {
+		any := false
+		for c := 0; c < nc; c++ {
+			any = any || cnt[i*nc+c] > 0
+		}
+		if !any {
+			return nil, nil, fmt.Errorf("%s: field \"candidate\": labelled candidate %q of context %q has no scores in %s", at(lf, l.Line), l.Candidate, l.Context, sf)
+		}
+	}
+
+	// Group labels by context; skip contexts with fewer than two candidates.
+	byCtx := map[string][]int{}
+	for i, l := range labels {
+		byCtx[l.Context] = append(byCtx[l.Context], i)
+	}
+	var ctxs, skipped []string
+	for c, ls := range byCtx {
+		if len(ls) < 2 && !opts.Global {
+			skipped = append(skipped, c)
+			continue
+		}
+		ctxs = append(ctxs, c)
+	}
+	slices.Sort(ctxs)
+	slices.Sort(skipped)
+	if len(skipped) > 0 {
+		show := skipped
+		if len(show) > 5 {
+			show = show[:5]
+		}
+		more := ""
+		if len(skipped) > len(show) {
+			more = ", …"
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: skipped %d contexts with fewer than two labelled candidates (%s%s)", lf, len(skipped), strings.Join(show, ", "), more))
+	}
+	d.Contexts = ctxs
+	d.Off = make([]int, 1, len(ctxs)+1)
+	var order []int // label index per design row
+	for _, c := range ctxs {
+		ls := byCtx[c]
+		slices.SortFunc(ls, func(a, b int) int { return strings.Compare(labels[a].Candidate, labels[b].Candidate) })
+		ids := make([]string, len(ls))
+		for k, li := range ls {
+			ids[k] = labels[li].Candidate
+		}
+		d.Candidates = append(d.Candidates, ids)
+		order = append(order, ls...)
+		d.Off = append(d.Off, len(order))
+	}
+	n := len(order)
+
+	// Score matrix with column-mean imputation over the design's rows.
+	score := make([]float64, n*nc)
+	for c := 0; c < nc; c++ {
+		var s float64
+		m := 0
+		for _, li := range order {
+			if k := cnt[li*nc+c]; k > 0 {
+				s += sum[li*nc+c] / float64(k)
+				m++
+			}
+		}
+		if m == 0 && n > 0 {
+			return nil, nil, fmt.Errorf("%s: field \"score\": column %q has no score for any labelled candidate", sf, d.ScoreColumns[c])
+		}
+		mean := s / float64(max(m, 1))
+		d.Imputed[d.ScoreColumns[c]] = n - m
+		for r, li := range order {
+			if k := cnt[li*nc+c]; k > 0 {
+				score[r*nc+c] = sum[li*nc+c] / float64(k)
+			} else {
+				score[r*nc+c] = mean
+			}
+		}
+	}
+
+	// J (eq. 1), then centering and the target per context (§3).
+	q := d.Q()
+	K := len(d.Attrs)
+	d.S0 = make([]float64, n)
+	d.Human = make([]float64, n)
+	d.V = make([]float64, n)
+	d.YStar = make([]float64, n)
+	d.JC = make([]float64, n*q)
+	for r, li := range order {
+		row := score[r*nc : (r+1)*nc]
+		s0 := row[0]
+		d.S0[r] = s0
+		d.Human[r] = labels[li].Human
+		j := d.JC[r*q : (r+1)*q]
+		for k := 0; k < K; k++ {
+			j[2*k] = row[1+2*k] - s0   // Δk+ = s(pk+) − s0
+			j[2*k+1] = s0 - row[2+2*k] // Δk− = s0 − s(pk−)
+		}
+		for c := 2 * K; c < q; c++ {
+			j[c] = row[1+c] - s0
+		}
+	}
+	d.J = slices.Clone(d.JC)
+	for g := range ctxs {
+		d.centerContext(d.Off[g], d.Off[g+1])
+	}
+	return d, warnings, nil
+}
+
+// centerContext centers s0 and J over rows [lo, hi) and sets the target
+// y* = (‖C s0‖ / ‖C y‖) · C y, or 0 when the human scores are constant.
+func (d *Design) centerContext(lo, hi int) {
+	q := d.Q()
+	n := float64(hi - lo)
+	var ms, my float64
+	for r := lo; r < hi; r++ {
+		ms += d.S0[r]
+		my += d.Human[r]
+	}
+	ms /= n
+	my /= n
+	var vv, yy float64
+	for r := lo; r < hi; r++ {
+		d.V[r] = d.S0[r] - ms
+		d.YStar[r] = d.Human[r] - my
+		vv += d.V[r] * d.V[r]
+		yy += d.YStar[r] * d.YStar[r]
+	}
+	scale := 0.0
+	if yy > 0 {
+		scale = math.Sqrt(vv) / math.Sqrt(yy)
+	}
+	for r := lo; r < hi; r++ {
+		d.YStar[r] *= scale
+	}
+	for c := 0; c < q; c++ {
+		var m float64
+		for r := lo; r < hi; r++ {
+			m += d.JC[r*q+c]
+		}
+		m /= n
+		for r := lo; r < hi; r++ {
+			d.JC[r*q+c] -= m
+		}
+	}
+}

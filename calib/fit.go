@@ -1,0 +1,180 @@
+package calib
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// DefaultGammas is the relative penalty grid of PROTOCOL §4.
+var DefaultGammas = []float64{1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}
+
+// Options configure Fit. Start from DefaultOptions.
+type Options struct {
+	Metric    string    // model.MetricSpearman or model.MetricPairwise: drives selection and the headline
+	Seed      uint64    // seeds π (when Order is nil) and the bootstrap
+	Bootstrap int       // context-bootstrap resamples, ≥ 1
+	Folds     int       // outer and inner folds, ≥ 2
+	Gammas    []float64 // the γ grid, each > 0
+	Order     []string  // the permutation π of the contexts; nil: Permutation(contexts, Seed)
+	// Global treats the whole dataset as one group (PROTOCOL §3) for data
+	// without contexts: folds split candidates ("context/candidate" ids,
+	// also in Order), and the metric is Spearman pooled over all of them.
+	Global bool
+	// Taylor adds the diagonal Taylor correction (PROTOCOL §4, §D.1) as a
+	// fourth fitted method, reported under "taylor".
+	Taylor bool
+
+	ScoresFile, LabelsFile, OrderFile string // names used in error messages
+}
+
+// DefaultOptions returns the protocol's defaults: Spearman, seed 42, 2,000
+// resamples, 5 folds, the γ grid of PROTOCOL §4.
+func DefaultOptions() Options {
+	return Options{
+		Metric:    model.MetricSpearman,
+		Seed:      42,
+		Bootstrap: 2000,
+		Folds:     5,
+		Gammas:    slices.Clone(DefaultGammas),
+	}
+}
+
+// Fit runs the PRISM protocol (PROTOCOL §2–7 and the sweep of §9) on
+// in-memory scores and labels: BuildDesign, then FitDesign. Warnings
+// (ignored rows, skipped contexts, unused order entries) are returned for
+// the caller to show.
+func Fit(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts Options) (*Report, []string, error) {
+	d, warnings, err := BuildDesign(rows, labels, BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	if err != nil {
+		return nil, warnings, err
+	}
+	r, w, err := FitDesign(ctx, d, opts)
+	return r, append(warnings, w...), err
+}
+
+// FitDesign runs the nested cross-validation, the bootstrap, the profiles
+// and the γ sweep on a built design.
+func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
+	if err := opts.check(); err != nil {
+		return nil, nil, err
+	}
+	lf := opts.LabelsFile
+	if lf == "" {
+		lf = "labels"
+	}
+	if opts.Global {
+		return fitGlobal(ctx, d, opts)
+	}
+	if len(d.Contexts) < opts.Folds {
+		return nil, nil, fmt.Errorf("%s: only %d contexts with at least two labelled candidates; need at least %d (one per fold)", lf, len(d.Contexts), opts.Folds)
+	}
+	order, warnings, err := resolveOrder(d, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := newFitter(d, opts)
+	r := newReport(d, opts)
+	for _, g := range order {
+		r.Order = append(r.Order, d.Contexts[g])
+	}
+	if err := f.run(ctx, order, r); err != nil {
+		return nil, warnings, err
+	}
+	return r, warnings, nil
+}
+
+func fitGlobal(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
+	r := newReport(d, opts)
+	r.Global = true
+	r.NContexts = 1
+	if err := runGlobal(ctx, d, opts, r); err != nil {
+		return nil, nil, err
+	}
+	return r, nil, nil
+}
+
+func newReport(d *Design, opts Options) *Report {
+	return &Report{
+		Metric:      opts.Metric,
+		Seed:        opts.Seed,
+		Bootstrap:   opts.Bootstrap,
+		GammaGrid:   slices.Clone(opts.Gammas),
+		NContexts:   len(d.Contexts),
+		NCandidates: d.Rows(),
+		Columns:     slices.Clone(d.Columns),
+		Attributes:  slices.Clone(d.Attrs),
+		Imputed:     d.Imputed,
+		Profiles:    map[string]*Profile{},
+		Sweep:       map[string]map[string]float64{},
+	}
+}
+
+func (o *Options) check() error {
+	switch {
+	case o.Metric != model.MetricSpearman && o.Metric != model.MetricPairwise:
+		return fmt.Errorf("metric %q: want %s or %s", o.Metric, model.MetricSpearman, model.MetricPairwise)
+	case o.Bootstrap < 1:
+		return fmt.Errorf("bootstrap resamples %d: want at least 1", o.Bootstrap)
+	case o.Folds < 2:
+		return fmt.Errorf("folds %d: want at least 2", o.Folds)
+	case len(o.Gammas) == 0:
+		return fmt.Errorf("empty γ grid")
+	}
+	for _, g := range o.Gammas {
+		if !(g > 0) || math.IsInf(g, 0) {
+			return fmt.Errorf("γ %v: want a finite value > 0", g)
+		}
+	}
+	return nil
+}
+
+// resolveOrder returns π as design context indices: opts.Order when given
+// (entries for contexts not in the design are dropped with a warning, and
+// every design context must appear), else Permutation(contexts, Seed).
+func resolveOrder(d *Design, opts Options) ([]int, []string, error) {
+	index := make(map[string]int, len(d.Contexts))
+	for i, c := range d.Contexts {
+		index[c] = i
+	}
+	ids := opts.Order
+	if ids == nil {
+		ids = Permutation(d.Contexts, opts.Seed)
+	}
+	of := opts.OrderFile
+	if of == "" {
+		of = "order"
+	}
+	var warnings []string
+	seen := make([]bool, len(d.Contexts))
+	order := make([]int, 0, len(d.Contexts))
+	unused := 0
+	for _, id := range ids {
+		g, ok := index[id]
+		if !ok {
+			unused++
+			continue
+		}
+		if seen[g] {
+			return nil, nil, fmt.Errorf("%s: context %q appears twice", of, id)
+		}
+		seen[g] = true
+		order = append(order, g)
+	}
+	if unused > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: ignored %d ids that are not contexts of the fit", of, unused))
+	}
+	for g, ok := range seen {
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: context %q of the fit is missing from the order", of, d.Contexts[g])
+		}
+	}
+	return order, warnings, nil
+}
+
+// GammaKey formats γ as a key of Report.Sweep (strconv 'g', shortest form).
+func GammaKey(g float64) string { return strconv.FormatFloat(g, 'g', -1, 64) }

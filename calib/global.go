@@ -1,0 +1,365 @@
+package calib
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+)
+
+// GlobalContext is the one group of a global-mode report.
+const GlobalContext = "(all)"
+
+// globalFitter runs the protocol in global mode (PROTOCOL §3): the whole
+// dataset is one group. The fold units are the candidates, with ids
+// "context/candidate". Each fit centers its training rows and norm-matches
+// the target over them; predictions use J and s0 centered over the whole
+// dataset (label-free), so out-of-fold predictions of different folds are
+// comparable and pooled: the metric is Spearman over all units.
+type globalFitter struct {
+	d       *Design
+	opts    Options
+	q, K    int
+	methods []Method
+	jg      []float64 // J centered over all rows, rows × q
+	sg, yg  []float64 // s0 and y centered over all rows (y only to keep sums small)
+	ids     []string  // unit ids, design row order
+	sum     *gram
+	beta    []float64
+	// scratch for the pooled metric
+	rx, ry, ryr []float64
+	idx         []int
+}
+
+func newGlobalFitter(d *Design, opts Options) *globalFitter {
+	n, q := d.Rows(), d.Q()
+	f := &globalFitter{d: d, opts: opts, q: q, K: len(d.Attrs), methods: methodsFor(opts), sum: newGram(q), beta: make([]float64, q),
+		jg: make([]float64, n*q), sg: make([]float64, n), yg: make([]float64, n),
+		rx: make([]float64, n), ry: make([]float64, n), ryr: make([]float64, n), idx: make([]int, n)}
+	for c := 0; c < q; c++ {
+		var m float64
+		for r := 0; r < n; r++ {
+			m += d.J[r*q+c]
+		}
+		m /= float64(n)
+		for r := 0; r < n; r++ {
+			f.jg[r*q+c] = d.J[r*q+c] - m
+		}
+	}
+	ms, my := mean(d.S0), mean(d.Human)
+	for r := 0; r < n; r++ {
+		f.sg[r] = d.S0[r] - ms
+		f.yg[r] = d.Human[r] - my
+	}
+	for g, c := range d.Contexts {
+		for _, cand := range d.Candidates[g] {
+			f.ids = append(f.ids, c+"/"+cand)
+		}
+	}
+	return f
+}
+
+// fitSums sets f.sum to the statistics of the units train, centered over
+// train, with the target y* = (‖C s0‖/‖C y‖) C y over train. It returns
+// the per-attribute sums of squares of C O_k and C E_k.
+func (f *globalFitter) fitSums(train []int) (ssO, ssE []float64) {
+	q, K := f.q, f.K
+	s := f.sum
+	s.reset()
+	sj := make([]float64, q)
+	sjy := make([]float64, q)
+	so := make([]float64, 2*K) // Σ O_k, Σ E_k
+	ssO, ssE = make([]float64, K), make([]float64, K)
+	var ss, sss, sy, syy, ssy float64
+	for _, r := range train {
+		j := f.jg[r*q : (r+1)*q]
+		x, y := f.sg[r], f.yg[r]
+		for a := 0; a < q; a++ {
+			row := s.G[a*q : (a+1)*q]
+			for b := a; b < q; b++ {
+				row[b] += j[a] * j[b]
+			}
+			sj[a] += j[a]
+			s.c[a] += j[a] * x
+			sjy[a] += j[a] * y
+		}
+		for k := 0; k < K; k++ {
+			o, e := (j[2*k]+j[2*k+1])/2, (j[2*k]-j[2*k+1])/2
+			so[k] += o
+			so[K+k] += e
+			ssO[k] += o * o
+			ssE[k] += e * e
+		}
+		ss += x
+		sss += x * x
+		sy += y
+		syy += y * y
+		ssy += x * y
+	}
+	n := float64(len(train))
+	for a := 0; a < q; a++ {
+		for b := a; b < q; b++ {
+			s.G[a*q+b] -= sj[a] * sj[b] / n
+			s.G[b*q+a] = s.G[a*q+b]
+		}
+		s.c[a] -= sj[a] * ss / n
+	}
+	for k := 0; k < K; k++ {
+		ssO[k] -= so[k] * so[k] / n
+		ssE[k] -= so[K+k] * so[K+k] / n
+	}
+	s.vv = sss - ss*ss/n
+	yy := syy - sy*sy/n
+	scale := 0.0
+	if yy > 0 && s.vv > 0 {
+		scale = math.Sqrt(s.vv) / math.Sqrt(yy)
+	}
+	for a := 0; a < q; a++ {
+		s.e[a] = scale * (sjy[a] - sj[a]*sy/n)
+	}
+	s.vy = scale * (ssy - ss*sy/n)
+	s.yy = scale * scale * yy
+	s.rows = len(train)
+	return ssO, ssE
+}
+
+func (f *globalFitter) predict(r int, alpha float64, beta []float64) float64 {
+	j := f.jg[r*f.q : (r+1)*f.q]
+	var dot float64
+	for c, b := range beta {
+		dot += j[c] * b
+	}
+	return alpha*f.d.S0[r] - dot
+}
+
+// pooled is the Spearman correlation of pred and the human scores of units.
+func (f *globalFitter) pooled(units []int, pred []float64) float64 {
+	n := len(units)
+	y := f.ry[:n]
+	for i, u := range units {
+		y[i] = f.d.Human[u]
+	}
+	rx, ry := f.rx[:n], f.ryr[:n]
+	MidRanks(rx, pred, f.idx[:n])
+	MidRanks(ry, y, f.idx[:n])
+	return pearsonOfRanks(rx, ry)
+}
+
+func (f *globalFitter) paths() ([]*methodPath, error) { return pathsFor(f.methods, f.sum, f.K) }
+
+// runGlobal is FitDesign in global mode.
+func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
+	if opts.Metric != "spearman" {
+		return errors.New("global mode supports the spearman metric only")
+	}
+	f := newGlobalFitter(d, opts)
+	n := d.Rows()
+	if n < 2*opts.Folds {
+		return errors.New("global mode needs at least two candidates per fold")
+	}
+	order, err := unitOrder(f.ids, opts)
+	if err != nil {
+		return err
+	}
+	for _, u := range order {
+		r.Order = append(r.Order, f.ids[u])
+	}
+	gammas := opts.Gammas
+	G, M := len(gammas), len(f.methods)
+	oof := make([]float64, M*G*n)
+	var selected [numMethods][]float64
+	for m := range selected {
+		selected[m] = make([]float64, n)
+	}
+	copy(selected[Vanilla], d.S0)
+	aFolds, eFolds := make([][]float64, f.K), make([][]float64, f.K)
+	bounds := SplitParts(n, opts.Folds)
+	for fo := 0; fo < opts.Folds; fo++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lo, hi := bounds[fo], bounds[fo+1]
+		train := append(slices.Clone(order[:lo]), order[hi:]...)
+		test := order[lo:hi]
+		sel, cv, err := f.selectGammas(train)
+		if err != nil {
+			return err
+		}
+		ssO, ssE := f.fitSums(train)
+		ps, err := f.paths()
+		if err != nil {
+			return err
+		}
+		fold := Fold{Fold: fo + 1}
+		for _, u := range test {
+			fold.TestContexts = append(fold.TestContexts, f.ids[u])
+		}
+		for mi, m := range f.methods {
+			mp := ps[mi]
+			for gi, gam := range gammas {
+				alpha := mp.at(gam, f.beta)
+				for _, u := range test {
+					oof[(mi*G+gi)*n+u] = f.predict(u, alpha, f.beta)
+				}
+			}
+			gi := sel[mi]
+			for _, u := range test {
+				selected[m][u] = oof[(mi*G+gi)*n+u]
+			}
+			alpha := mp.at(gammas[gi], f.beta)
+			recordFold(&fold, m, d, mp, f.beta, gammas[gi], alpha, cv[mi])
+			if m == PRISM {
+				for k := 0; k < f.K; k++ {
+					a, e := 0.0, 0.0
+					if f.sum.vv > 0 {
+						a = (f.beta[2*k] + f.beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
+						e = (f.beta[2*k] - f.beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
+					}
+					aFolds[k] = append(aFolds[k], a)
+					eFolds[k] = append(eFolds[k], e)
+				}
+			}
+		}
+		r.Folds = append(r.Folds, fold)
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for gi, gam := range gammas {
+		row := map[string]float64{}
+		for mi, m := range f.methods {
+			row[m.String()] = f.pooled(all, oof[(mi*G+gi)*n:(mi*G+gi+1)*n])
+		}
+		r.Sweep[GammaKey(gam)] = row
+	}
+	used := append([]Method{Vanilla}, f.methods...)
+	preds := make([][]float64, len(used))
+	for u, m := range used {
+		preds[u] = selected[m]
+	}
+	means, ci, diff := PooledBootstrap(preds, d.Human, 0, opts.Bootstrap, opts.Seed)
+	for u, m := range used {
+		res := &MethodResult{Mean: means[u], CI: ci[u], PerContext: map[string]float64{GlobalContext: means[u]}}
+		if m != Vanilla {
+			res.DiffVsVanilla = &Diff{Mean: means[u] - means[0], CI: diff[u]}
+		}
+		*r.Methods.byMethod(m) = res
+	}
+	for k, a := range d.Attrs {
+		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
+	}
+	return nil
+}
+
+// selectGammas is the inner CV of global mode: the CV score of a γ is the
+// pooled Spearman of all training units' out-of-inner-fold predictions.
+func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err error) {
+	gammas := f.opts.Gammas
+	G, nt := len(gammas), len(train)
+	preds := make([]float64, len(f.methods)*G*nt)
+	bounds := SplitParts(nt, f.opts.Folds)
+	for p := 0; p < f.opts.Folds; p++ {
+		lo, hi := bounds[p], bounds[p+1]
+		if lo == hi {
+			continue
+		}
+		f.fitSums(append(slices.Clone(train[:lo]), train[hi:]...))
+		ps, err := f.paths()
+		if err != nil {
+			return sel, cv, err
+		}
+		for mi, mp := range ps {
+			for gi, gam := range gammas {
+				alpha := mp.at(gam, f.beta)
+				for i := lo; i < hi; i++ {
+					preds[(mi*G+gi)*nt+i] = f.predict(train[i], alpha, f.beta)
+				}
+			}
+		}
+	}
+	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
+	for mi := range f.methods {
+		cv[mi] = make([]float64, G)
+		best := -1
+		for gi := range gammas {
+			s := f.pooled(train, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
+			cv[mi][gi] = s
+			if best < 0 || s > cv[mi][best] || (s == cv[mi][best] && gammas[gi] > gammas[best]) {
+				best = gi
+			}
+		}
+		sel[mi] = best
+	}
+	return sel, cv, nil
+}
+
+// unitOrder is resolveOrder for global-mode units.
+func unitOrder(ids []string, opts Options) ([]int, error) {
+	d := &Design{Contexts: ids}
+	order, _, err := resolveOrder(d, opts)
+	return order, err
+}
+
+// PooledBootstrap is the global-mode bootstrap: each of B resamples draws
+// n = len(human) candidates with replacement (indices as in
+// PairedBootstrap, from rand.NewPCG(seed, 1)) and recomputes the pooled
+// Spearman correlation of every row of preds with human on the resample.
+// It returns the full-sample correlations, the percentile 95% intervals and
+// the paired intervals of row − ref.
+//
+// PooledBootstrap panics if a row of preds differs in length from human or
+// B < 1.
+func PooledBootstrap(preds [][]float64, human []float64, ref, B int, seed uint64) (means []float64, ci, diff [][2]float64) {
+	n, M := len(human), len(preds)
+	if B < 1 || n == 0 {
+		panic("calib: PooledBootstrap needs data and B ≥ 1")
+	}
+	for _, p := range preds {
+		if len(p) != n {
+			panic("calib: PooledBootstrap rows differ in length")
+		}
+	}
+	means = make([]float64, M)
+	for m, p := range preds {
+		means[m] = Spearman(p, human)
+	}
+	stats := make([]float64, 2*M*B)
+	draw := make([]int, n)
+	x, y := make([]float64, n), make([]float64, n)
+	rx, ry := make([]float64, n), make([]float64, n)
+	idx := make([]int, n)
+	g := rand.NewPCG(seed, 1)
+	for b := 0; b < B; b++ {
+		for k := range draw {
+			i, _ := bits.Mul64(g.Uint64(), uint64(n))
+			draw[k] = int(i)
+			y[k] = human[i]
+		}
+		MidRanks(ry, y, idx)
+		for m, p := range preds {
+			for k, i := range draw {
+				x[k] = p[i]
+			}
+			MidRanks(rx, x, idx)
+			stats[m*B+b] = pearsonOfRanks(rx, ry)
+		}
+		for m := range preds {
+			stats[(M+m)*B+b] = stats[m*B+b] - stats[ref*B+b]
+		}
+	}
+	ci, diff = make([][2]float64, M), make([][2]float64, M)
+	for m := 0; m < M; m++ {
+		s := stats[m*B : (m+1)*B]
+		slices.Sort(s)
+		ci[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+		if m != ref {
+			s = stats[(M+m)*B : (M+m+1)*B]
+			slices.Sort(s)
+			diff[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+		}
+	}
+	return means, ci, diff
+}

@@ -1,0 +1,134 @@
+package calib
+
+import (
+	"math"
+	"sort"
+)
+
+// Spearman returns the Spearman rank correlation of x and y: the Pearson
+// correlation of their average ranks (tied values share the mean of the
+// ranks they span, "mid-ranks"),
+//
+//	ρ = Σ (rx_i − r̄)(ry_i − r̄) / sqrt(Σ (rx_i − r̄)² · Σ (ry_i − r̄)²),
+//
+// with r̄ = (n+1)/2. It returns 0 when either side is constant (PROTOCOL §6),
+// including n < 2.
+//
+// Spearman panics if len(x) != len(y).
+func Spearman(x, y []float64) float64 {
+	if len(x) != len(y) {
+		panic("calib: Spearman length mismatch")
+	}
+	n := len(x)
+	rx := make([]float64, n)
+	ry := make([]float64, n)
+	idx := make([]int, n)
+	MidRanks(rx, x, idx)
+	MidRanks(ry, y, idx)
+	return pearsonOfRanks(rx, ry)
+}
+
+// pearsonOfRanks is Spearman's final step on ranks already computed.
+func pearsonOfRanks(rx, ry []float64) float64 {
+	n := len(rx)
+	m := float64(n+1) / 2
+	var sxy, sxx, syy float64
+	for i := 0; i < n; i++ {
+		dx, dy := rx[i]-m, ry[i]-m
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// MidRanks stores in dst the 1-based average ranks of x: tied values all get
+// the mean of the ranks they occupy. idx is scratch of the same length.
+//
+// MidRanks panics if dst, x and idx differ in length.
+func MidRanks(dst, x []float64, idx []int) {
+	n := len(x)
+	if len(dst) != n || len(idx) != n {
+		panic("calib: MidRanks length mismatch")
+	}
+	for i := range idx {
+		idx[i] = i
+	}
+	sortIndex(idx, x)
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && x[idx[j]] == x[idx[i]] {
+			j++
+		}
+		r := float64(i+j+1) / 2 // mean of ranks i+1 … j
+		for k := i; k < j; k++ {
+			dst[idx[k]] = r
+		}
+		i = j
+	}
+}
+
+// sortIndex orders idx by x[idx]. Contexts hold a handful of candidates, so
+// an insertion sort avoids the allocation of sort.Slice on the hot path.
+func sortIndex(idx []int, x []float64) {
+	if len(idx) > 32 {
+		sort.Sort(indexSorter{idx, x})
+		return
+	}
+	for i := 1; i < len(idx); i++ {
+		v := idx[i]
+		j := i
+		for j > 0 && x[idx[j-1]] > x[v] {
+			idx[j] = idx[j-1]
+			j--
+		}
+		idx[j] = v
+	}
+}
+
+type indexSorter struct {
+	idx []int
+	x   []float64
+}
+
+func (s indexSorter) Len() int           { return len(s.idx) }
+func (s indexSorter) Less(i, j int) bool { return s.x[s.idx[i]] < s.x[s.idx[j]] }
+func (s indexSorter) Swap(i, j int)      { s.idx[i], s.idx[j] = s.idx[j], s.idx[i] }
+
+// PairwiseAccuracy returns the share of candidate pairs with unequal human
+// scores that pred orders the same way: each such pair scores 1 when
+// sign(pred_i − pred_j) = sign(human_i − human_j), ½ when pred ties and 0
+// otherwise (PROTOCOL §6). ok is false when no pair has unequal human
+// scores; the context is then left out of the mean.
+//
+// PairwiseAccuracy panics if len(pred) != len(human).
+func PairwiseAccuracy(pred, human []float64) (acc float64, ok bool) {
+	if len(pred) != len(human) {
+		panic("calib: PairwiseAccuracy length mismatch")
+	}
+	var credit float64
+	pairs := 0
+	for i := range human {
+		for j := i + 1; j < len(human); j++ {
+			dh := human[i] - human[j]
+			if dh == 0 {
+				continue
+			}
+			pairs++
+			dp := pred[i] - pred[j]
+			switch {
+			case dp == 0:
+				credit += 0.5
+			case (dp > 0) == (dh > 0):
+				credit++
+			}
+		}
+	}
+	if pairs == 0 {
+		return 0, false
+	}
+	return credit / float64(pairs), true
+}

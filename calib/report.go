@@ -1,0 +1,119 @@
+package calib
+
+// Report is the result of Fit and the JSON document of `prism fit --json`.
+// Its field names and JSON keys are a documented, stable format (see the
+// README); every number prism shows comes from a Report.
+type Report struct {
+	Metric      string              `json:"metric"`       // "spearman" or "pairwise"
+	Global      bool                `json:"global"`       // one group: the whole dataset (Options.Global)
+	Seed        uint64              `json:"seed"`         // drives π (when no order was given) and the bootstrap
+	Bootstrap   int                 `json:"bootstrap"`    // resamples behind every interval
+	GammaGrid   []float64           `json:"gamma_grid"`   // γ values, in the order of FoldFit.CV
+	NContexts   int                 `json:"n_contexts"`   // contexts in the fit
+	NCandidates int                 `json:"n_candidates"` // labelled candidates in the fit
+	Columns     []string            `json:"columns"`      // Jacobian columns, in β order
+	Attributes  []string            `json:"attributes"`   // attributes, in Half β order
+	Imputed     map[string]int      `json:"imputed"`      // score column → cells filled with the column mean
+	Order       []string            `json:"order"`        // the permutation π of the contexts
+	Methods     Methods             `json:"methods"`
+	Folds       []Fold              `json:"folds"`
+	Profiles    map[string]*Profile `json:"profiles"` // attribute → profile
+	// Sweep maps γ (formatted with strconv 'g', e.g. "0.001", "1000") to the
+	// out-of-fold mean of each fitted method at that fixed γ in every fold.
+	Sweep map[string]map[string]float64 `json:"sweep"`
+}
+
+// Methods holds one result per method.
+type Methods struct {
+	Vanilla    *MethodResult `json:"vanilla"`
+	PRISM      *MethodResult `json:"prism"`
+	AlphaPRISM *MethodResult `json:"alpha_prism"`
+	Half       *MethodResult `json:"half"`
+	Taylor     *MethodResult `json:"taylor,omitempty"` // only with Options.Taylor
+}
+
+// byMethod returns the result slot of m.
+func (ms *Methods) byMethod(m Method) **MethodResult {
+	switch m {
+	case Vanilla:
+		return &ms.Vanilla
+	case PRISM:
+		return &ms.PRISM
+	case AlphaPRISM:
+		return &ms.AlphaPRISM
+	case Half:
+		return &ms.Half
+	case Taylor:
+		return &ms.Taylor
+	}
+	panic("calib: no result slot for method " + m.String())
+}
+
+// Get returns the result of method m.
+func (ms *Methods) Get(m Method) *MethodResult { return *ms.byMethod(m) }
+
+// MethodResult is one method's out-of-fold score.
+type MethodResult struct {
+	Mean       float64            `json:"mean"`        // mean over contexts of the metric
+	CI         [2]float64         `json:"ci"`          // bootstrap percentile 95% interval of the mean
+	PerContext map[string]float64 `json:"per_context"` // context → metric (pairwise: contexts without an unequal-human pair left out)
+	// DiffVsVanilla is the paired difference method − Vanilla (nil for Vanilla).
+	DiffVsVanilla *Diff `json:"diff_vs_vanilla,omitempty"`
+}
+
+// Diff is a paired difference of means with its bootstrap interval.
+type Diff struct {
+	Mean float64    `json:"mean"`
+	CI   [2]float64 `json:"ci"`
+}
+
+// Fold is one outer fold: its test contexts and each method's selected fit
+// on the fold's training contexts.
+type Fold struct {
+	Fold         int      `json:"fold"`          // 1-based
+	TestContexts []string `json:"test_contexts"` // in π order
+	PRISM        FoldFit  `json:"prism"`
+	AlphaPRISM   FoldFit  `json:"alpha_prism"`
+	Half         FoldFit  `json:"half"`
+	Taylor       *FoldFit `json:"taylor,omitempty"` // only with Options.Taylor
+}
+
+func (f *Fold) byMethod(m Method) *FoldFit {
+	switch m {
+	case PRISM:
+		return &f.PRISM
+	case AlphaPRISM:
+		return &f.AlphaPRISM
+	case Half:
+		return &f.Half
+	case Taylor:
+		if f.Taylor == nil {
+			f.Taylor = &FoldFit{}
+		}
+		return f.Taylor
+	}
+	panic("calib: no fold slot for method " + m.String())
+}
+
+// FoldFit is one method's fit in one outer fold.
+type FoldFit struct {
+	Gamma float64            `json:"gamma"` // selected by the inner CV
+	Alpha float64            `json:"alpha"` // 1 for PRISM and Half
+	Beta  map[string]float64 `json:"beta"`  // column → β (Half, Taylor: attribute → δ)
+	CV    []float64          `json:"cv"`    // inner CV score per γ, in GammaGrid order
+}
+
+// Profile is one attribute's correction profile (PROTOCOL §7).
+type Profile struct {
+	A ProfileStat `json:"a"` // directional: (βk+ + βk−)·RMS(C Ok)/RMS(C s0)
+	E ProfileStat `json:"e"` // shared: (βk+ − βk−)·RMS(C Ek)/RMS(C s0)
+}
+
+// ProfileStat summarises one profile entry over the outer folds.
+type ProfileStat struct {
+	Mean       float64   `json:"mean"`
+	Min        float64   `json:"min"`
+	Max        float64   `json:"max"`
+	Folds      []float64 `json:"folds"`       // per outer fold, fold order
+	SignStable int       `json:"sign_stable"` // folds whose value has the sign of the mean (strictly)
+}

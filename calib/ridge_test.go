@@ -1,0 +1,297 @@
+package calib
+
+import (
+	"math"
+	"testing"
+
+	"github.com/prism-eval/prism/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// designOf builds a design from synth data, failing the test on error.
+func designOf(t testing.TB, nctx, ncand, K int, seed uint64) *Design {
+	t.Helper()
+	rows, labels := synth(nctx, ncand, K, seed)
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// denseOf returns J̃, v and y* of the contexts ctxs as gonum matrices.
+func denseOf(d *Design, ctxs []int) (J *mat.Dense, v, y *mat.VecDense) {
+	q := d.Q()
+	var jd, vd, yd []float64
+	for _, g := range ctxs {
+		for r := d.Off[g]; r < d.Off[g+1]; r++ {
+			jd = append(jd, d.JC[r*q:(r+1)*q]...)
+			vd = append(vd, d.V[r])
+			yd = append(yd, d.YStar[r])
+		}
+	}
+	n := len(vd)
+	return mat.NewDense(n, q, jd), mat.NewVecDense(n, vd), mat.NewVecDense(n, yd)
+}
+
+// ridgeSolve solves (XᵀX + diag(pen)) θ = Xᵀt densely, the reference the
+// eigen path is checked against.
+func ridgeSolve(t *testing.T, X *mat.Dense, tgt *mat.VecDense, pen []float64) []float64 {
+	t.Helper()
+	_, p := X.Dims()
+	var A mat.Dense
+	A.Mul(X.T(), X)
+	for i := 0; i < p; i++ {
+		A.Set(i, i, A.At(i, i)+pen[i])
+	}
+	var b, th mat.VecDense
+	b.MulVec(X.T(), tgt)
+	if err := th.SolveVec(&A, &b); err != nil {
+		t.Fatal(err)
+	}
+	return th.RawVector().Data
+}
+
+func fitterOn(d *Design, ctxs []int) *fitter {
+	f := newFitter(d, DefaultOptions())
+	f.sumExcept(ctxs, 0, 0)
+	return f
+}
+
+func allContexts(d *Design) []int {
+	c := make([]int, len(d.Contexts))
+	for i := range c {
+		c[i] = i
+	}
+	return c
+}
+
+// TestHandPRISM checks PRISM on a case small enough to do by hand: one
+// context probe, three candidates, s0 = (1, 2, 3), s(pc) = (2, 2, 2) so
+// J = (1, 0, −1), humans y = (3, 2, 1).
+//
+//	v = C s0 = (−1, 0, 1), J̃ = (1, 0, −1), C y = (1, 0, −1);
+//	‖v‖ = ‖C y‖ = √2, so y* = (1, 0, −1) and d = v − y* = (−2, 0, 2);
+//	J̃ᵀJ̃ = 2, J̃ᵀd = −4, μ = γ·2/1, β = −4/(2 + 2γ).
+//
+// At γ = 1, β = −1 and ŷ = s0 − J̃β = (2, 2, 2).
+func TestHandPRISM(t *testing.T) {
+	var rows []model.ScoreRow
+	var labels []model.Label
+	s0 := []float64{1, 2, 3}
+	y := []float64{3, 2, 1}
+	for i, id := range []string{"a", "b", "c"} {
+		rows = append(rows,
+			model.ScoreRow{Context: "g", Candidate: id, Probe: "baseline", Score: s0[i]},
+			model.ScoreRow{Context: "g", Candidate: id, Probe: "ctx:expert", Score: 2})
+		labels = append(labels, model.Label{Context: "g", Candidate: id, Human: y[i]})
+	}
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fitterOn(d, []int{0})
+	mp, ok := newMethodPath(PRISM, f.sum, 0)
+	if !ok {
+		t.Fatal("factorization failed")
+	}
+	beta := make([]float64, 1)
+	for _, gamma := range []float64{1e-3, 1, 10} {
+		alpha := mp.at(gamma, beta)
+		want := -4 / (2 + 2*gamma)
+		if alpha != 1 || math.Abs(beta[0]-want) > 1e-14 {
+			t.Errorf("γ=%v: α, β = %v, %v; want 1, %v", gamma, alpha, beta[0], want)
+		}
+	}
+	mp.at(1, beta)
+	for i, p := range f.predict(0, 1, beta, make([]float64, 3)) {
+		if math.Abs(p-2) > 1e-14 {
+			t.Errorf("ŷ[%d] = %v, want 2", i, p)
+		}
+	}
+}
+
+// TestPathsMatchDenseSolves checks every method's eigen path against a
+// direct dense solve of its normal equations (PROTOCOL §4) over the grid.
+func TestPathsMatchDenseSolves(t *testing.T) {
+	d := designOf(t, 12, 6, 3, 5)
+	train := []int{0, 2, 3, 5, 7, 8, 9, 11}
+	f := fitterOn(d, train)
+	J, v, y := denseOf(d, train)
+	n, q := J.Dims()
+	K := len(d.Attrs)
+	frob := mat.Norm(J, 2)
+	frob *= frob
+	beta := make([]float64, q)
+	for _, gamma := range DefaultGammas {
+		mu := gamma * frob / float64(q)
+
+		// PRISM: ridge of d = v − y* on J̃.
+		var dvec mat.VecDense
+		dvec.SubVec(v, y)
+		pen := make([]float64, q)
+		for i := range pen {
+			pen[i] = mu
+		}
+		want := ridgeSolve(t, J, &dvec, pen)
+		mp, _ := newMethodPath(PRISM, f.sum, K)
+		mp.at(gamma, beta)
+		assertClose(t, "PRISM β", beta, want, 1e-9)
+
+		// α-PRISM: X = [v, −J̃], θ = (α, β), penalty diag(0, μ…).
+		X := mat.NewDense(n, q+1, nil)
+		for r := 0; r < n; r++ {
+			X.Set(r, 0, v.AtVec(r))
+			for c := 0; c < q; c++ {
+				X.Set(r, c+1, -J.At(r, c))
+			}
+		}
+		want = ridgeSolve(t, X, y, append([]float64{0}, pen...))
+		ap, _ := newMethodPath(AlphaPRISM, f.sum, K)
+		alpha := ap.at(gamma, beta)
+		assertClose(t, "α-PRISM α", []float64{alpha}, want[:1], 1e-9)
+		assertClose(t, "α-PRISM β", beta, want[1:], 1e-9)
+
+		// Half: ridge of d on Õk = (J̃k+ + J̃k−)/2, μ from ‖Õ‖²_F/K.
+		O := mat.NewDense(n, K, nil)
+		for r := 0; r < n; r++ {
+			for k := 0; k < K; k++ {
+				O.Set(r, k, (J.At(r, 2*k)+J.At(r, 2*k+1))/2)
+			}
+		}
+		fo := mat.Norm(O, 2)
+		hp := make([]float64, K)
+		for i := range hp {
+			hp[i] = gamma * fo * fo / float64(K)
+		}
+		want = ridgeSolve(t, O, &dvec, hp)
+		hpath, _ := newMethodPath(Half, f.sum, K)
+		hpath.at(gamma, beta)
+		assertClose(t, "Half δ", hpath.coef, want, 1e-9)
+		for k := 0; k < K; k++ {
+			if beta[2*k] != want[k]/2 && math.Abs(beta[2*k]-want[k]/2) > 1e-9 {
+				t.Errorf("Half β on %s = %v, want δ/2 = %v", d.Columns[2*k], beta[2*k], want[k]/2)
+			}
+		}
+	}
+}
+
+// TestAlphaPinnedIsPRISM: when y* = v − J̃β₀ exactly (a judge whose only
+// error is linear in the probes, α = 1 true), α-PRISM finds α = 1 and the
+// same β as PRISM as γ → 0; and minimising α-PRISM's loss with α pinned to
+// 1 is PRISM's problem (checked with the dense solve).
+func TestAlphaPinnedIsPRISM(t *testing.T) {
+	d := designOf(t, 10, 6, 2, 9)
+	q := d.Q()
+	beta0 := []float64{0.3, -0.2, 0.5, 0.1}
+	for r := 0; r < d.Rows(); r++ {
+		var dot float64
+		for c := 0; c < q; c++ {
+			dot += d.JC[r*q+c] * beta0[c]
+		}
+		d.YStar[r] = d.V[r] - dot
+	}
+	all := allContexts(d)
+	f := fitterOn(d, all)
+	p, _ := newMethodPath(PRISM, f.sum, 2)
+	a, _ := newMethodPath(AlphaPRISM, f.sum, 2)
+	bp, ba := make([]float64, q), make([]float64, q)
+	gamma := 1e-12
+	p.at(gamma, bp)
+	alpha := a.at(gamma, ba)
+	if math.Abs(alpha-1) > 1e-8 {
+		t.Errorf("α = %v, want 1", alpha)
+	}
+	assertClose(t, "PRISM β vs β₀", bp, beta0, 1e-8)
+	assertClose(t, "α-PRISM β vs PRISM β", ba, bp, 1e-8)
+
+	// Pinned: minimise ‖1·v − J̃β − y*‖² + μ‖β‖² densely at γ = 1.
+	J, v, y := denseOf(d, all)
+	var dv mat.VecDense
+	dv.SubVec(v, y)
+	frob := mat.Norm(J, 2)
+	pen := make([]float64, q)
+	for i := range pen {
+		pen[i] = frob * frob / float64(q)
+	}
+	p.at(1, bp)
+	assertClose(t, "α pinned to 1 vs PRISM", bp, ridgeSolve(t, J, &dv, pen), 1e-9)
+}
+
+func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
+			t.Errorf("%s[%d] = %.15g, want %.15g", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestLargeGammaIsVanilla: as γ → ∞, β → 0 and PRISM (and α-PRISM with
+// α > 0) rank every context as the baseline does.
+func TestLargeGammaIsVanilla(t *testing.T) {
+	d := designOf(t, 10, 8, 3, 3)
+	f := fitterOn(d, allContexts(d))
+	beta := make([]float64, d.Q())
+	for _, m := range methodsFor(DefaultOptions()) {
+		mp, _ := newMethodPath(m, f.sum, len(d.Attrs))
+		alpha := mp.at(1e12, beta)
+		if alpha <= 0 {
+			t.Fatalf("%v: α = %v", m, alpha)
+		}
+		for g := range d.Contexts {
+			if got, want := f.value(g, alpha, beta), f.value(g, 1, make([]float64, d.Q())); got != want {
+				t.Errorf("%v context %s: metric %v at γ=1e12, Vanilla %v", m, d.Contexts[g], got, want)
+			}
+		}
+	}
+}
+
+// TestZeroResponsesKeepBaseline: a context whose candidates do not move
+// under any probe has J̃ = 0 there, so every method predicts s0 exactly
+// (α-PRISM: α s0), whatever was learned elsewhere.
+func TestZeroResponsesKeepBaseline(t *testing.T) {
+	rows, labels := synth(8, 5, 2, 4)
+	for i := range rows {
+		if rows[i].Context == "c000" && rows[i].Probe != "baseline" {
+			rows[i].Score = 0 // overwritten below with the baseline
+		}
+	}
+	s0 := map[string]float64{}
+	for _, r := range rows {
+		if r.Probe == "baseline" {
+			s0[r.Context+"/"+r.Candidate] = r.Score
+		}
+	}
+	for i := range rows {
+		if rows[i].Context == "c000" {
+			rows[i].Score = s0[rows[i].Context+"/"+rows[i].Candidate]
+		}
+	}
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fitterOn(d, []int{1, 2, 3, 4, 5, 6, 7})
+	beta := make([]float64, d.Q())
+	for _, m := range []Method{PRISM, Half} {
+		mp, _ := newMethodPath(m, f.sum, len(d.Attrs))
+		mp.at(1e-3, beta)
+		nonzero := false
+		for _, b := range beta {
+			nonzero = nonzero || b != 0
+		}
+		if !nonzero {
+			t.Fatalf("%v: β = 0, the test needs a real correction", m)
+		}
+		pred := f.predict(0, 1, beta, make([]float64, 5))
+		for i, p := range pred {
+			if p != d.S0[d.Off[0]+i] {
+				t.Errorf("%v: ŷ = %v, want s0 = %v", m, p, d.S0[d.Off[0]+i])
+			}
+		}
+	}
+}

@@ -1,0 +1,142 @@
+# An independent, pure-Python reference of PROTOCOL §2-6 (within-context
+# mode, Spearman; no numpy, no shared code with calib). It writes the
+# numbers TestCrossCheck compares calib against:
+#
+#   python3 reference.py scores.csv labels.csv order.txt > expected.json
+import csv, json, math, sys
+S, L, O = sys.argv[1:4]
+order = [l.strip() for l in open(O) if l.strip()]
+acc = {}
+for r in csv.DictReader(open(S)):
+    if r['probe'].startswith('neutral:'): continue
+    if r['score'].strip() == '': continue
+    acc.setdefault((r['context'], r['candidate'], r['probe']), []).append(float(r['score']))
+labels = {(r['context'], r['candidate']): float(r['human']) for r in csv.DictReader(open(L))}
+probes = {p for _, _, p in acc}
+attrs = sorted({p[:-2] for p in probes if p.endswith(':+') or p.endswith(':-')})
+cols = [a + s for a in attrs for s in (':+', ':-')] + sorted(p for p in probes if p.startswith('ctx:'))
+q = len(cols); K = len(attrs)
+scols = ['baseline'] + cols
+ctxs = sorted({c for c, _ in labels})
+cands = {c: sorted(k for cc, k in labels if cc == c) for c in ctxs}
+rows = [(c, k) for c in ctxs for k in cands[c]]
+val = {}
+for sc in scols:
+    have = [sum(acc[(c, k, sc)]) / len(acc[(c, k, sc)]) for c, k in rows if (c, k, sc) in acc]
+    m = sum(have) / len(have)
+    for c, k in rows:
+        a = acc.get((c, k, sc))
+        val[(c, k, sc)] = sum(a) / len(a) if a else m
+data = {}
+for c in ctxs:
+    s0 = [val[(c, k, 'baseline')] for k in cands[c]]
+    J = []
+    for i, k in enumerate(cands[c]):
+        row = []
+        for col in cols:
+            if col.startswith('ctx:'): row.append(val[(c, k, col)] - s0[i])
+            elif col.endswith(':+'): row.append(val[(c, k, col)] - s0[i])
+            else: row.append(s0[i] - val[(c, k, col)])
+        J.append(row)
+    n = len(s0)
+    y = [labels[(c, k)] for k in cands[c]]
+    ms, my = sum(s0) / n, sum(y) / n
+    v = [x - ms for x in s0]; cy = [x - my for x in y]
+    nv, ny = math.sqrt(sum(x * x for x in v)), math.sqrt(sum(x * x for x in cy))
+    ys = [x * nv / ny if ny > 0 else 0 for x in cy]
+    means = [sum(J[i][j] for i in range(n)) / n for j in range(q)]
+    Jc = [[J[i][j] - means[j] for j in range(q)] for i in range(n)]
+    data[c] = dict(s0=s0, y=y, v=v, ys=ys, Jc=Jc)
+
+def solve(A, b):
+    n = len(b); M = [A[i][:] + [b[i]] for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(M[r][i])); M[i], M[p] = M[p], M[i]
+        for r in range(i + 1, n):
+            f = M[r][i] / M[i][i]
+            for cc in range(i, n + 1): M[r][cc] -= f * M[i][cc]
+    x = [0] * n
+    for i in reversed(range(n)):
+        x[i] = (M[i][n] - sum(M[i][j] * x[j] for j in range(i + 1, n))) / M[i][i]
+    return x
+
+def design(train, method):
+    X, t = [], []
+    for c in train:
+        d = data[c]
+        for i in range(len(d['v'])):
+            jr = d['Jc'][i]
+            if method == 'half': jr = [(jr[2 * k] + jr[2 * k + 1]) / 2 for k in range(K)]
+            if method == 'alpha_prism': X.append([d['v'][i]] + [-x for x in jr]); t.append(d['ys'][i])
+            else: X.append(jr); t.append(d['v'][i] - d['ys'][i])
+    return X, t
+
+def fit(train, method, g):
+    X, t = design(train, method)
+    p = len(X[0])
+    A = [[sum(r[a] * r[b] for r in X) for b in range(p)] for a in range(p)]
+    bb = [sum(r[a] * tt for r, tt in zip(X, t)) for a in range(p)]
+    off = 1 if method == 'alpha_prism' else 0
+    frob = sum(A[a][a] for a in range(off, p))
+    mu = g * frob / (p - off)
+    for a in range(off, p): A[a][a] += mu
+    th = solve(A, bb)
+    if method == 'alpha_prism': return th[0], th[1:]
+    if method == 'half':
+        beta = []
+        for k in range(K): beta += [th[k] / 2, th[k] / 2]
+        return 1.0, beta + [0] * (q - 2 * K)
+    return 1.0, th
+
+def ranks(x):
+    idx = sorted(range(len(x)), key=lambda i: x[i]); r = [0] * len(x); i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and x[idx[j + 1]] == x[idx[i]]: j += 1
+        for k in range(i, j + 1): r[idx[k]] = (i + j + 2) / 2
+        i = j + 1
+    return r
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b); m = (len(a) + 1) / 2
+    sxy = sum((x - m) * (y - m) for x, y in zip(ra, rb))
+    sxx = sum((x - m) ** 2 for x in ra); syy = sum((y - m) ** 2 for y in rb)
+    return 0.0 if sxx == 0 or syy == 0 else sxy / math.sqrt(sxx * syy)
+
+def value(c, alpha, beta):
+    d = data[c]
+    pred = [alpha * d['s0'][i] - sum(a * b for a, b in zip(d['Jc'][i], beta)) for i in range(len(d['s0']))]
+    return spearman(pred, d['y'])
+
+def split(n, k):
+    b = [0]
+    for f in range(k): b.append(b[-1] + n // k + (1 if f < n % k else 0))
+    return b
+
+G = [1e-3, 1e-2, 1e-1, 1, 10, 100, 1000]; B = split(len(order), 5)
+out = {'columns': cols, 'methods': {}}
+for method in ['prism', 'alpha_prism', 'half']:
+    per, folds = {}, []
+    for f in range(5):
+        test = order[B[f]:B[f + 1]]; train = order[:B[f]] + order[B[f + 1]:]
+        ib = split(len(train), 5); scores = []
+        for g in G:
+            vals = {}
+            for p in range(5):
+                part = train[ib[p]:ib[p + 1]]
+                if not part: continue
+                a, beta = fit(train[:ib[p]] + train[ib[p + 1]:], method, g)
+                for c in part: vals[c] = value(c, a, beta)
+            s = 0.0
+            for c in train: s += vals[c]
+            scores.append(s / len(train))
+        best = 0
+        for i in range(len(G)):
+            if scores[i] > scores[best] or (scores[i] == scores[best] and G[i] > G[best]): best = i
+        a, beta = fit(train, method, G[best])
+        for c in test: per[c] = value(c, a, beta)
+        folds.append({'gamma': G[best], 'alpha': a, 'cv': scores})
+    out['methods'][method] = {'per_context': per, 'folds': folds}
+out['methods']['vanilla'] = {'per_context': {c: spearman(data[c]['s0'], data[c]['y']) for c in ctxs}}
+json.dump(out, sys.stdout, indent=1, sort_keys=True)
+print()

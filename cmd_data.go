@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+func init() {
+	register("data", "import, list and remove datasets in the workspace (import|ls|rm)", runData)
+}
+
+const dataUsage = `
+  prism data import FORMAT FILE [--name NAME] [--replace] [--workspace FILE]
+  prism data import demo [--name NAME] [--replace] [--workspace FILE]
+  prism data ls [--workspace FILE]
+  prism data rm NAME [--workspace FILE]
+
+FORMAT is one of: %s.
+The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
+
+func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	usage := fmt.Sprintf(dataUsage, strings.Join(append(model.Formats(), model.FormatDemo), ", "))
+	if len(args) == 0 {
+		return fmt.Errorf("%w: %s", errUsage, usage)
+	}
+	switch args[0] {
+	case "import":
+		return runDataImport(ctx, args[1:], stdout, stderr, usage)
+	case "ls", "list":
+		return runDataList(ctx, args[1:], stdout, stderr, usage)
+	case "rm", "remove":
+		return runDataRemove(ctx, args[1:], stdout, stderr, usage)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usageText(usage))
+		return nil
+	}
+	return fmt.Errorf("%w: unknown subcommand %q\n%s", errUsage, args[0], usage)
+}
+
+func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer, usage string) error {
+	fs := newWorkspaceFlags("prism data import", stderr, usage)
+	name := fs.String("name", "", "dataset `NAME` in the workspace (default: the loader's name, e.g. summeval)")
+	replace := fs.Bool("replace", false, "replace a stored dataset of the same name, with its requests and responses")
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	var d *model.Dataset
+	switch {
+	case len(pos) == 1 && pos[0] == model.FormatDemo:
+		d = model.Demo()
+	case len(pos) == 2:
+		if d, err = model.Load(pos[0], pos[1]); err != nil {
+			return err // loaders name the file, line and field
+		}
+	default:
+		return fmt.Errorf("%w: want FORMAT FILE\n%s", errUsage, usage)
+	}
+	if *name != "" {
+		d.Name = *name
+	}
+	s, err := openWorkspace(ctx, *fs.workspace, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.PutDataset(ctx, d, *replace); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return fmt.Errorf("%s: dataset %q is already in the workspace; pass --replace to overwrite it (and its responses) or --name to keep both", s.Path(), d.Name)
+		}
+		return fmt.Errorf("%s: %w", s.Path(), err)
+	}
+	fmt.Fprintf(stdout, "imported %s: %d contexts, %d candidates (format %s, task %s, metric %s) into %s\n",
+		d.Name, len(d.Contexts), d.NumCandidates(), d.Format, d.Task, d.Metric, s.Path())
+	return s.Close()
+}
+
+func runDataList(ctx context.Context, args []string, stdout, stderr io.Writer, usage string) error {
+	fs := newWorkspaceFlags("prism data ls", stderr, usage)
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: prism data ls [--workspace FILE]", errUsage)
+	}
+	s, err := openWorkspace(ctx, *fs.workspace, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	infos, err := s.Datasets(ctx)
+	if err != nil {
+		return err
+	}
+	if len(infos) == 0 {
+		fmt.Fprintf(stdout, "no datasets in %s (prism data import FORMAT FILE)\n", s.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tFORMAT\tTASK\tMETRIC\tCONTEXTS\tCANDIDATES\tCREATED")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", in.Name, in.Format, in.Task, in.Metric,
+			in.Contexts, in.Candidates, in.Created.Local().Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}
+
+func runDataRemove(ctx context.Context, args []string, stdout, stderr io.Writer, usage string) error {
+	fs := newWorkspaceFlags("prism data rm", stderr, usage)
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: prism data rm NAME [--workspace FILE]", errUsage)
+	}
+	s, err := openWorkspace(ctx, *fs.workspace, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.DeleteDataset(ctx, pos[0]); err != nil {
+		return fmt.Errorf("%s: %w", s.Path(), err)
+	}
+	fmt.Fprintf(stdout, "removed %s from %s\n", pos[0], s.Path())
+	return s.Close()
+}
+
+// workspaceFlags is a flag set with the --workspace flag every workspace
+// command shares.
+type workspaceFlags struct {
+	*flag.FlagSet
+	workspace *string
+	usage     string
+}
+
+func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Parse errors come back as errors that carry the usage text; the
+	// flag package's own printing would show it twice.
+	fs.SetOutput(io.Discard)
+	ws := fs.String("workspace", store.DefaultPath(), "workspace `FILE`: $"+store.EnvWorkspace+" if set, else prism.db")
+	return workspaceFlags{fs, ws, usage}
+}
+
+// parse parses args with parseFlagsAnywhere. On -h it prints the usage and
+// the flags to stdout and reports help; other errors are usage errors.
+func (f workspaceFlags) parse(args []string, stdout io.Writer) (pos []string, help bool, err error) {
+	pos, err = parseFlagsAnywhere(f.FlagSet, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, usageText(f.usage))
+		fmt.Fprintln(stdout, "\nflags:")
+		f.SetOutput(stdout)
+		f.PrintDefaults()
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v\n%s", errUsage, err, f.usage)
+	}
+	return pos, false, nil
+}
+
+// usageText prefixes a usage text that may start on its own line.
+func usageText(u string) string {
+	if strings.HasPrefix(u, "\n") {
+		return "usage:" + u
+	}
+	return "usage: " + u
+}
+
+// parseFlagsAnywhere parses flags placed before, between or after the
+// positional arguments (prism data import csv f.csv --name x), which the
+// flag package alone stops at, and returns the positional arguments.
+// A lone "--" ends flag parsing.
+func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// openWorkspace opens the workspace at path. Commands that only read
+// (create false) refuse to create a new, empty file by mistake.
+func openWorkspace(ctx context.Context, path string, create bool) (*store.Store, error) {
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			abs, _ := filepath.Abs(path)
+			return nil, fmt.Errorf("no workspace at %s (create one with prism data import, or pass --workspace FILE)", abs)
+		}
+	}
+	return store.Open(ctx, path)
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+func init() {
+	register("export", "export judge scores from the workspace as the tidy CSV of prism fit (export scores)", runExport)
+}
+
+const exportUsage = `prism export scores --dataset NAME --judge NAME [--bank HASH] [-o FILE] [--workspace FILE]
+
+Writes context,candidate,probe,score,run,wording: one row per answered request
+(failed attempts are not answers). Without --bank, every bank's scores.
+Without -o, to standard output.
+The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "scores" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(stdout, usageText(exportUsage))
+			return nil
+		}
+		return fmt.Errorf("%w: %s", errUsage, exportUsage)
+	}
+	fs := newWorkspaceFlags("prism export scores", stderr, exportUsage)
+	dataset := fs.String("dataset", "", "dataset `NAME`")
+	judge := fs.String("judge", "", "judge `NAME`")
+	bank := fs.String("bank", "", "only scores from the bank snapshot with this content `HASH`")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	pos, help, err := fs.parse(args[1:], stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 || *dataset == "" || *judge == "" {
+		return fmt.Errorf("%w: %s", errUsage, exportUsage)
+	}
+	s, err := openWorkspace(ctx, *fs.workspace, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	// Name a missing dataset or judge instead of writing an empty file.
+	if _, err := s.Judge(ctx, *judge); err != nil {
+		return fmt.Errorf("%s: %w", s.Path(), err)
+	}
+	infos, err := s.Datasets(ctx)
+	if err != nil {
+		return err
+	}
+	if !hasDataset(infos, *dataset) {
+		return fmt.Errorf("%s: dataset %q: %w", s.Path(), *dataset, store.ErrNotFound)
+	}
+	rows, err := s.Scores(ctx, *dataset, *judge, *bank)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return model.WriteScoresCSV(stdout, rows)
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %d scores to %s\n", len(rows), *out)
+	return nil
+}
+
+func hasDataset(infos []store.DatasetInfo, name string) bool {
+	for _, in := range infos {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory and renames it into place, so a failed export never leaves a
+// truncated file behind.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return errors.Join(fmt.Errorf("writing %s", path), err)
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+)
+
+func init() {
+	register("fit", "fit PRISM corrections to judge scores and human labels (nested CV, bootstrap)", runFit)
+}
+
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("prism fit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := calib.DefaultOptions()
+	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
+	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
+	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
+	seed := fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
+	metric := fs.String("metric", def.Metric, "metric that selects γ and heads the report: spearman or pairwise")
+	boot := fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples")
+	taylor := fs.Bool("taylor", false, "also fit the diagonal Taylor correction (reported as taylor)")
+	global := fs.Bool("global", false, "one group for the whole dataset (data without contexts): folds split candidates, Spearman pooled over all")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: prism fit --scores S.csv --labels L.csv [--order FILE] [--seed N] [--metric spearman|pairwise] [--bootstrap N] [--taylor] [--global] [--json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // the usage was printed
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *scores == "" || *labels == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: prism fit --scores S.csv --labels L.csv [--order FILE] [--seed N] [--metric spearman|pairwise] [--bootstrap N] [--taylor] [--global] [--json]", errUsage)
+	}
+	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
+		return fmt.Errorf("%w: --metric %q: want spearman or pairwise", errUsage, *metric)
+	}
+	if *boot < 1 {
+		return fmt.Errorf("%w: --bootstrap %d: want at least 1", errUsage, *boot)
+	}
+
+	opts := def
+	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor
+	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
+	rows, err := readFile(*scores, model.ReadScoresCSV)
+	if err != nil {
+		return err
+	}
+	labs, err := readFile(*labels, model.ReadLabelsCSV)
+	if err != nil {
+		return err
+	}
+	if *order != "" {
+		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
+			return err
+		}
+	}
+	rep, warnings, err := calib.Fit(ctx, rows, labs, opts)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "prism fit: warning:", w)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	var buf bytes.Buffer
+	if err := printFitReport(&buf, rep); err != nil {
+		return err
+	}
+	// tabwriter pads the last cell too; trailing blanks help nobody.
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		trimmed := strings.TrimRight(line, " \n")
+		if strings.HasSuffix(line, "\n") {
+			trimmed += "\n"
+		}
+		if _, err := io.WriteString(stdout, trimmed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readFile opens path and parses it with read, which names path in errors.
+func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+type methodLabel struct {
+	m     calib.Method
+	label string
+}
+
+var methodLabels = []methodLabel{
+	{calib.Vanilla, "Vanilla"},
+	{calib.PRISM, "PRISM"},
+	{calib.AlphaPRISM, "α-PRISM"},
+	{calib.Half, "Half-difference"},
+	{calib.Taylor, "Diagonal Taylor"},
+}
+
+// printFitReport writes the human-readable report: a Table 2-style
+// comparison, the selected γ per fold, the sweep and a Table 20-style
+// profile table.
+func printFitReport(w io.Writer, r *calib.Report) error {
+	var methods []methodLabel
+	for _, ml := range methodLabels {
+		if r.Methods.Get(ml.m) != nil {
+			methods = append(methods, ml)
+		}
+	}
+	fitted := methods[1:]
+	if r.Global {
+		fmt.Fprintf(w, "global mode: %d candidates as one group, %d columns; Spearman pooled over all candidates; %d bootstrap resamples, seed %d\n",
+			r.NCandidates, len(r.Columns), r.Bootstrap, r.Seed)
+	} else {
+		fmt.Fprintf(w, "%d contexts, %d candidates, %d columns; metric %s; %d bootstrap resamples, seed %d\n",
+			r.NContexts, r.NCandidates, len(r.Columns), r.Metric, r.Bootstrap, r.Seed)
+	}
+	var imputed []string
+	for _, c := range append([]string{"baseline"}, r.Columns...) {
+		if n := r.Imputed[c]; n > 0 {
+			imputed = append(imputed, fmt.Sprintf("%s %d", c, n))
+		}
+	}
+	if len(imputed) > 0 {
+		fmt.Fprintf(w, "imputed cells (column mean): %s\n", strings.Join(imputed, ", "))
+	}
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tmean\t95% CI\tΔ vs Vanilla\t95% CI\t")
+	for _, ml := range methods {
+		res := r.Methods.Get(ml.m)
+		fmt.Fprintf(tw, "%s\t%.4f\t[%.4f, %.4f]\t", ml.label, res.Mean, res.CI[0], res.CI[1])
+		if d := res.DiffVsVanilla; d != nil {
+			fmt.Fprintf(tw, "%+.4f\t[%+.4f, %+.4f]\t", d.Mean, d.CI[0], d.CI[1])
+		} else {
+			fmt.Fprint(tw, "\t\t")
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nselected γ per outer fold (inner CV)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "method\t")
+	for _, f := range r.Folds {
+		fmt.Fprintf(tw, "fold %d\t", f.Fold)
+	}
+	fmt.Fprintln(tw)
+	for _, ml := range fitted {
+		fmt.Fprintf(tw, "%s\t", ml.label)
+		for _, f := range r.Folds {
+			ff := foldFit(&f, ml.m)
+			if ml.m == calib.AlphaPRISM {
+				fmt.Fprintf(tw, "%g (α %.3f)\t", ff.Gamma, ff.Alpha)
+			} else {
+				fmt.Fprintf(tw, "%g\t", ff.Gamma)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nγ sweep: out-of-fold mean at a fixed γ")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "γ\t")
+	for _, ml := range fitted {
+		fmt.Fprintf(tw, "%s\t", ml.label)
+	}
+	fmt.Fprintln(tw)
+	for _, g := range r.GammaGrid {
+		key := calib.GammaKey(g)
+		fmt.Fprintf(tw, "%s\t", key)
+		for _, ml := range fitted {
+			fmt.Fprintf(tw, "%.4f\t", r.Sweep[key][ml.m.String()])
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprint(tw, "selected\t")
+	for _, ml := range fitted {
+		fmt.Fprintf(tw, "%.4f\t", r.Methods.Get(ml.m).Mean)
+	}
+	fmt.Fprintln(tw)
+	tw.Flush()
+
+	if len(r.Attributes) == 0 {
+		return nil
+	}
+	nf := len(r.Folds)
+	fmt.Fprintln(w, "\ncorrection profiles (PRISM at the selected γ, per outer training fold; positive subtracts the response)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "attribute\ta mean\t[min, max]\tsign-stable\te mean\t[min, max]\tsign-stable\t")
+	for _, a := range r.Attributes {
+		p := r.Profiles[a]
+		fmt.Fprintf(tw, "%s\t%+.3f\t[%+.3f, %+.3f]\t%d/%d\t%+.3f\t[%+.3f, %+.3f]\t%d/%d\t\n", a,
+			p.A.Mean, p.A.Min, p.A.Max, p.A.SignStable, nf,
+			p.E.Mean, p.E.Min, p.E.Max, p.E.SignStable, nf)
+	}
+	return tw.Flush()
+}
+
+func foldFit(f *calib.Fold, m calib.Method) calib.FoldFit {
+	switch m {
+	case calib.AlphaPRISM:
+		return f.AlphaPRISM
+	case calib.Half:
+		return f.Half
+	case calib.Taylor:
+		if f.Taylor != nil {
+			return *f.Taylor
+		}
+		return calib.FoldFit{}
+	}
+	return f.PRISM
+}

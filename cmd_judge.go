@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/backend"
+	"github.com/prism-eval/prism/model"
+)
+
+func init() {
+	register("judge", "try a judge backend on the demo's first candidate (judge try)", runJudge)
+}
+
+const judgeUsage = `prism judge try [--bank NAME] [--all] [--candidate N] [judge flags]
+
+Scores one candidate of the embedded demo (the first context's candidate N,
+default 1) under the baseline prompt, or under every condition of the bank
+with --all, and prints the score, each sample, token counts and latency.
+The judge is the offline simulator unless --backend openai (with --model,
+--base-url, $OPENAI_API_KEY or --judge-config FILE) says otherwise.`
+
+func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "try" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintln(stdout, "usage: "+judgeUsage)
+			return nil
+		}
+		return fmt.Errorf("%w: %s", errUsage, judgeUsage)
+	}
+	fs := flag.NewFlagSet("prism judge try", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bankName := fs.String("bank", "", "built-in probe bank `NAME` (default: the first with a news-summary task)")
+	all := fs.Bool("all", false, "score every condition of the bank, not only the baseline")
+	candN := fs.Int("candidate", 1, "which candidate of the first demo context (1-based)")
+	jf := judge.AddFlags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return fmt.Errorf("%w: %v\n%s", errUsage, err, judgeUsage)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, fs.Arg(0), judgeUsage)
+	}
+	cfg, err := jf.Config(os.Getenv)
+	if err != nil {
+		return err
+	}
+	j, err := backend.New(cfg)
+	if err != nil {
+		return err
+	}
+	d := model.Demo()
+	bank, err := pickBank(*bankName, d.Task)
+	if err != nil {
+		return err
+	}
+	c := d.Contexts[0]
+	if *candN < 1 || *candN > len(c.Candidates) {
+		return fmt.Errorf("%w: --candidate %d: the first demo context has %d candidates", errUsage, *candN, len(c.Candidates))
+	}
+	cand := c.Candidates[*candN-1]
+	conds := []banks.Condition{banks.Baseline}
+	if *all {
+		conds = bank.Conditions()
+	}
+	fmt.Fprintf(stdout, "judge %s · bank %s · demo context %s, candidate %s\n\n", j.Name(), bank.Name, c.ID, cand.ID)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "condition\tscore\tsamples\ttokens (prompt/cached/completion)\tlatency\tnote")
+	for _, cond := range conds {
+		req, err := bank.Render(d.Task, c, cand, cond)
+		if err != nil {
+			return err
+		}
+		res, err := j.Score(ctx, req)
+		score, note := "—", ""
+		if res.HasScore {
+			score = fmt.Sprintf("%.3f", res.Score)
+		}
+		if err != nil {
+			note = err.Error()
+		} else if len(res.Samples) > 0 && res.Samples[0].Raw != "" {
+			note = strings.Join(strings.Fields(res.Samples[0].Raw), " ")
+		}
+		name := cond.Probe
+		if cond.Wording > 0 {
+			name += fmt.Sprintf(" #%d", cond.Wording+1)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", name, score, samples(res), res.PromptTokens,
+			res.CachedPromptTokens, res.CompletionTokens, res.Latency.Round(time.Microsecond), clipNote(note))
+		if judge.KindOf(err).StopsRun() {
+			tw.Flush()
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+func pickBank(name, task string) (*banks.Bank, error) {
+	if name != "" {
+		return banks.Builtin(name)
+	}
+	for _, b := range banks.Builtins() {
+		if _, ok := b.Tasks[task]; ok {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("no built-in bank has the task %q", task)
+}
+
+func samples(r judge.Result) string {
+	parts := make([]string, len(r.Samples))
+	for i, s := range r.Samples {
+		switch {
+		case s.HasScore && s.ProbMass > 0 && s.ProbMass < 1:
+			parts[i] = fmt.Sprintf("%.3g (mass %.2f)", s.Score, s.ProbMass)
+		case s.HasScore:
+			parts[i] = fmt.Sprintf("%.3g", s.Score)
+		case s.Err != nil:
+			parts[i] = string(s.Err.Kind)
+		default:
+			parts[i] = "—"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func clipNote(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,153 @@
+package judge
+
+import (
+	"fmt"
+	"time"
+)
+
+// Backend names.
+const (
+	BackendOffline = "offline" // the deterministic simulator (default)
+	BackendOpenAI  = "openai"  // any OpenAI-compatible chat-completions server
+)
+
+// Response-format policies for the OpenAI-compatible backend.
+const (
+	FormatAuto       = "auto"        // try json_schema; on a 400 naming response_format, drop it for this client
+	FormatJSONSchema = "json_schema" // always send json_schema
+	FormatJSONObject = "json_object" // send {"type":"json_object"}
+	FormatNone       = "none"        // send no response_format; rely on the tolerant parser
+)
+
+// Config selects and tunes a backend. It is what a run stores beside its
+// scores, so it never carries the API key in serialised form: APIKey is
+// excluded from JSON and prints as "[redacted]".
+type Config struct {
+	Backend string `json:"backend" toml:"backend"`
+	Model   string `json:"model,omitempty" toml:"model"`
+	BaseURL string `json:"base_url,omitempty" toml:"base_url"`
+	Mode    Mode   `json:"mode" toml:"mode"`
+
+	// Repeats is the number of samples per request (each a separate call),
+	// averaged into the Result.
+	Repeats int `json:"repeats" toml:"repeats"`
+	// Temperature and TopP are sent only when set (nil leaves the server's
+	// default); an explicit 0 is sent as 0.
+	Temperature *float64 `json:"temperature,omitempty" toml:"temperature"`
+	TopP        *float64 `json:"top_p,omitempty" toml:"top_p"`
+	MaxTokens   int      `json:"max_tokens,omitempty" toml:"max_tokens"`
+	// Seed, when set, is sent as seed+r for repeat r, so repeats are
+	// distinct samples and reruns ask for the same ones. The offline judge
+	// mixes it into its noise.
+	Seed *int `json:"seed,omitempty" toml:"seed"`
+	// TopLogprobs is the number of alternatives asked per token in
+	// ModeExpected (1–20; default 20).
+	TopLogprobs int `json:"top_logprobs,omitempty" toml:"top_logprobs"`
+	// ResponseFormat is one of the Format* policies (default auto).
+	ResponseFormat string `json:"response_format,omitempty" toml:"response_format"`
+
+	// Timeout bounds each HTTP attempt; Retries is the number of retries
+	// after the first attempt on 429, 5xx, timeouts and broken connections;
+	// MaxRetryWait caps one wait (a server hint beyond it ends the retries).
+	Timeout      Duration `json:"timeout" toml:"timeout"`
+	Retries      int      `json:"retries" toml:"retries"`
+	MaxRetryWait Duration `json:"max_retry_wait" toml:"max_retry_wait"`
+
+	// APIKeyEnv names the environment variable holding the key when it is
+	// not OPENAI_API_KEY (e.g. OPENROUTER_API_KEY). The name is stored; the
+	// key is not.
+	APIKeyEnv string `json:"api_key_env,omitempty" toml:"api_key_env"`
+	// APIKey is the secret itself; never serialised.
+	APIKey Secret `json:"-" toml:"api_key"`
+}
+
+// Defaults returns the configuration prism uses when nothing is given: the
+// offline simulator in integer mode, one repeat.
+func Defaults() Config {
+	return Config{
+		Backend:        BackendOffline,
+		Mode:           ModeInteger,
+		Repeats:        1,
+		TopLogprobs:    20,
+		ResponseFormat: FormatAuto,
+		Timeout:        Duration(60 * time.Second),
+		Retries:        6,
+		MaxRetryWait:   Duration(120 * time.Second),
+	}
+}
+
+// Validate reports the first invalid field, naming it as in the config file.
+func (c Config) Validate() error {
+	switch c.Backend {
+	case BackendOffline, BackendOpenAI:
+	default:
+		return fmt.Errorf("backend: %q is not one of %q, %q", c.Backend, BackendOffline, BackendOpenAI)
+	}
+	if c.Backend == BackendOpenAI && c.Model == "" {
+		return fmt.Errorf("model: required for backend %q", c.Backend)
+	}
+	switch c.Mode {
+	case ModeInteger, ModeExpected:
+	default:
+		return fmt.Errorf("mode: %q is not one of %q, %q", c.Mode, ModeInteger, ModeExpected)
+	}
+	if c.Repeats < 1 {
+		return fmt.Errorf("repeats: %d, want at least 1", c.Repeats)
+	}
+	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
+		return fmt.Errorf("temperature: %g outside [0, 2]", *c.Temperature)
+	}
+	if c.TopP != nil && (*c.TopP <= 0 || *c.TopP > 1) {
+		return fmt.Errorf("top_p: %g outside (0, 1]", *c.TopP)
+	}
+	if c.MaxTokens < 0 {
+		return fmt.Errorf("max_tokens: %d is negative", c.MaxTokens)
+	}
+	if c.Mode == ModeExpected && (c.TopLogprobs < 1 || c.TopLogprobs > 20) {
+		return fmt.Errorf("top_logprobs: %d outside 1–20", c.TopLogprobs)
+	}
+	switch c.ResponseFormat {
+	case FormatAuto, FormatJSONSchema, FormatJSONObject, FormatNone:
+	default:
+		return fmt.Errorf("response_format: %q is not one of auto, json_schema, json_object, none", c.ResponseFormat)
+	}
+	if c.Timeout <= 0 {
+		return fmt.Errorf("timeout: %s, want a positive duration", time.Duration(c.Timeout))
+	}
+	if c.Retries < 0 {
+		return fmt.Errorf("retries: %d is negative", c.Retries)
+	}
+	if c.MaxRetryWait < 0 {
+		return fmt.Errorf("max_retry_wait: %s is negative", time.Duration(c.MaxRetryWait))
+	}
+	return nil
+}
+
+// Secret is an API key. It formats as "[redacted]" with every fmt verb and
+// refuses text marshalling, so it cannot leak through logs or exports.
+type Secret string
+
+func (Secret) String() string   { return "[redacted]" }
+func (Secret) GoString() string { return `"[redacted]"` }
+
+// MarshalText refuses: a key is never written anywhere.
+func (Secret) MarshalText() ([]byte, error) {
+	return nil, fmt.Errorf("judge: an API key is never serialised")
+}
+
+// UnmarshalText reads a key from a config file.
+func (s *Secret) UnmarshalText(b []byte) error { *s = Secret(b); return nil }
+
+// Duration is a time.Duration written as "30s" in JSON and TOML.
+type Duration time.Duration
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration like 30s or 2m", b)
+	}
+	*d = Duration(v)
+	return nil
+}

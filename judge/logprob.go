@@ -1,0 +1,205 @@
+package judge
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/prism-eval/prism/banks"
+)
+
+// Expected is an expected score read from top_logprobs.
+type Expected struct {
+	// Score is Σ v·P(v) / Mass over the valid score values v.
+	Score float64
+	// Mass is the probability that fell on valid score values before
+	// renormalising (≤ 1; low when the model hesitated between a score and
+	// something else, or when alternatives were cut by top_logprobs).
+	Mass float64
+	// Approx is set when the score spans several tokens and an off-path
+	// first token could itself have continued (its continuation is not
+	// observed, so it was counted as the number it spells).
+	Approx bool
+	// Dist is P(v) for each valid v (unnormalised, sums to Mass).
+	Dist map[int]float64
+}
+
+// ReadExpected finds the score nearest the end of the reply spelled by
+// tokens (LocateScore on their concatenation) and returns the expected
+// score there (ExpectedAt). A reply with no tokens is KindNoLogprobs.
+func ReadExpected(tokens []TokenLogprob, sc banks.Scale) (Expected, error) {
+	if len(tokens) == 0 {
+		return Expected{}, &Error{Kind: KindNoLogprobs, Msg: "the server returned no logprobs"}
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString(t.Token)
+	}
+	_, span, err := LocateScore(b.String())
+	if err != nil {
+		return Expected{}, err
+	}
+	return ExpectedAt(tokens, span.Start, sc)
+}
+
+// ExpectedAt returns the expected score of the number whose first
+// character is at byte offset at of the concatenated tokens (a leading
+// sign is skipped).
+//
+// Method. Let t be the token holding that character. Each alternative a
+// among top_logprobs[t] (plus the chosen token if absent) is read as a
+// digit string after stripping leading spaces, quotes, colons, '*' and the
+// tokenizer space marks '▁' and 'Ġ'; alternatives that spell the same
+// integer are merged ("7", " 7", "07" all count for 7). When the chosen
+// number continues into the next token (tokenizers that split "10" into
+// "1","0"), the chosen first token is expanded exactly with the observed
+// next-position distribution: P(1‖e) = P(1)·P(e | 1) for digit
+// continuations e and P(1) = P(1)·P(non-digit | 1), recursively. Off-path
+// first tokens are counted as the number they spell; when such a token
+// could have continued into another valid score, Approx is set. Values
+// outside [Min, Max] and non-numbers carry no weight; Mass reports the
+// weight kept and the score is renormalised over it.
+//
+// Errors (*Error): KindNoLogprobs when the token at t has no alternatives,
+// KindUnparseable when no valid score has positive probability.
+func ExpectedAt(tokens []TokenLogprob, at int, sc banks.Scale) (Expected, error) {
+	off := 0
+	t := -1
+	for i, tok := range tokens {
+		if at >= off && at < off+len(tok.Token) {
+			t = i
+			break
+		}
+		off += len(tok.Token)
+	}
+	if t < 0 {
+		return Expected{}, &Error{Kind: KindUnparseable, Msg: "score offset outside the tokens"}
+	}
+	// Skip a sign so that the digits start the reading.
+	inTok := at - off
+	tok := tokens[t].Token
+	for inTok < len(tok) && (tok[inTok] == '+' || tok[inTok] == '-') {
+		inTok++
+	}
+	if inTok >= len(tok) || !isDigit(tok[inTok]) {
+		// The digits start in the next token (e.g. a lone " " or "-" token).
+		if t+1 < len(tokens) && tokens[t+1].Token != "" && isDigit(tokens[t+1].Token[0]) {
+			t++
+		} else {
+			return Expected{}, &Error{Kind: KindUnparseable, Msg: "no digits at the score position"}
+		}
+	}
+	if len(tokens[t].Top) == 0 {
+		return Expected{}, &Error{Kind: KindNoLogprobs, Msg: "no top_logprobs at the score token"}
+	}
+	ex := Expected{Dist: map[int]float64{}}
+	expand(tokens, t, "", 1, sc, &ex, 0)
+	for _, p := range ex.Dist {
+		ex.Mass += p
+	}
+	if !(ex.Mass > 0) {
+		return Expected{}, &Error{Kind: KindUnparseable, Msg: fmt.Sprintf("no probability on scores %d–%d at the score token", sc.Min, sc.Max)}
+	}
+	for v, p := range ex.Dist {
+		ex.Score += float64(v) * p
+	}
+	ex.Score /= ex.Mass
+	return ex, nil
+}
+
+// expand distributes weight w over the numbers that start with prefix and
+// continue at token position t.
+func expand(tokens []TokenLogprob, t int, prefix string, w float64, sc banks.Scale, ex *Expected, depth int) {
+	chosen := tokens[t]
+	chosenDigits, chosenDone := tokenDigits(chosen.Token, depth > 0)
+	// The chosen number continues when the chosen token ends in a digit and
+	// the next token starts with one.
+	continues := !chosenDone && chosenDigits != "" && t+1 < len(tokens) && depth < 3 &&
+		tokens[t+1].Token != "" && isDigit(tokens[t+1].Token[0])
+
+	alts := chosen.Top
+	seenChosen := false
+	for _, a := range alts {
+		if a.Token == chosen.Token {
+			seenChosen = true
+		}
+	}
+	if !seenChosen {
+		alts = append(alts[:len(alts):len(alts)], TopLogprob{Token: chosen.Token, Logprob: chosen.Logprob})
+	}
+	for _, a := range alts {
+		if math.IsNaN(a.Logprob) || a.Logprob > 1e-9 {
+			continue
+		}
+		p := w * math.Exp(a.Logprob)
+		if !(p > 0) {
+			continue
+		}
+		d, done := tokenDigits(a.Token, depth > 0)
+		if d == "" {
+			if depth > 0 {
+				// The number stopped after prefix.
+				ex.add(prefix, p, sc)
+			}
+			continue
+		}
+		if continues && d == chosenDigits {
+			expand(tokens, t+1, prefix+d, p, sc, ex, depth+1)
+			continue
+		}
+		// The chosen token's own continuation is observed (it stopped); an
+		// off-path token's is not.
+		if !done && d != chosenDigits && couldExtend(prefix+d, sc) {
+			ex.Approx = true
+		}
+		ex.add(prefix+d, p, sc)
+	}
+}
+
+func (ex *Expected) add(digits string, p float64, sc banks.Scale) {
+	if digits == "" || len(digits) > 9 {
+		return
+	}
+	v, err := strconv.Atoi(digits)
+	if err != nil || v < sc.Min || v > sc.Max {
+		return
+	}
+	ex.Dist[v] += p
+}
+
+// couldExtend reports whether digits followed by one more digit is a valid
+// score.
+func couldExtend(digits string, sc banks.Scale) bool {
+	if len(digits) > 8 || digits[0] == '0' {
+		return false // a leading zero does not start a longer score
+	}
+	v, err := strconv.Atoi(digits)
+	return err == nil && v*10 <= sc.Max && v*10+9 >= sc.Min
+}
+
+// tokenDigits returns the digits a token spells and whether a non-digit
+// follows them inside the token (the number is complete). A continuation
+// token (cont) may not carry a leading space: " 5" after "1" is a new word.
+func tokenDigits(tok string, cont bool) (digits string, done bool) {
+	s := tok
+	if !cont {
+		s = strings.TrimLeft(s, " \t\n\r\"':*`")
+		for {
+			if r, ok := strings.CutPrefix(s, "▁"); ok {
+				s = r
+			} else if r, ok := strings.CutPrefix(s, "Ġ"); ok {
+				s = r
+			} else {
+				break
+			}
+		}
+	}
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return s[:i], i < len(s) && i > 0
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

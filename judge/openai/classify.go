@@ -1,0 +1,104 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/prism-eval/prism/judge"
+)
+
+// classify turns a go-openai or transport error into a *judge.Error whose
+// message is redacted.
+func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.Error {
+	e := &judge.Error{Attempts: ci.attempts, RetryAfter: ci.retryAfter}
+	var ae *goopenai.APIError
+	var re *goopenai.RequestError
+	var te *transientError
+	var se *json.SyntaxError
+	var ue *json.UnmarshalTypeError
+	switch {
+	case ctx.Err() != nil:
+		e.Kind, e.Msg = judge.KindCanceled, ctx.Err().Error()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			e.Msg = "the caller's deadline passed"
+		}
+		return e
+	case errors.As(err, &te):
+		e.Kind, e.Msg = te.kind, te.msg
+	case errors.As(err, &ae):
+		e.Status = ae.HTTPStatusCode
+		e.Kind, e.Msg = statusKind(ae.HTTPStatusCode), ae.Message
+	case errors.As(err, &re):
+		e.Status = re.HTTPStatusCode
+		e.Kind = statusKind(re.HTTPStatusCode)
+		e.Msg = strings.TrimSpace(string(re.Body))
+		if e.Msg == "" {
+			e.Msg = http.StatusText(re.HTTPStatusCode)
+		}
+	case errors.As(err, &se), errors.As(err, &ue), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		e.Kind, e.Status = judge.KindServer, ci.status
+		e.Msg = "the answer is not a chat completion: " + err.Error()
+	case ci.kind != "":
+		e.Kind, e.Status, e.Msg = ci.kind, ci.status, ci.detail
+	case isLocalValidation(err):
+		e.Kind, e.Msg = judge.KindConfig, err.Error()
+	default:
+		e.Kind, e.Msg = judge.KindNetwork, err.Error()
+	}
+	e.Msg = clipMsg(c.redact(e.Msg)) // redact first: a clip must not cut a key in half
+	return e
+}
+
+func statusKind(code int) judge.ErrorKind {
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return judge.KindAuth
+	case code == http.StatusTooManyRequests:
+		return judge.KindRateLimit
+	case code == http.StatusRequestTimeout:
+		return judge.KindTimeout
+	case code >= 500:
+		return judge.KindServer
+	case code >= 400:
+		return judge.KindBadRequest
+	}
+	return judge.KindServer
+}
+
+// isLocalValidation reports go-openai's own request checks (no HTTP call).
+func isLocalValidation(err error) bool {
+	for _, le := range []error{
+		goopenai.ErrReasoningModelMaxTokensDeprecated, goopenai.ErrReasoningModelLimitationsLogprobs,
+		goopenai.ErrReasoningModelLimitationsOther, goopenai.ErrReasoningSamplingUnsupported,
+		goopenai.ErrReasoningEffortUnsupported, goopenai.ErrChatCompletionInvalidModel,
+		goopenai.ErrO1BetaLimitationsMessageTypes, goopenai.ErrO1BetaLimitationsTools,
+	} {
+		if errors.Is(err, le) {
+			return true
+		}
+	}
+	return false
+}
+
+// redact removes the API key from s.
+func (c *Client) redact(s string) string {
+	if c.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.key, "[redacted]")
+}
+
+func clipMsg(s string) string {
+	const max = 300
+	if len(s) > max {
+		return fmt.Sprintf("%s… (%d bytes)", s[:max], len(s))
+	}
+	return s
+}

@@ -1,0 +1,367 @@
+// Package openai is prism's judge backend for any OpenAI-compatible
+// chat-completions server (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp's
+// server, LM Studio), built on github.com/sashabaranov/go-openai with its
+// own retry layer (Transport) and exact score reading (integer JSON scores
+// or expected scores from top_logprobs).
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+)
+
+// Client is a judge.Judge over one model of one server.
+type Client struct {
+	cfg       judge.Config
+	key       string
+	api       *goopenai.Client
+	transport *Transport
+	// schemaOff is set once the server rejected json_schema (FormatAuto).
+	schemaOff atomic.Bool
+}
+
+// Option adjusts a Client.
+type Option func(*Client)
+
+// WithBaseTransport sets the HTTP transport under the retry layer.
+func WithBaseTransport(rt http.RoundTripper) Option {
+	return func(c *Client) { c.transport.Base = rt }
+}
+
+// WithSleep replaces the retry wait (tests record waits instead).
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *Client) { c.transport.Sleep = sleep }
+}
+
+// WithClock replaces the clock used for HTTP-date Retry-After values.
+func WithClock(now func() time.Time) Option { return func(c *Client) { c.transport.Now = now } }
+
+// WithRand replaces the jitter draw.
+func WithRand(r func() float64) Option { return func(c *Client) { c.transport.Rand = r } }
+
+// WithLog receives one line per retry (already redacted).
+func WithLog(log func(string)) Option {
+	return func(c *Client) {
+		c.transport.Log = func(s string) { log(c.redact(s)) }
+	}
+}
+
+// WithBackoff sets the first backoff delay and its cap.
+func WithBackoff(base, cap time.Duration) Option {
+	return func(c *Client) { c.transport.BaseDelay, c.transport.MaxDelay = base, cap }
+}
+
+// New returns a client for cfg (Backend must be "openai"). The base URL
+// defaults to https://api.openai.com/v1; a local server needs no key.
+func New(cfg judge.Config, opts ...Option) (*Client, error) {
+	if cfg.Backend != judge.BackendOpenAI {
+		return nil, &judge.Error{Kind: judge.KindConfig, Msg: fmt.Sprintf("backend %q is not %q", cfg.Backend, judge.BackendOpenAI)}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, &judge.Error{Kind: judge.KindConfig, Msg: err.Error()}
+	}
+	c := &Client{cfg: cfg, key: string(cfg.APIKey)}
+	c.transport = &Transport{
+		Retries: cfg.Retries,
+		Timeout: time.Duration(cfg.Timeout),
+		MaxWait: time.Duration(cfg.MaxRetryWait),
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	oc := goopenai.DefaultConfig(c.key)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	oc.HTTPClient = &http.Client{Transport: c.transport}
+	c.api = goopenai.NewClientWithConfig(oc)
+	return c, nil
+}
+
+// Name is "openai:MODEL".
+func (c *Client) Name() string { return "openai:" + c.cfg.Model }
+
+// Config returns the client's configuration (its key prints redacted).
+func (c *Client) Config() judge.Config { return c.cfg }
+
+// Score implements judge.Judge: cfg.Repeats calls, each kept as a Sample,
+// averaged. An error that stops the run (auth, config, canceled) ends the
+// repeats at once.
+func (c *Client) Score(ctx context.Context, req banks.Request) (judge.Result, error) {
+	var res judge.Result
+	if err := checkRequest(req); err != nil {
+		res.Err = err
+		return res, err
+	}
+	for r := range c.cfg.Repeats {
+		s := c.sample(ctx, req, r)
+		res.Samples = append(res.Samples, s)
+		if s.Err != nil && s.Err.Kind.StopsRun() {
+			res.Finish(req.BatchIDs)
+			res.Err = s.Err
+			return res, s.Err
+		}
+	}
+	if err := res.Finish(req.BatchIDs); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func checkRequest(req banks.Request) *judge.Error {
+	switch {
+	case len(req.Messages) == 0:
+		return &judge.Error{Kind: judge.KindConfig, Msg: "request has no messages"}
+	case req.Scale.Max <= req.Scale.Min:
+		return &judge.Error{Kind: judge.KindConfig, Msg: fmt.Sprintf("scale %d–%d is empty", req.Scale.Min, req.Scale.Max)}
+	case len(req.BatchIDs) != len(req.BatchTexts) && len(req.BatchTexts) > 0:
+		return &judge.Error{Kind: judge.KindConfig, Msg: "batch ids and texts differ in length"}
+	}
+	return nil
+}
+
+// sample makes one call (one repeat) and reads its score(s).
+func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judge.Sample {
+	creq, ci := c.chatRequest(req, repeat)
+	start := time.Now()
+	resp, err := c.api.CreateChatCompletion(withInfo(ctx, ci), creq)
+	if err != nil && c.cfg.ResponseFormat == judge.FormatAuto && creq.ResponseFormat != nil && schemaRejected(err) {
+		// The server does not take json_schema: drop it for this client
+		// and ask again; the tolerant parser reads the plain reply.
+		c.schemaOff.Store(true)
+		creq.ResponseFormat = nil
+		ci2 := &callInfo{patch: ci.patch}
+		resp, err = c.api.CreateChatCompletion(withInfo(ctx, ci2), creq)
+		ci2.attempts += ci.attempts
+		ci = ci2
+	}
+	s := judge.Sample{Latency: time.Since(start), Attempts: ci.attempts}
+	if err != nil {
+		s.Err = c.classify(ctx, err, ci)
+		return s
+	}
+	s.PromptTokens = resp.Usage.PromptTokens
+	s.CompletionTokens = resp.Usage.CompletionTokens
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		s.CachedPromptTokens = d.CachedTokens
+	}
+	if len(resp.Choices) == 0 {
+		s.Err = &judge.Error{Kind: judge.KindServer, Msg: "the answer has no choices", Attempts: ci.attempts}
+		return s
+	}
+	ch := resp.Choices[0]
+	s.Raw = c.redact(ch.Message.Content) // a reply is stored; a key echoed into it must not be
+	if ch.LogProbs != nil {
+		s.Logprobs = convertLogprobs(ch.LogProbs)
+	}
+	if ch.Message.Refusal != "" || ch.FinishReason == goopenai.FinishReasonContentFilter {
+		msg := ch.Message.Refusal
+		if msg == "" {
+			msg = "content filter"
+		}
+		s.Err = &judge.Error{Kind: judge.KindRefusal, Msg: c.redact(msg), Attempts: ci.attempts}
+		return s
+	}
+	c.read(&s, req, ch.FinishReason)
+	if s.Err != nil {
+		s.Err.Attempts = ci.attempts
+		s.Err.Msg = c.redact(s.Err.Msg)
+	}
+	return s
+}
+
+// read parses the reply of a sample into its score or items.
+func (c *Client) read(s *judge.Sample, req banks.Request, finish goopenai.FinishReason) {
+	truncated := func(e *judge.Error) *judge.Error {
+		if finish == goopenai.FinishReasonLength && e.Kind == judge.KindUnparseable {
+			e.Msg += " (reply cut by max_tokens)"
+		}
+		return e
+	}
+	if c.cfg.Mode == judge.ModeExpected {
+		if len(s.Logprobs) == 0 {
+			s.Err = &judge.Error{Kind: judge.KindNoLogprobs, Msg: "the server returned no logprobs; it was not scored another way"}
+			return
+		}
+		if len(req.BatchIDs) > 0 {
+			s.Items = expectedItems(s.Logprobs, judge.BatchKeys(req), req.BatchIDs, req.Scale)
+			return
+		}
+		ex, err := judge.ReadExpected(s.Logprobs, req.Scale)
+		if err != nil {
+			s.Err = truncated(err.(*judge.Error))
+			return
+		}
+		s.Score, s.HasScore, s.ProbMass, s.Approx = ex.Score, true, ex.Mass, ex.Approx
+		return
+	}
+	if len(req.BatchIDs) > 0 {
+		s.Items = judge.ParseBatch(s.Raw, judge.BatchKeys(req), req.BatchIDs, req.Scale)
+		return
+	}
+	v, err := judge.ParseScore(s.Raw, req.Scale)
+	if err != nil {
+		s.Err = truncated(err.(*judge.Error))
+		return
+	}
+	s.Score, s.HasScore = float64(v), true
+}
+
+func expectedItems(toks []judge.TokenLogprob, keys, ids []string, sc banks.Scale) []judge.Item {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteString(t.Token)
+	}
+	locs := judge.LocateBatch(b.String(), keys)
+	items := make([]judge.Item, len(ids))
+	for i, l := range locs {
+		items[i].ID = ids[i]
+		if !l.Found {
+			items[i].Err = &judge.Error{Kind: judge.KindUnparseable, Msg: fmt.Sprintf("no score for candidate %q", ids[i])}
+			continue
+		}
+		ex, err := judge.ExpectedAt(toks, l.Span.Start, sc)
+		if err != nil {
+			items[i].Err = err.(*judge.Error)
+			continue
+		}
+		items[i].Score, items[i].ProbMass, items[i].HasScore = ex.Score, ex.Mass, true
+	}
+	return items
+}
+
+func convertLogprobs(lp *goopenai.LogProbs) []judge.TokenLogprob {
+	out := make([]judge.TokenLogprob, len(lp.Content))
+	for i, t := range lp.Content {
+		out[i] = judge.TokenLogprob{Token: t.Token, Logprob: t.LogProb}
+		if len(t.TopLogProbs) > 0 {
+			out[i].Top = make([]judge.TopLogprob, len(t.TopLogProbs))
+			for j, a := range t.TopLogProbs {
+				out[i].Top[j] = judge.TopLogprob{Token: a.Token, Logprob: a.LogProb}
+			}
+		}
+	}
+	return out
+}
+
+// reasoningModel reports whether the model takes max_completion_tokens
+// (and go-openai refuses max_tokens for it).
+func reasoningModel(m string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// chatRequest builds the go-openai request for one repeat.
+func (c *Client) chatRequest(req banks.Request, repeat int) (goopenai.ChatCompletionRequest, *callInfo) {
+	ci := &callInfo{patch: map[string]any{}}
+	cr := goopenai.ChatCompletionRequest{Model: c.cfg.Model}
+	for _, m := range req.Messages {
+		cr.Messages = append(cr.Messages, goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	if c.cfg.MaxTokens > 0 {
+		if reasoningModel(c.cfg.Model) {
+			cr.MaxCompletionTokens = c.cfg.MaxTokens
+		} else {
+			cr.MaxTokens = c.cfg.MaxTokens
+		}
+	}
+	// go-openai drops zero floats (omitempty); an explicit 0 is patched
+	// into the body by the transport so that "temperature 0" is exact.
+	if t := c.cfg.Temperature; t != nil {
+		cr.Temperature = float32(*t)
+		if *t == 0 {
+			ci.patch["temperature"] = 0
+		}
+	}
+	if p := c.cfg.TopP; p != nil {
+		cr.TopP = float32(*p)
+	}
+	if c.cfg.Seed != nil {
+		s := *c.cfg.Seed + repeat
+		cr.Seed = &s
+	}
+	if c.cfg.Mode == judge.ModeExpected {
+		cr.LogProbs = true
+		cr.TopLogProbs = c.cfg.TopLogprobs
+	}
+	switch c.cfg.ResponseFormat {
+	case judge.FormatJSONSchema:
+		cr.ResponseFormat = schemaFormat(req)
+	case judge.FormatAuto:
+		if !c.schemaOff.Load() {
+			cr.ResponseFormat = schemaFormat(req)
+		}
+	case judge.FormatJSONObject:
+		cr.ResponseFormat = &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	return cr, ci
+}
+
+// schemaFormat is the json_schema response format: {"score": int in
+// [Min, Max]} for one candidate, {"scores": {LABEL: int, …}} for a batch.
+func schemaFormat(req banks.Request) *goopenai.ChatCompletionResponseFormat {
+	intSchema := map[string]any{"type": "integer", "minimum": req.Scale.Min, "maximum": req.Scale.Max}
+	var schema map[string]any
+	if len(req.BatchIDs) == 0 {
+		schema = map[string]any{
+			"type":                 "object",
+			"properties":           map[string]any{"score": intSchema},
+			"required":             []string{"score"},
+			"additionalProperties": false,
+		}
+	} else {
+		keys := judge.BatchKeys(req)
+		props := map[string]any{}
+		for _, k := range keys {
+			props[k] = intSchema
+		}
+		schema = map[string]any{
+			"type": "object",
+			"properties": map[string]any{"scores": map[string]any{
+				"type": "object", "properties": props, "required": keys, "additionalProperties": false,
+			}},
+			"required":             []string{"scores"},
+			"additionalProperties": false,
+		}
+	}
+	raw, _ := json.Marshal(schema) // maps of strings and ints always marshal
+	return &goopenai.ChatCompletionResponseFormat{
+		Type:       goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{Name: "score", Schema: json.RawMessage(raw), Strict: true},
+	}
+}
+
+// schemaRejected reports a 400 whose message blames the response format.
+func schemaRejected(err error) bool {
+	var ae *goopenai.APIError
+	var re *goopenai.RequestError
+	msg := ""
+	switch {
+	case errors.As(err, &ae) && ae.HTTPStatusCode == http.StatusBadRequest:
+		msg = ae.Message
+		if ae.Param != nil {
+			msg += " " + *ae.Param
+		}
+	case errors.As(err, &re) && re.HTTPStatusCode == http.StatusBadRequest:
+		msg = string(re.Body)
+	default:
+		return false
+	}
+	msg = strings.ToLower(msg)
+	return strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema") || strings.Contains(msg, "schema")
+}

@@ -1,0 +1,62 @@
+package openai
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestHint(t *testing.T) {
+	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+	tr := &Transport{Now: func() time.Time { return now }}
+	cases := []struct {
+		status int
+		hdr    []string
+		want   time.Duration
+	}{
+		{429, []string{"Retry-After", "3"}, 3 * time.Second},
+		{429, []string{"Retry-After", "0.5"}, 500 * time.Millisecond},
+		{503, []string{"Retry-After", "Mon, 30 Nov 2026 01:00:10 GMT"}, 10 * time.Second},
+		{503, []string{"Retry-After", "Mon, 30 Nov 2026 00:59:00 GMT"}, 0}, // in the past
+		{429, []string{"retry-after-ms", "20", "Retry-After", "5"}, 20 * time.Millisecond},
+		{429, []string{"Retry-After", "soon"}, 0},
+		{429, []string{"x-ratelimit-reset-requests", "1m30s", "x-ratelimit-reset-tokens", "2s"}, 90 * time.Second}, // no remaining: the later
+		{429, []string{"x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "6m0s", "x-ratelimit-remaining-requests", "3", "x-ratelimit-reset-requests", "9m"}, 6 * time.Minute},
+		{429, []string{"x-ratelimit-reset-requests", "0.25"}, 250 * time.Millisecond},
+		{500, []string{"x-ratelimit-reset-requests", "1s"}, 0}, // reset headers count only on a 429
+		{429, nil, 0},
+	}
+	for _, c := range cases {
+		resp := &http.Response{StatusCode: c.status, Header: http.Header{}}
+		for i := 0; i+1 < len(c.hdr); i += 2 {
+			resp.Header.Set(c.hdr[i], c.hdr[i+1])
+		}
+		if got := tr.hint(resp); got != c.want {
+			t.Errorf("%d %v: hint %v, want %v", c.status, c.hdr, got, c.want)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	// min(cap, base·2^a)·(½ + ½u): u = 0 gives half, u → 1 the whole.
+	tr := &Transport{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second, Rand: func() float64 { return 0 }}
+	for a, want := range []time.Duration{50, 100, 200, 400, 500, 500} {
+		if got := tr.backoff(a); got != want*time.Millisecond {
+			t.Errorf("attempt %d: %v, want %v", a, got, want*time.Millisecond)
+		}
+	}
+	tr.Rand = func() float64 { return 0.5 }
+	if got := tr.backoff(1); got != 150*time.Millisecond {
+		t.Errorf("u = 0.5: %v, want 150ms", got)
+	}
+}
+
+func TestPatchJSON(t *testing.T) {
+	got := string(patchJSON([]byte(`{"model":"m","temperature":0.5}`), map[string]any{"temperature": 0}))
+	if got != `{"model":"m","temperature":0}` {
+		t.Errorf("patched %s", got)
+	}
+	if got := string(patchJSON([]byte(`[1]`), map[string]any{"x": 1})); got != `[1]` {
+		t.Errorf("non-object body changed: %s", got)
+	}
+}

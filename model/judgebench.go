@@ -1,0 +1,98 @@
+package model
+
+import "strings"
+
+// readJudgeBench parses one JudgeBench JSONL file.
+func readJudgeBench(loc *locator) (*Dataset, error) {
+	return readJudgeBenchFiles([]*locator{loc})
+}
+
+// readJudgeBenchFiles parses JudgeBench JSONL files into one dataset: one
+// line per pair {"pair_id", "question", "response_A", "response_B",
+// "label": "A>B" | "B>A", "source", "original_id", "response_model"}. Each
+// pair is a context (ID = pair_id, Source = question, Extra = source,
+// original_id, response_model) with candidates "A" and "B"; the correct
+// one has Human = 1, the other 0 (criterion "correct"). Evaluated by
+// pairwise accuracy. A pair_id given twice, in one file or across files,
+// is an error.
+func readJudgeBenchFiles(locs []*locator) (*Dataset, error) {
+	b := newBuilder(baseName(locs[0].name), FormatJudgeBench, TaskAnswer, MetricPairwise)
+	b.criterion("correct")
+	where := map[string]string{} // pair_id -> "file:line" of its first row
+	for _, loc := range locs {
+		starts, ends := lines(loc.data)
+		for li := range starts {
+			if isBlank(loc.data[starts[li]:ends[li]]) {
+				continue
+			}
+			row, err := parseJSON(loc, starts[li], ends[li])
+			if err != nil {
+				return nil, err
+			}
+			if err := loc.wantKind(row, "", jObject); err != nil {
+				return nil, err
+			}
+			id, err := requiredString(loc, row, "", "pair_id")
+			if err != nil {
+				return nil, err
+			}
+			if first, dup := where[id]; dup {
+				return nil, loc.errAt(row.get("pair_id").off, "pair_id", "%q already given at %s", id, first)
+			}
+			where[id] = loc.name + ":" + itoa(li+1)
+			ctx := Context{ID: id}
+			q, err := loc.field(row, "", "question")
+			if err != nil {
+				return nil, err
+			}
+			if ctx.Source, err = loc.asString(q, "question"); err != nil {
+				return nil, err
+			}
+			for _, k := range []string{"source", "original_id", "response_model"} {
+				if v := row.get(k); v != nil && v.kind != jNull {
+					setExtra(&ctx.Extra, k, loc.asText(v))
+				}
+			}
+			lab, err := loc.field(row, "", "label")
+			if err != nil {
+				return nil, err
+			}
+			label, err := loc.asString(lab, "label")
+			if err != nil {
+				return nil, err
+			}
+			var hA, hB float64
+			switch strings.TrimSpace(label) {
+			case "A>B":
+				hA = 1
+			case "B>A":
+				hB = 1
+			default:
+				return nil, loc.errAt(lab.off, "label", "want \"A>B\" or \"B>A\", got %q", truncate(label, 20))
+			}
+			for _, side := range []struct {
+				id string
+				h  float64
+			}{{"A", hA}, {"B", hB}} {
+				r, err := loc.field(row, "", "response_"+side.id)
+				if err != nil {
+					return nil, err
+				}
+				text, err := loc.asString(r, "response_"+side.id)
+				if err != nil {
+					return nil, err
+				}
+				ctx.Candidates = append(ctx.Candidates, Candidate{
+					ID: side.id, Text: text, Human: side.h,
+					Scores: map[string]float64{"correct": side.h},
+				})
+			}
+			ci, _ := b.context(id)
+			b.d.Contexts[ci] = ctx
+		}
+	}
+	if len(b.d.Contexts) == 0 {
+		return nil, &ParseError{File: locs[0].name, Msg: "no pairs"}
+	}
+	return b.d, nil
+}

@@ -1,0 +1,238 @@
+package model
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ScoreRow is one judge score in the tidy long format of `prism fit`.
+type ScoreRow struct {
+	Context, Candidate, Probe string // probe: "baseline", "ATTR:+", "ATTR:-", "neutral:NAME", "ctx:NAME"
+	Score                     float64
+	Missing                   bool   // empty score cell
+	Run                       string // optional "run" column ("" when absent)
+	Wording                   string // optional "wording" column ("" when absent)
+	Line                      int    // 1-based line in the source file (0 when not from a file)
+}
+
+// Label is one human reference score y_i of a candidate (PROTOCOL §1).
+type Label struct {
+	Context, Candidate string
+	Human              float64
+	Line               int // 1-based line in the source file (0 when not from a file)
+}
+
+// Probe kinds returned by ParseProbe.
+const (
+	ProbeBaseline = "baseline" // the task prompt with no added instruction, s0
+	ProbeAttr     = "attr"     // an attribute probe ATTR:+ or ATTR:-
+	ProbeNeutral  = "neutral"  // a neutral control clause, never a regression column
+	ProbeContext  = "ctx"      // a one-sided context probe, one regression column
+)
+
+// ParseProbe splits a probe name into its kind (one of the Probe*
+// constants), the attribute or clause name, and the sign ("+" or "-", only
+// for ProbeAttr). Accepted names: "baseline", "ATTR:+", "ATTR:-",
+// "neutral:NAME", "ctx:NAME", with non-empty names.
+func ParseProbe(name string) (kind, attr, sign string, err error) {
+	switch {
+	case name == "baseline":
+		return ProbeBaseline, "", "", nil
+	case strings.HasPrefix(name, "neutral:"):
+		if n := name[len("neutral:"):]; n != "" {
+			return ProbeNeutral, n, "", nil
+		}
+	case strings.HasPrefix(name, "ctx:"):
+		if n := name[len("ctx:"):]; n != "" {
+			return ProbeContext, n, "", nil
+		}
+	case strings.HasSuffix(name, ":+") || strings.HasSuffix(name, ":-"):
+		if n := name[:len(name)-2]; n != "" {
+			return ProbeAttr, n, name[len(name)-1:], nil
+		}
+	}
+	return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME", name)
+}
+
+// csvTable reads a CSV with a header and maps the named columns. The
+// reader is strict about field counts so a stray comma is reported on its
+// own line rather than shifting every later field.
+type csvTable struct {
+	file string
+	r    *csv.Reader
+	col  map[string]int
+}
+
+func openCSV(r io.Reader, file string, required []string) (*csvTable, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file, want a header with %s", file, strings.Join(required, ","))
+	}
+	if err != nil {
+		return nil, csvErr(file, err)
+	}
+	t := &csvTable{file: file, r: cr, col: map[string]int{}}
+	for i, h := range head {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if _, dup := t.col[h]; dup && h != "" {
+			return nil, fmt.Errorf("%s:1: column %q appears twice in the header", file, h)
+		}
+		t.col[h] = i
+	}
+	for _, name := range required {
+		if _, ok := t.col[name]; !ok {
+			return nil, fmt.Errorf("%s:1: missing column %q (header must have %s)", file, name, strings.Join(required, ","))
+		}
+	}
+	return t, nil
+}
+
+// next returns the next record and its 1-based line, or io.EOF.
+func (t *csvTable) next() ([]string, int, error) {
+	rec, err := t.r.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, 0, err
+		}
+		return nil, 0, csvErr(t.file, err)
+	}
+	line, _ := t.r.FieldPos(0)
+	return rec, line, nil
+}
+
+func (t *csvTable) field(rec []string, name string) string {
+	i, ok := t.col[name]
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(rec[i])
+}
+
+func csvErr(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d: %v", file, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%s: %v", file, err)
+}
+
+// parseNumber reads a finite float; field names the column for the error.
+func parseNumber(file string, line int, field, s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s:%d: field %q: %q is not a finite number", file, line, field, s)
+	}
+	return v, nil
+}
+
+// ReadScoresCSV reads judge scores in the tidy long format: a header with
+// at least context,candidate,probe,score (optional run and wording
+// columns are kept, others ignored), then one row per score. An empty score
+// is a missing cell (Missing true). Errors name file, line and field.
+func ReadScoresCSV(r io.Reader, file string) ([]ScoreRow, error) {
+	t, err := openCSV(r, file, []string{"context", "candidate", "probe", "score"})
+	if err != nil {
+		return nil, err
+	}
+	var rows []ScoreRow
+	for {
+		rec, line, err := t.next()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		row := ScoreRow{
+			Context:   t.field(rec, "context"),
+			Candidate: t.field(rec, "candidate"),
+			Probe:     t.field(rec, "probe"),
+			Run:       t.field(rec, "run"),
+			Wording:   t.field(rec, "wording"),
+			Line:      line,
+		}
+		if row.Context == "" {
+			return nil, fmt.Errorf("%s:%d: field \"context\" is empty", file, line)
+		}
+		if row.Candidate == "" {
+			return nil, fmt.Errorf("%s:%d: field \"candidate\" is empty", file, line)
+		}
+		if _, _, _, err := ParseProbe(row.Probe); err != nil {
+			return nil, fmt.Errorf("%s:%d: field \"probe\": %v", file, line, err)
+		}
+		if s := t.field(rec, "score"); s == "" {
+			row.Missing = true
+		} else if row.Score, err = parseNumber(file, line, "score", s); err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+}
+
+// WriteScoresCSV writes rows with the header
+// context,candidate,probe,score,run,wording; a missing score is an empty
+// cell and scores use the shortest form that reads back to the same float.
+func WriteScoresCSV(w io.Writer, rows []ScoreRow) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"context", "candidate", "probe", "score", "run", "wording"}); err != nil {
+		return err
+	}
+	rec := make([]string, 6)
+	for _, r := range rows {
+		score := ""
+		if !r.Missing {
+			score = strconv.FormatFloat(r.Score, 'g', -1, 64)
+		}
+		rec[0], rec[1], rec[2], rec[3], rec[4], rec[5] = r.Context, r.Candidate, r.Probe, score, r.Run, r.Wording
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadLabelsCSV reads human reference scores: a header with at least
+// context,candidate,human, then one row per candidate. A second label for
+// the same context and candidate is an error naming both lines.
+func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
+	t, err := openCSV(r, file, []string{"context", "candidate", "human"})
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ ctx, cand string }
+	seen := map[key]int{}
+	var labels []Label
+	for {
+		rec, line, err := t.next()
+		if err == io.EOF {
+			return labels, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l := Label{Context: t.field(rec, "context"), Candidate: t.field(rec, "candidate"), Line: line}
+		if l.Context == "" {
+			return nil, fmt.Errorf("%s:%d: field \"context\" is empty", file, line)
+		}
+		if l.Candidate == "" {
+			return nil, fmt.Errorf("%s:%d: field \"candidate\" is empty", file, line)
+		}
+		if l.Human, err = parseNumber(file, line, "human", t.field(rec, "human")); err != nil {
+			return nil, err
+		}
+		k := key{l.Context, l.Candidate}
+		if first, dup := seen[k]; dup {
+			return nil, fmt.Errorf("%s:%d: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", file, line, l.Context, l.Candidate, first)
+		}
+		seen[k] = line
+		labels = append(labels, l)
+	}
+}

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migration is one schema step: applying it takes the file to version.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations are the embedded schema steps in version order. File names
+// are NNNN_what.sql; versions must run 1, 2, 3, … without gaps, which
+// loadMigrations checks so a misnamed file fails every test at once.
+var migrations = loadMigrations()
+
+func loadMigrations() []migration {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		panic(err)
+	}
+	sort.Strings(names)
+	var ms []migration
+	for i, n := range names {
+		base := strings.TrimPrefix(n, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v != i+1 {
+			panic(fmt.Sprintf("store: migration %s: want version %d as NNNN_name.sql", n, i+1))
+		}
+		b, err := migrationFS.ReadFile(n)
+		if err != nil {
+			panic(err)
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	return ms
+}
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int { return len(migrations) }
+
+// schemaVersion reads PRAGMA user_version, where the schema version lives.
+func schemaVersion(ctx context.Context, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, err
+}
+
+// Version reports the schema version of the open workspace.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	return schemaVersion(ctx, s.w)
+}
+
+// migrate applies every migration above the file's version up to upto,
+// each in its own transaction together with the user_version bump, so an
+// interrupted upgrade leaves the file at the last complete version.
+func migrate(ctx context.Context, db *sql.DB, upto int) error {
+	cur, err := schemaVersion(ctx, db)
+	if err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	if cur > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this prism understands (%d); upgrade prism", cur, len(migrations))
+	}
+	if upto <= cur {
+		return nil
+	}
+	for _, m := range migrations[cur:upto] {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		// PRAGMA takes no bound parameters; the version is an int we own.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,344 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Request is one judge request at its study coordinates. Judge and Dataset
+// are names of a stored judge and dataset; Key is RequestKey of what was
+// (or will be) sent. Wording and Run are labels: the judge engine writes
+// the wording index and the repeat index in decimal.
+type Request struct {
+	Key       string
+	Judge     string
+	Dataset   string
+	Context   string
+	Candidate string
+	BankHash  string
+	Probe     string // "baseline", "ATTR:+", "ATTR:-", "neutral:NAME", "ctx:NAME"
+	Wording   string
+	Run       string
+}
+
+// Response is one attempt at a request: an answer when ErrKind is empty,
+// a failure otherwise. Failures are stored for counting but never stand in
+// for an answer.
+type Response struct {
+	Request
+	Raw              string          // the judge's text as received
+	Score            float64         // the parsed score; NaN when none was parsed
+	Logprobs         json.RawMessage // as the backend returned them; nil when absent
+	PromptTokens     int
+	CachedTokens     int // prompt tokens served from the provider's cache
+	CompletionTokens int
+	Latency          time.Duration
+	ErrKind          string // "" for an answer, else e.g. "timeout", "http-429", "parse"
+	Err              string // the error message (credentials are redacted)
+	Time             time.Time
+}
+
+// Answered reports whether r is an answer rather than a failed attempt.
+func (r *Response) Answered() bool { return r.ErrKind == "" }
+
+// BatchSize is how many responses PutResponses writes per transaction:
+// large enough that commit cost is amortised, small enough that a crash
+// loses at most one batch of work in flight.
+const BatchSize = 500
+
+// PutResponses records responses, creating their request rows as needed,
+// in transactions of BatchSize; a batch is stored whole or not at all, and
+// an error stops at the failing batch with the earlier ones committed.
+//
+// A request's coordinates fix its key: recording a different Key for the
+// same coordinates is an error (the rendered request changed under the
+// same bank hash). Once a request has an answer, a later answer to it is
+// ignored, so the first answer stands; failed attempts are always added.
+func (s *Store) PutResponses(ctx context.Context, rs []Response) error {
+	for lo := 0; lo < len(rs); lo += BatchSize {
+		hi := min(lo+BatchSize, len(rs))
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			return s.putResponsesTx(ctx, tx, rs[lo:hi], lo)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putResponsesTx writes rs inside tx; offset numbers them in errors.
+func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, offset int) error {
+	secrets := s.knownSecrets()
+	ids := newIDCache(tx)
+	upReq, err := tx.PrepareContext(ctx, `
+		INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
+		DO UPDATE SET key = key
+		RETURNING id, key`)
+	if err != nil {
+		return err
+	}
+	defer upReq.Close()
+	insResp, err := tx.PrepareContext(ctx, `
+		INSERT INTO responses(request_id, ok, raw, score, logprobs, prompt_tokens, cached_tokens,
+		                      completion_tokens, latency_ns, error_kind, error, created)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer insResp.Close()
+	for i := range rs {
+		r := &rs[i]
+		where := func(err error) error {
+			return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", offset+i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+		}
+		if err := checkResponse(r); err != nil {
+			return where(err)
+		}
+		judgeID, err := ids.judge(ctx, r.Judge)
+		if err != nil {
+			return where(err)
+		}
+		dsID, err := ids.dataset(ctx, r.Dataset)
+		if err != nil {
+			return where(err)
+		}
+		var reqID int64
+		var key string
+		if err := upReq.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).
+			Scan(&reqID, &key); err != nil {
+			return where(err)
+		}
+		if key != r.Key {
+			return where(fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", key, r.Key))
+		}
+		ok := 0
+		if r.Answered() {
+			ok = 1
+		}
+		var logprobs any
+		if len(r.Logprobs) > 0 {
+			if !json.Valid(r.Logprobs) {
+				return where(errors.New("logprobs are not valid JSON"))
+			}
+			logprobs = string(r.Logprobs)
+		}
+		t := r.Time
+		if t.IsZero() {
+			t = time.Now()
+		}
+		// The model's text is kept verbatim but for registered secrets;
+		// error messages also lose anything shaped like a credential.
+		if _, err := insResp.ExecContext(ctx, reqID, ok, scrub(r.Raw, secrets), nullFloat(r.Score), logprobs,
+			r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
+			r.ErrKind, Redact(r.Err, secrets...), formatTime(t)); err != nil {
+			return where(err)
+		}
+	}
+	return nil
+}
+
+func checkResponse(r *Response) error {
+	switch {
+	case r.Key == "":
+		return errors.New("request has no key")
+	case r.Probe == "":
+		return errors.New("request has no probe")
+	case r.Context == "" || r.Candidate == "":
+		return errors.New("request has no context or candidate id")
+	case r.ErrKind == "" && r.Err != "":
+		return errors.New("response has an error message but no error kind")
+	case math.IsInf(r.Score, 0):
+		return errors.New("score is infinite")
+	}
+	return nil
+}
+
+// idCache resolves judge and dataset names to row ids once per batch.
+type idCache struct {
+	tx       *sql.Tx
+	judges   map[string]int64
+	datasets map[string]int64
+}
+
+func newIDCache(tx *sql.Tx) *idCache {
+	return &idCache{tx: tx, judges: map[string]int64{}, datasets: map[string]int64{}}
+}
+
+func (c *idCache) judge(ctx context.Context, name string) (int64, error) {
+	return c.lookup(ctx, c.judges, "judges", "judge", name)
+}
+
+func (c *idCache) dataset(ctx context.Context, name string) (int64, error) {
+	return c.lookup(ctx, c.datasets, "datasets", "dataset", name)
+}
+
+func (c *idCache) lookup(ctx context.Context, m map[string]int64, table, what, name string) (int64, error) {
+	if id, ok := m[name]; ok {
+		return id, nil
+	}
+	var id int64
+	// table is one of two constants above, never user input.
+	err := c.tx.QueryRowContext(ctx, "SELECT id FROM "+table+" WHERE name = ?", name).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("%s %q: %w", what, name, ErrNotFound)
+	}
+	if err != nil {
+		return 0, err
+	}
+	m[name] = id
+	return id, nil
+}
+
+// coord is a request's coordinates within one (judge, dataset, bank).
+type coord struct{ context, candidate, probe, wording, run string }
+
+// Pending returns the requests of reqs, in order, that have no answer at
+// their coordinates yet; failed attempts do not count as answers. A judge
+// or dataset not yet stored has no answers. Before sending a pending
+// request, the judge engine should still ask CachedAnswer whether the same
+// messages were answered at other coordinates.
+func (s *Store) Pending(ctx context.Context, reqs []Request) ([]Request, error) {
+	type group struct{ judge, dataset, bank string }
+	answered := map[group]map[coord]bool{}
+	var out []Request
+	for _, r := range reqs {
+		g := group{r.Judge, r.Dataset, r.BankHash}
+		set, ok := answered[g]
+		if !ok {
+			var err error
+			if set, err = answeredSet(ctx, s.r, g.judge, g.dataset, g.bank); err != nil {
+				return nil, err
+			}
+			answered[g] = set
+		}
+		if !set[coord{r.Context, r.Candidate, r.Probe, r.Wording, r.Run}] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// querier is what *sql.DB and *sql.Tx share for reading.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// answeredSet returns the coordinates of judge on dataset under one bank
+// hash that have an answer.
+func answeredSet(ctx context.Context, q querier, judge, dataset, bank string) (map[coord]bool, error) {
+	rows, err := q.QueryContext(ctx, `
+		SELECT r.context, r.candidate, r.probe, r.wording, r.run
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		JOIN responses p ON p.request_id = r.id AND p.ok = 1
+		WHERE j.name = ? AND d.name = ? AND r.bank_hash = ?`, judge, dataset, bank)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	set := map[coord]bool{}
+	for rows.Next() {
+		var c coord
+		if err := rows.Scan(&c.context, &c.candidate, &c.probe, &c.wording, &c.run); err != nil {
+			return nil, err
+		}
+		set[c] = true
+	}
+	return set, rows.Err()
+}
+
+// CachedAnswer returns a stored answer to a request with this key and run
+// label at any coordinates, so that identical messages are never sent
+// twice. ok is false when there is none; failures are never returned.
+func (s *Store) CachedAnswer(ctx context.Context, key, run string) (r Response, ok bool, err error) {
+	var score sql.NullFloat64
+	var logprobs sql.NullString
+	var latency int64
+	var created string
+	err = s.r.QueryRowContext(ctx, `
+		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run,
+		       p.raw, p.score, p.logprobs, p.prompt_tokens, p.cached_tokens, p.completion_tokens,
+		       p.latency_ns, p.created
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		JOIN responses p ON p.request_id = r.id AND p.ok = 1
+		WHERE r.key = ? AND r.run = ?
+		ORDER BY p.id LIMIT 1`, key, run).
+		Scan(&r.Key, &r.Judge, &r.Dataset, &r.Context, &r.Candidate, &r.BankHash, &r.Probe, &r.Wording, &r.Run,
+			&r.Raw, &score, &logprobs, &r.PromptTokens, &r.CachedTokens, &r.CompletionTokens, &latency, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Response{}, false, nil
+	}
+	if err != nil {
+		return Response{}, false, err
+	}
+	r.Score = math.NaN()
+	if score.Valid {
+		r.Score = score.Float64
+	}
+	if logprobs.Valid {
+		r.Logprobs = json.RawMessage(logprobs.String)
+	}
+	r.Latency = time.Duration(latency)
+	r.Time = parseTime(created)
+	return r, true, nil
+}
+
+// Failures counts the failed attempts of judge on dataset by error kind.
+func (s *Store) Failures(ctx context.Context, dataset, judge string) (map[string]int, error) {
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT p.error_kind, count(*)
+		FROM responses p
+		JOIN requests r ON r.id = p.request_id
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		WHERE p.ok = 0 AND j.name = ? AND d.name = ?
+		GROUP BY p.error_kind`, judge, dataset)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var kind string
+		var n int
+		if err := rows.Scan(&kind, &n); err != nil {
+			return nil, err
+		}
+		out[kind] = n
+	}
+	return out, rows.Err()
+}
+
+// Progress counts a judge's work on a dataset: requests recorded, those
+// answered, and failed attempts (a request may fail several times).
+type Progress struct {
+	Requests, Answered, Failures int
+}
+
+// Progress reports the judge's progress on dataset for one bank snapshot,
+// or over all banks when bankHash is "".
+func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error) {
+	var p Progress
+	err := s.r.QueryRowContext(ctx, `
+		SELECT count(*),
+		       coalesce(sum(EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1)), 0),
+		       coalesce(sum((SELECT count(*) FROM responses p WHERE p.request_id = r.id AND p.ok = 0)), 0)
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?)`, dataset, judge, bankHash, bankHash).
+		Scan(&p.Requests, &p.Answered, &p.Failures)
+	return p, err
+}

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// ImportBackend is the backend of judges whose scores were imported from a
+// tidy CSV rather than requested by prism.
+const ImportBackend = "import"
+
+// Scores returns the answers of judge on dataset as tidy score rows, one
+// per answered request (repeats and wordings are not averaged: Run and
+// Wording say which is which). An answer without a parsed score gives a
+// row with Missing set. bankHash selects one bank snapshot; "" selects all
+// (imported scores have no bank). Rows come in dataset order, then probe,
+// wording and run.
+func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT r.context, r.candidate, r.probe, r.wording, r.run, p.score
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		JOIN responses p ON p.request_id = r.id AND p.ok = 1
+		LEFT JOIN contexts c ON c.dataset_id = d.id AND c.ext_id = r.context
+		LEFT JOIN candidates k ON k.context_id = c.id AND k.ext_id = r.candidate
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?)
+		ORDER BY c.pos, k.pos, r.context, r.candidate, r.probe, r.wording, r.run`,
+		dataset, judge, bankHash, bankHash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []model.ScoreRow
+	for rows.Next() {
+		var row model.ScoreRow
+		var score sql.NullFloat64
+		if err := rows.Scan(&row.Context, &row.Candidate, &row.Probe, &row.Wording, &row.Run, &score); err != nil {
+			return nil, err
+		}
+		if score.Valid {
+			row.Score = score.Float64
+		} else {
+			row.Score, row.Missing = math.NaN(), true
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
+// ImportScores stores scores recorded elsewhere (read with
+// model.ReadScoresCSV) as the answers of an import judge named judge on
+// dataset, all in one transaction. The judge is created with backend
+// ImportBackend if absent; an existing judge of another backend is an
+// error. Every row must name a context and candidate of the dataset and a
+// probe, no two rows may share coordinates (context, candidate, probe,
+// wording, run), and none may already have an answer; errors name the
+// row's line. It returns the number of rows stored.
+func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []model.ScoreRow) (int, error) {
+	d, err := s.Dataset(ctx, dataset)
+	if err != nil {
+		return 0, err
+	}
+	known := map[[2]string]bool{}
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			known[[2]string{c.ID, k.ID}] = true
+		}
+	}
+	seen := map[coord]int{}
+	now := time.Now()
+	rs := make([]Response, 0, len(rows))
+	for i, row := range rows {
+		line := row.Line
+		if line == 0 {
+			line = i + 1
+		}
+		at := func(format string, args ...any) error {
+			return fmt.Errorf("line %d: "+format, append([]any{line}, args...)...)
+		}
+		switch {
+		case row.Probe == "":
+			return 0, at("probe is empty")
+		case !known[[2]string{row.Context, row.Candidate}]:
+			return 0, at("context %q candidate %q is not in dataset %q", row.Context, row.Candidate, dataset)
+		case !row.Missing && (math.IsNaN(row.Score) || math.IsInf(row.Score, 0)):
+			return 0, at("score is not a finite number")
+		}
+		c := coord{row.Context, row.Candidate, row.Probe, row.Wording, row.Run}
+		if prev, dup := seen[c]; dup {
+			return 0, at("repeats the coordinates of line %d (context, candidate, probe, wording, run)", prev)
+		}
+		seen[c] = line
+		r := Response{
+			Request: Request{Judge: judge, Dataset: dataset, Context: row.Context, Candidate: row.Candidate,
+				Probe: row.Probe, Wording: row.Wording, Run: row.Run},
+			Score: row.Score,
+			Time:  now,
+		}
+		if row.Missing {
+			r.Score = math.NaN()
+		} else {
+			r.Raw = strconv.FormatFloat(row.Score, 'g', -1, 64)
+		}
+		// Imported scores were sent by nobody: their key hashes the
+		// coordinates (one length-prefixed field each), so it is stable and
+		// distinct per coordinate; as for real requests, the run label is
+		// not part of it.
+		r.Key, err = RequestKey(ImportBackend, judge, nil, []Message{{"dataset", dataset},
+			{"context", row.Context}, {"candidate", row.Candidate}, {"probe", row.Probe}, {"wording", row.Wording}})
+		if err != nil {
+			return 0, err
+		}
+		rs = append(rs, r)
+	}
+	// The judge, the check for earlier scores and the scores themselves go
+	// in one transaction: a failed import leaves no trace, not even the judge.
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		if err := ensureImportJudge(ctx, tx, judge); err != nil {
+			return err
+		}
+		answered, err := answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
+		if err != nil {
+			return err
+		}
+		first := 0
+		for c := range answered {
+			if line, ok := seen[c]; ok && (first == 0 || line < first) {
+				first = line
+			}
+		}
+		if first > 0 {
+			return fmt.Errorf("line %d: judge %q already has a score here; import into a new judge name", first, judge)
+		}
+		return s.putResponsesTx(ctx, tx, rs, 0)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(rs), nil
+}
+
+// ensureImportJudge creates the import judge name inside tx when absent
+// and refuses a judge of another backend.
+func ensureImportJudge(ctx context.Context, tx *sql.Tx, name string) error {
+	var backend string
+	err := tx.QueryRowContext(ctx, "SELECT backend FROM judges WHERE name = ?", name).Scan(&backend)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, "INSERT INTO judges(name, backend, model, base_url, params, created) VALUES (?, ?, '', '', '{}', ?)",
+			name, ImportBackend, formatTime(time.Now()))
+		return err
+	case err != nil:
+		return err
+	case backend != ImportBackend:
+		return fmt.Errorf("judge %q has backend %q; import scores under a new judge name", name, backend)
+	}
+	return nil
+}

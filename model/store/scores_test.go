@@ -1,0 +1,165 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/model"
+)
+
+func TestScoresView(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	noScore := answer("c2", "a", "baseline", "0", 0)
+	noScore.Score = math.NaN() // answered, but no score could be parsed
+	other := answer("c2", "b", "baseline", "0", 1)
+	other.BankHash = "other-bank"
+	other.Key = keyOf("c2", "b", "other")
+	err := s.PutResponses(ctx, []Response{
+		answer("c1", "x", "baseline", "0", 3),
+		answer("c2", "b", "len:+", "1", 4),
+		answer("c2", "b", "len:+", "0", 5),
+		noScore,
+		failure("c2", "b", "baseline", "0", "timeout"),
+		other,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Scores(ctx, "tiny", "j", testBank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Dataset order: c2 (b then a) before c1; within b, probe then run.
+	want := []model.ScoreRow{
+		{Context: "c2", Candidate: "b", Probe: "len:+", Score: 5, Run: "0", Wording: "0"},
+		{Context: "c2", Candidate: "b", Probe: "len:+", Score: 4, Run: "1", Wording: "0"},
+		{Context: "c2", Candidate: "a", Probe: "baseline", Missing: true, Run: "0", Wording: "0"},
+		{Context: "c1", Candidate: "x", Probe: "baseline", Score: 3, Run: "0", Wording: "0"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("Scores = %+v, want %+v", rows, want)
+	}
+	for i := range want {
+		g, w := rows[i], want[i]
+		if g.Context != w.Context || g.Candidate != w.Candidate || g.Probe != w.Probe || g.Run != w.Run ||
+			g.Wording != w.Wording || g.Missing != w.Missing || (!w.Missing && g.Score != w.Score) {
+			t.Errorf("row %d = %+v, want %+v", i, g, w)
+		}
+	}
+	all, err := s.Scores(ctx, "tiny", "j", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(want)+1 {
+		t.Errorf("Scores over all banks = %d rows, want %d", len(all), len(want)+1)
+	}
+}
+
+// tidy is a score file in the format of prism fit, with every feature:
+// runs, wordings, a missing score and scores needing full precision.
+const tidy = `context,candidate,probe,score,run,wording
+c2,b,baseline,4,0,
+c2,b,baseline,3.5,1,
+c2,a,baseline,,0,
+c2,a,len:+,0.30000000000000004,0,0
+c2,a,len:+,2,0,1
+c1,x,neutral:calm,1e-07,0,
+c1,x,ctx:expert,5,0,
+`
+
+func TestImportExportRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	in, err := model.ReadScoresCSV(strings.NewReader(tidy), "tidy.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ImportScores(ctx, "tiny", "elsewhere", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(in) {
+		t.Fatalf("imported %d rows, want %d", n, len(in))
+	}
+	j, err := s.Judge(ctx, "elsewhere")
+	if err != nil || j.Backend != ImportBackend {
+		t.Fatalf("import judge = %+v, %v", j, err)
+	}
+	out, err := s.Scores(ctx, "tiny", "elsewhere", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := model.WriteScoresCSV(&buf, out); err != nil {
+		t.Fatal(err)
+	}
+	// Same lines modulo order: the export header equals the input's.
+	gotLines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	wantLines := strings.Split(strings.TrimSpace(tidy), "\n")
+	if gotLines[0] != wantLines[0] {
+		t.Fatalf("header %q, want %q", gotLines[0], wantLines[0])
+	}
+	sort.Strings(gotLines[1:])
+	sort.Strings(wantLines[1:])
+	if strings.Join(gotLines, "\n") != strings.Join(wantLines, "\n") {
+		t.Fatalf("export differs from import:\n%s\nwant\n%s", strings.Join(gotLines, "\n"), strings.Join(wantLines, "\n"))
+	}
+	// And re-reading the export gives the same rows.
+	back, err := model.ReadScoresCSV(&buf, "export.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(in) {
+		t.Fatalf("re-read %d rows, want %d", len(back), len(in))
+	}
+}
+
+func TestImportScoresRejects(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	ok := model.ScoreRow{Context: "c1", Candidate: "x", Probe: "baseline", Score: 3, Line: 2}
+	for _, tc := range []struct {
+		name, dataset, judge string
+		rows                 []model.ScoreRow
+		want                 string
+	}{
+		{"unknown candidate", "tiny", "imp", []model.ScoreRow{ok, {Context: "c1", Candidate: "zz", Probe: "baseline", Score: 1, Line: 3}},
+			`line 3: context "c1" candidate "zz" is not in dataset "tiny"`},
+		{"duplicate", "tiny", "imp", []model.ScoreRow{ok, {Context: "c1", Candidate: "x", Probe: "baseline", Score: 4, Line: 3}},
+			"line 3: repeats the coordinates of line 2"},
+		{"no probe", "tiny", "imp", []model.ScoreRow{{Context: "c1", Candidate: "x", Score: 1, Line: 5}}, "line 5: probe is empty"},
+		{"nan score", "tiny", "imp", []model.ScoreRow{{Context: "c1", Candidate: "x", Probe: "baseline", Score: math.NaN(), Line: 4}}, "line 4: score"},
+		{"unknown dataset", "nope", "imp", []model.ScoreRow{ok}, `dataset "nope"`},
+		{"real judge", "tiny", "j", []model.ScoreRow{ok}, `backend "openai"`},
+	} {
+		_, err := s.ImportScores(ctx, tc.dataset, tc.judge, tc.rows)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+	// Nothing partial: the rejected imports stored no scores, no judge.
+	if rows, _ := s.Scores(ctx, "tiny", "imp", ""); len(rows) != 0 {
+		t.Errorf("rejected imports stored %d rows", len(rows))
+	}
+	if _, err := s.Judge(ctx, "imp"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("rejected imports created the judge (err = %v)", err)
+	}
+	// A second import of the same scores under the same judge is refused.
+	if _, err := s.ImportScores(ctx, "tiny", "imp", []model.ScoreRow{ok}); err != nil {
+		t.Fatal(err)
+	}
+	again := []model.ScoreRow{{Context: "c2", Candidate: "a", Probe: "baseline", Score: 1, Line: 2}, ok}
+	again[1].Line = 3
+	if _, err := s.ImportScores(ctx, "tiny", "imp", again); err == nil || !strings.Contains(err.Error(), "line 3: judge \"imp\" already has a score") {
+		t.Errorf("re-import: err = %v, want 'already has a score'", err)
+	}
+}

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// secretNames are parameter names (lower case, '_' and '-' removed) whose
+// values are credentials. Names are matched whole or by suffix so that
+// "max_tokens" is kept while "openai_api_key" is not.
+var secretNames = []string{"apikey", "key", "token", "accesstoken", "authtoken", "bearertoken",
+	"sessiontoken", "refreshtoken", "idtoken", "secret", "clientsecret", "password", "passwd",
+	"authorization", "auth", "credential", "credentials", "cookie"}
+
+var secretSuffixes = []string{"apikey", "secret", "password", "accesstoken", "authtoken", "credentials"}
+
+func isSecretName(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "", ".", "").Replace(name))
+	for _, s := range secretNames {
+		if n == s {
+			return true
+		}
+	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretValue matches the shapes of common API credentials: OpenAI-style
+// sk-…, Anthropic sk-ant-…, Google AIza…, Hugging Face hf_…, Groq gsk_…,
+// xAI xai-…, and any bearer token.
+var secretValue = regexp.MustCompile(`(?i)(\b(sk|rk|pk)-[a-z0-9_\-]{16,}|\bAIza[0-9a-z_\-]{30,}|\bhf_[a-z0-9]{20,}|\bgsk_[a-z0-9]{20,}|\bxai-[a-z0-9]{20,}|\bbearer\s+[a-z0-9._~+/=\-]{8,})`)
+
+// secretAssign matches key=value credentials inside free text such as a
+// URL in an error message.
+var secretAssign = regexp.MustCompile(`(?i)\b(api[_-]?key|access[_-]?token|token|key|secret|password)=[^&\s"']+`)
+
+const redacted = "[redacted]"
+
+// scrub replaces every exact occurrence of secrets in s.
+func scrub(s string, secrets []string) string {
+	for _, k := range secrets {
+		if k != "" {
+			s = strings.ReplaceAll(s, k, redacted)
+		}
+	}
+	return s
+}
+
+// Redact removes credential-shaped substrings from free text (error
+// messages) and every exact secret registered with the store.
+func Redact(s string, secrets ...string) string {
+	s = scrub(s, secrets)
+	s = secretValue.ReplaceAllString(s, redacted)
+	return secretAssign.ReplaceAllString(s, "${1}="+redacted)
+}
+
+// stripSecrets returns a copy of params without credential fields (by name
+// or by value shape, at any depth) and the dotted paths it removed, sorted.
+func stripSecrets(params map[string]any, secrets []string) (map[string]any, []string) {
+	var removed []string
+	out := stripMap(params, "", secrets, &removed)
+	sort.Strings(removed)
+	return out, removed
+}
+
+func stripMap(m map[string]any, prefix string, secrets []string, removed *[]string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		path := prefix + k
+		if isSecretName(k) {
+			*removed = append(*removed, path)
+			continue
+		}
+		v, drop := stripValue(v, path, secrets, removed)
+		if drop {
+			*removed = append(*removed, path)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func stripValue(v any, path string, secrets []string, removed *[]string) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		if looksSecret(x, secrets) {
+			return nil, true
+		}
+		return x, false
+	case map[string]any:
+		return stripMap(x, path+".", secrets, removed), false
+	case []any:
+		out := make([]any, 0, len(x))
+		for i, e := range x {
+			e, drop := stripValue(e, path+"["+strconv.Itoa(i)+"]", secrets, removed)
+			if drop {
+				*removed = append(*removed, path+"["+strconv.Itoa(i)+"]")
+				continue
+			}
+			out = append(out, e)
+		}
+		return out, false
+	}
+	return v, false
+}
+
+func looksSecret(s string, secrets []string) bool {
+	for _, k := range secrets {
+		if k != "" && strings.Contains(s, k) {
+			return true
+		}
+	}
+	return secretValue.MatchString(s)
+}
+
+// stripURL removes a password in the userinfo and credential query
+// parameters from a base URL. An unparsable URL is dropped whole when it
+// looks like it holds a secret, else kept as given.
+func stripURL(raw string, secrets []string) (string, []string) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		if looksSecret(raw, secrets) || secretAssign.MatchString(raw) {
+			return "", []string{"base_url"}
+		}
+		return raw, nil
+	}
+	var removed []string
+	if u.User != nil {
+		u.User = nil
+		removed = append(removed, "base_url.userinfo")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k, vs := range q {
+			secret := isSecretName(k)
+			for _, v := range vs {
+				secret = secret || looksSecret(v, secrets)
+			}
+			if secret {
+				q.Del(k)
+				removed = append(removed, "base_url.query."+k)
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	out := u.String()
+	if looksSecret(out, secrets) { // e.g. a key in the path
+		return "", append(removed, "base_url")
+	}
+	sort.Strings(removed)
+	return out, removed
+}

@@ -1,0 +1,275 @@
+// Package store owns the prism workspace: one SQLite file per study holding
+// its datasets, probe-bank snapshots, judge configurations, every judge
+// request with its responses, and fit reports.
+//
+// The file is a real SQLite database (pure-Go modernc.org/sqlite) in WAL
+// mode whose schema is versioned by PRAGMA user_version and upgraded by the
+// embedded migrations in migrations/. A *Store is safe for concurrent use by
+// several goroutines: all writes go through one connection (so writers
+// queue in Go instead of failing with SQLITE_BUSY) and reads use a separate
+// pool of read-only connections, which WAL lets run beside the writer.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prism-eval/prism/model"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// DatasetStore keeps datasets with their contexts, candidates and human
+// scores.
+type DatasetStore interface {
+	PutDataset(ctx context.Context, d *model.Dataset, replace bool) error
+	Dataset(ctx context.Context, name string) (*model.Dataset, error)
+	Datasets(ctx context.Context) ([]DatasetInfo, error)
+	DeleteDataset(ctx context.Context, name string) error
+}
+
+// BankStore keeps probe-bank snapshots, keyed by their content hash.
+type BankStore interface {
+	PutBank(ctx context.Context, b BankSnapshot) error
+	Bank(ctx context.Context, hash string) (BankSnapshot, error)
+	Banks(ctx context.Context) ([]BankSnapshot, error)
+}
+
+// JudgeStore keeps judge configurations (never their API keys).
+type JudgeStore interface {
+	PutJudge(ctx context.Context, j Judge) (Judge, error)
+	Judge(ctx context.Context, name string) (Judge, error)
+	Judges(ctx context.Context) ([]Judge, error)
+}
+
+// ResponseStore keeps judge requests and every attempt to answer them.
+type ResponseStore interface {
+	PutResponses(ctx context.Context, rs []Response) error
+	Pending(ctx context.Context, reqs []Request) ([]Request, error)
+	CachedAnswer(ctx context.Context, key, run string) (Response, bool, error)
+	Failures(ctx context.Context, dataset, judge string) (map[string]int, error)
+	Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error)
+	Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error)
+	ImportScores(ctx context.Context, dataset, judge string, rows []model.ScoreRow) (int, error)
+}
+
+// ReportStore keeps fit reports as JSON documents.
+type ReportStore interface {
+	PutReport(ctx context.Context, r Report) (int64, error)
+	Report(ctx context.Context, id int64) (Report, error)
+	Reports(ctx context.Context, dataset string) ([]Report, error)
+}
+
+// Workspace is everything a workspace offers; *Store implements it, and
+// code that needs only part of it should take the smaller interface.
+type Workspace interface {
+	DatasetStore
+	BankStore
+	JudgeStore
+	ResponseStore
+	ReportStore
+}
+
+var _ Workspace = (*Store)(nil)
+
+// ErrNotFound is returned (wrapped) when a named item is not in the store.
+var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned (wrapped) when an item with that name is already
+// stored and replacing it was not asked for.
+var ErrExists = errors.New("already exists")
+
+// Store is an open workspace file.
+type Store struct {
+	path string
+	w    *sql.DB // the single writer connection
+	r    *sql.DB // read-only connections
+
+	mu      sync.RWMutex
+	secrets []string // exact strings scrubbed from everything written
+}
+
+// EnvWorkspace names the environment variable that overrides the default
+// workspace path.
+const EnvWorkspace = "PRISM_WORKSPACE"
+
+// DefaultPath is the workspace every command uses without --workspace:
+// $PRISM_WORKSPACE when set and non-empty, else prism.db in the current
+// directory.
+func DefaultPath() string {
+	if p := os.Getenv(EnvWorkspace); p != "" {
+		return p
+	}
+	return "prism.db"
+}
+
+// dsn builds the connection string. The pragmas are applied by the driver
+// on every new connection:
+//
+//   - journal_mode=WAL lets readers run while the writer commits.
+//   - synchronous=NORMAL: in WAL mode a commit appends to the WAL file and
+//     returns without fsync; fsync happens at checkpoints. A committed
+//     transaction therefore survives a crash or SIGKILL of the process (the
+//     bytes are in the operating system's cache) and can only be lost on
+//     power loss or a kernel crash, in which case the file still opens
+//     consistently at an earlier commit. That is the durability a study
+//     needs, at a fraction of FULL's cost per batch.
+//   - busy_timeout covers a second process (another prism) holding the
+//     write lock; inside one process writes are already serialised.
+//   - foreign_keys enforces the references between tables.
+//   - _txlock=immediate takes the write lock at BEGIN, so a transaction
+//     never fails half-way on lock upgrade.
+func dsn(path string, readOnly bool) string {
+	q := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	if readOnly {
+		q += "&_pragma=query_only(1)"
+	} else {
+		q += "&_txlock=immediate"
+	}
+	return path + "?" + q
+}
+
+// Open opens the workspace at path, creating it when absent, and upgrades
+// its schema to the current version. The caller must Close it.
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, len(migrations))
+}
+
+// open opens path and migrates it up to schema version upto; tests use a
+// lower upto to build an older workspace.
+func open(ctx context.Context, path string, upto int) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("workspace path is empty")
+	}
+	// The driver reads everything after '?' as connection options.
+	if strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("workspace %s: path may not contain '?'", path)
+	}
+	if strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("workspace %s: give a file path, not a URI", path)
+	}
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	if err := checkHealthy(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	if err := migrate(ctx, w, upto); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	return &Store{path: path, w: w, r: r}, nil
+}
+
+// checkHealthy fails when the file is not a SQLite database (the driver
+// opens files lazily, so a text file only fails on the first read) or could
+// not be switched to WAL mode.
+func checkHealthy(ctx context.Context, db *sql.DB) error {
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("not a prism workspace: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("journal mode is %q, want wal", mode)
+	}
+	return nil
+}
+
+// Path reports the file the store was opened from.
+func (s *Store) Path() string { return s.path }
+
+// Close checkpoints and closes the workspace.
+func (s *Store) Close() error {
+	errR := s.r.Close()
+	errW := s.w.Close()
+	return errors.Join(errW, errR)
+}
+
+// IntegrityCheck runs SQLite's PRAGMA integrity_check and returns nil when
+// it reports "ok".
+func (s *Store) IntegrityCheck(ctx context.Context) error {
+	rows, err := s.w.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var msgs []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(msgs) == 1 && msgs[0] == "ok" {
+		return nil
+	}
+	return fmt.Errorf("integrity check: %s", strings.Join(msgs, "; "))
+}
+
+// tx runs fn in one write transaction, committing when it returns nil.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	t, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(t); err != nil {
+		t.Rollback()
+		return err
+	}
+	return t.Commit()
+}
+
+// timeFormat is how times are kept in TEXT columns: UTC, sortable.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(timeFormat, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// AddSecret registers an exact credential (an API key the caller holds) so
+// that it is scrubbed from every judge configuration, response and error
+// the store writes afterwards. The store never writes the secret itself.
+func (s *Store) AddSecret(secret string) {
+	if len(secret) < 4 { // scrubbing tiny strings would mangle ordinary text
+		return
+	}
+	s.mu.Lock()
+	s.secrets = append(s.secrets, secret)
+	s.mu.Unlock()
+}
+
+func (s *Store) knownSecrets() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]string(nil), s.secrets...)
+}

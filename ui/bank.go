@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// bankView is the Bank screen: every probe condition of the bank on the
+// left and, on the right, the exact request the judge receives for the
+// candidate selected on the Data screen.
+type bankView struct {
+	bank          *banks.Bank
+	task          string
+	conds         []banks.Condition
+	list          list
+	focusRight    bool
+	scroll        int
+	preview       []string // wrapped preview lines, rebuilt on selection
+	previewErr    error
+	width, height int
+}
+
+func newBankView(b *banks.Bank, task string) bankView {
+	v := bankView{bank: b, task: task, conds: b.Conditions()}
+	rows := make([]string, len(v.conds))
+	for i, c := range v.conds {
+		rows[i] = conditionLabel(c)
+	}
+	v.list.SetRows(rows)
+	return v
+}
+
+func conditionLabel(c banks.Condition) string {
+	if c.Probe == "baseline" {
+		return "baseline"
+	}
+	if strings.HasSuffix(c.Probe, ":+") || strings.HasSuffix(c.Probe, ":-") {
+		return fmt.Sprintf("%s  w%d", c.Probe, c.Wording+1)
+	}
+	return c.Probe
+}
+
+func (v *bankView) leftWidth() int { return max(v.width/3, 24) }
+
+func (v *bankView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.list.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-1)
+}
+
+func (v *bankView) Focus(right bool) { v.focusRight = right }
+
+// Move moves the condition cursor, or scrolls the preview when it has focus.
+func (v *bankView) Move(delta int) {
+	if v.focusRight {
+		v.scroll = max(v.scroll+delta, 0)
+		return
+	}
+	v.list.Move(delta)
+	v.scroll = 0
+}
+
+// Click selects the condition under a click at (x, y), relative to the view.
+func (v *bankView) Click(x, y int) {
+	if x >= v.leftWidth() {
+		v.focusRight = true
+		return
+	}
+	v.focusRight = false
+	if i := v.list.RowAt(y - 2); i >= 0 {
+		v.list.Select(i)
+		v.scroll = 0
+	}
+}
+
+// Refresh re-renders the preview for a context and candidate. Rendering is
+// pure computation on in-memory text, so it is fine inside Update.
+func (v *bankView) Refresh(c *model.Context, cand *model.Candidate) {
+	v.preview, v.previewErr = nil, nil
+	if c == nil || cand == nil || len(v.conds) == 0 {
+		return
+	}
+	req, err := v.bank.Render(v.task, *c, *cand, v.conds[v.list.Cursor()])
+	if err != nil {
+		v.previewErr = err
+		return
+	}
+	w := v.width - v.leftWidth() - paneChromeW
+	for _, m := range req.Messages {
+		v.preview = append(v.preview, "\x00"+m.Role)
+		for _, para := range strings.Split(m.Content, "\n") {
+			v.preview = append(v.preview, wrap(para, w)...)
+		}
+		v.preview = append(v.preview, "")
+	}
+}
+
+func (v *bankView) View(st *styles.Styles) string {
+	lw := v.leftWidth()
+	rw := v.width - lw
+	left := pane(st, !v.focusRight, lw, v.height,
+		fmt.Sprintf("%s · %s", v.bank.Name, shortHash(v.bank.Hash())), v.list.View(st, !v.focusRight))
+
+	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
+	var lines []string
+	switch {
+	case v.previewErr != nil:
+		lines = wrap(st.Bad.Render(v.previewErr.Error()), innerW)
+	case v.preview == nil:
+		lines = []string{st.Muted.Render("no candidate selected")}
+	default:
+		v.scroll = min(v.scroll, max(len(v.preview)-innerH, 0))
+		for _, ln := range v.preview[v.scroll:] {
+			if role, ok := strings.CutPrefix(ln, "\x00"); ok {
+				ln = st.Label.Render(role)
+			}
+			lines = append(lines, ln)
+		}
+	}
+	title := "Request preview"
+	if len(v.conds) > 0 {
+		title += " · " + v.conds[v.list.Cursor()].Probe
+	}
+	right := pane(st, v.focusRight, rw, v.height, title, block(lines, innerW, innerH))
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+func shortHash(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
+}

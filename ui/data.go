@@ -1,0 +1,156 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// dataView is the Data screen: contexts on the left, the selected
+// context's candidates, the chosen candidate's text and the source on the
+// right.
+type dataView struct {
+	ds            *model.Dataset
+	contexts      list
+	candidates    list
+	focusRight    bool
+	width, height int
+}
+
+func newDataView(ds *model.Dataset) dataView {
+	v := dataView{ds: ds}
+	rows := make([]string, len(ds.Contexts))
+	for i, c := range ds.Contexts {
+		rows[i] = fmt.Sprintf("%-s (%d)", c.ID, len(c.Candidates))
+	}
+	v.contexts.SetRows(rows)
+	v.syncCandidates()
+	return v
+}
+
+// Context is the selected context (nil for an empty dataset).
+func (v *dataView) Context() *model.Context {
+	if len(v.ds.Contexts) == 0 {
+		return nil
+	}
+	return &v.ds.Contexts[v.contexts.Cursor()]
+}
+
+// Candidate is the selected candidate (nil when there is none).
+func (v *dataView) Candidate() *model.Candidate {
+	c := v.Context()
+	if c == nil || len(c.Candidates) == 0 {
+		return nil
+	}
+	return &c.Candidates[v.candidates.Cursor()]
+}
+
+func (v *dataView) syncCandidates() {
+	c := v.Context()
+	if c == nil {
+		v.candidates.SetRows(nil)
+		return
+	}
+	rows := make([]string, len(c.Candidates))
+	for i, cand := range c.Candidates {
+		text := strings.Join(strings.Fields(cand.Text), " ")
+		rows[i] = fmt.Sprintf("%-6s %5.2f  %s", cand.ID, cand.Human, text)
+	}
+	v.candidates.SetRows(rows)
+}
+
+func (v *dataView) leftWidth() int { return max(v.width/3, 20) }
+
+func (v *dataView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.contexts.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-1)
+	v.candidates.SetSize(w-v.leftWidth()-paneChromeW, v.candListHeight())
+}
+
+// The right pane gives the candidate list about a third of its height.
+func (v *dataView) candListHeight() int { return max((v.height-paneChromeH-1)/3, 3) }
+
+// Move moves the cursor of the focused list.
+func (v *dataView) Move(delta int) {
+	if v.focusRight {
+		v.candidates.Move(delta)
+		return
+	}
+	before := v.contexts.Cursor()
+	v.contexts.Move(delta)
+	if v.contexts.Cursor() != before {
+		v.candidates.Select(0)
+		v.syncCandidates()
+	}
+}
+
+func (v *dataView) Focus(right bool) { v.focusRight = right }
+
+// Click selects the row under a click at (x, y), relative to the view.
+func (v *dataView) Click(x, y int) {
+	row := y - 2 // border and title
+	if x < v.leftWidth() {
+		v.focusRight = false
+		if i := v.contexts.RowAt(row); i >= 0 {
+			v.Move(i - v.contexts.Cursor())
+		}
+		return
+	}
+	v.focusRight = true
+	if i := v.candidates.RowAt(row); i >= 0 {
+		v.candidates.Select(i)
+	}
+}
+
+func (v *dataView) View(st *styles.Styles) string {
+	lw := v.leftWidth()
+	rw := v.width - lw
+	left := pane(st, !v.focusRight, lw, v.height,
+		fmt.Sprintf("Contexts · %d", len(v.ds.Contexts)), v.contexts.View(st, !v.focusRight))
+
+	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
+	var body strings.Builder
+	body.WriteString(st.Muted.Render(fit("id     human  text", innerW)) + "\n")
+	body.WriteString(v.candidates.View(st, v.focusRight))
+	rest := innerH - 1 - v.candListHeight()
+	var lines []string
+	if cand := v.Candidate(); cand != nil {
+		lines = append(lines, "", st.Label.Render("Candidate "+cand.ID)+st.Muted.Render(criteria(cand)))
+		lines = append(lines, wrap(cand.Text, innerW)...)
+	}
+	if c := v.Context(); c != nil {
+		lines = append(lines, "", st.Label.Render("Source"))
+		lines = append(lines, wrap(c.Source, innerW)...)
+	}
+	if rest > 0 {
+		body.WriteString("\n" + block(lines, innerW, rest))
+	}
+	title := "Candidates"
+	if c := v.Context(); c != nil {
+		title = fmt.Sprintf("Candidates of %s · %d", c.ID, len(c.Candidates))
+	}
+	right := pane(st, v.focusRight, rw, v.height, title, body.String())
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+// criteria formats the per-criterion human scores in a stable order.
+func criteria(c *model.Candidate) string {
+	if len(c.Scores) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(c.Scores))
+	for k := range c.Scores {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.2f", k, c.Scores[k])
+	}
+	return "  " + strings.Join(parts, " · ")
+}
