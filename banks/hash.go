@@ -5,67 +5,47 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"io"
 	"sort"
-	"strings"
 )
 
-// hashVersion opens every canonical form, so that a change of the form can
-// never make two different wordings collide.
+// hashVersion opens every canonical encoding, so that a change of the
+// encoding can never make two different banks collide.
 const hashVersion = "prism-bank-hash-v1"
 
-// Hash returns the hex SHA-256 of a canonical form of everything in the
-// bank that reaches a judge or names a probe: each attribute's name, clause
-// and fully rendered + and − wordings (templates expanded), the neutral and
-// context-probe names and texts, and every task (all texts, the scale and
-// the extras), tasks sorted by kind. Every string is length-prefixed, so
-// field boundaries are unambiguous. Any change of wording gives a new hash;
-// file formatting, comments, key order and the metadata fields Name,
-// Description and Source do not, nor does writing an attribute's wordings
-// out explicitly instead of through identical templates.
+// Hash returns the hex SHA-256 of a canonical encoding of the whole bank:
+// every field of the bank, its templates, attributes, neutral clauses,
+// context probes and tasks (sorted by kind), each string length-prefixed so
+// that field boundaries are unambiguous. Two banks have the same hash
+// exactly when they are equal, which is exactly when Marshal writes the
+// same text; so any change of wording gives a new hash, while comments,
+// formatting and key order in a bank file do not change it. The metadata
+// (Name, Description, Source) is included so that one hash always names one
+// stored snapshot text.
 func (b *Bank) Hash() string {
 	w := hashWriter{h: sha256.New()}
 	w.str(hashVersion)
-	w.str("attributes")
+	w.strs(b.Name, b.Description, b.Source)
+	w.list(b.Templates.Plus)
+	w.list(b.Templates.Minus)
 	w.int(len(b.Attributes))
 	for _, a := range b.Attributes {
-		w.str(a.Name)
-		w.str(a.Clause)
-		for _, plus := range []bool{true, false} {
-			src := a.Minus
-			if plus {
-				src = a.Plus
-			}
-			if len(src) == 0 {
-				src = b.Templates.Minus
-				if plus {
-					src = b.Templates.Plus
-				}
-			}
-			w.int(len(src))
-			for _, s := range src {
-				w.str(strings.ReplaceAll(s, PlaceholderClause, a.Clause))
-			}
-		}
+		w.strs(a.Name, a.Clause, a.Source)
+		w.list(a.Plus)
+		w.list(a.Minus)
 	}
-	w.str("neutrals")
 	w.int(len(b.Neutrals))
 	for _, n := range b.Neutrals {
-		w.str(n.Name)
-		w.str(n.Text)
+		w.strs(n.Name, n.Text, n.Source)
 	}
-	w.str("context")
 	w.int(len(b.ContextProbes))
 	for _, p := range b.ContextProbes {
-		w.str(p.Name)
-		w.str(p.Text)
+		w.strs(p.Name, p.Text, p.Source)
 	}
-	w.str("tasks")
 	w.int(len(b.Tasks))
 	for _, k := range b.TaskNames() {
 		t := b.Tasks[k]
-		for _, s := range []string{k, t.System, t.SourceLabel, t.CandidateLabel, t.TaskLabel, t.Prompt, t.BatchPrompt, t.ScaleText, t.Answer, t.BatchAnswer} {
-			w.str(s)
-		}
+		w.strs(k, t.System, t.SourceLabel, t.CandidateLabel, t.TaskLabel, t.Prompt, t.BatchPrompt, t.ScaleText, t.Answer, t.BatchAnswer)
 		w.int(t.Scale.Min)
 		w.int(t.Scale.Max)
 		w.int(len(t.Scale.Anchors))
@@ -76,8 +56,7 @@ func (b *Bank) Hash() string {
 		}
 		w.int(len(t.Extras))
 		for _, e := range t.Extras {
-			w.str(e.Field)
-			w.str(e.Label)
+			w.strs(e.Field, e.Label)
 		}
 	}
 	return hex.EncodeToString(w.h.Sum(nil))
@@ -95,7 +74,19 @@ func (w *hashWriter) int(i int) {
 
 func (w *hashWriter) str(s string) {
 	w.int(len(s))
-	w.h.Write([]byte(s))
+	io.WriteString(w.h, s)
+}
+
+func (w *hashWriter) strs(ss ...string) {
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+
+// list writes a counted list, so nil and empty hash alike.
+func (w *hashWriter) list(ss []string) {
+	w.int(len(ss))
+	w.strs(ss...)
 }
 
 // TaskNames returns the bank's task kinds, sorted.

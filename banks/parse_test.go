@@ -83,17 +83,15 @@ min = 1
 max = 5
 `
 
-// TestHashIgnoresFormatting: comments, key order, quoting style, the
-// metadata fields and writing out template wordings explicitly leave the
-// hash unchanged.
+// TestHashIgnoresFormatting: comments, blank lines, key order, quoting
+// style and dotted keys leave the hash unchanged.
 func TestHashIgnoresFormatting(t *testing.T) {
 	base := mustParse(t, minimal)
 	for name, src := range map[string]string{
 		"comments and blank lines": "# a comment\n\n" + strings.ReplaceAll(minimal, "\n[", "\n# section\n\n["),
 		"literal strings":          strings.Replace(minimal, `clause = "how long it is"`, `clause = 'how long it is'`, 1),
 		"key order":                strings.Replace(minimal, "name = \"length\"\nclause = \"how long it is\"", "clause = \"how long it is\"\nname = \"length\"", 1),
-		"metadata":                 strings.Replace(minimal, `name = "mini"`, "name = \"other\"\ndescription = \"d\"\nsource = \"s\"", 1),
-		"explicit wordings":        strings.Replace(minimal, `clause = "how long it is"`, "clause = \"how long it is\"\nplus = [\"More how long it is.\"]\nminus = [\"Less [clause].\"]", 1),
+		"dotted keys":              strings.Replace(minimal, "[tasks.generic.scale]\nmin = 1\nmax = 5", "scale.min = 1\nscale.max = 5", 1),
 	} {
 		b := mustParse(t, src)
 		if b.Hash() != base.Hash() {
@@ -108,20 +106,23 @@ func TestHashSeesWording(t *testing.T) {
 	base := mustParse(t, minimal).Hash()
 	seen := map[string]string{base: "base"}
 	for name, edit := range map[string][2]string{
-		"template":        {`"More [clause]."`, `"More  [clause]."`},
-		"attribute name":  {`name = "length"`, `name = "size"`},
-		"clause":          {`how long it is`, `how long it is!`},
-		"neutral text":    {`Stay calm.`, `Stay calm!`},
-		"neutral name":    {`name = "calm"`, `name = "still"`},
-		"system":          {`You judge texts.`, `You judge text.`},
-		"prompt":          {`Rate it.`, `Rate this.`},
-		"answer":          {`Answer [format].`, `Reply [format].`},
-		"source label":    {`source_label = "Source"`, `source_label = "Input"`},
-		"candidate label": {`candidate_label = "Text"`, `candidate_label = "Output"`},
-		"scale":           {`max = 5`, `max = 7`},
-		"task kind":       {`tasks.generic`, `tasks.story`},
-		"context probe":   {"[tasks.generic]", "[[context_probes]]\nname = \"kid\"\ntext = \"For a kid.\"\n\n[tasks.generic]"},
-		"scale text":      {`prompt = "Rate it."`, "prompt = \"Rate it.\"\nscale_text = \"Use [scale].\""},
+		"template":         {`"More [clause]."`, `"More  [clause]."`},
+		"attribute name":   {`name = "length"`, `name = "size"`},
+		"clause":           {`how long it is`, `how long it is!`},
+		"neutral text":     {`Stay calm.`, `Stay calm!`},
+		"neutral name":     {`name = "calm"`, `name = "still"`},
+		"system":           {`You judge texts.`, `You judge text.`},
+		"prompt":           {`Rate it.`, `Rate this.`},
+		"answer":           {`Answer [format].`, `Reply [format].`},
+		"source label":     {`source_label = "Source"`, `source_label = "Input"`},
+		"candidate label":  {`candidate_label = "Text"`, `candidate_label = "Output"`},
+		"scale":            {`max = 5`, `max = 7`},
+		"task kind":        {`tasks.generic`, `tasks.story`},
+		"context probe":    {"[tasks.generic]", "[[context_probes]]\nname = \"kid\"\ntext = \"For a kid.\"\n\n[tasks.generic]"},
+		"scale text":       {`prompt = "Rate it."`, "prompt = \"Rate it.\"\nscale_text = \"Use [scale].\""},
+		"bank name":        {`name = "mini"`, `name = "maxi"`},
+		"description":      {`name = "mini"`, "name = \"mini\"\ndescription = \"d\""},
+		"explicit wording": {`clause = "how long it is"`, "clause = \"how long it is\"\nplus = [\"More how long it is.\"]"},
 	} {
 		src := strings.ReplaceAll(minimal, edit[0], edit[1])
 		if src == minimal {
@@ -247,35 +248,37 @@ func TestErrorLineSkipsStrings(t *testing.T) {
 	}
 }
 
-// TestHashCoversEveryTaskField changes each string and int field of Task,
-// Scale, ScaleAnchor and Extra in turn and expects a new hash, so a field
-// added later without being hashed fails here.
-func TestHashCoversEveryTaskField(t *testing.T) {
-	b := mustParse(t, minimal)
-	task := b.Tasks["generic"]
-	task.Scale.Anchors = []ScaleAnchor{{From: 1, To: 2, Label: "low"}}
-	task.Extras = []Extra{{Field: "f", Label: "F"}}
-	b.Tasks["generic"] = task
+// TestHashCoversEveryField changes each string and int field of a bank
+// that has every optional field set, one at a time, and expects a new hash
+// each time, so a field added later without being hashed fails here.
+func TestHashCoversEveryField(t *testing.T) {
+	b := mustParse(t, compact)
+	b.Description, b.Source = "d", "s"
+	b.Attributes[0].Minus, b.Attributes[0].Source = []string{"m"}, "as"
+	b.Neutrals[0].Source, b.ContextProbes[0].Source = "ns", "cs"
 	h0 := b.Hash()
-	tv := reflect.New(reflect.TypeOf(task)).Elem()
-	tv.Set(reflect.ValueOf(task))
-	changed := func(path string) {
-		b.Tasks["generic"] = tv.Interface().(Task)
-		if b.Hash() == h0 {
-			t.Errorf("changing %s leaves the hash unchanged", path)
-		}
-	}
 	n := 0
-	var mutate func(v reflect.Value, path string)
-	mutate = func(v reflect.Value, path string) {
+	var mutate func(v reflect.Value, path string, changed func(string))
+	mutate = func(v reflect.Value, path string, changed func(string)) {
 		switch v.Kind() {
 		case reflect.Struct:
 			for i := 0; i < v.NumField(); i++ {
-				mutate(v.Field(i), path+"."+v.Type().Field(i).Name)
+				mutate(v.Field(i), path+"."+v.Type().Field(i).Name, changed)
 			}
 		case reflect.Slice:
 			for i := 0; i < v.Len(); i++ {
-				mutate(v.Index(i), path)
+				mutate(v.Index(i), path, changed)
+			}
+		case reflect.Map: // Tasks: values are not addressable; edit a copy and store it back
+			for _, k := range v.MapKeys() {
+				cp := reflect.New(v.Type().Elem()).Elem()
+				cp.Set(v.MapIndex(k))
+				mutate(cp, path+"["+k.String()+"]", func(p string) {
+					orig := v.MapIndex(k)
+					v.SetMapIndex(k, cp)
+					changed(p)
+					v.SetMapIndex(k, orig)
+				})
 			}
 		case reflect.String:
 			old := v.String()
@@ -293,13 +296,18 @@ func TestHashCoversEveryTaskField(t *testing.T) {
 			t.Errorf("%s: field kind %v not covered by this test", path, v.Kind())
 		}
 	}
-	mutate(tv, "Task")
-	// 9 texts, min, max, 3 anchor fields, 2 extra fields.
-	if n != 16 {
-		t.Errorf("mutated %d fields, want 16", n)
+	mutate(reflect.ValueOf(b).Elem(), "Bank", func(path string) {
+		if b.Hash() == h0 {
+			t.Errorf("changing %s leaves the hash unchanged", path)
+		}
+	})
+	// Bank 3 + templates 2 + attribute 5 + neutral 3 + context probe 3 +
+	// task 9 texts, min, max, 2 anchors × 3, 1 extra × 2 = 35.
+	if n != 35 {
+		t.Errorf("mutated %d fields, want 35", n)
 	}
-	b.Tasks["generic"] = tv.Interface().(Task)
 	if b.Hash() != h0 {
 		t.Fatal("test left the bank changed")
 	}
+	// The task kind (a map key) is covered by TestHashSeesWording.
 }

@@ -1,0 +1,10 @@
+// Package engine owns acquisition: it turns a study (dataset × probe bank ×
+// judge × repeats) into keyed judge requests, sends only those the
+// workspace has no answer for, and records every answer and failure in the
+// store. A Plan lists the requests with an estimate of tokens, cost and
+// time; a Run sends them through a worker pool under a concurrency cap and
+// request- and token-per-minute limits that adapt to the server's
+// rate-limit headers, writes results in batched transactions, and streams
+// Events for a progress display. Batch export and import (OpenAI Batch
+// JSONL, also read by vLLM's run-batch) send the same requests elsewhere.
+package engine

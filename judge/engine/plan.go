@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// Spec is one study to acquire: every candidate of Dataset under every
+// condition of Bank, Repeats times, answered by the judge Config describes
+// and stored under JudgeName.
+type Spec struct {
+	Dataset    *model.Dataset // already stored in the workspace under Dataset.Name
+	Bank       *banks.Bank
+	BankSource string // where the bank came from ("builtin:quality" or a file), stored with its snapshot
+	Task       string // task prompt of the bank; "" uses Dataset.Task
+	JudgeName  string // name the answers are stored under
+	Config     judge.Config
+	// Repeats is the number of runs per condition (≥ 1): run r is a
+	// separate request stored with run label r. Config.Repeats (samples
+	// averaged inside one call) is not used by the engine.
+	Repeats int
+	Limits  Limits
+	Prices  Prices // nil: DefaultPrices
+	// Latency is the assumed time of one call, for the time estimate only
+	// (0: 1 s for a server, 0 for the offline simulator).
+	Latency time.Duration
+}
+
+// Limits bound how fast a run sends.
+type Limits struct {
+	Concurrency int // requests in flight at once (≤ 0: 8)
+	RPM         int // requests per minute (0: unlimited)
+	TPM         int // tokens per minute, charged with estimated input + output tokens (0: unlimited)
+}
+
+func (l Limits) concurrency() int {
+	if l.Concurrency <= 0 {
+		return 8
+	}
+	return l.Concurrency
+}
+
+// Item is one request of a plan: the rendered request, its stored
+// coordinates and key, and its estimated token counts.
+type Item struct {
+	Request   banks.Request
+	Row       store.Request
+	Run       int
+	InTokens  int // estimated prompt tokens (EstimateTokens)
+	OutTokens int // estimated completion tokens
+}
+
+// Plan is a study turned into requests, with what the workspace already
+// holds and what the rest will cost.
+type Plan struct {
+	Spec     Spec
+	BankHash string
+	Judge    store.Judge // the judge row the answers are stored under (no key)
+	Items    []Item      // every request, in send order: all conditions and runs of one candidate together
+	// Pending indexes Items with no answer at their coordinates; of those,
+	// Cached maps an index to an answer recorded elsewhere for identical
+	// messages (same key and run), which the run stores without sending.
+	Pending  []int
+	Cached   map[int]store.Response
+	Estimate Estimate
+}
+
+// Estimate is a plan's size and cost before anything is sent.
+type Estimate struct {
+	Requests     int   // every request of the study
+	Answered     int   // already answered at their coordinates
+	CacheHits    int   // identical messages answered elsewhere: stored, not sent
+	Send         int   // requests to send
+	InputTokens  int64 // estimated prompt tokens of the requests to send
+	OutputTokens int64 // estimated completion tokens of the requests to send
+	Cost         float64
+	Priced       bool          // false when the model is not in the price table
+	PriceModel   string        // the price-table entry used
+	Time         time.Duration // at the configured limits and assumed latency
+}
+
+// EstimateTokens estimates the prompt tokens of a request as
+// Σ (⌈len(content)/4⌉ + 4) over messages, + 3: the rule of thumb of about
+// four characters of English per token, plus the chat format's few tokens
+// per message. It is an estimate for planning and rate limiting; actual
+// usage comes back with each answer.
+func EstimateTokens(msgs []banks.Message) int {
+	n := 3
+	for _, m := range msgs {
+		n += (len(m.Content)+3)/4 + 4
+	}
+	return n
+}
+
+// outputTokens is the estimated reply: {"score": 7} is about 6 tokens; 10
+// leaves room for a stray newline or fence, capped by max_tokens.
+func outputTokens(cfg judge.Config) int {
+	if cfg.MaxTokens > 0 && cfg.MaxTokens < 10 {
+		return cfg.MaxTokens
+	}
+	return 10
+}
+
+// KeyParams are the judge parameters that change what is sent and so are
+// part of every request key (and stored with the judge): the score mode,
+// sampling parameters and, for a server, the response format. The key is
+// never among them.
+func KeyParams(cfg judge.Config) map[string]any {
+	p := map[string]any{"mode": string(cfg.Mode)}
+	if cfg.Temperature != nil {
+		p["temperature"] = *cfg.Temperature
+	}
+	if cfg.TopP != nil {
+		p["top_p"] = *cfg.TopP
+	}
+	if cfg.MaxTokens > 0 {
+		p["max_tokens"] = cfg.MaxTokens
+	}
+	if cfg.Seed != nil {
+		p["seed"] = *cfg.Seed
+	}
+	if cfg.Mode == judge.ModeExpected {
+		p["top_logprobs"] = cfg.TopLogprobs
+	}
+	if cfg.Backend == judge.BackendOpenAI {
+		p["response_format"] = cfg.ResponseFormat
+	}
+	return p
+}
+
+// StoredJudge is the judge row a spec's answers are stored under.
+func StoredJudge(s Spec) store.Judge {
+	j := store.Judge{Name: s.JudgeName, Backend: s.Config.Backend, Model: s.Config.Model, Params: KeyParams(s.Config)}
+	if j.Backend == "" {
+		j.Backend = judge.BackendOffline
+	}
+	if j.Backend == judge.BackendOpenAI {
+		j.BaseURL = s.Config.BaseURL
+	}
+	return j
+}
+
+// priceModel is the price-table entry of a config.
+func priceModel(cfg judge.Config) string {
+	if cfg.Backend == judge.BackendOffline || cfg.Backend == "" {
+		return "offline"
+	}
+	return cfg.Model
+}
+
+// NewPlan renders every request of spec, keys it, and asks the workspace
+// which are answered. It writes nothing. Errors name the spec field at
+// fault.
+func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
+	if spec.Dataset == nil || spec.Bank == nil {
+		return nil, errors.New("engine: spec needs a dataset and a bank")
+	}
+	if spec.JudgeName == "" {
+		return nil, errors.New("engine: spec needs a judge name")
+	}
+	if spec.Repeats < 1 {
+		return nil, fmt.Errorf("engine: repeats: %d, want at least 1", spec.Repeats)
+	}
+	if spec.Prices == nil {
+		spec.Prices = DefaultPrices()
+	}
+	task := spec.Task
+	if task == "" {
+		task = spec.Dataset.Task
+	}
+	rend, err := spec.Bank.Renderer(task)
+	if err != nil {
+		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
+	}
+	p := &Plan{Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{}}
+	backend := p.Judge.Backend
+	conds := spec.Bank.Conditions()
+	out := outputTokens(spec.Config)
+	runs := make([]string, spec.Repeats)
+	for r := range runs {
+		runs[r] = strconv.Itoa(r)
+	}
+	msgs := make([]store.Message, 0, 2)
+	// Context, then candidate, then condition, then run: everything sent
+	// about one candidate goes out together, so a server's prefix cache
+	// sees the same source text back to back.
+	for _, c := range spec.Dataset.Contexts {
+		for _, cand := range c.Candidates {
+			for _, cond := range conds {
+				req, err := rend.Render(c, cand, cond)
+				if err != nil {
+					return nil, fmt.Errorf("engine: render %s/%s %s: %w", c.ID, cand.ID, cond.Probe, err)
+				}
+				msgs = msgs[:0]
+				for _, m := range req.Messages {
+					msgs = append(msgs, store.Message(m))
+				}
+				key, err := store.RequestKey(backend, spec.Config.Model, p.Judge.Params, msgs)
+				if err != nil {
+					return nil, err
+				}
+				in := EstimateTokens(req.Messages)
+				for r, run := range runs {
+					p.Items = append(p.Items, Item{
+						Request: req, Run: r, InTokens: in, OutTokens: out,
+						Row: store.Request{Key: key, Judge: spec.JudgeName, Dataset: spec.Dataset.Name,
+							Context: c.ID, Candidate: cand.ID, BankHash: p.BankHash,
+							Probe: cond.Probe, Wording: strconv.Itoa(cond.Wording), Run: run},
+					})
+				}
+			}
+		}
+	}
+	if err := p.resolve(ctx, st); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// resolve fills Pending, Cached and Estimate from the workspace.
+func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
+	rows := make([]store.Request, len(p.Items))
+	for i := range p.Items {
+		rows[i] = p.Items[i].Row
+	}
+	pend, err := st.Pending(ctx, rows)
+	if err != nil {
+		return fmt.Errorf("engine: pending requests: %w", err)
+	}
+	// Pending keeps order and returns a subsequence of rows, so one pass
+	// recovers the indices.
+	j := 0
+	for i := range rows {
+		if j < len(pend) && pend[j] == rows[i] {
+			p.Pending = append(p.Pending, i)
+			j++
+		}
+	}
+	keys := make(map[string]bool, len(p.Pending))
+	for _, i := range p.Pending {
+		keys[p.Items[i].Row.Key] = true
+	}
+	answered, err := st.AnsweredKeys(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("engine: cached answers: %w", err)
+	}
+	for _, i := range p.Pending {
+		row := p.Items[i].Row
+		if !answered[[2]string{row.Key, row.Run}] {
+			continue
+		}
+		resp, ok, err := st.CachedAnswer(ctx, row.Key, row.Run)
+		if err != nil {
+			return fmt.Errorf("engine: cached answer: %w", err)
+		}
+		if ok {
+			resp.Request = row
+			p.Cached[i] = resp
+		}
+	}
+	e := &p.Estimate
+	e.Requests = len(p.Items)
+	e.Answered = len(p.Items) - len(p.Pending)
+	e.CacheHits = len(p.Cached)
+	e.Send = len(p.Pending) - len(p.Cached)
+	for _, i := range p.Pending {
+		if _, ok := p.Cached[i]; !ok {
+			e.InputTokens += int64(p.Items[i].InTokens)
+			e.OutputTokens += int64(p.Items[i].OutTokens)
+		}
+	}
+	e.PriceModel = priceModel(p.Spec.Config)
+	e.Cost, e.Priced = p.Spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
+	e.Time = estimateTime(e.Send, e.InputTokens+e.OutputTokens, p.Spec)
+	return nil
+}
+
+// estimateTime is the longest of the three bounds on a run: requests at
+// the RPM limit, tokens at the TPM limit, and calls of the assumed latency
+// spread over the concurrency cap.
+func estimateTime(send int, tokens int64, s Spec) time.Duration {
+	lat := s.Latency
+	if lat == 0 && s.Config.Backend == judge.BackendOpenAI {
+		lat = time.Second
+	}
+	t := time.Duration(float64(send) * float64(lat) / float64(s.Limits.concurrency()))
+	if s.Limits.RPM > 0 {
+		t = max(t, time.Duration(float64(send)/float64(s.Limits.RPM)*float64(time.Minute)))
+	}
+	if s.Limits.TPM > 0 {
+		t = max(t, time.Duration(float64(tokens)/float64(s.Limits.TPM)*float64(time.Minute)))
+	}
+	return t
+}

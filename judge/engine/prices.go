@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Price is what one model costs, in US dollars per million tokens.
+type Price struct {
+	Input       float64 `toml:"input"`        // uncached prompt tokens
+	CachedInput float64 `toml:"cached_input"` // prompt tokens served from the provider's cache
+	Output      float64 `toml:"output"`       // completion tokens
+}
+
+// Prices maps a model name to its price. A model that is absent is
+// unpriced: its cost is reported as unknown, never as zero.
+type Prices map[string]Price
+
+// DefaultPrices are list prices (USD per 1M tokens) of a few common models
+// as published on OpenAI's pricing page in 2024–2025; pass --prices to use
+// current or negotiated ones. The offline simulator costs nothing.
+func DefaultPrices() Prices {
+	return Prices{
+		"offline":     {},
+		"gpt-4o-mini": {Input: 0.15, CachedInput: 0.075, Output: 0.60},
+		"gpt-4o":      {Input: 2.50, CachedInput: 1.25, Output: 10.00},
+	}
+}
+
+// Cost is the price of the given token counts:
+//
+//	(prompt − cached)·Input + cached·CachedInput + completion·Output, per 1e6
+//
+// ok is false when model has no price.
+func (p Prices) Cost(model string, prompt, cached, completion int64) (cost float64, ok bool) {
+	pr, ok := p[model]
+	if !ok {
+		return 0, false
+	}
+	return (float64(prompt-cached)*pr.Input + float64(cached)*pr.CachedInput + float64(completion)*pr.Output) / 1e6, true
+}
+
+// ParsePrices reads a price table in TOML, one table per model:
+//
+//	["gpt-4o-mini"]
+//	input = 0.15
+//	cached_input = 0.075
+//	output = 0.60
+//
+// Prices are USD per million tokens and may not be negative; unknown keys
+// are errors naming file, line and field. The result is merged over
+// DefaultPrices.
+func ParsePrices(data []byte, file string) (Prices, error) {
+	var raw map[string]Price
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %s", file, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return nil, fmt.Errorf("%s:%d: %s: unknown key (want input, cached_input, output)", file, keyLine(data, k[len(k)-1]), k.String())
+	}
+	out := DefaultPrices()
+	for name, p := range raw {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"input", p.Input}, {"cached_input", p.CachedInput}, {"output", p.Output}} {
+			if f.v < 0 || f.v != f.v {
+				return nil, fmt.Errorf("%s:%d: %s.%s: %g is not a price (USD per 1M tokens, ≥ 0)", file, keyLine(data, name), name, f.name, f.v)
+			}
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+// keyLine is the 1-based line where key first appears in data (0 when not
+// found); TOML decoding does not report lines of valid keys.
+func keyLine(data []byte, key string) int {
+	line := 1
+	for i := 0; i+len(key) <= len(data); i++ {
+		if string(data[i:i+len(key)]) == key {
+			return line
+		}
+		if data[i] == '\n' {
+			line++
+		}
+	}
+	return 0
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// PutRequests records requests without answers, so that a batch exported
+// for another machine can be matched back by key and run when its output
+// is imported (see RequestsByKey). Requests already recorded are left as
+// they are; recording a different key at the same coordinates is an error,
+// as in PutResponses. All of rs is written in one transaction.
+func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		ids := newIDCache(tx)
+		up, err := tx.PrepareContext(ctx, `
+			INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
+			DO UPDATE SET key = key
+			RETURNING key`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		for i, r := range rs {
+			where := func(err error) error {
+				return fmt.Errorf("request %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+			}
+			if r.Key == "" || r.Probe == "" || r.Context == "" || r.Candidate == "" {
+				return where(fmt.Errorf("request lacks a key, probe, context or candidate"))
+			}
+			judgeID, err := ids.judge(ctx, r.Judge)
+			if err != nil {
+				return where(err)
+			}
+			dsID, err := ids.dataset(ctx, r.Dataset)
+			if err != nil {
+				return where(err)
+			}
+			var key string
+			if err := up.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).Scan(&key); err != nil {
+				return where(err)
+			}
+			if key != r.Key {
+				return where(fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", key, r.Key))
+			}
+		}
+		return nil
+	})
+}
+
+// RequestsByKey returns every recorded request with this key and run label
+// (one per coordinates it was recorded at), answered or not.
+func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, error) {
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		WHERE r.key = ? AND r.run = ?
+		ORDER BY r.id`, key, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Request
+	for rows.Next() {
+		var q Request
+		if err := rows.Scan(&q.Key, &q.Judge, &q.Dataset, &q.Context, &q.Candidate, &q.BankHash, &q.Probe, &q.Wording, &q.Run); err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, rows.Err()
+}
+
+// FitInput is what prism fit needs from a workspace: the judge's score rows
+// on dataset (one bank snapshot, or all when bankHash is "") and the human
+// labels of the dataset's candidates. Candidates without a human score
+// give no label. Requests that failed, or were never answered, have no
+// row, so they are missing cells for the fit (PROTOCOL §2).
+func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
+	d, err := s.Dataset(ctx, dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := s.Scores(ctx, dataset, judge, bankHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+	}
+	var labels []model.Label
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			if !math.IsNaN(k.Human) {
+				labels = append(labels, model.Label{Context: c.ID, Candidate: k.ID, Human: k.Human})
+			}
+		}
+	}
+	return rows, labels, nil
+}
+
+func bankNote(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " under bank " + h
+}
+
+// AnsweredKeys returns which (key, run) pairs with a key in keys have an
+// answer anywhere in the workspace, in one scan, so that a planner can ask
+// CachedAnswer only about those.
+func (s *Store) AnsweredKeys(ctx context.Context, keys map[string]bool) (map[[2]string]bool, error) {
+	out := map[[2]string]bool{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT DISTINCT r.key, r.run
+		FROM requests r
+		JOIN responses p ON p.request_id = r.id AND p.ok = 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, run string
+		if err := rows.Scan(&k, &run); err != nil {
+			return nil, err
+		}
+		if keys[k] {
+			out[[2]string{k, run}] = true
+		}
+	}
+	return out, rows.Err()
+}
