@@ -1,0 +1,531 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/backend"
+	"github.com/prism-eval/prism/judge/openai"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// Options tune a Run; the zero value is ready to use.
+type Options struct {
+	Limiter          *Limiter      // nil: NewLimiter(plan.Spec.Limits)
+	FlushEvery       int           // responses per write transaction (≤ 0: store.BatchSize)
+	FlushInterval    time.Duration // longest a finished response waits to be written (≤ 0: 200 ms)
+	ProgressInterval time.Duration // between progress events (≤ 0: 100 ms)
+	EventBuffer      int           // capacity of the Events channel (≤ 0: 4096)
+}
+
+// EventKind tells the two kinds of Event apart.
+type EventKind int
+
+const (
+	EventProgress EventKind = iota // a progress snapshot
+	EventResult                    // one request finished (answered, failed or served from cache)
+)
+
+// Event is what a Run streams. Progress is set for both kinds (for a
+// result, as of that result).
+type Event struct {
+	Kind     EventKind
+	Progress Progress
+	Result   Result // EventResult only
+}
+
+// Result is one finished request.
+type Result struct {
+	Context, Candidate, Probe string
+	Wording, Run              int
+	Score                     float64 // NaN when none
+	HasScore                  bool
+	// Delta is Score minus the same candidate's baseline score in the same
+	// run, when both are known.
+	Delta    float64
+	HasDelta bool
+	Cached   bool   // stored from an identical earlier answer, not sent
+	ErrKind  string // "" for an answer
+	Err      string
+}
+
+// Progress is a snapshot of a run.
+type Progress struct {
+	Total     int // requests of the plan still pending when the run started
+	Done      int // of those, finished (answered, failed, or from cache)
+	Sent      int // sent to the judge and finished
+	CacheHits int
+	Answered  int
+	Failed    int
+	InFlight  int
+	Written   int // responses committed to the store
+
+	PromptTokens, CachedTokens, CompletionTokens int64
+	Cost                                         float64
+	Priced                                       bool
+	Errors                                       map[string]int // failed requests by error kind
+
+	Elapsed       time.Duration
+	Rate          float64       // sent requests finished per second
+	ETA           time.Duration // at the current rate (0 when unknown)
+	Paused        bool
+	DroppedEvents int64 // result events dropped because the consumer was slow
+}
+
+// Summary is a finished run: its last progress and why it ended.
+type Summary struct {
+	Progress
+	Canceled bool  // Cancel was called or the context ended
+	Stopped  error // a judge error that stops runs (auth, config), or a store error
+}
+
+// Run is an acquisition in progress. Its methods are safe for concurrent
+// use.
+type Run struct {
+	plan   *Plan
+	st     *store.Store
+	judges []judge.Judge
+	lim    *Limiter
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	events chan Event
+	writes chan store.Response
+	done   chan struct{}
+	start  time.Time
+
+	mu        sync.Mutex
+	prog      Progress
+	baselines map[baseKey]float64
+	stopped   error
+	gate      chan struct{} // closed while running; open while paused
+	dropped   atomic.Int64
+	summary   Summary
+}
+
+type baseKey struct {
+	context, candidate string
+	run                int
+}
+
+var errCanceled = errors.New("run canceled")
+
+// NewJudges builds one judge per run from cfg: each makes one call per
+// request (cfg.Repeats is ignored), and run r samples with seed seed+r so
+// that repeats differ (the offline simulator always gets a seed; a server
+// only when cfg.Seed is set). Server calls go through lim (when not nil),
+// which observes their rate-limit headers.
+func NewJudges(cfg judge.Config, repeats int, lim *Limiter, opts ...openai.Option) ([]judge.Judge, error) {
+	if lim != nil {
+		opts = append([]openai.Option{openai.WithBaseTransport(lim.Transport(http.DefaultTransport))}, opts...)
+	}
+	out := make([]judge.Judge, max(1, repeats))
+	for r := range out {
+		c := cfg
+		c.Repeats = 1
+		if c.Backend == judge.BackendOffline || c.Backend == "" || c.Seed != nil {
+			s := r
+			if c.Seed != nil {
+				s += *c.Seed
+			}
+			c.Seed = &s
+		}
+		j, err := backend.New(c, opts...)
+		if err != nil {
+			return nil, err
+		}
+		out[r] = j
+	}
+	return out, nil
+}
+
+// Start stores the plan's judge and bank snapshot and starts sending the
+// plan's pending requests with judges[run] (a single judge serves every
+// run). Answers found in the cache are stored first, without sending.
+func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, opts Options) (*Run, error) {
+	if len(judges) == 0 {
+		return nil, errors.New("engine: no judge")
+	}
+	if len(judges) > 1 && len(judges) < p.Spec.Repeats {
+		return nil, fmt.Errorf("engine: %d judges for %d repeats", len(judges), p.Spec.Repeats)
+	}
+	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+		return nil, err
+	}
+	text, err := p.Spec.Bank.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("engine: bank snapshot: %w", err)
+	}
+	if err := st.PutBank(ctx, store.BankSnapshot{Hash: p.BankHash, Name: p.Spec.Bank.Name, Source: p.Spec.BankSource, Text: string(text)}); err != nil {
+		return nil, err
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = store.BatchSize
+	}
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = 200 * time.Millisecond
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = 100 * time.Millisecond
+	}
+	if opts.EventBuffer <= 0 {
+		opts.EventBuffer = 4096
+	}
+	lim := opts.Limiter
+	if lim == nil {
+		lim = NewLimiter(p.Spec.Limits)
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	r := &Run{
+		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
+		events: make(chan Event, opts.EventBuffer), writes: make(chan store.Response, 4*opts.FlushEvery),
+		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
+		gate: make(chan struct{}),
+	}
+	close(r.gate)
+	r.prog.Total = len(p.Pending)
+	r.prog.Errors = map[string]int{}
+	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
+	if err := r.loadBaselines(ctx); err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	go r.run()
+	return r, nil
+}
+
+// loadBaselines reads the baseline scores already stored, for Δ.
+func (r *Run) loadBaselines(ctx context.Context) error {
+	rows, err := r.st.Scores(ctx, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if row.Probe == "baseline" && !row.Missing {
+			var run int
+			fmt.Sscan(row.Run, &run)
+			r.baselines[baseKey{row.Context, row.Candidate, run}] = row.Score
+		}
+	}
+	return nil
+}
+
+// Events streams progress snapshots and finished requests; it is closed
+// when the run ends. Sends never block the run: when the consumer falls
+// behind, progress snapshots are skipped (a later one supersedes them) and
+// result events are dropped and counted (Progress.DroppedEvents). Stored
+// results are never dropped.
+func (r *Run) Events() <-chan Event { return r.events }
+
+// Pause stops new requests from starting; those in flight finish and are
+// stored.
+func (r *Run) Pause() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.prog.Paused {
+		r.prog.Paused = true
+		r.gate = make(chan struct{})
+	}
+}
+
+// Resume lets a paused run continue.
+func (r *Run) Resume() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.prog.Paused {
+		r.prog.Paused = false
+		close(r.gate)
+	}
+}
+
+// Cancel stops the run: no new request starts, requests in flight are
+// abandoned (not stored), and everything finished is written before Wait
+// returns.
+func (r *Run) Cancel() { r.cancel(errCanceled) }
+
+// Wait blocks until the run has ended and every finished response is
+// stored. The error is non-nil when the run stopped early for a reason
+// other than cancellation (a judge error that stops runs, or a store
+// error).
+func (r *Run) Wait() (Summary, error) {
+	<-r.done
+	return r.summary, r.summary.Stopped
+}
+
+// Snapshot returns the current progress.
+func (r *Run) Snapshot() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snapshotLocked()
+}
+
+func (r *Run) snapshotLocked() Progress {
+	p := r.prog
+	p.Errors = make(map[string]int, len(r.prog.Errors))
+	for k, v := range r.prog.Errors {
+		p.Errors[k] = v
+	}
+	p.Elapsed = time.Since(r.start)
+	if s := p.Elapsed.Seconds(); s > 0 && p.Sent > 0 {
+		p.Rate = float64(p.Sent) / s
+		p.ETA = time.Duration(float64(p.Total-p.Done) / p.Rate * float64(time.Second))
+	}
+	p.DroppedEvents = r.dropped.Load()
+	return p
+}
+
+func (r *Run) run() {
+	var writerWG, workerWG, tickWG sync.WaitGroup
+	writerWG.Add(1)
+	go func() { defer writerWG.Done(); r.writer() }()
+	tickStop := make(chan struct{})
+	tickWG.Add(1)
+	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
+
+	// Cached answers first: they cost nothing and need no worker.
+	for _, i := range r.plan.Pending {
+		if resp, ok := r.plan.Cached[i]; ok {
+			resp.Time = time.Now()
+			r.finish(&r.plan.Items[i], resp, true)
+		}
+	}
+	work := make(chan int)
+	for range r.plan.Spec.Limits.concurrency() {
+		workerWG.Add(1)
+		go func() { defer workerWG.Done(); r.worker(work) }()
+	}
+feed:
+	for _, i := range r.plan.Pending {
+		if _, ok := r.plan.Cached[i]; ok {
+			continue
+		}
+		select {
+		case work <- i:
+		case <-r.ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	workerWG.Wait()
+	close(r.writes)
+	writerWG.Wait()
+	close(tickStop)
+	tickWG.Wait()
+
+	r.mu.Lock()
+	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped}
+	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
+	r.mu.Unlock()
+	r.cancel(nil)
+	r.emit(Event{Kind: EventProgress, Progress: r.summary.Progress}, false)
+	close(r.events)
+	close(r.done)
+}
+
+// worker sends requests until work closes or the run is canceled.
+func (r *Run) worker(work <-chan int) {
+	for i := range work {
+		if err := r.waitGate(); err != nil {
+			return
+		}
+		it := &r.plan.Items[i]
+		if err := r.lim.Wait(r.ctx, it.InTokens+it.OutTokens); err != nil {
+			return
+		}
+		r.mu.Lock()
+		r.prog.InFlight++
+		r.mu.Unlock()
+		j := r.judges[0]
+		if len(r.judges) > 1 {
+			j = r.judges[it.Run]
+		}
+		res, err := j.Score(r.ctx, it.Request)
+		r.mu.Lock()
+		r.prog.InFlight--
+		r.mu.Unlock()
+		kind := judge.KindOf(err)
+		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
+			// Abandoned, not failed: a canceled call is never recorded.
+			return
+		}
+		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
+			r.lim.Adjust(actual - it.InTokens - it.OutTokens)
+		}
+		r.finish(it, toResponse(it, res, err), false)
+		if kind.StopsRun() {
+			r.stop(fmt.Errorf("the judge cannot continue: %w", err))
+			return
+		}
+	}
+}
+
+// waitGate blocks while the run is paused.
+func (r *Run) waitGate() error {
+	r.mu.Lock()
+	g := r.gate
+	r.mu.Unlock()
+	select {
+	case <-g:
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+// stop ends the run early with err (the first one wins).
+func (r *Run) stop(err error) {
+	r.mu.Lock()
+	if r.stopped == nil {
+		r.stopped = err
+	}
+	r.mu.Unlock()
+	r.cancel(err)
+}
+
+// toResponse records one Score call: an answer when it scored, else a
+// failure of the error's kind.
+func toResponse(it *Item, res judge.Result, err error) store.Response {
+	resp := store.Response{
+		Request:          it.Row,
+		Score:            math.NaN(),
+		PromptTokens:     res.PromptTokens,
+		CachedTokens:     res.CachedPromptTokens,
+		CompletionTokens: res.CompletionTokens,
+		Latency:          res.Latency,
+		Time:             time.Now(),
+	}
+	if len(res.Samples) > 0 {
+		s := res.Samples[0]
+		resp.Raw = s.Raw
+		if len(s.Logprobs) > 0 {
+			if b, jerr := json.Marshal(s.Logprobs); jerr == nil {
+				resp.Logprobs = b
+			}
+		}
+	}
+	switch {
+	case err == nil && res.HasScore:
+		resp.Score = res.Score
+	case err == nil:
+		resp.ErrKind, resp.Err = string(judge.KindUnparseable), "no score in the reply"
+	default:
+		resp.ErrKind, resp.Err = string(judge.KindOf(err)), err.Error()
+		if resp.ErrKind == "" {
+			resp.ErrKind = "error"
+		}
+	}
+	return resp
+}
+
+// finish queues resp for writing, updates progress and emits a result.
+func (r *Run) finish(it *Item, resp store.Response, cached bool) {
+	r.writes <- resp
+	res := Result{Context: it.Row.Context, Candidate: it.Row.Candidate, Probe: it.Row.Probe,
+		Wording: it.Request.Wording, Run: it.Run, Score: resp.Score, Cached: cached,
+		ErrKind: resp.ErrKind, Err: resp.Err}
+	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
+	r.mu.Lock()
+	p := &r.prog
+	p.Done++
+	if cached {
+		p.CacheHits++
+	} else {
+		p.Sent++
+		p.PromptTokens += int64(resp.PromptTokens)
+		p.CachedTokens += int64(resp.CachedTokens)
+		p.CompletionTokens += int64(resp.CompletionTokens)
+		p.Cost, _ = r.plan.Spec.Prices.Cost(r.plan.Estimate.PriceModel, p.PromptTokens, p.CachedTokens, p.CompletionTokens)
+	}
+	if resp.ErrKind == "" {
+		p.Answered++
+	} else {
+		p.Failed++
+		p.Errors[resp.ErrKind]++
+	}
+	bk := baseKey{it.Row.Context, it.Row.Candidate, it.Run}
+	if res.HasScore {
+		if it.Row.Probe == "baseline" {
+			r.baselines[bk] = res.Score
+		} else if b, ok := r.baselines[bk]; ok {
+			res.Delta, res.HasDelta = res.Score-b, true
+		}
+	}
+	ev := Event{Kind: EventResult, Progress: r.snapshotLocked(), Result: res}
+	r.mu.Unlock()
+	r.emit(ev, true)
+}
+
+// emit sends ev without blocking; a dropped result is counted.
+func (r *Run) emit(ev Event, count bool) {
+	select {
+	case r.events <- ev:
+	default:
+		if count {
+			r.dropped.Add(1)
+		}
+	}
+}
+
+// ticker emits a progress snapshot every ProgressInterval.
+func (r *Run) ticker(stop <-chan struct{}) {
+	t := time.NewTicker(r.opts.ProgressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			r.emit(Event{Kind: EventProgress, Progress: r.Snapshot()}, false)
+		}
+	}
+}
+
+// writer batches responses into transactions of FlushEvery, or whatever
+// arrived within FlushInterval. It writes with a context that outlives a
+// cancel, so finished work is stored; after a store error it keeps
+// draining so workers never block, and the run stops.
+func (r *Run) writer() {
+	ctx := context.WithoutCancel(r.ctx)
+	buf := make([]store.Response, 0, r.opts.FlushEvery)
+	t := time.NewTicker(r.opts.FlushInterval)
+	defer t.Stop()
+	var failed bool
+	flush := func() {
+		if len(buf) == 0 || failed {
+			buf = buf[:0]
+			return
+		}
+		if err := r.st.PutResponses(ctx, buf); err != nil {
+			failed = true
+			r.stop(fmt.Errorf("store: %w", err))
+		} else {
+			r.mu.Lock()
+			r.prog.Written += len(buf)
+			r.mu.Unlock()
+		}
+		buf = buf[:0]
+	}
+	for {
+		select {
+		case resp, ok := <-r.writes:
+			if !ok {
+				flush()
+				return
+			}
+			buf = append(buf, resp)
+			if len(buf) >= r.opts.FlushEvery {
+				flush()
+			}
+		case <-t.C:
+			flush()
+		}
+	}
+}
