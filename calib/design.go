@@ -2,6 +2,7 @@ package calib
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -85,30 +86,47 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 	attrSeen := map[string]*signLines{}
 	ctxSeen := map[string]bool{}
 	baseline := false
+	// Each distinct probe name is parsed once; rows keep its index.
+	type probeInfo struct {
+		name, kind, attr, sign string
+		line                   int // first row with this probe
+	}
+	var probes []probeInfo
+	probeOf := map[string]int32{}
+	rowProbe := make([]int32, len(rows))
 	for i := range rows {
 		r := &rows[i]
-		kind, name, sign, err := model.ParseProbe(r.Probe)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: field \"probe\": %v", at(sf, r.Line), err)
+		pi, seen := probeOf[r.Probe]
+		if !seen {
+			kind, attr, sign, err := model.ParseProbe(r.Probe)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: field \"probe\": %v", at(sf, r.Line), err)
+			}
+			pi = int32(len(probes))
+			probes = append(probes, probeInfo{r.Probe, kind, attr, sign, r.Line})
+			probeOf[r.Probe] = pi
 		}
+		rowProbe[i] = pi
 		if !r.Missing && !(math.Abs(r.Score) <= maxMagnitude) {
 			return nil, nil, fmt.Errorf("%s: field \"score\": %v is not a finite number within ±%g", at(sf, r.Line), r.Score, maxMagnitude)
 		}
-		switch kind {
+	}
+	for _, p := range probes {
+		switch p.kind {
 		case model.ProbeBaseline:
 			baseline = true
 		case model.ProbeContext:
-			ctxSeen[name] = true
+			ctxSeen[p.attr] = true
 		case model.ProbeAttr:
-			s := attrSeen[name]
+			s := attrSeen[p.attr]
 			if s == nil {
 				s = &signLines{-1, -1}
-				attrSeen[name] = s
+				attrSeen[p.attr] = s
 			}
-			if sign == "+" && s.plus < 0 {
-				s.plus = r.Line
-			} else if sign == "-" && s.minus < 0 {
-				s.minus = r.Line
+			if p.sign == "+" {
+				s.plus = p.line
+			} else {
+				s.minus = p.line
 			}
 		}
 	}
@@ -119,7 +137,8 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 		return nil, nil, fmt.Errorf("%s: field \"probe\": no \"baseline\" rows; s0 is needed for every candidate", sf)
 	}
 	d := &Design{Imputed: map[string]int{}}
-	for a, s := range attrSeen {
+	for _, a := range slices.Sorted(maps.Keys(attrSeen)) { // sorted: the first offender is reported
+		s := attrSeen[a]
 		if s.plus < 0 {
 			return nil, nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.minus), a, a+":-", a+":+")
 		}
@@ -170,16 +189,30 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 	cnt := make([]int32, len(labels)*nc)
 	unlabelledRows := 0
 	unlabelled := map[candKey]bool{}
+	colOfProbe := make([]int, len(probes)) // −1: neutral, not a column
+	for i, p := range probes {
+		c, ok := colOf[p.name]
+		if !ok {
+			c = -1
+		}
+		colOfProbe[i] = c
+	}
+	last, lastIdx, lastOK := candKey{}, 0, false
 	for i := range rows {
 		r := &rows[i]
-		li, ok := labelOf[candKey{r.Context, r.Candidate}]
-		if !ok {
+		// Rows usually come candidate by candidate: reuse the last lookup.
+		if i == 0 || r.Context != last.ctx || r.Candidate != last.cand {
+			last = candKey{r.Context, r.Candidate}
+			lastIdx, lastOK = labelOf[last]
+		}
+		li := lastIdx
+		if !lastOK {
 			unlabelledRows++
-			unlabelled[candKey{r.Context, r.Candidate}] = true
+			unlabelled[last] = true
 			continue
 		}
-		c, ok := colOf[r.Probe]
-		if !ok || r.Missing { // neutral probes are controls, not columns
+		c := colOfProbe[rowProbe[i]]
+		if c < 0 || r.Missing { // neutral probes are controls, not columns
 			continue
 		}
 		sum[li*nc+c] += r.Score

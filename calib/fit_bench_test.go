@@ -55,3 +55,18 @@ func BenchmarkFitTaylor(b *testing.B) {
 		sinkReport = r
 	}
 }
+
+var sinkDesign *Design
+
+// BenchmarkBuildDesign times reading 52,800 score rows into a design.
+func BenchmarkBuildDesign(b *testing.B) {
+	rows, labels := synth(100, 16, 16, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, _, err := BuildDesign(rows, labels, BuildOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkDesign = d
+	}
+}

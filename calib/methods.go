@@ -2,7 +2,8 @@ package calib
 
 import (
 	"errors"
-	"slices"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Method is one scoring method compared by Fit. The arrays of per-method
@@ -43,8 +44,12 @@ func methodsFor(opts Options) []Method {
 // pathsFor factorizes every method of ms on the statistics s.
 func pathsFor(ms []Method, s *gram, K int) ([]*methodPath, error) {
 	ps := make([]*methodPath, len(ms))
-	var half *methodPath
+	var half, prism *methodPath
 	for i, m := range ms {
+		if m == AlphaPRISM && prism != nil { // share PRISM's factorization
+			ps[i] = newAlphaPath(s, prism.path)
+			continue
+		}
 		if m == Taylor {
 			if half == nil {
 				return nil, errors.New("calib: the Taylor fit needs the half-difference fit")
@@ -56,8 +61,11 @@ func pathsFor(ms []Method, s *gram, K int) ([]*methodPath, error) {
 		if !ok {
 			return nil, errEigen
 		}
-		if m == Half {
+		switch m {
+		case Half:
 			half = p
+		case PRISM:
+			prism = p
 		}
 		ps[i] = p
 	}
@@ -70,9 +78,9 @@ type methodPath struct {
 	method Method
 	path   *ridgePath
 	q, K   int
-	c      []float64 // J̃ᵀv, for α-PRISM's α
-	vv, vy float64
+	vv, vy float64   // vᵀv, vᵀy*, for α-PRISM's α
 	coef   []float64 // last solution in the method's own coordinates
+	pc, pe []float64 // α-PRISM: Vᵀc and Vᵀe in PRISM's eigenbasis
 	taylor *taylorFit
 }
 
@@ -80,8 +88,7 @@ type methodPath struct {
 // training statistics s (PROTOCOL §4), with μ = γ‖design‖²_F / m:
 //
 //	PRISM:     (G + μI) β = c − e
-//	α-PRISM:   α profiled out, P⊥ = I − vvᵀ/vᵀv:
-//	           (J̃ᵀP⊥J̃ + μI) β = −J̃ᵀP⊥y*,  α = (vᵀy* + cᵀβ) / vᵀv
+//	α-PRISM:   [vᵀv  −cᵀ; −c  G + μI] (α, β) = (vᵀy*, −e)   (see newAlphaPath)
 //	Half:      Õ = J̃M with M[k±, k] = ½:  (MᵀGM + μI) δ = Mᵀ(c − e)
 //
 // where G = J̃ᵀJ̃, c = J̃ᵀv, e = J̃ᵀy*. The α-PRISM system is the exact
@@ -89,7 +96,7 @@ type methodPath struct {
 // ‖J̃‖²_F like PRISM's.
 func newMethodPath(m Method, s *gram, K int) (*methodPath, bool) {
 	q := s.q
-	mp := &methodPath{method: m, q: q, K: K, c: slices.Clone(s.c), vv: s.vv, vy: s.vy}
+	mp := &methodPath{method: m, q: q, K: K, vv: s.vv, vy: s.vy}
 	var a, b []float64
 	var scale float64
 	switch m {
@@ -101,22 +108,11 @@ func newMethodPath(m Method, s *gram, K int) (*methodPath, bool) {
 		}
 		scale = trace(s.G, q) / float64(q)
 	case AlphaPRISM:
-		a = make([]float64, q*q)
-		b = make([]float64, q)
-		copy(a, s.G)
-		if s.vv > 0 {
-			for i := 0; i < q; i++ {
-				for j := 0; j < q; j++ {
-					a[i*q+j] -= s.c[i] * s.c[j] / s.vv
-				}
-				b[i] = -(s.e[i] - s.c[i]*s.vy/s.vv)
-			}
-		} else { // v = 0: α multiplies nothing, fit β alone
-			for i := range b {
-				b[i] = -s.e[i]
-			}
+		base, err := newMethodPath(PRISM, s, K)
+		if !err {
+			return nil, false
 		}
-		scale = trace(s.G, q) / float64(q)
+		return newAlphaPath(s, base.path), true
 	case Half:
 		a = make([]float64, K*K)
 		b = make([]float64, K)
@@ -141,6 +137,65 @@ func newMethodPath(m Method, s *gram, K int) (*methodPath, bool) {
 	return mp, true
 }
 
+// newAlphaPath sets up α-PRISM on PRISM's eigendecomposition base of G,
+// so one factorization serves both methods and every γ. With M = G + μI,
+// eliminating β = M⁻¹(cα − e) from the bordered normal equations leaves
+// the scalar Schur complement
+//
+//	α = (vᵀy* − cᵀM⁻¹e) / (vᵀv − cᵀM⁻¹c),
+//
+// and M⁻¹ is diagonal in the eigenbasis. The denominator equals
+// vᵀv·(1 − uᵀM⁻¹u) with u = c/‖v‖, positive because J̃ᵀP⊥J̃ + μI is; when
+// v = 0 (or the denominator vanishes numerically) α is not identified and
+// is set to 1.
+func newAlphaPath(s *gram, base *ridgePath) *methodPath {
+	q := s.q
+	mp := &methodPath{method: AlphaPRISM, q: q, path: base, vv: s.vv, vy: s.vy,
+		coef: make([]float64, q), pc: make([]float64, q), pe: make([]float64, q)}
+	if base.vecs != nil {
+		for i := 0; i < q; i++ {
+			for k := 0; k < q; k++ {
+				mp.pc[k] += base.vecs.At(i, k) * s.c[i]
+				mp.pe[k] += base.vecs.At(i, k) * s.e[i]
+			}
+		}
+	}
+	return mp
+}
+
+// alphaAt solves α-PRISM at γ into mp.coef and returns α.
+func (mp *methodPath) alphaAt(gamma float64) float64 {
+	p := mp.path
+	if p.vecs == nil { // zero design: β = 0, α by least squares of αv ≈ y*
+		clear(mp.coef)
+		if mp.vv > 0 {
+			return mp.vy / mp.vv
+		}
+		return 1
+	}
+	mu := gamma * p.scale
+	var cMc, cMe float64
+	for i, l := range p.vals {
+		if d := l + mu; d > 0 {
+			cMc += mp.pc[i] * mp.pc[i] / d
+			cMe += mp.pc[i] * mp.pe[i] / d
+		}
+	}
+	alpha := 1.0
+	if den := mp.vv - cMc; mp.vv > 0 && den > 0 {
+		alpha = (mp.vy - cMe) / den
+	}
+	for i, l := range p.vals {
+		if d := l + mu; d > 0 {
+			p.w[i] = (mp.pc[i]*alpha - mp.pe[i]) / d
+		} else {
+			p.w[i] = 0
+		}
+	}
+	mat.NewVecDense(mp.q, mp.coef).MulVec(p.vecs, mat.NewVecDense(mp.q, p.w))
+	return alpha
+}
+
 // at solves for γ and stores in beta (length q) the coefficients on the
 // columns of J̃, so that every method predicts ŷ = α s0 − J̃β. It returns α.
 func (mp *methodPath) at(gamma float64, beta []float64) (alpha float64) {
@@ -155,6 +210,11 @@ func (mp *methodPath) at(gamma float64, beta []float64) (alpha float64) {
 		}
 		return 1
 	}
+	if mp.method == AlphaPRISM {
+		alpha = mp.alphaAt(gamma)
+		copy(beta, mp.coef)
+		return alpha
+	}
 	mp.path.solve(gamma, mp.coef)
 	switch mp.method {
 	case Half:
@@ -164,16 +224,6 @@ func (mp *methodPath) at(gamma float64, beta []float64) (alpha float64) {
 			beta[2*k+1] = mp.coef[k] / 2
 		}
 		return 1
-	case AlphaPRISM:
-		copy(beta, mp.coef)
-		if mp.vv == 0 {
-			return 1
-		}
-		alpha = mp.vy
-		for i, ci := range mp.c {
-			alpha += ci * mp.coef[i]
-		}
-		return alpha / mp.vv
 	default:
 		copy(beta, mp.coef)
 		return 1

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/BurntSushi/toml"
 )
@@ -60,6 +61,10 @@ func ParsePrices(data []byte, file string) (Prices, error) {
 		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("%s:%d: %s", file, pe.Position.Line, pe.Message)
 		}
+		// Type mismatches read "toml: line N (last key "K"): …".
+		if m := reTOMLLine.FindStringSubmatch(err.Error()); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s: %s", file, m[1], m[2], m[3])
+		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
@@ -80,6 +85,8 @@ func ParsePrices(data []byte, file string) (Prices, error) {
 	}
 	return out, nil
 }
+
+var reTOMLLine = regexp.MustCompile(`line (\d+) \(last key "([^"]*)"\): (.*)`)
 
 // keyLine is the 1-based line where key first appears in data (0 when not
 // found); TOML decoding does not report lines of valid keys.

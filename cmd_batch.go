@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/prism-eval/prism/judge/engine"
+)
+
+func init() {
+	register("batch", "export pending requests as OpenAI Batch JSONL, or import a batch output (batch export|import)", runBatch)
+}
+
+const batchUsage = `
+  prism batch export --bank BANK [--dataset NAME] --judge openai --model M [--name JUDGE]
+                     [--repeats N] [-o FILE] [--workspace FILE] [judge flags]
+  prism batch import FILE [--workspace FILE]
+
+export writes every request of the study that has no answer yet as OpenAI
+Batch JSONL ({"custom_id", "method": "POST", "url": "/v1/chat/completions",
+"body"}; custom_id is the request key, "KEY:RUN" for runs after the first),
+the file OpenAI's Batch API and vLLM's run-batch read, and records the
+requests in the workspace. import reads the output file (OpenAI's or vLLM's
+shape) and stores each answer at the coordinates it was exported with;
+failed lines are stored as failures and stay pending.`
+
+func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w:%s", errUsage, batchUsage)
+	}
+	switch args[0] {
+	case "export":
+		return runBatchExport(ctx, args[1:], stdout, stderr)
+	case "import":
+		return runBatchImport(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usageText(batchUsage))
+		return nil
+	}
+	return fmt.Errorf("%w: unknown batch command %q\nusage:%s", errUsage, args[0], batchUsage)
+}
+
+func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	s := newStudyFlags("prism batch export", batchUsage, stderr)
+	out := s.fs.String("o", "", "write to `FILE` instead of standard output")
+	pos, help, err := s.fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q\nusage:%s", errUsage, pos[0], batchUsage)
+	}
+	st, spec, err := s.spec(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	plan, err := engine.NewPlan(ctx, st, spec)
+	if err != nil {
+		return err
+	}
+	var n int
+	if *out == "" {
+		n, err = engine.ExportBatch(ctx, st, plan, stdout)
+	} else {
+		err = writeFileAtomic(*out, func(w io.Writer) error {
+			var werr error
+			n, werr = engine.ExportBatch(ctx, st, plan, w)
+			return werr
+		})
+	}
+	if err != nil {
+		return err
+	}
+	dest := *out
+	if dest == "" {
+		dest = "standard output"
+	}
+	fmt.Fprintf(stderr, "exported %d requests to %s (%d already answered, %d stored from cache)\n",
+		n, dest, plan.Estimate.Answered, plan.Estimate.CacheHits)
+	return nil
+}
+
+func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newWorkspaceFlags("prism batch import", stderr, batchUsage)
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: prism batch import takes one FILE\nusage:%s", errUsage, batchUsage)
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := openWorkspace(ctx, *fs.workspace, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	stats, err := engine.ImportBatch(ctx, st, f, pos[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d results from %s: %d answers, %d failures%s\n",
+		stats.Lines, pos[0], stats.Answered, stats.Failed, errorsText(stats.Errors))
+	if stats.Failed > 0 {
+		fmt.Fprintln(stdout, "failed requests stay pending: export again to retry them")
+	}
+	return nil
+}

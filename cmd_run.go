@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model/store"
+)
+
+func init() {
+	register("run", "acquire judge scores: dataset × bank × judge × repeats, resumable, rate-limited", runRun)
+}
+
+const runUsage = `prism run --bank BANK [--dataset NAME] [--judge offline|openai] [--model M] [--base-url U]
+          [--name JUDGE] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
+          [--dry-run] [--workspace FILE] [judge flags]
+
+Sends every request of the study that the workspace has no answer for and
+stores each answer as it comes. A run stopped at any moment (ctrl+c, a crash,
+kill -9) resumes by running the same command: answered requests are never
+sent again. --dry-run prints the estimate (requests, tokens, cost, time) and
+sends nothing. --repeats N sends each condition N times as separate requests
+(run labels 0…N-1). Answers are stored under the judge name --name (default:
+the backend for offline, else the model; "-expected" is appended in expected
+mode). The API key comes from $OPENAI_API_KEY (or --api-key-env, or the
+--judge-config file) and is never stored.`
+
+// study is what run and batch export share: a plan's spec and the
+// workspace it reads.
+type study struct {
+	fs       workspaceFlags
+	jf       *judge.Flags
+	dataset  *string
+	bank     *string
+	name     *string
+	task     *string
+	prices   *string
+	conc     *int
+	rpm, tpm *int
+}
+
+func newStudyFlags(name, usage string, stderr io.Writer) *study {
+	fs := newWorkspaceFlags(name, stderr, usage)
+	s := &study{fs: fs, jf: judge.AddFlags(fs.FlagSet)}
+	s.dataset = fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
+	s.bank = fs.String("bank", "", "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace")
+	s.name = fs.String("name", "", "judge `NAME` the answers are stored under")
+	s.task = fs.String("task", "", "task prompt of the bank (default: the dataset's task)")
+	s.prices = fs.String("prices", "", "price table `FILE` (TOML, USD per 1M tokens)")
+	s.conc = fs.Int("concurrency", 8, "requests in flight at once")
+	s.rpm = fs.Int("rpm", 0, "requests per minute (0: unlimited)")
+	s.tpm = fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
+	// The engine sends each repeat as its own stored request.
+	fs.Lookup("repeats").Usage = "runs per condition, each a separate request stored with run label 0…N-1"
+	fs.Func("judge", "judge backend: offline (simulator) or openai (same as --backend)", func(v string) error {
+		return fs.Set("backend", v)
+	})
+	return s
+}
+
+// spec resolves the flags into an engine spec; it opens the workspace,
+// which the caller closes.
+func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
+	var spec engine.Spec
+	if *s.bank == "" {
+		return nil, spec, fmt.Errorf("%w: --bank is required\n%s", errUsage, usageText(s.fs.usage))
+	}
+	cfg, err := s.jf.Config(os.Getenv)
+	if err != nil {
+		return nil, spec, err
+	}
+	if *s.conc < 1 || *s.rpm < 0 || *s.tpm < 0 {
+		return nil, spec, fmt.Errorf("%w: --concurrency must be ≥ 1 and --rpm, --tpm ≥ 0", errUsage)
+	}
+	prices := engine.DefaultPrices()
+	if *s.prices != "" {
+		data, err := os.ReadFile(*s.prices)
+		if err != nil {
+			return nil, spec, err
+		}
+		if prices, err = engine.ParsePrices(data, *s.prices); err != nil {
+			return nil, spec, err
+		}
+	}
+	b, _, err := resolveBank(ctx, *s.bank, s.fs)
+	if err != nil {
+		return nil, spec, err
+	}
+	source := *s.bank
+	if _, err := os.Stat(*s.bank); err != nil {
+		source = "builtin:" + *s.bank
+	}
+	st, err := openWorkspace(ctx, *s.fs.workspace, false)
+	if err != nil {
+		return nil, spec, err
+	}
+	if cfg.APIKey != "" {
+		st.AddSecret(string(cfg.APIKey))
+	}
+	dsName, err := pickDataset(ctx, st, *s.dataset)
+	if err != nil {
+		st.Close()
+		return nil, spec, err
+	}
+	d, err := st.Dataset(ctx, dsName)
+	if err != nil {
+		st.Close()
+		return nil, spec, err
+	}
+	name := *s.name
+	if name == "" {
+		name = defaultJudgeName(cfg)
+	}
+	spec = engine.Spec{Dataset: d, Bank: b, BankSource: source, Task: *s.task, JudgeName: name,
+		Config: cfg, Repeats: cfg.Repeats, Prices: prices,
+		Limits: engine.Limits{Concurrency: *s.conc, RPM: *s.rpm, TPM: *s.tpm}}
+	return st, spec, nil
+}
+
+func defaultJudgeName(cfg judge.Config) string {
+	name := cfg.Backend
+	if cfg.Backend == judge.BackendOpenAI {
+		name = cfg.Model
+	}
+	if cfg.Mode != judge.ModeInteger {
+		name += "-" + string(cfg.Mode)
+	}
+	return name
+}
+
+// pickDataset returns name, or the workspace's only dataset.
+func pickDataset(ctx context.Context, st *store.Store, name string) (string, error) {
+	infos, err := st.Datasets(ctx)
+	if err != nil {
+		return "", err
+	}
+	if name != "" {
+		if !hasDataset(infos, name) {
+			return "", fmt.Errorf("%s: dataset %q: %w", st.Path(), name, store.ErrNotFound)
+		}
+		return name, nil
+	}
+	names := make([]string, len(infos))
+	for i, in := range infos {
+		names[i] = in.Name
+	}
+	switch len(names) {
+	case 1:
+		return names[0], nil
+	case 0:
+		return "", fmt.Errorf("%s holds no dataset; import one with prism data import", st.Path())
+	}
+	return "", fmt.Errorf("%w: %s holds %d datasets (%s); choose one with --dataset", errUsage, st.Path(), len(names), strings.Join(names, ", "))
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	s := newStudyFlags("prism run", runUsage, stderr)
+	dry := s.fs.Bool("dry-run", false, "print the estimate and send nothing")
+	pos, help, err := s.fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, pos[0], usageText(runUsage))
+	}
+	st, spec, err := s.spec(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	plan, err := engine.NewPlan(ctx, st, spec)
+	if err != nil {
+		return err
+	}
+	printEstimate(stdout, plan)
+	if *dry || plan.Estimate.Send+plan.Estimate.CacheHits == 0 {
+		return nil
+	}
+	lim := engine.NewLimiter(spec.Limits)
+	judges, err := engine.NewJudges(spec.Config, spec.Repeats, lim)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim})
+	if err != nil {
+		return err
+	}
+	bar := newProgressBar(stderr)
+	for ev := range r.Events() {
+		bar.update(ev.Progress, false)
+	}
+	sum, runErr := r.Wait()
+	bar.update(sum.Progress, true)
+	printSummary(stdout, plan, sum, time.Since(start))
+	if runErr != nil {
+		return fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
+	}
+	if sum.Canceled {
+		left := sum.Total - sum.Done
+		fmt.Fprintf(stderr, "interrupted: %d answers stored, %d requests left; rerun the same command to resume:\n  prism run %s\n",
+			sum.Written, left, strings.Join(quoteArgs(args), " "))
+		return fmt.Errorf("interrupted")
+	}
+	return nil
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"$\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func printEstimate(w io.Writer, p *engine.Plan) {
+	e := p.Estimate
+	sp := p.Spec
+	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%d conditions, %s) × %d run(s) → judge %q\n",
+		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, len(sp.Bank.Conditions()), short(p.BankHash), sp.Repeats, sp.JudgeName)
+	fmt.Fprintf(w, "requests: %d in all, %d answered, %d from cache, %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
+	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
+	if e.Priced {
+		fmt.Fprintf(w, ", cost $%.2f (%s list price, no prompt caching)", e.Cost, e.PriceModel)
+	} else {
+		fmt.Fprintf(w, ", cost unknown (no price for %q; pass --prices FILE)", e.PriceModel)
+	}
+	fmt.Fprintf(w, ", time ≈ %s at %s\n", e.Time.Round(time.Second), limitsText(sp.Limits))
+}
+
+func limitsText(l engine.Limits) string {
+	parts := []string{fmt.Sprintf("concurrency %d", max(1, l.Concurrency))}
+	if l.RPM > 0 {
+		parts = append(parts, fmt.Sprintf("%d rpm", l.RPM))
+	}
+	if l.TPM > 0 {
+		parts = append(parts, fmt.Sprintf("%d tpm", l.TPM))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Duration) {
+	fmt.Fprintf(w, "done: %d of %d requests in %s: %d answered (%d from cache), %d failed%s\n",
+		s.Done, s.Total, wall.Round(time.Millisecond), s.Answered, s.CacheHits, s.Failed, errorsText(s.Errors))
+	fmt.Fprintf(w, "tokens: %s prompt (%s cached) + %s completion", humanCount(s.PromptTokens), humanCount(s.CachedTokens), humanCount(s.CompletionTokens))
+	if s.Priced {
+		fmt.Fprintf(w, ", cost $%.4f\n", s.Cost)
+	} else {
+		fmt.Fprintf(w, ", cost unknown (no price for %q)\n", p.Estimate.PriceModel)
+	}
+	if s.Failed > 0 {
+		fmt.Fprintf(w, "failed requests are missing cells for the fit; rerun the same command to retry them\n")
+	}
+}
+
+func errorsText(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(m))
+	for k := range m {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func humanCount(n int64) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// progressBar draws run progress on stderr: one line redrawn in place at
+// most 10 times a second on a terminal, else a plain line every 5 s.
+type progressBar struct {
+	w     io.Writer
+	tty   bool
+	last  time.Time
+	every time.Duration
+	width int
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	b := &progressBar{w: w, every: 5 * time.Second}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			b.tty, b.every = true, 100*time.Millisecond
+		}
+	}
+	return b
+}
+
+func (b *progressBar) update(p engine.Progress, final bool) {
+	now := time.Now()
+	if !final && now.Sub(b.last) < b.every {
+		return
+	}
+	b.last = now
+	line := progressLine(p)
+	if b.tty {
+		pad := max(0, b.width-len(line))
+		b.width = len(line)
+		fmt.Fprintf(b.w, "\r%s%s", line, strings.Repeat(" ", pad))
+		if final {
+			fmt.Fprintln(b.w)
+		}
+		return
+	}
+	fmt.Fprintln(b.w, line)
+}
+
+func progressLine(p engine.Progress) string {
+	const cells = 24
+	frac := 1.0
+	if p.Total > 0 {
+		frac = float64(p.Done) / float64(p.Total)
+	}
+	n := int(frac * cells)
+	bar := strings.Repeat("█", n) + strings.Repeat("░", cells-n)
+	eta := "—"
+	if p.ETA > 0 {
+		eta = p.ETA.Round(time.Second).String()
+	}
+	cost := "$?"
+	if p.Priced {
+		cost = fmt.Sprintf("$%.4f", p.Cost)
+	}
+	state := ""
+	if p.Paused {
+		state = " paused"
+	}
+	return fmt.Sprintf("%s %d/%d %5.1f%% %6.1f req/s ETA %s tokens %s/%s %s errors %d%s%s",
+		bar, p.Done, p.Total, 100*frac, p.Rate, eta, humanCount(p.PromptTokens), humanCount(p.CompletionTokens), cost, p.Failed, errorsText(p.Errors), state)
+}

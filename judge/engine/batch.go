@@ -1,0 +1,478 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// BatchURL is the endpoint every exported batch line targets.
+const BatchURL = "/v1/chat/completions"
+
+// BatchInput is one line of an OpenAI Batch input file (vLLM's run-batch
+// reads the same shape).
+type BatchInput struct {
+	CustomID string          `json:"custom_id"`
+	Method   string          `json:"method"`
+	URL      string          `json:"url"`
+	Body     json.RawMessage `json:"body"`
+}
+
+// CustomID names a request in a batch file: its key for run 0, and
+// "KEY:RUN" for later runs (custom ids must be unique within a file, and
+// the runs of one condition share a key).
+func CustomID(key, run string) string {
+	if run == "0" {
+		return key
+	}
+	return key + ":" + run
+}
+
+// ParseCustomID inverts CustomID.
+func ParseCustomID(id string) (key, run string) {
+	if k, r, ok := strings.Cut(id, ":"); ok {
+		return k, r
+	}
+	return id, "0"
+}
+
+// ChatBody is the chat-completions request body for run `run` of req under
+// cfg, as the OpenAI-compatible client sends it: model, messages, and the
+// sampling parameters that are set (seed+run when a seed is set, logprobs
+// in expected mode, the response format). In batch, the auto response
+// format sends the JSON schema, since a batch cannot fall back.
+func ChatBody(cfg judge.Config, req banks.Request, run int) ([]byte, error) {
+	body := map[string]any{"model": cfg.Model, "messages": req.Messages}
+	if cfg.MaxTokens > 0 {
+		body["max_tokens"] = cfg.MaxTokens
+	}
+	if cfg.Temperature != nil {
+		body["temperature"] = *cfg.Temperature
+	}
+	if cfg.TopP != nil {
+		body["top_p"] = *cfg.TopP
+	}
+	if cfg.Seed != nil {
+		body["seed"] = *cfg.Seed + run
+	}
+	if cfg.Mode == judge.ModeExpected {
+		body["logprobs"] = true
+		body["top_logprobs"] = cfg.TopLogprobs
+	}
+	switch cfg.ResponseFormat {
+	case judge.FormatAuto, judge.FormatJSONSchema:
+		body["response_format"] = map[string]any{"type": "json_schema", "json_schema": map[string]any{
+			"name": "score", "strict": true, "schema": map[string]any{
+				"type":                 "object",
+				"properties":           map[string]any{"score": map[string]any{"type": "integer", "minimum": req.Scale.Min, "maximum": req.Scale.Max}},
+				"required":             []string{"score"},
+				"additionalProperties": false,
+			}}}
+	case judge.FormatJSONObject:
+		body["response_format"] = map[string]any{"type": "json_object"}
+	}
+	return json.Marshal(body)
+}
+
+// ExportBatch writes the plan's requests still to be sent as OpenAI Batch
+// JSONL to w, and records them in the workspace (with the judge and bank
+// snapshot) so that ImportBatch can match the output back. Answers to
+// identical messages already in the workspace are stored at once instead
+// of exported. It returns the number of lines written.
+func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (int, error) {
+	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+		return 0, err
+	}
+	text, err := p.Spec.Bank.Marshal()
+	if err != nil {
+		return 0, err
+	}
+	if err := st.PutBank(ctx, store.BankSnapshot{Hash: p.BankHash, Name: p.Spec.Bank.Name, Source: p.Spec.BankSource, Text: string(text)}); err != nil {
+		return 0, err
+	}
+	var cached []store.Response
+	var rows []store.Request
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for _, i := range p.Pending {
+		if resp, ok := p.Cached[i]; ok {
+			resp.Time = time.Now()
+			cached = append(cached, resp)
+			continue
+		}
+		it := &p.Items[i]
+		body, err := ChatBody(p.Spec.Config, it.Request, it.Run)
+		if err != nil {
+			return n, err
+		}
+		if err := enc.Encode(BatchInput{CustomID: CustomID(it.Row.Key, it.Row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
+			return n, err
+		}
+		rows = append(rows, it.Row)
+		n++
+	}
+	if err := bw.Flush(); err != nil {
+		return n, err
+	}
+	if err := st.PutRequests(ctx, rows); err != nil {
+		return n, err
+	}
+	return n, st.PutResponses(ctx, cached)
+}
+
+// batchOutput is one line of a batch output or error file. OpenAI writes
+// {"id", "custom_id", "response": {"status_code", "request_id", "body":
+// <chat completion>}, "error": null | {"code", "message"}}; vLLM's
+// run-batch writes the same BatchRequestOutput shape, with "error" a
+// string and "response.body" null on failure. A response that is itself a
+// chat completion (no "body") is accepted too.
+type batchOutput struct {
+	CustomID string          `json:"custom_id"`
+	Response json.RawMessage `json:"response"`
+	Error    json.RawMessage `json:"error"`
+}
+
+type batchResponse struct {
+	StatusCode *int            `json:"status_code"`
+	Body       json.RawMessage `json:"body"`
+	Choices    json.RawMessage `json:"choices"`
+}
+
+type chatCompletion struct {
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+			Refusal string  `json:"refusal"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+		Logprobs     *struct {
+			Content []struct {
+				Token       string  `json:"token"`
+				Logprob     float64 `json:"logprob"`
+				TopLogprobs []struct {
+					Token   string  `json:"token"`
+					Logprob float64 `json:"logprob"`
+				} `json:"top_logprobs"`
+			} `json:"content"`
+		} `json:"logprobs"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// BatchOutcome is what one output line says about its request.
+type BatchOutcome struct {
+	CustomID string
+	Line     int
+	Raw      string
+	Score    float64 // NaN when none
+	ErrKind  string  // "" for an answer
+	Err      string
+	Logprobs []judge.TokenLogprob
+
+	PromptTokens, CachedTokens, CompletionTokens int
+}
+
+// ParseBatchOutput reads a batch output JSONL and scores each reply on sc
+// in mode. Malformed lines are errors naming file, line and field; a
+// request that failed (HTTP error, non-HTTP error, no score) is an outcome
+// with ErrKind set, not an error. Blank lines are skipped.
+func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (banks.Scale, judge.Mode, error)) ([]BatchOutcome, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	var out []BatchOutcome
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		at := func(field, format string, args ...any) error {
+			return fmt.Errorf("%s:%d: %s: %s", file, line, field, fmt.Sprintf(format, args...))
+		}
+		var o batchOutput
+		if err := json.Unmarshal(b, &o); err != nil {
+			return nil, at("line", "not a JSON object: %v", err)
+		}
+		if o.CustomID == "" {
+			return nil, at("custom_id", "missing")
+		}
+		oc := BatchOutcome{CustomID: o.CustomID, Line: line, Score: math.NaN()}
+		if isPresent(o.Error) {
+			oc.ErrKind, oc.Err = string(judge.KindServer), "batch error: "+errorText(o.Error)
+			out = append(out, oc)
+			continue
+		}
+		if !isPresent(o.Response) {
+			return nil, at("response", "missing (and no error)")
+		}
+		var br batchResponse
+		if err := json.Unmarshal(o.Response, &br); err != nil {
+			return nil, at("response", "not an object: %v", err)
+		}
+		body := br.Body
+		if !isPresent(body) && isPresent(br.Choices) {
+			body = o.Response // a flat response: the chat completion itself
+		}
+		status := 200
+		if br.StatusCode != nil {
+			status = *br.StatusCode
+		}
+		if status != 200 || !isPresent(body) {
+			oc.ErrKind, oc.Err = statusKind(status), fmt.Sprintf("HTTP %d: %s", status, errorText(body))
+			out = append(out, oc)
+			continue
+		}
+		var cc chatCompletion
+		if err := json.Unmarshal(body, &cc); err != nil {
+			return nil, at("response.body", "not a chat completion: %v", err)
+		}
+		if isPresent(cc.Error) {
+			oc.ErrKind, oc.Err = string(judge.KindServer), errorText(cc.Error)
+			out = append(out, oc)
+			continue
+		}
+		if len(cc.Choices) == 0 || cc.Choices[0].Message.Content == nil {
+			return nil, at("response.body.choices", "no message content")
+		}
+		oc.PromptTokens, oc.CompletionTokens = cc.Usage.PromptTokens, cc.Usage.CompletionTokens
+		if d := cc.Usage.PromptTokensDetails; d != nil {
+			oc.CachedTokens = d.CachedTokens
+		}
+		ch := cc.Choices[0]
+		oc.Raw = *ch.Message.Content
+		if lp := ch.Logprobs; lp != nil {
+			for _, t := range lp.Content {
+				tl := judge.TokenLogprob{Token: t.Token, Logprob: t.Logprob}
+				for _, a := range t.TopLogprobs {
+					tl.Top = append(tl.Top, judge.TopLogprob{Token: a.Token, Logprob: a.Logprob})
+				}
+				oc.Logprobs = append(oc.Logprobs, tl)
+			}
+		}
+		scale, mode, err := scale(o.CustomID)
+		if err != nil {
+			return nil, at("custom_id", "%v", err)
+		}
+		scoreOutcome(&oc, ch.Message.Refusal, ch.FinishReason, scale, mode)
+		out = append(out, oc)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", file, line+1, err)
+	}
+	return out, nil
+}
+
+// scoreOutcome reads the score as the judge would: the expected score over
+// top_logprobs in expected mode, else the integer in the reply.
+func scoreOutcome(oc *BatchOutcome, refusal, finish string, sc banks.Scale, mode judge.Mode) {
+	if refusal != "" || finish == "content_filter" {
+		oc.ErrKind, oc.Err = string(judge.KindRefusal), "the model declined to score"
+		return
+	}
+	if mode == judge.ModeExpected {
+		if len(oc.Logprobs) == 0 {
+			oc.ErrKind, oc.Err = string(judge.KindNoLogprobs), "expected mode, but the reply has no logprobs"
+			return
+		}
+		e, err := judge.ReadExpected(oc.Logprobs, sc)
+		if err != nil {
+			oc.ErrKind, oc.Err = string(judge.KindOf(err)), err.Error()
+			if oc.ErrKind == "" {
+				oc.ErrKind = string(judge.KindUnparseable)
+			}
+			return
+		}
+		oc.Score = e.Score
+		return
+	}
+	v, err := judge.ParseScore(oc.Raw, sc)
+	if err != nil {
+		oc.ErrKind, oc.Err = string(judge.KindOf(err)), err.Error()
+		if oc.ErrKind == "" {
+			oc.ErrKind = string(judge.KindUnparseable)
+		}
+		return
+	}
+	oc.Score = float64(v)
+}
+
+func isPresent(m json.RawMessage) bool {
+	s := strings.TrimSpace(string(m))
+	return s != "" && s != "null"
+}
+
+// errorText is the message of an error value: a string, an object with
+// "message" (OpenAI's {"code","message"}, or {"error": {...}}), else its JSON.
+func errorText(m json.RawMessage) string {
+	var s string
+	if json.Unmarshal(m, &s) == nil {
+		return s
+	}
+	var o struct {
+		Message string          `json:"message"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(m, &o) == nil {
+		if o.Message != "" {
+			return o.Message
+		}
+		if isPresent(o.Error) {
+			return errorText(o.Error)
+		}
+	}
+	if len(m) > 200 {
+		return string(m[:200]) + "…"
+	}
+	return string(m)
+}
+
+func statusKind(status int) string {
+	switch {
+	case status == 429:
+		return string(judge.KindRateLimit)
+	case status == 401 || status == 403:
+		return string(judge.KindAuth)
+	case status >= 500:
+		return string(judge.KindServer)
+	case status >= 400:
+		return string(judge.KindBadRequest)
+	}
+	return string(judge.KindServer)
+}
+
+// ImportStats counts what ImportBatch stored.
+type ImportStats struct {
+	Lines    int            // outcomes read
+	Answered int            // answers stored
+	Failed   int            // failures stored
+	Errors   map[string]int // failures by kind
+}
+
+// ImportBatch reads a batch output file and stores every outcome at the
+// coordinates its custom_id was exported with (ExportBatch); answers are
+// scored with the scale of the request's bank and dataset task and the
+// mode of its judge. A custom_id that no exported request has is an error
+// naming the line; nothing is stored unless the whole file reads.
+func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string) (ImportStats, error) {
+	stats := ImportStats{Errors: map[string]int{}}
+	rowsOf := map[string][]store.Request{}
+	type group struct{ judge, dataset, bank string }
+	scales := map[group]banks.Scale{}
+	modes := map[string]judge.Mode{}
+	lookup := func(id string) (banks.Scale, judge.Mode, error) {
+		rows, err := requestsFor(ctx, st, rowsOf, id)
+		if err != nil {
+			return banks.Scale{}, "", err
+		}
+		q := rows[0]
+		g := group{q.Judge, q.Dataset, q.BankHash}
+		sc, ok := scales[g]
+		if !ok {
+			if sc, err = taskScale(ctx, st, q.Dataset, q.BankHash); err != nil {
+				return banks.Scale{}, "", err
+			}
+			scales[g] = sc
+		}
+		mode, ok := modes[q.Judge]
+		if !ok {
+			j, err := st.Judge(ctx, q.Judge)
+			if err != nil {
+				return banks.Scale{}, "", err
+			}
+			mode = judge.ModeInteger
+			if m, _ := j.Params["mode"].(string); m != "" {
+				mode = judge.Mode(m)
+			}
+			modes[q.Judge] = mode
+		}
+		return sc, mode, nil
+	}
+	outs, err := ParseBatchOutput(r, file, lookup)
+	if err != nil {
+		return stats, err
+	}
+	var rs []store.Response
+	now := time.Now()
+	for _, oc := range outs {
+		rows, err := requestsFor(ctx, st, rowsOf, oc.CustomID)
+		if err != nil {
+			return stats, fmt.Errorf("%s:%d: custom_id: %w", file, oc.Line, err)
+		}
+		stats.Lines++
+		var lp json.RawMessage
+		if len(oc.Logprobs) > 0 {
+			lp, _ = json.Marshal(oc.Logprobs)
+		}
+		for _, q := range rows {
+			rs = append(rs, store.Response{Request: q, Raw: oc.Raw, Score: oc.Score, Logprobs: lp,
+				PromptTokens: oc.PromptTokens, CachedTokens: oc.CachedTokens, CompletionTokens: oc.CompletionTokens,
+				ErrKind: oc.ErrKind, Err: oc.Err, Time: now})
+		}
+		if oc.ErrKind == "" {
+			stats.Answered++
+		} else {
+			stats.Failed++
+			stats.Errors[oc.ErrKind]++
+		}
+	}
+	return stats, st.PutResponses(ctx, rs)
+}
+
+func requestsFor(ctx context.Context, st *store.Store, cache map[string][]store.Request, id string) ([]store.Request, error) {
+	if rows, ok := cache[id]; ok {
+		return rows, nil
+	}
+	key, run := ParseCustomID(id)
+	rows, err := st.RequestsByKey(ctx, key, run)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%q matches no exported request in this workspace (export with prism batch export first)", id)
+	}
+	cache[id] = rows
+	return rows, nil
+}
+
+// taskScale is the score scale of the dataset's task in a stored bank
+// snapshot.
+func taskScale(ctx context.Context, st *store.Store, dataset, bankHash string) (banks.Scale, error) {
+	snap, err := st.Bank(ctx, bankHash)
+	if err != nil {
+		return banks.Scale{}, err
+	}
+	b, err := banks.Parse([]byte(snap.Text), "bank "+bankHash)
+	if err != nil {
+		return banks.Scale{}, err
+	}
+	d, err := st.Dataset(ctx, dataset)
+	if err != nil {
+		return banks.Scale{}, err
+	}
+	t, ok := b.Tasks[d.Task]
+	if !ok {
+		return banks.Scale{}, errors.New("bank " + bankHash + " has no task " + strconv.Quote(d.Task))
+	}
+	return t.Scale, nil
+}

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// fakeClock makes a Limiter's sleeps advance time instantly.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+func (c *fakeClock) sleep(_ context.Context, d time.Duration) error {
+	c.t = c.t.Add(d)
+	return nil
+}
+
+func fakeLimiter(l Limits) (*Limiter, *fakeClock) {
+	c := &fakeClock{t: time.Unix(1_000_000, 0)}
+	lim := NewLimiter(l)
+	lim.now, lim.sleep = c.now, c.sleep
+	return lim, c
+}
+
+// starts returns the offsets from t0 at which n requests of tok tokens start.
+func starts(t *testing.T, lim *Limiter, c *fakeClock, n, tok int) []time.Duration {
+	t.Helper()
+	t0 := c.t
+	out := make([]time.Duration, n)
+	for i := range n {
+		if err := lim.Wait(context.Background(), tok); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = c.t.Sub(t0)
+	}
+	return out
+}
+
+func TestLimiterRPMSpacing(t *testing.T) {
+	lim, c := fakeLimiter(Limits{RPM: 600})
+	got := starts(t, lim, c, 5, 0)
+	// 600 rpm: one start per 100 ms, the first at once.
+	for i, d := range got {
+		if want := time.Duration(i) * 100 * time.Millisecond; d != want {
+			t.Errorf("start %d at %v, want %v", i, d, want)
+		}
+	}
+}
+
+func TestLimiterTPMBucket(t *testing.T) {
+	// 60,000 tpm = 1,000 tokens/s with a one-second bucket: two requests of
+	// 500 tokens start at once, the third waits 0.5 s, the fourth 1 s.
+	lim, c := fakeLimiter(Limits{TPM: 60_000})
+	got := starts(t, lim, c, 4, 500)
+	want := []time.Duration{0, 0, 500 * time.Millisecond, time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("start %d at %v, want %v", i, got[i], want[i])
+		}
+	}
+	// Actual usage of 0 tokens for the last two gives their 1,000 back:
+	// the next 1,000-token request may start at once.
+	lim.Adjust(-1000)
+	if d := starts(t, lim, c, 1, 1000)[0]; d != 0 {
+		t.Errorf("after Adjust the request waited %v, want 0", d)
+	}
+	// A request larger than the bucket waits for it to empty, not forever.
+	lim2, c2 := fakeLimiter(Limits{TPM: 60_000})
+	if d := starts(t, lim2, c2, 2, 3000); d[1] != 3*time.Second {
+		t.Errorf("oversized request started at %v, want 3s", d[1])
+	}
+}
+
+func TestLimiterObservesServerHints(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		h      http.Header
+		want   time.Duration
+	}{
+		{"429 Retry-After seconds", 429, http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{"429 retry-after-ms", 429, http.Header{"Retry-After-Ms": {"250"}}, 250 * time.Millisecond},
+		{"200 ignores Retry-After", 200, http.Header{"Retry-After": {"2"}}, 0},
+		// No requests left, window resets in 6 s: wait it out.
+		{"none left", 200, http.Header{"X-Ratelimit-Remaining-Requests": {"0"}, "X-Ratelimit-Reset-Requests": {"6s"}}, 6 * time.Second},
+		// 3 left of a window resetting in 2 s, concurrency 8: spread, 2s/4.
+		{"few left", 200, http.Header{"X-Ratelimit-Remaining-Requests": {"3"}, "X-Ratelimit-Reset-Requests": {"2s"}}, 500 * time.Millisecond},
+		// Plenty left: no hold.
+		{"plenty left", 200, http.Header{"X-Ratelimit-Remaining-Requests": {"500"}, "X-Ratelimit-Reset-Requests": {"20ms"}}, 0},
+		// 999 tokens left (< 1 request of ~1,000 tokens) resetting in 1 s: wait 1 s.
+		{"tokens spent", 200, http.Header{"X-Ratelimit-Remaining-Tokens": {"0"}, "X-Ratelimit-Reset-Tokens": {"1s"}}, time.Second},
+		{"garbled", 429, http.Header{"Retry-After": {"soon"}}, 0},
+	}
+	for _, tc := range tests {
+		lim, c := fakeLimiter(Limits{Concurrency: 8})
+		lim.Observe(tc.status, tc.h)
+		if d := starts(t, lim, c, 1, 0)[0]; d != tc.want {
+			t.Errorf("%s: next start after %v, want %v", tc.name, d, tc.want)
+		}
+	}
+}
+
+func TestLimiterWaitHonoursCancel(t *testing.T) {
+	lim := NewLimiter(Limits{RPM: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := lim.Wait(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := lim.Wait(ctx, 0); err == nil {
+		t.Error("Wait returned nil on a canceled context with a minute to wait")
+	}
+}

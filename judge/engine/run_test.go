@@ -1,0 +1,545 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"net/http"
+	"os"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model"
+)
+
+func offlineSpec(t testing.TB, d *model.Dataset, repeats int) Spec {
+	return Spec{Dataset: d, Bank: quality(t), BankSource: "builtin:quality", JudgeName: "offline",
+		Config: judge.Defaults(), Repeats: repeats, Limits: Limits{Concurrency: 4}}
+}
+
+func TestPlanOrderKeysAndEstimate(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	p, err := NewPlan(context.Background(), st, offlineSpec(t, d, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conds := len(quality(t).Conditions()) // 38: baseline + 8×2×2 + 5
+	if conds != 38 {
+		t.Fatalf("quality bank has %d conditions, want 38", conds)
+	}
+	if got, want := len(p.Items), 4*conds*2; got != want {
+		t.Fatalf("items = %d, want %d", got, want)
+	}
+	// All conditions and runs of one candidate are contiguous.
+	seen := map[string]bool{}
+	prev := ""
+	for _, it := range p.Items {
+		c := it.Row.Context + "/" + it.Row.Candidate
+		if c != prev {
+			if seen[c] {
+				t.Fatalf("candidate %s is split in the send order", c)
+			}
+			seen[c], prev = true, c
+		}
+	}
+	// Runs of one condition share a key and differ by run label; conditions differ.
+	if a, b := p.Items[0], p.Items[1]; a.Row.Key != b.Row.Key || a.Row.Run != "0" || b.Row.Run != "1" {
+		t.Errorf("runs of one condition: %+v / %+v", a.Row, b.Row)
+	}
+	if p.Items[0].Row.Key == p.Items[2].Row.Key {
+		t.Error("two conditions share a key")
+	}
+	e := p.Estimate
+	if e.Requests != len(p.Items) || e.Send != len(p.Items) || e.Answered != 0 || e.CacheHits != 0 {
+		t.Errorf("estimate %+v", e)
+	}
+	var in int64
+	for _, it := range p.Items {
+		in += int64(EstimateTokens(it.Request.Messages))
+	}
+	if e.InputTokens != in || e.OutputTokens != int64(10*len(p.Items)) {
+		t.Errorf("tokens %d/%d, want %d/%d", e.InputTokens, e.OutputTokens, in, 10*len(p.Items))
+	}
+	if !e.Priced || e.Cost != 0 {
+		t.Errorf("offline cost %v priced %v, want 0 true", e.Cost, e.Priced)
+	}
+}
+
+func TestEstimateTokens(t *testing.T) {
+	// 3 + (⌈8/4⌉+4) + (⌈5/4⌉+4) = 3 + 6 + 6 = 15, by hand.
+	msgs := []banks.Message{{Role: "system", Content: "abcdefgh"}, {Role: "user", Content: "abcde"}}
+	if got := EstimateTokens(msgs); got != 15 {
+		t.Errorf("EstimateTokens = %d, want 15", got)
+	}
+}
+
+func TestEstimateTime(t *testing.T) {
+	cfg := judge.Defaults()
+	cfg.Backend = judge.BackendOpenAI
+	tests := []struct {
+		name   string
+		send   int
+		tokens int64
+		lim    Limits
+		lat    time.Duration
+		want   time.Duration
+	}{
+		// 600 requests at 600 rpm: one minute; latency bound 600·1s/64 ≈ 9.4 s is lower.
+		{"rpm", 600, 1000, Limits{Concurrency: 64, RPM: 600}, time.Second, time.Minute},
+		// 1.2M tokens at 400k tpm: three minutes.
+		{"tpm", 10, 1_200_000, Limits{Concurrency: 64, TPM: 400_000}, time.Second, 3 * time.Minute},
+		// No limits: 640 calls of 100 ms over 64 workers = 1 s.
+		{"latency", 640, 0, Limits{Concurrency: 64}, 100 * time.Millisecond, time.Second},
+	}
+	for _, tc := range tests {
+		got := estimateTime(tc.send, tc.tokens, Spec{Config: cfg, Limits: tc.lim, Latency: tc.lat})
+		if d := got - tc.want; d < -time.Millisecond || d > time.Millisecond {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestOfflineRunCompletesAndResumes(t *testing.T) {
+	d := model.Demo()
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	spec := offlineSpec(t, d, 2)
+	p, sum, err := runToEnd(t, st, spec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := d.NumCandidates() * 38 * 2
+	if sum.Total != n || sum.Answered != n || sum.Written != n || sum.Failed != 0 || sum.Canceled {
+		t.Fatalf("summary %+v, want %d answered and written", sum.Progress, n)
+	}
+	pr, err := st.Progress(ctx, d.Name, "offline", p.BankHash)
+	if err != nil || pr.Answered != n {
+		t.Fatalf("store progress %+v %v, want %d answered", pr, err, n)
+	}
+	// The two runs are distinct samples (the simulator draws noise per run).
+	rows, err := st.Scores(ctx, d.Name, "offline", p.BankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRun := map[string]float64{}
+	differ := 0
+	for _, r := range rows {
+		k := r.Context + r.Candidate + r.Probe + r.Wording
+		if v, ok := byRun[k]; ok && v != r.Score {
+			differ++
+		}
+		byRun[k] = r.Score
+	}
+	if differ == 0 {
+		t.Error("run 0 and run 1 gave identical scores everywhere: repeats are not distinct samples")
+	}
+	again, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Estimate.Send != 0 || again.Estimate.Answered != n {
+		t.Errorf("after a complete run the plan sends %d (answered %d), want 0 (%d)", again.Estimate.Send, again.Estimate.Answered, n)
+	}
+}
+
+// countingJudge counts Score calls.
+type countingJudge struct {
+	judge.Judge
+	calls atomic.Int64
+}
+
+func (c *countingJudge) Score(ctx context.Context, r banks.Request) (judge.Result, error) {
+	c.calls.Add(1)
+	return c.Judge.Score(ctx, r)
+}
+
+func TestIdenticalMessagesAreCacheHits(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	spec := offlineSpec(t, d, 1)
+	if _, _, err := runToEnd(t, st, spec, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// A second judge name with the same configuration sends the same
+	// messages: every request is a cache hit and the judge is never called.
+	spec.JudgeName = "offline-copy"
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Estimate.CacheHits != len(p.Items) || p.Estimate.Send != 0 {
+		t.Fatalf("estimate %+v, want all %d cache hits", p.Estimate, len(p.Items))
+	}
+	js, err := NewJudges(spec.Config, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj := &countingJudge{Judge: js[0]}
+	r, err := Start(ctx, st, []judge.Judge{cj}, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Wait()
+	if err != nil || cj.calls.Load() != 0 || sum.CacheHits != len(p.Items) || sum.Written != len(p.Items) {
+		t.Fatalf("calls %d, summary %+v, err %v", cj.calls.Load(), sum.Progress, err)
+	}
+	a, _ := st.Scores(ctx, d.Name, "offline", p.BankHash)
+	b, _ := st.Scores(ctx, d.Name, "offline-copy", p.BankHash)
+	if len(a) != len(b) {
+		t.Fatalf("%d vs %d rows", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Score != b[i].Score || a[i].Probe != b[i].Probe {
+			t.Fatalf("row %d: %+v vs %+v", i, a[i], b[i])
+		}
+	}
+}
+
+func TestServerFaultsAreCountedAndNothingIsLost(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	s := newChatServer(t)
+	// By the first hex digit of the request identity: 0–1 → a 429 with
+	// Retry-After 0 on the first try (then fine), 2 → always 500, 3 → a
+	// reply with no score, the rest answer.
+	s.fault = func(id string, seen int) (int, http.Header, string) {
+		switch id[0] {
+		case '0', '1':
+			if seen == 0 {
+				return 429, http.Header{"Retry-After": {"0"}}, `{"error":{"message":"slow down"}}`
+			}
+		case '2':
+			return 500, nil, `{"error":{"message":"boom"}}`
+		case '3':
+			return 200, nil, completionJSON("The summary reads well.")
+		}
+		return 0, nil, ""
+	}
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 8})
+	p, sum, err := runToEnd(t, st, spec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	answered := 0
+	for _, it := range p.Items {
+		id := itemIdentity(t, it, spec)
+		switch id[0] {
+		case '2':
+			want[string(judge.KindServer)]++
+		case '3':
+			want[string(judge.KindUnparseable)]++
+		default:
+			answered++
+		}
+	}
+	if want[string(judge.KindServer)] == 0 || want[string(judge.KindUnparseable)] == 0 {
+		t.Fatal("test data exercises too few faults")
+	}
+	if sum.Answered != answered || sum.Done != len(p.Items) || !equalCounts(sum.Errors, want) {
+		t.Fatalf("summary answered %d errors %v, want %d %v", sum.Answered, sum.Errors, answered, want)
+	}
+	fails, err := st.Failures(ctx, d.Name, "srv")
+	if err != nil || !equalCounts(fails, want) {
+		t.Fatalf("store failures %v %v, want %v", fails, err, want)
+	}
+	rows, _ := st.Scores(ctx, d.Name, "srv", p.BankHash)
+	if len(rows) != answered {
+		t.Fatalf("%d stored answers, want %d", len(rows), answered)
+	}
+	// The server reports 100 prompt (40 cached) and 6 completion tokens
+	// per 200 reply; 500s carry none. Sent counts finished requests.
+	replies := int64(sum.Sent - want[string(judge.KindServer)])
+	if sum.PromptTokens != 100*replies || sum.CachedTokens != 40*replies || sum.CompletionTokens != 6*replies {
+		t.Errorf("tokens %d/%d/%d, want %d/%d/%d", sum.PromptTokens, sum.CachedTokens, sum.CompletionTokens, 100*replies, 40*replies, 6*replies)
+	}
+	// Failed cells stay pending and are the only thing a rerun sends.
+	again, _ := NewPlan(ctx, st, spec)
+	if again.Estimate.Send != len(p.Items)-answered {
+		t.Errorf("rerun sends %d, want %d", again.Estimate.Send, len(p.Items)-answered)
+	}
+}
+
+func completionJSON(content string) string {
+	var b bytes.Buffer
+	w := &headerlessWriter{&b}
+	writeCompletion(w, content)
+	return b.String()
+}
+
+type headerlessWriter struct{ *bytes.Buffer }
+
+func (headerlessWriter) Header() http.Header { return http.Header{} }
+func (headerlessWriter) WriteHeader(int)     {}
+
+// itemIdentity is the chatServer identity of an item's request.
+func itemIdentity(t testing.TB, it Item, spec Spec) string {
+	body, err := ChatBody(spec.Config, it.Request, it.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := bodyIdentity(body)
+	return id
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRPMLimitCapsEverySecond(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 3 s")
+	}
+	d := tinyDataset("tiny")
+	d.Contexts = d.Contexts[:1]
+	d.Contexts[0].Candidates = d.Contexts[0].Candidates[:1]
+	st, _ := openStore(t, d)
+	s := newChatServer(t)
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 16, RPM: 600})
+	if _, sum, err := runToEnd(t, st, spec, Options{}); err != nil || sum.Answered != 38 {
+		t.Fatalf("%+v %v", sum.Progress, err)
+	}
+	s.mu.Lock()
+	starts := append([]time.Time(nil), s.starts...)
+	s.mu.Unlock()
+	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	worst := 0
+	for i := range starts {
+		n := 0
+		for j := i; j < len(starts) && starts[j].Sub(starts[i]) < time.Second; j++ {
+			n++
+		}
+		worst = max(worst, n)
+	}
+	// 600 rpm = 10 per second; ±1 for a window's edge.
+	if worst > 11 {
+		t.Errorf("%d requests within one second at --rpm 600, want ≤ 11", worst)
+	}
+	if span := starts[len(starts)-1].Sub(starts[0]); span < 3600*time.Millisecond {
+		t.Errorf("38 requests at 600 rpm took %v, want ≥ 3.7 s (37 gaps of 100 ms)", span)
+	}
+}
+
+func TestAuthErrorStopsTheRun(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	s := newChatServer(t)
+	s.fault = func(string, int) (int, http.Header, string) {
+		return 401, nil, `{"error":{"message":"Incorrect API key provided"}}`
+	}
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 2})
+	_, sum, err := runToEnd(t, st, spec, Options{})
+	if err == nil || judge.KindOf(err) != judge.KindAuth {
+		t.Fatalf("err = %v, want an auth error", err)
+	}
+	seen, _ := s.counts()
+	total := 0
+	for _, v := range seen {
+		total += v
+	}
+	if total > 2 || sum.Errors["auth"] < 1 || sum.Errors["auth"] > 2 {
+		t.Errorf("server saw %d requests and the run recorded %v; want the run to stop after the first (≤ concurrency 2)", total, sum.Errors)
+	}
+}
+
+func TestCancelStoresFinishedWorkAndResumeCompletes(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	s := newChatServer(t)
+	s.latency = 20 * time.Millisecond
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 4})
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := NewJudges(spec.Config, 1, nil)
+	r, err := Start(ctx, st, js, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range r.Events() {
+		if ev.Progress.Done >= 40 {
+			r.Cancel()
+			break
+		}
+	}
+	sum, err := r.Wait()
+	if err != nil || !sum.Canceled {
+		t.Fatalf("summary %+v err %v, want canceled", sum.Progress, err)
+	}
+	if sum.Answered >= len(p.Items) || sum.Written != sum.Answered {
+		t.Fatalf("canceled run answered %d of %d and wrote %d", sum.Answered, len(p.Items), sum.Written)
+	}
+	rows, _ := st.Scores(ctx, d.Name, "srv", p.BankHash)
+	if len(rows) != sum.Answered {
+		t.Fatalf("store holds %d answers, run reported %d", len(rows), sum.Answered)
+	}
+	_, answeredBefore := s.counts()
+	_, sum2, err := runToEnd(t, st, spec, Options{})
+	if err != nil || sum2.Answered != len(p.Items)-len(rows) {
+		t.Fatalf("resume answered %d, want %d (%v)", sum2.Answered, len(p.Items)-len(rows), err)
+	}
+	// No request whose answer was stored before the resume was sent again.
+	stored := map[string]bool{}
+	for _, row := range rows {
+		for _, it := range p.Items {
+			if it.Row.Context == row.Context && it.Row.Candidate == row.Candidate && it.Row.Probe == row.Probe && it.Row.Wording == row.Wording {
+				stored[itemIdentity(t, it, spec)] = true
+			}
+		}
+	}
+	_, answeredAfter := s.counts()
+	for id := range stored {
+		if answeredAfter[id] != answeredBefore[id] || answeredAfter[id] != 1 {
+			t.Errorf("request %s answered %d times (stored before resume)", id[:8], answeredAfter[id])
+		}
+	}
+	final, _ := st.Scores(ctx, d.Name, "srv", p.BankHash)
+	if len(final) != len(p.Items) {
+		t.Errorf("store holds %d answers, want %d", len(final), len(p.Items))
+	}
+}
+
+func TestPauseHoldsNewRequests(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	s := newChatServer(t)
+	s.latency = 5 * time.Millisecond
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 2})
+	p, _ := NewPlan(ctx, st, spec)
+	js, _ := NewJudges(spec.Config, 1, nil)
+	r, err := Start(ctx, st, js, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Pause()
+	time.Sleep(50 * time.Millisecond) // let in-flight calls finish
+	a := r.Snapshot()
+	time.Sleep(100 * time.Millisecond)
+	b := r.Snapshot()
+	if !b.Paused || a.Done != b.Done || b.InFlight != 0 {
+		t.Errorf("paused run progressed: %d → %d done, in flight %d", a.Done, b.Done, b.InFlight)
+	}
+	r.Resume()
+	sum, err := r.Wait()
+	if err != nil || sum.Answered != len(p.Items) {
+		t.Fatalf("after resume %+v %v", sum.Progress, err)
+	}
+}
+
+func TestEventsNeverBlockTheRun(t *testing.T) {
+	d := model.Demo()
+	st, _ := openStore(t, d)
+	// Nobody reads Events and the buffer holds 1: the run must still finish.
+	_, sum, err := runToEnd(t, st, offlineSpec(t, d, 1), Options{EventBuffer: 1})
+	if err != nil || sum.Answered != d.NumCandidates()*38 {
+		t.Fatalf("%+v %v", sum.Progress, err)
+	}
+	if sum.DroppedEvents == 0 {
+		t.Error("no result event was dropped with a full buffer and no reader")
+	}
+}
+
+func TestResultEventsCarryDelta(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	spec := offlineSpec(t, d, 1)
+	p, _ := NewPlan(ctx, st, spec)
+	js, _ := NewJudges(spec.Config, 1, nil)
+	r, err := Start(ctx, st, js, p, Options{EventBuffer: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]float64{}
+	deltas := 0
+	for ev := range r.Events() {
+		if ev.Kind != EventResult || !ev.Result.HasScore {
+			continue
+		}
+		res := ev.Result
+		k := res.Context + "/" + res.Candidate
+		if res.Probe == "baseline" {
+			base[k] = res.Score
+			continue
+		}
+		if b, ok := base[k]; ok {
+			if !res.HasDelta || math.Abs(res.Delta-(res.Score-b)) > 1e-12 {
+				t.Fatalf("%s %s: delta %v (has %v), want %v", k, res.Probe, res.Delta, res.HasDelta, res.Score-b)
+			}
+			deltas++
+		}
+	}
+	if deltas == 0 {
+		t.Error("no result carried a delta")
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAPIKeyNeverStored(t *testing.T) {
+	const key = "sk-prism-FAKE-KEY-4242-zyxwvut"
+	d := tinyDataset("tiny")
+	st, path := openStore(t, d)
+	st.AddSecret(key)
+	s := newChatServer(t)
+	// The server echoes the key in its error bodies, as some do.
+	s.fault = func(id string, seen int) (int, http.Header, string) {
+		if id[0] == '5' {
+			return 400, nil, `{"error":{"message":"bad request for key ` + key + `"}}`
+		}
+		if id[0] == '6' {
+			return 200, nil, completionJSON("no score, but here is your key " + key)
+		}
+		return 0, nil, ""
+	}
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 4})
+	spec.Config.APIKey = judge.Secret(key)
+	p, sum, err := runToEnd(t, st, spec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed == 0 {
+		t.Fatal("no failure exercised the echo")
+	}
+	s.mu.Lock()
+	if len(s.auth) == 0 || s.auth[0] != "Bearer "+key {
+		t.Errorf("the server did not receive the key")
+	}
+	s.mu.Unlock()
+	var exp bytes.Buffer
+	if _, err := ExportBatch(context.Background(), st, p, &exp); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, f := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("%s contains the API key", f)
+		}
+	}
+	if bytes.Contains(exp.Bytes(), []byte(key)) {
+		t.Error("the batch export contains the API key")
+	}
+}
