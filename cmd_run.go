@@ -231,7 +231,7 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 	fmt.Fprintf(w, "requests: %d in all, %d answered, %d from cache, %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
 	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
 	if e.Priced {
-		fmt.Fprintf(w, ", cost $%.2f (%s list price, no prompt caching)", e.Cost, e.PriceModel)
+		fmt.Fprintf(w, ", cost $%.2f (price table: %s; no prompt caching assumed)", e.Cost, e.PriceModel)
 	} else {
 		fmt.Fprintf(w, ", cost unknown (no price for %q; pass --prices FILE)", e.PriceModel)
 	}

@@ -4,9 +4,9 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap is every binding of the app; the help bar renders it.
 type KeyMap struct {
-	Up, Down, Left, Right key.Binding
-	PageUp, PageDown      key.Binding
-	Top, Bottom           key.Binding
+	Up, Down, Left, Right  key.Binding
+	PageUp, PageDown       key.Binding
+	Top, Bottom            key.Binding
 	NextScreen, PrevScreen key.Binding
 	Screen1, Screen2       key.Binding
 	Help, Quit             key.Binding

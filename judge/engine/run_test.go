@@ -543,3 +543,30 @@ func TestAPIKeyNeverStored(t *testing.T) {
 		t.Error("the batch export contains the API key")
 	}
 }
+
+func TestRunAdaptsToRateLimitHeaders(t *testing.T) {
+	d := tinyDataset("tiny")
+	d.Contexts = d.Contexts[:1]
+	d.Contexts[0].Candidates = d.Contexts[0].Candidates[:1]
+	st, _ := openStore(t, d)
+	s := newChatServer(t)
+	var n atomic.Int64
+	// The first answer says the request quota is spent until 400 ms from
+	// now; the rest say plenty is left.
+	s.fault = func(id string, seen int) (int, http.Header, string) {
+		if n.Add(1) == 1 {
+			return 200, http.Header{"X-Ratelimit-Remaining-Requests": {"0"}, "X-Ratelimit-Reset-Requests": {"400ms"}}, completionJSON(`{"score": 5}`)
+		}
+		return 200, http.Header{"X-Ratelimit-Remaining-Requests": {"999"}, "X-Ratelimit-Reset-Requests": {"1ms"}}, completionJSON(`{"score": 5}`)
+	}
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 1})
+	if _, sum, err := runToEnd(t, st, spec, Options{}); err != nil || sum.Answered != 38 {
+		t.Fatalf("%+v %v", sum.Progress, err)
+	}
+	s.mu.Lock()
+	gap := s.starts[1].Sub(s.starts[0])
+	s.mu.Unlock()
+	if gap < 390*time.Millisecond {
+		t.Errorf("second request started %v after the first, want ≥ 400 ms (the server's reset)", gap)
+	}
+}
