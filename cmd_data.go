@@ -66,8 +66,13 @@ func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer,
 	default:
 		return fmt.Errorf("%w: want FORMAT FILE\n%s", errUsage, usage)
 	}
-	if *name != "" {
+	switch {
+	case *name != "":
 		d.Name = *name
+	case benchmarkNames[pos[0]] != "":
+		// A named benchmark is known by its name, not by its file's
+		// (SummEval ships as data.json).
+		d.Name = benchmarkNames[pos[0]]
 	}
 	s, err := openWorkspace(ctx, *fs.workspace, true)
 	if err != nil {
@@ -143,6 +148,16 @@ type workspaceFlags struct {
 	*flag.FlagSet
 	workspace *string
 	usage     string
+}
+
+// benchmarkNames are the default dataset names of the formats that are one
+// known benchmark; generic formats default to the file's name.
+var benchmarkNames = map[string]string{
+	model.FormatSummEval:      "summeval",
+	model.FormatSummEvalJSONL: "summeval",
+	model.FormatTopicalChat:   "topicalchat",
+	model.FormatJudgeBench:    "judgebench",
+	model.FormatHANNA:         "hanna",
 }
 
 func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {

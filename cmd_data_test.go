@@ -123,8 +123,8 @@ func TestDataImportSummEval(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "100 contexts, 1600 candidates") {
-		t.Errorf("output %q, want 100 contexts, 1600 candidates", out)
+	if !strings.Contains(out, "imported summeval: 100 contexts, 1600 candidates") {
+		t.Errorf("output %q, want the dataset named summeval (not data.json's stem) with 100 contexts, 1600 candidates", out)
 	}
 }
 
