@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model/store"
@@ -93,9 +94,12 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	if err != nil {
 		return nil, spec, err
 	}
-	source := *s.bank
+	source := *s.bank // a file
 	if _, err := os.Stat(*s.bank); err != nil {
-		source = "builtin:" + *s.bank
+		source = "workspace:" + *s.bank
+		if _, err := banks.Builtin(*s.bank); err == nil {
+			source = "builtin:" + *s.bank
+		}
 	}
 	st, err := openWorkspace(ctx, *s.fs.workspace, false)
 	if err != nil {

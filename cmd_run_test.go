@@ -253,8 +253,12 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("after the rerun the store holds %d of 2280 answers", plan.Estimate.Answered)
 	}
 	idOf := map[string]string{}
-	for _, it := range plan.Items {
-		body, _ := engine.ChatBody(cfg, it.Request, it.Run)
+	for i, it := range plan.Items {
+		req, err := plan.Request(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := engine.ChatBody(cfg, req, it.Run)
 		idOf[it.Row.Context+"|"+it.Row.Candidate+"|"+it.Row.Probe+"|"+it.Row.Wording] = requestIdentity(body)
 	}
 	final := srv.snapshot()
@@ -339,8 +343,8 @@ func TestBatchCommandsRoundTrip(t *testing.T) {
 // with the quality bank, then the fit straight from the workspace.
 func TestRunSummEvalEndToEnd(t *testing.T) {
 	path := shareddata.Path(t, "summeval/data.json")
-	if testing.Short() {
-		t.Skip("60,800 requests and a full fit")
+	if testing.Short() || raceEnabled {
+		t.Skip("60,800 requests and a full fit: not in -short or -race runs")
 	}
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "summeval", path, "--name", "summeval", "--workspace", ws)

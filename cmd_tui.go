@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui"
 )
 
@@ -17,20 +21,41 @@ func init() {
 	register("tui", "open the TUI (the default with no command)", runTUI)
 }
 
+const tuiUsage = `prism [tui] [--workspace FILE] [--dataset NAME] [--bank BANK]
+
+Opens the TUI. Without --workspace it opens the embedded demo study (demo
+dataset, built-in bank, offline judge) in a temporary workspace that is
+removed on exit; with --workspace it opens the study in FILE, creating it
+when absent (import a dataset on the Data screen with i).`
+
 // demoBank is the bank the embedded demo study opens with.
 const demoBank = "quality"
 
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("prism", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	ws := fs.String("workspace", "", "workspace `FILE` to open or create (default: the embedded demo)")
+	dsName := fs.String("dataset", "", "dataset `NAME` to open (default: the only one, else a chooser)")
+	bankArg := fs.String("bank", "", "probe `BANK`: a built-in name or a TOML file (default: "+demoBank+", else one with the dataset's task)")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "usage: "+tuiUsage+"\n\nflags:")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return fmt.Errorf("%w: %v\nusage: %s", errUsage, err, tuiUsage)
 	}
-	study, err := demoStudy()
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q\nusage: %s", errUsage, fs.Arg(0), tuiUsage)
+	}
+	study, cleanup, err := openStudy(ctx, *ws, *dsName, *bankArg)
 	if err != nil {
 		return err
 	}
-	p := tea.NewProgram(ui.New(study), tea.WithContext(ctx), tea.WithOutput(stdout))
+	defer cleanup()
+	app := ui.New(study).WithContext(ctx)
+	p := tea.NewProgram(app, tea.WithContext(ctx), tea.WithOutput(stdout))
 	_, err = p.Run()
 	if err != nil && ctx.Err() != nil {
 		return nil // interrupted: a clean exit
@@ -38,12 +63,91 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// demoStudy is the embedded default: demo data, a built-in bank and the
-// offline judge, with no files, keys or network.
-func demoStudy() (ui.Study, error) {
+// openStudy opens the workspace at path (the demo in a temporary
+// workspace when path is empty) and picks the dataset and bank. cleanup
+// closes the workspace (and removes a demo one).
+func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, func(), error) {
+	var s ui.Study
+	demo := path == ""
+	var tmp string
+	if demo {
+		dir, err := os.MkdirTemp("", "prism-demo-")
+		if err != nil {
+			return s, nil, err
+		}
+		tmp, path = dir, filepath.Join(dir, "demo.db")
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		return s, nil, err
+	}
+	cleanup := func() {
+		st.Close()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}
+	fail := func(err error) (ui.Study, func(), error) { cleanup(); return s, nil, err }
+	if demo {
+		if err := st.PutDataset(ctx, model.Demo(), false); err != nil {
+			return fail(err)
+		}
+	}
+	infos, err := st.Datasets(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	for _, in := range infos {
+		s.Datasets = append(s.Datasets, in.Name)
+	}
+	ds := &model.Dataset{Task: model.TaskGeneric}
+	switch {
+	case dsName != "":
+		if ds, err = st.Dataset(ctx, dsName); err != nil {
+			return fail(fmt.Errorf("%s: dataset %q: %w", path, dsName, err))
+		}
+		s.PickedDataset = true
+	case len(s.Datasets) > 0:
+		if ds, err = st.Dataset(ctx, s.Datasets[0]); err != nil {
+			return fail(err)
+		}
+		s.PickedDataset = len(s.Datasets) == 1
+	}
+	b, source, err := tuiBank(bankArg, ds.Task)
+	if err != nil {
+		return fail(err)
+	}
+	s.Dataset, s.Bank, s.BankSource = ds, b, source
+	s.Judge, s.Demo, s.Store = "offline (simulator)", demo, st
+	return s, cleanup, nil
+}
+
+// tuiBank resolves --bank: a TOML file, a built-in name, or by default the
+// demo bank when it has the dataset's task, else the first built-in that
+// has it.
+func tuiBank(arg, task string) (*banks.Bank, string, error) {
+	if arg != "" {
+		if data, err := os.ReadFile(arg); err == nil {
+			b, err := banks.Parse(data, arg)
+			return b, arg, err
+		}
+		b, err := banks.Builtin(arg)
+		return b, "builtin:" + arg, err
+	}
 	b, err := banks.Builtin(demoBank)
 	if err != nil {
-		return ui.Study{}, err
+		return nil, "", err
 	}
-	return ui.Study{Dataset: model.Demo(), Bank: b, Judge: "offline (simulator)", Demo: true}, nil
+	if _, ok := b.Tasks[task]; ok {
+		return b, "builtin:" + demoBank, nil
+	}
+	for _, c := range banks.Builtins() {
+		if _, ok := c.Tasks[task]; ok {
+			return c.Clone(), "builtin:" + c.Name, nil
+		}
+	}
+	return b, "builtin:" + demoBank, nil
 }

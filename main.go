@@ -71,7 +71,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: prism [command] [flags]")
-	fmt.Fprintln(w, "\nWith no command, prism opens the TUI (the embedded demo unless --workspace is given).")
+	fmt.Fprintln(w, "\nWith no command, prism opens the TUI on the embedded demo study.")
 	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

@@ -168,27 +168,37 @@ func (f *fitter) selectGammas(train []int) (sel []int, cv [][]float64, err error
 	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
 	for mi := range f.methods {
 		cv[mi] = make([]float64, G)
-		best := -1
-		for gi := range gammas {
-			var s float64
-			c := 0
-			for i, g := range train {
-				if f.defined[g] {
-					s += vals[(mi*G+gi)*nt+i]
-					c++
-				}
-			}
-			if c > 0 {
-				s /= float64(c)
-			}
-			cv[mi][gi] = s
-			if best < 0 || s > cv[mi][best] || (s == cv[mi][best] && gammas[gi] > gammas[best]) {
-				best = gi
-			}
-		}
-		sel[mi] = best
+		sel[mi] = f.pickGamma(vals[mi*G*nt:(mi+1)*G*nt], train, cv[mi])
 	}
 	return sel, cv, nil
+}
+
+// pickGamma stores in cv the CV score of every γ, the mean over the
+// training contexts train (π order) where the metric is defined of the
+// out-of-inner-fold values vals[gi*len(train)+i], and returns the index
+// of the highest score; exact ties go to the largest γ.
+func (f *fitter) pickGamma(vals []float64, train []int, cv []float64) int {
+	gammas := f.opts.Gammas
+	nt := len(train)
+	best := -1
+	for gi := range gammas {
+		var s float64
+		c := 0
+		for i, g := range train {
+			if f.defined[g] {
+				s += vals[gi*nt+i]
+				c++
+			}
+		}
+		if c > 0 {
+			s /= float64(c)
+		}
+		cv[gi] = s
+		if best < 0 || s > cv[best] || (s == cv[best] && gammas[gi] > gammas[best]) {
+			best = gi
+		}
+	}
+	return best
 }
 
 // run fills r with the outer-fold results, sweep, bootstrap and profiles.

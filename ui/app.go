@@ -1,46 +1,44 @@
 // Package ui is prism's Bubble Tea TUI: one root App that owns all state
 // and routes messages, with child views as plain structs that take a size
-// and render a string. No I/O happens in Update; long work runs in commands
-// and comes back as messages.
+// and render a string. No I/O happens in Update; long work (planning,
+// runs, imports, the ratio bootstrap) runs in commands and comes back as
+// messages.
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
-	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 )
-
-// Study is what the App shows: a dataset, a probe bank and a judge.
-type Study struct {
-	Dataset *model.Dataset
-	Bank    *banks.Bank
-	Judge   string // the judge's display name, e.g. "offline (simulator)"
-	Demo    bool   // the embedded demo study
-}
 
 type screen int
 
 const (
 	screenData screen = iota
 	screenBank
+	screenRun
 	numScreens
 )
 
-var screenNames = [numScreens]string{"Data", "Bank"}
+var screenNames = [numScreens]string{"Data", "Bank", "Run"}
 
 // Minimum layout; smaller terminals get a notice instead of a broken frame.
 const minWidth, minHeight = 60, 16
 
 // App is the root Bubble Tea model.
 type App struct {
+	ctx      context.Context
+	now      func() time.Time
 	study    Study
 	styles   *styles.Styles
 	keys     KeyMap
@@ -50,6 +48,20 @@ type App struct {
 
 	data dataView
 	bank bankView
+	run  runView
+
+	modal modal // a dialog over the screen, or nil
+
+	// The run in flight (nil when none) and the ratio panel's schedule.
+	active       *engine.Run
+	runPlan      *engine.Plan // the plan of the current or last run
+	planGen      int
+	startPlanned bool // start as soon as the plan of planGen arrives
+	signalBusy   bool
+	signalAt     time.Time // when the last recomputation was asked for
+	signalFinal  bool      // the run has ended and the final panel is owed
+	quitAfterRun bool
+	newJudges    judgeFactory
 
 	width, height int
 }
@@ -58,27 +70,42 @@ type App struct {
 // the terminal reports its colour.
 func New(s Study) *App {
 	a := &App{
-		study:  s,
-		keys:   DefaultKeyMap(),
-		help:   help.New(),
-		data:   newDataView(s.Dataset),
-		bank:   newBankView(s.Bank, s.Dataset.Task),
-		width:  80,
-		height: 24,
+		ctx:       context.Background(),
+		now:       time.Now,
+		newJudges: defaultJudges,
+		study:     s,
+		keys:      DefaultKeyMap(),
+		help:      help.New(),
+		data:      newDataView(s.Dataset),
+		bank:      newBankView(s.Bank, s.Dataset.Task),
+		run:       runView{form: newRunForm(s.Config)},
+		width:     80,
+		height:    24,
+	}
+	if s.BankSource != "" {
+		a.bank.source = s.BankSource
+	}
+	if len(s.Datasets) > 1 && !s.PickedDataset {
+		a.modal = newDatasetChooser(s.Datasets, s.Dataset.Name)
 	}
 	a.setStyles(true)
 	a.layout()
 	return a
 }
 
+// WithContext sets the context of the App's background work (planning,
+// runs, imports); cancelling it cancels a run.
+func (a *App) WithContext(ctx context.Context) *App { a.ctx = ctx; return a }
+
 func (a *App) setStyles(isDark bool) {
 	a.styles = styles.New(isDark)
 	a.help.Styles = a.styles.Help
 }
 
-// Init asks the terminal for its background colour (for light/dark styles).
+// Init asks the terminal for its background colour (for light/dark styles)
+// and plans the first run, so the estimate is ready on the Run screen.
 func (a *App) Init() tea.Cmd {
-	return tea.RequestBackgroundColor
+	return tea.Batch(tea.RequestBackgroundColor, a.replan())
 }
 
 // Update routes a message to the App's state.
@@ -91,6 +118,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.setStyles(msg.IsDark())
 	case tea.KeyPressMsg:
 		return a, a.handleKey(msg)
+	case tea.PasteMsg:
+		if a.modal != nil {
+			return a, a.modal.Update(a, msg)
+		}
+		if a.run.form.editing {
+			return a, a.run.form.Update(msg)
+		}
 	case tea.MouseClickMsg:
 		a.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:
@@ -100,26 +134,69 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.MouseWheelDown:
 			a.move(1)
 		}
+	case planMsg:
+		return a, a.onPlan(msg)
+	case runStartedMsg:
+		return a, a.onRunStarted(msg)
+	case runEventsMsg:
+		return a, a.onRunEvents(msg)
+	case runDoneMsg:
+		return a, a.onRunDone(msg)
+	case signalMsg:
+		return a, a.onSignal(msg)
+	default:
+		// Messages of an open dialog (file listings, imports, saves) and of
+		// the text inputs' cursor blink.
+		if a.modal != nil {
+			return a, a.modal.Update(a, msg)
+		}
+		if a.run.form.editing {
+			return a, a.run.form.Update(msg)
+		}
+		return a, a.handleOther(msg)
 	}
 	return a, nil
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if a.modal != nil {
+		return a.modal.Update(a, msg)
+	}
 	k := a.keys
+	if a.screen == screenRun && a.run.form.editing {
+		switch {
+		case key.Matches(msg, k.Enter):
+			a.run.form.Commit()
+			return a.replan()
+		case msg.String() == "esc":
+			a.run.form.Abort()
+			return nil
+		}
+		return a.run.form.Update(msg)
+	}
+	if a.screen == screenBank && a.bank.editing {
+		return a.bankEditKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
+		if a.run.active() {
+			a.modal = confirmQuit{}
+			return nil
+		}
 		return tea.Quit
 	case key.Matches(msg, k.Help):
 		a.fullHelp = !a.fullHelp
 		a.layout()
 	case key.Matches(msg, k.NextScreen):
-		a.setScreen((a.screen + 1) % numScreens)
+		return a.setScreen((a.screen + 1) % numScreens)
 	case key.Matches(msg, k.PrevScreen):
-		a.setScreen((a.screen + numScreens - 1) % numScreens)
+		return a.setScreen((a.screen + numScreens - 1) % numScreens)
 	case key.Matches(msg, k.Screen1):
-		a.setScreen(screenData)
+		return a.setScreen(screenData)
 	case key.Matches(msg, k.Screen2):
-		a.setScreen(screenBank)
+		return a.setScreen(screenBank)
+	case key.Matches(msg, k.Screen3):
+		return a.setScreen(screenRun)
 	case key.Matches(msg, k.Up):
 		a.move(-1)
 	case key.Matches(msg, k.Down):
@@ -136,17 +213,27 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.focus(false)
 	case key.Matches(msg, k.Right):
 		a.focus(true)
+	default:
+		switch a.screen {
+		case screenData:
+			return a.dataKey(msg)
+		case screenBank:
+			return a.bankKey(msg)
+		case screenRun:
+			return a.runKey(msg)
+		}
 	}
 	return nil
 }
 
 func (a *App) pageRows() int { return max(a.bodyHeight()-4, 1) }
 
-func (a *App) setScreen(s screen) {
+func (a *App) setScreen(s screen) tea.Cmd {
 	a.screen = s
 	if s == screenBank {
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	}
+	return nil
 }
 
 func (a *App) move(delta int) {
@@ -156,6 +243,8 @@ func (a *App) move(delta int) {
 	case screenBank:
 		a.bank.Move(delta)
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
+	case screenRun:
+		a.run.Move(delta)
 	}
 }
 
@@ -165,11 +254,13 @@ func (a *App) focus(right bool) {
 		a.data.Focus(right)
 	case screenBank:
 		a.bank.Focus(right)
+	case screenRun:
+		a.run.Focus(right)
 	}
 }
 
 func (a *App) handleClick(m tea.Mouse) {
-	if m.Button != tea.MouseLeft {
+	if m.Button != tea.MouseLeft || a.modal != nil {
 		return
 	}
 	if m.Y == 0 { // the tab row
@@ -191,6 +282,14 @@ func (a *App) handleClick(m tea.Mouse) {
 	case screenBank:
 		a.bank.Click(m.X, y)
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
+	case screenRun:
+		if a.run.showForm || a.run.live == nil {
+			lw := max(a.width*2/5, 36)
+			a.run.focusRight = m.X >= lw
+			if i := y - 2; !a.run.focusRight && i >= 0 && i < len(a.run.form.fields) && !a.run.form.editing {
+				a.run.form.cursor = i
+			}
+		}
 	}
 }
 
@@ -198,10 +297,19 @@ func (a *App) headerHeight() int { return 2 }
 
 func (a *App) helpView() string {
 	a.help.SetWidth(a.width)
+	var out string
 	if a.fullHelp {
-		return a.help.FullHelpView(a.keys.FullHelp())
+		out = a.help.FullHelpView(a.keys.FullHelpFor(a.screen))
+	} else {
+		k := a.keys
+		out = a.help.ShortHelpView(append(a.keys.screenKeys(a.screen), k.NextScreen, k.Help, k.Quit))
 	}
-	return a.help.ShortHelpView(a.keys.ShortHelp())
+	// help stops adding bindings past the width but can overshoot by one.
+	lines := strings.Split(out, "\n")
+	for i, ln := range lines {
+		lines[i] = ansi.Truncate(ln, a.width, "…")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (a *App) bodyHeight() int {
@@ -212,6 +320,7 @@ func (a *App) layout() {
 	h := a.bodyHeight()
 	a.data.SetSize(a.width, h)
 	a.bank.SetSize(a.width, h)
+	a.run.SetSize(a.width, h)
 	if a.screen == screenBank {
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	}
@@ -221,6 +330,10 @@ func (a *App) brand() string { return a.styles.Brand.Render("prism") + " " }
 
 func (a *App) tab(s screen) string {
 	label := fmt.Sprintf("%d %s", s+1, screenNames[s])
+	if s == screenRun && a.run.active() && a.run.live.prog.Total > 0 {
+		p := a.run.live.prog
+		label += fmt.Sprintf(" %d%%", 100*p.Done/p.Total)
+	}
 	if s == a.screen {
 		return a.styles.TabActive.Render(label)
 	}
@@ -234,16 +347,37 @@ func (a *App) header() string {
 		tabs.WriteString(a.tab(s))
 	}
 	line1 := tabs.String()
-	if a.study.Demo {
-		badge := a.styles.Badge.Render("demo")
-		if gap := a.width - lipgloss.Width(line1) - lipgloss.Width(badge); gap > 0 {
-			line1 += strings.Repeat(" ", gap) + badge
-		}
+	badge := ""
+	switch {
+	case a.study.Demo:
+		badge = a.styles.Badge.Render("demo")
+	case a.study.Store != nil:
+		badge = a.styles.Muted.Render(a.study.Store.Path())
+	}
+	if gap := a.width - lipgloss.Width(line1) - lipgloss.Width(badge); badge != "" && gap > 0 {
+		line1 += strings.Repeat(" ", gap) + badge
 	}
 	ds := a.study.Dataset
-	info := fmt.Sprintf("dataset %s · %d contexts · %d candidates · bank %s · judge %s",
-		ds.Name, len(ds.Contexts), ds.NumCandidates(), a.study.Bank.Name, a.study.Judge)
+	name := ds.Name
+	if name == "" {
+		name = "none"
+	}
+	info := fmt.Sprintf("dataset %s · %d contexts · %d candidates · bank %s %s · judge %s",
+		name, len(ds.Contexts), ds.NumCandidates(), a.study.Bank.Name, shortHash(a.bank.bank.Hash()), a.judgeLabel())
 	return fit(line1, a.width) + "\n" + a.styles.Header.Render(fit(info, a.width))
+}
+
+// judgeLabel names the judge of the form, or the study's when the form
+// has the defaults.
+func (a *App) judgeLabel() string {
+	cfg, _, _, err := a.run.form.Config()
+	if err != nil {
+		return a.study.Judge
+	}
+	if cfg.Backend == "offline" {
+		return "offline (simulator)"
+	}
+	return cfg.Backend + ":" + cfg.Model
 }
 
 // View draws the whole frame.
@@ -258,6 +392,11 @@ func (a *App) View() tea.View {
 			screenView = a.data.View(a.styles)
 		case screenBank:
 			screenView = a.bank.View(a.styles)
+		case screenRun:
+			screenView = a.run.View(a.styles)
+		}
+		if a.modal != nil {
+			screenView = overlay(screenView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
 		}
 		body = a.header() + "\n" + screenView + "\n" + a.helpView()
 	}

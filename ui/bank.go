@@ -13,27 +13,45 @@ import (
 
 // bankView is the Bank screen: every probe condition of the bank on the
 // left and, on the right, the exact request the judge receives for the
-// candidate selected on the Data screen.
+// candidate selected on the Data screen. Wordings are edited in place
+// (bankedit.go).
 type bankView struct {
-	bank          *banks.Bank
-	task          string
-	conds         []banks.Condition
-	list          list
-	focusRight    bool
-	scroll        int
-	preview       []string // wrapped preview lines, rebuilt on selection
-	previewErr    error
+	bank       *banks.Bank
+	source     string // "builtin:NAME", a file, or "… (edited)"
+	origHash   string // the hash the bank was opened with
+	task       string
+	conds      []banks.Condition
+	list       list
+	focusRight bool
+	scroll     int
+	preview    []string // wrapped preview lines, rebuilt on selection
+	previewErr error
+
+	editing   bool
+	target    editTarget
+	input     lineEdit
+	status    string // the last edit's outcome
+	statusErr bool
+
 	width, height int
 }
 
 func newBankView(b *banks.Bank, task string) bankView {
-	v := bankView{bank: b, task: task, conds: b.Conditions()}
+	v := bankView{task: task, origHash: b.Hash()}
+	v.setBank(b, "builtin:"+b.Name)
+	return v
+}
+
+// setBank shows b (already validated) and rebuilds the condition list.
+func (v *bankView) setBank(b *banks.Bank, source string) {
+	v.bank, v.source = b, source
+	v.conds = b.Conditions()
 	rows := make([]string, len(v.conds))
 	for i, c := range v.conds {
 		rows[i] = conditionLabel(c)
 	}
 	v.list.SetRows(rows)
-	return v
+	v.scroll = 0
 }
 
 func conditionLabel(c banks.Condition) string {
@@ -50,8 +68,11 @@ func (v *bankView) leftWidth() int { return max(v.width/3, 24) }
 
 func (v *bankView) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.list.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-1)
+	v.list.SetSize(v.leftWidth()-paneChromeW, v.listHeight())
 }
+
+// The list leaves three lines for the selected wording and the status.
+func (v *bankView) listHeight() int { return max(v.height-paneChromeH-1-4, 1) }
 
 func (v *bankView) Focus(right bool) { v.focusRight = right }
 
@@ -85,7 +106,7 @@ func (v *bankView) Refresh(c *model.Context, cand *model.Candidate) {
 	if c == nil || cand == nil || len(v.conds) == 0 {
 		return
 	}
-	req, err := v.bank.Render(v.task, *c, *cand, v.conds[v.list.Cursor()])
+	req, err := v.bank.Render(v.task, *c, *cand, v.selected())
 	if err != nil {
 		v.previewErr = err
 		return
@@ -100,17 +121,58 @@ func (v *bankView) Refresh(c *model.Context, cand *model.Candidate) {
 	}
 }
 
+// title names the bank and its version; an edited bank shows that it is a
+// new version.
+func (v *bankView) title() string {
+	h := v.bank.Hash()
+	if h != v.origHash {
+		return fmt.Sprintf("%s · %s (edited)", v.bank.Name, shortHash(h))
+	}
+	return fmt.Sprintf("%s · %s", v.bank.Name, shortHash(h))
+}
+
 func (v *bankView) View(st *styles.Styles) string {
 	lw := v.leftWidth()
 	rw := v.width - lw
-	left := pane(st, !v.focusRight, lw, v.height,
-		fmt.Sprintf("%s · %s", v.bank.Name, shortHash(v.bank.Hash())), v.list.View(st, !v.focusRight))
+	iw := lw - paneChromeW
+	var foot []string
+	switch {
+	case v.editing:
+		v.input.SetWidth(max(iw-lipgloss.Width(v.input.Prompt)-1, 4))
+		foot = []string{st.Label.Render(editLabel(v.target)), v.input.View(), ""}
+	default:
+		c := v.selected()
+		text := c.Instruction
+		if c.Probe == "baseline" {
+			text = "(no added instruction)"
+		}
+		foot = wrap(text, iw)
+		if len(foot) > 2 {
+			foot = append(foot[:1], clip(strings.Join(foot[1:], " "), iw))
+		}
+		for len(foot) < 2 {
+			foot = append(foot, "")
+		}
+		foot = append([]string{st.Muted.Render(strings.Repeat("─", iw))}, foot...)
+		for i := 1; i < len(foot); i++ {
+			foot[i] = st.Text.Render(foot[i])
+		}
+	}
+	status := st.Muted.Render("enter edit · c clause · a add · x remove")
+	if v.status != "" {
+		status = st.Good.Render(v.status)
+		if v.statusErr {
+			status = st.Bad.Render(v.status)
+		}
+	}
+	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status), iw, 4)
+	left := pane(st, !v.focusRight, lw, v.height, v.title(), body)
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
 	var lines []string
 	switch {
 	case v.previewErr != nil:
-		lines = wrap(st.Bad.Render(v.previewErr.Error()), innerW)
+		lines = wrapStyled(st.Bad, v.previewErr.Error(), innerW)
 	case v.preview == nil:
 		lines = []string{st.Muted.Render("no candidate selected")}
 	default:
@@ -124,10 +186,22 @@ func (v *bankView) View(st *styles.Styles) string {
 	}
 	title := "Request preview"
 	if len(v.conds) > 0 {
-		title += " · " + v.conds[v.list.Cursor()].Probe
+		title += " · " + v.selected().Probe
 	}
 	right := pane(st, v.focusRight, rw, v.height, title, block(lines, innerW, innerH))
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+func editLabel(t editTarget) string {
+	switch t {
+	case editClause:
+		return "clause (enter keeps, esc drops)"
+	case editNewAttr:
+		return "new attribute  name: clause"
+	case editSave:
+		return "save bank to file"
+	}
+	return "wording (enter keeps, esc drops)"
 }
 
 func shortHash(h string) string {

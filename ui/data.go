@@ -19,6 +19,8 @@ type dataView struct {
 	contexts      list
 	candidates    list
 	focusRight    bool
+	status        string // the last import or dataset switch
+	statusErr     bool
 	width, height int
 }
 

@@ -9,28 +9,68 @@ type KeyMap struct {
 	Top, Bottom            key.Binding
 	NextScreen, PrevScreen key.Binding
 	Screen1, Screen2       key.Binding
-	Help, Quit             key.Binding
+	Screen3                key.Binding
+	Enter, Back            key.Binding
+
+	// Data screen.
+	Import, PickDataset key.Binding
+	// Bank screen.
+	Clause, AddAttr, DelAttr, NextBank, SaveBank key.Binding
+	// Run screen.
+	Start, Pause, Cancel, EditJudge key.Binding
+
+	Yes, No    key.Binding
+	Help, Quit key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings: arrows and vim keys, tab
 // between screens, number keys to jump, ? for the full help.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Left:       key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left pane")),
-		Right:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right pane")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
-		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
-		NextScreen: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
-		PrevScreen: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev screen")),
-		Screen1:    key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
-		Screen2:    key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
-		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
+		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		NextScreen:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
+		PrevScreen:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev screen")),
+		Screen1:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
+		Screen2:     key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
+		Screen3:     key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
+		Enter:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
+		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Import:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
+		PickDataset: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "datasets")),
+		Clause:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "edit clause")),
+		AddAttr:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add attr")),
+		DelAttr:     key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "remove")),
+		NextBank:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next bank")),
+		SaveBank:    key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
+		Start:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
+		Pause:       key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
+		Cancel:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+		EditJudge:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "judge")),
+		Yes:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		No:          key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
+}
+
+// screenKeys are the bindings of one screen, shown in the help bar.
+func (k KeyMap) screenKeys(s screen) []key.Binding {
+	switch s {
+	case screenData:
+		return []key.Binding{k.Import, k.PickDataset}
+	case screenBank:
+		return []key.Binding{k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
+	case screenRun:
+		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
+	}
+	return nil
 }
 
 // ShortHelp is the one-line help bar.
@@ -38,12 +78,24 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.NextScreen, k.Help, k.Quit}
 }
 
-// FullHelp is the help shown with ?.
+// FullHelpFor is the help shown with ? on screen s: the common keys and
+// that screen's own.
+func (k KeyMap) FullHelpFor(s screen) [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
+		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3},
+		k.screenKeys(s),
+	}
+}
+
+// FullHelp is every binding, grouped.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Left, k.Right},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2},
-		{k.Help, k.Quit},
+		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
+		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3},
+		{k.Import, k.PickDataset, k.Start, k.Pause, k.Cancel, k.EditJudge},
+		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank},
 	}
 }

@@ -114,7 +114,11 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 			continue
 		}
 		it := &p.Items[i]
-		body, err := ChatBody(p.Spec.Config, it.Request, it.Run)
+		req, err := p.Request(i)
+		if err != nil {
+			return n, err
+		}
+		body, err := ChatBody(p.Spec.Config, req, it.Run)
 		if err != nil {
 			return n, err
 		}

@@ -87,7 +87,7 @@ func TestBatchExportImport(t *testing.T) {
 			first := strings.SplitN(exp.String(), "\n", 2)[0]
 			var in BatchInput
 			_ = json.Unmarshal([]byte(first), &in)
-			wantBody, _ := ChatBody(spec.Config, p.Items[0].Request, 0)
+			wantBody, _ := ChatBody(spec.Config, mustRequest(t, p, 0), 0)
 			if !bytes.Equal(in.Body, wantBody) || in.CustomID != p.Items[0].Row.Key {
 				t.Errorf("first line %s, want body %s", first, wantBody)
 			}
@@ -158,7 +158,7 @@ func TestTaskScaleMatchesRenderedScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := p.Items[0].Request.Scale; sc.Min != want.Min || sc.Max != want.Max {
+	if want := mustRequest(t, p, 0).Scale; sc.Min != want.Min || sc.Max != want.Max {
 		t.Errorf("stored snapshot scale %+v, rendered %+v", sc, want)
 	}
 }

@@ -48,12 +48,16 @@ func (l Limits) concurrency() int {
 	return l.Concurrency
 }
 
-// Item is one request of a plan: the rendered request, its stored
-// coordinates and key, and its estimated token counts.
+// Item is one request of a plan: where it comes from, its stored
+// coordinates and key, and its estimated token counts. The rendered
+// request is not kept (a study's messages repeat each source text dozens
+// of times); Plan.Request renders it again when it is sent.
 type Item struct {
-	Request   banks.Request
 	Row       store.Request
 	Run       int
+	Context   int // index into Spec.Dataset.Contexts
+	Candidate int // index into that context's Candidates
+	Condition int // index into Spec.Bank.Conditions()
 	InTokens  int // estimated prompt tokens (EstimateTokens)
 	OutTokens int // estimated completion tokens
 }
@@ -71,6 +75,16 @@ type Plan struct {
 	Pending  []int
 	Cached   map[int]store.Response
 	Estimate Estimate
+
+	render *banks.Renderer
+	conds  []banks.Condition
+}
+
+// Request renders Items[i] (the same request whose key the plan holds).
+func (p *Plan) Request(i int) (banks.Request, error) {
+	it := &p.Items[i]
+	c := p.Spec.Dataset.Contexts[it.Context]
+	return p.render.Render(c, c.Candidates[it.Candidate], p.conds[it.Condition])
 }
 
 // Estimate is a plan's size and cost before anything is sent.
@@ -180,9 +194,10 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
 	}
-	p := &Plan{Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{}}
-	backend := p.Judge.Backend
 	conds := spec.Bank.Conditions()
+	p := &Plan{Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
+		render: rend, conds: conds}
+	backend := p.Judge.Backend
 	out := outputTokens(spec.Config)
 	runs := make([]string, spec.Repeats)
 	for r := range runs {
@@ -192,9 +207,9 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	// Context, then candidate, then condition, then run: everything sent
 	// about one candidate goes out together, so a server's prefix cache
 	// sees the same source text back to back.
-	for _, c := range spec.Dataset.Contexts {
-		for _, cand := range c.Candidates {
-			for _, cond := range conds {
+	for ci, c := range spec.Dataset.Contexts {
+		for ki, cand := range c.Candidates {
+			for condi, cond := range conds {
 				req, err := rend.Render(c, cand, cond)
 				if err != nil {
 					return nil, fmt.Errorf("engine: render %s/%s %s: %w", c.ID, cand.ID, cond.Probe, err)
@@ -210,7 +225,7 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 				in := EstimateTokens(req.Messages)
 				for r, run := range runs {
 					p.Items = append(p.Items, Item{
-						Request: req, Run: r, InTokens: in, OutTokens: out,
+						Run: r, Context: ci, Candidate: ki, Condition: condi, InTokens: in, OutTokens: out,
 						Row: store.Request{Key: key, Judge: spec.JudgeName, Dataset: spec.Dataset.Name,
 							Context: c.ID, Candidate: cand.ID, BankHash: p.BankHash,
 							Probe: cond.Probe, Wording: strconv.Itoa(cond.Wording), Run: run},

@@ -347,7 +347,12 @@ func (r *Run) worker(work <-chan int) {
 		if len(r.judges) > 1 {
 			j = r.judges[it.Run]
 		}
-		res, err := j.Score(r.ctx, it.Request)
+		req, err := r.plan.Request(i)
+		if err != nil {
+			r.stop(fmt.Errorf("render %s/%s %s: %w", it.Row.Context, it.Row.Candidate, it.Row.Probe, err))
+			return
+		}
+		res, err := j.Score(r.ctx, req)
 		r.mu.Lock()
 		r.prog.InFlight--
 		r.mu.Unlock()
@@ -429,7 +434,7 @@ func toResponse(it *Item, res judge.Result, err error) store.Response {
 func (r *Run) finish(it *Item, resp store.Response, cached bool) {
 	r.writes <- resp
 	res := Result{Context: it.Row.Context, Candidate: it.Row.Candidate, Probe: it.Row.Probe,
-		Wording: it.Request.Wording, Run: it.Run, Score: resp.Score, Cached: cached,
+		Wording: r.plan.conds[it.Condition].Wording, Run: it.Run, Score: resp.Score, Cached: cached,
 		ErrKind: resp.ErrKind, Err: resp.Err}
 	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	r.mu.Lock()

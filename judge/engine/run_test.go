@@ -59,8 +59,8 @@ func TestPlanOrderKeysAndEstimate(t *testing.T) {
 		t.Errorf("estimate %+v", e)
 	}
 	var in int64
-	for _, it := range p.Items {
-		in += int64(EstimateTokens(it.Request.Messages))
+	for i := range p.Items {
+		in += int64(EstimateTokens(mustRequest(t, p, i).Messages))
 	}
 	if e.InputTokens != in || e.OutputTokens != int64(10*len(p.Items)) {
 		t.Errorf("tokens %d/%d, want %d/%d", e.InputTokens, e.OutputTokens, in, 10*len(p.Items))
@@ -229,8 +229,8 @@ func TestServerFaultsAreCountedAndNothingIsLost(t *testing.T) {
 	}
 	want := map[string]int{}
 	answered := 0
-	for _, it := range p.Items {
-		id := itemIdentity(t, it, spec)
+	for i := range p.Items {
+		id := itemIdentity(t, p, i)
 		switch id[0] {
 		case '2':
 			want[string(judge.KindServer)]++
@@ -279,9 +279,18 @@ type headerlessWriter struct{ *bytes.Buffer }
 func (headerlessWriter) Header() http.Header { return http.Header{} }
 func (headerlessWriter) WriteHeader(int)     {}
 
-// itemIdentity is the chatServer identity of an item's request.
-func itemIdentity(t testing.TB, it Item, spec Spec) string {
-	body, err := ChatBody(spec.Config, it.Request, it.Run)
+func mustRequest(t testing.TB, p *Plan, i int) banks.Request {
+	t.Helper()
+	req, err := p.Request(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// itemIdentity is the chatServer identity of the request of p.Items[i].
+func itemIdentity(t testing.TB, p *Plan, i int) string {
+	body, err := ChatBody(p.Spec.Config, mustRequest(t, p, i), p.Items[i].Run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,9 +407,9 @@ func TestCancelStoresFinishedWorkAndResumeCompletes(t *testing.T) {
 	// No request whose answer was stored before the resume was sent again.
 	stored := map[string]bool{}
 	for _, row := range rows {
-		for _, it := range p.Items {
+		for i, it := range p.Items {
 			if it.Row.Context == row.Context && it.Row.Candidate == row.Candidate && it.Row.Probe == row.Probe && it.Row.Wording == row.Wording {
-				stored[itemIdentity(t, it, spec)] = true
+				stored[itemIdentity(t, p, i)] = true
 			}
 		}
 	}

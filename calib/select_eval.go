@@ -1,0 +1,225 @@
+package calib
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// selector evaluates PRISM (α = 1) with the nested cross-validation of
+// PROTOCOL §5 on subsets of a design's columns, all on the same folds.
+// The training statistics of every outer fold and inner part are summed
+// once over the full design; a subset's statistics are their sub-blocks
+// (G_SS, c_S, e_S), so a subset costs only its ridge paths and the
+// held-out predictions.
+type selector struct {
+	f       *fitter // the full design; read-only once built
+	folds   []selFold
+	defined []int // design contexts where the metric is defined, design order
+	vanilla float64
+}
+
+type selFold struct {
+	train, test []int
+	outer       *gram   // statistics of the outer training contexts
+	bounds      []int   // inner parts of train
+	inner       []*gram // per inner part: the training contexts outside it (nil for an empty part)
+}
+
+func (s *gram) clone() *gram {
+	c := *s
+	c.G = append([]float64(nil), s.G...)
+	c.c = append([]float64(nil), s.c...)
+	c.e = append([]float64(nil), s.e...)
+	return &c
+}
+
+// subGram sets dst to the statistics of the columns cols of src.
+func subGram(dst, src *gram, cols []int) {
+	m := len(cols)
+	dst.q = m
+	dst.G, dst.c, dst.e = dst.G[:m*m], dst.c[:m], dst.e[:m]
+	for i, a := range cols {
+		row := src.G[a*src.q:]
+		for j, b := range cols {
+			dst.G[i*m+j] = row[b]
+		}
+		dst.c[i], dst.e[i] = src.c[a], src.e[a]
+	}
+	dst.vv, dst.vy, dst.yy, dst.rows = src.vv, src.vy, src.yy, src.rows
+}
+
+// newSelector prepares the folds of order (design context indices, π).
+func newSelector(d *Design, opts Options, order []int) *selector {
+	opts.Taylor = false
+	f := newFitter(d, opts)
+	f.methods = []Method{PRISM}
+	s := &selector{f: f}
+	bounds := SplitParts(len(order), opts.Folds)
+	for fo := 0; fo < opts.Folds; fo++ {
+		lo, hi := bounds[fo], bounds[fo+1]
+		train := append(append([]int(nil), order[:lo]...), order[hi:]...)
+		fd := selFold{train: train, test: order[lo:hi], bounds: SplitParts(len(train), opts.Folds)}
+		// Summed exactly as the fitter sums them, so that the full subset
+		// reproduces Fit's PRISM bit for bit.
+		for p := 0; p < opts.Folds; p++ {
+			if fd.bounds[p] == fd.bounds[p+1] {
+				fd.inner = append(fd.inner, nil)
+				continue
+			}
+			f.sumExcept(train, fd.bounds[p], fd.bounds[p+1])
+			fd.inner = append(fd.inner, f.sum.clone())
+		}
+		f.sumExcept(train, 0, 0)
+		fd.outer = f.sum.clone()
+		s.folds = append(s.folds, fd)
+	}
+	zero := make([]float64, d.Q())
+	var v float64
+	for g := range d.Contexts {
+		if f.defined[g] {
+			s.defined = append(s.defined, g)
+			v += f.value(g, 1, zero)
+		}
+	}
+	if len(s.defined) > 0 {
+		s.vanilla = v / float64(len(s.defined))
+	}
+	return s
+}
+
+// selWorker holds one goroutine's scratch.
+type selWorker struct {
+	s        *selector
+	f        *fitter
+	sub      *gram
+	betaS    []float64
+	betaFull []float64
+	vals, cv []float64
+	oof      []float64
+}
+
+func (s *selector) worker() *selWorker {
+	q := s.f.d.Q()
+	maxTrain := 0
+	for _, fd := range s.folds {
+		maxTrain = max(maxTrain, len(fd.train))
+	}
+	G := len(s.f.opts.Gammas)
+	return &selWorker{s: s, f: s.f.scratchCopy(), sub: newGram(q), betaS: make([]float64, q), betaFull: make([]float64, q),
+		vals: make([]float64, G*maxTrain), cv: make([]float64, G), oof: make([]float64, len(s.f.d.Contexts))}
+}
+
+// path factorizes PRISM on the columns cols of src.
+func (w *selWorker) path(src *gram, cols []int) (*methodPath, error) {
+	subGram(w.sub, src, cols)
+	mp, ok := newMethodPath(PRISM, w.sub, 0)
+	if !ok {
+		return nil, errEigen
+	}
+	return mp, nil
+}
+
+// solve sets w.betaFull to PRISM's coefficients at γ, zero outside cols.
+func (w *selWorker) solve(mp *methodPath, gamma float64, cols []int) {
+	b := w.betaS[:len(cols)]
+	mp.at(gamma, b)
+	clear(w.betaFull)
+	for j, c := range cols {
+		w.betaFull[c] = b[j]
+	}
+}
+
+// eval returns the out-of-fold mean of PRISM on the columns cols: in every
+// outer fold, γ is chosen by the inner CV (pickGamma: highest mean,
+// exact ties to the largest γ) and the fit on the whole outer training set
+// predicts the test contexts. No columns is Vanilla.
+func (w *selWorker) eval(cols []int) (float64, error) {
+	s := w.s
+	if len(cols) == 0 {
+		return s.vanilla, nil
+	}
+	gammas := s.f.opts.Gammas
+	for _, fd := range s.folds {
+		nt := len(fd.train)
+		vals := w.vals[:len(gammas)*nt]
+		for p, src := range fd.inner {
+			if src == nil {
+				continue
+			}
+			mp, err := w.path(src, cols)
+			if err != nil {
+				return 0, err
+			}
+			for gi, gam := range gammas {
+				w.solve(mp, gam, cols)
+				for i := fd.bounds[p]; i < fd.bounds[p+1]; i++ {
+					vals[gi*nt+i] = w.f.value(fd.train[i], 1, w.betaFull)
+				}
+			}
+		}
+		gi := w.f.pickGamma(vals, fd.train, w.cv)
+		mp, err := w.path(fd.outer, cols)
+		if err != nil {
+			return 0, err
+		}
+		w.solve(mp, gammas[gi], cols)
+		for _, g := range fd.test {
+			w.oof[g] = w.f.value(g, 1, w.betaFull)
+		}
+	}
+	var sum float64
+	for _, g := range s.defined {
+		sum += w.oof[g]
+	}
+	return sum / float64(len(s.defined)), nil
+}
+
+// evalAll evaluates n column sets, set(i) giving the i-th, on every core.
+// Results are stored by index, so they do not depend on scheduling.
+// progress, when not nil, is called after each set with the running count,
+// serialized and in increasing order.
+func (s *selector) evalAll(ctx context.Context, n int, set func(i int, buf []int) []int, progress func(done, total int)) ([]float64, error) {
+	out := make([]float64, n)
+	var next atomic.Int64
+	var mu sync.Mutex
+	done := 0
+	var firstErr error
+	var wg sync.WaitGroup
+	workers := min(max(1, runtime.GOMAXPROCS(0)), max(n, 1))
+	for k := 0; k < workers; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := s.worker()
+			buf := make([]int, 0, s.f.d.Q())
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				err := ctx.Err()
+				if err == nil {
+					out[i], err = w.eval(set(i, buf[:0]))
+				}
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					next.Store(int64(n)) // stop handing out work
+					mu.Unlock()
+					return
+				}
+				done++
+				if progress != nil {
+					progress(done, n)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, firstErr
+}

@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"math"
+	"strings"
+)
+
+// deltaHist counts the displacements Δ = s(probe) − s0 of one attribute
+// and sign in bins of width deltaBin over [−span, span]; values outside
+// are clamped into the end bins. Fixed bins keep adding a result O(1) and
+// a frame's cost independent of how many results have arrived.
+type deltaHist struct {
+	span   float64
+	bins   []int
+	n      int
+	sum    float64
+	absMax float64 // largest |Δ| seen, for the display range
+}
+
+const deltaBin = 0.25
+
+func newDeltaHist(span float64) *deltaHist {
+	span = max(span, 1)
+	return &deltaHist{span: span, bins: make([]int, int(math.Ceil(2*span/deltaBin))+1)}
+}
+
+// Add counts one displacement. NaN and infinities are ignored.
+func (h *deltaHist) Add(d float64) {
+	if math.IsNaN(d) || math.IsInf(d, 0) {
+		return
+	}
+	i := int(math.Round((d + h.span) / deltaBin))
+	h.bins[min(max(i, 0), len(h.bins)-1)]++
+	h.n++
+	h.sum += d
+	h.absMax = max(h.absMax, math.Abs(d))
+}
+
+// Mean is the mean displacement (0 when empty).
+func (h *deltaHist) Mean() float64 {
+	if h.n == 0 {
+		return 0
+	}
+	return h.sum / float64(h.n)
+}
+
+// binCenter is the Δ value bin i counts.
+func (h *deltaHist) binCenter(i int) float64 { return float64(i)*deltaBin - h.span }
+
+// sparkLevels are the eight block heights of a sparkline, lowest first.
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+// Spark draws the histogram over [−r, r] as w cells, r being the largest
+// |Δ| seen in either histogram given (so Δ+ and Δ− share an axis). Each
+// cell is the count of the bins whose centres fall in it, scaled so the
+// fullest cell is █; an empty cell is a space, so zero and one count look
+// different. An empty histogram draws w '·'.
+func (h *deltaHist) Spark(w int, r float64) string {
+	if w <= 0 {
+		return ""
+	}
+	if h.n == 0 {
+		return strings.Repeat("·", w)
+	}
+	r = max(r, deltaBin)
+	cells := make([]int, w)
+	for i, c := range h.bins {
+		if c == 0 {
+			continue
+		}
+		x := h.binCenter(i)
+		j := int(math.Floor((x + r) / (2 * r) * float64(w)))
+		cells[min(max(j, 0), w-1)] += c
+	}
+	top := 0
+	for _, c := range cells {
+		top = max(top, c)
+	}
+	var b strings.Builder
+	for _, c := range cells {
+		if c == 0 {
+			b.WriteByte(' ')
+			continue
+		}
+		lvl := (c*len(sparkLevels) - 1) / top // 1..top → 0..7
+		b.WriteRune(sparkLevels[min(lvl, len(sparkLevels)-1)])
+	}
+	return b.String()
+}

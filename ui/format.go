@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// humanCount prints a count with a k/M/G suffix past a thousand.
+func humanCount(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case f < 1e6:
+		return fmt.Sprintf("%.1fk", f/1e3)
+	case f < 1e9:
+		return fmt.Sprintf("%.1fM", f/1e6)
+	}
+	return fmt.Sprintf("%.1fG", f/1e9)
+}
+
+// shortDuration prints d rounded to what a person reads: 850ms, 42s,
+// 3m05s, 2h10m.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// num prints a float with 2 decimals, or "—" when it is not finite.
+func num(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", f)
+}
+
+// signed prints a displacement with its sign, or "" when unknown.
+func signed(f float64, ok bool) string {
+	if !ok || math.IsNaN(f) {
+		return ""
+	}
+	return fmt.Sprintf("%+.1f", f)
+}

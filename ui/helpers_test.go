@@ -1,0 +1,162 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// demoStudy is the demo study in a fresh workspace under t.TempDir().
+func demoStudy(t testing.TB) Study {
+	t.Helper()
+	b, err := banks.Builtin("quality")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "demo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ds := model.Demo()
+	if err := st.PutDataset(context.Background(), ds, false); err != nil {
+		t.Fatal(err)
+	}
+	return Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
+		Store: st, Datasets: []string{ds.Name}}
+}
+
+func demoApp(t testing.TB, w, h int) *App {
+	t.Helper()
+	a := New(demoStudy(t))
+	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return a
+}
+
+// keyMsg builds the key press a terminal sends for a key name or text.
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+u":
+		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// press sends keys and runs the commands they return to completion.
+func press(a *App, keys ...string) (quit bool) {
+	for _, k := range keys {
+		_, cmd := a.Update(keyMsg(k))
+		if drive(a, cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// typeText types s one character at a time.
+func typeText(a *App, s string) {
+	for _, r := range s {
+		a.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// drive runs cmd and every command its messages lead to, in order, on
+// this goroutine: the program's loop without the program. It reports
+// whether a command asked to quit.
+func drive(a *App, cmd tea.Cmd) (quit bool) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+			quit = true
+		default:
+			_, next := a.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return quit
+}
+
+// frame is the plain text of the current view.
+func frame(a *App) string { return ansi.Strip(a.View().Content) }
+
+// gatedJudge answers like the offline judge for its first `open` calls,
+// then blocks every call until release is closed or the call's context
+// ends: a run that stays in flight for as long as a test needs.
+type gatedJudge struct {
+	inner   judge.Judge
+	mu      sync.Mutex
+	open    int
+	release chan struct{}
+}
+
+func (g *gatedJudge) Name() string { return g.inner.Name() }
+
+func (g *gatedJudge) Score(ctx context.Context, req banks.Request) (judge.Result, error) {
+	g.mu.Lock()
+	pass := g.open > 0
+	if pass {
+		g.open--
+	}
+	g.mu.Unlock()
+	if !pass {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return judge.Result{}, &judge.Error{Kind: judge.KindCanceled, Msg: ctx.Err().Error()}
+		}
+	}
+	return g.inner.Score(ctx, req)
+}
+
+// gate makes a's runs use one gated judge that lets `open` calls through.
+func gate(t testing.TB, a *App, open int) *gatedJudge {
+	t.Helper()
+	g := &gatedJudge{open: open, release: make(chan struct{})}
+	a.newJudges = func(cfg judge.Config, repeats int, lim *engine.Limiter) ([]judge.Judge, error) {
+		js, err := engine.NewJudges(cfg, 1, lim)
+		if err != nil {
+			return nil, err
+		}
+		g.inner = js[0]
+		return []judge.Judge{g}, nil
+	}
+	return g
+}

@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// modal is a dialog drawn over the screen; while one is open it gets every
+// key. Update may close it by setting a.modal to nil.
+type modal interface {
+	Update(a *App, msg tea.Msg) tea.Cmd
+	View(a *App, st *styles.Styles) string
+}
+
+// overlay draws box centred over base (w×h cells), line by line.
+func overlay(base, box string, w, h int) string {
+	lines := strings.Split(base, "\n")
+	boxLines := strings.Split(box, "\n")
+	bw := lipgloss.Width(box)
+	top := max((h-len(boxLines))/2, 0)
+	left := max((w-bw)/2, 0)
+	for i, bl := range boxLines {
+		y := top + i
+		if y >= len(lines) {
+			break
+		}
+		ln := lines[y]
+		lines[y] = ansi.Truncate(ln, left, "") + bl + ansi.TruncateLeft(ln, left+bw, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dialog frames a dialog's lines in a focused pane of width w.
+func dialog(st *styles.Styles, w int, title string, lines []string) string {
+	inner := w - paneChromeW
+	return pane(st, true, w, len(lines)+paneChromeH+1, title, block(lines, inner, len(lines)))
+}
+
+// confirmQuit asks before quitting with a run in flight.
+type confirmQuit struct{}
+
+func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(km, a.keys.Yes):
+		a.modal = nil
+		if a.active == nil {
+			return tea.Quit
+		}
+		// Cancel, then quit once everything finished is stored.
+		a.quitAfterRun = true
+		a.active.Cancel()
+		a.run.live.phase = phaseCanceling
+	case key.Matches(km, a.keys.No), km.String() == "q":
+		a.modal = nil
+	}
+	return nil
+}
+
+func (confirmQuit) View(a *App, st *styles.Styles) string {
+	return dialog(st, min(56, a.width-2), "Quit?", []string{
+		"A run is in progress. Cancel it and quit?",
+		st.Muted.Render("Finished answers are stored; rerun to resume."),
+		"",
+		st.Label.Render("y") + " cancel and quit   " + st.Label.Render("n") + " keep running",
+	})
+}
+
+type (
+	// datasetListMsg lists the workspace's datasets.
+	datasetListMsg struct {
+		names []string
+		err   error
+	}
+	// datasetMsg carries a dataset read from the workspace.
+	datasetMsg struct {
+		ds  *model.Dataset
+		err error
+	}
+)
+
+func listDatasetsCmd(ctx context.Context, st *store.Store) tea.Cmd {
+	return func() tea.Msg {
+		infos, err := st.Datasets(ctx)
+		names := make([]string, len(infos))
+		for i, in := range infos {
+			names[i] = in.Name
+		}
+		return datasetListMsg{names: names, err: err}
+	}
+}
+
+func loadDatasetCmd(ctx context.Context, st *store.Store, name string) tea.Cmd {
+	return func() tea.Msg {
+		ds, err := st.Dataset(ctx, name)
+		return datasetMsg{ds: ds, err: err}
+	}
+}
+
+// onDataset switches the study to a dataset read from the workspace.
+func (a *App) onDataset(msg datasetMsg) tea.Cmd {
+	if msg.err != nil {
+		a.data.status, a.data.statusErr = msg.err.Error(), true
+		return nil
+	}
+	a.study.Dataset = msg.ds
+	a.data = newDataView(msg.ds)
+	a.bank.task = msg.ds.Task
+	a.data.status = fmt.Sprintf("dataset %s · %d candidates", msg.ds.Name, msg.ds.NumCandidates())
+	a.layout()
+	a.bank.Refresh(a.data.Context(), a.data.Candidate())
+	return a.replan()
+}
+
+// datasetChooser picks one of the workspace's datasets.
+type datasetChooser struct {
+	names []string
+	l     list
+}
+
+func newDatasetChooser(names []string, current string) *datasetChooser {
+	c := &datasetChooser{names: names}
+	c.l.SetRows(names)
+	for i, n := range names {
+		if n == current {
+			c.l.Select(i)
+		}
+	}
+	return c
+}
+
+func (c *datasetChooser) Update(a *App, msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	k := a.keys
+	switch {
+	case key.Matches(km, k.Up):
+		c.l.Move(-1)
+	case key.Matches(km, k.Down):
+		c.l.Move(1)
+	case key.Matches(km, k.Enter):
+		a.modal = nil
+		if len(c.names) == 0 {
+			return nil
+		}
+		return loadDatasetCmd(a.ctx, a.study.Store, c.names[c.l.Cursor()])
+	case key.Matches(km, k.Back):
+		a.modal = nil
+	case key.Matches(km, k.Quit):
+		return tea.Quit
+	}
+	return nil
+}
+
+func (c *datasetChooser) View(a *App, st *styles.Styles) string {
+	w := min(50, a.width-2)
+	h := min(len(c.names), max(a.bodyHeight()-8, 3))
+	c.l.SetSize(w-paneChromeW, h)
+	lines := strings.Split(c.l.View(st, true), "\n")
+	lines = append(lines, "", st.Muted.Render("enter open · esc keep the current one"))
+	return dialog(st, w, fmt.Sprintf("Datasets in the workspace · %d", len(c.names)), lines)
+}

@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"math"
+	"strings"
+)
+
+// ratioBar draws a probe/neutral RMS ratio on an axis [0, axisMax] in w
+// cells: █ up to the ratio, ░ from there to the upper end of its interval
+// (hi), and a │ marker in the cell holding 1, the ratio of a probe that
+// moves scores no more than a neutral clause. Cell i covers
+// [i, i+1)·axisMax/w and is filled when its midpoint is below the ratio.
+// NaN ratios draw an empty axis with the marker.
+func ratioBar(ratio, hi, axisMax float64, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if !(axisMax > 0) {
+		axisMax = 2
+	}
+	cell := axisMax / float64(w)
+	one := int(math.Floor(1 / cell))
+	var b strings.Builder
+	for i := range w {
+		mid := (float64(i) + 0.5) * cell
+		switch {
+		case i == one:
+			b.WriteRune('│')
+		case mid < ratio:
+			b.WriteRune('█')
+		case mid < hi:
+			b.WriteRune('░')
+		default:
+			b.WriteRune(' ')
+		}
+	}
+	return b.String()
+}
+
+// ratioAxis is the axis maximum for a set of ratios and interval upper
+// ends: at least 2 (so the marker at 1 sits mid-bar when nothing moves),
+// else the largest finite value rounded up to a half, at most 6 (a
+// ratio beyond fills the bar; the number beside it tells the rest).
+func ratioAxis(vals ...float64) float64 {
+	top := 2.0
+	for _, v := range vals {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			top = max(top, v)
+		}
+	}
+	return min(math.Ceil(top*2)/2, 6)
+}

@@ -1,0 +1,350 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// runView is the Run screen: before a run, the judge form and the
+// estimate; once started, the progress line, the latest responses, and per
+// attribute the Δ distributions and the RMS ratio against the neutral
+// clauses. It only draws; the App starts runs and feeds it messages.
+type runView struct {
+	form     runForm
+	plan     *engine.Plan
+	planErr  error
+	planning bool
+
+	live      *liveRun // nil before the first run
+	signal    *signalView
+	signalErr error
+
+	showForm      bool // the form, also after a run (e edits)
+	focusRight    bool
+	width, height int
+}
+
+func (v *runView) SetSize(w, h int) { v.width, v.height = w, h }
+
+func (v *runView) Focus(right bool) { v.focusRight = right }
+
+// Move moves the form cursor when the form is shown.
+func (v *runView) Move(delta int) {
+	if v.showForm && !v.form.editing {
+		v.form.Move(delta)
+	}
+}
+
+func (v *runView) active() bool {
+	return v.live != nil && v.live.phase >= phaseStarting && v.live.phase < phaseDone
+}
+
+func (v *runView) View(st *styles.Styles) string {
+	if v.showForm || v.live == nil {
+		return v.formView(st)
+	}
+	return v.dashboard(st)
+}
+
+func (v *runView) formView(st *styles.Styles) string {
+	lw := max(v.width*2/5, 36)
+	rw := v.width - lw
+	innerH := v.height - paneChromeH - 1
+	lines := v.form.Lines(st, lw-paneChromeW, !v.focusRight)
+	lines = append(lines, "", st.Muted.Render("enter edit · s start"))
+	if v.live != nil && v.live.phase == phaseDone {
+		lines = append(lines, st.Muted.Render("esc back to the last run"))
+	}
+	left := pane(st, !v.focusRight, lw, v.height, "Judge", block(lines, lw-paneChromeW, innerH))
+	right := pane(st, v.focusRight, rw, v.height, "Estimate", block(v.estimateLines(st, rw-paneChromeW), rw-paneChromeW, innerH))
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+func (v *runView) estimateLines(st *styles.Styles, w int) []string {
+	switch {
+	case v.planErr != nil:
+		return append([]string{st.Bad.Render("cannot plan this run:")}, wrapStyled(st.Bad, v.planErr.Error(), w)...)
+	case v.plan == nil && v.planning:
+		return []string{st.Muted.Render("estimating…")}
+	case v.plan == nil:
+		return []string{st.Muted.Render("no estimate yet")}
+	}
+	p, e := v.plan, v.plan.Estimate
+	sp := p.Spec
+	scale := ""
+	if t, ok := sp.Bank.Tasks[taskOf(sp)]; ok {
+		scale = fmt.Sprintf(" · scale %d–%d", t.Scale.Min, t.Scale.Max)
+	}
+	lines := []string{
+		fmt.Sprintf("dataset   %s · %d candidates", sp.Dataset.Name, sp.Dataset.NumCandidates()),
+		fmt.Sprintf("bank      %s %s · %d conditions", sp.Bank.Name, shortHash(p.BankHash), len(sp.Bank.Conditions())),
+		fmt.Sprintf("judge     %s · %s × %d run(s)%s", sp.JudgeName, sp.Config.Mode, sp.Repeats, scale),
+		"",
+		fmt.Sprintf("requests  %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
+		st.Title.Render(fmt.Sprintf("to send   %d", e.Send)),
+		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
+	}
+	if e.Priced {
+		lines = append(lines, fmt.Sprintf("cost      ≈ $%.2f (%s prices)", e.Cost, e.PriceModel))
+	} else {
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("cost      unknown: no price for %q", e.PriceModel)))
+	}
+	lines = append(lines, fmt.Sprintf("time      ≈ %s at concurrency %d", shortDuration(e.Time), max(sp.Limits.Concurrency, 1)))
+	lines = append(lines, "")
+	if e.Send+e.CacheHits == 0 {
+		lines = append(lines, st.Good.Render("everything is answered; s shows the results"))
+	} else {
+		lines = append(lines, st.Muted.Render("s starts the run; it resumes where it stops"))
+	}
+	return lines
+}
+
+func taskOf(sp engine.Spec) string {
+	if sp.Task != "" {
+		return sp.Task
+	}
+	return sp.Dataset.Task
+}
+
+// wrapStyled wraps plain text to w and styles each line.
+func wrapStyled(s lipgloss.Style, text string, w int) []string {
+	lines := wrap(text, w)
+	for i := range lines {
+		lines[i] = s.Render(lines[i])
+	}
+	return lines
+}
+
+// statusWord names the run's state.
+func (v *runView) statusWord(st *styles.Styles) string {
+	lr := v.live
+	switch lr.phase {
+	case phaseStarting:
+		return st.Warn.Render("starting")
+	case phaseCanceling:
+		return st.Warn.Render("canceling")
+	case phaseDone:
+		switch {
+		case lr.err != nil:
+			return st.Bad.Render("stopped")
+		case lr.summary != nil && lr.summary.Canceled:
+			return st.Warn.Render("canceled")
+		}
+		return st.Good.Render("finished")
+	}
+	if lr.prog.Paused {
+		return st.Warn.Render("paused")
+	}
+	return st.Good.Render("running")
+}
+
+func (v *runView) progressLines(st *styles.Styles) []string {
+	p := v.live.prog
+	word := v.statusWord(st)
+	frac := 0.0
+	if p.Total > 0 {
+		frac = float64(p.Done) / float64(p.Total)
+	}
+	counts := fmt.Sprintf(" %d/%d %5.1f%%", p.Done, p.Total, 100*frac)
+	barW := max(v.width-lipgloss.Width(word)-lipgloss.Width(counts)-3, 4)
+	filled := int(math.Round(frac * float64(barW)))
+	bar := st.Good.Render(strings.Repeat("█", filled)) + st.Muted.Render(strings.Repeat("░", barW-filled))
+	line1 := word + "  " + bar + counts
+
+	errs := fmt.Sprintf("errors %d", p.Failed)
+	if p.Failed > 0 {
+		kinds := make([]string, 0, len(p.Errors))
+		for k, n := range p.Errors {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		errs = st.Bad.Render(errs + " (" + strings.Join(kinds, ", ") + ")")
+	}
+	cost := "cost —"
+	if p.Priced {
+		cost = fmt.Sprintf("cost $%.2f", p.Cost)
+	}
+	eta := "ETA —"
+	if p.ETA > 0 {
+		eta = "ETA " + shortDuration(p.ETA)
+	}
+	parts := []string{
+		fmt.Sprintf("%.0f req/s", p.Rate), eta, "elapsed " + shortDuration(p.Elapsed),
+		fmt.Sprintf("tokens %s in · %s out", humanCount(p.PromptTokens), humanCount(p.CompletionTokens)),
+		cost, errs,
+	}
+	if p.CacheHits > 0 {
+		parts = append(parts, fmt.Sprintf("cached %d", p.CacheHits))
+	}
+	if p.DroppedEvents > 0 {
+		parts = append(parts, fmt.Sprintf("display skipped %d", p.DroppedEvents))
+	}
+	line2 := strings.Join(parts, " · ")
+	if v.live.err != nil {
+		line2 = st.Bad.Render(v.live.err.Error())
+	}
+	return []string{fit(line1, v.width), fit(line2, v.width)}
+}
+
+func (v *runView) dashboard(st *styles.Styles) string {
+	head := v.progressLines(st)
+	h := v.height - len(head)
+	lw := max(v.width*2/5, 30)
+	rw := v.width - lw
+	innerH := h - paneChromeH - 1
+	left := pane(st, !v.focusRight, lw, h, "Latest responses", block(v.tableLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
+	right := pane(st, v.focusRight, rw, h, v.signalTitle(), block(v.signalLines(st, rw-paneChromeW), rw-paneChromeW, innerH))
+	return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+// tableLines is the latest responses, newest first, under a header.
+func (v *runView) tableLines(st *styles.Styles, w, h int) []string {
+	const scoreW, deltaW = 6, 5
+	probeW := min(14, max(w/3, 8))
+	rest := w - scoreW - deltaW - probeW - 3
+	ctxW := max(rest*3/5, 4)
+	candW := max(rest-ctxW, 3)
+	row := func(c, k, p, s, d string) string {
+		return fmt.Sprintf("%-*s %-*s %-*s%*s%*s", ctxW, clip(c, ctxW), candW, clip(k, candW), probeW, clip(p, probeW), scoreW, s, deltaW, d)
+	}
+	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
+	for _, r := range v.live.Recent(h - 1) {
+		score := num(r.Score)
+		if r.ErrKind != "" {
+			score = clip(r.ErrKind, scoreW-1)
+		} else if r.Cached {
+			score += "c"
+		}
+		line := row(r.Context, r.Candidate, r.Probe, score, signed(r.Delta, r.HasDelta))
+		if r.ErrKind != "" {
+			line = st.Bad.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	if v.live.nRecent == 0 {
+		lines = append(lines, st.Muted.Render("waiting for the first answer…"))
+	}
+	return lines
+}
+
+// clip truncates plain text to w cells with an ellipsis.
+func clip(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	return strings.TrimRight(fit(s, w), " ")
+}
+
+func (v *runView) signalTitle() string {
+	t := "RMS ratio vs neutral"
+	if s := v.signal; s != nil {
+		kind := "live"
+		if s.Final {
+			kind = "final"
+		}
+		t += fmt.Sprintf(" · %s, B=%d", kind, s.Resamples)
+	}
+	return t
+}
+
+// signalLines draws, per attribute, its Δ+ and Δ− sparklines (shared
+// axis), the ratio bar with the marker at 1, the ratio and its interval,
+// then the pooled ratio and the neutral reference.
+func (v *runView) signalLines(st *styles.Styles, w int) []string {
+	lr := v.live
+	nameW := 10
+	for _, a := range lr.attrs {
+		nameW = max(nameW, min(len(a), 14))
+	}
+	sparkW := max(min((w-nameW)/6, 16), 3)
+	const valW, ciW = 5, 12
+	barW := w - nameW - 2*sparkW - valW - ciW - 5
+	showCI := true
+	if barW < 6 {
+		showCI = false
+		barW += ciW + 1
+	}
+	rows := map[string]ratioRow{}
+	var pooled ratioRow
+	axis := 2.0
+	if v.signal != nil {
+		var vals []float64
+		for _, r := range v.signal.Rows {
+			rows[r.Name] = r
+			vals = append(vals, r.Ratio, r.Hi)
+		}
+		pooled = v.signal.Pooled
+		axis = ratioAxis(append(vals, pooled.Ratio, pooled.Hi)...)
+	}
+	header := fmt.Sprintf("%-*s %-*s %-*s %-*s", nameW, "attribute", sparkW, "Δ+", sparkW, "Δ−", barW, fmt.Sprintf("ratio 0…%g, │ = 1", axis))
+	lines := []string{st.Muted.Render(fit(header, w))}
+	dr := lr.deltaRange()
+	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
+		bar, val, ci := strings.Repeat(" ", barW), "    —", ""
+		if r.HasSignal {
+			bar = ratioBar(r.Ratio, r.Hi, axis, barW)
+			val = fmt.Sprintf("%5.2f", r.Ratio)
+			ci = fmt.Sprintf(" [%s,%s]", num(r.Lo), num(r.Hi))
+		} else {
+			bar = ratioBar(math.NaN(), math.NaN(), axis, barW)
+		}
+		mark := " "
+		if r.Pass {
+			mark = "✓"
+		}
+		out := fmt.Sprintf("%-*s %s %s %s%s%s", nameW, clip(name, nameW), plus, minus, style.Render(bar), val, mark)
+		if showCI {
+			out += ci
+		}
+		return out
+	}
+	for _, a := range lr.attrs {
+		r := rows[a]
+		style := st.Muted
+		if r.Pass {
+			style = st.Good
+		} else if r.HasSignal {
+			style = st.Text
+		}
+		lines = append(lines, line(a, lr.plus[a].Spark(sparkW, dr), lr.minus[a].Spark(sparkW, dr), r, style))
+	}
+	// Context probes have ratios but no ± histograms.
+	for _, r := range v.signalRowsNotIn(lr.attrs) {
+		lines = append(lines, line(r.Name, strings.Repeat(" ", sparkW), strings.Repeat(" ", sparkW), r, st.Text))
+	}
+	lines = append(lines, line("pooled", strings.Repeat(" ", sparkW), strings.Repeat(" ", sparkW), pooled, st.Label))
+	switch {
+	case v.signalErr != nil:
+		lines = append(lines, st.Bad.Render("signal: "+v.signalErr.Error()))
+	case v.signal != nil:
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("neutral RMS %s over %d displacements · %d scores · Δ axis ±%g",
+			num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)))
+	default:
+		lines = append(lines, st.Muted.Render("ratios appear once baselines and neutrals are scored"))
+	}
+	return lines
+}
+
+func (v *runView) signalRowsNotIn(attrs []string) []ratioRow {
+	if v.signal == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, a := range attrs {
+		seen[a] = true
+	}
+	var out []ratioRow
+	for _, r := range v.signal.Rows {
+		if !seen[r.Name] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/judge/engine"
+)
+
+// The Run screen's control: planning, starting, pausing and cancelling a
+// run, applying its events, and scheduling the ratio panel.
+
+var errNoWorkspace = errors.New("no workspace is open: start prism with --workspace FILE")
+
+// spec builds the engine spec of the form, the dataset and a snapshot of
+// the bank (the Bank screen may edit the bank while a plan renders).
+func (a *App) spec() (engine.Spec, error) {
+	cfg, lim, repeats, err := a.run.form.Config()
+	if err != nil {
+		return engine.Spec{}, err
+	}
+	if a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
+		return engine.Spec{}, errors.New("the dataset is empty: import one on the Data screen (i)")
+	}
+	return engine.Spec{
+		Dataset: a.study.Dataset, Bank: a.bank.bank.Clone(), BankSource: a.bank.source,
+		JudgeName: a.run.form.JudgeName(cfg), Config: cfg, Repeats: repeats, Limits: lim,
+	}, nil
+}
+
+// replan asks for a fresh estimate; an older plan arriving later is
+// dropped by its generation.
+func (a *App) replan() tea.Cmd {
+	a.planGen++
+	a.run.plan = nil
+	a.run.planErr = nil
+	if a.study.Store == nil {
+		a.run.planErr = errNoWorkspace
+		return nil
+	}
+	sp, err := a.spec()
+	if err != nil {
+		a.run.planErr = err
+		return nil
+	}
+	a.run.planning = true
+	return planCmd(a.ctx, a.study.Store, sp, a.planGen)
+}
+
+func (a *App) onPlan(msg planMsg) tea.Cmd {
+	if msg.gen != a.planGen {
+		return nil
+	}
+	a.run.planning = false
+	a.run.plan, a.run.planErr = msg.plan, msg.err
+	if a.startPlanned {
+		a.startPlanned = false
+		return a.start()
+	}
+	return nil
+}
+
+// start starts the current plan, or waits for it when it is being made.
+func (a *App) start() tea.Cmd {
+	switch {
+	case a.run.active():
+		return nil
+	case a.run.planning:
+		a.startPlanned = true
+		return nil
+	case a.run.plan == nil:
+		return nil // the estimate pane shows why
+	}
+	p := a.run.plan
+	a.runPlan = p
+	span := 10.0
+	if t, ok := p.Spec.Bank.Tasks[taskOf(p.Spec)]; ok {
+		span = float64(t.Scale.Max - t.Scale.Min)
+	}
+	a.run.live = newLiveRun(p.Spec.Bank, span)
+	a.run.live.phase = phaseStarting
+	a.run.live.prog.Total = len(p.Pending)
+	a.run.signal, a.run.signalErr = nil, nil
+	a.run.showForm = false
+	a.signalFinal = false
+	a.screen = screenRun
+	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
+}
+
+func (a *App) onRunStarted(msg runStartedMsg) tea.Cmd {
+	lr := a.run.live
+	if msg.err != nil {
+		lr.phase, lr.err = phaseDone, fmt.Errorf("could not start: %w", msg.err)
+		return a.replan()
+	}
+	a.active = msg.run
+	lr.phase = phaseRunning
+	return tea.Batch(waitEvents(msg.run), a.maybeSignal(true))
+}
+
+func (a *App) onRunEvents(msg runEventsMsg) tea.Cmd {
+	if msg.run != a.active || a.run.live == nil {
+		return nil
+	}
+	for _, ev := range msg.events {
+		a.run.live.Apply(ev)
+	}
+	if msg.closed {
+		// Every event is in; the summary follows at once.
+		return waitDone(msg.run)
+	}
+	return tea.Batch(waitEvents(msg.run), a.maybeSignal(false))
+}
+
+func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
+	if msg.run != a.active {
+		return nil
+	}
+	lr := a.run.live
+	lr.phase = phaseDone
+	lr.summary = &msg.summary
+	lr.prog = msg.summary.Progress
+	lr.err = msg.err
+	a.active = nil
+	a.signalFinal = true
+	if a.quitAfterRun {
+		return tea.Quit
+	}
+	return tea.Batch(a.maybeSignal(true), a.replan())
+}
+
+// maybeSignal recomputes the ratio panel when none is being computed and
+// the last was asked for at least signalEvery ago (or now is set). After
+// the run it computes the final panel with the full bootstrap once.
+func (a *App) maybeSignal(now bool) tea.Cmd {
+	lr := a.run.live
+	if lr == nil || a.signalBusy || a.study.Store == nil || a.runPlan == nil {
+		return nil
+	}
+	final := a.signalFinal
+	if !final && !now && a.now().Sub(a.signalAt) < signalEvery {
+		return nil
+	}
+	p := a.runPlan
+	b := liveResamples
+	if final {
+		b = finalResamples
+		a.signalFinal = false
+	}
+	a.signalBusy = true
+	a.signalAt = a.now()
+	return signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, b, final)
+}
+
+func (a *App) onSignal(msg signalMsg) tea.Cmd {
+	a.signalBusy = false
+	if msg.err != nil {
+		a.run.signalErr = msg.err
+	} else {
+		a.run.signal, a.run.signalErr = msg.view, nil
+	}
+	if a.signalFinal { // the run ended while a live panel was computing
+		return a.maybeSignal(true)
+	}
+	return nil
+}
+
+// runKey handles the Run screen's own keys.
+func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
+	rv := &a.run
+	switch {
+	case key.Matches(msg, k.Start):
+		if !rv.active() {
+			return a.start()
+		}
+	case key.Matches(msg, k.Pause):
+		if a.active != nil && rv.live.phase == phaseRunning {
+			if rv.live.prog.Paused {
+				a.active.Resume()
+			} else {
+				a.active.Pause()
+			}
+			rv.live.prog.Paused = !rv.live.prog.Paused
+		}
+	case key.Matches(msg, k.Cancel):
+		if a.active != nil && rv.live.phase == phaseRunning {
+			a.active.Cancel()
+			rv.live.phase = phaseCanceling
+		}
+	case key.Matches(msg, k.EditJudge):
+		if !rv.active() {
+			rv.showForm = true
+		}
+	case key.Matches(msg, k.Back):
+		if rv.live != nil {
+			rv.showForm = false
+		}
+	case key.Matches(msg, k.Enter):
+		if rv.showForm || rv.live == nil {
+			if rv.active() {
+				return nil
+			}
+			changed, cmd := rv.form.Activate()
+			if changed {
+				return a.replan()
+			}
+			return cmd
+		}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// fieldKind says how a form field is edited: text and numbers in a text
+// input, choices by cycling with enter.
+type fieldKind int
+
+const (
+	fieldText fieldKind = iota
+	fieldInt
+	fieldChoice
+)
+
+// formField is one row of the judge form.
+type formField struct {
+	key     string // the judge config / flag name, used in errors
+	label   string
+	kind    fieldKind
+	choices []string
+	value   string
+	hint    string
+}
+
+// Field keys of the judge form.
+const (
+	fBackend = "backend"
+	fModel   = "model"
+	fBaseURL = "base_url"
+	fKeyEnv  = "api_key_env"
+	fMode    = "mode"
+	fConc    = "concurrency"
+	fRPM     = "rpm"
+	fTPM     = "tpm"
+	fRepeats = "repeats"
+	fName    = "judge_name"
+)
+
+// runForm is the judge configuration of the Run screen. Values are kept as
+// text so a half-typed number is never lost; spec parses and validates
+// them, naming the field at fault.
+type runForm struct {
+	fields  []formField
+	cursor  int
+	editing bool
+	input   lineEdit
+	base    judge.Config // fields the form does not show (timeouts, retries)
+}
+
+func newRunForm(cfg judge.Config) runForm {
+	if cfg.Backend == "" {
+		cfg = judge.Defaults()
+	}
+	env := cfg.APIKeyEnv
+	if env == "" {
+		env = "OPENAI_API_KEY"
+	}
+	f := runForm{base: cfg, input: newLineEdit()}
+	f.input.Prompt = ""
+	f.fields = []formField{
+		{key: fBackend, label: "backend", kind: fieldChoice, choices: []string{judge.BackendOffline, judge.BackendOpenAI}, value: cfg.Backend},
+		{key: fModel, label: "model", kind: fieldText, value: cfg.Model, hint: "e.g. gpt-4o-mini"},
+		{key: fBaseURL, label: "base URL", kind: fieldText, value: cfg.BaseURL, hint: "default: api.openai.com"},
+		{key: fKeyEnv, label: "key env", kind: fieldText, value: env, hint: "variable holding the key"},
+		{key: fMode, label: "score mode", kind: fieldChoice, choices: []string{string(judge.ModeInteger), string(judge.ModeExpected)}, value: string(cfg.Mode)},
+		{key: fConc, label: "concurrency", kind: fieldInt, value: "8"},
+		{key: fRPM, label: "rpm limit", kind: fieldInt, value: "0", hint: "0: none"},
+		{key: fTPM, label: "tpm limit", kind: fieldInt, value: "0", hint: "0: none"},
+		{key: fRepeats, label: "repeats", kind: fieldInt, value: strconv.Itoa(max(cfg.Repeats, 1))},
+		{key: fName, label: "judge name", kind: fieldText, value: "", hint: "default: backend or model"},
+	}
+	return f
+}
+
+func (f *runForm) get(key string) string {
+	for _, fl := range f.fields {
+		if fl.key == key {
+			return strings.TrimSpace(fl.value)
+		}
+	}
+	return ""
+}
+
+func (f *runForm) set(key, v string) {
+	for i := range f.fields {
+		if f.fields[i].key == key {
+			f.fields[i].value = v
+		}
+	}
+}
+
+// Move moves the field cursor.
+func (f *runForm) Move(delta int) {
+	f.cursor = min(max(f.cursor+delta, 0), len(f.fields)-1)
+}
+
+// Activate edits the selected field: a choice cycles to its next value
+// (changed reports it), any other field opens the text input.
+func (f *runForm) Activate() (changed bool, cmd tea.Cmd) {
+	fl := &f.fields[f.cursor]
+	if fl.kind == fieldChoice {
+		i := 0
+		for j, c := range fl.choices {
+			if c == fl.value {
+				i = j
+			}
+		}
+		fl.value = fl.choices[(i+1)%len(fl.choices)]
+		return true, nil
+	}
+	f.editing = true
+	f.input.SetValue(fl.value)
+	f.input.CursorEnd()
+	return false, f.input.Focus()
+}
+
+// Commit ends editing and keeps the typed value.
+func (f *runForm) Commit() {
+	f.fields[f.cursor].value = f.input.Value()
+	f.editing = false
+	f.input.Blur()
+}
+
+// Abort ends editing and drops the typed value.
+func (f *runForm) Abort() {
+	f.editing = false
+	f.input.Blur()
+}
+
+// Update passes a message to the text input while editing.
+func (f *runForm) Update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	f.input, cmd = f.input.Update(msg)
+	return cmd
+}
+
+// Config parses the form into a judge config and limits. Errors name the
+// form field.
+func (f *runForm) Config() (judge.Config, engine.Limits, int, error) {
+	cfg := f.base
+	cfg.Backend = f.get(fBackend)
+	cfg.Model = f.get(fModel)
+	cfg.BaseURL = f.get(fBaseURL)
+	cfg.APIKeyEnv = f.get(fKeyEnv)
+	cfg.Mode = judge.Mode(f.get(fMode))
+	cfg.Repeats = 1 // the engine sends each repeat as its own request
+	var lim engine.Limits
+	ints := []struct {
+		key string
+		dst *int
+		min int
+	}{{fConc, &lim.Concurrency, 1}, {fRPM, &lim.RPM, 0}, {fTPM, &lim.TPM, 0}}
+	for _, it := range ints {
+		n, err := f.intField(it.key, it.min)
+		if err != nil {
+			return cfg, lim, 0, err
+		}
+		*it.dst = n
+	}
+	repeats, err := f.intField(fRepeats, 1)
+	if err != nil {
+		return cfg, lim, 0, err
+	}
+	if cfg.Backend == judge.BackendOpenAI && cfg.APIKeyEnv == "OPENAI_API_KEY" {
+		cfg.APIKeyEnv = ""
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, lim, 0, err
+	}
+	return cfg, lim, repeats, nil
+}
+
+func (f *runForm) intField(key string, least int) (int, error) {
+	s := f.get(key)
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a whole number", key, s)
+	}
+	if n < least {
+		return 0, fmt.Errorf("%s: %d, want at least %d", key, n, least)
+	}
+	return n, nil
+}
+
+// JudgeName is the name the answers are stored under: the form's, else the
+// backend (offline) or the model, with "-expected" in expected mode, as
+// prism run names them.
+func (f *runForm) JudgeName(cfg judge.Config) string {
+	if n := f.get(fName); n != "" {
+		return n
+	}
+	name := cfg.Backend
+	if cfg.Backend == judge.BackendOpenAI {
+		name = cfg.Model
+	}
+	if cfg.Mode != judge.ModeInteger {
+		name += "-" + string(cfg.Mode)
+	}
+	return name
+}
+
+// Lines renders the form as label/value lines of width w.
+func (f *runForm) Lines(st *styles.Styles, w int, focused bool) []string {
+	lines := make([]string, 0, len(f.fields))
+	for i, fl := range f.fields {
+		val := fl.value
+		switch {
+		case f.editing && i == f.cursor:
+			f.input.SetWidth(max(w-15, 4))
+			val = f.input.View()
+		case fl.kind == fieldChoice:
+			val = "‹" + val + "›"
+		case val == "" && fl.hint != "":
+			val = st.Muted.Render(fl.hint)
+		}
+		row := fmt.Sprintf("%-12s %s", fl.label, val)
+		if i == f.cursor && !f.editing {
+			row = fit(row, w)
+			if focused {
+				row = st.Selected.Render(row)
+			} else {
+				row = st.Cursor.Render(row)
+			}
+		}
+		lines = append(lines, row)
+	}
+	return lines
+}

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"math"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge/engine"
+)
+
+// runPhase is where the Run screen's run is in its life.
+type runPhase int
+
+const (
+	phaseIdle      runPhase = iota // no run yet: the form and the estimate
+	phaseStarting                  // storing the judge and bank, building judges
+	phaseRunning                   // sending (Progress.Paused tells a pause)
+	phaseCanceling                 // Cancel called; finished work is being stored
+	phaseDone                      // ended: finished, canceled or stopped
+)
+
+// maxRecent is how many of the latest results the live table keeps.
+const maxRecent = 256
+
+// liveRun is everything the Run screen shows about one run, updated from
+// the engine's events: the latest progress, a ring of the latest results,
+// and per attribute the Δ+ and Δ− histograms. Applying an event is O(1),
+// so a fast run costs the UI little however long it goes.
+type liveRun struct {
+	phase   runPhase
+	prog    engine.Progress
+	recent  [maxRecent]engine.Result
+	nRecent int // results ever applied
+	plus    map[string]*deltaHist
+	minus   map[string]*deltaHist
+	attrs   []string // attribute order of the bank
+	span    float64  // score scale span, for the histograms
+	summary *engine.Summary
+	err     error // why the run could not start or stopped early
+	events  int   // events applied, for tests and the status line
+}
+
+func newLiveRun(b *banks.Bank, span float64) *liveRun {
+	lr := &liveRun{plus: map[string]*deltaHist{}, minus: map[string]*deltaHist{}, span: span}
+	for _, a := range b.Attributes {
+		lr.attrs = append(lr.attrs, a.Name)
+		lr.plus[a.Name] = newDeltaHist(span)
+		lr.minus[a.Name] = newDeltaHist(span)
+	}
+	return lr
+}
+
+// Apply records one engine event.
+func (lr *liveRun) Apply(ev engine.Event) {
+	lr.events++
+	lr.prog = ev.Progress
+	if ev.Kind != engine.EventResult {
+		return
+	}
+	r := ev.Result
+	lr.recent[lr.nRecent%maxRecent] = r
+	lr.nRecent++
+	if !r.HasDelta {
+		return
+	}
+	var h *deltaHist
+	switch kind, name, _ := banks.ProbeKind(r.Probe); kind {
+	case "plus":
+		h = lr.plus[name]
+	case "minus":
+		h = lr.minus[name]
+	}
+	if h != nil { // nil for neutral and context probes
+		h.Add(r.Delta)
+	}
+}
+
+// Recent returns up to n of the latest results, newest first.
+func (lr *liveRun) Recent(n int) []engine.Result {
+	n = min(n, lr.nRecent, maxRecent)
+	out := make([]engine.Result, n)
+	for i := range n {
+		out[i] = lr.recent[(lr.nRecent-1-i)%maxRecent]
+	}
+	return out
+}
+
+// deltaRange is the display range shared by every sparkline: the largest
+// |Δ| seen in any histogram, at least 1.
+func (lr *liveRun) deltaRange() float64 {
+	r := 1.0
+	for _, h := range lr.plus {
+		r = max(r, h.absMax)
+	}
+	for _, h := range lr.minus {
+		r = max(r, h.absMax)
+	}
+	return math.Ceil(r)
+}

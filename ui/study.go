@@ -1,0 +1,29 @@
+package ui
+
+import (
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// Study is what the App opens: a workspace, the dataset and probe bank
+// being worked on, and the judge configuration the Run screen starts from.
+type Study struct {
+	Dataset    *model.Dataset
+	Bank       *banks.Bank
+	BankSource string // "builtin:NAME" or the file the bank came from
+	Judge      string // the judge's display name, e.g. "offline (simulator)"
+	Demo       bool   // the embedded demo study
+
+	// Store is the open workspace; the App never closes it. Nil leaves the
+	// Run screen and imports disabled.
+	Store *store.Store
+	// Datasets names every dataset of the workspace; with more than one,
+	// the App opens the dataset chooser at start unless PickedDataset.
+	Datasets      []string
+	PickedDataset bool
+	// Config is the judge configuration the Run form starts from (zero:
+	// judge.Defaults()).
+	Config judge.Config
+}
