@@ -13,17 +13,24 @@ import (
 )
 
 func init() {
-	register("export", "export judge scores from the workspace as the tidy CSV of prism fit (export scores)", runExport)
+	register("export", "export judge scores and human labels as the CSVs of prism fit (export scores|labels)", runExport)
 }
 
-const exportUsage = `prism export scores --dataset NAME --judge NAME [--bank HASH] [-o FILE] [--workspace FILE]
+const exportUsage = `
+  prism export scores --dataset NAME --judge NAME [--bank HASH] [-o FILE] [--workspace FILE]
+  prism export labels --dataset NAME [-o FILE] [--workspace FILE]
 
-Writes context,candidate,probe,score,run,wording: one row per answered request
-(failed attempts are not answers). Without --bank, every bank's scores.
+scores writes context,candidate,probe,score,run,wording: one row per answered
+request (failed attempts are not answers). Without --bank, every bank's scores.
+labels writes context,candidate,human: the dataset's human targets.
+Together they are the --scores and --labels files of prism fit.
 Without -o, to standard output.
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "labels" {
+		return runExportLabels(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "scores" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintln(stdout, usageText(exportUsage))
@@ -70,6 +77,37 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d scores to %s\n", len(rows), *out)
+	return nil
+}
+
+func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newWorkspaceFlags("prism export labels", stderr, exportUsage)
+	dataset := fs.String("dataset", "", "dataset `NAME`")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 || *dataset == "" {
+		return fmt.Errorf("%w: %s", errUsage, exportUsage)
+	}
+	s, err := openWorkspace(ctx, *fs.workspace, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	d, err := s.Dataset(ctx, *dataset)
+	if err != nil {
+		return fmt.Errorf("%s: dataset %q: %w", s.Path(), *dataset, err)
+	}
+	labels := d.Labels()
+	if *out == "" {
+		return model.WriteLabelsCSV(stdout, labels)
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return model.WriteLabelsCSV(w, labels) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %d labels to %s\n", len(labels), *out)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
 )
 
 func init() {
@@ -33,8 +34,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	taylor := fs.Bool("taylor", false, "also fit the diagonal Taylor correction (reported as taylor)")
 	global := fs.Bool("global", false, "one group for the whole dataset (data without contexts): folds split candidates, Spearman pooled over all")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	workspace := fs.String("workspace", store.DefaultPath(), "read scores and labels from this workspace `FILE` (with --judge; default $"+store.EnvWorkspace+" or prism.db)")
+	judgeName := fs.String("judge", "", "workspace mode: the judge `NAME` whose answers are fitted")
+	dataset := fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the workspace's only dataset)")
+	bankRef := fs.String("bank", "", "workspace mode: only answers under this bank (built-in name, TOML file or hash prefix; default: every bank)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: prism fit --scores S.csv --labels L.csv [--order FILE] [--seed N] [--metric spearman|pairwise] [--bootstrap N] [--taylor] [--global] [--json]")
+		fmt.Fprintln(stderr, fitUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -43,8 +48,16 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if *scores == "" || *labels == "" || fs.NArg() > 0 {
-		return fmt.Errorf("%w: prism fit --scores S.csv --labels L.csv [--order FILE] [--seed N] [--metric spearman|pairwise] [--bootstrap N] [--taylor] [--global] [--json]", errUsage)
+	fromFiles := *scores != "" || *labels != ""
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, fs.Arg(0), fitUsage)
+	case fromFiles && *judgeName != "":
+		return fmt.Errorf("%w: give either --scores and --labels or --judge (a workspace), not both\n%s", errUsage, fitUsage)
+	case fromFiles && (*scores == "" || *labels == ""):
+		return fmt.Errorf("%w: --scores and --labels go together\n%s", errUsage, fitUsage)
+	case !fromFiles && *judgeName == "":
+		return fmt.Errorf("%w: %s", errUsage, fitUsage)
 	}
 	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
 		return fmt.Errorf("%w: --metric %q: want spearman or pairwise", errUsage, *metric)
@@ -56,13 +69,23 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts := def
 	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
-	rows, err := readFile(*scores, model.ReadScoresCSV)
-	if err != nil {
-		return err
-	}
-	labs, err := readFile(*labels, model.ReadLabelsCSV)
-	if err != nil {
-		return err
+	var rows []model.ScoreRow
+	var labs []model.Label
+	var err error
+	if fromFiles {
+		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
+			return err
+		}
+		if labs, err = readFile(*labels, model.ReadLabelsCSV); err != nil {
+			return err
+		}
+	} else {
+		wf := workspaceFlags{FlagSet: fs, workspace: workspace}
+		var src string
+		if rows, labs, src, err = workspaceFitInput(ctx, wf, *dataset, *judgeName, *bankRef); err != nil {
+			return err
+		}
+		opts.ScoresFile = src
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
@@ -96,6 +119,42 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	return nil
+}
+
+const fitUsage = "usage: prism fit (--scores S.csv --labels L.csv | --judge J [--workspace W] [--dataset D] [--bank B]) [--order FILE] [--seed N] [--metric spearman|pairwise] [--bootstrap N] [--taylor] [--global] [--json]"
+
+// workspaceFitInput reads a judge's answers on a dataset (optionally under
+// one bank) and the dataset's human targets from a workspace. src describes
+// where the scores came from, for the report.
+func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string) (rows []model.ScoreRow, labels []model.Label, src string, err error) {
+	st, err := openWorkspace(ctx, *wf.workspace, false)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer st.Close()
+	if dataset, err = pickDataset(ctx, st, dataset); err != nil {
+		return nil, nil, "", err
+	}
+	if _, err := st.Judge(ctx, judgeName); err != nil {
+		return nil, nil, "", fmt.Errorf("%s: judge %q: %w", st.Path(), judgeName, err)
+	}
+	hash := ""
+	if bankRef != "" {
+		b, _, err := resolveBank(ctx, bankRef, wf)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		hash = b.Hash()
+	}
+	rows, labels, err = st.FitInput(ctx, dataset, judgeName, hash)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	src = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dataset, judgeName)
+	if hash != "" {
+		src += ", bank " + short(hash)
+	}
+	return rows, labels, src, nil
 }
 
 // readFile opens path and parses it with read, which names path in errors.

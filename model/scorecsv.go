@@ -236,3 +236,34 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 		labels = append(labels, l)
 	}
 }
+
+// WriteLabelsCSV writes human reference scores in the format ReadLabelsCSV
+// reads (context,candidate,human), floats in their shortest round-tripping
+// form.
+func WriteLabelsCSV(w io.Writer, labels []Label) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"context", "candidate", "human"}); err != nil {
+		return err
+	}
+	for _, l := range labels {
+		if err := cw.Write([]string{l.Context, l.Candidate, strconv.FormatFloat(l.Human, 'g', -1, 64)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Labels returns the dataset's human targets as labels, in file order,
+// leaving out candidates without one (NaN).
+func (d *Dataset) Labels() []Label {
+	var ls []Label
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			if !math.IsNaN(k.Human) {
+				ls = append(ls, Label{Context: c.ID, Candidate: k.ID, Human: k.Human})
+			}
+		}
+	}
+	return ls
+}

@@ -11,44 +11,35 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
-
-	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/model"
 )
 
-func demoApp(t *testing.T, w, h int) *App {
-	t.Helper()
-	b, err := banks.Builtin("quality")
-	if err != nil {
-		t.Fatal(err)
+var goldenSizes = [][2]int{{80, 24}, {160, 48}}
+
+// setConcurrency sets the Run form's concurrency to n through the keys a
+// user presses (one worker answers in plan order, so a run's table is the
+// same every time).
+func setConcurrency(a *App, n int) {
+	press(a, "3")
+	for a.run.form.fields[a.run.form.cursor].key != fConc {
+		press(a, "down")
 	}
-	a := New(Study{Dataset: model.Demo(), Bank: b, Judge: "offline (simulator)", Demo: true})
-	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return a
+	press(a, "enter", "ctrl+u")
+	typeText(a, fmt.Sprint(n))
+	press(a, "enter")
 }
 
-func press(a *App, keys ...string) {
-	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "tab":
-			msg = tea.KeyPressMsg{Code: tea.KeyTab}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		default:
-			msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		}
-		a.Update(msg)
+// freezeClock replaces the run's timing (elapsed, rate, ETA) with fixed
+// values, so a frame of a real run is the same on every machine.
+func freezeClock(a *App) {
+	p := &a.run.live.prog
+	p.Elapsed, p.Rate, p.ETA = 3*time.Second, 760, 0
+	if p.Done < p.Total {
+		p.ETA = time.Duration(float64(p.Total-p.Done)/p.Rate*float64(time.Second)) / time.Second * time.Second
 	}
 }
-
-// frame is the plain text of the current view.
-func frame(a *App) string { return ansi.Strip(a.View().Content) }
 
 func TestGoldenScreens(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range goldenSizes {
 		for _, sc := range []struct {
 			name string
 			keys []string
@@ -57,13 +48,108 @@ func TestGoldenScreens(t *testing.T) {
 			{"data-candidate", []string{"down", "right", "down"}},
 			{"bank", []string{"2"}},
 			{"bank-probe", []string{"2", "down", "down"}},
+			{"bank-edited", []string{"2", "down", "enter", "ctrl+u", "Weigh factual accuracy heavily.", "enter"}},
 			{"help", []string{"?"}},
+			{"run-form", []string{"3"}},
 		} {
 			t.Run(fmt.Sprintf("%s-%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
 				a := demoApp(t, size[0], size[1])
-				press(a, sc.keys...)
+				drive(a, a.Init())
+				for _, k := range sc.keys {
+					if len(k) > 1 && strings.ContainsRune(k, ' ') {
+						typeText(a, k)
+						continue
+					}
+					press(a, k)
+				}
 				golden.RequireEqual(t, frame(a))
 			})
+		}
+	}
+}
+
+// The Run screen after an offline run on the demo has finished: the
+// final ratio panel (2,000 resamples, seed 42) over every score.
+func TestGoldenRunFinished(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := demoApp(t, size[0], size[1])
+			drive(a, a.Init())
+			setConcurrency(a, 1)
+			press(a, "s")
+			if a.run.live == nil || a.run.live.phase != phaseDone {
+				t.Fatalf("run not done: %+v", a.run.live)
+			}
+			if a.run.signal == nil || !a.run.signal.Final {
+				t.Fatalf("no final ratio panel: %+v %v", a.run.signal, a.run.signalErr)
+			}
+			freezeClock(a)
+			golden.RequireEqual(t, frame(a))
+		})
+	}
+}
+
+// The Run screen in the middle of a run: 300 of 2,280 requests answered,
+// the live ratio panel computed from the 300 stored scores.
+func TestGoldenRunLive(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := demoApp(t, size[0], size[1])
+			drive(a, a.Init())
+			setConcurrency(a, 1)
+			const answered = 300
+			gate(t, a, answered)
+			startGated(t, a, answered)
+			defer stopRun(t, a)
+			if !a.run.active() || a.run.live.nRecent != answered {
+				t.Fatalf("active %v, results %d, want %d", a.run.active(), a.run.live.nRecent, answered)
+			}
+			freezeClock(a)
+			f := frame(a)
+			if !strings.Contains(f, "running") || !strings.Contains(f, "300/2280") {
+				t.Fatalf("live frame lacks status or counts:\n%s", f)
+			}
+			golden.RequireEqual(t, f)
+		})
+	}
+}
+
+// startGated presses s and feeds the App until the gated judge has let
+// `answered` requests through and they are stored, then computes the live
+// ratio panel from them.
+func startGated(t *testing.T, a *App, answered int) {
+	t.Helper()
+	_, cmd := a.Update(keyMsg("s"))
+	_, next := a.Update(cmd()) // runStartedMsg
+	if a.active == nil {
+		t.Fatalf("run did not start: %v", a.run.live.err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for a.active.Snapshot().Written < answered {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d answers stored", a.active.Snapshot().Written, answered)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = next // its signal command would race the store; computed below
+	for a.run.live.nRecent < answered {
+		a.Update(waitEvents(a.active)())
+	}
+	a.signalBusy = false
+	p := a.runPlan
+	a.Update(signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, liveResamples, false)())
+	if a.run.signal == nil || a.run.signal.Scores != answered {
+		t.Fatalf("live panel: %+v %v", a.run.signal, a.run.signalErr)
+	}
+}
+
+// stopRun cancels a's run and waits for it to end.
+func stopRun(t *testing.T, a *App) {
+	t.Helper()
+	if a.active != nil {
+		a.active.Cancel()
+		if _, err := a.active.Wait(); err != nil {
+			t.Error(err)
 		}
 	}
 }
@@ -71,19 +157,36 @@ func TestGoldenScreens(t *testing.T) {
 // Every frame fills the terminal exactly: no line wider than the terminal
 // and exactly as many lines as it is high, at any size from 80×24 up.
 func TestFrameFitsTerminal(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}} {
-		for _, keys := range [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}} {
+	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}}
+	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"i"}, {"d"}}
+	for _, size := range sizes {
+		for _, keys := range keysets {
 			a := demoApp(t, size[0], size[1])
+			drive(a, a.Init())
 			press(a, keys...)
-			lines := strings.Split(frame(a), "\n")
-			if len(lines) != size[1] {
-				t.Errorf("%v keys %v: %d lines, want %d", size, keys, len(lines), size[1])
-			}
-			for i, ln := range lines {
-				if w := ansi.StringWidth(ln); w > size[0] {
-					t.Errorf("%v keys %v: line %d is %d wide: %q", size, keys, i, w, ln)
-				}
-			}
+			checkFits(t, a, size, fmt.Sprint(keys))
+		}
+		// A finished run, then resized to every other size.
+		a := demoApp(t, size[0], size[1])
+		drive(a, a.Init())
+		press(a, "3", "s")
+		checkFits(t, a, size, "finished run")
+		for _, other := range sizes {
+			a.Update(tea.WindowSizeMsg{Width: other[0], Height: other[1]})
+			checkFits(t, a, other, fmt.Sprintf("finished run resized from %v", size))
+		}
+	}
+}
+
+func checkFits(t *testing.T, a *App, size [2]int, what string) {
+	t.Helper()
+	lines := strings.Split(frame(a), "\n")
+	if len(lines) != size[1] {
+		t.Errorf("%v %s: %d lines, want %d", size, what, len(lines), size[1])
+	}
+	for i, ln := range lines {
+		if w := ansi.StringWidth(ln); w > size[0] {
+			t.Errorf("%v %s: line %d is %d wide: %q", size, what, i, w, ln)
 		}
 	}
 }
@@ -116,10 +219,28 @@ func TestNavigation(t *testing.T) {
 	if !strings.Contains(frame(a), cond.Probe) {
 		t.Fatalf("preview title does not name probe %s", cond.Probe)
 	}
-	// A click on the first tab goes back to Data.
+	press(a, "tab")
+	if a.screen != screenRun {
+		t.Fatal("tab did not switch to the run screen")
+	}
+	press(a, "shift+tab")
+	if a.screen != screenBank {
+		t.Fatal("shift+tab did not go back to the bank screen")
+	}
+	// A click on the first tab goes back to Data; on the third, to Run.
 	a.Update(tea.MouseClickMsg{X: len("prism ") + 1, Y: 0, Button: tea.MouseLeft})
 	if a.screen != screenData {
 		t.Fatal("click on the Data tab did not switch screens")
+	}
+	x := strings.Index(frame(a), "3 Run")
+	a.Update(tea.MouseClickMsg{X: x + 1, Y: 0, Button: tea.MouseLeft})
+	if a.screen != screenRun {
+		t.Fatal("click on the Run tab did not switch screens")
+	}
+	// The wheel moves the form cursor.
+	a.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if a.run.form.cursor != 1 {
+		t.Fatalf("wheel down: form cursor %d, want 1", a.run.form.cursor)
 	}
 }
 
@@ -130,24 +251,66 @@ func TestTooSmall(t *testing.T) {
 	}
 }
 
-// The real program: start, switch to the bank screen, quit.
+// The whole flow on the demo in the real program: edit a wording, start
+// an offline run, watch the ratio bars fill, see it finish, quit.
 func TestProgramFlow(t *testing.T) {
-	b, err := banks.Builtin("quality")
-	if err != nil {
-		t.Fatal(err)
+	s := demoStudy(t)
+	orig := s.Bank.Hash()
+	a := New(s)
+	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))
+	waitFor := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
+			return bytes.Contains(out, []byte(what))
+		}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 	}
-	a := New(Study{Dataset: model.Demo(), Bank: b, Judge: "offline (simulator)", Demo: true})
-	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(100, 30))
-	teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
-		return bytes.Contains(out, []byte("Contexts"))
-	}, teatest.WithDuration(5*time.Second))
-	tm.Send(tea.KeyPressMsg{Code: '2', Text: "2"})
-	teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
-		return bytes.Contains(out, []byte("Request preview"))
-	}, teatest.WithDuration(5*time.Second))
-	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-	if final := tm.FinalModel(t).(*App); final.screen != screenBank {
-		t.Fatalf("final screen %d, want bank", final.screen)
+	waitFor("Contexts")
+	// Edit the first + wording of accuracy.
+	tm.Send(keyMsg("2"))
+	waitFor("Request preview")
+	tm.Send(keyMsg("down"))
+	tm.Send(keyMsg("enter"))
+	tm.Send(keyMsg("ctrl+u"))
+	for _, r := range "Weigh factual accuracy heavily." {
+		tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	tm.Send(keyMsg("enter"))
+	waitFor("(edited)")
+	tm.Send(keyMsg("3"))
+	waitFor("to send   2280")
+	tm.Send(keyMsg("s"))
+	waitFor("final, B=2000")
+	tm.Send(keyMsg("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+
+	final := tm.FinalModel(t).(*App)
+	lr := final.run.live
+	if lr == nil || lr.phase != phaseDone || lr.err != nil {
+		t.Fatalf("run did not finish cleanly: %+v", lr)
+	}
+	if lr.prog.Done != 2280 || lr.prog.Failed != 0 {
+		t.Fatalf("done %d failed %d, want 2280 and 0", lr.prog.Done, lr.prog.Failed)
+	}
+	if final.runPlan.BankHash == orig {
+		t.Fatal("the run used the original bank, not the edited one")
+	}
+	sig := final.run.signal
+	if sig == nil || !sig.Final || sig.Resamples != finalResamples || sig.Scores != 2280 {
+		t.Fatalf("final panel: %+v", sig)
+	}
+	for _, r := range sig.Rows {
+		if !r.HasSignal || r.N == 0 || !(r.Ratio > 0) || !(r.Lo <= r.Ratio && r.Ratio <= r.Hi) {
+			t.Errorf("unit %s: no ratio with an interval around it: %+v", r.Name, r)
+		}
+	}
+	if len(sig.Rows) != 8 {
+		t.Errorf("%d units, want the bank's 8 attributes", len(sig.Rows))
+	}
+	// Every Δ histogram filled: each attribute has 2 wordings × 60
+	// candidates of each sign.
+	for _, name := range lr.attrs {
+		if lr.plus[name].n != 120 || lr.minus[name].n != 120 {
+			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, lr.plus[name].n, lr.minus[name].n)
+		}
 	}
 }

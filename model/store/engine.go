@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 
 	"github.com/prism-eval/prism/model"
 )
@@ -96,15 +95,7 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 	if len(rows) == 0 {
 		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
 	}
-	var labels []model.Label
-	for _, c := range d.Contexts {
-		for _, k := range c.Candidates {
-			if !math.IsNaN(k.Human) {
-				labels = append(labels, model.Label{Context: c.ID, Candidate: k.ID, Human: k.Human})
-			}
-		}
-	}
-	return rows, labels, nil
+	return rows, d.Labels(), nil
 }
 
 func bankNote(h string) string {

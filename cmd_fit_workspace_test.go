@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A fit read straight from a workspace equals the fit of the same scores
+// and labels exported as CSV files: the workspace path adds nothing and
+// loses nothing.
+func TestFitWorkspaceEqualsExportedCSV(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "w.db")
+	for _, args := range [][]string{
+		{"data", "import", "demo", "--workspace", ws},
+		{"run", "--workspace", ws, "--bank", "quality", "--judge", "offline", "--repeats", "2"},
+		{"export", "scores", "--workspace", ws, "--dataset", "demo", "--judge", "offline", "-o", filepath.Join(dir, "s.csv")},
+		{"export", "labels", "--workspace", ws, "--dataset", "demo", "-o", filepath.Join(dir, "l.csv")},
+	} {
+		if code, _, errOut := runPrism(t, args...); code != 0 {
+			t.Fatalf("prism %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+	}
+	fit := func(args ...string) map[string]any {
+		t.Helper()
+		code, out, errOut := runPrism(t, append([]string{"fit", "--json", "--bootstrap", "300"}, args...)...)
+		if code != 0 {
+			t.Fatalf("prism fit %v: exit %d: %s", args, code, errOut)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	fromWS := fit("--workspace", ws, "--judge", "offline", "--bank", "quality")
+	fromCSV := fit("--scores", filepath.Join(dir, "s.csv"), "--labels", filepath.Join(dir, "l.csv"))
+	a, _ := json.Marshal(fromWS)
+	b, _ := json.Marshal(fromCSV)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("workspace fit differs from the exported-CSV fit:\nworkspace %s\ncsv       %s", a, b)
+	}
+	if n := fromWS["n_contexts"].(float64); n != 12 {
+		t.Errorf("n_contexts = %v, want the demo's 12", n)
+	}
+	if cols := fromWS["columns"].([]any); len(cols) != 16 {
+		t.Errorf("%d columns, want 16 (8 quality attributes × 2 signs)", len(cols))
+	}
+}
+
+func TestFitWorkspaceErrors(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "w.db")
+	if code, _, errOut := runPrism(t, "data", "import", "demo", "--workspace", ws); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--workspace", ws, "--judge", "nobody"}, 1, `judge "nobody"`},
+		{[]string{"--workspace", filepath.Join(dir, "absent.db"), "--judge", "offline"}, 1, "no workspace at"},
+		{[]string{"--workspace", ws, "--judge", "offline", "--scores", "s.csv", "--labels", "l.csv"}, 2, "not both"},
+		{[]string{"--scores", "s.csv"}, 2, "go together"},
+		{[]string{}, 2, "usage"},
+	} {
+		code, _, errOut := runPrism(t, append([]string{"fit"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("prism fit %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+)
+
+func init() {
+	register("select", "probe selection: every attribute subset, omission table, forward selection (nested CV)", runSelect)
+}
+
+const selectUsage = `prism select --scores S.csv --labels L.csv [flags]
+       prism select --judge NAME [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
+
+Reruns the nested cross-validation of PRISM (α = 1) on the same folds for
+every non-empty subset of the bank's units (attributes keep both columns;
+each context probe is a unit of one column), and prints the median gain over
+Vanilla per subset size with the 10th–90th percentiles across subsets, the
+omission table (the full bank without each unit) and forward selection (add
+the unit with the largest nested-CV mean; stop below --min-gain or at
+--max-forward units). Banks of more than 16 units are not enumerated; use
+--subsets=false for the omission table and forward selection alone.
+Scores come from CSV files (as for prism fit) or from the workspace: the
+judge's answers on the dataset, from one bank snapshot with --bank.`
+
+func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newWorkspaceFlags("prism select", stderr, selectUsage)
+	def := calib.DefaultSelectOptions()
+	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
+	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
+	judgeName := fs.String("judge", "", "judge `NAME` whose answers in the workspace are used")
+	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
+	bank := fs.String("bank", "", "only answers under this `BANK` (built-in name, TOML file or workspace hash)")
+	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
+	seed := fs.Uint64("seed", def.Seed, "seed of the default order")
+	metric := fs.String("metric", def.Metric, "metric: spearman or pairwise")
+	subsets := fs.Bool("subsets", true, "enumerate every non-empty subset of units (at most 16 units)")
+	fwd := fs.Bool("forward", true, "run forward selection")
+	maxFwd := fs.Int("max-forward", def.MaxForward, "forward selection stops at `N` units")
+	minGain := fs.Float64("min-gain", def.MinGain, "forward selection stops when the best addition gains less than `G`")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	fromFiles := *scores != "" || *labels != ""
+	switch {
+	case len(pos) > 0:
+		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, pos[0], usageText(selectUsage))
+	case fromFiles && (*scores == "" || *labels == ""):
+		return fmt.Errorf("%w: --scores and --labels go together\n%s", errUsage, usageText(selectUsage))
+	case fromFiles && (*judgeName != "" || *dataset != "" || *bank != ""):
+		return fmt.Errorf("%w: give either --scores/--labels or --judge [--dataset] [--bank], not both\n%s", errUsage, usageText(selectUsage))
+	case !fromFiles && *judgeName == "":
+		return fmt.Errorf("%w: give --scores S.csv --labels L.csv, or --judge NAME for the workspace\n%s", errUsage, usageText(selectUsage))
+	case *metric != model.MetricSpearman && *metric != model.MetricPairwise:
+		return fmt.Errorf("%w: --metric %q: want spearman or pairwise", errUsage, *metric)
+	case *maxFwd < 1:
+		return fmt.Errorf("%w: --max-forward %d: want at least 1", errUsage, *maxFwd)
+	}
+
+	opts := def
+	opts.Seed, opts.Metric, opts.Subsets, opts.Forward, opts.MaxForward, opts.MinGain = *seed, *metric, *subsets, *fwd, *maxFwd, *minGain
+	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
+	var rows []model.ScoreRow
+	var labs []model.Label
+	if fromFiles {
+		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
+			return err
+		}
+		if labs, err = readFile(*labels, model.ReadLabelsCSV); err != nil {
+			return err
+		}
+	} else {
+		var source string
+		if rows, labs, source, err = workspaceScores(ctx, fs, *dataset, *judgeName, *bank); err != nil {
+			return err
+		}
+		opts.ScoresFile, opts.LabelsFile = source, source
+	}
+	if *order != "" {
+		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
+			return err
+		}
+	}
+	progress := newSubsetProgress(stderr)
+	opts.Progress = progress.update
+	rep, warnings, err := calib.Select(ctx, rows, labs, opts)
+	progress.done()
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "prism select: warning:", w)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	var buf bytes.Buffer
+	printSelectReport(&buf, rep, opts)
+	return writeTrimmed(stdout, buf.String())
+}
+
+// workspaceScores loads a judge's answers on a dataset (one bank snapshot
+// when bank is not empty) and the dataset's human labels; source names
+// them in messages.
+func workspaceScores(ctx context.Context, fs workspaceFlags, dataset, judgeName, bank string) (rows []model.ScoreRow, labels []model.Label, source string, err error) {
+	hash := ""
+	if bank != "" {
+		b, _, err := resolveBank(ctx, bank, fs)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		hash = b.Hash()
+	}
+	st, err := openWorkspace(ctx, *fs.workspace, false)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer st.Close()
+	ds, err := pickDataset(ctx, st, dataset)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	rows, labels, err = st.FitInput(ctx, ds, judgeName, hash)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	return rows, labels, fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), ds, judgeName), nil
+}
+
+// subsetProgress prints "subsets done/total" to stderr about once a
+// second while a long enumeration runs, and nothing for a quick one.
+type subsetProgress struct {
+	w       io.Writer
+	mu      sync.Mutex
+	start   time.Time
+	last    time.Time
+	printed bool
+}
+
+func newSubsetProgress(w io.Writer) *subsetProgress {
+	now := time.Now()
+	return &subsetProgress{w: w, start: now, last: now}
+}
+
+func (p *subsetProgress) update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if now.Sub(p.last) < time.Second || done == total {
+		return
+	}
+	p.last = now
+	p.printed = true
+	fmt.Fprintf(p.w, "prism select: %d/%d subsets (%.0f%%, %s)\n", done, total, 100*float64(done)/float64(total), now.Sub(p.start).Round(time.Second))
+}
+
+func (p *subsetProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.printed {
+		fmt.Fprintf(p.w, "prism select: subsets done in %s\n", time.Since(p.start).Round(100*time.Millisecond))
+	}
+}
+
+// printSelectReport writes the human-readable selection report: the
+// subset-size curve (Fig. 4c), the omission table (Table 19) and the
+// forward path (Table 21).
+func printSelectReport(w io.Writer, r *calib.SelectReport, opts calib.SelectOptions) {
+	fmt.Fprintf(w, "%d contexts, %d candidates, %d units; metric %s; PRISM with nested CV (%d outer × %d inner folds, %d γ), same folds for every subset\n",
+		r.NContexts, r.NCandidates, len(r.Units), r.Metric, opts.Folds, opts.Folds, len(opts.Gammas))
+	fmt.Fprintf(w, "Vanilla %.4f; full bank %.4f (gain %+.4f)\n", r.Vanilla, r.Full.Mean, r.Full.Gain)
+
+	if len(r.Curve) > 0 {
+		fmt.Fprintln(w, "\nsubset-size curve: gain over Vanilla across all subsets of each size (band: 10th–90th percentile across subsets, not a CI)")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "size\tsubsets\tmedian gain\tp10\tp90\tabove Vanilla\t")
+		for _, c := range r.Curve {
+			fmt.Fprintf(tw, "%d\t%d\t%+.4f\t%+.4f\t%+.4f\t%d/%d\t\n", c.Size, c.Subsets, c.Median, c.P10, c.P90, c.AboveVanilla, c.Subsets)
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintln(w, "\nomission: the full bank without one unit")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "without\tmean\tgain\tchange vs full\t")
+	for _, o := range r.Omission {
+		fmt.Fprintf(tw, "%s\t%.4f\t%+.4f\t%+.4f\t\n", o.Unit, o.Mean, o.Gain, o.Change)
+	}
+	tw.Flush()
+	if len(r.Omission) > 0 {
+		fmt.Fprintf(w, "range after one omission: [%.4f, %.4f] (full bank %.4f)\n", r.OmissionRange[0], r.OmissionRange[1], r.Full.Mean)
+	}
+
+	if r.ForwardStop != "" {
+		fmt.Fprintf(w, "\nforward selection (stop below %+.4f or at %d units)\n", opts.MinGain, opts.MaxForward)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "step\tadded\tmean\tgain\timprovement\t")
+		for i, f := range r.Forward {
+			fmt.Fprintf(tw, "%d\t%s\t%.4f\t%+.4f\t%+.4f\t\n", i+1, f.Added, f.Mean, f.Gain, f.Improvement)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "stopped: %s\n", r.ForwardStop)
+	}
+}
+
+// writeTrimmed writes s without the blanks tabwriter leaves at line ends.
+func writeTrimmed(w io.Writer, s string) error {
+	for _, line := range strings.SplitAfter(s, "\n") {
+		trimmed := strings.TrimRight(line, " \n")
+		if strings.HasSuffix(line, "\n") {
+			trimmed += "\n"
+		}
+		if _, err := io.WriteString(w, trimmed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
