@@ -20,8 +20,12 @@ func TestFitWorkspaceEqualsExportedCSV(t *testing.T) {
 		{"export", "scores", "--workspace", ws, "--dataset", "demo", "--judge", "offline", "-o", filepath.Join(dir, "s.csv")},
 		{"export", "labels", "--workspace", ws, "--dataset", "demo", "-o", filepath.Join(dir, "l.csv")},
 	} {
-		if code, _, errOut := runPrism(t, args...); code != 0 {
+		code, out, errOut := runPrism(t, args...)
+		if code != 0 {
 			t.Fatalf("prism %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+		if args[0] == "run" && !strings.Contains(out, "offline (simulator)") {
+			t.Errorf("prism run does not label the offline judge as a simulator:\n%s", out)
 		}
 	}
 	fit := func(args ...string) map[string]any {

@@ -232,6 +232,10 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 	sp := p.Spec
 	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%d conditions, %s) × %d run(s) → judge %q\n",
 		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, len(sp.Bank.Conditions()), short(p.BankHash), sp.Repeats, sp.JudgeName)
+	if sp.Config.Backend == judge.BackendOffline {
+		// The simulator is labelled wherever it appears (docs/judge.md).
+		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
+	}
 	fmt.Fprintf(w, "requests: %d in all, %d answered, %d from cache, %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
 	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
 	if e.Priced {
