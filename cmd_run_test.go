@@ -416,7 +416,10 @@ func TestRunInterruptSaysHowToResume(t *testing.T) {
 	}
 	rows, _ := st.Scores(context.Background(), "demo", "m", "")
 	st.Close()
-	if !strings.Contains(errb.String(), fmt.Sprintf("interrupted: %d answers stored", len(rows))) || len(rows) < 100 {
+	// The server had answered 100 when ctrl+c came; up to --concurrency (2)
+	// of those answers can still be in flight to the client and are lost
+	// with the cancel, never stored, so at least 98 must be in the store.
+	if !strings.Contains(errb.String(), fmt.Sprintf("interrupted: %d answers stored", len(rows))) || len(rows) < 98 {
 		t.Errorf("%d answers in the store; stderr:\n%s", len(rows), errb.String())
 	}
 	out2, _ := mustRun(t, append(args, "--dry-run")...)

@@ -1,9 +1,12 @@
 // Package calib owns prism's numerics: the PRISM protocol of
-// ../shared/PROTOCOL.md sections 2 to 7 and the regularization sweep of
-// section 9. It builds the surrogate Jacobian from judge scores, centers it
-// within contexts, fits PRISM, α-PRISM and the half-difference ridge
-// corrections with nested, context-grouped cross-validation, scores them by
-// within-context Spearman or pairwise accuracy, bootstraps paired intervals
-// and derives the correction profiles. Fit is the entry point; its Report
-// is the single source of the numbers prism shows.
+// ../shared/PROTOCOL.md sections 2 to 9. It builds the surrogate Jacobian
+// from judge scores, centers it within contexts, fits PRISM, α-PRISM and
+// the half-difference ridge corrections with nested, context-grouped
+// cross-validation, scores them by within-context Spearman or pairwise
+// accuracy, bootstraps paired intervals and derives the correction
+// profiles and the regularization sweep. Fit is the entry point; its
+// Report is the single source of the numbers prism shows. Signal computes
+// the signal diagnostics of section 8 (probe/neutral and repeat RMS
+// ratios, the screen, cross-run reproducibility) and Select the probe
+// selection of section 9 (every subset, omission, forward selection).
 package calib

@@ -30,7 +30,9 @@ type SelectOptions struct {
 	MinGain    float64 // forward selection stops when the best addition gains less
 	// Progress, when not nil, is called after every evaluated subset of
 	// the enumeration with the count done and the total, serialized and in
-	// increasing order, from the evaluating goroutines.
+	// increasing order, from the evaluating goroutines; it must return
+	// quickly (hand the numbers to another goroutine), since the
+	// evaluation waits for it.
 	Progress func(done, total int)
 }
 

@@ -408,3 +408,25 @@ func TestSignalJSONNull(t *testing.T) {
 		t.Errorf("pooled = %v", pooled)
 	}
 }
+
+// TestScreenSample: the sample is the first n ids of Permutation, kept in
+// dataset order; n = 0 or too large keeps everything.
+func TestScreenSample(t *testing.T) {
+	d := &model.Dataset{Name: "d"}
+	for _, id := range []string{"e", "d", "c", "b", "a"} {
+		d.Contexts = append(d.Contexts, model.Context{ID: id})
+	}
+	// Permutation(a…e, 42) = [c b e a d] (ExamplePermutation): first 3 are
+	// c, b, e; in dataset order e, c, b.
+	s := ScreenSample(d, 3, 42)
+	var got []string
+	for _, c := range s.Contexts {
+		got = append(got, c.ID)
+	}
+	if strings.Join(got, "") != "ecb" || s.Name != "d" || len(d.Contexts) != 5 {
+		t.Errorf("sample %v (name %q), original %d contexts", got, s.Name, len(d.Contexts))
+	}
+	if ScreenSample(d, 0, 1) != d || ScreenSample(d, 9, 1) != d {
+		t.Error("n = 0 or n ≥ contexts should keep the dataset")
+	}
+}

@@ -1,0 +1,47 @@
+package calib_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+)
+
+// Two candidates scored in two runs: the contrast reproduces in sign but
+// not in size, so Q = (1·½ + ½·1 + 1·½ + ½·1)/(2·2·1) = ½ and the
+// reproducible RMS is √½.
+func ExampleCrossRunQ() {
+	u := [][]float64{{1, 0.5}, {-1, -0.5}} // candidate × run
+	q := calib.CrossRunQ(u, u)
+	fmt.Printf("Q = %.3f, reproducible RMS = %.3f\n", q, math.Sqrt(q))
+	// Output: Q = 0.500, reproducible RMS = 0.707
+}
+
+// One context of two summaries: the "detail" probe moves them apart by 2
+// points, a neutral clause by 1, so the ratio is 2 (the single context
+// makes every bootstrap resample the same, and the interval collapses).
+func ExampleSignal() {
+	score := func(cand, probe string, s float64) model.ScoreRow {
+		return model.ScoreRow{Context: "doc", Candidate: cand, Probe: probe, Score: s}
+	}
+	rows := []model.ScoreRow{
+		score("a", "baseline", 5), score("b", "baseline", 5),
+		score("a", "detail:+", 6), score("b", "detail:+", 4),
+		score("a", "detail:-", 4), score("b", "detail:-", 6),
+		score("a", "neutral:calm", 5.5), score("b", "neutral:calm", 4.5),
+	}
+	r, err := calib.Signal(context.Background(), rows, calib.DefaultSignalOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, u := range r.Units {
+		fmt.Printf("%s: N %d, RMS %.2f, ratio %.2f [%.2f, %.2f], pass %v\n", u.Name, u.N, u.RMS, u.Ratio, u.CI[0], u.CI[1], u.Pass)
+	}
+	fmt.Printf("neutral RMS %.2f\n", r.Neutral.RMS)
+	// Output:
+	// detail: N 4, RMS 1.00, ratio 2.00 [2.00, 2.00], pass true
+	// neutral RMS 0.50
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+func init() {
+	register("screen", "signal screen of a probe bank on a sample of contexts: probe vs neutral and repeat RMS, pass/fail per unit", runScreen)
+}
+
+const screenUsage = `prism screen [--bank BANK] [--dataset NAME] [--contexts N] [--runs R] [--sample-seed S]
+          [--bootstrap B] [--json] [--workspace FILE] [judge and run flags as for prism run]
+
+Runs the bank on a seeded sample of N contexts (default 20) with R runs
+(default 2, so that the repeat reference exists) through the same engine and
+cache as prism run: answered requests are reused, and what the screen sends is
+reused by a later full run. Then prints the signal diagnostics of PROTOCOL §8:
+per unit (attribute, both signs pooled; context probe) the RMS of its
+displacements from the same run's baseline, its ratio to the neutral clauses'
+RMS and to the Vanilla repeat reference with 95% context-bootstrap intervals,
+the reproducible RMS and across-run correlation, and the screen: a unit
+passes when the 2.5% bound of its ratio to neutral exceeds 1.
+Without --bank, the first built-in bank for the dataset's task.
+The sample is the first N context ids of the seeded shuffle that orders
+the folds (calib.Permutation with --sample-seed), in dataset order.`
+
+// screenJSON is the document of prism screen --json.
+type screenJSON struct {
+	Dataset  string              `json:"dataset"`
+	Bank     string              `json:"bank"`
+	BankHash string              `json:"bank_hash"`
+	Judge    string              `json:"judge"`
+	Contexts []string            `json:"contexts"` // the sampled context ids, dataset order
+	Signal   *calib.SignalReport `json:"signal"`
+}
+
+func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	s := newStudyFlags("prism screen", screenUsage, stderr)
+	nctx := s.fs.Int("contexts", 20, "contexts in the sample (0: all)")
+	runs := s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2 for the repeat reference)")
+	sampleSeed := s.fs.Uint64("sample-seed", 42, "seed of the context sample")
+	boot := s.fs.Int("bootstrap", calib.DefaultSignalOptions().Bootstrap, "context-bootstrap resamples")
+	asJSON := s.fs.Bool("json", false, "print the diagnostics as JSON (progress goes to stderr)")
+	pos, help, err := s.fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	repeatsSet := false
+	s.fs.Visit(func(f *flag.Flag) { repeatsSet = repeatsSet || f.Name == "repeats" })
+	switch {
+	case len(pos) > 0:
+		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, pos[0], usageText(screenUsage))
+	case repeatsSet:
+		return fmt.Errorf("%w: prism screen takes --runs R, not --repeats\n%s", errUsage, usageText(screenUsage))
+	case *nctx < 0:
+		return fmt.Errorf("%w: --contexts %d: want ≥ 0", errUsage, *nctx)
+	case *runs < 1:
+		return fmt.Errorf("%w: --runs %d: want at least 1", errUsage, *runs)
+	case *boot < 1:
+		return fmt.Errorf("%w: --bootstrap %d: want at least 1", errUsage, *boot)
+	}
+	if *s.bank == "" {
+		name, err := defaultBankFor(ctx, s)
+		if err != nil {
+			return err
+		}
+		*s.bank = name
+	}
+	st, spec, err := s.spec(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	spec.Repeats = *runs
+	spec.Dataset = calib.ScreenSample(spec.Dataset, *nctx, *sampleSeed)
+	info := stdout
+	if *asJSON {
+		info = stderr
+	}
+	fmt.Fprintf(info, "screen: %d of the dataset's contexts (sample seed %d)\n", len(spec.Dataset.Contexts), *sampleSeed)
+	plan, err := engine.NewPlan(ctx, st, spec)
+	if err != nil {
+		return err
+	}
+	printEstimate(info, plan)
+	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
+		if err := runPlan(ctx, st, plan, info, stderr); err != nil {
+			return err
+		}
+	}
+	rows, err := st.Scores(ctx, spec.Dataset.Name, spec.JudgeName, plan.BankHash)
+	if err != nil {
+		return err
+	}
+	rows = studyRows(rows, spec.Dataset, *runs)
+	opts := calib.DefaultSignalOptions()
+	opts.Bootstrap = *boot
+	opts.ScoresFile = st.Path()
+	rep, err := calib.Signal(ctx, rows, opts)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		doc := screenJSON{Dataset: spec.Dataset.Name, Bank: spec.Bank.Name, BankHash: plan.BankHash, Judge: spec.JudgeName, Signal: rep}
+		for _, c := range spec.Dataset.Contexts {
+			doc.Contexts = append(doc.Contexts, c.ID)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	var buf bytes.Buffer
+	fmt.Fprintln(&buf)
+	printSignalReport(&buf, rep)
+	return writeTrimmed(stdout, buf.String())
+}
+
+// defaultBankFor names the first built-in bank with the task of the
+// dataset the flags select.
+func defaultBankFor(ctx context.Context, s *study) (string, error) {
+	st, err := openWorkspace(ctx, *s.fs.workspace, false)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	ds, err := pickDataset(ctx, st, *s.dataset)
+	if err != nil {
+		return "", err
+	}
+	d, err := st.Dataset(ctx, ds)
+	if err != nil {
+		return "", err
+	}
+	task := *s.task
+	if task == "" {
+		task = d.Task
+	}
+	b, err := pickBank("", task)
+	if err != nil {
+		return "", err
+	}
+	return b.Name, nil
+}
+
+// runPlan sends a plan's pending requests with a progress bar on stderr.
+func runPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stderr io.Writer) error {
+	spec := plan.Spec
+	lim := engine.NewLimiter(spec.Limits)
+	judges, err := engine.NewJudges(spec.Config, spec.Repeats, lim)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim})
+	if err != nil {
+		return err
+	}
+	bar := newProgressBar(stderr)
+	for ev := range r.Events() {
+		bar.update(ev.Progress, false)
+	}
+	sum, runErr := r.Wait()
+	bar.update(sum.Progress, true)
+	printSummary(info, plan, sum, time.Since(start))
+	if runErr != nil {
+		return fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
+	}
+	if sum.Canceled {
+		return fmt.Errorf("interrupted: %d answers stored; rerun the same command to resume", sum.Written)
+	}
+	return nil
+}
+
+// studyRows keeps the rows of the sampled contexts and of runs 0…runs−1:
+// the workspace may hold more (a full run, more repeats).
+func studyRows(rows []model.ScoreRow, d *model.Dataset, runs int) []model.ScoreRow {
+	in := map[string]bool{}
+	for _, c := range d.Contexts {
+		in[c.ID] = true
+	}
+	return slices.DeleteFunc(rows, func(r model.ScoreRow) bool {
+		run, err := strconv.Atoi(r.Run)
+		return !in[r.Context] || err != nil || run < 0 || run >= runs
+	})
+}
+
+// printSignalReport writes the diagnostics table (paper Fig. 2a / Fig. 5)
+// and the reproducibility summary.
+func printSignalReport(w io.Writer, r *calib.SignalReport) {
+	fmt.Fprintf(w, "%d contexts, %d runs; %d context-bootstrap resamples, seed %d\n", r.Contexts, r.Runs, r.Bootstrap, r.Seed)
+	fmt.Fprintf(w, "neutral RMS %s (N %d)", num(r.Neutral.RMS), r.Neutral.N)
+	if r.Runs >= 2 {
+		fmt.Fprintf(w, "; repeat RMS %s (N %d); neutral/repeat %s %s", num(r.RepeatRMS), r.RepeatN, num(r.Neutral.RatioVsRepeat), interval(r.Neutral.CIVsRepeat))
+	} else {
+		fmt.Fprint(w, "; one run: no repeat reference or reproducibility (use --runs 2)")
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "\nsignal screen: a unit passes when the 2.5% bound of RMS/RMS_neutral exceeds 1")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "unit\tN\tRMS\tvs neutral\t95% CI\tvs repeat\t95% CI\trepro RMS\trun corr\tscreen\t")
+	passed := 0
+	for _, u := range append(slices.Clone(r.Units), r.Pooled) {
+		verdict := "fail"
+		switch {
+		case u.N == 0:
+			verdict = "no data"
+		case u.Pass:
+			verdict = "pass"
+			if u.Name != "pooled" {
+				passed++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", u.Name, u.N, num(u.RMS), num(u.Ratio), interval(u.CI),
+			num(u.RatioVsRepeat), interval(u.CIVsRepeat), num(u.ReproRMS), num(u.RunCorr), verdict)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d of %d units pass\n", passed, len(r.Units))
+
+	if r.Runs < 2 {
+		return
+	}
+	fmt.Fprintf(w, "\nmean across-run correlation of displacements: probes %s, neutral clauses %s\n", num(r.ProbeRunCorrMean), num(r.NeutralRunCorrMean))
+	if len(r.Components) > 0 {
+		fmt.Fprintln(w, "\ncomponents across runs: O = (s+ − s−)/2 directional, E = (s+ + s−)/2 − s0 shared")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "attribute\trepro RMS O\trepro RMS E\trun corr O\trun corr E\tcorr(O,E)\t")
+		for _, c := range r.Components {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Attribute, num(c.ReproO), num(c.ReproE), num(c.RunCorrO), num(c.RunCorrE), num(c.CorrOE))
+		}
+		tw.Flush()
+	}
+	if len(r.Neutrals) > 0 {
+		fmt.Fprintln(w, "\nneutral clauses across runs")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "clause\tN\tRMS\trepro RMS\trun corr\t")
+		for _, n := range r.Neutrals {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", n.Name, n.N, num(n.RMS), num(n.ReproRMS), num(n.RunCorr))
+		}
+		tw.Flush()
+	}
+}
+
+// num formats a diagnostic, "—" when undefined.
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+func interval(c [2]float64) string {
+	if math.IsNaN(c[0]) || math.IsNaN(c[1]) {
+		return "—"
+	}
+	return "[" + num(c[0]) + ", " + num(c[1]) + "]"
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScreenDemo: the screen runs the quality bank on 6 of the demo's 12
+// contexts with 2 runs, reports every unit, and what it sent is reused by
+// a rerun and by a later full run.
+func TestScreenDemo(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	out, errOut := mustRun(t, "screen", "--workspace", ws, "--mode", "expected", "--contexts", "6", "--bootstrap", "200", "--json")
+	var doc screenJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "2280 to send") { // 30 candidates × 38 conditions × 2 runs
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	r := doc.Signal
+	if len(doc.Contexts) != 6 || doc.Bank != "quality" || doc.Judge != "offline-expected" || r.Runs != 2 || r.Contexts != 6 || len(r.Units) != 8 {
+		t.Fatalf("contexts %v, bank %s, judge %s, runs %d, %d contexts, %d units", doc.Contexts, doc.Bank, doc.Judge, r.Runs, r.Contexts, len(r.Units))
+	}
+	if !r.Pooled.Pass || r.Neutral.N == 0 || !(r.RepeatRMS > 0) {
+		t.Errorf("pooled %+v, neutral %+v, repeat %v", r.Pooled, r.Neutral, r.RepeatRMS)
+	}
+	for _, u := range r.Units {
+		if u.N != 30*2*2*2 { // candidates × runs × signs × wordings
+			t.Errorf("unit %s: N %d, want 240", u.Name, u.N)
+		}
+	}
+
+	out, _ = mustRun(t, "screen", "--workspace", ws, "--mode", "expected", "--contexts", "6", "--bootstrap", "200")
+	for _, want := range []string{"2280 answered, 0 from cache, 0 to send", "signal screen", "coverage", "pooled", "units pass", "components across runs", "neutral clauses across runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rerun output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = mustRun(t, "run", "--workspace", ws, "--bank", "quality", "--mode", "expected", "--repeats", "2", "--dry-run")
+	if !strings.Contains(out, "4560 in all, 2280 answered") {
+		t.Errorf("full run after the screen:\n%s", out)
+	}
+	// Selection on what the screen scored: the other candidates are left out.
+	out, errOut = mustRun(t, "select", "--workspace", ws, "--judge", "offline-expected", "--forward=false", "--json")
+	var sel struct {
+		NContexts int `json:"n_contexts"`
+	}
+	if err := json.Unmarshal([]byte(out), &sel); err != nil || sel.NContexts != 6 || !strings.Contains(errOut, "30 labelled candidates") {
+		t.Errorf("select after the screen: %d contexts, %v, stderr %q", sel.NContexts, err, errOut)
+	}
+}
+
+func TestScreenUsageErrors(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"screen", "--workspace", ws, "--repeats", "3"}, 2, "--runs R, not --repeats"},
+		{[]string{"screen", "--workspace", ws, "--runs", "0"}, 2, "--runs 0"},
+		{[]string{"screen", "--workspace", ws, "--contexts", "-1"}, 2, "--contexts -1"},
+		{[]string{"screen", "--workspace", ws, "--bootstrap", "0"}, 2, "--bootstrap 0"},
+		{[]string{"screen", "--workspace", ws, "x"}, 2, `unexpected argument "x"`},
+		{[]string{"screen", "--workspace", ws, "--bank", "nope"}, 1, `no bank "nope"`},
+		{[]string{"screen", "--workspace", filepath.Join(t.TempDir(), "none.db")}, 1, "no workspace"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCmd(tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args[1:], code, errOut, tt.code, tt.want)
+		}
+	}
+}
+
+// TestScreenOneRun: with --runs 1 there is no repeat reference; the table
+// says so instead of printing numbers.
+func TestScreenOneRun(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	out, _ := mustRun(t, "screen", "--workspace", ws, "--contexts", "4", "--runs", "1", "--bootstrap", "100")
+	if !strings.Contains(out, "one run: no repeat reference") || strings.Contains(out, "components across runs") {
+		t.Errorf("output:\n%s", out)
+	}
+}
