@@ -100,21 +100,31 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(stdout, rep)
 	}
 	var buf bytes.Buffer
 	if err := printFitReport(&buf, rep); err != nil {
 		return err
 	}
-	// tabwriter pads the last cell too; trailing blanks help nobody.
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+	return writeTrimmed(stdout, buf.String())
+}
+
+// writeJSON writes v as indented JSON, the --json form of every report.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeTrimmed writes s without the blanks tabwriter pads the last cell of
+// each line with.
+func writeTrimmed(w io.Writer, s string) error {
+	for _, line := range strings.SplitAfter(s, "\n") {
 		trimmed := strings.TrimRight(line, " \n")
 		if strings.HasSuffix(line, "\n") {
 			trimmed += "\n"
 		}
-		if _, err := io.WriteString(stdout, trimmed); err != nil {
+		if _, err := io.WriteString(w, trimmed); err != nil {
 			return err
 		}
 	}

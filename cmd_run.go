@@ -187,25 +187,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *dry || plan.Estimate.Send+plan.Estimate.CacheHits == 0 {
 		return nil
 	}
-	lim := engine.NewLimiter(spec.Limits)
-	judges, err := engine.NewJudges(spec.Config, spec.Repeats, lim)
+	sum, err := sendPlan(ctx, st, plan, stdout, stderr)
 	if err != nil {
 		return err
-	}
-	start := time.Now()
-	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim})
-	if err != nil {
-		return err
-	}
-	bar := newProgressBar(stderr)
-	for ev := range r.Events() {
-		bar.update(ev.Progress, false)
-	}
-	sum, runErr := r.Wait()
-	bar.update(sum.Progress, true)
-	printSummary(stdout, plan, sum, time.Since(start))
-	if runErr != nil {
-		return fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
 	}
 	if sum.Canceled {
 		left := sum.Total - sum.Done
@@ -214,6 +198,34 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("interrupted")
 	}
 	return nil
+}
+
+// sendPlan sends a plan's pending requests with a progress bar on stderr and
+// prints the run's summary to info. A run error says that what was answered
+// is stored; a cancel is not an error here (callers say how to resume).
+func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stderr io.Writer) (engine.Summary, error) {
+	spec := plan.Spec
+	lim := engine.NewLimiter(spec.Limits)
+	judges, err := engine.NewJudges(spec.Config, spec.Repeats, lim)
+	if err != nil {
+		return engine.Summary{}, err
+	}
+	start := time.Now()
+	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim})
+	if err != nil {
+		return engine.Summary{}, err
+	}
+	bar := newProgressBar(stderr)
+	for ev := range r.Events() {
+		bar.update(ev.Progress, false)
+	}
+	sum, runErr := r.Wait()
+	bar.update(sum.Progress, true)
+	printSummary(info, plan, sum, time.Since(start))
+	if runErr != nil {
+		return sum, fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
+	}
+	return sum, nil
 }
 
 func quoteArgs(args []string) []string {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge/engine"
@@ -120,9 +118,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for _, c := range spec.Dataset.Contexts {
 			doc.Contexts = append(doc.Contexts, c.ID)
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return writeJSON(stdout, doc)
 	}
 	var buf bytes.Buffer
 	fmt.Fprintln(&buf)
@@ -157,28 +153,12 @@ func defaultBankFor(ctx context.Context, s *study) (string, error) {
 	return b.Name, nil
 }
 
-// runPlan sends a plan's pending requests with a progress bar on stderr.
+// runPlan sends a plan's pending requests; an interrupted screen is an
+// error that says how to resume.
 func runPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stderr io.Writer) error {
-	spec := plan.Spec
-	lim := engine.NewLimiter(spec.Limits)
-	judges, err := engine.NewJudges(spec.Config, spec.Repeats, lim)
+	sum, err := sendPlan(ctx, st, plan, info, stderr)
 	if err != nil {
 		return err
-	}
-	start := time.Now()
-	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim})
-	if err != nil {
-		return err
-	}
-	bar := newProgressBar(stderr)
-	for ev := range r.Events() {
-		bar.update(ev.Progress, false)
-	}
-	sum, runErr := r.Wait()
-	bar.update(sum.Progress, true)
-	printSummary(info, plan, sum, time.Since(start))
-	if runErr != nil {
-		return fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
 	}
 	if sum.Canceled {
 		return fmt.Errorf("interrupted: %d answers stored; rerun the same command to resume", sum.Written)

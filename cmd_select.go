@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -110,9 +108,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(stdout, rep)
 	}
 	var buf bytes.Buffer
 	printSelectReport(&buf, rep, opts)
@@ -238,18 +234,4 @@ func printSelectReport(w io.Writer, r *calib.SelectReport, opts calib.SelectOpti
 		tw.Flush()
 		fmt.Fprintf(w, "stopped: %s\n", r.ForwardStop)
 	}
-}
-
-// writeTrimmed writes s without the blanks tabwriter leaves at line ends.
-func writeTrimmed(w io.Writer, s string) error {
-	for _, line := range strings.SplitAfter(s, "\n") {
-		trimmed := strings.TrimRight(line, " \n")
-		if strings.HasSuffix(line, "\n") {
-			trimmed += "\n"
-		}
-		if _, err := io.WriteString(w, trimmed); err != nil {
-			return err
-		}
-	}
-	return nil
 }
