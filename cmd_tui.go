@@ -28,15 +28,12 @@ dataset, built-in bank, offline judge) in a temporary workspace that is
 removed on exit; with --workspace it opens the study in FILE, creating it
 when absent (import a dataset on the Data screen with i).`
 
-// demoBank is the bank the embedded demo study opens with.
-const demoBank = "quality"
-
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("prism", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	ws := fs.String("workspace", "", "workspace `FILE` to open or create (default: the embedded demo)")
 	dsName := fs.String("dataset", "", "dataset `NAME` to open (default: the only one, else a chooser)")
-	bankArg := fs.String("bank", "", "probe `BANK`: a built-in name or a TOML file (default: "+demoBank+", else one with the dataset's task)")
+	bankArg := fs.String("bank", "", "probe `BANK`: a built-in name or a TOML file (default: quality, else a built-in with the dataset's task)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, "usage: "+tuiUsage+"\n\nflags:")
@@ -125,29 +122,16 @@ func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, fun
 	return s, cleanup, nil
 }
 
-// tuiBank resolves --bank: a TOML file, a built-in name, or by default the
-// demo bank when it has the dataset's task, else the first built-in that
-// has it.
+// tuiBank resolves --bank: a TOML file, a built-in name, or by default
+// ui.DefaultBank for the dataset's task.
 func tuiBank(arg, task string) (*banks.Bank, string, error) {
-	if arg != "" {
-		if data, err := os.ReadFile(arg); err == nil {
-			b, err := banks.Parse(data, arg)
-			return b, arg, err
-		}
-		b, err := banks.Builtin(arg)
-		return b, "builtin:" + arg, err
+	if arg == "" {
+		return ui.DefaultBank(task)
 	}
-	b, err := banks.Builtin(demoBank)
-	if err != nil {
-		return nil, "", err
+	if data, err := os.ReadFile(arg); err == nil {
+		b, err := banks.Parse(data, arg)
+		return b, arg, err
 	}
-	if _, ok := b.Tasks[task]; ok {
-		return b, "builtin:" + demoBank, nil
-	}
-	for _, c := range banks.Builtins() {
-		if _, ok := c.Tasks[task]; ok {
-			return c.Clone(), "builtin:" + c.Name, nil
-		}
-	}
-	return b, "builtin:" + demoBank, nil
+	b, err := banks.Builtin(arg)
+	return b, "builtin:" + arg, err
 }

@@ -58,10 +58,12 @@ type App struct {
 	planGen      int
 	startPlanned bool // start as soon as the plan of planGen arrives
 	signalBusy   bool
-	signalAt     time.Time // when the last recomputation was asked for
-	signalFinal  bool      // the run has ended and the final panel is owed
+	signalAt     time.Time     // when the last recomputation was asked for
+	signalCost   time.Duration // how long the last one took
+	signalFinal  bool          // the run has ended and the final panel is owed
 	quitAfterRun bool
 	newJudges    judgeFactory
+	importDir    string // where the import file picker starts
 
 	width, height int
 }
@@ -73,6 +75,7 @@ func New(s Study) *App {
 		ctx:       context.Background(),
 		now:       time.Now,
 		newJudges: defaultJudges,
+		importDir: ".",
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
@@ -163,6 +166,11 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.modal.Update(a, msg)
 	}
 	k := a.keys
+	if msg.String() == "ctrl+c" && (a.run.form.editing || a.bank.editing) {
+		// ctrl+c quits from a text input too; q there is a letter.
+		a.run.form.Abort()
+		a.bank.editing = false
+	}
 	if a.screen == screenRun && a.run.form.editing {
 		switch {
 		case key.Matches(msg, k.Enter):
@@ -283,7 +291,7 @@ func (a *App) handleClick(m tea.Mouse) {
 		a.bank.Click(m.X, y)
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	case screenRun:
-		if a.run.showForm || a.run.live == nil {
+		if a.run.formShown() {
 			lw := max(a.width*2/5, 36)
 			a.run.focusRight = m.X >= lw
 			if i := y - 2; !a.run.focusRight && i >= 0 && i < len(a.run.form.fields) && !a.run.form.editing {

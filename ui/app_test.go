@@ -20,7 +20,10 @@ var goldenSizes = [][2]int{{80, 24}, {160, 48}}
 // same every time).
 func setConcurrency(a *App, n int) {
 	press(a, "3")
-	for a.run.form.fields[a.run.form.cursor].key != fConc {
+	for i := 0; a.run.form.fields[a.run.form.cursor].key != fConc; i++ {
+		if i > len(a.run.form.fields) {
+			panic("no concurrency field")
+		}
 		press(a, "down")
 	}
 	press(a, "enter", "ctrl+u")

@@ -64,7 +64,7 @@ func conditionLabel(c banks.Condition) string {
 	return c.Probe
 }
 
-func (v *bankView) leftWidth() int { return max(v.width/3, 24) }
+func (v *bankView) leftWidth() int { return max(v.width/3, 30) }
 
 func (v *bankView) SetSize(w, h int) {
 	v.width, v.height = w, h
@@ -126,9 +126,9 @@ func (v *bankView) Refresh(c *model.Context, cand *model.Candidate) {
 func (v *bankView) title() string {
 	h := v.bank.Hash()
 	if h != v.origHash {
-		return fmt.Sprintf("%s · %s (edited)", v.bank.Name, shortHash(h))
+		return fmt.Sprintf("%s · %.7s (edited)", v.bank.Name, h)
 	}
-	return fmt.Sprintf("%s · %s", v.bank.Name, shortHash(h))
+	return fmt.Sprintf("%s · %.7s", v.bank.Name, h)
 }
 
 func (v *bankView) View(st *styles.Styles) string {
@@ -146,26 +146,24 @@ func (v *bankView) View(st *styles.Styles) string {
 		if c.Probe == "baseline" {
 			text = "(no added instruction)"
 		}
-		foot = wrap(text, iw)
-		if len(foot) > 2 {
-			foot = append(foot[:1], clip(strings.Join(foot[1:], " "), iw))
-		}
-		for len(foot) < 2 {
-			foot = append(foot, "")
-		}
-		foot = append([]string{st.Muted.Render(strings.Repeat("─", iw))}, foot...)
-		for i := 1; i < len(foot); i++ {
-			foot[i] = st.Text.Render(foot[i])
-		}
+		foot = []string{st.Muted.Render(strings.Repeat("─", iw)), st.Text.Render(clip(text, iw))}
 	}
-	status := st.Muted.Render("enter edit · c clause · a add · x remove")
+	// The status gets two lines: an edit's outcome names the new version.
+	status := []string{st.Muted.Render("enter edit · c clause · a add · x remove")}
 	if v.status != "" {
-		status = st.Good.Render(v.status)
+		style := st.Good
 		if v.statusErr {
-			status = st.Bad.Render(v.status)
+			style = st.Bad
+		}
+		status = wrapStyled(style, v.status, iw)
+		if len(status) > 2 {
+			status = append(status[:1], style.Render(clip(strings.Join(wrap(v.status, iw)[1:], " "), iw)))
 		}
 	}
-	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status), iw, 4)
+	if v.editing {
+		status = status[:1]
+	}
+	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status...), iw, 4)
 	left := pane(st, !v.focusRight, lw, v.height, v.title(), body)
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1

@@ -88,7 +88,7 @@ func (v *bankView) apply(nb *banks.Bank, what string) bool {
 	v.setBank(nb, v.source)
 	v.list.Select(cursor)
 	if h := nb.Hash(); h != old {
-		v.status = fmt.Sprintf("%s: new bank version %s (was %s)", what, shortHash(h), shortHash(old))
+		v.status = fmt.Sprintf("new version %.7s (was %.7s)", h, old)
 	} else {
 		v.status = what + ": unchanged"
 	}

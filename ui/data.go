@@ -70,7 +70,7 @@ func (v *dataView) leftWidth() int { return max(v.width/3, 20) }
 
 func (v *dataView) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.contexts.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-1)
+	v.contexts.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-2) // a line for the status
 	v.candidates.SetSize(w-v.leftWidth()-paneChromeW, v.candListHeight())
 }
 
@@ -112,8 +112,17 @@ func (v *dataView) Click(x, y int) {
 func (v *dataView) View(st *styles.Styles) string {
 	lw := v.leftWidth()
 	rw := v.width - lw
+	status := st.Muted.Render("i import · d datasets")
+	switch {
+	case v.status != "" && v.statusErr:
+		status = st.Bad.Render(v.status)
+	case v.status != "":
+		status = st.Good.Render(v.status)
+	case len(v.ds.Contexts) == 0:
+		status = st.Warn.Render("no dataset · i imports")
+	}
 	left := pane(st, !v.focusRight, lw, v.height,
-		fmt.Sprintf("Contexts · %d", len(v.ds.Contexts)), v.contexts.View(st, !v.focusRight))
+		fmt.Sprintf("Contexts · %d", len(v.ds.Contexts)), v.contexts.View(st, !v.focusRight)+"\n"+fit(status, lw-paneChromeW))
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
 	var body strings.Builder

@@ -50,11 +50,13 @@ func (h *deltaHist) binCenter(i int) float64 { return float64(i)*deltaBin - h.sp
 // sparkLevels are the eight block heights of a sparkline, lowest first.
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
-// Spark draws the histogram over [−r, r] as w cells, r being the largest
-// |Δ| seen in either histogram given (so Δ+ and Δ− share an axis). Each
-// cell is the count of the bins whose centres fall in it, scaled so the
-// fullest cell is █; an empty cell is a space, so zero and one count look
-// different. An empty histogram draws w '·'.
+// Spark draws the histogram over [−r, r] as w cells (r is the display
+// range the caller shares between Δ+ and Δ−). Each cell is the count of the
+// bins whose centres fall in it, scaled so the fullest cell is █; an empty
+// cell is a space, so zero and one count look different. Integer
+// displacements (integer scores) get one cell per value, −r…r, centred
+// in w when 2r+1 ≤ w, so no empty cells fall between neighbouring values.
+// An empty histogram draws w '·'.
 func (h *deltaHist) Spark(w int, r float64) string {
 	if w <= 0 {
 		return ""
@@ -63,27 +65,45 @@ func (h *deltaHist) Spark(w int, r float64) string {
 		return strings.Repeat("·", w)
 	}
 	r = max(r, deltaBin)
-	cells := make([]int, w)
+	cellsN, integral := w, true
+	for i, c := range h.bins {
+		if c > 0 && h.binCenter(i) != math.Round(h.binCenter(i)) {
+			integral = false
+		}
+	}
+	ir := int(math.Round(r))
+	if integral && float64(ir) == r && 2*ir+1 <= w {
+		cellsN = 2*ir + 1
+	}
+	cells := make([]int, cellsN)
 	for i, c := range h.bins {
 		if c == 0 {
 			continue
 		}
 		x := h.binCenter(i)
-		j := int(math.Floor((x + r) / (2 * r) * float64(w)))
-		cells[min(max(j, 0), w-1)] += c
+		var j int
+		if cellsN == w {
+			j = int(math.Floor((x + r) / (2 * r) * float64(w)))
+		} else {
+			j = int(math.Round(x)) + ir
+		}
+		cells[min(max(j, 0), cellsN-1)] += c
 	}
 	top := 0
 	for _, c := range cells {
 		top = max(top, c)
 	}
 	var b strings.Builder
+	pad := w - cellsN
+	b.WriteString(strings.Repeat(" ", pad/2))
 	for _, c := range cells {
 		if c == 0 {
 			b.WriteByte(' ')
 			continue
 		}
-		lvl := (c*len(sparkLevels) - 1) / top // 1..top → 0..7
+		lvl := (c*len(sparkLevels) - 1) / top // 1…top → 0…7
 		b.WriteRune(sparkLevels[min(lvl, len(sparkLevels)-1)])
 	}
+	b.WriteString(strings.Repeat(" ", pad-pad/2))
 	return b.String()
 }

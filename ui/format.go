@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -46,10 +47,22 @@ func num(f float64) string {
 	return fmt.Sprintf("%.2f", f)
 }
 
-// signed prints a displacement with its sign, or "" when unknown.
+// signed prints a displacement with its sign and at most one decimal
+// ("+1", "-0.5"), or "" when unknown.
 func signed(f float64, ok bool) string {
 	if !ok || math.IsNaN(f) {
 		return ""
 	}
-	return fmt.Sprintf("%+.1f", f)
+	if math.Abs(f) < 0.05 {
+		return "0"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%+.1f", f), ".0")
+}
+
+// compact prints a score with at most one decimal ("7", "6.5"), or "—".
+func compact(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0")
 }

@@ -45,11 +45,11 @@ func importFormats() []string {
 	return out
 }
 
-func newImporter(height int) *importer {
+func newImporter(dir string, height int) *importer {
 	im := &importer{formats: importFormats()}
 	im.l.SetRows(im.formats)
 	im.fp = filepicker.New()
-	im.fp.CurrentDirectory = "."
+	im.fp.CurrentDirectory = dir
 	im.fp.AutoHeight = false
 	im.fp.ShowPermissions = false
 	im.fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "up a directory"))

@@ -120,6 +120,15 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	a.data = newDataView(msg.ds)
 	a.bank.task = msg.ds.Task
 	a.data.status = fmt.Sprintf("dataset %s · %d candidates", msg.ds.Name, msg.ds.NumCandidates())
+	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok {
+		// The bank cannot render this kind of data: take a built-in that can.
+		if b, src, err := DefaultBank(msg.ds.Task); err == nil {
+			a.bank.setBank(b, src)
+			a.bank.origHash = b.Hash()
+			a.study.Bank = b
+			a.data.status += fmt.Sprintf(" · bank %s (has the %s prompt)", b.Name, msg.ds.Task)
+		}
+	}
 	a.layout()
 	a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	return a.replan()

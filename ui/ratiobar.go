@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// ratioBar draws a probe/neutral RMS ratio on an axis [0, axisMax] in w
-// cells: █ up to the ratio, ░ from there to the upper end of its interval
-// (hi), and a │ marker in the cell holding 1, the ratio of a probe that
-// moves scores no more than a neutral clause. Cell i covers
-// [i, i+1)·axisMax/w and is filled when its midpoint is below the ratio.
-// NaN ratios draw an empty axis with the marker.
-func ratioBar(ratio, hi, axisMax float64, w int) string {
+// ratioBar draws a probe/neutral RMS ratio with its interval [lo, hi] on
+// an axis [0, axisMax] in w cells: █ below the interval, ▓ from its lower
+// end to the ratio, ░ from the ratio to its upper end, and a │ marker in
+// the cell holding 1, the ratio of a probe that moves scores no more than
+// a neutral clause. Cell i covers [i, i+1)·axisMax/w and takes the glyph
+// of its midpoint. A NaN ratio draws an empty axis with the marker.
+func ratioBar(ratio, lo, hi, axisMax float64, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -26,8 +26,10 @@ func ratioBar(ratio, hi, axisMax float64, w int) string {
 		switch {
 		case i == one:
 			b.WriteRune('│')
-		case mid < ratio:
+		case mid < lo && mid < ratio:
 			b.WriteRune('█')
+		case mid < ratio:
+			b.WriteRune('▓')
 		case mid < hi:
 			b.WriteRune('░')
 		default:

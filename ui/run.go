@@ -37,17 +37,20 @@ func (v *runView) Focus(right bool) { v.focusRight = right }
 
 // Move moves the form cursor when the form is shown.
 func (v *runView) Move(delta int) {
-	if v.showForm && !v.form.editing {
+	if v.formShown() && !v.form.editing {
 		v.form.Move(delta)
 	}
 }
+
+// formShown reports whether the form (not the dashboard) is on screen.
+func (v *runView) formShown() bool { return v.showForm || v.live == nil }
 
 func (v *runView) active() bool {
 	return v.live != nil && v.live.phase >= phaseStarting && v.live.phase < phaseDone
 }
 
 func (v *runView) View(st *styles.Styles) string {
-	if v.showForm || v.live == nil {
+	if v.formShown() {
 		return v.formView(st)
 	}
 	return v.dashboard(st)
@@ -196,7 +199,7 @@ func (v *runView) progressLines(st *styles.Styles) []string {
 func (v *runView) dashboard(st *styles.Styles) string {
 	head := v.progressLines(st)
 	h := v.height - len(head)
-	lw := max(v.width*2/5, 30)
+	lw := max(v.width*2/5, 32)
 	rw := v.width - lw
 	innerH := h - paneChromeH - 1
 	left := pane(st, !v.focusRight, lw, h, "Latest responses", block(v.tableLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
@@ -206,23 +209,27 @@ func (v *runView) dashboard(st *styles.Styles) string {
 
 // tableLines is the latest responses, newest first, under a header.
 func (v *runView) tableLines(st *styles.Styles, w, h int) []string {
-	const scoreW, deltaW = 6, 5
-	probeW := min(14, max(w/3, 8))
-	rest := w - scoreW - deltaW - probeW - 3
-	ctxW := max(rest*3/5, 4)
-	candW := max(rest-ctxW, 3)
+	const scoreW, deltaW = 5, 5
+	flex := w - scoreW - deltaW - 4 // four separating spaces
+	probeW := min(max(flex/2, 8), 16)
+	candW := min(max((flex-probeW)/3, 3), 10)
+	ctxW := max(flex-probeW-candW, 3)
 	row := func(c, k, p, s, d string) string {
-		return fmt.Sprintf("%-*s %-*s %-*s%*s%*s", ctxW, clip(c, ctxW), candW, clip(k, candW), probeW, clip(p, probeW), scoreW, s, deltaW, d)
+		return fmt.Sprintf("%-*s %-*s %-*s %*s %*s", ctxW, clip(c, ctxW), candW, clip(k, candW), probeW, clip(p, probeW), scoreW, s, deltaW, d)
 	}
 	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
 	for _, r := range v.live.Recent(h - 1) {
-		score := num(r.Score)
+		score := compact(r.Score)
 		if r.ErrKind != "" {
 			score = clip(r.ErrKind, scoreW-1)
 		} else if r.Cached {
 			score += "c"
 		}
-		line := row(r.Context, r.Candidate, r.Probe, score, signed(r.Delta, r.HasDelta))
+		delta := signed(r.Delta, r.HasDelta)
+		if r.HasScore && !r.HasDelta && r.Probe != "baseline" {
+			delta = "…" // its baseline has not arrived yet
+		}
+		line := row(r.Context, r.Candidate, r.Probe, score, delta)
 		if r.ErrKind != "" {
 			line = st.Bad.Render(line)
 		}
@@ -263,7 +270,7 @@ func (v *runView) signalLines(st *styles.Styles, w int) []string {
 	for _, a := range lr.attrs {
 		nameW = max(nameW, min(len(a), 14))
 	}
-	sparkW := max(min((w-nameW)/6, 16), 3)
+	sparkW := max(min((w-nameW)/8, 13), 4)
 	const valW, ciW = 5, 12
 	barW := w - nameW - 2*sparkW - valW - ciW - 5
 	showCI := true
@@ -289,11 +296,11 @@ func (v *runView) signalLines(st *styles.Styles, w int) []string {
 	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
 		bar, val, ci := strings.Repeat(" ", barW), "    —", ""
 		if r.HasSignal {
-			bar = ratioBar(r.Ratio, r.Hi, axis, barW)
+			bar = ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
 			val = fmt.Sprintf("%5.2f", r.Ratio)
 			ci = fmt.Sprintf(" [%s,%s]", num(r.Lo), num(r.Hi))
 		} else {
-			bar = ratioBar(math.NaN(), math.NaN(), axis, barW)
+			bar = ratioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)
 		}
 		mark := " "
 		if r.Pass {

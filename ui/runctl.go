@@ -133,15 +133,17 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 }
 
 // maybeSignal recomputes the ratio panel when none is being computed and
-// the last was asked for at least signalEvery ago (or now is set). After
-// the run it computes the final panel with the full bootstrap once.
+// the last was asked for at least signalEvery ago, or three times as long
+// as the last one took (so it never takes more than a third of a core on
+// a large study); now skips the wait. After the run it computes the final
+// panel with the full bootstrap once.
 func (a *App) maybeSignal(now bool) tea.Cmd {
 	lr := a.run.live
 	if lr == nil || a.signalBusy || a.study.Store == nil || a.runPlan == nil {
 		return nil
 	}
 	final := a.signalFinal
-	if !final && !now && a.now().Sub(a.signalAt) < signalEvery {
+	if !final && !now && a.now().Sub(a.signalAt) < max(signalEvery, 3*a.signalCost) {
 		return nil
 	}
 	p := a.runPlan
@@ -161,6 +163,7 @@ func (a *App) onSignal(msg signalMsg) tea.Cmd {
 		a.run.signalErr = msg.err
 	} else {
 		a.run.signal, a.run.signalErr = msg.view, nil
+		a.signalCost = msg.view.Took
 	}
 	if a.signalFinal { // the run ended while a live panel was computing
 		return a.maybeSignal(true)
@@ -200,7 +203,7 @@ func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
 			rv.showForm = false
 		}
 	case key.Matches(msg, k.Enter):
-		if rv.showForm || rv.live == nil {
+		if rv.formShown() {
 			if rv.active() {
 				return nil
 			}

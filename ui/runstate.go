@@ -34,13 +34,26 @@ type liveRun struct {
 	minus   map[string]*deltaHist
 	attrs   []string // attribute order of the bank
 	span    float64  // score scale span, for the histograms
-	summary *engine.Summary
-	err     error // why the run could not start or stopped early
-	events  int   // events applied, for tests and the status line
+	// Δ needs the same run's baseline of the candidate; with several
+	// workers a probe can finish before its baseline, so such results
+	// wait here until it arrives (the engine's own Δ covers baselines
+	// stored before the run).
+	baselines map[candRun]float64
+	pending   map[candRun][]engine.Result
+	summary   *engine.Summary
+	err       error // why the run could not start or stopped early
+	events    int   // events applied, for tests and the status line
+}
+
+// candRun keys a candidate's results within one run.
+type candRun struct {
+	context, candidate string
+	run                int
 }
 
 func newLiveRun(b *banks.Bank, span float64) *liveRun {
-	lr := &liveRun{plus: map[string]*deltaHist{}, minus: map[string]*deltaHist{}, span: span}
+	lr := &liveRun{plus: map[string]*deltaHist{}, minus: map[string]*deltaHist{}, span: span,
+		baselines: map[candRun]float64{}, pending: map[candRun][]engine.Result{}}
 	for _, a := range b.Attributes {
 		lr.attrs = append(lr.attrs, a.Name)
 		lr.plus[a.Name] = newDeltaHist(span)
@@ -57,11 +70,42 @@ func (lr *liveRun) Apply(ev engine.Event) {
 		return
 	}
 	r := ev.Result
-	lr.recent[lr.nRecent%maxRecent] = r
-	lr.nRecent++
-	if !r.HasDelta {
+	if !r.HasScore {
+		lr.push(r)
 		return
 	}
+	key := candRun{r.Context, r.Candidate, r.Run}
+	if r.Probe == banks.ProbeBaseline {
+		lr.baselines[key] = r.Score
+		lr.push(r)
+		for _, p := range lr.pending[key] {
+			p.Delta, p.HasDelta = p.Score-r.Score, true
+			lr.addDelta(p)
+		}
+		delete(lr.pending, key)
+		return
+	}
+	if !r.HasDelta {
+		if b, ok := lr.baselines[key]; ok {
+			r.Delta, r.HasDelta = r.Score-b, true
+		}
+	}
+	lr.push(r)
+	if !r.HasDelta {
+		lr.pending[key] = append(lr.pending[key], r)
+		return
+	}
+	lr.addDelta(r)
+}
+
+// push puts r in the ring of latest results.
+func (lr *liveRun) push(r engine.Result) {
+	lr.recent[lr.nRecent%maxRecent] = r
+	lr.nRecent++
+}
+
+// addDelta counts an attribute result's Δ in its sign's histogram.
+func (lr *liveRun) addDelta(r engine.Result) {
 	var h *deltaHist
 	switch kind, name, _ := banks.ProbeKind(r.Probe); kind {
 	case "plus":

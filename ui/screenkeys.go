@@ -87,7 +87,7 @@ func (a *App) dataKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.data.status, a.data.statusErr = errNoWorkspace.Error(), true
 			return nil
 		}
-		im := newImporter(a.height)
+		im := newImporter(a.importDir, a.height)
 		a.modal = im
 		return im.Init()
 	case key.Matches(msg, k.PickDataset):

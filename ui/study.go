@@ -27,3 +27,22 @@ type Study struct {
 	// judge.Defaults()).
 	Config judge.Config
 }
+
+// DefaultBank is the built-in bank a dataset of task opens with: quality
+// when it has the task's prompt, else the first built-in that has it
+// (quality when none does). It returns the bank and its source label.
+func DefaultBank(task string) (*banks.Bank, string, error) {
+	b, err := banks.Builtin("quality")
+	if err != nil {
+		return nil, "", err
+	}
+	if _, ok := b.Tasks[task]; !ok {
+		for _, c := range banks.Builtins() {
+			if _, ok := c.Tasks[task]; ok {
+				b = c.Clone()
+				break
+			}
+		}
+	}
+	return b, "builtin:" + b.Name, nil
+}

@@ -4,6 +4,7 @@ package styles
 
 import (
 	"image/color"
+	"os"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
@@ -56,7 +57,10 @@ type Styles struct {
 	Help help.Styles
 }
 
-// New builds the styles for a dark or a light background.
+// New builds the styles for a dark or a light background. Under NO_COLOR
+// (https://no-color.org; lipgloss then drops every colour) the selection
+// is drawn in reverse video and the cursor underlined, so they stay
+// visible without colour.
 func New(isDark bool) *Styles {
 	t := TokensFor(isDark)
 	s := &Styles{Tokens: t}
@@ -77,5 +81,10 @@ func New(isDark bool) *Styles {
 	s.Warn = lipgloss.NewStyle().Foreground(t.Warn)
 	s.Bad = lipgloss.NewStyle().Foreground(t.Bad)
 	s.Help = help.DefaultStyles(isDark)
+	if os.Getenv("NO_COLOR") != "" {
+		s.Selected = lipgloss.NewStyle().Reverse(true)
+		s.Cursor = lipgloss.NewStyle().Underline(true)
+		s.TabActive = s.TabActive.Reverse(true)
+	}
 	return s
 }

@@ -1,0 +1,172 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// importFile runs the import dialog on a directory holding one file:
+// choose the jsonl format, pick the file.
+func importFile(t *testing.T, a *App, name, content string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.importDir = dir
+	press(a, "1", "i")
+	im, ok := a.modal.(*importer)
+	if !ok {
+		t.Fatal("i did not open the import dialog")
+	}
+	for im.format() != "jsonl" {
+		press(a, "down")
+	}
+	press(a, "enter") // the format
+	if !strings.Contains(frame(a), name) {
+		t.Fatalf("the file picker does not list %s:\n%s", name, frame(a))
+	}
+	press(a, "enter") // the file
+}
+
+func storedDatasets(t *testing.T, a *App) []string {
+	t.Helper()
+	infos, err := a.study.Store.Datasets(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, in := range infos {
+		names = append(names, in.Name)
+	}
+	return names
+}
+
+func TestImportErrorInPlace(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	// Line 2 has no candidate text.
+	importFile(t, a, "bad.jsonl", `{"context": "c1", "candidate": "A", "text": "fine", "human": 3}
+{"context": "c1", "candidate": "B", "human": 4}
+`)
+	im, ok := a.modal.(*importer)
+	if !ok {
+		t.Fatal("a failed import closed the dialog")
+	}
+	if !strings.Contains(im.err, "bad.jsonl:2") {
+		t.Errorf("error %q does not name file and line", im.err)
+	}
+	if f := frame(a); !strings.Contains(f, "not imported") || !strings.Contains(f, "bad.jsonl:2") {
+		t.Errorf("error not shown in the dialog:\n%s", f)
+	}
+	if got := storedDatasets(t, a); len(got) != 1 {
+		t.Errorf("workspace holds %v after a failed import, want only demo", got)
+	}
+	press(a, "esc", "esc")
+	if a.modal != nil {
+		t.Fatal("esc esc did not close the dialog")
+	}
+}
+
+func TestImportAndChoose(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	importFile(t, a, "tiny.jsonl", `{"context": "c1", "candidate": "A", "source": "S one.", "text": "Alpha text.", "human": 3}
+{"context": "c1", "candidate": "B", "text": "Beta text.", "human": 4}
+{"context": "c2", "candidate": "A", "source": "S two.", "text": "Gamma text.", "human": 2}
+`)
+	if a.modal != nil {
+		t.Fatalf("dialog still open: %s", a.modal.(*importer).err)
+	}
+	if a.study.Dataset.Name != "tiny" || a.study.Dataset.NumCandidates() != 3 {
+		t.Fatalf("study dataset %s with %d candidates", a.study.Dataset.Name, a.study.Dataset.NumCandidates())
+	}
+	if got := storedDatasets(t, a); len(got) != 2 {
+		t.Fatalf("workspace datasets %v", got)
+	}
+	f := frame(a)
+	if !strings.Contains(f, "Contexts · 2") || !strings.Contains(f, "Alpha text.") {
+		t.Fatalf("the Data screen does not show the import:\n%s", f)
+	}
+	// The generic task needs a bank with its prompt: the study switched
+	// to the generic built-in, and the estimate follows the dataset (3
+	// candidates × its conditions).
+	if a.bank.bank.Name != "generic" {
+		t.Errorf("bank after importing a generic dataset: %s", a.bank.bank.Name)
+	}
+	if a.run.plan == nil {
+		t.Fatalf("no plan after import: %v", a.run.planErr)
+	}
+	if got, want := a.run.plan.Estimate.Requests, 3*len(a.bank.bank.Conditions()); got != want {
+		t.Fatalf("plan after import: %d requests, want %d", got, want)
+	}
+	// d opens the chooser; picking demo switches back.
+	press(a, "d")
+	c, ok := a.modal.(*datasetChooser)
+	if !ok || len(c.names) != 2 {
+		t.Fatalf("d: modal %T", a.modal)
+	}
+	if !strings.Contains(frame(a), "Datasets in the workspace · 2") {
+		t.Fatalf("chooser not drawn:\n%s", frame(a))
+	}
+	if c.names[c.l.Cursor()] != "tiny" {
+		t.Fatalf("the chooser starts on %s, want the open dataset", c.names[c.l.Cursor()])
+	}
+	for i := 0; c.names[c.l.Cursor()] != "demo"; i++ {
+		if i > 2 {
+			t.Fatalf("demo not reachable in %v", c.names)
+		}
+		press(a, "up")
+	}
+	press(a, "enter")
+	if a.study.Dataset.Name != "demo" {
+		t.Fatalf("chooser picked %s", a.study.Dataset.Name)
+	}
+}
+
+// A workspace with several datasets opens on the chooser.
+func TestChooserAtStart(t *testing.T) {
+	s := demoStudy(t)
+	s.Datasets = []string{"demo", "other"}
+	a := New(s)
+	if _, ok := a.modal.(*datasetChooser); !ok {
+		t.Fatal("no chooser at start")
+	}
+	press(a, "enter")
+	if a.modal != nil || a.study.Dataset.Name != "demo" {
+		t.Fatalf("after enter: modal %T dataset %s", a.modal, a.study.Dataset.Name)
+	}
+}
+
+// A new, empty workspace opens on a screen that says what to do.
+func TestEmptyWorkspace(t *testing.T) {
+	s := demoStudy(t)
+	s.Dataset = &model.Dataset{Task: model.TaskGeneric}
+	s.Datasets = nil
+	s.Demo = false
+	a := New(s)
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	drive(a, a.Init())
+	for _, sc := range []struct{ key, want string }{
+		{"1", "no dataset · i imports"},
+		{"2", "no candidate selected"},
+		{"3", "the dataset is empty"},
+	} {
+		press(a, sc.key)
+		f := frame(a)
+		if !strings.Contains(f, sc.want) {
+			t.Errorf("screen %s lacks %q:\n%s", sc.key, sc.want, f)
+		}
+		checkFits(t, a, [2]int{80, 24}, "empty workspace screen "+sc.key)
+	}
+	if !strings.Contains(frame(a), "demo.db") {
+		t.Error("the header does not name the workspace file")
+	}
+}
