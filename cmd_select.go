@@ -88,7 +88,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// A screen or an unfinished run scores only part of the dataset:
 		// select on the candidates that have answers.
 		var dropped int
-		if labs, dropped = scoredLabels(rows, labs); dropped > 0 {
+		if labs, dropped = model.ScoredLabels(rows, labs); dropped > 0 {
 			fmt.Fprintf(stderr, "prism select: warning: %d labelled candidates of the dataset have no answers from judge %q; selecting on the %d that do\n", dropped, *judgeName, len(labs))
 		}
 	}
@@ -141,23 +141,6 @@ func workspaceScores(ctx context.Context, fs workspaceFlags, dataset, judgeName,
 		return nil, nil, "", fmt.Errorf("%s: %w", st.Path(), err)
 	}
 	return rows, labels, fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), ds, judgeName), nil
-}
-
-// scoredLabels keeps the labels of candidates with at least one score row
-// and returns how many it dropped.
-func scoredLabels(rows []model.ScoreRow, labels []model.Label) ([]model.Label, int) {
-	type key struct{ ctx, cand string }
-	scored := map[key]bool{}
-	for _, r := range rows {
-		scored[key{r.Context, r.Candidate}] = true
-	}
-	kept := labels[:0:0]
-	for _, l := range labels {
-		if scored[key{l.Context, l.Candidate}] {
-			kept = append(kept, l)
-		}
-	}
-	return kept, len(labels) - len(kept)
 }
 
 // subsetProgress prints "subsets done/total" to stderr about once a

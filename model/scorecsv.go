@@ -267,3 +267,22 @@ func (d *Dataset) Labels() []Label {
 	}
 	return ls
 }
+
+// ScoredLabels keeps the labels of candidates that have at least one score
+// row and says how many it dropped: a study whose answers cover part of a
+// dataset (a screen on a sample, a run in progress) is fitted on the
+// candidates it has.
+func ScoredLabels(rows []ScoreRow, labels []Label) (kept []Label, dropped int) {
+	type key struct{ ctx, cand string }
+	scored := make(map[key]bool, len(labels))
+	for _, r := range rows {
+		scored[key{r.Context, r.Candidate}] = true
+	}
+	kept = labels[:0:0]
+	for _, l := range labels {
+		if scored[key{l.Context, l.Candidate}] {
+			kept = append(kept, l)
+		}
+	}
+	return kept, len(labels) - len(kept)
+}

@@ -229,3 +229,12 @@ func TestLabelsCSVRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestScoredLabels(t *testing.T) {
+	labels := []Label{{Context: "c1", Candidate: "a"}, {Context: "c1", Candidate: "b"}, {Context: "c2", Candidate: "a"}}
+	rows := []ScoreRow{{Context: "c1", Candidate: "b", Probe: "baseline"}, {Context: "c2", Candidate: "a", Probe: "x:+"}, {Context: "c9", Candidate: "z"}}
+	kept, dropped := ScoredLabels(rows, labels)
+	if dropped != 1 || len(kept) != 2 || kept[0] != labels[1] || kept[1] != labels[2] {
+		t.Fatalf("kept %+v, dropped %d; want c1/b and c2/a kept, 1 dropped", kept, dropped)
+	}
+}

@@ -27,10 +27,11 @@ const (
 	screenData screen = iota
 	screenBank
 	screenRun
+	screenSelect
 	numScreens
 )
 
-var screenNames = [numScreens]string{"Data", "Bank", "Run"}
+var screenNames = [numScreens]string{"Data", "Bank", "Run", "Select"}
 
 // Minimum layout; smaller terminals get a notice instead of a broken frame.
 const minWidth, minHeight = 60, 16
@@ -49,6 +50,7 @@ type App struct {
 	data dataView
 	bank bankView
 	run  runView
+	sel  selectView
 
 	modal modal // a dialog over the screen, or nil
 
@@ -65,6 +67,13 @@ type App struct {
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
 
+	// The Bank screen's signal panel: reports by dataset, judge and bank
+	// version, the one being computed, and a screen in flight.
+	bankSig     map[signalKey]bankSignal
+	bankSigBusy bool
+	sigGen      int // bumped when answers are stored; older reports are stale
+	screening   *screening
+
 	width, height int
 }
 
@@ -76,6 +85,7 @@ func New(s Study) *App {
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
+		bankSig:   map[signalKey]bankSignal{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
@@ -129,7 +139,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return a, a.run.form.Update(msg)
 		}
 	case tea.MouseClickMsg:
-		a.handleClick(msg.Mouse())
+		return a, a.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:
 		switch msg.Mouse().Button {
 		case tea.MouseWheelUp:
@@ -142,11 +152,27 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runStartedMsg:
 		return a, a.onRunStarted(msg)
 	case runEventsMsg:
+		if a.screening != nil && msg.run == a.screening.run {
+			return a, a.onScreenEvents(msg)
+		}
 		return a, a.onRunEvents(msg)
 	case runDoneMsg:
+		if a.screening != nil && msg.run == a.screening.run {
+			return a, a.onScreenDone(msg)
+		}
 		return a, a.onRunDone(msg)
 	case signalMsg:
 		return a, a.onSignal(msg)
+	case bankSignalMsg:
+		return a, a.onBankSignal(msg)
+	case screenStartedMsg:
+		return a, a.onScreenStarted(msg)
+	case selectStartedMsg:
+		return a, a.onSelectStarted(msg)
+	case selectProgressMsg:
+		return a, a.onSelectProgress(msg)
+	case selectDoneMsg:
+		return a, a.onSelectDone(msg)
 	default:
 		// Messages of an open dialog (file listings, imports, saves) and of
 		// the text inputs' cursor blink.
@@ -187,7 +213,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		if a.run.active() {
+		if a.run.active() || a.screening != nil {
 			a.modal = confirmQuit{}
 			return nil
 		}
@@ -205,6 +231,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.setScreen(screenBank)
 	case key.Matches(msg, k.Screen3):
 		return a.setScreen(screenRun)
+	case key.Matches(msg, k.Screen4):
+		return a.setScreen(screenSelect)
 	case key.Matches(msg, k.Up):
 		a.move(-1)
 	case key.Matches(msg, k.Down):
@@ -229,6 +257,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.bankKey(msg)
 		case screenRun:
 			return a.runKey(msg)
+		case screenSelect:
+			return a.selectKey(msg)
 		}
 	}
 	return nil
@@ -240,6 +270,7 @@ func (a *App) setScreen(s screen) tea.Cmd {
 	a.screen = s
 	if s == screenBank {
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
+		return a.refreshBankSignal()
 	}
 	return nil
 }
@@ -253,6 +284,8 @@ func (a *App) move(delta int) {
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	case screenRun:
 		a.run.Move(delta)
+	case screenSelect:
+		a.sel.Move(delta)
 	}
 }
 
@@ -264,24 +297,25 @@ func (a *App) focus(right bool) {
 		a.bank.Focus(right)
 	case screenRun:
 		a.run.Focus(right)
+	case screenSelect:
+		a.sel.Focus(right)
 	}
 }
 
-func (a *App) handleClick(m tea.Mouse) {
+func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 	if m.Button != tea.MouseLeft || a.modal != nil {
-		return
+		return nil
 	}
 	if m.Y == 0 { // the tab row
 		x := lipgloss.Width(a.brand())
 		for s := range numScreens {
 			w := lipgloss.Width(a.tab(s))
 			if m.X >= x && m.X < x+w {
-				a.setScreen(s)
-				return
+				return a.setScreen(s)
 			}
 			x += w
 		}
-		return
+		return nil
 	}
 	y := m.Y - a.headerHeight()
 	switch a.screen {
@@ -290,6 +324,8 @@ func (a *App) handleClick(m tea.Mouse) {
 	case screenBank:
 		a.bank.Click(m.X, y)
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
+	case screenSelect:
+		a.sel.focusRight = m.X >= a.sel.leftWidth()
 	case screenRun:
 		if a.run.formShown() {
 			lw := max(a.width*2/5, 36)
@@ -299,6 +335,7 @@ func (a *App) handleClick(m tea.Mouse) {
 			}
 		}
 	}
+	return nil
 }
 
 func (a *App) headerHeight() int { return 2 }
@@ -329,6 +366,7 @@ func (a *App) layout() {
 	a.data.SetSize(a.width, h)
 	a.bank.SetSize(a.width, h)
 	a.run.SetSize(a.width, h)
+	a.sel.SetSize(a.width, h)
 	if a.screen == screenBank {
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	}
@@ -341,6 +379,13 @@ func (a *App) tab(s screen) string {
 	if s == screenRun && a.run.active() && a.run.live.prog.Total > 0 {
 		p := a.run.live.prog
 		label += fmt.Sprintf(" %d%%", 100*p.Done/p.Total)
+	}
+	if s == screenBank && a.screening != nil && a.screening.prog.Total > 0 {
+		p := a.screening.prog
+		label += fmt.Sprintf(" %d%%", 100*p.Done/p.Total)
+	}
+	if s == screenSelect && a.sel.job != nil && a.sel.total > 0 {
+		label += fmt.Sprintf(" %d%%", 100*a.sel.done/a.sel.total)
 	}
 	if s == a.screen {
 		return a.styles.TabActive.Render(label)
@@ -360,7 +405,12 @@ func (a *App) header() string {
 	case a.study.Demo:
 		badge = a.styles.Badge.Render("demo")
 	case a.study.Store != nil:
-		badge = a.styles.Muted.Render(a.study.Store.Path())
+		// A long path keeps its end, which names the file.
+		path := []rune(a.study.Store.Path())
+		if room := a.width - lipgloss.Width(line1) - 1; len(path) > room && room > 8 {
+			path = append([]rune("…"), path[len(path)-room+1:]...)
+		}
+		badge = a.styles.Muted.Render(string(path))
 	}
 	if gap := a.width - lipgloss.Width(line1) - lipgloss.Width(badge); badge != "" && gap > 0 {
 		line1 += strings.Repeat(" ", gap) + badge
@@ -398,10 +448,14 @@ func (a *App) View() tea.View {
 		switch a.screen {
 		case screenData:
 			screenView = a.data.View(a.styles)
-		case screenBank:
-			screenView = a.bank.View(a.styles)
 		case screenRun:
 			screenView = a.run.View(a.styles)
+		case screenSelect:
+			a.sel.judge = a.selectJudge()
+			a.sel.current, _ = a.signalKey()
+			screenView = a.sel.View(a.styles)
+		case screenBank:
+			screenView = a.bank.View(a.styles, a.bankSignalPanel())
 		}
 		if a.modal != nil {
 			screenView = overlay(screenView, a.modal.View(a, a.styles), a.width, a.bodyHeight())

@@ -161,7 +161,7 @@ func stopRun(t *testing.T, a *App) {
 // and exactly as many lines as it is high, at any size from 80×24 up.
 func TestFrameFitsTerminal(t *testing.T) {
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}}
-	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"i"}, {"d"}}
+	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"i"}, {"d"}, {"4"}, {"4", "r"}}
 	for _, size := range sizes {
 		for _, keys := range keysets {
 			a := demoApp(t, size[0], size[1])
@@ -177,6 +177,15 @@ func TestFrameFitsTerminal(t *testing.T) {
 		for _, other := range sizes {
 			a.Update(tea.WindowSizeMsg{Width: other[0], Height: other[1]})
 			checkFits(t, a, other, fmt.Sprintf("finished run resized from %v", size))
+		}
+		// Its signal on the Bank screen and its selection.
+		a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		press(a, "2")
+		checkFits(t, a, size, "bank signal after a run")
+		press(a, "4", "r")
+		for _, other := range sizes {
+			a.Update(tea.WindowSizeMsg{Width: other[0], Height: other[1]})
+			checkFits(t, a, other, fmt.Sprintf("selection resized from %v", size))
 		}
 	}
 }

@@ -131,7 +131,9 @@ func (v *bankView) title() string {
 	return fmt.Sprintf("%s · %.7s", v.bank.Name, h)
 }
 
-func (v *bankView) View(st *styles.Styles) string {
+// View draws the screen; with a workspace open, the right pane starts
+// with the signal panel and the preview follows it.
+func (v *bankView) View(st *styles.Styles, panel bankPanel) string {
 	lw := v.leftWidth()
 	rw := v.width - lw
 	iw := lw - paneChromeW
@@ -167,6 +169,17 @@ func (v *bankView) View(st *styles.Styles) string {
 	left := pane(st, !v.focusRight, lw, v.height, v.title(), body)
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
+	previewTitle := "Request preview"
+	if len(v.conds) > 0 {
+		previewTitle += " · " + v.selected().Probe
+	}
+	var top []string
+	if panel.shown {
+		top = panel.signalLines(st, innerW)
+		// The preview keeps at least four lines.
+		top = append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(fit(previewTitle, innerW)))
+		innerH -= len(top)
+	}
 	var lines []string
 	switch {
 	case v.previewErr != nil:
@@ -182,11 +195,12 @@ func (v *bankView) View(st *styles.Styles) string {
 			lines = append(lines, ln)
 		}
 	}
-	title := "Request preview"
-	if len(v.conds) > 0 {
-		title += " · " + v.selected().Probe
+	title, body := previewTitle, block(lines, innerW, innerH)
+	if panel.shown {
+		title, top = top[0], top[1:]
+		body = block(top, innerW, len(top)) + "\n" + body
 	}
-	right := pane(st, v.focusRight, rw, v.height, title, block(lines, innerW, innerH))
+	right := pane(st, v.focusRight, rw, v.height, title, body)
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 

@@ -9,13 +9,15 @@ type KeyMap struct {
 	Top, Bottom            key.Binding
 	NextScreen, PrevScreen key.Binding
 	Screen1, Screen2       key.Binding
-	Screen3                key.Binding
+	Screen3, Screen4       key.Binding
 	Enter, Back            key.Binding
 
 	// Data screen.
 	Import, PickDataset key.Binding
 	// Bank screen.
-	Clause, AddAttr, DelAttr, NextBank, SaveBank key.Binding
+	Clause, AddAttr, DelAttr, NextBank, SaveBank, ScreenBank key.Binding
+	// Selection screen.
+	RunSelect key.Binding
 	// Run screen.
 	Start, Pause, Cancel, EditJudge key.Binding
 
@@ -40,6 +42,7 @@ func DefaultKeyMap() KeyMap {
 		Screen1:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
 		Screen2:     key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
 		Screen3:     key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
+		Screen4:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
 		Enter:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
 		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Import:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
@@ -49,6 +52,8 @@ func DefaultKeyMap() KeyMap {
 		DelAttr:     key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "remove")),
 		NextBank:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next bank")),
 		SaveBank:    key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
+		ScreenBank:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
+		RunSelect:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
 		Start:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
 		Pause:       key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
 		Cancel:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
@@ -66,9 +71,11 @@ func (k KeyMap) screenKeys(s screen) []key.Binding {
 	case screenData:
 		return []key.Binding{k.Import, k.PickDataset}
 	case screenBank:
-		return []key.Binding{k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
+		return []key.Binding{k.ScreenBank, k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
 	case screenRun:
 		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
+	case screenSelect:
+		return []key.Binding{k.RunSelect}
 	}
 	return nil
 }
@@ -84,7 +91,7 @@ func (k KeyMap) FullHelpFor(s screen) [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3},
+		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4},
 		k.screenKeys(s),
 	}
 }
@@ -94,8 +101,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3},
+		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4},
 		{k.Import, k.PickDataset, k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank},
+		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect},
 	}
 }

@@ -57,13 +57,18 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(km, a.keys.Yes):
 		a.modal = nil
-		if a.active == nil {
+		if a.active == nil && a.screening == nil {
 			return tea.Quit
 		}
 		// Cancel, then quit once everything finished is stored.
 		a.quitAfterRun = true
-		a.active.Cancel()
-		a.run.live.phase = phaseCanceling
+		if a.active != nil {
+			a.active.Cancel()
+			a.run.live.phase = phaseCanceling
+		}
+		if a.screening != nil && a.screening.run != nil {
+			a.screening.run.Cancel()
+		}
 	case key.Matches(km, a.keys.No), km.String() == "q":
 		a.modal = nil
 	}

@@ -68,6 +68,9 @@ func (a *App) start() tea.Cmd {
 	switch {
 	case a.run.active():
 		return nil
+	case a.screening != nil:
+		a.run.planErr = errScreening
+		return nil
 	case a.run.planning:
 		a.startPlanned = true
 		return nil
@@ -126,6 +129,9 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 	lr.err = msg.err
 	a.active = nil
 	a.signalFinal = true
+	if p := a.runPlan; p != nil {
+		a.dropBankSignal(signalKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash})
+	}
 	if a.quitAfterRun {
 		return tea.Quit
 	}

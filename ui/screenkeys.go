@@ -40,6 +40,8 @@ func (a *App) bankKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.bankChanged()
 	case key.Matches(msg, k.SaveBank):
 		return v.startEdit(editSave, "› ", v.bank.Name+".toml")
+	case key.Matches(msg, k.ScreenBank):
+		return a.startScreen()
 	}
 	return nil
 }
@@ -75,7 +77,7 @@ func (a *App) bankEditKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) bankChanged() tea.Cmd {
 	a.study.Bank = a.bank.bank
 	a.bank.Refresh(a.data.Context(), a.data.Candidate())
-	return a.replan()
+	return tea.Batch(a.replan(), a.refreshBankSignal())
 }
 
 // dataKey handles the Data screen's own keys.

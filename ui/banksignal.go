@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// bankPanel is what the Bank screen's signal panel shows: the latest
+// report of the current dataset, judge and bank version, and a screen in
+// flight.
+type bankPanel struct {
+	shown     bool        // a workspace is open
+	sig       *bankSignal // nil until computed
+	computing bool
+	screening *screening
+}
+
+// bankSignalPanel gathers the panel's state from the App.
+func (a *App) bankSignalPanel() bankPanel {
+	p := bankPanel{shown: a.study.Store != nil, computing: a.bankSigBusy, screening: a.screening}
+	if s, ok := a.currentBankSignal(); ok {
+		p.sig = &s
+	}
+	return p
+}
+
+// signalLines draws the panel in w cells: per unit its ratio to the
+// neutral clauses with the 95% interval and the screen's verdict (pass
+// when the interval's lower end exceeds 1), the pooled row, and on wide
+// panes the ratio bar of the Run screen.
+func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
+	title := "Signal screen · ratio vs neutral [95% CI]"
+	if p.sig != nil && p.sig.view != nil && p.sig.source != "" {
+		title += " · " + p.sig.source
+	}
+	lines := []string{st.Title.Render(fit(title, w))}
+	if sc := p.screening; sc != nil {
+		msg := fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns)
+		if sc.prog.Total > 0 {
+			msg = fmt.Sprintf("screening %d contexts × %d runs: %d/%d", len(sc.contexts), screenRuns, sc.prog.Done, sc.prog.Total)
+		}
+		lines = append(lines, st.Warn.Render(fit(msg, w)))
+	}
+	switch {
+	case p.sig == nil && p.computing:
+		return append(lines, st.Muted.Render("computing…"))
+	case p.sig == nil:
+		return append(lines, st.Muted.Render(fit(fmt.Sprintf("s screens this bank on %d contexts × %d runs", screenContexts, screenRuns), w)))
+	case p.sig.err != nil:
+		return append(lines, wrapStyled(st.Bad, p.sig.err.Error(), w)...)
+	case p.sig.view == nil:
+		return append(lines, wrapStyled(st.Muted, "no answers of this judge for this bank version yet; s screens it", w)...)
+	}
+	v := p.sig.view
+	nameW := len("pooled")
+	for _, r := range v.Rows {
+		nameW = max(nameW, len(r.Name))
+	}
+	nameW = min(nameW, 16)
+	fixed := nameW + 1 + 5 + 1 + 14 + 1 + 7
+	barW := min(w-fixed-1, 30)
+	vals := []float64{v.Pooled.Ratio, v.Pooled.Hi}
+	for _, r := range v.Rows {
+		vals = append(vals, r.Ratio, r.Hi)
+	}
+	axis := ratioAxis(vals...)
+	row := func(r ratioRow) string {
+		ci, verdict := "", st.Muted.Render("no data")
+		if r.HasSignal {
+			ci = "[" + num(r.Lo) + ", " + num(r.Hi) + "]"
+			verdict = st.Bad.Render("fail")
+			if r.Pass {
+				verdict = st.Good.Render("pass")
+			}
+		}
+		ln := fmt.Sprintf("%-*s %5s %-14s %s", nameW, clip(r.Name, nameW), num(r.Ratio), ci, verdict)
+		if barW >= 8 && r.HasSignal {
+			ln += strings.Repeat(" ", 8-len("fail")) + st.Muted.Render(ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW))
+		}
+		return ln
+	}
+	for _, r := range v.Rows {
+		lines = append(lines, row(r))
+	}
+	return append(lines, row(v.Pooled))
+}

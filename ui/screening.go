@@ -1,0 +1,309 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// The Bank screen's signal screen (PROTOCOL §8): the latest ratios of the
+// bank's units, and the "screen this bank" action that runs the bank on a
+// seeded sample of contexts through the engine, as `prism screen` does.
+
+// The screen's defaults, those of `prism screen`.
+const (
+	screenContexts   = 20
+	screenRuns       = 2
+	screenSampleSeed = 42
+)
+
+// signalKey names the answers a signal report is computed from: one
+// dataset, judge and bank version.
+type signalKey struct{ dataset, judge, bankHash string }
+
+// bankSignal is one computed report of the Bank screen's signal panel.
+type bankSignal struct {
+	view   *signalView // nil when there are no answers yet
+	source string      // what the report was computed from
+	err    error
+}
+
+// screening is a screen of the bank in flight.
+type screening struct {
+	key      signalKey
+	run      *engine.Run // nil until started
+	contexts []string    // the sampled context ids
+	prog     engine.Progress
+	canceled bool
+}
+
+type (
+	// bankSignalMsg carries a computed report for key.
+	bankSignalMsg struct {
+		key    signalKey
+		sig    bankSignal
+		gen    int  // the App's sigGen when asked; older ones are stale
+		screen bool // the report of a screen (its sample and runs)
+	}
+	// screenStartedMsg carries a started screen run (nil run: nothing
+	// was left to send), or why it could not start.
+	screenStartedMsg struct {
+		run  *engine.Run
+		plan *engine.Plan
+		err  error
+	}
+)
+
+// bankSignalCmd reads the stored answers of key and computes PROTOCOL
+// §8's diagnostics off the UI goroutine. keep, when not nil, keeps only
+// some rows (a screen's sample and runs).
+func bankSignalCmd(ctx context.Context, st *store.Store, key signalKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
+	return func() tea.Msg {
+		rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
+		if err != nil {
+			return bankSignalMsg{key: key, sig: bankSignal{err: fmt.Errorf("reading scores: %w", err)}}
+		}
+		if keep != nil {
+			rows = slices.DeleteFunc(rows, func(r model.ScoreRow) bool { return !keep(r) })
+		}
+		if len(rows) == 0 {
+			return bankSignalMsg{key: key, sig: bankSignal{source: source}}
+		}
+		start := time.Now()
+		rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+		if err != nil {
+			return bankSignalMsg{key: key, sig: bankSignal{source: source, err: err}}
+		}
+		v := signalFromReport(rep)
+		v.Resamples, v.Final, v.Scores, v.Took = finalResamples, true, len(rows), time.Since(start)
+		return bankSignalMsg{key: key, sig: bankSignal{view: v, source: source}}
+	}
+}
+
+// screenRows keeps the rows of a screen: its sampled contexts and runs
+// 0…runs−1 (the workspace may hold a full run or more repeats).
+func screenRows(contexts []string, runs int) func(model.ScoreRow) bool {
+	in := make(map[string]bool, len(contexts))
+	for _, id := range contexts {
+		in[id] = true
+	}
+	return func(r model.ScoreRow) bool {
+		run, err := strconv.Atoi(r.Run)
+		return in[r.Context] && err == nil && run >= 0 && run < runs
+	}
+}
+
+// screenStartCmd plans the screen and starts it with the Run screen's
+// judges (startCmd); a plan with nothing to send does not start a run.
+func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJudges judgeFactory) tea.Cmd {
+	return func() tea.Msg {
+		p, err := engine.NewPlan(ctx, st, spec)
+		if err != nil {
+			return screenStartedMsg{err: err}
+		}
+		if len(p.Pending) == 0 {
+			return screenStartedMsg{plan: p}
+		}
+		m := startCmd(ctx, st, p, newJudges)().(runStartedMsg)
+		return screenStartedMsg{run: m.run, plan: p, err: m.err}
+	}
+}
+
+// signalKey is the key of the Bank screen's current dataset, judge (the
+// Run form's) and bank version; ok is false when the form is invalid or
+// no workspace is open.
+func (a *App) signalKey() (signalKey, bool) {
+	if a.study.Store == nil || a.study.Dataset == nil {
+		return signalKey{}, false
+	}
+	cfg, _, _, err := a.run.form.Config()
+	if err != nil {
+		return signalKey{}, false
+	}
+	return signalKey{a.study.Dataset.Name, a.run.form.JudgeName(cfg), a.bank.bank.Hash()}, true
+}
+
+// refreshBankSignal computes the Bank screen's report from every stored
+// answer of the current key, unless it is cached or being computed.
+func (a *App) refreshBankSignal() tea.Cmd {
+	k, ok := a.signalKey()
+	if !ok || a.bankSigBusy || a.screening != nil {
+		return nil
+	}
+	if _, cached := a.bankSig[k]; cached {
+		return nil
+	}
+	a.bankSigBusy = true
+	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, k, nil, "all stored answers"), a.sigGen, false)
+}
+
+// tagSignal stamps a report command's message with its generation.
+func tagSignal(cmd tea.Cmd, gen int, screen bool) tea.Cmd {
+	return func() tea.Msg {
+		m := cmd().(bankSignalMsg)
+		m.gen, m.screen = gen, screen
+		return m
+	}
+}
+
+func (a *App) onBankSignal(msg bankSignalMsg) tea.Cmd {
+	if msg.screen {
+		return a.onScreenSignal(msg)
+	}
+	a.bankSigBusy = false
+	if msg.gen != a.sigGen { // computed before answers were added
+		return a.refreshBankSignal()
+	}
+	a.bankSig[msg.key] = msg.sig
+	if a.screen == screenBank {
+		return a.refreshBankSignal() // the bank or judge may have changed meanwhile
+	}
+	return nil
+}
+
+// currentBankSignal is the cached report of the current key, if any.
+func (a *App) currentBankSignal() (bankSignal, bool) {
+	k, ok := a.signalKey()
+	if !ok {
+		return bankSignal{}, false
+	}
+	s, ok := a.bankSig[k]
+	return s, ok
+}
+
+// startScreen screens the bank: a seeded sample of screenContexts
+// contexts, screenRuns runs each, through the engine and its cache.
+func (a *App) startScreen() tea.Cmd {
+	v := &a.bank
+	switch {
+	case a.study.Store == nil:
+		v.status, v.statusErr = errNoWorkspace.Error(), true
+		return nil
+	case a.screening != nil:
+		return nil
+	case a.run.active():
+		v.status, v.statusErr = "a run is in progress: screen when it ends", true
+		return nil
+	}
+	sp, err := a.spec()
+	if err != nil {
+		v.status, v.statusErr = err.Error(), true
+		return nil
+	}
+	k, _ := a.signalKey()
+	sp.Repeats = screenRuns
+	sp.Dataset = calib.ScreenSample(sp.Dataset, screenContexts, screenSampleSeed)
+	sc := &screening{key: k}
+	for _, c := range sp.Dataset.Contexts {
+		sc.contexts = append(sc.contexts, c.ID)
+	}
+	a.screening = sc
+	v.status, v.statusErr = fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns), false
+	return screenStartCmd(a.ctx, a.study.Store, sp, a.newJudges)
+}
+
+func (a *App) onScreenStarted(msg screenStartedMsg) tea.Cmd {
+	sc := a.screening
+	if sc == nil {
+		return nil
+	}
+	if a.quitAfterRun && msg.run == nil {
+		return tea.Quit
+	}
+	if msg.err != nil {
+		a.screening = nil
+		a.bank.status, a.bank.statusErr = "screen: "+msg.err.Error(), true
+		return nil
+	}
+	if msg.run == nil { // everything was answered already
+		return a.screenSignal()
+	}
+	sc.run = msg.run
+	sc.prog.Total = len(msg.plan.Pending)
+	if a.quitAfterRun { // quit was confirmed while the screen was starting
+		msg.run.Cancel()
+	}
+	return drainEvents(msg.run, msg.run.Events())
+}
+
+func (a *App) onScreenEvents(msg runEventsMsg) tea.Cmd {
+	sc := a.screening
+	if n := len(msg.events); n > 0 {
+		sc.prog = msg.events[n-1].Progress
+	}
+	if msg.closed {
+		return waitDone(msg.run)
+	}
+	return drainEvents(msg.run, msg.run.Events())
+}
+
+func (a *App) onScreenDone(msg runDoneMsg) tea.Cmd {
+	if a.quitAfterRun {
+		return tea.Quit
+	}
+	sc := a.screening
+	sc.prog = msg.summary.Progress
+	// Whatever the run stored changes the "all stored answers" report.
+	a.dropBankSignal(sc.key)
+	switch {
+	case msg.err != nil:
+		a.screening = nil
+		a.bank.status, a.bank.statusErr = "screen: "+msg.err.Error(), true
+		return nil
+	case msg.summary.Canceled:
+		a.screening = nil
+		a.bank.status, a.bank.statusErr = "screen canceled; s resumes it", true
+		return nil
+	}
+	return a.screenSignal()
+}
+
+// screenSignal computes the screen's report from its sample and runs; it
+// replaces the cached report of the key until the bank or judge changes.
+func (a *App) screenSignal() tea.Cmd {
+	sc := a.screening
+	source := fmt.Sprintf("screen: %d contexts × %d runs", len(sc.contexts), screenRuns)
+	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, sc.key, screenRows(sc.contexts, screenRuns), source), a.sigGen, true)
+}
+
+// dropBankSignal forgets the report of key after new answers were stored;
+// one being computed is stale.
+func (a *App) dropBankSignal(key signalKey) {
+	delete(a.bankSig, key)
+	a.sigGen++
+}
+
+// onScreenSignal takes the screen's report.
+func (a *App) onScreenSignal(msg bankSignalMsg) tea.Cmd {
+	a.screening = nil
+	a.bankSig[msg.key] = msg.sig
+	v := &a.bank
+	switch s := msg.sig; {
+	case s.err != nil:
+		v.status, v.statusErr = "screen: "+s.err.Error(), true
+	case s.view == nil:
+		v.status, v.statusErr = "screen: no answers were stored", true
+	default:
+		pass := 0
+		for _, r := range s.view.Rows {
+			if r.Pass {
+				pass++
+			}
+		}
+		v.status, v.statusErr = fmt.Sprintf("screened: %d of %d units pass", pass, len(s.view.Rows)), false
+	}
+	return nil
+}
+
+// errScreening refuses a run while a screen is in flight.
+var errScreening = errors.New("a screen of the bank is in progress: run when it ends")

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+)
+
+// The Selection screen's control: starting a selection, following its
+// progress, and keeping its report.
+
+// selectJudge names the judge whose answers a selection would use: the
+// Run form's.
+func (a *App) selectJudge() string {
+	if k, ok := a.signalKey(); ok {
+		return k.judge
+	}
+	return a.study.Judge
+}
+
+// selectKey handles the Selection screen's own keys.
+func (a *App) selectKey(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, a.keys.RunSelect) {
+		return a.startSelect()
+	}
+	return nil
+}
+
+// startSelect (re)runs the selection on the current dataset, judge and
+// bank version; a selection in flight is cancelled and its result dropped.
+func (a *App) startSelect() tea.Cmd {
+	v := &a.sel
+	k, ok := a.signalKey()
+	if !ok {
+		v.err = errNoWorkspace
+		if a.study.Store != nil {
+			_, _, _, v.err = a.run.form.Config()
+		}
+		return nil
+	}
+	if v.job != nil {
+		v.job.cancel()
+	}
+	job, cmd := startSelectCmd(a.ctx, a.study.Store, k, calib.DefaultSelectOptions())
+	v.job, v.done, v.total, v.err = job, 0, 0, nil
+	return cmd
+}
+
+func (a *App) onSelectStarted(msg selectStartedMsg) tea.Cmd {
+	if msg.job != a.sel.job {
+		return nil
+	}
+	return waitSelect(msg.job)
+}
+
+func (a *App) onSelectProgress(msg selectProgressMsg) tea.Cmd {
+	if msg.job != a.sel.job {
+		return nil
+	}
+	a.sel.done, a.sel.total = msg.done, msg.total
+	return waitSelect(msg.job)
+}
+
+func (a *App) onSelectDone(msg selectDoneMsg) tea.Cmd {
+	v := &a.sel
+	j := msg.job
+	if j != v.job {
+		return nil
+	}
+	j.cancel()
+	v.job = nil
+	if j.err != nil {
+		v.err = j.err
+		return nil
+	}
+	v.rep, v.warnings, v.key, v.scroll = j.rep, j.warnings, j.key, 0
+	return nil
+}

@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// selectView is the Selection screen (PROTOCOL §9): on the left the
+// subset-size curve (median gain over Vanilla per subset size with its
+// 10th–90th percentile band, paper Fig. 4c); on the right the omission
+// table (Table 19) and the forward-selection path (Table 21). It only
+// draws; the App runs the selection and feeds it messages.
+type selectView struct {
+	job         *selectJob // the selection in flight, or nil
+	done, total int        // the enumeration's latest progress
+	key         signalKey  // the answers rep was computed from
+	rep         *calib.SelectReport
+	warnings    []string
+	err         error
+	judge       string    // the judge a run would use, for the hint
+	current     signalKey // the answers a run would use now
+
+	focusRight    bool
+	scroll        int
+	width, height int
+}
+
+func (v *selectView) SetSize(w, h int) { v.width, v.height = w, h }
+
+func (v *selectView) Focus(right bool) { v.focusRight = right }
+
+// Move scrolls the focused pane's tables.
+func (v *selectView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+
+func (v *selectView) leftWidth() int { return max(v.width/2, 40) }
+
+func (v *selectView) View(st *styles.Styles) string {
+	lw := v.leftWidth()
+	rw := v.width - lw
+	innerH := v.height - paneChromeH - 1
+	left := pane(st, !v.focusRight, lw, v.height, v.curveTitle(), block(v.curveLines(st, lw-paneChromeW), lw-paneChromeW, innerH))
+	right := v.tableLines(st, rw-paneChromeW)
+	if v.focusRight {
+		v.scroll = min(v.scroll, max(len(right)-innerH, 0))
+		right = right[v.scroll:]
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, left,
+		pane(st, v.focusRight, rw, v.height, "Omission · forward selection", block(right, rw-paneChromeW, innerH)))
+}
+
+func (v *selectView) curveTitle() string {
+	if r := v.rep; r != nil {
+		return fmt.Sprintf("Subset-size curve · %s · %d contexts · %d units", r.Metric, r.NContexts, len(r.Units))
+	}
+	return "Subset-size curve"
+}
+
+// curveLines draws the status and, per subset size, the gain band.
+func (v *selectView) curveLines(st *styles.Styles, w int) []string {
+	var lines []string
+	if v.job != nil {
+		lines = append(lines, st.Title.Render("selecting…"))
+		if v.total > 0 {
+			bw := max(w-24, 4)
+			fill := v.done * bw / v.total
+			lines = append(lines, fmt.Sprintf("%s %d/%d subsets",
+				st.Good.Render(strings.Repeat("█", fill))+st.Muted.Render(strings.Repeat("░", bw-fill)), v.done, v.total))
+		} else {
+			lines = append(lines, st.Muted.Render("reading answers, building the design"))
+		}
+		lines = append(lines, "")
+	}
+	if v.err != nil {
+		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+	}
+	r := v.rep
+	if r == nil {
+		if v.job == nil && v.err == nil {
+			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
+				"r runs the selection on judge %s's stored answers for this bank version: every subset of units, the omission table and forward selection, each a nested cross-validation.", v.judge), w)...)
+		}
+		return lines
+	}
+	lines = append(lines, "Vanilla   "+mean4(r.Vanilla),
+		fmt.Sprintf("full bank %s (%s over Vanilla)", mean4(r.Full.Mean), gain4(r.Full.Gain)))
+	if v.key != v.current {
+		lines = append(lines, wrapStyled(st.Warn, fmt.Sprintf("computed on judge %s, bank %s; the bank or judge has changed since: r reruns",
+			v.key.judge, shortHash(v.key.bankHash)), w)...)
+	}
+	for _, wn := range v.warnings {
+		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
+	}
+	if len(r.Curve) == 0 {
+		return append(lines, st.Muted.Render("no subset enumeration (more than 16 units)"))
+	}
+	// Columns: size, subsets, the band, the median, and when wide enough
+	// the percentiles and how many subsets beat Vanilla.
+	wide := w >= 70
+	fixed := 3 + 6 + 8
+	if wide {
+		fixed += 19 + 7
+	}
+	bw := max(w-fixed, 8)
+	vals := []float64{}
+	for _, c := range r.Curve {
+		vals = append(vals, c.P10, c.P90, c.Median)
+	}
+	lo, hi := gainAxis(vals...)
+	head := fmt.Sprintf("%2s %5s %-*s %7s", "k", "n", bw, "gain: ● median ─ p10–p90 │ 0", "median")
+	if wide {
+		head += fmt.Sprintf(" %-18s %6s", "[p10, p90]", ">van.")
+	}
+	lines = append(lines, "", st.Label.Render(fit(head, w)))
+	for _, c := range r.Curve {
+		bar := gainBar(c.Median, c.P10, c.P90, lo, hi, bw)
+		ln := fmt.Sprintf("%2d %5d %s %7s", c.Size, c.Subsets, st.Label.Render(bar), gain4(c.Median))
+		if wide {
+			ln += fmt.Sprintf(" %-18s %6d", "["+gain4(c.P10)+", "+gain4(c.P90)+"]", c.AboveVanilla)
+		}
+		lines = append(lines, ln)
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%9s%-*s%s", "", bw-6, gain4(lo), gain4(hi)), w)))
+	return lines
+}
+
+// tableLines draws the omission table and the forward-selection path.
+func (v *selectView) tableLines(st *styles.Styles, w int) []string {
+	r := v.rep
+	if r == nil {
+		return []string{st.Muted.Render("no selection yet")}
+	}
+	nameW := 4
+	for _, u := range r.Units {
+		nameW = max(nameW, lipgloss.Width(u)+2) // forward rows prefix "+ "
+	}
+	nameW = min(nameW, max(w-17, 6))
+	wide := w >= nameW+1+7+1+8+1+8
+	row := func(name, mean, gain, change string) string {
+		if wide {
+			return fmt.Sprintf("%-*s %7s %8s %8s", nameW, clip(name, nameW), mean, gain, change)
+		}
+		return fmt.Sprintf("%-*s %7s %8s", nameW, clip(name, nameW), mean, change)
+	}
+	lines := []string{st.Title.Render("without one unit"), st.Label.Render(row("unit", "mean", "gain", "change"))}
+	for _, o := range r.Omission {
+		s := st.Text
+		if o.Change > 0 {
+			s = st.Warn // the bank does better without it
+		}
+		lines = append(lines, s.Render(row(o.Unit, mean4(o.Mean), gain4(o.Gain), gain4(o.Change))))
+	}
+	lines = append(lines, st.Muted.Render(fmt.Sprintf("range [%s, %s]", mean4(r.OmissionRange[0]), mean4(r.OmissionRange[1]))), "")
+	if len(r.Forward) == 0 && r.ForwardStop == "" {
+		return lines
+	}
+	lines = append(lines, st.Title.Render("forward selection"))
+	if len(r.Forward) > 0 {
+		lines = append(lines, st.Label.Render(row("+ unit", "mean", "gain", "step")))
+	}
+	for _, f := range r.Forward {
+		lines = append(lines, row("+ "+f.Added, mean4(f.Mean), gain4(f.Gain), gain4(f.Improvement)))
+	}
+	if r.ForwardStop != "" {
+		lines = append(lines, wrapStyled(st.Muted, "stop: "+r.ForwardStop, w)...)
+	}
+	return lines
+}
+
+// mean4 prints a mean with 4 decimals, or "—".
+func mean4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", f)
+}
+
+// gain4 prints a gain with its sign and 4 decimals, or "—".
+func gain4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.4f", f)
+}
