@@ -211,7 +211,9 @@ func (j *Judge) draw(z float64, sc banks.Scale, base uint64, repeat, pos int) (f
 		sum += float64(v) * w
 		wsum += w
 	}
-	return sum / wsum, 1
+	// A weighted mean of scale points lies in [lo, hi]; the clamp only
+	// removes rounding (sum/wsum gave 2.9999999999999996 on a 3–4 scale).
+	return math.Max(lo, math.Min(hi, sum/wsum)), 1
 }
 
 // requestHash identifies a request's content for the noise generator.
