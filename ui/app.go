@@ -28,10 +28,18 @@ const (
 	screenBank
 	screenRun
 	screenSelect
+	screenFit
+	screenProfiles
+	screenInspect
+	screenCompare
 	numScreens
 )
 
-var screenNames = [numScreens]string{"Data", "Bank", "Run", "Select"}
+var screenNames = [numScreens]string{"Data", "Bank", "Run", "Select", "Fit", "Profiles", "Inspect", "Compare"}
+
+// shortNames label the tabs of a narrow terminal, where every full name
+// does not fit beside the badge.
+var shortNames = [numScreens]string{"Data", "Bank", "Run", "Select", "Fit", "Prof", "Insp", "Comp"}
 
 // Minimum layout; smaller terminals get a notice instead of a broken frame.
 const minWidth, minHeight = 60, 16
@@ -51,6 +59,10 @@ type App struct {
 	bank bankView
 	run  runView
 	sel  selectView
+	fit  fitView
+	prof profView
+	insp inspectView
+	cmp  compareView
 
 	modal modal // a dialog over the screen, or nil
 
@@ -66,6 +78,7 @@ type App struct {
 	quitAfterRun bool
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
+	exportDir    string // where the Fit screen's e writes the report and figures
 
 	// The Bank screen's signal panel: reports by dataset, judge and bank
 	// version, the one being computed, and a screen in flight.
@@ -85,6 +98,7 @@ func New(s Study) *App {
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
+		exportDir: "prism-export",
 		bankSig:   map[signalKey]bankSignal{},
 		study:     s,
 		keys:      DefaultKeyMap(),
@@ -173,6 +187,16 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.onSelectProgress(msg)
 	case selectDoneMsg:
 		return a, a.onSelectDone(msg)
+	case fitDoneMsg:
+		return a, a.onFitDone(msg)
+	case inspectMsg:
+		a.onInspect(msg)
+	case exportedMsg:
+		a.onExported(msg)
+	case compareMsg:
+		if msg.gen == a.cmp.gen {
+			a.cmp.busy, a.cmp.fits, a.cmp.err = false, msg.fits, msg.err
+		}
 	default:
 		// Messages of an open dialog (file listings, imports, saves) and of
 		// the text inputs' cursor blink.
@@ -233,6 +257,14 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.setScreen(screenRun)
 	case key.Matches(msg, k.Screen4):
 		return a.setScreen(screenSelect)
+	case key.Matches(msg, k.Screen5):
+		return a.setScreen(screenFit)
+	case key.Matches(msg, k.Screen6):
+		return a.setScreen(screenProfiles)
+	case key.Matches(msg, k.Screen7):
+		return a.setScreen(screenInspect)
+	case key.Matches(msg, k.Screen8):
+		return a.setScreen(screenCompare)
 	case key.Matches(msg, k.Up):
 		a.move(-1)
 	case key.Matches(msg, k.Down):
@@ -259,6 +291,16 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.runKey(msg)
 		case screenSelect:
 			return a.selectKey(msg)
+		case screenFit, screenProfiles:
+			return a.fitKey(msg)
+		case screenInspect:
+			if key.Matches(msg, k.Back) {
+				return a.setScreen(a.insp.back)
+			}
+		case screenCompare:
+			if key.Matches(msg, k.Compare) {
+				return a.startCompare()
+			}
 		}
 	}
 	return nil
@@ -286,6 +328,14 @@ func (a *App) move(delta int) {
 		a.run.Move(delta)
 	case screenSelect:
 		a.sel.Move(delta)
+	case screenFit:
+		a.fit.Move(delta)
+	case screenProfiles:
+		a.prof.Move(delta)
+	case screenInspect:
+		a.insp.Move(delta)
+	case screenCompare:
+		a.cmp.Move(delta)
 	}
 }
 
@@ -299,6 +349,8 @@ func (a *App) focus(right bool) {
 		a.run.Focus(right)
 	case screenSelect:
 		a.sel.Focus(right)
+	case screenInspect:
+		a.insp.Focus(right)
 	}
 }
 
@@ -367,6 +419,10 @@ func (a *App) layout() {
 	a.bank.SetSize(a.width, h)
 	a.run.SetSize(a.width, h)
 	a.sel.SetSize(a.width, h)
+	a.fit.SetSize(a.width, h)
+	a.prof.SetSize(a.width, h)
+	a.insp.SetSize(a.width, h)
+	a.cmp.SetSize(a.width, h)
 	if a.screen == screenBank {
 		a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	}
@@ -375,7 +431,11 @@ func (a *App) layout() {
 func (a *App) brand() string { return a.styles.Brand.Render("prism") + " " }
 
 func (a *App) tab(s screen) string {
-	label := fmt.Sprintf("%d %s", s+1, screenNames[s])
+	name := screenNames[s]
+	if a.width < 120 {
+		name = shortNames[s]
+	}
+	label := fmt.Sprintf("%d %s", s+1, name)
 	if s == screenRun && a.run.active() && a.run.live.prog.Total > 0 {
 		p := a.run.live.prog
 		label += fmt.Sprintf(" %d%%", 100*p.Done/p.Total)
@@ -386,6 +446,9 @@ func (a *App) tab(s screen) string {
 	}
 	if s == screenSelect && a.sel.job != nil && a.sel.total > 0 {
 		label += fmt.Sprintf(" %d%%", 100*a.sel.done/a.sel.total)
+	}
+	if s == screenFit && a.fit.busy {
+		label += " …"
 	}
 	if s == a.screen {
 		return a.styles.TabActive.Render(label)
@@ -454,6 +517,16 @@ func (a *App) View() tea.View {
 			a.sel.judge = a.selectJudge()
 			a.sel.current, _ = a.signalKey()
 			screenView = a.sel.View(a.styles)
+		case screenFit:
+			a.fit.judge = a.selectJudge()
+			a.fit.current, _ = a.signalKey()
+			screenView = a.fit.View(a.styles)
+		case screenProfiles:
+			screenView = a.prof.View(a.styles)
+		case screenInspect:
+			screenView = a.insp.View(a.styles)
+		case screenCompare:
+			screenView = a.cmp.View(a.styles)
 		case screenBank:
 			screenView = a.bank.View(a.styles, a.bankSignalPanel())
 		}

@@ -10,6 +10,8 @@ type KeyMap struct {
 	NextScreen, PrevScreen key.Binding
 	Screen1, Screen2       key.Binding
 	Screen3, Screen4       key.Binding
+	Screen5, Screen6       key.Binding
+	Screen7, Screen8       key.Binding
 	Enter, Back            key.Binding
 
 	// Data screen.
@@ -18,6 +20,12 @@ type KeyMap struct {
 	Clause, AddAttr, DelAttr, NextBank, SaveBank, ScreenBank key.Binding
 	// Selection screen.
 	RunSelect key.Binding
+	// Fit and Profiles screens.
+	Refit, Metric, SortProfiles, Export key.Binding
+	// Compare screen.
+	Compare key.Binding
+	// Data screen: inspect the selected candidate.
+	Inspect key.Binding
 	// Run screen.
 	Start, Pause, Cancel, EditJudge key.Binding
 
@@ -29,39 +37,49 @@ type KeyMap struct {
 // between screens, number keys to jump, ? for the full help.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
-		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
-		PageUp:      key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown:    key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
-		NextScreen:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
-		PrevScreen:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev screen")),
-		Screen1:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
-		Screen2:     key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
-		Screen3:     key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
-		Screen4:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
-		Enter:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
-		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Import:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
-		PickDataset: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "datasets")),
-		Clause:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "edit clause")),
-		AddAttr:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add attr")),
-		DelAttr:     key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "remove")),
-		NextBank:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next bank")),
-		SaveBank:    key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
-		ScreenBank:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
-		RunSelect:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
-		Start:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
-		Pause:       key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
-		Cancel:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
-		EditJudge:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "judge")),
-		Yes:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-		No:          key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
-		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:         key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Left:         key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
+		Right:        key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		NextScreen:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
+		PrevScreen:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev screen")),
+		Screen1:      key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
+		Screen2:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
+		Screen3:      key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
+		Screen4:      key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
+		Screen5:      key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "fit")),
+		Screen6:      key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "profiles")),
+		Screen7:      key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "inspect")),
+		Screen8:      key.NewBinding(key.WithKeys("8"), key.WithHelp("8", "compare")),
+		Enter:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
+		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Import:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
+		PickDataset:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "datasets")),
+		Clause:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "edit clause")),
+		AddAttr:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add attr")),
+		DelAttr:      key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "remove")),
+		NextBank:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next bank")),
+		SaveBank:     key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
+		ScreenBank:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
+		RunSelect:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
+		Inspect:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
+		Export:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export")),
+		Compare:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare judges")),
+		Refit:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fit")),
+		Metric:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
+		SortProfiles: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort")),
+		Start:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
+		Pause:        key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
+		Cancel:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+		EditJudge:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "judge")),
+		Yes:          key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		No:           key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
+		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
@@ -69,13 +87,21 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) screenKeys(s screen) []key.Binding {
 	switch s {
 	case screenData:
-		return []key.Binding{k.Import, k.PickDataset}
+		return []key.Binding{k.Inspect, k.Import, k.PickDataset}
 	case screenBank:
 		return []key.Binding{k.ScreenBank, k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
 	case screenRun:
 		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
 	case screenSelect:
 		return []key.Binding{k.RunSelect}
+	case screenFit:
+		return []key.Binding{k.Refit, k.Metric, k.Export}
+	case screenProfiles:
+		return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
+	case screenInspect:
+		return []key.Binding{k.Back}
+	case screenCompare:
+		return []key.Binding{k.Compare}
 	}
 	return nil
 }
@@ -91,7 +117,7 @@ func (k KeyMap) FullHelpFor(s screen) [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4},
+		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8},
 		k.screenKeys(s),
 	}
 }
@@ -101,8 +127,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4},
+		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8},
 		{k.Import, k.PickDataset, k.Start, k.Pause, k.Cancel, k.EditJudge},
 		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect},
+		{k.Inspect, k.Refit, k.Metric, k.SortProfiles, k.Export, k.Compare},
 	}
 }

@@ -84,6 +84,8 @@ func (a *App) bankChanged() tea.Cmd {
 func (a *App) dataKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := a.keys
 	switch {
+	case key.Matches(msg, k.Inspect):
+		return a.startInspect(screenData)
 	case key.Matches(msg, k.Import):
 		if a.study.Store == nil {
 			a.data.status, a.data.statusErr = errNoWorkspace.Error(), true

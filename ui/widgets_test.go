@@ -235,10 +235,12 @@ func TestDrainEventsCoalesces(t *testing.T) {
 	if events != 5000 {
 		t.Fatalf("%d events delivered, want 5000", events)
 	}
-	// 5000 queued events (fewer than maxEventBatch) and the close: one
-	// message.
-	if msgs != 1 {
-		t.Errorf("%d messages for 5000 queued events, want 1", msgs)
+	// 5000 queued events (fewer than maxEventBatch) and the close fit in
+	// one 50 ms window on an idle machine; a loaded CI machine may cut the
+	// drain into a few windows, but never into anything like one message
+	// per event.
+	if msgs > 10 {
+		t.Errorf("%d messages for 5000 queued events, want at most 10", msgs)
 	}
 	// A slow trickle: events 10 ms apart gather into windows of 50 ms.
 	slow := make(chan engine.Event)

@@ -1,0 +1,208 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// The Compare screen (paper §3.2): every judge of the workspace with
+// answers on the dataset, fitted the same way, side by side: their method
+// tables, and per attribute their profile means on one axis with shared
+// and opposing correction directions marked.
+
+// judgeFit is one judge's fit on the Compare screen.
+type judgeFit struct {
+	judge string
+	rep   *calib.Report
+	err   error
+}
+
+// compareMsg carries the fits of every judge with answers.
+type compareMsg struct {
+	gen  int
+	fits []judgeFit
+	err  error
+}
+
+// compareCmd fits every judge of st with answers on dataset: under
+// bankHash, or, for an imported judge (whose answers have no bank), all
+// its answers.
+func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, opts calib.Options, gen int) tea.Cmd {
+	return func() tea.Msg {
+		judges, err := st.Judges(ctx)
+		if err != nil {
+			return compareMsg{gen: gen, err: err}
+		}
+		var fits []judgeFit
+		for _, j := range judges {
+			hash := bankHash
+			if j.Backend == store.ImportBackend {
+				hash = ""
+			}
+			rows, err := st.Scores(ctx, dataset, j.Name, hash)
+			if err != nil {
+				return compareMsg{gen: gen, err: err}
+			}
+			if len(rows) == 0 {
+				continue // no answers of this judge here
+			}
+			rep, _, err := fitStored(ctx, st, signalKey{dataset, j.Name, hash}, opts)
+			fits = append(fits, judgeFit{judge: j.Name, rep: rep, err: err})
+		}
+		return compareMsg{gen: gen, fits: fits}
+	}
+}
+
+// compareView draws the Compare screen.
+type compareView struct {
+	fits   []judgeFit
+	busy   bool
+	err    error
+	gen    int
+	scroll int
+
+	width, height int
+}
+
+func (v *compareView) SetSize(w, h int) { v.width, v.height = w, h }
+
+func (v *compareView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+
+// judgeMark is the letter of the i-th judge on the shared axes.
+func judgeMark(i int) rune { return rune('A' + i%26) }
+
+// direction says whether the judges' means agree in sign: "shared" when
+// all are on the same side of 0, "opposing" when some are on each side,
+// "" when fewer than two are non-zero.
+func direction(means []float64) string {
+	pos, neg := 0, 0
+	for _, m := range means {
+		switch {
+		case m > 0:
+			pos++
+		case m < 0:
+			neg++
+		}
+	}
+	switch {
+	case pos > 0 && neg > 0:
+		return "opposing"
+	case pos+neg >= 2:
+		return "shared"
+	}
+	return ""
+}
+
+func (v *compareView) View(st *styles.Styles) string {
+	w := v.width - paneChromeW
+	innerH := v.height - paneChromeH - 1
+	lines := v.lines(st, w)
+	v.scroll = min(v.scroll, max(len(lines)-innerH, 0))
+	title := "Compare judges"
+	if len(v.fits) > 0 && v.fits[0].rep != nil {
+		title += " · " + v.fits[0].rep.Metric
+	}
+	return pane(st, true, v.width, v.height, title, block(lines[v.scroll:], w, innerH))
+}
+
+func (v *compareView) lines(st *styles.Styles, w int) []string {
+	var lines []string
+	if v.busy {
+		lines = append(lines, st.Title.Render("fitting every judge…"))
+	}
+	if v.err != nil {
+		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+	}
+	var ok []judgeFit
+	for i, f := range v.fits {
+		if f.err != nil {
+			lines = append(lines, wrapStyled(st.Warn, fmt.Sprintf("%c %s: %v", judgeMark(i), f.judge, f.err), w)...)
+			continue
+		}
+		ok = append(ok, judgeFit{judge: fmt.Sprintf("%c %s", judgeMark(i), f.judge), rep: f.rep})
+	}
+	if len(ok) < 2 {
+		if !v.busy {
+			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
+				"c fits every judge of the workspace with answers on this dataset and bank version (%d now; two or more are compared) with the Fit screen's metric.", len(ok)), w)...)
+		}
+		return lines
+	}
+	// The method tables side by side: mean and difference from Vanilla.
+	head := fmt.Sprintf("%-10s", "method")
+	for _, f := range ok {
+		head += fmt.Sprintf(" %-16s", clip(f.judge, 16))
+	}
+	lines = append(lines, st.Label.Render(fit(head, w)))
+	for _, fm := range fitMethods {
+		row := fmt.Sprintf("%-10s", clip(fm.label, 10))
+		for _, f := range ok {
+			res := f.rep.Methods.Get(fm.m)
+			cell := "—"
+			if res != nil {
+				cell = mean4(res.Mean)
+				if res.DiffVsVanilla != nil {
+					cell += " " + gain4(res.DiffVsVanilla.Mean)
+				}
+			}
+			row += fmt.Sprintf(" %-16s", cell)
+		}
+		if slices.ContainsFunc(ok, func(f judgeFit) bool { return f.rep.Methods.Get(fm.m) != nil }) {
+			lines = append(lines, fit(row, w))
+		}
+	}
+	// Profiles: per attribute the judges' means on one axis for a_k and one
+	// for e_k, and whether their directions are shared or opposing.
+	var attrs []string
+	for _, f := range ok {
+		for a := range f.rep.Profiles {
+			if !slices.Contains(attrs, a) {
+				attrs = append(attrs, a)
+			}
+		}
+	}
+	slices.Sort(attrs)
+	nw := 9
+	for _, a := range attrs {
+		nw = max(nw, len([]rune(a)))
+	}
+	nw = min(nw, 12)
+	bw := max((w-nw-2*(1+1+8))/2, 6)
+	var as, es []float64
+	for _, f := range ok {
+		for _, p := range f.rep.Profiles {
+			as, es = append(as, p.A.Mean), append(es, p.E.Mean)
+		}
+	}
+	alo, ahi := gainAxis(as...)
+	elo, ehi := gainAxis(es...)
+	lines = append(lines, "", st.Title.Render("profiles: fold means, one mark per judge, │ zero"),
+		st.Label.Render(fit(fmt.Sprintf("%-*s %-*s %-8s %-*s %s", nw, "attribute", bw, "a_k directional", "", bw, "e_k shared", ""), w)))
+	for _, a := range attrs {
+		var am, em []float64
+		var marks []rune
+		for i, f := range ok {
+			p, has := f.rep.Profiles[a]
+			if !has {
+				continue
+			}
+			am, em, marks = append(am, p.A.Mean), append(em, p.E.Mean), append(marks, judgeMark(i))
+		}
+		row := fmt.Sprintf("%-*s %s %-8s %s %s", nw, clip(a, nw),
+			dotRow(am, marks, 0, alo, ahi, bw), direction(am), dotRow(em, marks, 0, elo, ehi, bw), direction(em))
+		s := st.Text
+		if direction(am) == "opposing" || direction(em) == "opposing" {
+			s = st.Warn
+		}
+		lines = append(lines, s.Render(fit(row, w)))
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%-*s %-*s %-8s %s", nw, "", bw, gain4(alo)+" … "+gain4(ahi), "", gain4(elo)+" … "+gain4(ehi)), w)))
+	return lines
+}

@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+func TestDirection(t *testing.T) {
+	for _, tc := range []struct {
+		means []float64
+		want  string
+	}{
+		{[]float64{0.1, 0.3}, "shared"},
+		{[]float64{-0.1, -0.3, -2}, "shared"},
+		{[]float64{0.1, -0.3}, "opposing"},
+		{[]float64{0.1, 0}, ""}, // one judge corrects, the other does not
+		{[]float64{0.1}, ""},
+	} {
+		if got := direction(tc.means); got != tc.want {
+			t.Errorf("direction(%v) = %q, want %q", tc.means, got, tc.want)
+		}
+	}
+}
+
+// twoJudgeDemo is the screened demo with a second, imported judge whose
+// answers are the first's with every attribute's + and − probes swapped.
+// Its Jacobian is the first's with the columns of each attribute swapped
+// and negated (Δ'+ = s− − s0 = −Δ−, Δ'− = s0 − s+ = −Δ+), so its ridge
+// fit is β'± = −β∓ with the same predictions: the same method table,
+// a'_k = −a_k (opposing directions) and e'_k = e_k (shared).
+func twoJudgeDemo(t *testing.T, w, h int) *App {
+	t.Helper()
+	a := demoApp(t, w, h)
+	drive(a, a.Init())
+	press(a, "2", "s")
+	k, _ := a.signalKey()
+	ctx := context.Background()
+	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		switch {
+		case strings.HasSuffix(r.Probe, ":+") && !strings.HasPrefix(r.Probe, "ctx:"):
+			rows[i].Probe = strings.TrimSuffix(r.Probe, "+") + "-"
+		case strings.HasSuffix(r.Probe, ":-") && !strings.HasPrefix(r.Probe, "ctx:"):
+			rows[i].Probe = strings.TrimSuffix(r.Probe, "-") + "+"
+		}
+	}
+	if _, err := a.study.Store.ImportScores(ctx, k.dataset, "swapped", rows); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestCompareSwappedJudge(t *testing.T) {
+	a := twoJudgeDemo(t, 160, 48)
+	press(a, "8", "c")
+	if a.cmp.busy || a.cmp.err != nil || len(a.cmp.fits) != 2 {
+		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.busy, a.cmp.err, len(a.cmp.fits))
+	}
+	x, y := a.cmp.fits[0], a.cmp.fits[1]
+	if x.judge != "offline" || y.judge != "swapped" || x.err != nil || y.err != nil {
+		t.Fatalf("fits %s (%v), %s (%v)", x.judge, x.err, y.judge, y.err)
+	}
+	const tol = 1e-9
+	if d := math.Abs(x.rep.Methods.PRISM.Mean - y.rep.Methods.PRISM.Mean); d > tol {
+		t.Errorf("PRISM means differ by %g", d)
+	}
+	f := frame(a)
+	for attr, p := range x.rep.Profiles {
+		q := y.rep.Profiles[attr]
+		if math.Abs(p.A.Mean+q.A.Mean) > tol || math.Abs(p.E.Mean-q.E.Mean) > tol {
+			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
+		}
+		line := paneRow(f, 0, attr+" ")
+		if p.A.Mean != 0 && !strings.Contains(line, " opposing ") {
+			t.Errorf("%s row %q: a_k not marked opposing", attr, line)
+		}
+		if p.E.Mean != 0 && !strings.HasSuffix(line, " shared") {
+			t.Errorf("%s row %q: e_k not marked shared", attr, line)
+		}
+	}
+	want := fmt.Sprintf("PRISM %s %s %s %s", mean4(x.rep.Methods.PRISM.Mean), gain4(x.rep.Methods.PRISM.DiffVsVanilla.Mean),
+		mean4(y.rep.Methods.PRISM.Mean), gain4(y.rep.Methods.PRISM.DiffVsVanilla.Mean))
+	if line := strings.Join(strings.Fields(paneRow(f, 0, "PRISM ")), " "); line != want {
+		t.Errorf("PRISM row %q, want %q", line, want)
+	}
+}
+
+// Golden frames of the Compare screen on the two-judge fixture.
+func TestGoldenCompare(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := twoJudgeDemo(t, size[0], size[1])
+			press(a, "8", "c")
+			golden.RequireEqual(t, frame(a))
+		})
+	}
+}

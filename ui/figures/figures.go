@@ -1,0 +1,338 @@
+// Package figures writes a calibration study for a paper: the fit report
+// as JSON and CSV, and the correction-profile (paper Fig. 4a, 9), γ-sweep
+// (Fig. 4b) and signal-ratio (Fig. 2) figures as PNG and SVG with
+// gonum/plot.
+package figures
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/prism-eval/prism/calib"
+)
+
+// Figure size: a single column of a two-column paper, a little taller.
+const figW, figH = 5 * vg.Inch, 3.5 * vg.Inch
+
+var (
+	colA    = color.RGBA{R: 0x82, G: 0x50, B: 0xdf, A: 0xff}
+	colE    = color.RGBA{R: 0x1a, G: 0x7f, B: 0x37, A: 0xff}
+	colH    = color.RGBA{R: 0x9a, G: 0x67, B: 0x00, A: 0xff}
+	colT    = color.RGBA{R: 0xcf, G: 0x22, B: 0x2e, A: 0xff}
+	colGrey = color.Gray{Y: 0x80}
+)
+
+// Export writes into dir (created if needed) report.json (the JSON of
+// `prism fit --json`), report.csv (one row per method), profiles.csv (one
+// row per attribute and component), profiles.{png,svg} and sweep.{png,svg}
+// from r, and signal.{png,svg} from sig when it is not nil. It returns
+// the paths written, in that order.
+func Export(dir string, r *calib.Report, sig *calib.SignalReport) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	write := func(name string, f func(string) error) error {
+		p := filepath.Join(dir, name)
+		if err := f(p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		paths = append(paths, p)
+		return nil
+	}
+	if err := write("report.json", func(p string) error { return writeJSON(p, r) }); err != nil {
+		return paths, err
+	}
+	if err := write("report.csv", func(p string) error { return writeCSV(p, MethodRows(r)) }); err != nil {
+		return paths, err
+	}
+	if err := write("profiles.csv", func(p string) error { return writeCSV(p, ProfileRows(r)) }); err != nil {
+		return paths, err
+	}
+	figs := []struct {
+		name string
+		make func() (*plot.Plot, error)
+	}{
+		{"profiles", func() (*plot.Plot, error) { return Profiles(r) }},
+		{"sweep", func() (*plot.Plot, error) { return Sweep(r) }},
+	}
+	if sig != nil {
+		figs = append(figs, struct {
+			name string
+			make func() (*plot.Plot, error)
+		}{"signal", func() (*plot.Plot, error) { return Signal(sig) }})
+	}
+	for _, fg := range figs {
+		p, err := fg.make()
+		if err != nil {
+			return paths, fmt.Errorf("%s figure: %w", fg.name, err)
+		}
+		for _, ext := range []string{".png", ".svg"} {
+			if err := write(fg.name+ext, func(path string) error { return p.Save(figW, figH, path) }); err != nil {
+				return paths, err
+			}
+		}
+	}
+	return paths, nil
+}
+
+func writeJSON(path string, v any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeCSV(path string, rows [][]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if err := w.WriteAll(rows); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ff prints a float in its shortest round-tripping form; NaN prints "".
+func ff(f float64) string {
+	if math.IsNaN(f) {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// methodKeys are the report's methods in report order.
+var methodKeys = []calib.Method{calib.Vanilla, calib.PRISM, calib.AlphaPRISM, calib.Half, calib.Taylor}
+
+// MethodRows is report.csv: a header, then per method of r its metric,
+// mean, 95% interval and paired difference from Vanilla with its interval
+// (empty for Vanilla).
+func MethodRows(r *calib.Report) [][]string {
+	rows := [][]string{{"method", "metric", "mean", "ci_low", "ci_high", "diff_vs_vanilla", "diff_ci_low", "diff_ci_high"}}
+	for _, m := range methodKeys {
+		res := r.Methods.Get(m)
+		if res == nil {
+			continue
+		}
+		row := []string{m.String(), r.Metric, ff(res.Mean), ff(res.CI[0]), ff(res.CI[1]), "", "", ""}
+		if d := res.DiffVsVanilla; d != nil {
+			row[5], row[6], row[7] = ff(d.Mean), ff(d.CI[0]), ff(d.CI[1])
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ProfileRows is profiles.csv: a header, then per attribute (sorted) its
+// a and e statistics: mean, min, max over folds, sign stability, and the
+// value of each fold.
+func ProfileRows(r *calib.Report) [][]string {
+	attrs := sortedAttrs(r)
+	head := []string{"attribute", "component", "mean", "min", "max", "sign_stable"}
+	for i := range r.Folds {
+		head = append(head, fmt.Sprintf("fold_%d", i+1))
+	}
+	rows := [][]string{head}
+	for _, a := range attrs {
+		p := r.Profiles[a]
+		for _, c := range []struct {
+			name string
+			s    calib.ProfileStat
+		}{{"a", p.A}, {"e", p.E}} {
+			row := []string{a, c.name, ff(c.s.Mean), ff(c.s.Min), ff(c.s.Max), strconv.Itoa(c.s.SignStable)}
+			for _, f := range c.s.Folds {
+				row = append(row, ff(f))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func sortedAttrs(r *calib.Report) []string {
+	attrs := make([]string, 0, len(r.Profiles))
+	for a := range r.Profiles {
+		attrs = append(attrs, a)
+	}
+	slices.Sort(attrs)
+	return attrs
+}
+
+// rangeBars are points with an x interval [lo, hi] around each.
+type rangeBars struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+// forest draws, at heights ys, a point at each x with a bar over [lo, hi].
+func forest(p *plot.Plot, name string, c color.Color, xs, los, his, ys []float64) error {
+	rb := rangeBars{XYs: make(plotter.XYs, len(xs)), XErrors: make(plotter.XErrors, len(xs))}
+	for i := range xs {
+		rb.XYs[i] = plotter.XY{X: xs[i], Y: ys[i]}
+		rb.XErrors[i].Low, rb.XErrors[i].High = xs[i]-los[i], his[i]-xs[i]
+	}
+	bars, err := plotter.NewXErrorBars(rb)
+	if err != nil {
+		return err
+	}
+	bars.Color = c
+	pts, err := plotter.NewScatter(rb.XYs)
+	if err != nil {
+		return err
+	}
+	pts.Color = c
+	p.Add(bars, pts)
+	p.Legend.Add(name, pts)
+	return nil
+}
+
+// refLine is a vertical line at x over heights [y0, y1].
+func refLine(x, y0, y1 float64) (*plotter.Line, error) {
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
+	if err != nil {
+		return nil, err
+	}
+	l.Color = colGrey
+	l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+	return l, nil
+}
+
+// Profiles is the correction-profile forest plot (paper Fig. 4a, 9): per
+// attribute, a_k and e_k as the mean over outer folds with the fold range,
+// and a dashed line at zero.
+func Profiles(r *calib.Report) (*plot.Plot, error) {
+	attrs := sortedAttrs(r)
+	p := plot.New()
+	p.Title.Text = "Correction profiles (PRISM, " + strconv.Itoa(len(r.Folds)) + " folds)"
+	p.X.Label.Text = "value (mean over folds, bar: min–max)"
+	n := len(attrs)
+	var ax, alo, ahi, ay, ex, elo, ehi, ey []float64
+	for i, a := range attrs {
+		pr := r.Profiles[a]
+		y := float64(n - 1 - i) // the first attribute on top
+		ax, alo, ahi, ay = append(ax, pr.A.Mean), append(alo, pr.A.Min), append(ahi, pr.A.Max), append(ay, y+0.15)
+		ex, elo, ehi, ey = append(ex, pr.E.Mean), append(elo, pr.E.Min), append(ehi, pr.E.Max), append(ey, y-0.15)
+	}
+	if n > 0 {
+		if err := forest(p, "a_k (directional)", colA, ax, alo, ahi, ay); err != nil {
+			return nil, err
+		}
+		if err := forest(p, "e_k (shared)", colE, ex, elo, ehi, ey); err != nil {
+			return nil, err
+		}
+	}
+	zero, err := refLine(0, -0.5, float64(n)-0.5)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(zero)
+	names := make([]string, n)
+	for i, a := range attrs {
+		names[n-1-i] = a
+	}
+	p.NominalY(names...)
+	p.Y.Max = float64(n) + 0.5 // a free row on top for the legend
+	p.Legend.Top = true
+	return p, nil
+}
+
+// Sweep is the γ sweep (paper Fig. 4b): per fitted method, the
+// out-of-fold mean at each fixed γ (log axis), with Vanilla's mean as a
+// dashed line.
+func Sweep(r *calib.Report) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "γ sweep"
+	p.X.Label.Text = "γ (relative ridge penalty)"
+	p.Y.Label.Text = "mean " + r.Metric
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	for i, m := range []calib.Method{calib.PRISM, calib.AlphaPRISM, calib.Half, calib.Taylor} {
+		if r.Methods.Get(m) == nil {
+			continue
+		}
+		xys := make(plotter.XYs, 0, len(r.GammaGrid))
+		for _, g := range r.GammaGrid {
+			if v, ok := r.Sweep[calib.GammaKey(g)][m.String()]; ok && !math.IsNaN(v) {
+				xys = append(xys, plotter.XY{X: g, Y: v})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, s, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		c := []color.Color{colA, colE, colH, colT}[i]
+		l.Color, s.Color = c, c
+		p.Add(l, s)
+		p.Legend.Add(m.String(), l, s)
+	}
+	if len(r.GammaGrid) > 0 && r.Methods.Vanilla != nil {
+		lo, hi := slices.Min(r.GammaGrid), slices.Max(r.GammaGrid)
+		van, err := plotter.NewLine(plotter.XYs{{X: lo, Y: r.Methods.Vanilla.Mean}, {X: hi, Y: r.Methods.Vanilla.Mean}})
+		if err != nil {
+			return nil, err
+		}
+		van.Color, van.Dashes = colGrey, []vg.Length{vg.Points(3), vg.Points(3)}
+		p.Add(van)
+		p.Legend.Add("vanilla", van)
+	}
+	p.Legend.Top = true
+	// Room above the lines for the legend.
+	p.Y.Max += (p.Y.Max - p.Y.Min) * 0.3
+	return p, nil
+}
+
+// Signal is the signal-ratio figure (paper Fig. 2): per unit, the ratio
+// of its displacement RMS to the neutral reference with its 95% interval,
+// and a dashed line at 1 (no more than the neutral clauses move).
+func Signal(s *calib.SignalReport) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Signal ratio (RMS / neutral RMS, 95% CI)"
+	p.X.Label.Text = "ratio"
+	n := len(s.Units)
+	var xs, los, his, ys []float64
+	names := make([]string, n)
+	for i, u := range s.Units {
+		if math.IsNaN(u.Ratio) || math.IsNaN(u.CI[0]) || math.IsNaN(u.CI[1]) {
+			continue // no neutral reference: nothing to draw
+		}
+		y := float64(n - 1 - i)
+		xs, los, his, ys = append(xs, u.Ratio), append(los, u.CI[0]), append(his, u.CI[1]), append(ys, y)
+		names[n-1-i] = u.Name
+	}
+	if len(xs) > 0 {
+		if err := forest(p, "ratio", colA, xs, los, his, ys); err != nil {
+			return nil, err
+		}
+	}
+	one, err := refLine(1, -0.5, float64(n)-0.5)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(one)
+	p.NominalY(names...)
+	return p, nil
+}

@@ -1,0 +1,245 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/charmbracelet/x/exp/golden"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+)
+
+func TestDotRow(t *testing.T) {
+	// Axis [0, 10] in 10 cells of width 1: cell i covers [i, i+1).
+	for _, tc := range []struct {
+		name  string
+		vals  []float64
+		marks []rune
+		ref   float64
+		want  string
+	}{
+		{"marks and ref", []float64{2.5, 7}, []rune("PH"), 5, "··P··│·H··"},
+		// A later mark covers an earlier one and the ref.
+		{"overlap", []float64{5.2, 5.9}, []rune("PH"), 5, "·····H····"},
+		// Values past the axis go to the end cells.
+		{"clamped", []float64{-3, 30}, []rune("PH"), math.NaN(), "P········H"},
+		{"nan value", []float64{math.NaN()}, []rune("P"), 0, "│·········"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dotRow(tc.vals, tc.marks, tc.ref, 0, 10, 10); got != tc.want {
+				t.Errorf("dotRow = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := dotRow(nil, nil, 0, 1, 1, 5); got != "" {
+		t.Errorf("empty axis: %q, want \"\"", got)
+	}
+}
+
+func TestValueAxis(t *testing.T) {
+	const tol = 1e-12
+	for _, tc := range []struct {
+		vals   []float64
+		lo, hi float64
+	}{
+		// Span 0.6 - 0.4 = 0.2, padded by 0.01 each side; 0 is not forced in.
+		{[]float64{0.4, 0.5, 0.6, math.NaN()}, 0.39, 0.61},
+		{[]float64{0.3, 0.3}, 0.29, 0.31},
+		{[]float64{math.Inf(1)}, -0.01, 0.01},
+	} {
+		lo, hi := valueAxis(tc.vals...)
+		if math.Abs(lo-tc.lo) > tol || math.Abs(hi-tc.hi) > tol {
+			t.Errorf("valueAxis(%v) = [%g, %g], want [%g, %g]", tc.vals, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+// fittedDemo screens the demo bank (so the workspace holds answers for
+// every candidate) and fits it on the Fit screen with the given metric
+// keys; it returns the App and calib.Fit's report on the same answers,
+// which is what `prism fit --json --judge J --bank B` computes.
+func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Report) {
+	t.Helper()
+	a := demoApp(t, w, h)
+	drive(a, a.Init())
+	press(a, "2", "s")
+	if a.screening != nil {
+		t.Fatal("the screen did not finish")
+	}
+	press(a, "5")
+	press(a, metricKeys...)
+	press(a, "f")
+	if a.fit.busy || a.fit.err != nil || a.fit.rep == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.busy, a.fit.err)
+	}
+	k, _ := a.signalKey()
+	rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {
+		t.Fatalf("%d labels without answers; the demo screen should cover every candidate", dropped)
+	}
+	rep, _, err := calib.Fit(context.Background(), rows, labels, fitOptions(a.fit.metric()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, rep
+}
+
+// The numbers on the Fit screen are those of calib.Fit on the workspace's
+// answers, formatted as the screen formats them: means and intervals,
+// differences from Vanilla, γ and α per fold, and the sweep.
+func TestFitScreenMatchesFit(t *testing.T) {
+	for _, metricKeys := range [][]string{nil, {"m"}} {
+		a, rep := fittedDemo(t, 160, 48, metricKeys...)
+		f := frame(a)
+		if !strings.Contains(f, "Fit · "+rep.Metric+" · 12 contexts · 60 candidates") {
+			t.Errorf("title lacks metric %s:\n%s", rep.Metric, f)
+		}
+		for _, fm := range fitMethods {
+			res := rep.Methods.Get(fm.m)
+			if res == nil {
+				continue
+			}
+			want := fmt.Sprintf("%s [%s, %s]", mean4(res.Mean), mean4(res.CI[0]), mean4(res.CI[1]))
+			if d := res.DiffVsVanilla; d != nil {
+				want += fmt.Sprintf(" %s [%s, %s]", gain4(d.Mean), gain4(d.CI[0]), gain4(d.CI[1]))
+			}
+			line := paneRow(f, 0, fm.label+" ")
+			if !strings.Contains(strings.Join(strings.Fields(line), " "), want) {
+				t.Errorf("%s %s row %q lacks %q", rep.Metric, fm.label, line, want)
+			}
+		}
+		var gammas, alphas []string
+		for _, fold := range rep.Folds {
+			gammas = append(gammas, fmt.Sprintf("%g", fold.PRISM.Gamma))
+			alphas = append(alphas, fmt.Sprintf("%.3f", fold.AlphaPRISM.Alpha))
+		}
+		if _, rest, _ := strings.Cut(f, "γ per outer fold"); paneRow(rest, 0, "PRISM ") == "" ||
+			strings.Join(strings.Fields(paneRow(rest, 0, "PRISM ")), " ") != "PRISM "+strings.Join(gammas, " ") {
+			t.Errorf("γ row %q, want γ %v", paneRow(rest, 0, "PRISM "), gammas)
+		}
+		if line := paneRow(f, 0, "  α  "); strings.Join(strings.Fields(line), " ") != "α "+strings.Join(alphas, " ") {
+			t.Errorf("α row %q, want %v", line, alphas)
+		}
+		for _, g := range rep.GammaGrid {
+			want := mean4(rep.Sweep[calib.GammaKey(g)]["prism"])
+			if line := paneRow(f, 1, fmt.Sprintf("%-6g ", g)); !strings.HasSuffix(line, " "+want) {
+				t.Errorf("sweep row γ=%g %q lacks PRISM %s", g, line, want)
+			}
+		}
+		// The Profiles screen: each attribute's means and sign stability,
+		// and the exact values of the selected one.
+		press(a, "6")
+		f = frame(a)
+		for name, p := range rep.Profiles {
+			n := len(p.A.Folds)
+			line := paneRow(f, 0, name+" ")
+			if !strings.Contains(line, " "+gain4(p.A.Mean)+" ") || !strings.Contains(line, " "+gain4(p.E.Mean)+" ") ||
+				!strings.HasSuffix(line, fmt.Sprintf(" %d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n)) {
+				t.Errorf("profile row %q: want a %s, e %s, stable %d %d", line, gain4(p.A.Mean), gain4(p.E.Mean), p.A.SignStable, p.E.SignStable)
+			}
+		}
+		sel := a.prof.selected()
+		if want := profileStatText("a_k", rep.Profiles[sel].A); !strings.Contains(f, want) {
+			t.Errorf("profiles screen lacks the exact values %q:\n%s", want, f)
+		}
+	}
+}
+
+// paneRow is the first row of pane i (0 the left) of frame f whose text,
+// with the border and padding removed and trailing blanks trimmed, starts
+// with prefix, or "".
+func paneRow(f string, i int, prefix string) string {
+	for _, ln := range strings.Split(f, "\n") {
+		parts := strings.Split(ln, "││")
+		if i >= len(parts) {
+			continue
+		}
+		cell := strings.TrimSuffix(strings.TrimPrefix(parts[i], "│"), "│")
+		cell = strings.TrimRight(strings.TrimPrefix(cell, " "), " ")
+		if strings.HasPrefix(cell, prefix) {
+			return cell
+		}
+	}
+	return ""
+}
+
+// Golden frames of the Fit and Profiles screens on the screened demo:
+// before a fit, after it (the end of the Fit screen scrolled into view),
+// and the profiles by name and by magnitude with the second row selected.
+func TestGoldenFit(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := demoApp(t, size[0], size[1])
+			drive(a, a.Init())
+			press(a, "2", "s", "5")
+			t.Run("fit-empty", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "f")
+			t.Run("fit", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "G")
+			t.Run("fit-bottom", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "6")
+			t.Run("profiles", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "o", "down")
+			t.Run("profiles-sorted", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+		})
+	}
+}
+
+// e on the Fit screen writes the report and the figures of the fit to the
+// export directory; the figures decode (the decoding itself is tested in
+// package figures) and report.json is the report on screen.
+func TestFitExport(t *testing.T) {
+	a, rep := fittedDemo(t, 80, 24)
+	a.exportDir = filepath.Join(t.TempDir(), "export")
+	press(a, "e")
+	want := fmt.Sprintf("exported 9 files (report JSON, CSV, figures PNG, SVG) to %s", a.exportDir)
+	if a.fit.status != want || a.fit.statusErr {
+		t.Fatalf("status %q, want %q", a.fit.status, want)
+	}
+	for _, name := range []string{"profiles.png", "sweep.png", "signal.png"} {
+		f, err := os.Open(filepath.Join(a.exportDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+	b, err := os.ReadFile(filepath.Join(a.exportDir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back calib.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Methods.PRISM.Mean != rep.Methods.PRISM.Mean || back.Methods.PRISM.CI != rep.Methods.PRISM.CI {
+		t.Errorf("report.json PRISM %+v, want %+v", back.Methods.PRISM, rep.Methods.PRISM)
+	}
+}
+
+// The Fit and Profiles frames are redrawn on every message: the cost of one
+// 160×48 frame on the fitted demo.
+func BenchmarkFitScreenView(b *testing.B) {
+	for _, s := range []string{"5", "6"} {
+		b.Run(map[string]string{"5": "fit", "6": "profiles"}[s], func(b *testing.B) {
+			a, _ := fittedDemo(b, 160, 48)
+			press(a, s)
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkView = a.View()
+			}
+		})
+	}
+}

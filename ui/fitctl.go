@@ -1,0 +1,214 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/figures"
+)
+
+// The Fit screen's control: calib.Fit (PROTOCOL §2–7) on the stored
+// answers of the current dataset, judge and bank version, in a command
+// whose result comes back as one message.
+
+// fitDoneMsg carries a finished fit; gen tells a stale one from the
+// latest.
+type fitDoneMsg struct {
+	gen      int
+	key      signalKey
+	metric   string
+	rep      *calib.Report
+	warnings []string
+	err      error
+}
+
+// fitOptions are the options of the Fit screen's fits: the protocol's
+// defaults, as `prism fit`, with the screen's metric.
+func fitOptions(metric string) calib.Options {
+	opts := calib.DefaultOptions()
+	opts.Metric = metric
+	return opts
+}
+
+// runFitCmd fits key's answers with opts in the background.
+func runFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.Options, gen int) tea.Cmd {
+	return func() tea.Msg {
+		rep, warnings, err := fitStored(ctx, st, key, opts)
+		return fitDoneMsg{gen: gen, key: key, metric: opts.Metric, rep: rep, warnings: warnings, err: err}
+	}
+}
+
+// fitStored reads the answers and labels of key and runs calib.Fit on the
+// candidates that have answers (a screen or an unfinished run scores part
+// of the dataset).
+func fitStored(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*calib.Report, []string, error) {
+	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
+			key.judge, shortHash(key.bankHash), key.dataset)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var warnings []string
+	labels, dropped := model.ScoredLabels(rows, labels)
+	if dropped > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d labelled candidates have no answers; fitting the %d that do", dropped, len(labels)))
+	}
+	source := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
+	opts.ScoresFile, opts.LabelsFile = source, source
+	rep, w, err := calib.Fit(ctx, rows, labels, opts)
+	return rep, append(warnings, w...), err
+}
+
+// startFit (re)fits the current dataset, judge and bank version; a fit in
+// flight is cancelled and its result dropped.
+func (a *App) startFit() tea.Cmd {
+	v := &a.fit
+	k, ok := a.signalKey()
+	if !ok {
+		v.err = errNoWorkspace
+		if a.study.Store != nil {
+			_, _, _, v.err = a.run.form.Config()
+		}
+		return nil
+	}
+	if v.cancel != nil {
+		v.cancel()
+	}
+	ctx, cancel := context.WithCancel(a.ctx)
+	v.gen++
+	v.cancel, v.busy, v.err = cancel, true, nil
+	return runFitCmd(ctx, a.study.Store, k, fitOptions(v.metric()), v.gen)
+}
+
+func (a *App) onFitDone(msg fitDoneMsg) tea.Cmd {
+	v := &a.fit
+	if msg.gen != v.gen {
+		return nil
+	}
+	v.cancel()
+	v.cancel, v.busy = nil, false
+	if msg.err != nil {
+		v.err = msg.err
+		return nil
+	}
+	v.rep, v.warnings, v.key, v.scroll = msg.rep, msg.warnings, msg.key, 0
+	a.prof.setReport(msg.rep)
+	return nil
+}
+
+// fitKey handles the keys of the Fit and Profiles screens.
+func (a *App) fitKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
+	switch {
+	case key.Matches(msg, k.Refit):
+		return a.startFit()
+	case a.screen == screenFit && key.Matches(msg, k.Export):
+		return a.startExport()
+	case key.Matches(msg, k.Metric):
+		a.fit.pairwise = !a.fit.pairwise
+		return a.startFit()
+	case a.screen == screenProfiles && key.Matches(msg, k.SortProfiles):
+		a.prof.byMagnitude = !a.prof.byMagnitude
+		a.prof.order()
+	}
+	return nil
+}
+
+// startInspect opens the Inspect screen on the Data screen's selected
+// candidate, with the last fit's β when it was computed on the same
+// answers; esc returns to from.
+func (a *App) startInspect(from screen) tea.Cmd {
+	v := &a.insp
+	c, cand := a.data.Context(), a.data.Candidate()
+	if cand == nil {
+		return nil
+	}
+	v.back, v.scroll, v.ins = from, [2]int{}, nil
+	a.screen = screenInspect
+	k, ok := a.signalKey()
+	if !ok {
+		v.err = errNoWorkspace
+		if a.study.Store != nil {
+			_, _, _, v.err = a.run.form.Config()
+		}
+		return nil
+	}
+	var rep *calib.Report
+	if a.fit.rep != nil && a.fit.key == k {
+		rep = a.fit.rep
+	}
+	v.gen++
+	v.busy, v.err = true, nil
+	return inspectCmd(a.ctx, a.study.Store, k, c, cand, rep, v.gen)
+}
+
+func (a *App) onInspect(msg inspectMsg) {
+	v := &a.insp
+	if msg.gen != v.gen {
+		return
+	}
+	v.busy, v.ins, v.err = false, msg.ins, msg.err
+}
+
+// exportedMsg reports an export of the Fit screen's report.
+type exportedMsg struct {
+	paths []string
+	err   error
+}
+
+// exportCmd writes rep, and the signal diagnostics of key's stored
+// answers, as files for a paper into dir (package figures).
+func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.Report, dir string) tea.Cmd {
+	return func() tea.Msg {
+		var sig *calib.SignalReport
+		if rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash); err == nil && len(rows) > 0 {
+			// Without neutral answers there is no ratio: the figure is left out.
+			sig, _ = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+		}
+		paths, err := figures.Export(dir, rep, sig)
+		return exportedMsg{paths: paths, err: err}
+	}
+}
+
+// startExport exports the last fit, if there is one.
+func (a *App) startExport() tea.Cmd {
+	v := &a.fit
+	if v.rep == nil {
+		v.status, v.statusErr = "nothing to export yet: f fits first", true
+		return nil
+	}
+	v.status, v.statusErr = "exporting to "+a.exportDir+"…", false
+	return exportCmd(a.ctx, a.study.Store, v.key, v.rep, a.exportDir)
+}
+
+func (a *App) onExported(msg exportedMsg) {
+	v := &a.fit
+	if msg.err != nil {
+		v.status, v.statusErr = "export: "+msg.err.Error(), true
+		return
+	}
+	v.status, v.statusErr = fmt.Sprintf("exported %d files (report JSON, CSV, figures PNG, SVG) to %s", len(msg.paths), a.exportDir), false
+}
+
+// startCompare fits every judge with answers on the current dataset and
+// bank version, with the Fit screen's metric.
+func (a *App) startCompare() tea.Cmd {
+	v := &a.cmp
+	k, ok := a.signalKey()
+	if !ok {
+		v.err = errNoWorkspace
+		return nil
+	}
+	v.gen++
+	v.busy, v.err = true, nil
+	return compareCmd(a.ctx, a.study.Store, k.dataset, k.bankHash, fitOptions(a.fit.metric()), v.gen)
+}

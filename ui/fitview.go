@@ -1,0 +1,242 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// fitView is the Fit screen (PROTOCOL §2–7, paper Table 2 and Fig. 4b):
+// the methods' mean metric with its 95% interval and the paired difference
+// from Vanilla, the γ chosen in each outer fold, the imputed cells, and
+// the γ sweep as a dot chart. It only draws; the App runs the fit.
+type fitView struct {
+	pairwise  bool // the metric: pairwise accuracy instead of Spearman
+	busy      bool
+	gen       int                // bumped per fit; older results are dropped
+	cancel    context.CancelFunc // of the fit in flight
+	key       signalKey          // the answers rep was computed from
+	rep       *calib.Report
+	warnings  []string
+	err       error
+	status    string // the last export's outcome
+	statusErr bool
+	judge     string    // the judge a fit would use, for the hint
+	current   signalKey // the answers a fit would use now
+
+	scroll        int
+	width, height int
+}
+
+func (v *fitView) SetSize(w, h int) { v.width, v.height = w, h }
+
+// Move scrolls the screen.
+func (v *fitView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+
+func (v *fitView) metric() string {
+	if v.pairwise {
+		return model.MetricPairwise
+	}
+	return model.MetricSpearman
+}
+
+// split reports whether the sweep gets a pane of its own.
+func (v *fitView) split() bool { return v.width >= 120 }
+
+func (v *fitView) View(st *styles.Styles) string {
+	innerH := v.height - paneChromeH - 1
+	if !v.split() {
+		lines := append(v.tableLines(st, v.width-paneChromeW), v.sweepLines(st, v.width-paneChromeW)...)
+		v.scroll = min(v.scroll, max(len(lines)-innerH, 0))
+		return pane(st, true, v.width, v.height, v.title(), block(lines[v.scroll:], v.width-paneChromeW, innerH))
+	}
+	rw := max(v.width*2/5, 40)
+	lw := v.width - rw
+	left := v.tableLines(st, lw-paneChromeW)
+	v.scroll = min(v.scroll, max(len(left)-innerH, 0))
+	return lipgloss.JoinHorizontal(lipgloss.Top,
+		pane(st, true, lw, v.height, v.title(), block(left[v.scroll:], lw-paneChromeW, innerH)),
+		pane(st, false, rw, v.height, "γ sweep (Fig. 4b)", block(v.sweepLines(st, rw-paneChromeW), rw-paneChromeW, innerH)))
+}
+
+func (v *fitView) title() string {
+	if r := v.rep; r != nil {
+		return fmt.Sprintf("Fit · %s · %d contexts · %d candidates", r.Metric, r.NContexts, r.NCandidates)
+	}
+	return "Fit · " + v.metric()
+}
+
+// fitMethods are the rows of the Table 2-style table, in report order.
+var fitMethods = []struct {
+	m     calib.Method
+	label string
+	mark  rune // in the sweep chart
+}{
+	{calib.Vanilla, "Vanilla", '│'},
+	{calib.PRISM, "PRISM", 'P'},
+	{calib.AlphaPRISM, "α-PRISM", 'α'},
+	{calib.Half, "Half-diff", 'H'},
+	{calib.Taylor, "Diag. Taylor", 'T'},
+}
+
+// ciText prints an interval of means ("[0.1234, 0.5678]").
+func ciText(ci [2]float64) string { return "[" + mean4(ci[0]) + ", " + mean4(ci[1]) + "]" }
+
+// diffCIText prints an interval of differences, signed.
+func diffCIText(ci [2]float64) string { return "[" + gain4(ci[0]) + ", " + gain4(ci[1]) + "]" }
+
+// methodRow is one row of the Table 2-style table; the test compares it
+// with calib.Fit's report.
+func methodRow(label string, res *calib.MethodResult) string {
+	d, dci := "", ""
+	if res.DiffVsVanilla != nil {
+		d, dci = gain4(res.DiffVsVanilla.Mean), diffCIText(res.DiffVsVanilla.CI)
+	}
+	return fmt.Sprintf("%-12s %7s %-18s %8s %s", label, mean4(res.Mean), ciText(res.CI), d, dci)
+}
+
+// tableLines draws the status, the method table, γ per fold and the
+// imputed cells.
+func (v *fitView) tableLines(st *styles.Styles, w int) []string {
+	var lines []string
+	if v.busy {
+		lines = append(lines, st.Title.Render("fitting… (nested cross-validation, bootstrap)"))
+	}
+	if v.status != "" {
+		s := st.Good
+		if v.statusErr {
+			s = st.Bad
+		}
+		lines = append(lines, wrapStyled(s, v.status, w)...)
+	}
+	if v.err != nil {
+		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+	}
+	r := v.rep
+	if r == nil {
+		if !v.busy && v.err == nil {
+			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
+				"f fits PRISM on judge %s's stored answers for this bank version (%s; m switches the metric): nested cross-validation over contexts, 2,000 bootstrap resamples.", v.judge, v.metric()), w)...)
+		}
+		return lines
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%d columns · %d resamples · seed %d · judge %s · bank %s",
+		len(r.Columns), r.Bootstrap, r.Seed, v.key.judge, shortHash(v.key.bankHash)), w)))
+	if v.key != v.current || r.Metric != v.metric() {
+		lines = append(lines, wrapStyled(st.Warn, "the bank, judge or metric has changed since this fit: f refits", w)...)
+	}
+	for _, wn := range v.warnings {
+		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
+	}
+	lines = append(lines, "", st.Label.Render(fit(fmt.Sprintf("%-12s %7s %-18s %8s %s", "method", "mean", "95% CI", "Δ vs Van", "95% CI"), w)))
+	for _, fm := range fitMethods {
+		if res := r.Methods.Get(fm.m); res != nil {
+			s := st.Text
+			if res.DiffVsVanilla != nil && res.DiffVsVanilla.CI[0] > 0 {
+				s = st.Good // the whole interval of the gain is above 0
+			}
+			lines = append(lines, s.Render(fit(methodRow(fm.label, res), w)))
+		}
+	}
+	lines = append(lines, "", st.Title.Render("γ per outer fold (inner CV)"))
+	head := fmt.Sprintf("%-12s", "method")
+	for _, f := range r.Folds {
+		head += fmt.Sprintf(" %7s", fmt.Sprintf("fold %d", f.Fold))
+	}
+	lines = append(lines, st.Label.Render(fit(head, w)))
+	for _, fm := range fitMethods[1:] {
+		if r.Methods.Get(fm.m) == nil {
+			continue
+		}
+		row := fmt.Sprintf("%-12s", fm.label)
+		for i := range r.Folds {
+			row += fmt.Sprintf(" %7s", fmt.Sprintf("%g", foldFitOf(&r.Folds[i], fm.m).Gamma))
+		}
+		lines = append(lines, fit(row, w))
+		if fm.m == calib.AlphaPRISM {
+			row := fmt.Sprintf("%-12s", "  α")
+			for i := range r.Folds {
+				row += fmt.Sprintf(" %7.3f", r.Folds[i].AlphaPRISM.Alpha)
+			}
+			lines = append(lines, st.Muted.Render(fit(row, w)))
+		}
+	}
+	lines = append(lines, "")
+	lines = append(lines, wrapStyled(st.Text, "imputed cells (column mean): "+imputedText(r), w)...)
+	return lines
+}
+
+// foldFitOf is the fit of method m in fold f (Vanilla has none).
+func foldFitOf(f *calib.Fold, m calib.Method) *calib.FoldFit {
+	switch m {
+	case calib.PRISM:
+		return &f.PRISM
+	case calib.AlphaPRISM:
+		return &f.AlphaPRISM
+	case calib.Half:
+		return &f.Half
+	case calib.Taylor:
+		return f.Taylor
+	}
+	return nil
+}
+
+// imputedText lists the score columns with filled cells, or "none".
+func imputedText(r *calib.Report) string {
+	var parts []string
+	for _, c := range append([]string{"baseline"}, r.Columns...) {
+		if n := r.Imputed[c]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sweepLines draws the γ sweep: per γ, each fitted method's out-of-fold
+// mean at that fixed γ as a mark on one axis, Vanilla's mean as │.
+func (v *fitView) sweepLines(st *styles.Styles, w int) []string {
+	r := v.rep
+	if r == nil || len(r.Sweep) == 0 {
+		return nil
+	}
+	var lines []string
+	if !v.split() {
+		lines = append(lines, "", st.Title.Render("γ sweep (Fig. 4b)"))
+	}
+	van := r.Methods.Vanilla.Mean
+	vals := []float64{van}
+	var legend []string
+	for _, fm := range fitMethods[1:] {
+		if r.Methods.Get(fm.m) != nil {
+			legend = append(legend, string(fm.mark)+" "+fm.label)
+			for _, g := range r.GammaGrid {
+				vals = append(vals, r.Sweep[calib.GammaKey(g)][fm.m.String()])
+			}
+		}
+	}
+	lines = append(lines, wrapStyled(st.Muted, "mean at a fixed γ: "+strings.Join(legend, " · ")+" · │ Vanilla "+mean4(van), w)...)
+	lo, hi := valueAxis(vals...)
+	bw := max(w-6-1-8, 8)
+	for _, g := range r.GammaGrid {
+		at := r.Sweep[calib.GammaKey(g)]
+		var ms []rune
+		var vs []float64
+		for _, fm := range fitMethods[1:] {
+			if r.Methods.Get(fm.m) != nil {
+				ms, vs = append(ms, fm.mark), append(vs, at[fm.m.String()])
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(dotRow(vs, ms, van, lo, hi, bw)), mean4(at[calib.PRISM.String()])))
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%7s%-*s%s", "", bw-6, mean4(lo), mean4(hi)), w)))
+	return lines
+}

@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// The candidate inspector's data: one candidate's scores from the design
+// of the fit (after averaging and imputation), its judge replies, and the
+// PRISM correction of the outer fold where its context was tested.
+
+// attrTerm is one attribute of an inspected candidate. Delta+ = s+ − s0
+// and Delta− = s0 − s− (PROTOCOL §2); Term is the attribute's share of
+// the correction, (CΔ+)β+ + (CΔ−)β− with C the centering in the context, so
+// that the corrected score is s0 − Σ Term.
+type attrTerm struct {
+	Attr               string
+	SPlus, SMinus      float64
+	DeltaP, DeltaM     float64
+	BetaP, BetaM, Term float64
+}
+
+// inspection is everything the Inspect screen shows of one candidate.
+type inspection struct {
+	key           signalKey
+	context, cand string
+	source, text  string
+	human, s0     float64
+	attrs         []attrTerm
+	ctxTerms      map[string]float64 // ctx:NAME column → its term
+	fold          int                // 1-based outer fold of the context; 0 without a fit
+	corrected     float64            // PRISM ŷ = s0 − J̃β; NaN without a fit
+	n             int                // candidates of the context in the fit
+	rankHuman     float64            // mid-ranks, 1 = highest
+	rankBefore    float64            // by s0
+	rankAfter     float64            // by ŷ; NaN without a fit
+	replies       []store.Reply
+	notInFit      string // why the candidate has no design row, or ""
+}
+
+// inspectMsg carries a finished inspection.
+type inspectMsg struct {
+	gen int
+	ins *inspection
+	err error
+}
+
+// inspectCmd inspects candidate cand of context c on key's answers, with
+// rep (the Fit screen's report on the same answers, or nil) for β.
+func inspectCmd(ctx context.Context, st *store.Store, key signalKey, c *model.Context, cand *model.Candidate, rep *calib.Report, gen int) tea.Cmd {
+	return func() tea.Msg {
+		ins, err := inspect(ctx, st, key, c, cand, rep)
+		return inspectMsg{gen: gen, ins: ins, err: err}
+	}
+}
+
+func inspect(ctx context.Context, st *store.Store, key signalKey, c *model.Context, cand *model.Candidate, rep *calib.Report) (*inspection, error) {
+	ins := &inspection{key: key, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
+		human: cand.Human, s0: math.NaN(), corrected: math.NaN(), rankAfter: math.NaN(), rankBefore: math.NaN(), rankHuman: math.NaN()}
+	var err error
+	if ins.replies, err = st.Replies(ctx, key.dataset, key.judge, key.bankHash, c.ID, cand.ID); err != nil {
+		return nil, err
+	}
+	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+	if err != nil {
+		ins.notInFit = "no answers of judge " + key.judge + " under this bank version"
+		return ins, nil
+	}
+	labels, _ = model.ScoredLabels(rows, labels)
+	d, _, err := calib.BuildDesign(rows, labels, calib.BuildOptions{})
+	if err != nil {
+		ins.notInFit = "the answers do not make a design: " + err.Error()
+		return ins, nil
+	}
+	ci := slices.Index(d.Contexts, c.ID)
+	if ci < 0 {
+		ins.notInFit = "its context is not in the fit (fewer than two labelled, answered candidates)"
+		return ins, nil
+	}
+	lo, hi := d.Off[ci], d.Off[ci+1]
+	r := slices.Index(d.Candidates[ci], cand.ID)
+	if r < 0 {
+		ins.notInFit = "the candidate has no label or no answers"
+		return ins, nil
+	}
+	r += lo
+	q := d.Q()
+	ins.s0, ins.human, ins.n = d.S0[r], d.Human[r], hi-lo
+
+	// β of the fold whose test contexts hold this context.
+	var beta []float64
+	if rep != nil {
+		for _, f := range rep.Folds {
+			if slices.Contains(f.TestContexts, c.ID) {
+				ins.fold = f.Fold
+				beta = make([]float64, q)
+				for j, col := range d.Columns {
+					beta[j] = f.PRISM.Beta[col]
+				}
+				break
+			}
+		}
+	}
+	term := func(row, j int) float64 {
+		if beta == nil {
+			return math.NaN()
+		}
+		return d.JC[row*q+j] * beta[j]
+	}
+	ins.ctxTerms = map[string]float64{}
+	for j, col := range d.Columns {
+		attr, sign, ok := strings.Cut(col, ":")
+		switch {
+		case attr == "ctx" || !ok:
+			ins.ctxTerms[col] = term(r, j)
+		case sign == "+":
+			ins.attrs = append(ins.attrs, attrTerm{Attr: attr, DeltaP: d.J[r*q+j], SPlus: d.S0[r] + d.J[r*q+j],
+				Term: term(r, j), BetaP: betaOr(beta, j)})
+		case sign == "-":
+			a := &ins.attrs[len(ins.attrs)-1] // ATTR:- follows ATTR:+ (calib.Design)
+			a.DeltaM, a.SMinus, a.BetaM = d.J[r*q+j], d.S0[r]-d.J[r*q+j], betaOr(beta, j)
+			a.Term += term(r, j)
+		}
+	}
+	before := d.S0[lo:hi]
+	ins.rankHuman = midRankDesc(d.Human[lo:hi], r-lo)
+	ins.rankBefore = midRankDesc(before, r-lo)
+	if beta != nil {
+		after := make([]float64, hi-lo)
+		for i := range after {
+			after[i] = d.S0[lo+i]
+			for j := range q {
+				after[i] -= term(lo+i, j)
+			}
+		}
+		ins.corrected = after[r-lo]
+		ins.rankAfter = midRankDesc(after, r-lo)
+	}
+	return ins, nil
+}
+
+func betaOr(beta []float64, j int) float64 {
+	if beta == nil {
+		return math.NaN()
+	}
+	return beta[j]
+}
+
+// midRankDesc is the rank of vals[i] among vals, 1 for the highest, ties
+// sharing the mean of their ranks: 1 + #{v > vals[i]} + #{v = vals[i], other}/2.
+// It panics if i is out of range.
+func midRankDesc(vals []float64, i int) float64 {
+	above, ties := 0, 0
+	for j, v := range vals {
+		switch {
+		case v > vals[i]:
+			above++
+		case v == vals[i] && j != i:
+			ties++
+		}
+	}
+	return 1 + float64(above) + float64(ties)/2
+}
+
+// rankText prints a mid-rank ("2", "2.5") of n, or "—".
+func rankText(r float64, n int) string {
+	if math.IsNaN(r) {
+		return "—"
+	}
+	return fmt.Sprintf("%s/%d", strings.TrimSuffix(fmt.Sprintf("%.1f", r), ".0"), n)
+}

@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/prism-eval/prism/model"
+)
+
+func TestMidRankDesc(t *testing.T) {
+	// Hand ranks, 1 = highest: 5 → 1; the two 3s share ranks 2 and 3 → 2.5;
+	// 1 → 4.
+	vals := []float64{3, 5, 1, 3}
+	for i, want := range []float64{2.5, 1, 4, 2.5} {
+		if got := midRankDesc(vals, i); got != want {
+			t.Errorf("midRankDesc(%v, %d) = %g, want %g", vals, i, got, want)
+		}
+	}
+}
+
+// The Inspect screen's numbers, recomputed here from the stored scores
+// without calib's design: s0 and s± are means over wordings and runs, the
+// terms use Δ centered in the context and the PRISM β of the fold that
+// tested the context, ŷ = s0 − Σ terms, and the ranks are mid-ranks.
+func TestInspectMatchesStoredScores(t *testing.T) {
+	a, rep := fittedDemo(t, 160, 48)
+	if imputedText(rep) != "none" {
+		t.Fatalf("the demo screen left imputed cells: %s", imputedText(rep))
+	}
+	press(a, "1", "down", "right", "down", "enter")
+	if a.screen != screenInspect || a.insp.busy || a.insp.err != nil {
+		t.Fatalf("inspect: screen %d, busy %v, err %v", a.screen, a.insp.busy, a.insp.err)
+	}
+	c, cand := a.data.Context(), a.data.Candidate()
+	k, _ := a.signalKey()
+	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Means per candidate and probe within the context.
+	sum, cnt := map[[2]string]float64{}, map[[2]string]int{}
+	for _, r := range rows {
+		if r.Context == c.ID && !r.Missing {
+			sum[[2]string{r.Candidate, r.Probe}] += r.Score
+			cnt[[2]string{r.Candidate, r.Probe}]++
+		}
+	}
+	mean := func(cand, probe string) float64 {
+		return sum[[2]string{cand, probe}] / float64(cnt[[2]string{cand, probe}])
+	}
+	var fold int
+	var beta map[string]float64
+	for _, f := range rep.Folds {
+		if slices.Contains(f.TestContexts, c.ID) {
+			fold, beta = f.Fold, f.PRISM.Beta
+		}
+	}
+	// Column values J (Δ+ = s+ − s0, Δ− = s0 − s−) per candidate, then
+	// centered over the context's candidates.
+	colVal := func(cand, col string) float64 {
+		s0 := mean(cand, "baseline")
+		if strings.HasSuffix(col, ":+") {
+			return mean(cand, col) - s0
+		}
+		return s0 - mean(cand, col)
+	}
+	yhat := map[string]float64{}
+	var s0s, yhats, humans []float64
+	for _, o := range c.Candidates {
+		y := mean(o.ID, "baseline")
+		for _, col := range rep.Columns {
+			m := 0.0
+			for _, p := range c.Candidates {
+				m += colVal(p.ID, col)
+			}
+			m /= float64(len(c.Candidates))
+			y -= (colVal(o.ID, col) - m) * beta[col]
+		}
+		yhat[o.ID] = y
+		s0s, yhats, humans = append(s0s, mean(o.ID, "baseline")), append(yhats, y), append(humans, o.Human)
+	}
+	i := slices.IndexFunc(c.Candidates, func(o model.Candidate) bool { return o.ID == cand.ID })
+	n := len(c.Candidates)
+	f := frame(a)
+	for _, want := range []string{
+		fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(cand.Human), num(mean(cand.ID, "baseline")), num(yhat[cand.ID])),
+		fmt.Sprintf("rank in context: human %s · before %s · after %s",
+			rankText(midRankDesc(humans, i), n), rankText(midRankDesc(s0s, i), n), rankText(midRankDesc(yhats, i), n)),
+		fmt.Sprintf("outer fold %d,", fold),
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, f)
+		}
+	}
+	for _, attr := range rep.Attributes {
+		s0 := mean(cand.ID, "baseline")
+		want := fmt.Sprintf("%s %s %s %s", compact(mean(cand.ID, attr+":+")), compact(mean(cand.ID, attr+":-")),
+			signedNum(mean(cand.ID, attr+":+")-s0), signedNum(s0-mean(cand.ID, attr+":-")))
+		if line := strings.Join(strings.Fields(paneRow(f, 1, attr+" ")), " "); !strings.HasPrefix(line, attr+" "+want+" ") {
+			t.Errorf("row of %s %q, want %q", attr, line, want)
+		}
+	}
+	press(a, "esc")
+	if a.screen != screenData {
+		t.Errorf("esc went to screen %d, want the Data screen", a.screen)
+	}
+}
+
+// Golden frames of the Inspect screen on a candidate of the screened,
+// fitted demo.
+func TestGoldenInspect(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a, _ := fittedDemo(t, size[0], size[1])
+			press(a, "1", "down", "right", "down", "enter")
+			golden.RequireEqual(t, frame(a))
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// inspectView is the Inspect screen: one candidate's texts, its scores
+// under every probe with the raw judge replies, each attribute's share of
+// the PRISM correction and the candidate's rank in its context before and
+// after it. Enter on a candidate of the Data screen opens it; esc returns.
+type inspectView struct {
+	ins        *inspection
+	busy       bool
+	err        error
+	gen        int
+	back       screen // where esc returns
+	focusRight bool
+	scroll     [2]int // per pane
+
+	width, height int
+}
+
+func (v *inspectView) SetSize(w, h int) { v.width, v.height = w, h }
+
+func (v *inspectView) Focus(right bool) { v.focusRight = right }
+
+// Move scrolls the focused pane.
+func (v *inspectView) Move(delta int) {
+	i := 0
+	if v.focusRight && v.split() {
+		i = 1
+	}
+	v.scroll[i] = max(v.scroll[i]+delta, 0)
+}
+
+func (v *inspectView) split() bool { return v.width >= 120 }
+
+func (v *inspectView) title() string {
+	if v.ins == nil {
+		return "Inspect"
+	}
+	return fmt.Sprintf("Inspect · %s / %s", v.ins.context, v.ins.cand)
+}
+
+func (v *inspectView) View(st *styles.Styles) string {
+	innerH := v.height - paneChromeH - 1
+	scrolled := func(lines []string, i int) []string {
+		v.scroll[i] = min(v.scroll[i], max(len(lines)-innerH, 0))
+		return lines[v.scroll[i]:]
+	}
+	if !v.split() {
+		w := v.width - paneChromeW
+		lines := append(v.numberLines(st, w), "")
+		lines = append(lines, v.textLines(st, w)...)
+		return pane(st, true, v.width, v.height, v.title(), block(scrolled(lines, 0), w, innerH))
+	}
+	lw := v.width / 2
+	rw := v.width - lw
+	return lipgloss.JoinHorizontal(lipgloss.Top,
+		pane(st, !v.focusRight, lw, v.height, v.title(), block(scrolled(v.textLines(st, lw-paneChromeW), 0), lw-paneChromeW, innerH)),
+		pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", block(scrolled(v.numberLines(st, rw-paneChromeW), 1), rw-paneChromeW, innerH)))
+}
+
+// textLines are the source and the candidate text, then the replies.
+func (v *inspectView) textLines(st *styles.Styles, w int) []string {
+	ins := v.ins
+	if ins == nil {
+		return nil
+	}
+	lines := []string{st.Label.Render("source")}
+	lines = append(lines, wrapStyled(st.Text, ins.source, w)...)
+	lines = append(lines, "", st.Label.Render("candidate "+ins.cand))
+	lines = append(lines, wrapStyled(st.Text, ins.text, w)...)
+	lines = append(lines, "", st.Label.Render(fmt.Sprintf("judge replies (%d)", len(ins.replies))))
+	for _, r := range ins.replies {
+		head := fmt.Sprintf("%s · wording %s · run %s · score %s", r.Probe, r.Wording, r.Run, compact(r.Score))
+		raw := strings.TrimSpace(r.Raw)
+		if raw == "" {
+			// The offline simulator answers with a score and no text.
+			lines = append(lines, st.Muted.Render(fit(head+" · no text", w)))
+			continue
+		}
+		lines = append(lines, st.Muted.Render(fit(head, w)))
+		lines = append(lines, wrapStyled(st.Text, raw, w)...)
+	}
+	return lines
+}
+
+// numberLines are the status, the scores, the correction and the ranks.
+func (v *inspectView) numberLines(st *styles.Styles, w int) []string {
+	var lines []string
+	if v.busy {
+		lines = append(lines, st.Title.Render("reading the answers…"))
+	}
+	if v.err != nil {
+		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+	}
+	ins := v.ins
+	if ins == nil {
+		if !v.busy && v.err == nil {
+			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data screen inspects it", w)...)
+		}
+		return lines
+	}
+	lines = append(lines, fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(ins.human), num(ins.s0), num(ins.corrected)))
+	if ins.notInFit != "" {
+		return append(lines, wrapStyled(st.Warn, "not in the fit: "+ins.notInFit, w)...)
+	}
+	lines = append(lines, fmt.Sprintf("rank in context: human %s · before %s · after %s",
+		rankText(ins.rankHuman, ins.n), rankText(ins.rankBefore, ins.n), rankText(ins.rankAfter, ins.n)))
+	if ins.fold == 0 {
+		lines = append(lines, wrapStyled(st.Warn, "no fit of these answers: f on the Fit screen, then enter again, shows the correction", w)...)
+	} else {
+		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)))
+	}
+	nw := 4
+	for _, a := range ins.attrs {
+		nw = max(nw, len([]rune(a.Attr)))
+	}
+	nw = min(nw, 12)
+	row := func(cells ...string) string {
+		return fmt.Sprintf("%-*s %5s %5s %6s %6s %8s", nw, clip(cells[0], nw), cells[1], cells[2], cells[3], cells[4], cells[5])
+	}
+	lines = append(lines, "", st.Label.Render(fit(row("attr", "s+", "s−", "Δ+", "Δ−", "term"), w)))
+	sum := 0.0
+	for _, a := range ins.attrs {
+		sum += a.Term
+		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), gain4(a.Term)), w))
+	}
+	ctxCols := make([]string, 0, len(ins.ctxTerms))
+	for c := range ins.ctxTerms {
+		ctxCols = append(ctxCols, c)
+	}
+	sort.Strings(ctxCols)
+	for _, c := range ctxCols {
+		sum += ins.ctxTerms[c]
+		lines = append(lines, fit(row(c, "", "", "", "", gain4(ins.ctxTerms[c])), w))
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), gain4(sum), num(ins.s0-sum)), w)))
+	lines = append(lines, st.Muted.Render(fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
+	return lines
+}
+
+// signedNum prints a difference with its sign and 2 decimals, or "—".
+func signedNum(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.2f", f)
+}

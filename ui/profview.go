@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// profView is the Profiles screen (PROTOCOL §7, paper Fig. 4a and 9): per
+// attribute, the directional a_k and the shared e_k of the PRISM fit as a
+// forest plot: the mean over outer folds as ●, the fold range as ─, zero
+// as │. It shows the report of the Fit screen's last fit.
+type profView struct {
+	rep         *calib.Report
+	attrs       []string // in display order
+	byMagnitude bool     // sort by |mean a_k| + |mean e_k|, largest first
+	cursor      int
+
+	width, height int
+}
+
+func (v *profView) SetSize(w, h int) { v.width, v.height = w, h }
+
+func (v *profView) Move(delta int) {
+	v.cursor = min(max(v.cursor+delta, 0), max(len(v.attrs)-1, 0))
+}
+
+// setReport shows a new report, keeping the sort.
+func (v *profView) setReport(r *calib.Report) {
+	v.rep = r
+	v.attrs = v.attrs[:0]
+	for a := range r.Profiles {
+		v.attrs = append(v.attrs, a)
+	}
+	v.order()
+}
+
+// order sorts the attributes by name, or by magnitude (ties by name).
+func (v *profView) order() {
+	slices.Sort(v.attrs)
+	if v.byMagnitude && v.rep != nil {
+		mag := func(a string) float64 {
+			p := v.rep.Profiles[a]
+			return math.Abs(p.A.Mean) + math.Abs(p.E.Mean)
+		}
+		slices.SortStableFunc(v.attrs, func(x, y string) int { return cmp.Compare(mag(y), mag(x)) })
+	}
+	v.Move(0)
+}
+
+// selected is the attribute under the cursor, or "".
+func (v *profView) selected() string {
+	if v.cursor < len(v.attrs) {
+		return v.attrs[v.cursor]
+	}
+	return ""
+}
+
+func (v *profView) View(st *styles.Styles) string {
+	w := v.width - paneChromeW
+	innerH := v.height - paneChromeH - 1
+	title := "Profiles"
+	if v.rep != nil {
+		sort := "by name"
+		if v.byMagnitude {
+			sort = "by magnitude"
+		}
+		title = fmt.Sprintf("Profiles · PRISM · %d folds · %s", len(v.rep.Folds), sort)
+	}
+	if v.rep == nil || len(v.attrs) == 0 {
+		msg := "no fit yet: f fits on the stored answers (also on the Fit screen)"
+		if v.rep != nil {
+			msg = "the fit has no attributes"
+		}
+		return pane(st, true, v.width, v.height, title, block(wrapStyled(st.Muted, msg, w), w, innerH))
+	}
+	detail := v.detailLines(st, w)
+	listH := max(innerH-len(detail)-1, 3)
+	list := v.listLines(st, w, listH)
+	return pane(st, true, v.width, v.height, title, block(append(append(list, ""), detail...), w, innerH))
+}
+
+// profileNameW is the width of the attribute column.
+func (v *profView) nameW(w int) int {
+	n := 9
+	for _, a := range v.attrs {
+		n = max(n, len([]rune(a)))
+	}
+	return min(n, max(w/5, 9))
+}
+
+// listLines draws the header, the rows around the cursor and the axes.
+func (v *profView) listLines(st *styles.Styles, w, h int) []string {
+	r := v.rep
+	nw := v.nameW(w)
+	// name, two bars with their means, the sign stability of each.
+	bw := max((w-nw-2*(1+1+8)-1-9)/2, 6)
+	var as, es []float64
+	for _, p := range r.Profiles {
+		as = append(as, p.A.Min, p.A.Max, p.A.Mean)
+		es = append(es, p.E.Min, p.E.Max, p.E.Mean)
+	}
+	alo, ahi := gainAxis(as...)
+	elo, ehi := gainAxis(es...)
+	head := fmt.Sprintf("%-*s %-*s %8s %-*s %8s %9s", nw, "attribute", bw, "a_k directional", "mean", bw, "e_k shared", "mean", "stable")
+	lines := []string{st.Label.Render(fit(head, w))}
+	rows := h - 2
+	first := min(max(v.cursor-rows+1, 0), max(len(v.attrs)-rows, 0))
+	for i := first; i < len(v.attrs) && i < first+rows; i++ {
+		a := v.attrs[i]
+		p := r.Profiles[a]
+		n := len(p.A.Folds)
+		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, clip(a, nw),
+			gainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), gain4(p.A.Mean),
+			gainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), gain4(p.E.Mean),
+			fmt.Sprintf("%d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n))
+		row = fit(row, w)
+		switch {
+		case i == v.cursor:
+			row = st.Selected.Render(row)
+		case p.A.SignStable < n || p.E.SignStable < n:
+			row = st.Warn.Render(row) // a fold disagrees with the mean's sign
+		default:
+			row = st.Text.Render(row)
+		}
+		lines = append(lines, row)
+	}
+	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, gain4(alo)+" … "+gain4(ahi), "", bw, gain4(elo)+" … "+gain4(ehi))
+	return append(lines, st.Muted.Render(fit(axis, w)))
+}
+
+// profileStatText is the exact values of one profile statistic.
+func profileStatText(name string, s calib.ProfileStat) string {
+	folds := make([]string, len(s.Folds))
+	for i, f := range s.Folds {
+		folds[i] = sig4(f)
+	}
+	return fmt.Sprintf("%s mean %s  min %s  max %s  sign-stable %d/%d  folds %s",
+		name, sig4(s.Mean), sig4(s.Min), sig4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
+}
+
+// sig4 prints a value with its sign and 4 significant digits, so a tiny
+// value keeps its sign and size ("-3.2e-05", not "-0.0000").
+func sig4(f float64) string { return fmt.Sprintf("%+.4g", f) }
+
+// detailLines are the exact values of the selected attribute.
+func (v *profView) detailLines(st *styles.Styles, w int) []string {
+	a := v.selected()
+	p := v.rep.Profiles[a]
+	lines := []string{st.Title.Render(fit(a, w))}
+	lines = append(lines, wrapStyled(st.Text, profileStatText("a_k", p.A), w)...)
+	return append(lines, wrapStyled(st.Text, profileStatText("e_k", p.E), w)...)
+}
