@@ -9,23 +9,16 @@ import "strings"
 // strings or numbers; scores may be numbers or numeric strings.
 func readGenericJSONL(loc *locator) (*Dataset, error) {
 	var rows []genericRow
-	starts, ends := lines(loc.data)
-	for li := range starts {
-		if isBlank(loc.data[starts[li]:ends[li]]) {
-			continue
-		}
-		obj, err := parseJSON(loc, starts[li], ends[li])
-		if err != nil {
-			return nil, err
-		}
-		if err := loc.wantKind(obj, "", jObject); err != nil {
-			return nil, err
-		}
+	var lineErr error
+	for li, obj := range jsonlObjects(loc, &lineErr) {
 		r, err := genericJSONLRow(loc, obj, li+1)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, r)
+	}
+	if lineErr != nil {
+		return nil, lineErr
 	}
 	if len(rows) == 0 {
 		return nil, &ParseError{File: loc.name, Msg: "no rows"}

@@ -20,18 +20,8 @@ func readJudgeBenchFiles(locs []*locator) (*Dataset, error) {
 	b.criterion("correct")
 	where := map[string]string{} // pair_id -> "file:line" of its first row
 	for _, loc := range locs {
-		starts, ends := lines(loc.data)
-		for li := range starts {
-			if isBlank(loc.data[starts[li]:ends[li]]) {
-				continue
-			}
-			row, err := parseJSON(loc, starts[li], ends[li])
-			if err != nil {
-				return nil, err
-			}
-			if err := loc.wantKind(row, "", jObject); err != nil {
-				return nil, err
-			}
+		var lineErr error
+		for li, row := range jsonlObjects(loc, &lineErr) {
 			id, err := requiredString(loc, row, "", "pair_id")
 			if err != nil {
 				return nil, err
@@ -89,6 +79,9 @@ func readJudgeBenchFiles(locs []*locator) (*Dataset, error) {
 			}
 			ci, _ := b.context(id)
 			b.d.Contexts[ci] = ctx
+		}
+		if lineErr != nil {
+			return nil, lineErr
 		}
 	}
 	if len(b.d.Contexts) == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"sort"
@@ -196,4 +197,30 @@ func bomLen(data []byte) int {
 }
 
 // isBlank reports whether b holds only white space.
+// jsonlObjects yields each non-blank line of a JSON Lines file as a parsed
+// object with its 0-based line index. It stops at the first line that is
+// not a JSON object and leaves that error in *errp; callers check it after
+// the loop.
+func jsonlObjects(loc *locator, errp *error) iter.Seq2[int, *jnode] {
+	return func(yield func(int, *jnode) bool) {
+		starts, ends := lines(loc.data)
+		for li := range starts {
+			if isBlank(loc.data[starts[li]:ends[li]]) {
+				continue
+			}
+			obj, err := parseJSON(loc, starts[li], ends[li])
+			if err == nil {
+				err = loc.wantKind(obj, "", jObject)
+			}
+			if err != nil {
+				*errp = err
+				return
+			}
+			if !yield(li, obj) {
+				return
+			}
+		}
+	}
+}
+
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

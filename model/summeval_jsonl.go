@@ -24,18 +24,8 @@ func readSummEvalJSONL(loc *locator) (*Dataset, error) {
 func readSummEvalJSONLFiles(loc *locator, storyDir string) (*Dataset, error) {
 	b := newBuilder(baseName(loc.name), FormatSummEvalJSONL, TaskNewsSummary, MetricSpearman)
 	firstLine := map[int]int{} // context index -> line it first appeared on
-	starts, ends := lines(loc.data)
-	for li := range starts {
-		if isBlank(loc.data[starts[li]:ends[li]]) {
-			continue
-		}
-		row, err := parseJSON(loc, starts[li], ends[li])
-		if err != nil {
-			return nil, err
-		}
-		if err := loc.wantKind(row, "", jObject); err != nil {
-			return nil, err
-		}
+	var lineErr error
+	for li, row := range jsonlObjects(loc, &lineErr) {
 		docID, err := requiredString(loc, row, "", "id")
 		if err != nil {
 			return nil, err
@@ -72,6 +62,9 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*Dataset, error) {
 			return nil, loc.errAt(row.off, "model_id", "summary of %q by %q given twice", docID, c.ID)
 		}
 		b.addCandidate(ci, c)
+	}
+	if lineErr != nil {
+		return nil, lineErr
 	}
 	if len(b.d.Contexts) == 0 {
 		return nil, &ParseError{File: loc.name, Msg: "no summaries"}
