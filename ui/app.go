@@ -17,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 )
@@ -84,7 +85,9 @@ type App struct {
 	// version, the one being computed, and a screen in flight.
 	bankSig     map[signalKey]bankSignal
 	bankSigBusy bool
-	sigGen      int // bumped when answers are stored; older reports are stale
+	sigGen      int               // bumped when answers are stored; older reports are stale
+	answers     map[signalKey]int // per key, bumped when answers are stored
+	stored      int               // bumped when answers of any key are stored
 	screening   *screening
 
 	width, height int
@@ -100,6 +103,7 @@ func New(s Study) *App {
 		importDir: ".",
 		exportDir: "prism-export",
 		bankSig:   map[signalKey]bankSignal{},
+		answers:   map[signalKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
@@ -385,6 +389,11 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 			if i := y - 2; !a.run.focusRight && i >= 0 && i < len(a.run.form.fields) && !a.run.form.editing {
 				a.run.form.cursor = i
 			}
+			return nil
+		}
+		a.run.focusRight = m.X >= max(a.width*2/5, 32)
+		if !a.run.focusRight {
+			a.run.ClickRow(y)
 		}
 	}
 	return nil
@@ -392,14 +401,30 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 
 func (a *App) headerHeight() int { return 2 }
 
+// screenKeys are the current screen's own bindings. The Run screen's
+// dashboard shows those that act now: pause and cancel while its run is
+// going, start and the judge form otherwise, and enter on a response row.
+func (a *App) screenKeys() []key.Binding {
+	k := a.keys
+	if a.screen != screenRun || a.run.formShown() {
+		return k.screenKeys(a.screen)
+	}
+	if a.run.active() {
+		return []key.Binding{k.Pause, k.Cancel, k.Inspect}
+	}
+	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
+}
+
 func (a *App) helpView() string {
 	a.help.SetWidth(a.width)
 	var out string
 	if a.fullHelp {
-		out = a.help.FullHelpView(a.keys.FullHelpFor(a.screen))
+		groups := a.keys.FullHelpFor(a.screen)
+		groups[len(groups)-1] = a.screenKeys()
+		out = a.help.FullHelpView(groups)
 	} else {
 		k := a.keys
-		out = a.help.ShortHelpView(append(a.keys.screenKeys(a.screen), k.NextScreen, k.Help, k.Quit))
+		out = a.help.ShortHelpView(append(a.screenKeys(), k.NextScreen, k.Help, k.Quit))
 	}
 	// help stops adding bindings past the width but can overshoot by one.
 	lines := strings.Split(out, "\n")
@@ -495,10 +520,15 @@ func (a *App) judgeLabel() string {
 	if err != nil {
 		return a.study.Judge
 	}
-	if cfg.Backend == "offline" {
-		return "offline (simulator)"
+	what := cfg.Backend + ":" + cfg.Model
+	if cfg.Backend == judge.BackendOffline {
+		what = "simulator"
 	}
-	return cfg.Backend + ":" + cfg.Model
+	name := a.run.form.JudgeName(cfg)
+	if name == cfg.Model && cfg.Backend != judge.BackendOffline {
+		return what
+	}
+	return name + " (" + what + ")"
 }
 
 // View draws the whole frame.
@@ -519,13 +549,15 @@ func (a *App) View() tea.View {
 			screenView = a.sel.View(a.styles)
 		case screenFit:
 			a.fit.judge = a.selectJudge()
-			a.fit.current, _ = a.signalKey()
+			a.fit.stale = a.fitStale()
 			screenView = a.fit.View(a.styles)
 		case screenProfiles:
+			a.prof.stale = a.fitStale()
 			screenView = a.prof.View(a.styles)
 		case screenInspect:
 			screenView = a.insp.View(a.styles)
 		case screenCompare:
+			a.cmp.stale = a.compareStale()
 			screenView = a.cmp.View(a.styles)
 		case screenBank:
 			screenView = a.bank.View(a.styles, a.bankSignalPanel())

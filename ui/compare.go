@@ -68,12 +68,20 @@ type compareView struct {
 	gen    int
 	scroll int
 
+	key     signalKey // the dataset and bank version of fits
+	metric  string
+	answers int    // App.stored when the fits started
+	stale   string // why fits no longer describe the study, or ""
+
 	width, height int
 }
 
 func (v *compareView) SetSize(w, h int) { v.width, v.height = w, h }
 
 func (v *compareView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+
+// overlapMark stands for two or more judges in one cell of an axis.
+const overlapMark = '*'
 
 // judgeMark is the letter of the i-th judge on the shared axes.
 func judgeMark(i int) rune { return rune('A' + i%26) }
@@ -119,6 +127,9 @@ func (v *compareView) lines(st *styles.Styles, w int) []string {
 	}
 	if v.err != nil {
 		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+	}
+	if v.stale != "" && len(v.fits) > 0 {
+		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}
 	var ok []judgeFit
 	for i, f := range v.fits {
@@ -183,7 +194,7 @@ func (v *compareView) lines(st *styles.Styles, w int) []string {
 	}
 	alo, ahi := gainAxis(as...)
 	elo, ehi := gainAxis(es...)
-	lines = append(lines, "", st.Title.Render("profiles: fold means, one mark per judge, │ zero"),
+	lines = append(lines, "", st.Title.Render(fmt.Sprintf("profiles: fold means, a letter per judge (%c: several in one cell), │ zero", overlapMark)),
 		st.Label.Render(fit(fmt.Sprintf("%-*s %-*s %-8s %-*s %s", nw, "attribute", bw, "a_k directional", "", bw, "e_k shared", ""), w)))
 	for _, a := range attrs {
 		var am, em []float64
@@ -196,7 +207,8 @@ func (v *compareView) lines(st *styles.Styles, w int) []string {
 			am, em, marks = append(am, p.A.Mean), append(em, p.E.Mean), append(marks, judgeMark(i))
 		}
 		row := fmt.Sprintf("%-*s %s %-8s %s %s", nw, clip(a, nw),
-			dotRow(am, marks, 0, alo, ahi, bw), direction(am), dotRow(em, marks, 0, elo, ehi, bw), direction(em))
+			dotRowOverlap(am, marks, 0, alo, ahi, bw, overlapMark), direction(am),
+			dotRowOverlap(em, marks, 0, elo, ehi, bw, overlapMark), direction(em))
 		s := st.Text
 		if direction(am) == "opposing" || direction(em) == "opposing" {
 			s = st.Warn

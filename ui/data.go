@@ -52,6 +52,25 @@ func (v *dataView) Candidate() *model.Candidate {
 	return &c.Candidates[v.candidates.Cursor()]
 }
 
+// SelectCandidate moves the cursors to candidate cand of context ctx and
+// reports whether the dataset has it.
+func (v *dataView) SelectCandidate(ctx, cand string) bool {
+	for i, c := range v.ds.Contexts {
+		if c.ID != ctx {
+			continue
+		}
+		for j, k := range c.Candidates {
+			if k.ID == cand {
+				v.contexts.Select(i)
+				v.syncCandidates()
+				v.candidates.Select(j)
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (v *dataView) syncCandidates() {
 	c := v.Context()
 	if c == nil {

@@ -13,6 +13,13 @@ import (
 // are not drawn. It returns "" for w ≤ 0 or an empty axis, and panics if
 // marks and vals differ in length.
 func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int) string {
+	return dotRowOverlap(vals, marks, ref, lo, hi, w, 0)
+}
+
+// dotRowOverlap is dotRow, except that a cell holding the values of two
+// or more different marks shows several instead (when several is not 0),
+// so that no value is hidden behind another.
+func dotRowOverlap(vals []float64, marks []rune, ref, lo, hi float64, w int, several rune) string {
 	if len(vals) != len(marks) {
 		panic("ui: dotRow: marks and values differ in length")
 	}
@@ -27,10 +34,18 @@ func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int) string {
 	if !math.IsNaN(ref) {
 		row[cellOf(ref)] = '│'
 	}
+	drawn := make(map[int]rune, len(vals))
 	for i, v := range vals {
-		if !math.IsNaN(v) {
-			row[cellOf(v)] = marks[i]
+		if math.IsNaN(v) {
+			continue
 		}
+		c := cellOf(v)
+		if m, ok := drawn[c]; ok && m != marks[i] && several != 0 {
+			drawn[c] = several
+		} else {
+			drawn[c] = marks[i]
+		}
+		row[c] = drawn[c]
 	}
 	return string(row)
 }

@@ -41,6 +41,23 @@ func TestDotRow(t *testing.T) {
 	if got := dotRow(nil, nil, 0, 1, 1, 5); got != "" {
 		t.Errorf("empty axis: %q, want \"\"", got)
 	}
+	// With an overlap mark, a cell shared by different marks shows it; a
+	// mark repeated in its own cell and a mark over the ref stay as they are.
+	for _, tc := range []struct {
+		vals  []float64
+		marks []rune
+		want  string
+	}{
+		{[]float64{5.2, 5.9}, []rune("AB"), "·····*····"},
+		{[]float64{5.2, 5.9, 1}, []rune("ABA"), "·A···*····"},
+		{[]float64{5.2, 5.9}, []rune("AA"), "·····A····"},
+		{[]float64{5.5, 8}, []rune("AB"), "·····A··B·"},
+		{[]float64{5.2, 5.5, 5.9}, []rune("ABC"), "·····*····"},
+	} {
+		if got := dotRowOverlap(tc.vals, tc.marks, 5, 0, 10, 10, '*'); got != tc.want {
+			t.Errorf("dotRowOverlap(%v, %q) = %q, want %q", tc.vals, string(tc.marks), got, tc.want)
+		}
+	}
 }
 
 func TestValueAxis(t *testing.T) {

@@ -49,7 +49,8 @@ func runFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.O
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
 func fitStored(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*calib.Report, []string, error) {
-	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+	sk := key.stored(ctx, st)
+	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
 			key.judge, shortHash(key.bankHash), key.dataset)
@@ -85,7 +86,7 @@ func (a *App) startFit() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
 	v.gen++
-	v.cancel, v.busy, v.err = cancel, true, nil
+	v.cancel, v.busy, v.err, v.answers = cancel, true, nil, a.answers[k]
 	return runFitCmd(ctx, a.study.Store, k, fitOptions(v.metric()), v.gen)
 }
 
@@ -103,6 +104,45 @@ func (a *App) onFitDone(msg fitDoneMsg) tea.Cmd {
 	v.rep, v.warnings, v.key, v.scroll = msg.rep, msg.warnings, msg.key, 0
 	a.prof.setReport(msg.rep)
 	return nil
+}
+
+// fitStale says why the last fit no longer describes the study (the
+// Fit and Profiles screens show it), or "" when it does.
+func (a *App) fitStale() string {
+	v := &a.fit
+	if v.rep == nil {
+		return ""
+	}
+	k, ok := a.signalKey()
+	switch {
+	case !ok || k.dataset != v.key.dataset:
+		return "the dataset has changed since this fit: f refits"
+	case k.judge != v.key.judge:
+		return fmt.Sprintf("this fit is of judge %s; the Run screen now names %s: f refits", v.key.judge, k.judge)
+	case k.bankHash != v.key.bankHash:
+		return fmt.Sprintf("the bank has changed since this fit (%s, now %s): f refits", shortHash(v.key.bankHash), shortHash(k.bankHash))
+	case v.rep.Metric != v.metric():
+		return "the metric has changed since this fit: f refits"
+	case a.answers[k] != v.answers:
+		return "new answers were stored since this fit: f refits"
+	}
+	return ""
+}
+
+// compareStale says why the Compare screen's fits no longer describe the
+// study, or "" when they do.
+func (a *App) compareStale() string {
+	v := &a.cmp
+	k, ok := a.signalKey()
+	switch {
+	case !ok || k.dataset != v.key.dataset || k.bankHash != v.key.bankHash:
+		return "the dataset or bank has changed since these fits: c refits"
+	case v.metric != a.fit.metric():
+		return "the metric has changed since these fits: c refits"
+	case a.stored != v.answers:
+		return "new answers were stored since these fits: c refits"
+	}
+	return ""
 }
 
 // fitKey handles the keys of the Fit and Profiles screens.
@@ -170,7 +210,8 @@ type exportedMsg struct {
 func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
 		var sig *calib.SignalReport
-		if rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash); err == nil && len(rows) > 0 {
+		sk := key.stored(ctx, st)
+		if rows, err := st.Scores(ctx, sk.dataset, sk.judge, sk.bankHash); err == nil && len(rows) > 0 {
 			// Without neutral answers there is no ratio: the figure is left out.
 			sig, _ = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
 		}
@@ -210,5 +251,6 @@ func (a *App) startCompare() tea.Cmd {
 	}
 	v.gen++
 	v.busy, v.err = true, nil
+	v.key, v.metric, v.answers = k, a.fit.metric(), a.stored
 	return compareCmd(a.ctx, a.study.Store, k.dataset, k.bankHash, fitOptions(a.fit.metric()), v.gen)
 }

@@ -27,8 +27,9 @@ type fitView struct {
 	err       error
 	status    string // the last export's outcome
 	statusErr bool
-	judge     string    // the judge a fit would use, for the hint
-	current   signalKey // the answers a fit would use now
+	answers   int    // App.answers[key] when the fit started
+	judge     string // the judge a fit would use, for the hint
+	stale     string // why rep no longer fits the study, or ""
 
 	scroll        int
 	width, height int
@@ -128,8 +129,8 @@ func (v *fitView) tableLines(st *styles.Styles, w int) []string {
 	}
 	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%d columns · %d resamples · seed %d · judge %s · bank %s",
 		len(r.Columns), r.Bootstrap, r.Seed, v.key.judge, shortHash(v.key.bankHash)), w)))
-	if v.key != v.current || r.Metric != v.metric() {
-		lines = append(lines, wrapStyled(st.Warn, "the bank, judge or metric has changed since this fit: f refits", w)...)
+	if v.stale != "" {
+		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}
 	for _, wn := range v.warnings {
 		lines = append(lines, wrapStyled(st.Warn, wn, w)...)

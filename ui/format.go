@@ -66,3 +66,33 @@ func compact(f float64) string {
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0")
 }
+
+// wrapSpaces wraps plain text to w cells, breaking only at spaces (a break
+// at a hyphen, as wrap may make, would split a negative number from its
+// sign); the spaces at a break are dropped and a word longer than w is
+// cut with an ellipsis.
+func wrapSpaces(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Split(s, " ") {
+		switch {
+		case line == "":
+			line = word // the first word, or the spaces after a break
+		case len([]rune(line))+1+len([]rune(word)) <= w:
+			line += " " + word
+		default:
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = word
+		}
+	}
+	lines = append(lines, strings.TrimRight(line, " "))
+	for i, ln := range lines {
+		if len([]rune(ln)) > w {
+			lines[i] = clip(ln, w)
+		}
+	}
+	return lines
+}

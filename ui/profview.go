@@ -20,6 +20,7 @@ type profView struct {
 	attrs       []string // in display order
 	byMagnitude bool     // sort by |mean a_k| + |mean e_k|, largest first
 	cursor      int
+	stale       string // why rep no longer fits the study, or ""
 
 	width, height int
 }
@@ -79,10 +80,15 @@ func (v *profView) View(st *styles.Styles) string {
 		}
 		return pane(st, true, v.width, v.height, title, block(wrapStyled(st.Muted, msg, w), w, innerH))
 	}
+	var head []string
+	if v.stale != "" {
+		head = wrapStyled(st.Warn, v.stale, w)
+	}
 	detail := v.detailLines(st, w)
-	listH := max(innerH-len(detail)-1, 3)
+	listH := max(innerH-len(head)-len(detail)-1, 3)
 	list := v.listLines(st, w, listH)
-	return pane(st, true, v.width, v.height, title, block(append(append(list, ""), detail...), w, innerH))
+	body := append(append(append(head, list...), ""), detail...)
+	return pane(st, true, v.width, v.height, title, block(body, w, innerH))
 }
 
 // profileNameW is the width of the attribute column.
@@ -153,6 +159,10 @@ func (v *profView) detailLines(st *styles.Styles, w int) []string {
 	a := v.selected()
 	p := v.rep.Profiles[a]
 	lines := []string{st.Title.Render(fit(a, w))}
-	lines = append(lines, wrapStyled(st.Text, profileStatText("a_k", p.A), w)...)
-	return append(lines, wrapStyled(st.Text, profileStatText("e_k", p.E), w)...)
+	for _, text := range []string{profileStatText("a_k", p.A), profileStatText("e_k", p.E)} {
+		for _, ln := range wrapSpaces(text, w) {
+			lines = append(lines, st.Text.Render(ln))
+		}
+	}
+	return lines
 }

@@ -26,6 +26,11 @@ type runView struct {
 	signal    *signalView
 	signalErr error
 
+	// pick is 1 + the sequence number (liveRun.At) of the latest-responses
+	// row under the cursor, so that the cursor stays on its result while
+	// newer ones push the table down; 0 for none.
+	pick int
+
 	showForm      bool // the form, also after a run (e edits)
 	focusRight    bool
 	width, height int
@@ -35,11 +40,60 @@ func (v *runView) SetSize(w, h int) { v.width, v.height = w, h }
 
 func (v *runView) Focus(right bool) { v.focusRight = right }
 
-// Move moves the form cursor when the form is shown.
+// Move moves the form cursor when the form is shown, else the cursor of
+// the latest responses (up is newer). The first move puts the cursor on
+// the newest row.
 func (v *runView) Move(delta int) {
-	if v.formShown() && !v.form.editing {
-		v.form.Move(delta)
+	switch {
+	case v.formShown():
+		if !v.form.editing {
+			v.form.Move(delta)
+		}
+	case !v.focusRight && v.live.nRecent > 0:
+		newest := v.live.nRecent - 1
+		if !v.live.Kept(v.pick - 1) {
+			v.pick = newest + 1
+			return
+		}
+		v.pick = min(max(v.pick-1-delta, max(v.live.nRecent-maxRecent, 0)), newest) + 1
 	}
+}
+
+// Selected is the result under the latest-responses cursor.
+func (v *runView) Selected() (engine.Result, bool) {
+	if v.formShown() || !v.live.Kept(v.pick-1) {
+		return engine.Result{}, false
+	}
+	return v.live.At(v.pick - 1), true
+}
+
+// ClickRow puts the cursor on the latest-responses row at line y of the
+// dashboard (0 is the progress line), if there is one.
+func (v *runView) ClickRow(y int) {
+	lr := v.live
+	// two progress lines, the pane's top border and title, the header
+	i := y - 2 - 1 - 1 - 1
+	if i < 0 || i >= v.tableRows() {
+		return
+	}
+	top := v.tableTop()
+	if seq := lr.nRecent - 1 - top - i; lr.Kept(seq) {
+		v.pick = seq + 1
+	}
+}
+
+// tableRows is how many results the latest-responses table shows.
+func (v *runView) tableRows() int {
+	return max(v.height-2-paneChromeH-1-1, 0) // progress lines, pane, header
+}
+
+// tableTop is how many of the newest results are scrolled past so that
+// the cursor's row is on screen.
+func (v *runView) tableTop() int {
+	if !v.live.Kept(v.pick - 1) {
+		return 0
+	}
+	return max(v.live.nRecent-v.pick-v.tableRows()+1, 0)
 }
 
 // formShown reports whether the form (not the dashboard) is on screen.
@@ -218,7 +272,13 @@ func (v *runView) tableLines(st *styles.Styles, w, h int) []string {
 		return fmt.Sprintf("%-*s %-*s %-*s %*s %*s", ctxW, clip(c, ctxW), candW, clip(k, candW), probeW, clip(p, probeW), scoreW, s, deltaW, d)
 	}
 	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
-	for _, r := range v.live.Recent(h - 1) {
+	lr, top := v.live, v.tableTop()
+	for i := range h - 1 {
+		seq := lr.nRecent - 1 - top - i
+		if !lr.Kept(seq) {
+			break
+		}
+		r := lr.At(seq)
 		score := compact(r.Score)
 		if r.ErrKind != "" {
 			score = clip(r.ErrKind, scoreW-1)
@@ -230,7 +290,12 @@ func (v *runView) tableLines(st *styles.Styles, w, h int) []string {
 			delta = "…" // its baseline has not arrived yet
 		}
 		line := row(r.Context, r.Candidate, r.Probe, score, delta)
-		if r.ErrKind != "" {
+		switch {
+		case seq == v.pick-1 && !v.focusRight:
+			line = st.Selected.Render(line)
+		case seq == v.pick-1:
+			line = st.Cursor.Render(line)
+		case r.ErrKind != "":
 			line = st.Bad.Render(line)
 		}
 		lines = append(lines, line)

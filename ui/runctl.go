@@ -87,7 +87,7 @@ func (a *App) start() tea.Cmd {
 	a.run.live.phase = phaseStarting
 	a.run.live.prog.Total = len(p.Pending)
 	a.run.signal, a.run.signalErr = nil, nil
-	a.run.showForm = false
+	a.run.showForm, a.run.pick = false, 0
 	a.signalFinal = false
 	a.screen = screenRun
 	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
@@ -130,7 +130,7 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 	a.active = nil
 	a.signalFinal = true
 	if p := a.runPlan; p != nil {
-		a.dropBankSignal(signalKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash})
+		a.dropBankSignal(signalKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
 	}
 	if a.quitAfterRun {
 		return tea.Quit
@@ -219,6 +219,20 @@ func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return cmd
 		}
+		return a.inspectRunRow()
 	}
 	return nil
+}
+
+// inspectRunRow opens the Inspect screen on the candidate of the latest
+// responses' selected row, selecting it on the Data screen too.
+func (a *App) inspectRunRow() tea.Cmd {
+	r, ok := a.run.Selected()
+	if !ok {
+		return nil
+	}
+	if !a.data.SelectCandidate(r.Context, r.Candidate) {
+		return nil // a dataset switched since the run: the row is not in it
+	}
+	return a.startInspect(screenRun)
 }

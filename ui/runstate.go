@@ -118,6 +118,15 @@ func (lr *liveRun) addDelta(r engine.Result) {
 	}
 }
 
+// Kept reports whether the result with sequence number seq (the order of
+// application, from 0) is still in the ring.
+func (lr *liveRun) Kept(seq int) bool {
+	return seq >= 0 && seq < lr.nRecent && seq >= lr.nRecent-maxRecent
+}
+
+// At is the result with sequence number seq; Kept(seq) must hold.
+func (lr *liveRun) At(seq int) engine.Result { return lr.recent[seq%maxRecent] }
+
 // Recent returns up to n of the latest results, newest first.
 func (lr *liveRun) Recent(n int) []engine.Result {
 	n = min(n, lr.nRecent, maxRecent)

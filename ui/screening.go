@@ -31,6 +31,16 @@ const (
 // dataset, judge and bank version.
 type signalKey struct{ dataset, judge, bankHash string }
 
+// stored is k as the store files the answers: those of an imported judge
+// (prism import scores) have no bank version and are read whatever the
+// bank, so choosing such a judge by name on the Run screen fits it.
+func (k signalKey) stored(ctx context.Context, st *store.Store) signalKey {
+	if j, err := st.Judge(ctx, k.judge); err == nil && j.Backend == store.ImportBackend {
+		k.bankHash = ""
+	}
+	return k
+}
+
 // bankSignal is one computed report of the Bank screen's signal panel.
 type bankSignal struct {
 	view   *signalView // nil when there are no answers yet
@@ -69,7 +79,8 @@ type (
 // some rows (a screen's sample and runs).
 func bankSignalCmd(ctx context.Context, st *store.Store, key signalKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
 	return func() tea.Msg {
-		rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
+		sk := key.stored(ctx, st)
+		rows, err := st.Scores(ctx, sk.dataset, sk.judge, sk.bankHash)
 		if err != nil {
 			return bankSignalMsg{key: key, sig: bankSignal{err: fmt.Errorf("reading scores: %w", err)}}
 		}
@@ -254,7 +265,7 @@ func (a *App) onScreenDone(msg runDoneMsg) tea.Cmd {
 	sc := a.screening
 	sc.prog = msg.summary.Progress
 	// Whatever the run stored changes the "all stored answers" report.
-	a.dropBankSignal(sc.key)
+	a.dropBankSignal(sc.key, msg.summary.Progress)
 	switch {
 	case msg.err != nil:
 		a.screening = nil
@@ -276,11 +287,16 @@ func (a *App) screenSignal() tea.Cmd {
 	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, sc.key, screenRows(sc.contexts, screenRuns), source), a.sigGen, true)
 }
 
-// dropBankSignal forgets the report of key after new answers were stored;
-// one being computed is stale.
-func (a *App) dropBankSignal(key signalKey) {
+// dropBankSignal forgets the report of key after a run or screen that
+// finished with p; one being computed is stale. Fits of key are stale
+// when the run stored answers.
+func (a *App) dropBankSignal(key signalKey, p engine.Progress) {
 	delete(a.bankSig, key)
 	a.sigGen++
+	if p.Done > p.Failed {
+		a.answers[key]++
+		a.stored++
+	}
 }
 
 // onScreenSignal takes the screen's report.

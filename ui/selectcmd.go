@@ -79,7 +79,8 @@ func startSelectCmd(ctx context.Context, st *store.Store, key signalKey, opts ca
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
 func runSelect(ctx context.Context, st *store.Store, key signalKey, opts calib.SelectOptions) (*calib.SelectReport, []string, error) {
-	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+	sk := key.stored(ctx, st)
+	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
 	if err == nil && len(rows) == 0 {
 		err = store.ErrNotFound
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,3 +282,23 @@ func TestFormat(t *testing.T) {
 }
 
 func engineDefaults() judge.Config { return judge.Defaults() }
+
+func TestWrapSpaces(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		w    int
+		want []string
+	}{
+		// A minus sign stays with its number; the spaces at a break go.
+		{"folds -0.1  -0.25", 8, []string{"folds", "-0.1", "-0.25"}},
+		{"a_k mean -0.04  min -0.08", 14, []string{"a_k mean -0.04", "min -0.08"}},
+		{"a  b", 4, []string{"a  b"}},
+		{"a  b", 3, []string{"a", "b"}},
+		{"abcdefgh x", 4, []string{"abc…", "x"}},
+		{"", 5, []string{""}},
+	} {
+		if got := wrapSpaces(tc.s, tc.w); !slices.Equal(got, tc.want) {
+			t.Errorf("wrapSpaces(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
+)
+
+// jsonOf is v as JSON, for comparing reports field by field.
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// paneText is the text of a frame with the pane borders dropped and runs
+// of spaces made one, so that a wrapped line reads as one.
+func paneText(f string) string {
+	f = strings.NewReplacer("│", " ", "╭", " ", "╮", " ", "╰", " ", "╯", " ", "─", " ").Replace(f)
+	return strings.Join(strings.Fields(f), " ")
+}
+
+// On the two-judge fixture, naming the imported judge on the Run screen
+// fits it: the Fit screen's report is calib.Fit on its stored answers
+// (which have no bank version), and its profiles are the first judge's
+// with a_k negated and e_k the same (see twoJudgeDemo). The last fit is
+// marked stale on both screens when the named judge changes.
+func TestTwoJudgeFitProfiles(t *testing.T) {
+	a := twoJudgeDemo(t, 160, 48)
+	press(a, "5", "f")
+	first := a.fit.rep
+	if a.fit.err != nil || first == nil || a.fit.key.judge != "offline" {
+		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.err, a.fit.key)
+	}
+	setFormField(t, a, fName, "swapped")
+	const note = "this fit is of judge offline; the Run screen now names swapped: f refits"
+	for _, s := range []string{"5", "6"} {
+		press(a, s)
+		if f := frame(a); !strings.Contains(f, note) {
+			t.Errorf("screen %s lacks the stale note:\n%s", s, f)
+		}
+	}
+	press(a, "5", "f")
+	rep := a.fit.rep
+	if a.fit.err != nil || rep == nil || a.fit.key.judge != "swapped" {
+		t.Fatalf("fit of the swapped judge: err %v, key %+v", a.fit.err, a.fit.key)
+	}
+	if f := frame(a); strings.Contains(f, "f refits") {
+		t.Errorf("a fresh fit is marked stale:\n%s", f)
+	}
+	rows, labels, err := a.study.Store.FitInput(context.Background(), a.study.Dataset.Name, "swapped", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, _ = model.ScoredLabels(rows, labels)
+	want, _, err := calib.Fit(context.Background(), rows, labels, fitOptions(model.MetricSpearman))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := jsonOf(t, rep.Methods), jsonOf(t, want.Methods); got != w {
+		t.Errorf("methods of the screen's fit\n%s\nwant\n%s", got, w)
+	}
+	if got, w := jsonOf(t, rep.Profiles), jsonOf(t, want.Profiles); got != w {
+		t.Errorf("profiles of the screen's fit\n%s\nwant\n%s", got, w)
+	}
+	const tol = 1e-9
+	if d := math.Abs(rep.Methods.PRISM.Mean - first.Methods.PRISM.Mean); d > tol {
+		t.Errorf("PRISM means of the two judges differ by %g", d)
+	}
+	press(a, "6")
+	for i, attr := range a.prof.attrs {
+		p, q := rep.Profiles[attr], first.Profiles[attr]
+		if math.Abs(p.A.Mean+q.A.Mean) > tol || math.Abs(p.E.Mean-q.E.Mean) > tol {
+			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
+		}
+		a.prof.cursor = i
+		f := paneText(frame(a))
+		for _, line := range []string{profileStatText("a_k", p.A), profileStatText("e_k", p.E)} {
+			if line = strings.Join(strings.Fields(line), " "); !strings.Contains(f, line) {
+				t.Errorf("%s: profiles screen lacks %q", attr, line)
+			}
+		}
+	}
+}
+
+// Fits, profiles and compare fits are marked stale when the bank changes
+// or a run stores new answers, and a refit clears the mark.
+func TestFitStale(t *testing.T) {
+	a, _ := fittedDemo(t, 100, 30)
+	press(a, "8", "c")
+	for _, s := range []string{"5", "6", "8"} {
+		press(a, s)
+		if f := frame(a); strings.Contains(f, "refits") {
+			t.Fatalf("screen %s marked stale right after its fit:\n%s", s, f)
+		}
+	}
+	// The screen answered every demo context twice; a third run adds
+	// answers.
+	setConcurrency(a, 1)
+	setFormField(t, a, fRepeats, "3")
+	press(a, "s")
+	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Done == 0 {
+		t.Fatalf("run: %+v", a.run.live)
+	}
+	for s, want := range map[string]string{
+		"5": "new answers were stored since this fit: f refits",
+		"6": "new answers were stored since this fit: f refits",
+		"8": "new answers were stored since these fits: c refits",
+	} {
+		press(a, s)
+		if f := frame(a); !strings.Contains(f, want) {
+			t.Errorf("screen %s lacks %q:\n%s", s, want, f)
+		}
+	}
+	press(a, "5", "f", "8", "c")
+	for _, s := range []string{"5", "6", "8"} {
+		press(a, s)
+		if f := frame(a); strings.Contains(f, "refits") {
+			t.Errorf("screen %s still stale after refitting:\n%s", s, f)
+		}
+	}
+	// A run with nothing left to send stores nothing: still fresh.
+	press(a, "3", "e", "s")
+	press(a, "6")
+	if f := frame(a); strings.Contains(f, "refits") {
+		t.Errorf("a run that stored nothing made the fit stale:\n%s", f)
+	}
+	press(a, "2", "b")
+	for s, want := range map[string]string{
+		"6": "the bank has changed since this fit",
+		"8": "the dataset or bank has changed since these fits: c refits",
+	} {
+		press(a, s)
+		if f := paneText(frame(a)); !strings.Contains(f, want) {
+			t.Errorf("after a bank change screen %s lacks %q:\n%s", s, want, f)
+		}
+	}
+}
+
+// Golden frames of the Fit, Profiles and Inspect screens on the two-judge
+// fixture: the first judge's fit, the fit marked stale once the Run
+// screen names the imported judge, and that judge's fit, profiles and a
+// candidate (the Compare screen's frames are in TestGoldenCompare).
+func TestGoldenTwoJudges(t *testing.T) {
+	for _, size := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			a := twoJudgeDemo(t, size[0], size[1])
+			press(a, "5", "f")
+			t.Run("fit-offline", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			setFormField(t, a, fName, "swapped")
+			press(a, "6")
+			t.Run("profiles-stale", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "5", "f")
+			t.Run("fit-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "6")
+			t.Run("profiles-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "1", "down", "right", "down", "enter")
+			t.Run("inspect-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+		})
+	}
+}
