@@ -56,3 +56,21 @@ func (d *Dataset) NumCandidates() int {
 	}
 	return n
 }
+
+// Find returns context ctx and its candidate cand, (c, nil) when the
+// context has no such candidate, or (nil, nil) without the context.
+func (d *Dataset) Find(ctx, cand string) (*Context, *Candidate) {
+	for i := range d.Contexts {
+		c := &d.Contexts[i]
+		if c.ID != ctx {
+			continue
+		}
+		for j := range c.Candidates {
+			if c.Candidates[j].ID == cand {
+				return c, &c.Candidates[j]
+			}
+		}
+		return c, nil
+	}
+	return nil, nil
+}

@@ -86,3 +86,22 @@ func TestClone(t *testing.T) {
 		t.Error("nil.Clone() != nil")
 	}
 }
+
+func TestDatasetFind(t *testing.T) {
+	d := Demo()
+	last := d.Contexts[len(d.Contexts)-1]
+	c, cand := d.Find(last.ID, last.Candidates[2].ID)
+	if c == nil || cand == nil || c.ID != last.ID || cand.ID != last.Candidates[2].ID || cand.Text != last.Candidates[2].Text {
+		t.Fatalf("Find(%s, %s) = %v, %v", last.ID, last.Candidates[2].ID, c, cand)
+	}
+	// The pointers are into the dataset, not copies.
+	if cand != &d.Contexts[len(d.Contexts)-1].Candidates[2] {
+		t.Error("Find returned a copy")
+	}
+	if c, cand := d.Find(last.ID, "no-such"); c == nil || cand != nil {
+		t.Errorf("unknown candidate: %v, %v", c, cand)
+	}
+	if c, cand := d.Find("no-such", last.Candidates[0].ID); c != nil || cand != nil {
+		t.Errorf("unknown context: %v, %v", c, cand)
+	}
+}

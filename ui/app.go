@@ -298,8 +298,11 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		case screenFit, screenProfiles:
 			return a.fitKey(msg)
 		case screenInspect:
-			if key.Matches(msg, k.Back) {
+			switch {
+			case key.Matches(msg, k.Back):
 				return a.setScreen(a.insp.back)
+			case key.Matches(msg, k.Refit):
+				return a.startFit()
 			}
 		case screenCompare:
 			if key.Matches(msg, k.Compare) {

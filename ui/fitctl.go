@@ -103,7 +103,28 @@ func (a *App) onFitDone(msg fitDoneMsg) tea.Cmd {
 	}
 	v.rep, v.warnings, v.key, v.scroll = msg.rep, msg.warnings, msg.key, 0
 	a.prof.setReport(msg.rep)
+	if ins := a.insp.ins; ins != nil && ins.key == msg.key {
+		return a.reinspect() // with the new fit's correction
+	}
 	return nil
+}
+
+// reinspect inspects the Inspect screen's candidate again, keeping the
+// screen's scroll, with the Fit screen's report when it is of the same
+// answers.
+func (a *App) reinspect() tea.Cmd {
+	v := &a.insp
+	c, cand := a.study.Dataset.Find(v.ins.context, v.ins.cand)
+	if cand == nil {
+		return nil
+	}
+	var rep *calib.Report
+	if a.fit.rep != nil && a.fit.key == v.ins.key {
+		rep = a.fit.rep
+	}
+	v.gen++
+	v.busy = true
+	return inspectCmd(a.ctx, a.study.Store, v.ins.key, c, cand, rep, v.gen)
 }
 
 // fitStale says why the last fit no longer describes the study (the

@@ -116,7 +116,7 @@ func (v *inspectView) numberLines(st *styles.Styles, w int) []string {
 	lines = append(lines, fmt.Sprintf("rank in context: human %s · before %s · after %s",
 		rankText(ins.rankHuman, ins.n), rankText(ins.rankBefore, ins.n), rankText(ins.rankAfter, ins.n)))
 	if ins.fold == 0 {
-		lines = append(lines, wrapStyled(st.Warn, "no fit of these answers: f on the Fit screen, then enter again, shows the correction", w)...)
+		lines = append(lines, wrapStyled(st.Warn, "no fit of these answers yet: f fits them and shows the correction here", w)...)
 	} else {
 		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)))
 	}

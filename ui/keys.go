@@ -99,7 +99,7 @@ func (k KeyMap) screenKeys(s screen) []key.Binding {
 	case screenProfiles:
 		return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
 	case screenInspect:
-		return []key.Binding{k.Back}
+		return []key.Binding{k.Back, k.Refit}
 	case screenCompare:
 		return []key.Binding{k.Compare}
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -161,6 +162,21 @@ func TestRunRowInspect(t *testing.T) {
 	}
 	if len(a.insp.ins.replies) == 0 {
 		t.Error("the inspected candidate has no stored replies")
+	}
+	// Without a fit there is no correction; f fits here and the screen
+	// shows the new fit's correction of the same candidate.
+	if a.insp.ins.fold != 0 || !math.IsNaN(a.insp.ins.corrected) {
+		t.Fatalf("a correction without a fit: fold %d, ŷ %g", a.insp.ins.fold, a.insp.ins.corrected)
+	}
+	press(a, "f")
+	if a.fit.rep == nil || a.fit.err != nil || a.insp.busy {
+		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.err, a.insp.busy)
+	}
+	if ins := a.insp.ins; a.screen != screenInspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
+		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.screen, ins.cand, ins.fold, ins.corrected)
+	}
+	if f := frame(a); !strings.Contains(f, fmt.Sprintf("outer fold %d,", a.insp.ins.fold)) {
+		t.Errorf("frame lacks the fold of the correction:\n%s", f)
 	}
 	press(a, "esc")
 	if a.screen != screenRun {

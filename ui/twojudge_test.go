@@ -1,14 +1,17 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
@@ -169,4 +172,61 @@ func TestGoldenTwoJudges(t *testing.T) {
 			t.Run("inspect-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
 		})
 	}
+}
+
+// The analysis screens in the real program, every message going through
+// Bubble Tea's loop: screen the demo bank, fit, read the profiles,
+// inspect a candidate, then import a second judge (its probe signs
+// swapped, as in twoJudgeDemo) and compare the two. The last frame is a
+// golden file.
+func TestProgramAnalysis(t *testing.T) {
+	a := New(demoStudy(t))
+	// Read before the program owns the App.
+	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.bank.Hash()
+	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))
+	waitFor := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
+			return bytes.Contains(out, []byte(what))
+		}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	send := func(keys ...string) {
+		for _, k := range keys {
+			tm.Send(keyMsg(k))
+		}
+	}
+	waitFor("Contexts")
+	send("2", "s")
+	waitFor("units pass")
+	send("5", "f")
+	waitFor("γ per outer fold")
+	send("6")
+	waitFor("sign-stable")
+	send("1", "down", "right", "down", "enter")
+	waitFor("rank in context")
+	send("esc")
+
+	// A second judge, imported straight into the workspace.
+	ctx := context.Background()
+	rows, err := st.Scores(ctx, ds, "offline", hash)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("scores of the screen: %d, %v", len(rows), err)
+	}
+	for i, r := range rows {
+		if attr, sign, ok := strings.Cut(r.Probe, ":"); ok && attr != "ctx" && attr != "neutral" {
+			rows[i].Probe = attr + ":" + map[string]string{"+": "-", "-": "+"}[sign]
+		}
+	}
+	if _, err := st.ImportScores(ctx, ds, "swapped", rows); err != nil {
+		t.Fatal(err)
+	}
+	send("8", "c")
+	waitFor("opposing")
+	send("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	final := tm.FinalModel(t).(*App)
+	if final.fit.rep == nil || final.insp.ins == nil || len(final.cmp.fits) != 2 {
+		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.fits))
+	}
+	golden.RequireEqual(t, frame(final))
 }
