@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,13 +75,7 @@ func TestGoldenScreens(t *testing.T) {
 func TestGoldenRunFinished(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			a := demoApp(t, size[0], size[1])
-			drive(a, a.Init())
-			setConcurrency(a, 1)
-			press(a, "s")
-			if a.run.live == nil || a.run.live.phase != phaseDone {
-				t.Fatalf("run not done: %+v", a.run.live)
-			}
+			a := finishedRun(t, size[0], size[1])
 			if a.run.signal == nil || !a.run.signal.Final {
 				t.Fatalf("no final ratio panel: %+v %v", a.run.signal, a.run.signalErr)
 			}
@@ -269,13 +262,7 @@ func TestProgramFlow(t *testing.T) {
 	s := demoStudy(t)
 	orig := s.Bank.Hash()
 	a := New(s)
-	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))
-	waitFor := func(what string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
-			return bytes.Contains(out, []byte(what))
-		}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
-	}
+	tm, waitFor := runProgram(t, a, 15*time.Second)
 	waitFor("Contexts")
 	// Edit the first + wording of accuracy.
 	tm.Send(keyMsg("2"))

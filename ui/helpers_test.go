@@ -1,13 +1,16 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
@@ -159,4 +162,31 @@ func gate(t testing.TB, a *App, open int) *gatedJudge {
 		return []judge.Judge{g}, nil
 	}
 	return g
+}
+
+// runProgram runs a in a real Bubble Tea program at 120×36 and returns it
+// with a function that waits up to timeout for a text in its output.
+func runProgram(t *testing.T, a *App, timeout time.Duration) (*teatest.TestModel, func(string)) {
+	t.Helper()
+	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))
+	return tm, func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
+			return bytes.Contains(out, []byte(what))
+		}, teatest.WithDuration(timeout), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+}
+
+// finishedRun is the demo App at w×h after a whole offline run with one
+// worker (so that the order of the results is fixed).
+func finishedRun(t *testing.T, w, h int) *App {
+	t.Helper()
+	a := demoApp(t, w, h)
+	drive(a, a.Init())
+	setConcurrency(a, 1)
+	press(a, "s")
+	if a.run.live == nil || a.run.live.phase != phaseDone {
+		t.Fatalf("run not done: %+v", a.run.live)
+	}
+	return a
 }

@@ -128,13 +128,7 @@ func TestRunCursorFollowsResult(t *testing.T) {
 // screen on that candidate (as enter on the Data screen does) and esc
 // returns to the Run screen; a click selects a row.
 func TestRunRowInspect(t *testing.T) {
-	a := demoApp(t, 100, 30)
-	drive(a, a.Init())
-	setConcurrency(a, 1)
-	press(a, "s")
-	if a.run.live == nil || a.run.live.phase != phaseDone {
-		t.Fatalf("run not done: %+v", a.run.live)
-	}
+	a := finishedRun(t, 100, 30)
 	if h := ansi.Strip(a.helpView()); !strings.Contains(h, "enter inspect") || strings.Contains(h, "pause") {
 		t.Errorf("help of a finished run: %q", h)
 	}

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -228,13 +227,7 @@ func TestGoldenScreenSelect(t *testing.T) {
 // going through Bubble Tea's loop (progress included).
 func TestProgramScreenSelect(t *testing.T) {
 	a := New(demoStudy(t))
-	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))
-	waitFor := func(what string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
-			return bytes.Contains(out, []byte(what))
-		}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
-	}
+	tm, waitFor := runProgram(t, a, 30*time.Second)
 	waitFor("Contexts")
 	tm.Send(keyMsg("2"))
 	waitFor("no answers of this judge")

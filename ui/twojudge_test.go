@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -183,13 +182,7 @@ func TestProgramAnalysis(t *testing.T) {
 	a := New(demoStudy(t))
 	// Read before the program owns the App.
 	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.bank.Hash()
-	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))
-	waitFor := func(what string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
-			return bytes.Contains(out, []byte(what))
-		}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
-	}
+	tm, waitFor := runProgram(t, a, 30*time.Second)
 	send := func(keys ...string) {
 		for _, k := range keys {
 			tm.Send(keyMsg(k))
