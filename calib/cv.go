@@ -145,25 +145,13 @@ func (f *fitter) selectGammas(train []int) (sel []int, cv [][]float64, err error
 		f.cv = make([]float64, need)
 	}
 	vals := f.cv[:need]
-	bounds := SplitParts(nt, f.opts.Folds)
-	for p := 0; p < f.opts.Folds; p++ {
-		lo, hi := bounds[p], bounds[p+1]
-		if lo == hi {
-			continue
-		}
-		f.sumExcept(train, lo, hi)
-		ps, err := f.paths()
-		if err != nil {
-			return sel, cv, err
-		}
-		for mi, mp := range ps {
-			for gi, gam := range gammas {
-				alpha := mp.at(gam, f.beta)
-				for i := lo; i < hi; i++ {
-					vals[(mi*G+gi)*nt+i] = f.value(train[i], alpha, f.beta)
-				}
-			}
-		}
+	err = innerValues(train, f.opts.Folds, gammas, vals, f.beta,
+		func(lo, hi int) ([]*methodPath, error) {
+			f.sumExcept(train, lo, hi)
+			return f.paths()
+		}, f.value)
+	if err != nil {
+		return sel, cv, err
 	}
 	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
 	for mi := range f.methods {
@@ -178,10 +166,8 @@ func (f *fitter) selectGammas(train []int) (sel []int, cv [][]float64, err error
 // out-of-inner-fold values vals[gi*len(train)+i], and returns the index
 // of the highest score; exact ties go to the largest γ.
 func (f *fitter) pickGamma(vals []float64, train []int, cv []float64) int {
-	gammas := f.opts.Gammas
 	nt := len(train)
-	best := -1
-	for gi := range gammas {
+	for gi := range f.opts.Gammas {
 		var s float64
 		c := 0
 		for i, g := range train {
@@ -194,11 +180,8 @@ func (f *fitter) pickGamma(vals []float64, train []int, cv []float64) int {
 			s /= float64(c)
 		}
 		cv[gi] = s
-		if best < 0 || s > cv[best] || (s == cv[best] && gammas[gi] > gammas[best]) {
-			best = gi
-		}
 	}
-	return best
+	return bestGamma(cv, f.opts.Gammas)
 }
 
 // run fills r with the outer-fold results, sweep, bootstrap and profiles.

@@ -318,3 +318,22 @@ func TestFitCancelled(t *testing.T) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
+
+func TestBestGamma(t *testing.T) {
+	grid := []float64{1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}
+	for _, tc := range []struct {
+		cv   []float64
+		want int
+	}{
+		{[]float64{0.1, 0.5, 0.3, 0.2, 0.1, 0, 0}, 1},
+		// Exact ties go to the largest γ.
+		{[]float64{0.5, 0.5, 0.3, 0.5, 0.1, 0, 0}, 3},
+		{[]float64{0, 0, 0, 0, 0, 0, 0}, 6},
+		// No tolerance: a score 1 ulp lower loses.
+		{[]float64{0.5, 0.3, 0.3, 0.3, 0.3, 0.3, math.Nextafter(0.5, 0)}, 0},
+	} {
+		if got := bestGamma(tc.cv, grid); got != tc.want {
+			t.Errorf("bestGamma(%v) = %d, want %d", tc.cv, got, tc.want)
+		}
+	}
+}

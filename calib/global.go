@@ -260,38 +260,21 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 	gammas := f.opts.Gammas
 	G, nt := len(gammas), len(train)
 	preds := make([]float64, len(f.methods)*G*nt)
-	bounds := SplitParts(nt, f.opts.Folds)
-	for p := 0; p < f.opts.Folds; p++ {
-		lo, hi := bounds[p], bounds[p+1]
-		if lo == hi {
-			continue
-		}
-		f.fitSums(append(slices.Clone(train[:lo]), train[hi:]...))
-		ps, err := f.paths()
-		if err != nil {
-			return sel, cv, err
-		}
-		for mi, mp := range ps {
-			for gi, gam := range gammas {
-				alpha := mp.at(gam, f.beta)
-				for i := lo; i < hi; i++ {
-					preds[(mi*G+gi)*nt+i] = f.predict(train[i], alpha, f.beta)
-				}
-			}
-		}
+	err = innerValues(train, f.opts.Folds, gammas, preds, f.beta,
+		func(lo, hi int) ([]*methodPath, error) {
+			f.fitSums(append(slices.Clone(train[:lo]), train[hi:]...))
+			return f.paths()
+		}, f.predict)
+	if err != nil {
+		return sel, cv, err
 	}
 	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
 	for mi := range f.methods {
 		cv[mi] = make([]float64, G)
-		best := -1
 		for gi := range gammas {
-			s := f.pooled(train, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
-			cv[mi][gi] = s
-			if best < 0 || s > cv[mi][best] || (s == cv[mi][best] && gammas[gi] > gammas[best]) {
-				best = gi
-			}
+			cv[mi][gi] = f.pooled(train, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
 		}
-		sel[mi] = best
+		sel[mi] = bestGamma(cv[mi], gammas)
 	}
 	return sel, cv, nil
 }

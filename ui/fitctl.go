@@ -49,36 +49,55 @@ func runFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.O
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
 func fitStored(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*calib.Report, []string, error) {
-	sk := key.stored(ctx, st)
-	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
-			key.judge, shortHash(key.bankHash), key.dataset)
-	}
+	in, err := readStudyInput(ctx, st, key, "fitting")
 	if err != nil {
 		return nil, nil, err
 	}
-	var warnings []string
-	labels, dropped := model.ScoredLabels(rows, labels)
-	if dropped > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d labelled candidates have no answers; fitting the %d that do", dropped, len(labels)))
+	opts.ScoresFile, opts.LabelsFile = in.source, in.source
+	rep, w, err := calib.Fit(ctx, in.rows, in.labels, opts)
+	return rep, append(in.warnings, w...), err
+}
+
+// studyInput is what a fit or a selection reads from the workspace.
+type studyInput struct {
+	rows     []model.ScoreRow
+	labels   []model.Label // of the candidates with answers
+	warnings []string
+	source   string // names the workspace, dataset and judge in reports
+}
+
+// readStudyInput reads key's answers and the labels of the candidates
+// that have answers; doing ("fitting", "selecting on") words the warning
+// about the others.
+func readStudyInput(ctx context.Context, st *store.Store, key signalKey, doing string) (studyInput, error) {
+	sk := key.stored(ctx, st)
+	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
+	if err == nil && len(rows) == 0 {
+		err = store.ErrNotFound
 	}
-	source := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
-	opts.ScoresFile, opts.LabelsFile = source, source
-	rep, w, err := calib.Fit(ctx, rows, labels, opts)
-	return rep, append(warnings, w...), err
+	if errors.Is(err, store.ErrNotFound) {
+		return studyInput{}, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
+			key.judge, shortHash(key.bankHash), key.dataset)
+	}
+	if err != nil {
+		return studyInput{}, err
+	}
+	in := studyInput{rows: rows, source: fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)}
+	var dropped int
+	in.labels, dropped = model.ScoredLabels(rows, labels)
+	if dropped > 0 {
+		in.warnings = append(in.warnings, fmt.Sprintf("%d labelled candidates have no answers; %s the %d that do", dropped, doing, len(in.labels)))
+	}
+	return in, nil
 }
 
 // startFit (re)fits the current dataset, judge and bank version; a fit in
 // flight is cancelled and its result dropped.
 func (a *App) startFit() tea.Cmd {
 	v := &a.fit
-	k, ok := a.signalKey()
-	if !ok {
-		v.err = errNoWorkspace
-		if a.study.Store != nil {
-			_, _, _, v.err = a.run.form.Config()
-		}
+	k, err := a.studyKey()
+	if err != nil {
+		v.err = err
 		return nil
 	}
 	if v.cancel != nil {
@@ -195,12 +214,9 @@ func (a *App) startInspect(from screen) tea.Cmd {
 	}
 	v.back, v.scroll, v.ins = from, [2]int{}, nil
 	a.screen = screenInspect
-	k, ok := a.signalKey()
-	if !ok {
-		v.err = errNoWorkspace
-		if a.study.Store != nil {
-			_, _, _, v.err = a.run.form.Config()
-		}
+	k, err := a.studyKey()
+	if err != nil {
+		v.err = err
 		return nil
 	}
 	var rep *calib.Report
@@ -265,9 +281,9 @@ func (a *App) onExported(msg exportedMsg) {
 // bank version, with the Fit screen's metric.
 func (a *App) startCompare() tea.Cmd {
 	v := &a.cmp
-	k, ok := a.signalKey()
-	if !ok {
-		v.err = errNoWorkspace
+	k, err := a.studyKey()
+	if err != nil {
+		v.err = err
 		return nil
 	}
 	v.gen++

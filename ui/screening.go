@@ -144,6 +144,25 @@ func (a *App) signalKey() (signalKey, bool) {
 	return signalKey{a.study.Dataset.Name, a.run.form.JudgeName(cfg), a.bank.bank.Hash()}, true
 }
 
+// studyKey is signalKey, or why there is none: no workspace or dataset,
+// or the Run form's error.
+func (a *App) studyKey() (signalKey, error) {
+	if k, ok := a.signalKey(); ok {
+		return k, nil
+	}
+	switch {
+	case a.study.Store == nil:
+		return signalKey{}, errNoWorkspace
+	case a.study.Dataset == nil:
+		return signalKey{}, errors.New("no dataset: i on the Data screen imports one")
+	}
+	_, _, _, err := a.run.form.Config()
+	if err == nil { // signalKey fails for no other reason
+		err = errors.New("the Run screen's judge is not set")
+	}
+	return signalKey{}, err
+}
+
 // refreshBankSignal computes the Bank screen's report from every stored
 // answer of the current key, unless it is cached or being computed.
 func (a *App) refreshBankSignal() tea.Cmd {

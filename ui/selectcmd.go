@@ -2,15 +2,12 @@ package ui
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -79,27 +76,13 @@ func startSelectCmd(ctx context.Context, st *store.Store, key signalKey, opts ca
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
 func runSelect(ctx context.Context, st *store.Store, key signalKey, opts calib.SelectOptions) (*calib.SelectReport, []string, error) {
-	sk := key.stored(ctx, st)
-	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
-	if err == nil && len(rows) == 0 {
-		err = store.ErrNotFound
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
-			key.judge, shortHash(key.bankHash), key.dataset)
-	}
+	in, err := readStudyInput(ctx, st, key, "selecting on")
 	if err != nil {
 		return nil, nil, err
 	}
-	var warnings []string
-	labels, dropped := model.ScoredLabels(rows, labels)
-	if dropped > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d labelled candidates have no answers; selecting on the %d that do", dropped, len(labels)))
-	}
-	source := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
-	opts.ScoresFile, opts.LabelsFile = source, source
-	rep, w, err := calib.Select(ctx, rows, labels, opts)
-	return rep, append(warnings, w...), err
+	opts.ScoresFile, opts.LabelsFile = in.source, in.source
+	rep, w, err := calib.Select(ctx, in.rows, in.labels, opts)
+	return rep, append(in.warnings, w...), err
 }
 
 // waitSelect waits for the job's next progress or its end. A progress

@@ -31,12 +31,9 @@ func (a *App) selectKey(msg tea.KeyPressMsg) tea.Cmd {
 // bank version; a selection in flight is cancelled and its result dropped.
 func (a *App) startSelect() tea.Cmd {
 	v := &a.sel
-	k, ok := a.signalKey()
-	if !ok {
-		v.err = errNoWorkspace
-		if a.study.Store != nil {
-			_, _, _, v.err = a.run.form.Config()
-		}
+	k, err := a.studyKey()
+	if err != nil {
+		v.err = err
 		return nil
 	}
 	if v.job != nil {
