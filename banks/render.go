@@ -34,10 +34,29 @@ func (b *Bank) Render(task string, c model.Context, cand model.Candidate, cond C
 }
 
 func render(hash string, t Task, c model.Context, cand model.Candidate, cond Condition) Request {
+	return renderWith(hash, t, c, cand, cond, userMessage(t, taskText(t), c, cand))
+}
+
+// taskText is the text of the user message's task section: the prompt,
+// the scale and the answer format. It depends on the task alone.
+func taskText(t Task) string {
+	return joinSentences(t.Prompt, scaleText(t), strings.ReplaceAll(t.Answer, PlaceholderFormat, singleFormat(t.Scale)))
+}
+
+// userMessage is the user message of cand in c, with task the task's
+// taskText: the same under every condition (only the system message
+// changes between them).
+func userMessage(t Task, task string, c model.Context, cand model.Candidate) string {
 	var u strings.Builder
+	u.Grow(len(c.Source) + len(cand.Text) + len(task) + 256) // labels and any extras
 	writeContext(&u, t, c)
 	section(&u, t.CandidateLabel, cand.Text)
-	section(&u, t.TaskLabel, joinSentences(t.Prompt, scaleText(t), strings.ReplaceAll(t.Answer, PlaceholderFormat, singleFormat(t.Scale))))
+	section(&u, t.TaskLabel, task)
+	return u.String()
+}
+
+// renderWith is render with the user message already rendered.
+func renderWith(hash string, t Task, c model.Context, cand model.Candidate, cond Condition, user string) Request {
 	return Request{
 		BankHash:      hash,
 		Probe:         cond.Probe,
@@ -45,7 +64,7 @@ func render(hash string, t Task, c model.Context, cand model.Candidate, cond Con
 		Instruction:   cond.Instruction,
 		ContextID:     c.ID,
 		CandidateID:   cand.ID,
-		Messages:      messages(t, cond, u.String()),
+		Messages:      messages(t, cond, user),
 		Scale:         scaleCopy(t.Scale),
 		Source:        c.Source,
 		CandidateText: cand.Text,

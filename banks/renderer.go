@@ -12,10 +12,11 @@ import (
 // hash on every call so that it always matches the bank's current wording.
 // A Renderer is safe for concurrent use.
 type Renderer struct {
-	bank  *Bank
-	task  Task
-	hash  string
-	conds map[condKey]string // (probe, wording) → instruction
+	bank     *Bank
+	task     Task
+	taskText string // the user message's task section, rendered once
+	hash     string
+	conds    map[condKey]string // (probe, wording) → instruction
 }
 
 type condKey struct {
@@ -31,6 +32,7 @@ func (b *Bank) Renderer(task string) (*Renderer, error) {
 	}
 	cp := b.Clone()
 	r := &Renderer{bank: cp, task: cp.Tasks[task], hash: cp.Hash(), conds: map[condKey]string{}}
+	r.taskText = taskText(r.task)
 	for _, c := range cp.Conditions() {
 		r.conds[condKey{c.Probe, c.Wording}] = c.Instruction
 	}
@@ -45,7 +47,24 @@ func (r *Renderer) Render(c model.Context, cand model.Candidate, cond Condition)
 	if err := r.check(cond); err != nil {
 		return Request{}, err
 	}
-	return render(r.hash, r.task, c, cand, cond), nil
+	return renderWith(r.hash, r.task, c, cand, cond, userMessage(r.task, r.taskText, c, cand)), nil
+}
+
+// RenderAll renders cand under each of conds, in order: the requests of
+// Render, rendering the user message once since it is the same under
+// every condition (the requests share it).
+func (r *Renderer) RenderAll(c model.Context, cand model.Candidate, conds []Condition) ([]Request, error) {
+	for _, cond := range conds {
+		if err := r.check(cond); err != nil {
+			return nil, err
+		}
+	}
+	user := userMessage(r.task, r.taskText, c, cand)
+	out := make([]Request, len(conds))
+	for i, cond := range conds {
+		out[i] = renderWith(r.hash, r.task, c, cand, cond, user)
+	}
+	return out, nil
 }
 
 // RenderBatch is Bank.RenderBatch on the frozen bank.

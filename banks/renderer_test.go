@@ -34,6 +34,21 @@ func TestRendererMatchesRender(t *testing.T) {
 					t.Fatalf("%s %s %s/%d: batched requests differ", b.Name, task, c.Probe, c.Wording)
 				}
 			}
+			// RenderAll: the requests of Render, condition by condition.
+			all, err := r.RenderAll(ctx, ctx.Candidates[1], b.Conditions())
+			if err != nil || len(all) != len(b.Conditions()) {
+				t.Fatalf("%s %s: RenderAll: %d requests, %v", b.Name, task, len(all), err)
+			}
+			for i, c := range b.Conditions() {
+				want, _ := b.Render(task, ctx, ctx.Candidates[1], c)
+				if !reflect.DeepEqual(all[i], want) {
+					t.Fatalf("%s %s %s/%d: RenderAll gave %+v, Render %+v", b.Name, task, c.Probe, c.Wording, all[i], want)
+				}
+			}
+			bad := append(b.Conditions(), Condition{Probe: "nope:+", Instruction: "x"})
+			if _, err := r.RenderAll(ctx, ctx.Candidates[1], bad); err == nil {
+				t.Fatalf("%s %s: RenderAll took a condition not in the bank", b.Name, task)
+			}
 		}
 	}
 }

@@ -203,25 +203,27 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	for r := range runs {
 		runs[r] = strconv.Itoa(r)
 	}
+	keyer, err := store.NewKeyer(backend, spec.Config.Model, p.Judge.Params)
+	if err != nil {
+		return nil, err
+	}
 	msgs := make([]store.Message, 0, 2)
 	// Context, then candidate, then condition, then run: everything sent
 	// about one candidate goes out together, so a server's prefix cache
 	// sees the same source text back to back.
 	for ci, c := range spec.Dataset.Contexts {
 		for ki, cand := range c.Candidates {
+			reqs, err := rend.RenderAll(c, cand, conds)
+			if err != nil {
+				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
+			}
 			for condi, cond := range conds {
-				req, err := rend.Render(c, cand, cond)
-				if err != nil {
-					return nil, fmt.Errorf("engine: render %s/%s %s: %w", c.ID, cand.ID, cond.Probe, err)
-				}
+				req := &reqs[condi]
 				msgs = msgs[:0]
 				for _, m := range req.Messages {
 					msgs = append(msgs, store.Message(m))
 				}
-				key, err := store.RequestKey(backend, spec.Config.Model, p.Judge.Params, msgs)
-				if err != nil {
-					return nil, err
-				}
+				key := keyer.Key(msgs)
 				in := EstimateTokens(req.Messages)
 				for r, run := range runs {
 					p.Items = append(p.Items, Item{

@@ -32,29 +32,59 @@ const requestKeyVersion = "prism-request-key-v1"
 // index is not part of the key; repeats are told apart by the run label.
 // It returns an error only when params cannot be encoded as JSON.
 func RequestKey(backend, model string, params map[string]any, messages []Message) (string, error) {
+	k, err := NewKeyer(backend, model, params)
+	if err != nil {
+		return "", err
+	}
+	return k.Key(messages), nil
+}
+
+// Keyer computes RequestKey for many requests to one backend, model and
+// parameters, encoding those once and reusing its buffers, so that keying
+// a study's tens of thousands of requests allocates little more than the
+// keys. A Keyer is not safe for concurrent use.
+type Keyer struct {
+	buf    []byte // the encoding of one request; buf[:prefix] is shared
+	prefix int
+	h      hash.Hash
+	sum    []byte
+}
+
+// NewKeyer returns a Keyer for backend, model and params; it fails only
+// when params cannot be encoded as JSON.
+func NewKeyer(backend, model string, params map[string]any) (*Keyer, error) {
 	pj := []byte("{}")
 	if len(params) > 0 {
 		var err error
 		if pj, err = json.Marshal(params); err != nil {
-			return "", fmt.Errorf("request key: params: %w", err)
+			return nil, fmt.Errorf("request key: params: %w", err)
 		}
 	}
-	h := sha256.New()
-	writeField(h, requestKeyVersion)
-	writeField(h, backend)
-	writeField(h, model)
-	writeField(h, string(pj))
-	var n [binary.MaxVarintLen64]byte
-	h.Write(n[:binary.PutUvarint(n[:], uint64(len(messages)))])
-	for _, m := range messages {
-		writeField(h, m.Role)
-		writeField(h, m.Content)
+	k := &Keyer{h: sha256.New(), sum: make([]byte, 0, sha256.Size)}
+	for _, f := range []string{requestKeyVersion, backend, model, string(pj)} {
+		k.buf = appendField(k.buf, f)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	k.prefix = len(k.buf)
+	return k, nil
 }
 
-func writeField(h hash.Hash, s string) {
-	var n [binary.MaxVarintLen64]byte
-	h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-	h.Write([]byte(s))
+// Key is RequestKey of messages.
+func (k *Keyer) Key(messages []Message) string {
+	b := binary.AppendUvarint(k.buf[:k.prefix], uint64(len(messages)))
+	for _, m := range messages {
+		b = appendField(b, m.Role)
+		b = appendField(b, m.Content)
+	}
+	k.buf = b
+	k.h.Reset()
+	k.h.Write(b)
+	k.sum = k.h.Sum(k.sum[:0])
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], k.sum)
+	return string(out[:])
+}
+
+// appendField appends s, prefixed with its length as a uvarint.
+func appendField(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -93,3 +94,48 @@ func ExampleRequestKey() {
 	fmt.Println(key)
 	// Output: 5545623c0735b4cf06bbe60abd3277670df52eccb1498e4233d96e657671471f
 }
+
+// One Keyer keys a sequence of requests, longer and shorter, exactly as
+// RequestKey keys each alone: its reused buffer never leaks one request
+// into the next.
+func TestKeyerReuse(t *testing.T) {
+	params := map[string]any{"temperature": 0}
+	k, err := NewKeyer("openai", "m", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("source text ", 500)
+	for i, msgs := range [][]Message{
+		{{"system", "You are a judge."}, {"user", long}},
+		{{"system", "short"}},
+		nil,
+		{{"system", "You are a judge. Weigh accuracy."}, {"user", long[:100]}},
+		{{"system", "short"}},
+	} {
+		want, err := RequestKey("openai", "m", params, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.Key(msgs); got != want {
+			t.Errorf("request %d: Keyer %s, RequestKey %s", i, got, want)
+		}
+	}
+	if _, err := NewKeyer("openai", "m", map[string]any{"f": func() {}}); err == nil {
+		t.Error("params that JSON cannot encode gave no error")
+	}
+}
+
+// Keying a request of a few kilobytes allocates only the key.
+func BenchmarkKeyer(b *testing.B) {
+	k, err := NewKeyer("offline", "", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs := []Message{{"system", "You are a judge. Weigh accuracy more heavily."}, {"user", strings.Repeat("source text ", 300)}}
+	b.ReportAllocs()
+	for b.Loop() {
+		keySink = k.Key(msgs)
+	}
+}
+
+var keySink string
