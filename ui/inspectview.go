@@ -105,7 +105,7 @@ func (v *inspectView) numberLines(st *styles.Styles, w int) []string {
 	ins := v.ins
 	if ins == nil {
 		if !v.busy && v.err == nil {
-			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data screen inspects it", w)...)
+			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data screen, or on a response of the Run screen, inspects it", w)...)
 		}
 		return lines
 	}

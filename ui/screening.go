@@ -134,7 +134,7 @@ func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJ
 // Run form's) and bank version; ok is false when the form is invalid or
 // no workspace is open.
 func (a *App) signalKey() (signalKey, bool) {
-	if a.study.Store == nil || a.study.Dataset == nil {
+	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
 		return signalKey{}, false
 	}
 	cfg, _, _, err := a.run.form.Config()
@@ -153,8 +153,8 @@ func (a *App) studyKey() (signalKey, error) {
 	switch {
 	case a.study.Store == nil:
 		return signalKey{}, errNoWorkspace
-	case a.study.Dataset == nil:
-		return signalKey{}, errors.New("no dataset: i on the Data screen imports one")
+	case a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0:
+		return signalKey{}, errors.New("no dataset yet: i on the Data screen imports one")
 	}
 	_, _, _, err := a.run.form.Config()
 	if err == nil { // signalKey fails for no other reason

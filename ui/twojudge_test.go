@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
@@ -222,4 +223,29 @@ func TestProgramAnalysis(t *testing.T) {
 		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.fits))
 	}
 	golden.RequireEqual(t, frame(final))
+}
+
+// In a workspace without a dataset the analysis screens say what to do
+// first instead of querying an unnamed dataset; without a workspace they
+// say to open one.
+func TestAnalysisWithoutData(t *testing.T) {
+	s := demoStudy(t)
+	empty := Study{Dataset: &model.Dataset{}, Bank: s.Bank, Store: s.Store}
+	bare := Study{Dataset: s.Dataset, Bank: s.Bank}
+	for _, tc := range []struct {
+		study Study
+		want  string
+	}{
+		{empty, "no dataset yet: i on the Data screen imports one"},
+		{bare, errNoWorkspace.Error()},
+	} {
+		a := New(tc.study)
+		a.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+		for _, keys := range [][]string{{"5", "f"}, {"4", "r"}, {"8", "c"}} {
+			press(a, keys...)
+			if f := paneText(frame(a)); !strings.Contains(f, tc.want) {
+				t.Errorf("%v: frame lacks %q:\n%s", keys, tc.want, frame(a))
+			}
+		}
+	}
 }
