@@ -186,6 +186,7 @@ func (f *fitter) pickGamma(vals []float64, train []int, cv []float64) int {
 
 // run fills r with the outer-fold results, sweep, bootstrap and profiles.
 func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
+	prog := newFitProgress(f.opts)
 	d := f.d
 	gammas := f.opts.Gammas
 	G, nctx, M := len(gammas), len(d.Contexts), len(f.methods)
@@ -260,6 +261,7 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 					aByFold[fo], eByFold[fo] = w.profile(train, w.beta)
 				}
 			}
+			prog.step()
 		}()
 	}
 	wg.Wait()
@@ -305,6 +307,7 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 		}
 	}
 	ci, diff := PairedBootstrap(values, 0, f.opts.Bootstrap, f.opts.Seed)
+	prog.step()
 	for u, m := range used {
 		res := &MethodResult{Mean: mean(values[u]), CI: ci[u], PerContext: map[string]float64{}}
 		for i, g := range defined {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/prism-eval/prism/model"
 )
@@ -28,6 +29,11 @@ type Options struct {
 	// Taylor adds the diagonal Taylor correction (PROTOCOL §4, §D.1) as a
 	// fourth fitted method, reported under "taylor".
 	Taylor bool
+	// Progress, when not nil, is called as the fit goes: after each outer
+	// fold (with its inner CV) and after the bootstrap, done of total =
+	// Folds + 1 steps. Calls never overlap and done increases by one each
+	// time; folds finish in any order.
+	Progress func(done, total int)
 
 	ScoresFile, LabelsFile, OrderFile string // names used in error messages
 }
@@ -178,3 +184,26 @@ func resolveOrder(d *Design, opts Options) ([]int, []string, error) {
 
 // GammaKey formats γ as a key of Report.Sweep (strconv 'g', shortest form).
 func GammaKey(g float64) string { return strconv.FormatFloat(g, 'g', -1, 64) }
+
+// fitProgress counts a fit's steps for Options.Progress.
+type fitProgress struct {
+	mu          sync.Mutex
+	fn          func(done, total int)
+	done, total int
+}
+
+func newFitProgress(opts Options) *fitProgress {
+	return &fitProgress{fn: opts.Progress, total: opts.Folds + 1}
+}
+
+// step reports one more finished step; fold goroutines call it
+// concurrently.
+func (p *fitProgress) step() {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.fn(p.done, p.total)
+}

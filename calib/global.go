@@ -151,6 +151,7 @@ func (f *globalFitter) paths() ([]*methodPath, error) { return pathsFor(f.method
 
 // runGlobal is FitDesign in global mode.
 func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
+	prog := newFitProgress(opts)
 	if opts.Metric != "spearman" {
 		return errors.New("global mode supports the spearman metric only")
 	}
@@ -223,6 +224,7 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 			}
 		}
 		r.Folds = append(r.Folds, fold)
+		prog.step()
 	}
 	all := make([]int, n)
 	for i := range all {
@@ -241,6 +243,7 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		preds[u] = selected[m]
 	}
 	means, ci, diff := PooledBootstrap(preds, d.Human, 0, opts.Bootstrap, opts.Seed)
+	prog.step()
 	for u, m := range used {
 		res := &MethodResult{Mean: means[u], CI: ci[u], PerContext: map[string]float64{GlobalContext: means[u]}}
 		if m != Vanilla {

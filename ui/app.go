@@ -17,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
@@ -185,13 +186,17 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.onBankSignal(msg)
 	case screenStartedMsg:
 		return a, a.onScreenStarted(msg)
-	case selectStartedMsg:
-		return a, a.onSelectStarted(msg)
-	case selectProgressMsg:
-		return a, a.onSelectProgress(msg)
-	case selectDoneMsg:
+	case jobStartedMsg[*calib.SelectReport]:
+		return a, msg.follow(a.sel.job)
+	case jobProgressMsg[*calib.SelectReport]:
+		return a, msg.apply(a.sel.job, &a.sel.done, &a.sel.total)
+	case jobDoneMsg[*calib.SelectReport]:
 		return a, a.onSelectDone(msg)
-	case fitDoneMsg:
+	case jobStartedMsg[*calib.Report]:
+		return a, msg.follow(a.fit.job)
+	case jobProgressMsg[*calib.Report]:
+		return a, msg.apply(a.fit.job, &a.fit.done, &a.fit.total)
+	case jobDoneMsg[*calib.Report]:
 		return a, a.onFitDone(msg)
 	case inspectMsg:
 		a.onInspect(msg)
@@ -475,8 +480,12 @@ func (a *App) tab(s screen) string {
 	if s == screenSelect && a.sel.job != nil && a.sel.total > 0 {
 		label += fmt.Sprintf(" %d%%", 100*a.sel.done/a.sel.total)
 	}
-	if s == screenFit && a.fit.busy {
-		label += " …"
+	if s == screenFit && a.fit.job != nil {
+		if a.fit.total > 0 {
+			label += fmt.Sprintf(" %d%%", 100*a.fit.done/a.fit.total)
+		} else {
+			label += " …"
+		}
 	}
 	if s == a.screen {
 		return a.styles.TabActive.Render(label)

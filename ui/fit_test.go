@@ -93,8 +93,8 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 	press(a, "5")
 	press(a, metricKeys...)
 	press(a, "f")
-	if a.fit.busy || a.fit.err != nil || a.fit.rep == nil {
-		t.Fatalf("fit: busy %v, err %v", a.fit.busy, a.fit.err)
+	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
 	}
 	k, _ := a.signalKey()
 	rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)

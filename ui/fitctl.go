@@ -15,19 +15,11 @@ import (
 )
 
 // The Fit screen's control: calib.Fit (PROTOCOL §2–7) on the stored
-// answers of the current dataset, judge and bank version, in a command
-// whose result comes back as one message.
+// answers of the current dataset, judge and bank version, as a job whose
+// progress counts the outer folds and the bootstrap.
 
-// fitDoneMsg carries a finished fit; gen tells a stale one from the
-// latest.
-type fitDoneMsg struct {
-	gen      int
-	key      signalKey
-	metric   string
-	rep      *calib.Report
-	warnings []string
-	err      error
-}
+// fitJob is one fit in flight.
+type fitJob = job[*calib.Report]
 
 // fitOptions are the options of the Fit screen's fits: the protocol's
 // defaults, as `prism fit`, with the screen's metric.
@@ -37,12 +29,13 @@ func fitOptions(metric string) calib.Options {
 	return opts
 }
 
-// runFitCmd fits key's answers with opts in the background.
-func runFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.Options, gen int) tea.Cmd {
-	return func() tea.Msg {
-		rep, warnings, err := fitStored(ctx, st, key, opts)
-		return fitDoneMsg{gen: gen, key: key, metric: opts.Metric, rep: rep, warnings: warnings, err: err}
-	}
+// startFitCmd starts a fit of key's answers with opts (its Progress is
+// the job's) and returns the job at once.
+func startFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*fitJob, tea.Cmd) {
+	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (*calib.Report, []string, error) {
+		opts.Progress = progress
+		return fitStored(ctx, st, key, opts)
+	})
 }
 
 // fitStored reads the answers and labels of key and runs calib.Fit on the
@@ -100,29 +93,29 @@ func (a *App) startFit() tea.Cmd {
 		v.err = err
 		return nil
 	}
-	if v.cancel != nil {
-		v.cancel()
+	if v.job != nil {
+		v.job.cancel()
 	}
-	ctx, cancel := context.WithCancel(a.ctx)
-	v.gen++
-	v.cancel, v.busy, v.err, v.answers = cancel, true, nil, a.answers[k]
-	return runFitCmd(ctx, a.study.Store, k, fitOptions(v.metric()), v.gen)
+	job, cmd := startFitCmd(a.ctx, a.study.Store, k, fitOptions(v.metric()))
+	v.job, v.done, v.total, v.err, v.answers = job, 0, 0, nil, a.answers[k]
+	return cmd
 }
 
-func (a *App) onFitDone(msg fitDoneMsg) tea.Cmd {
+func (a *App) onFitDone(msg jobDoneMsg[*calib.Report]) tea.Cmd {
 	v := &a.fit
-	if msg.gen != v.gen {
+	j := msg.job
+	if j != v.job {
 		return nil
 	}
-	v.cancel()
-	v.cancel, v.busy = nil, false
-	if msg.err != nil {
-		v.err = msg.err
+	j.cancel()
+	v.job = nil
+	if j.err != nil {
+		v.err = j.err
 		return nil
 	}
-	v.rep, v.warnings, v.key, v.scroll = msg.rep, msg.warnings, msg.key, 0
-	a.prof.setReport(msg.rep)
-	if ins := a.insp.ins; ins != nil && ins.key == msg.key {
+	v.rep, v.warnings, v.key, v.scroll = j.res, j.warnings, j.key, 0
+	a.prof.setReport(j.res)
+	if ins := a.insp.ins; ins != nil && ins.key == j.key {
 		return a.reinspect() // with the new fit's correction
 	}
 	return nil

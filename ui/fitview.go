@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -17,19 +16,18 @@ import (
 // from Vanilla, the γ chosen in each outer fold, the imputed cells, and
 // the γ sweep as a dot chart. It only draws; the App runs the fit.
 type fitView struct {
-	pairwise  bool // the metric: pairwise accuracy instead of Spearman
-	busy      bool
-	gen       int                // bumped per fit; older results are dropped
-	cancel    context.CancelFunc // of the fit in flight
-	key       signalKey          // the answers rep was computed from
-	rep       *calib.Report
-	warnings  []string
-	err       error
-	status    string // the last export's outcome
-	statusErr bool
-	answers   int    // App.answers[key] when the fit started
-	judge     string // the judge a fit would use, for the hint
-	stale     string // why rep no longer fits the study, or ""
+	pairwise    bool      // the metric: pairwise accuracy instead of Spearman
+	job         *fitJob   // the fit in flight, or nil
+	done, total int       // its latest progress: outer folds, then the bootstrap
+	key         signalKey // the answers rep was computed from
+	rep         *calib.Report
+	warnings    []string
+	err         error
+	status      string // the last export's outcome
+	statusErr   bool
+	answers     int    // App.answers[key] when the fit started
+	judge       string // the judge a fit would use, for the hint
+	stale       string // why rep no longer fits the study, or ""
 
 	scroll        int
 	width, height int
@@ -73,6 +71,21 @@ func (v *fitView) title() string {
 	return "Fit · " + v.metric()
 }
 
+// progressText says where the fit in flight is: the outer folds done
+// (each with its inner CV), then the bootstrap.
+func (v *fitView) progressText() string {
+	folds := max(v.total-1, 0)
+	switch {
+	case v.total == 0:
+		return "fitting… (nested cross-validation, then the bootstrap)"
+	case v.done < folds:
+		return fmt.Sprintf("fitting… outer fold %d of %d done (nested cross-validation)", v.done, folds)
+	case v.done == folds:
+		return fmt.Sprintf("fitting… %d outer folds done; bootstrap", folds)
+	}
+	return "fitting… done"
+}
+
 // fitMethods are the rows of the Table 2-style table, in report order.
 var fitMethods = []struct {
 	m     calib.Method
@@ -106,8 +119,8 @@ func methodRow(label string, res *calib.MethodResult) string {
 // imputed cells.
 func (v *fitView) tableLines(st *styles.Styles, w int) []string {
 	var lines []string
-	if v.busy {
-		lines = append(lines, st.Title.Render("fitting… (nested cross-validation, bootstrap)"))
+	if v.job != nil {
+		lines = append(lines, st.Title.Render(fit(v.progressText(), w)))
 	}
 	if v.status != "" {
 		s := st.Good
@@ -121,7 +134,7 @@ func (v *fitView) tableLines(st *styles.Styles, w int) []string {
 	}
 	r := v.rep
 	if r == nil {
-		if !v.busy && v.err == nil {
+		if v.job == nil && v.err == nil {
 			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
 				"f fits PRISM on judge %s's stored answers for this bank version (%s; m switches the metric): nested cross-validation over contexts, 2,000 bootstrap resamples.", v.judge, v.metric()), w)...)
 		}

@@ -79,12 +79,12 @@ func TestSelectProgressCoalesces(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the Progress callback blocked")
 	}
-	msg, ok := waitSelect(j)().(selectProgressMsg)
+	msg, ok := waitJob(j)().(jobProgressMsg[*calib.SelectReport])
 	if !ok || msg.done != 100000 || msg.total != 100000 {
 		t.Fatalf("progress message %+v, want the latest 100000/100000", msg)
 	}
 	close(j.finished)
-	if _, ok := waitSelect(j)().(selectDoneMsg); !ok {
+	if _, ok := waitJob(j)().(jobDoneMsg[*calib.SelectReport]); !ok {
 		t.Fatal("no done message after the job finished")
 	}
 }

@@ -44,22 +44,7 @@ func (a *App) startSelect() tea.Cmd {
 	return cmd
 }
 
-func (a *App) onSelectStarted(msg selectStartedMsg) tea.Cmd {
-	if msg.job != a.sel.job {
-		return nil
-	}
-	return waitSelect(msg.job)
-}
-
-func (a *App) onSelectProgress(msg selectProgressMsg) tea.Cmd {
-	if msg.job != a.sel.job {
-		return nil
-	}
-	a.sel.done, a.sel.total = msg.done, msg.total
-	return waitSelect(msg.job)
-}
-
-func (a *App) onSelectDone(msg selectDoneMsg) tea.Cmd {
+func (a *App) onSelectDone(msg jobDoneMsg[*calib.SelectReport]) tea.Cmd {
 	v := &a.sel
 	j := msg.job
 	if j != v.job {
@@ -71,6 +56,6 @@ func (a *App) onSelectDone(msg selectDoneMsg) tea.Cmd {
 		v.err = j.err
 		return nil
 	}
-	v.rep, v.warnings, v.key, v.scroll = j.rep, j.warnings, j.key, 0
+	v.rep, v.warnings, v.key, v.scroll = j.res, j.warnings, j.key, 0
 	return nil
 }

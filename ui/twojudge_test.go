@@ -249,3 +249,32 @@ func TestAnalysisWithoutData(t *testing.T) {
 		}
 	}
 }
+
+// While a fit runs, the Fit screen and its tab say how far it is: outer
+// folds first, then the bootstrap.
+func TestFitProgressShown(t *testing.T) {
+	a := demoApp(t, 100, 30)
+	press(a, "5")
+	a.fit.job = newJob[*calib.Report](signalKey{}, func() {})
+	for _, tc := range []struct {
+		done, total int
+		text, tab   string
+	}{
+		{0, 0, "fitting… (nested cross-validation, then the bootstrap)", "5 Fit …"},
+		{2, 6, "fitting… outer fold 2 of 5 done (nested cross-validation)", "5 Fit 33%"},
+		{5, 6, "fitting… 5 outer folds done; bootstrap", "5 Fit 83%"},
+	} {
+		a.fit.done, a.fit.total = tc.done, tc.total
+		f := frame(a)
+		if !strings.Contains(f, tc.text) || !strings.Contains(strings.SplitN(f, "\n", 2)[0], tc.tab) {
+			t.Errorf("%d/%d: want %q and tab %q:\n%s", tc.done, tc.total, tc.text, tc.tab, f)
+		}
+	}
+	// A progress message of the job in flight is taken; one of an older
+	// job is dropped.
+	a.Update(jobProgressMsg[*calib.Report]{job: a.fit.job, done: 3, total: 6})
+	a.Update(jobProgressMsg[*calib.Report]{job: newJob[*calib.Report](signalKey{}, func() {}), done: 1, total: 6})
+	if a.fit.done != 3 {
+		t.Errorf("progress %d/%d, want 3/6", a.fit.done, a.fit.total)
+	}
+}
