@@ -140,9 +140,20 @@ func (v *compareView) lines(st *styles.Styles, w int) []string {
 		ok = append(ok, judgeFit{judge: fmt.Sprintf("%c %s", judgeMark(i), f.judge), rep: f.rep})
 	}
 	if len(ok) < 2 {
-		if !v.busy {
-			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
-				"c fits every judge of the workspace with answers on this dataset and bank version (%d now; two or more are compared) with the Fit screen's metric.", len(ok)), w)...)
+		switch {
+		case v.busy:
+		case len(v.fits) == 0 && v.gen == 0:
+			lines = append(lines, wrapStyled(st.Muted,
+				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit screen's metric, and compares them.", w)...)
+		default:
+			have := "no judge has"
+			for _, f := range v.fits {
+				if f.err == nil {
+					have = "only judge " + f.judge + " has"
+				}
+			}
+			lines = append(lines, wrapStyled(st.Muted, have+
+				" answers on this dataset and bank version. A second judge makes a comparison: run another model or the expected-score mode (Run screen, e), or import scores (prism import scores); then c.", w)...)
 		}
 		return lines
 	}

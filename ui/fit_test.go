@@ -192,7 +192,8 @@ func paneRow(f string, i int, prefix string) string {
 
 // Golden frames of the Fit and Profiles screens on the screened demo:
 // before a fit, after it (the end of the Fit screen scrolled into view),
-// and the profiles by name and by magnitude with the second row selected.
+// the profiles by name and by magnitude with the second row selected, and
+// the Compare screen with the demo's single judge.
 func TestGoldenFit(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -208,6 +209,8 @@ func TestGoldenFit(t *testing.T) {
 			t.Run("profiles", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
 			press(a, "o", "down")
 			t.Run("profiles-sorted", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "8", "c") // the demo has one judge: nothing to compare yet
+			t.Run("compare-one-judge", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
 		})
 	}
 }
