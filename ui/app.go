@@ -308,6 +308,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 				return a.setScreen(a.insp.back)
 			case key.Matches(msg, k.Refit):
 				return a.startFit()
+			case key.Matches(msg, k.NextCand):
+				return a.stepInspect(1)
+			case key.Matches(msg, k.PrevCand):
+				return a.stepInspect(-1)
 			}
 		case screenCompare:
 			if key.Matches(msg, k.Compare) {

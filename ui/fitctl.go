@@ -221,6 +221,21 @@ func (a *App) startInspect(from screen) tea.Cmd {
 	return inspectCmd(a.ctx, a.study.Store, k, c, cand, rep, v.gen)
 }
 
+// stepInspect inspects the candidate delta rows away from the inspected
+// one in its context (the Data screen follows); at either end it stays.
+func (a *App) stepInspect(delta int) tea.Cmd {
+	ins := a.insp.ins
+	if ins == nil || !a.data.SelectCandidate(ins.context, ins.cand) {
+		return nil
+	}
+	before := a.data.candidates.Cursor()
+	a.data.candidates.Move(delta)
+	if a.data.candidates.Cursor() == before {
+		return nil
+	}
+	return a.startInspect(a.insp.back)
+}
+
 func (a *App) onInspect(msg inspectMsg) {
 	v := &a.insp
 	if msg.gen != v.gen {

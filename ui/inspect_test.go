@@ -122,3 +122,40 @@ func TestGoldenInspect(t *testing.T) {
 		})
 	}
 }
+
+// ] and [ step the Inspect screen through the candidates of the context,
+// the Data screen following; at either end they stay, and esc still
+// returns to where Inspect was opened.
+func TestInspectStep(t *testing.T) {
+	a, _ := fittedDemo(t, 100, 30)
+	press(a, "1", "down", "right", "down", "enter")
+	c := a.data.Context()
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{"]", 2}, {"[", 1}, {"[", 0}, {"[", 0}, {"]", 1}} {
+		press(a, tc.key)
+		want := c.Candidates[tc.want].ID
+		if ins := a.insp.ins; ins == nil || ins.context != c.ID || ins.cand != want || a.insp.busy {
+			t.Fatalf("after %s: inspecting %+v, want %s/%s", tc.key, ins, c.ID, want)
+		}
+		if a.data.Candidate().ID != want {
+			t.Errorf("after %s: Data screen on %s, want %s", tc.key, a.data.Candidate().ID, want)
+		}
+		if !strings.Contains(frame(a), "Inspect · "+c.ID+" / "+want) {
+			t.Errorf("after %s: frame lacks the candidate", tc.key)
+		}
+	}
+	last := len(c.Candidates) - 1
+	press(a, "G") // scroll, not step
+	for range last + 2 {
+		press(a, "]")
+	}
+	if a.insp.ins.cand != c.Candidates[last].ID {
+		t.Errorf("] past the end: %s, want the last %s", a.insp.ins.cand, c.Candidates[last].ID)
+	}
+	press(a, "esc")
+	if a.screen != screenData {
+		t.Errorf("esc went to screen %d, want Data", a.screen)
+	}
+}

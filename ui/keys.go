@@ -26,6 +26,8 @@ type KeyMap struct {
 	Compare key.Binding
 	// Data screen: inspect the selected candidate.
 	Inspect key.Binding
+	// Inspect screen: the next or previous candidate of the context.
+	NextCand, PrevCand key.Binding
 	// Run screen.
 	Start, Pause, Cancel, EditJudge key.Binding
 
@@ -67,6 +69,8 @@ func DefaultKeyMap() KeyMap {
 		ScreenBank:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
 		RunSelect:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
 		Inspect:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
+		NextCand:     key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev")), // the help bar's entry for both
+		PrevCand:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev candidate")),
 		Export:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export")),
 		Compare:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare judges")),
 		Refit:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fit")),
@@ -99,7 +103,7 @@ func (k KeyMap) screenKeys(s screen) []key.Binding {
 	case screenProfiles:
 		return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
 	case screenInspect:
-		return []key.Binding{k.Back, k.Refit}
+		return []key.Binding{k.Back, k.NextCand, k.Refit}
 	case screenCompare:
 		return []key.Binding{k.Compare}
 	}
@@ -130,6 +134,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8},
 		{k.Import, k.PickDataset, k.Start, k.Pause, k.Cancel, k.EditJudge},
 		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect},
-		{k.Inspect, k.Refit, k.Metric, k.SortProfiles, k.Export, k.Compare},
+		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.SortProfiles, k.Export, k.Compare},
 	}
 }
