@@ -33,7 +33,7 @@ func TestDirection(t *testing.T) {
 // and negated (Δ'+ = s− − s0 = −Δ−, Δ'− = s0 − s+ = −Δ+), so its ridge
 // fit is β'± = −β∓ with the same predictions: the same method table,
 // a'_k = −a_k (opposing directions) and e'_k = e_k (shared).
-func twoJudgeDemo(t *testing.T, w, h int) *App {
+func twoJudgeDemo(t testing.TB, w, h int) *App {
 	t.Helper()
 	a := demoApp(t, w, h)
 	drive(a, a.Init())

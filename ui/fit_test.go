@@ -249,13 +249,27 @@ func TestFitExport(t *testing.T) {
 	}
 }
 
-// The Fit and Profiles frames are redrawn on every message: the cost of one
-// 160×48 frame on the fitted demo.
+// The analysis screens are redrawn on every message: the cost of one
+// 160×48 frame of Fit, Profiles and Inspect on the fitted demo, and of
+// Compare on the two-judge fixture.
 func BenchmarkFitScreenView(b *testing.B) {
-	for _, s := range []string{"5", "6"} {
-		b.Run(map[string]string{"5": "fit", "6": "profiles"}[s], func(b *testing.B) {
-			a, _ := fittedDemo(b, 160, 48)
-			press(a, s)
+	for _, tc := range []struct {
+		name string
+		keys []string
+	}{
+		{"fit", []string{"5"}},
+		{"profiles", []string{"6"}},
+		{"inspect", []string{"1", "down", "right", "down", "enter"}},
+		{"compare", []string{"8", "c"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var a *App
+			if tc.name == "compare" {
+				a = twoJudgeDemo(b, 160, 48)
+			} else {
+				a, _ = fittedDemo(b, 160, 48)
+			}
+			press(a, tc.keys...)
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkView = a.View()
