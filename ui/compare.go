@@ -70,6 +70,7 @@ type compareView struct {
 
 	key     signalKey // the dataset and bank version of fits
 	metric  string
+	taylor  bool
 	answers int    // App.stored when the fits started
 	stale   string // why fits no longer describe the study, or ""
 
@@ -218,8 +219,8 @@ func (v *compareView) lines(st *styles.Styles, w int) []string {
 			am, em, marks = append(am, p.A.Mean), append(em, p.E.Mean), append(marks, judgeMark(i))
 		}
 		row := fmt.Sprintf("%-*s %s %-8s %s %s", nw, clip(a, nw),
-			dotRowOverlap(am, marks, 0, alo, ahi, bw, overlapMark), direction(am),
-			dotRowOverlap(em, marks, 0, elo, ehi, bw, overlapMark), direction(em))
+			dotRow(am, marks, 0, alo, ahi, bw, overlapMark), direction(am),
+			dotRow(em, marks, 0, elo, ehi, bw, overlapMark), direction(em))
 		s := st.Text
 		if direction(am) == "opposing" || direction(em) == "opposing" {
 			s = st.Warn

@@ -7,19 +7,14 @@ import (
 
 // dotRow draws one row of a dot chart on the axis [lo, hi] in w cells: │
 // in the cell holding ref (Vanilla's level) and marks[i] in the cell
-// holding vals[i], later marks drawn over earlier ones. Cells are those of
+// holding vals[i], later marks drawn over earlier ones, except that a cell
+// holding the values of two or more different marks shows several (when
+// several is not 0), so that no value hides another. Cells are those of
 // gainBar: cell i covers [lo + i·c, lo + (i+1)·c) with c = (hi − lo)/w,
 // values outside the axis go to the end cells, NaN values and a NaN ref
 // are not drawn. It returns "" for w ≤ 0 or an empty axis, and panics if
 // marks and vals differ in length.
-func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int) string {
-	return dotRowOverlap(vals, marks, ref, lo, hi, w, 0)
-}
-
-// dotRowOverlap is dotRow, except that a cell holding the values of two
-// or more different marks shows several instead (when several is not 0),
-// so that no value is hidden behind another.
-func dotRowOverlap(vals []float64, marks []rune, ref, lo, hi float64, w int, several rune) string {
+func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int, several rune) string {
 	if len(vals) != len(marks) {
 		panic("ui: dotRow: marks and values differ in length")
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,12 +34,12 @@ func TestDotRow(t *testing.T) {
 		{"nan value", []float64{math.NaN()}, []rune("P"), 0, "│·········"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dotRow(tc.vals, tc.marks, tc.ref, 0, 10, 10); got != tc.want {
+			if got := dotRow(tc.vals, tc.marks, tc.ref, 0, 10, 10, 0); got != tc.want {
 				t.Errorf("dotRow = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got := dotRow(nil, nil, 0, 1, 1, 5); got != "" {
+	if got := dotRow(nil, nil, 0, 1, 1, 5, '*'); got != "" {
 		t.Errorf("empty axis: %q, want \"\"", got)
 	}
 	// With an overlap mark, a cell shared by different marks shows it; a
@@ -54,8 +55,8 @@ func TestDotRow(t *testing.T) {
 		{[]float64{5.5, 8}, []rune("AB"), "·····A··B·"},
 		{[]float64{5.2, 5.5, 5.9}, []rune("ABC"), "·····*····"},
 	} {
-		if got := dotRowOverlap(tc.vals, tc.marks, 5, 0, 10, 10, '*'); got != tc.want {
-			t.Errorf("dotRowOverlap(%v, %q) = %q, want %q", tc.vals, string(tc.marks), got, tc.want)
+		if got := dotRow(tc.vals, tc.marks, 5, 0, 10, 10, '*'); got != tc.want {
+			t.Errorf("dotRow(%v, %q) = %q, want %q", tc.vals, string(tc.marks), got, tc.want)
 		}
 	}
 }
@@ -104,7 +105,7 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 	if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {
 		t.Fatalf("%d labels without answers; the demo screen should cover every candidate", dropped)
 	}
-	rep, _, err := calib.Fit(context.Background(), rows, labels, fitOptions(a.fit.metric()))
+	rep, _, err := calib.Fit(context.Background(), rows, labels, a.fit.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +116,12 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 // answers, formatted as the screen formats them: means and intervals,
 // differences from Vanilla, γ and α per fold, and the sweep.
 func TestFitScreenMatchesFit(t *testing.T) {
-	for _, metricKeys := range [][]string{nil, {"m"}} {
+	for _, metricKeys := range [][]string{nil, {"m"}, {"t"}} {
 		a, rep := fittedDemo(t, 160, 48, metricKeys...)
 		f := frame(a)
+		if taylor := slices.Contains(metricKeys, "t"); (rep.Methods.Taylor != nil) != taylor || strings.Contains(f, "Diag. Taylor") != taylor {
+			t.Errorf("keys %v: Taylor in the report %v, on screen %v", metricKeys, rep.Methods.Taylor != nil, strings.Contains(f, "Diag. Taylor"))
+		}
 		if !strings.Contains(f, "Fit · "+rep.Metric+" · 12 contexts · 60 candidates") {
 			t.Errorf("title lacks metric %s:\n%s", rep.Metric, f)
 		}
@@ -192,6 +196,7 @@ func paneRow(f string, i int, prefix string) string {
 
 // Golden frames of the Fit and Profiles screens on the screened demo:
 // before a fit, after it (the end of the Fit screen scrolled into view),
+// with the diagonal Taylor correction,
 // the profiles by name and by magnitude with the second row selected, and
 // the Compare screen with the demo's single judge.
 func TestGoldenFit(t *testing.T) {
@@ -205,6 +210,9 @@ func TestGoldenFit(t *testing.T) {
 			t.Run("fit", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
 			press(a, "G")
 			t.Run("fit-bottom", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "t", "g")
+			t.Run("fit-taylor", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
+			press(a, "t")
 			press(a, "6")
 			t.Run("profiles", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
 			press(a, "o", "down")

@@ -22,10 +22,11 @@ import (
 type fitJob = job[*calib.Report]
 
 // fitOptions are the options of the Fit screen's fits: the protocol's
-// defaults, as `prism fit`, with the screen's metric.
-func fitOptions(metric string) calib.Options {
+// defaults, as `prism fit`, with the screen's metric and, when taylor,
+// the diagonal Taylor correction (`prism fit --taylor`).
+func fitOptions(metric string, taylor bool) calib.Options {
 	opts := calib.DefaultOptions()
-	opts.Metric = metric
+	opts.Metric, opts.Taylor = metric, taylor
 	return opts
 }
 
@@ -96,7 +97,7 @@ func (a *App) startFit() tea.Cmd {
 	if v.job != nil {
 		v.job.cancel()
 	}
-	job, cmd := startFitCmd(a.ctx, a.study.Store, k, fitOptions(v.metric()))
+	job, cmd := startFitCmd(a.ctx, a.study.Store, k, v.options())
 	v.job, v.done, v.total, v.err, v.answers = job, 0, 0, nil, a.answers[k]
 	return cmd
 }
@@ -156,6 +157,8 @@ func (a *App) fitStale() string {
 		return fmt.Sprintf("the bank has changed since this fit (%s, now %s): f refits", shortHash(v.key.bankHash), shortHash(k.bankHash))
 	case v.rep.Metric != v.metric():
 		return "the metric has changed since this fit: f refits"
+	case (v.rep.Methods.Taylor != nil) != v.taylor:
+		return "the Taylor setting has changed since this fit: f refits"
 	case a.answers[k] != v.answers:
 		return "new answers were stored since this fit: f refits"
 	}
@@ -170,8 +173,8 @@ func (a *App) compareStale() string {
 	switch {
 	case !ok || k.dataset != v.key.dataset || k.bankHash != v.key.bankHash:
 		return "the dataset or bank has changed since these fits: c refits"
-	case v.metric != a.fit.metric():
-		return "the metric has changed since these fits: c refits"
+	case v.metric != a.fit.metric() || v.taylor != a.fit.taylor:
+		return "the metric or the Taylor setting has changed since these fits: c refits"
 	case a.stored != v.answers:
 		return "new answers were stored since these fits: c refits"
 	}
@@ -188,6 +191,9 @@ func (a *App) fitKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.startExport()
 	case key.Matches(msg, k.Metric):
 		a.fit.pairwise = !a.fit.pairwise
+		return a.startFit()
+	case key.Matches(msg, k.Taylor):
+		a.fit.taylor = !a.fit.taylor
 		return a.startFit()
 	case a.screen == screenProfiles && key.Matches(msg, k.SortProfiles):
 		a.prof.byMagnitude = !a.prof.byMagnitude
@@ -296,6 +302,6 @@ func (a *App) startCompare() tea.Cmd {
 	}
 	v.gen++
 	v.busy, v.err = true, nil
-	v.key, v.metric, v.answers = k, a.fit.metric(), a.stored
-	return compareCmd(a.ctx, a.study.Store, k.dataset, k.bankHash, fitOptions(a.fit.metric()), v.gen)
+	v.key, v.metric, v.taylor, v.answers = k, a.fit.metric(), a.fit.taylor, a.stored
+	return compareCmd(a.ctx, a.study.Store, k.dataset, k.bankHash, a.fit.options(), v.gen)
 }

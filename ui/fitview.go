@@ -17,6 +17,7 @@ import (
 // the γ sweep as a dot chart. It only draws; the App runs the fit.
 type fitView struct {
 	pairwise    bool      // the metric: pairwise accuracy instead of Spearman
+	taylor      bool      // fit the diagonal Taylor correction too
 	job         *fitJob   // the fit in flight, or nil
 	done, total int       // its latest progress: outer folds, then the bootstrap
 	key         signalKey // the answers rep was computed from
@@ -44,6 +45,9 @@ func (v *fitView) metric() string {
 	}
 	return model.MetricSpearman
 }
+
+// options are the options of the screen's fits.
+func (v *fitView) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
 
 // split reports whether the sweep gets a pane of its own.
 func (v *fitView) split() bool { return v.width >= 120 }
@@ -237,7 +241,8 @@ func (v *fitView) sweepLines(st *styles.Styles, w int) []string {
 			}
 		}
 	}
-	lines = append(lines, wrapStyled(st.Muted, "mean at a fixed γ: "+strings.Join(legend, " · ")+" · │ Vanilla "+mean4(van), w)...)
+	lines = append(lines, wrapStyled(st.Muted, "mean at a fixed γ: "+strings.Join(legend, " · ")+
+		fmt.Sprintf(" · %c several in one cell · │ Vanilla ", overlapMark)+mean4(van), w)...)
 	lo, hi := valueAxis(vals...)
 	bw := max(w-6-1-8, 8)
 	for _, g := range r.GammaGrid {
@@ -249,7 +254,7 @@ func (v *fitView) sweepLines(st *styles.Styles, w int) []string {
 				ms, vs = append(ms, fm.mark), append(vs, at[fm.m.String()])
 			}
 		}
-		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(dotRow(vs, ms, van, lo, hi, bw)), mean4(at[calib.PRISM.String()])))
+		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(dotRow(vs, ms, van, lo, hi, bw, overlapMark)), mean4(at[calib.PRISM.String()])))
 	}
 	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%7s%-*s%s", "", bw-6, mean4(lo), mean4(hi)), w)))
 	return lines

@@ -21,7 +21,7 @@ type KeyMap struct {
 	// Selection screen.
 	RunSelect key.Binding
 	// Fit and Profiles screens.
-	Refit, Metric, SortProfiles, Export key.Binding
+	Refit, Metric, Taylor, SortProfiles, Export key.Binding
 	// Compare screen.
 	Compare key.Binding
 	// Data screen: inspect the selected candidate.
@@ -75,6 +75,7 @@ func DefaultKeyMap() KeyMap {
 		Compare:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare judges")),
 		Refit:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fit")),
 		Metric:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
+		Taylor:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "taylor")),
 		SortProfiles: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort")),
 		Start:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
 		Pause:        key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
@@ -99,7 +100,7 @@ func (k KeyMap) screenKeys(s screen) []key.Binding {
 	case screenSelect:
 		return []key.Binding{k.RunSelect}
 	case screenFit:
-		return []key.Binding{k.Refit, k.Metric, k.Export}
+		return []key.Binding{k.Refit, k.Metric, k.Taylor, k.Export}
 	case screenProfiles:
 		return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
 	case screenInspect:
@@ -134,6 +135,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8},
 		{k.Import, k.PickDataset, k.Start, k.Pause, k.Cancel, k.EditJudge},
 		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect},
-		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.SortProfiles, k.Export, k.Compare},
+		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.Compare},
 	}
 }

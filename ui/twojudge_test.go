@@ -67,7 +67,7 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels, _ = model.ScoredLabels(rows, labels)
-	want, _, err := calib.Fit(context.Background(), rows, labels, fitOptions(model.MetricSpearman))
+	want, _, err := calib.Fit(context.Background(), rows, labels, fitOptions(model.MetricSpearman, false))
 	if err != nil {
 		t.Fatal(err)
 	}
