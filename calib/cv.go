@@ -189,12 +189,9 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 	prog := newFitProgress(f.opts)
 	d := f.d
 	gammas := f.opts.Gammas
-	G, nctx, M := len(gammas), len(d.Contexts), len(f.methods)
-	oof := make([]float64, M*G*nctx) // out-of-fold value per method, γ and context
-	var selected [numMethods][]float64
-	for m := range selected {
-		selected[m] = make([]float64, nctx)
-	}
+	G, nctx := len(gammas), len(d.Contexts)
+	tab := newOuterTables(gammas, f.methods, nctx) // out-of-fold values per method, γ and context
+	oof, selected := tab.oof, &tab.selected
 	for g := range d.Contexts {
 		selected[Vanilla][g] = f.value(g, 1, make([]float64, d.Q()))
 	}
@@ -243,24 +240,9 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			for i, g := range test {
 				fold.TestContexts[i] = d.Contexts[g]
 			}
-			for mi, m := range f.methods {
-				mp := ps[mi]
-				for gi, gam := range gammas {
-					alpha := mp.at(gam, w.beta)
-					for _, g := range test {
-						oof[(mi*G+gi)*nctx+g] = w.value(g, alpha, w.beta)
-					}
-				}
-				gi := sel[mi]
-				for _, g := range test {
-					selected[m][g] = oof[(mi*G+gi)*nctx+g]
-				}
-				alpha := mp.at(gammas[gi], w.beta)
-				recordFold(fold, m, d, mp, w.beta, gammas[gi], alpha, cv[mi])
-				if m == PRISM {
-					aByFold[fo], eByFold[fo] = w.profile(train, w.beta)
-				}
-			}
+			tab.score(fold, d, f.methods, ps, sel, cv, test, w.beta, w.value, func() {
+				aByFold[fo], eByFold[fo] = w.profile(train, w.beta)
+			})
 			prog.step()
 		}()
 	}

@@ -168,12 +168,9 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		r.Order = append(r.Order, f.ids[u])
 	}
 	gammas := opts.Gammas
-	G, M := len(gammas), len(f.methods)
-	oof := make([]float64, M*G*n)
-	var selected [numMethods][]float64
-	for m := range selected {
-		selected[m] = make([]float64, n)
-	}
+	G := len(gammas)
+	tab := newOuterTables(gammas, f.methods, n)
+	oof, selected := tab.oof, &tab.selected
 	copy(selected[Vanilla], d.S0)
 	aFolds, eFolds := make([][]float64, f.K), make([][]float64, f.K)
 	bounds := SplitParts(n, opts.Folds)
@@ -197,32 +194,17 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		for _, u := range test {
 			fold.TestContexts = append(fold.TestContexts, f.ids[u])
 		}
-		for mi, m := range f.methods {
-			mp := ps[mi]
-			for gi, gam := range gammas {
-				alpha := mp.at(gam, f.beta)
-				for _, u := range test {
-					oof[(mi*G+gi)*n+u] = f.predict(u, alpha, f.beta)
+		tab.score(&fold, d, f.methods, ps, sel, cv, test, f.beta, f.predict, func() {
+			for k := 0; k < f.K; k++ {
+				a, e := 0.0, 0.0
+				if f.sum.vv > 0 {
+					a = (f.beta[2*k] + f.beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
+					e = (f.beta[2*k] - f.beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
 				}
+				aFolds[k] = append(aFolds[k], a)
+				eFolds[k] = append(eFolds[k], e)
 			}
-			gi := sel[mi]
-			for _, u := range test {
-				selected[m][u] = oof[(mi*G+gi)*n+u]
-			}
-			alpha := mp.at(gammas[gi], f.beta)
-			recordFold(&fold, m, d, mp, f.beta, gammas[gi], alpha, cv[mi])
-			if m == PRISM {
-				for k := 0; k < f.K; k++ {
-					a, e := 0.0, 0.0
-					if f.sum.vv > 0 {
-						a = (f.beta[2*k] + f.beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
-						e = (f.beta[2*k] - f.beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
-					}
-					aFolds[k] = append(aFolds[k], a)
-					eFolds[k] = append(eFolds[k], e)
-				}
-			}
-		}
+		})
 		r.Folds = append(r.Folds, fold)
 		prog.step()
 	}

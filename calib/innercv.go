@@ -45,3 +45,52 @@ func bestGamma(cv, gammas []float64) int {
 	}
 	return best
 }
+
+// outerTables collect the out-of-fold values of the outer cross-validation
+// (PROTOCOL §5) over n units: oof[(method·G + γ)·n + unit] at every γ of
+// the grid, for the sweep, and selected[m][unit] at the γ the inner CV
+// chose for method m, for the headline metric.
+type outerTables struct {
+	gammas   []float64
+	n        int
+	oof      []float64
+	selected [numMethods][]float64
+}
+
+func newOuterTables(gammas []float64, methods []Method, n int) *outerTables {
+	t := &outerTables{gammas: gammas, n: n, oof: make([]float64, len(methods)*len(gammas)*n)}
+	for m := range t.selected {
+		t.selected[m] = make([]float64, n)
+	}
+	return t
+}
+
+// score fills the tables for the test units of one outer fold and records
+// each method's chosen fit in fold. ps are the methods' paths fitted on
+// the fold's training units, sel and cv the inner CV's choices and scores,
+// and value scores one unit under (α, β), β being beta. After a method's
+// chosen fit is recorded beta holds it, and prism is called for PRISM's
+// (to read its profile). Folds write disjoint units, so they may run
+// concurrently.
+func (t *outerTables) score(fold *Fold, d *Design, methods []Method, ps []*methodPath, sel []int, cv [][]float64,
+	test []int, beta []float64, value func(unit int, alpha float64, beta []float64) float64, prism func()) {
+	G, n := len(t.gammas), t.n
+	for mi, m := range methods {
+		mp := ps[mi]
+		for gi, gam := range t.gammas {
+			alpha := mp.at(gam, beta)
+			for _, u := range test {
+				t.oof[(mi*G+gi)*n+u] = value(u, alpha, beta)
+			}
+		}
+		gi := sel[mi]
+		for _, u := range test {
+			t.selected[m][u] = t.oof[(mi*G+gi)*n+u]
+		}
+		alpha := mp.at(t.gammas[gi], beta)
+		recordFold(fold, m, d, mp, beta, t.gammas[gi], alpha, cv[mi])
+		if m == PRISM {
+			prism()
+		}
+	}
+}

@@ -3,6 +3,8 @@
 // use, the embedded demo dataset, and the workspace store (model/store).
 package model
 
+import "slices"
+
 // Metric names the within-context agreement metric a dataset is evaluated
 // with (PROTOCOL §6).
 const (
@@ -60,17 +62,22 @@ func (d *Dataset) NumCandidates() int {
 // Find returns context ctx and its candidate cand, (c, nil) when the
 // context has no such candidate, or (nil, nil) without the context.
 func (d *Dataset) Find(ctx, cand string) (*Context, *Candidate) {
-	for i := range d.Contexts {
-		c := &d.Contexts[i]
-		if c.ID != ctx {
-			continue
-		}
-		for j := range c.Candidates {
-			if c.Candidates[j].ID == cand {
-				return c, &c.Candidates[j]
-			}
-		}
-		return c, nil
+	ci, ki := d.Locate(ctx, cand)
+	switch {
+	case ci < 0:
+		return nil, nil
+	case ki < 0:
+		return &d.Contexts[ci], nil
 	}
-	return nil, nil
+	return &d.Contexts[ci], &d.Contexts[ci].Candidates[ki]
+}
+
+// Locate returns the indexes of context ctx in Contexts and of its
+// candidate cand in its Candidates, each -1 when absent.
+func (d *Dataset) Locate(ctx, cand string) (ci, ki int) {
+	ci = slices.IndexFunc(d.Contexts, func(c Context) bool { return c.ID == ctx })
+	if ci < 0 {
+		return -1, -1
+	}
+	return ci, slices.IndexFunc(d.Contexts[ci].Candidates, func(k Candidate) bool { return k.ID == cand })
 }

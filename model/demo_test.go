@@ -104,4 +104,10 @@ func TestDatasetFind(t *testing.T) {
 	if c, cand := d.Find("no-such", last.Candidates[0].ID); c != nil || cand != nil {
 		t.Errorf("unknown context: %v, %v", c, cand)
 	}
+	if ci, ki := d.Locate(last.ID, last.Candidates[2].ID); ci != len(d.Contexts)-1 || ki != 2 {
+		t.Errorf("Locate = %d, %d; want %d, 2", ci, ki, len(d.Contexts)-1)
+	}
+	if ci, ki := d.Locate("no-such", "x"); ci != -1 || ki != -1 {
+		t.Errorf("Locate of an unknown context = %d, %d", ci, ki)
+	}
 }

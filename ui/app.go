@@ -187,15 +187,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case screenStartedMsg:
 		return a, a.onScreenStarted(msg)
 	case jobStartedMsg[*calib.SelectReport]:
-		return a, msg.follow(a.sel.job)
+		return a, msg.follow(&a.sel.jobState)
 	case jobProgressMsg[*calib.SelectReport]:
-		return a, msg.apply(a.sel.job, &a.sel.done, &a.sel.total)
+		return a, msg.apply(&a.sel.jobState)
 	case jobDoneMsg[*calib.SelectReport]:
 		return a, a.onSelectDone(msg)
 	case jobStartedMsg[*calib.Report]:
-		return a, msg.follow(a.fit.job)
+		return a, msg.follow(&a.fit.jobState)
 	case jobProgressMsg[*calib.Report]:
-		return a, msg.apply(a.fit.job, &a.fit.done, &a.fit.total)
+		return a, msg.apply(&a.fit.jobState)
 	case jobDoneMsg[*calib.Report]:
 		return a, a.onFitDone(msg)
 	case inspectMsg:
@@ -244,6 +244,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.screen == screenBank && a.bank.editing {
 		return a.bankEditKey(msg)
 	}
+	if s := k.jumpTo(msg); s >= 0 {
+		return a.setScreen(s)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		if a.run.active() || a.screening != nil {
@@ -258,22 +261,6 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.setScreen((a.screen + 1) % numScreens)
 	case key.Matches(msg, k.PrevScreen):
 		return a.setScreen((a.screen + numScreens - 1) % numScreens)
-	case key.Matches(msg, k.Screen1):
-		return a.setScreen(screenData)
-	case key.Matches(msg, k.Screen2):
-		return a.setScreen(screenBank)
-	case key.Matches(msg, k.Screen3):
-		return a.setScreen(screenRun)
-	case key.Matches(msg, k.Screen4):
-		return a.setScreen(screenSelect)
-	case key.Matches(msg, k.Screen5):
-		return a.setScreen(screenFit)
-	case key.Matches(msg, k.Screen6):
-		return a.setScreen(screenProfiles)
-	case key.Matches(msg, k.Screen7):
-		return a.setScreen(screenInspect)
-	case key.Matches(msg, k.Screen8):
-		return a.setScreen(screenCompare)
 	case key.Matches(msg, k.Up):
 		a.move(-1)
 	case key.Matches(msg, k.Down):

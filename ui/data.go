@@ -55,20 +55,14 @@ func (v *dataView) Candidate() *model.Candidate {
 // SelectCandidate moves the cursors to candidate cand of context ctx and
 // reports whether the dataset has it.
 func (v *dataView) SelectCandidate(ctx, cand string) bool {
-	for i, c := range v.ds.Contexts {
-		if c.ID != ctx {
-			continue
-		}
-		for j, k := range c.Candidates {
-			if k.ID == cand {
-				v.contexts.Select(i)
-				v.syncCandidates()
-				v.candidates.Select(j)
-				return true
-			}
-		}
+	ci, ki := v.ds.Locate(ctx, cand)
+	if ki < 0 {
+		return false
 	}
-	return false
+	v.contexts.Select(ci)
+	v.syncCandidates()
+	v.candidates.Select(ki)
+	return true
 }
 
 func (v *dataView) syncCandidates() {

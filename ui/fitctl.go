@@ -94,24 +94,15 @@ func (a *App) startFit() tea.Cmd {
 		v.err = err
 		return nil
 	}
-	if v.job != nil {
-		v.job.cancel()
-	}
 	job, cmd := startFitCmd(a.ctx, a.study.Store, k, v.options())
-	v.job, v.done, v.total, v.err, v.answers = job, 0, 0, nil, a.answers[k]
+	v.start(job)
+	v.answers = a.answers[k]
 	return cmd
 }
 
 func (a *App) onFitDone(msg jobDoneMsg[*calib.Report]) tea.Cmd {
-	v := &a.fit
-	j := msg.job
-	if j != v.job {
-		return nil
-	}
-	j.cancel()
-	v.job = nil
-	if j.err != nil {
-		v.err = j.err
+	v, j := &a.fit, msg.job
+	if !v.finish(j) {
 		return nil
 	}
 	v.rep, v.warnings, v.key, v.scroll = j.res, j.warnings, j.key, 0
@@ -123,21 +114,26 @@ func (a *App) onFitDone(msg jobDoneMsg[*calib.Report]) tea.Cmd {
 }
 
 // reinspect inspects the Inspect screen's candidate again, keeping the
-// screen's scroll, with the Fit screen's report when it is of the same
-// answers.
+// screen's scroll.
 func (a *App) reinspect() tea.Cmd {
-	v := &a.insp
-	c, cand := a.study.Dataset.Find(v.ins.context, v.ins.cand)
+	c, cand := a.study.Dataset.Find(a.insp.ins.context, a.insp.ins.cand)
 	if cand == nil {
 		return nil
 	}
+	return a.inspectOn(a.insp.ins.key, c, cand)
+}
+
+// inspectOn inspects cand of c on key's answers, with the Fit screen's
+// report for β when it was computed from the same answers.
+func (a *App) inspectOn(k signalKey, c *model.Context, cand *model.Candidate) tea.Cmd {
+	v := &a.insp
 	var rep *calib.Report
-	if a.fit.rep != nil && a.fit.key == v.ins.key {
+	if a.fit.rep != nil && a.fit.key == k {
 		rep = a.fit.rep
 	}
 	v.gen++
-	v.busy = true
-	return inspectCmd(a.ctx, a.study.Store, v.ins.key, c, cand, rep, v.gen)
+	v.busy, v.err = true, nil
+	return inspectCmd(a.ctx, a.study.Store, k, c, cand, rep, v.gen)
 }
 
 // fitStale says why the last fit no longer describes the study (the
@@ -218,13 +214,7 @@ func (a *App) startInspect(from screen) tea.Cmd {
 		v.err = err
 		return nil
 	}
-	var rep *calib.Report
-	if a.fit.rep != nil && a.fit.key == k {
-		rep = a.fit.rep
-	}
-	v.gen++
-	v.busy, v.err = true, nil
-	return inspectCmd(a.ctx, a.study.Store, k, c, cand, rep, v.gen)
+	return a.inspectOn(k, c, cand)
 }
 
 // stepInspect inspects the candidate delta rows away from the inspected

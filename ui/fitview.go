@@ -16,19 +16,20 @@ import (
 // from Vanilla, the γ chosen in each outer fold, the imputed cells, and
 // the γ sweep as a dot chart. It only draws; the App runs the fit.
 type fitView struct {
-	pairwise    bool      // the metric: pairwise accuracy instead of Spearman
-	taylor      bool      // fit the diagonal Taylor correction too
-	job         *fitJob   // the fit in flight, or nil
-	done, total int       // its latest progress: outer folds, then the bootstrap
-	key         signalKey // the answers rep was computed from
-	rep         *calib.Report
-	warnings    []string
-	err         error
-	status      string // the last export's outcome
-	statusErr   bool
-	answers     int    // App.answers[key] when the fit started
-	judge       string // the judge a fit would use, for the hint
-	stale       string // why rep no longer fits the study, or ""
+	// The fit in flight (its progress counts outer folds, then the
+	// bootstrap) and why the last fit failed.
+	jobState[*calib.Report]
+
+	pairwise  bool      // the metric: pairwise accuracy instead of Spearman
+	taylor    bool      // fit the diagonal Taylor correction too
+	key       signalKey // the answers rep was computed from
+	rep       *calib.Report
+	warnings  []string
+	status    string // the last export's outcome
+	statusErr bool
+	answers   int    // App.answers[key] when the fit started
+	judge     string // the judge a fit would use, for the hint
+	stale     string // why rep no longer fits the study, or ""
 
 	scroll        int
 	width, height int

@@ -95,21 +95,49 @@ func waitJob[R any](j *job[R]) tea.Cmd {
 	}
 }
 
+// jobState is a screen's side of its job: the one in flight (nil when
+// none), its latest progress, and why the last one failed, if it did.
+type jobState[R any] struct {
+	job         *job[R]
+	done, total int
+	err         error
+}
+
+// start cancels the job in flight, whose end will be dropped, and takes j.
+func (s *jobState[R]) start(j *job[R]) {
+	if s.job != nil {
+		s.job.cancel()
+	}
+	s.job, s.done, s.total, s.err = j, 0, 0, nil
+}
+
+// finish takes the end of j and reports whether it is a result to show:
+// j was the job in flight (a replaced job's end is dropped) and succeeded
+// (else its error is in err).
+func (s *jobState[R]) finish(j *job[R]) bool {
+	if j != s.job {
+		return false
+	}
+	j.cancel()
+	s.job, s.err = nil, j.err
+	return j.err == nil
+}
+
 // follow waits for the job's first message when it is still the job in
-// flight, cur; a replaced job is left to finish unheard.
-func (m jobStartedMsg[R]) follow(cur *job[R]) tea.Cmd {
-	if m.job != cur {
+// flight of s; a replaced job is left to finish unheard.
+func (m jobStartedMsg[R]) follow(s *jobState[R]) tea.Cmd {
+	if m.job != s.job {
 		return nil
 	}
 	return waitJob(m.job)
 }
 
-// apply takes the progress of the job in flight, cur, into done and total
-// and waits for the next message; a replaced job's progress is dropped.
-func (m jobProgressMsg[R]) apply(cur *job[R], done, total *int) tea.Cmd {
-	if m.job != cur {
+// apply takes the progress of the job in flight of s and waits for the
+// next message; a replaced job's progress is dropped.
+func (m jobProgressMsg[R]) apply(s *jobState[R]) tea.Cmd {
+	if m.job != s.job {
 		return nil
 	}
-	*done, *total = m.done, m.total
+	s.done, s.total = m.done, m.total
 	return waitJob(m.job)
 }

@@ -1,6 +1,9 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // KeyMap is every binding of the app; the help bar renders it.
 type KeyMap struct {
@@ -88,6 +91,21 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
+// jumps are the bindings that jump to each screen, in screen order.
+func (k KeyMap) jumps() []key.Binding {
+	return []key.Binding{k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8}
+}
+
+// jumpTo is the screen msg jumps to, or -1.
+func (k KeyMap) jumpTo(msg tea.KeyPressMsg) screen {
+	for s, b := range k.jumps() {
+		if key.Matches(msg, b) {
+			return screen(s)
+		}
+	}
+	return -1
+}
+
 // screenKeys are the bindings of one screen, shown in the help bar.
 func (k KeyMap) screenKeys(s screen) []key.Binding {
 	switch s {
@@ -122,7 +140,7 @@ func (k KeyMap) FullHelpFor(s screen) [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8},
+		append([]key.Binding{k.NextScreen, k.PrevScreen}, k.jumps()...),
 		k.screenKeys(s),
 	}
 }
@@ -132,7 +150,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		{k.NextScreen, k.PrevScreen, k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8},
+		append([]key.Binding{k.NextScreen, k.PrevScreen}, k.jumps()...),
 		{k.Import, k.PickDataset, k.Start, k.Pause, k.Cancel, k.EditJudge},
 		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect},
 		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.Compare},

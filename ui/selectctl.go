@@ -36,24 +36,14 @@ func (a *App) startSelect() tea.Cmd {
 		v.err = err
 		return nil
 	}
-	if v.job != nil {
-		v.job.cancel()
-	}
 	job, cmd := startSelectCmd(a.ctx, a.study.Store, k, calib.DefaultSelectOptions())
-	v.job, v.done, v.total, v.err = job, 0, 0, nil
+	v.start(job)
 	return cmd
 }
 
 func (a *App) onSelectDone(msg jobDoneMsg[*calib.SelectReport]) tea.Cmd {
-	v := &a.sel
-	j := msg.job
-	if j != v.job {
-		return nil
-	}
-	j.cancel()
-	v.job = nil
-	if j.err != nil {
-		v.err = j.err
+	v, j := &a.sel, msg.job
+	if !v.finish(j) {
 		return nil
 	}
 	v.rep, v.warnings, v.key, v.scroll = j.res, j.warnings, j.key, 0

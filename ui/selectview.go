@@ -17,14 +17,14 @@ import (
 // table (Table 19) and the forward-selection path (Table 21). It only
 // draws; the App runs the selection and feeds it messages.
 type selectView struct {
-	job         *selectJob // the selection in flight, or nil
-	done, total int        // the enumeration's latest progress
-	key         signalKey  // the answers rep was computed from
-	rep         *calib.SelectReport
-	warnings    []string
-	err         error
-	judge       string    // the judge a run would use, for the hint
-	current     signalKey // the answers a run would use now
+	// The selection in flight, its progress, and why the last one failed.
+	jobState[*calib.SelectReport]
+
+	key      signalKey // the answers rep was computed from
+	rep      *calib.SelectReport
+	warnings []string
+	judge    string    // the judge a run would use, for the hint
+	current  signalKey // the answers a run would use now
 
 	focusRight    bool
 	scroll        int

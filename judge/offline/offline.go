@@ -16,7 +16,6 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/prism-eval/prism/banks"
@@ -71,15 +70,12 @@ type Judge struct {
 	repeats int
 	seed    uint64
 
-	mu      sync.Mutex
-	sources map[string]*source
-	cands   map[candKey]Features
-	effects map[string]effect
+	sources memo[string, *source]
+	cands   memo[candKey, Features]
+	effects memo[string, effect]
 }
 
 type candKey struct{ src, cand string }
-
-const cacheCap = 1 << 16 // entries per cache before it is emptied
 
 // New returns an offline judge for cfg (only Mode, Repeats and Seed are
 // read; the backend must be "offline" or empty).
@@ -93,8 +89,7 @@ func New(cfg judge.Config) (*Judge, error) {
 	if cfg.Mode != judge.ModeInteger && cfg.Mode != judge.ModeExpected {
 		return nil, &judge.Error{Kind: judge.KindConfig, Msg: "mode " + string(cfg.Mode) + " is not integer or expected"}
 	}
-	j := &Judge{mode: cfg.Mode, repeats: max(1, cfg.Repeats),
-		sources: map[string]*source{}, cands: map[candKey]Features{}, effects: map[string]effect{}}
+	j := &Judge{mode: cfg.Mode, repeats: max(1, cfg.Repeats)}
 	if cfg.Seed != nil {
 		j.seed = uint64(*cfg.Seed)
 	}
@@ -254,55 +249,15 @@ func normal(h uint64) float64 {
 }
 
 func (j *Judge) source(text string) *source {
-	j.mu.Lock()
-	s, ok := j.sources[text]
-	j.mu.Unlock()
-	if ok {
-		return s
-	}
-	s = newSource(text)
-	j.mu.Lock()
-	if len(j.sources) >= cacheCap {
-		clear(j.sources)
-	}
-	j.sources[text] = s
-	j.mu.Unlock()
-	return s
+	return j.sources.get(text, func() *source { return newSource(text) })
 }
 
 func (j *Judge) features(srcText, cand string, src *source) Features {
-	k := candKey{srcText, cand}
-	j.mu.Lock()
-	f, ok := j.cands[k]
-	j.mu.Unlock()
-	if ok {
-		return f
-	}
-	f = measure(cand, src)
-	j.mu.Lock()
-	if len(j.cands) >= cacheCap {
-		clear(j.cands)
-	}
-	j.cands[k] = f
-	j.mu.Unlock()
-	return f
+	return j.cands.get(candKey{srcText, cand}, func() Features { return measure(cand, src) })
 }
 
 func (j *Judge) effect(instr string) effect {
-	j.mu.Lock()
-	e, ok := j.effects[instr]
-	j.mu.Unlock()
-	if ok {
-		return e
-	}
-	e = parseInstruction(instr)
-	j.mu.Lock()
-	if len(j.effects) >= cacheCap {
-		clear(j.effects)
-	}
-	j.effects[instr] = e
-	j.mu.Unlock()
-	return e
+	return j.effects.get(instr, func() effect { return parseInstruction(instr) })
 }
 
 // FeaturesOf returns the features the judge reads from a candidate and its

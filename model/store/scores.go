@@ -76,6 +76,10 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 	}
 	seen := map[coord]int{}
 	now := time.Now()
+	keyer, err := NewKeyer(ImportBackend, judge, nil)
+	if err != nil {
+		return 0, err
+	}
 	rs := make([]Response, 0, len(rows))
 	for i, row := range rows {
 		line := row.Line
@@ -113,11 +117,8 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		// coordinates (one length-prefixed field each), so it is stable and
 		// distinct per coordinate; as for real requests, the run label is
 		// not part of it.
-		r.Key, err = RequestKey(ImportBackend, judge, nil, []Message{{"dataset", dataset},
+		r.Key = keyer.Key([]Message{{"dataset", dataset},
 			{"context", row.Context}, {"candidate", row.Candidate}, {"probe", row.Probe}, {"wording", row.Wording}})
-		if err != nil {
-			return 0, err
-		}
 		rs = append(rs, r)
 	}
 	// The judge, the check for earlier scores and the scores themselves go
