@@ -42,18 +42,16 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 		}
 		var fits []judgeFit
 		for _, j := range judges {
-			hash := bankHash
-			if j.Backend == store.ImportBackend {
-				hash = ""
-			}
-			rows, err := st.Scores(ctx, dataset, j.Name, hash)
+			// An imported judge's answers, which have no bank, come under
+			// any bankHash (store.Scores).
+			rows, err := st.Scores(ctx, dataset, j.Name, bankHash)
 			if err != nil {
 				return compareMsg{gen: gen, err: err}
 			}
 			if len(rows) == 0 {
 				continue // no answers of this judge here
 			}
-			rep, _, err := fitStored(ctx, st, signalKey{dataset, j.Name, hash}, opts)
+			rep, _, err := fitStored(ctx, st, signalKey{dataset, j.Name, bankHash}, opts)
 			fits = append(fits, judgeFit{judge: j.Name, rep: rep, err: err})
 		}
 		return compareMsg{gen: gen, fits: fits}

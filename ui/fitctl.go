@@ -64,8 +64,7 @@ type studyInput struct {
 // that have answers; doing ("fitting", "selecting on") words the warning
 // about the others.
 func readStudyInput(ctx context.Context, st *store.Store, key signalKey, doing string) (studyInput, error) {
-	sk := key.stored(ctx, st)
-	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
+	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
 	if err == nil && len(rows) == 0 {
 		err = store.ErrNotFound
 	}
@@ -251,8 +250,7 @@ type exportedMsg struct {
 func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
 		var sig *calib.SignalReport
-		sk := key.stored(ctx, st)
-		if rows, err := st.Scores(ctx, sk.dataset, sk.judge, sk.bankHash); err == nil && len(rows) > 0 {
+		if rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash); err == nil && len(rows) > 0 {
 			// Without neutral answers there is no ratio: the figure is left out.
 			sig, _ = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
 		}

@@ -67,11 +67,10 @@ func inspect(ctx context.Context, st *store.Store, key signalKey, c *model.Conte
 	ins := &inspection{key: key, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
 		human: cand.Human, s0: math.NaN(), corrected: math.NaN(), rankAfter: math.NaN(), rankBefore: math.NaN(), rankHuman: math.NaN()}
 	var err error
-	sk := key.stored(ctx, st)
-	if ins.replies, err = st.Replies(ctx, sk.dataset, sk.judge, sk.bankHash, c.ID, cand.ID); err != nil {
+	if ins.replies, err = st.Replies(ctx, key.dataset, key.judge, key.bankHash, c.ID, cand.ID); err != nil {
 		return nil, err
 	}
-	rows, labels, err := st.FitInput(ctx, sk.dataset, sk.judge, sk.bankHash)
+	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
 	if err != nil {
 		ins.notInFit = "no answers of judge " + key.judge + " under this bank version"
 		return ins, nil

@@ -31,16 +31,6 @@ const (
 // dataset, judge and bank version.
 type signalKey struct{ dataset, judge, bankHash string }
 
-// stored is k as the store files the answers: those of an imported judge
-// (prism import scores) have no bank version and are read whatever the
-// bank, so choosing such a judge by name on the Run screen fits it.
-func (k signalKey) stored(ctx context.Context, st *store.Store) signalKey {
-	if j, err := st.Judge(ctx, k.judge); err == nil && j.Backend == store.ImportBackend {
-		k.bankHash = ""
-	}
-	return k
-}
-
 // bankSignal is one computed report of the Bank screen's signal panel.
 type bankSignal struct {
 	view   *signalView // nil when there are no answers yet
@@ -79,8 +69,7 @@ type (
 // some rows (a screen's sample and runs).
 func bankSignalCmd(ctx context.Context, st *store.Store, key signalKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
 	return func() tea.Msg {
-		sk := key.stored(ctx, st)
-		rows, err := st.Scores(ctx, sk.dataset, sk.judge, sk.bankHash)
+		rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
 		if err != nil {
 			return bankSignalMsg{key: key, sig: bankSignal{err: fmt.Errorf("reading scores: %w", err)}}
 		}

@@ -15,7 +15,8 @@ type Reply struct {
 
 // Replies returns the answers (not the failed attempts) of judge to the
 // requests about one candidate of dataset under bankHash ("" for every
-// bank), ordered by probe, wording and run: what the candidate inspector
+// bank; an import judge's, which have no bank, under any), ordered by
+// probe, wording and run: what the candidate inspector
 // shows next to the scores.
 func (s *Store) Replies(ctx context.Context, dataset, judge, bankHash, contextID, candidate string) ([]Reply, error) {
 	rows, err := s.r.QueryContext(ctx, `
@@ -24,9 +25,9 @@ func (s *Store) Replies(ctx context.Context, dataset, judge, bankHash, contextID
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?) AND r.context = ? AND r.candidate = ?
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?) AND r.context = ? AND r.candidate = ?
 		ORDER BY r.probe, r.wording, r.run, p.id`,
-		dataset, judge, bankHash, bankHash, contextID, candidate)
+		dataset, judge, bankHash, bankHash, ImportBackend, contextID, candidate)
 	if err != nil {
 		return nil, err
 	}

@@ -19,9 +19,10 @@ const ImportBackend = "import"
 // Scores returns the answers of judge on dataset as tidy score rows, one
 // per answered request (repeats and wordings are not averaged: Run and
 // Wording say which is which). An answer without a parsed score gives a
-// row with Missing set. bankHash selects one bank snapshot; "" selects all
-// (imported scores have no bank). Rows come in dataset order, then probe,
-// wording and run.
+// row with Missing set. bankHash selects one bank snapshot; "" selects all.
+// Imported scores have no bank, so an import judge's rows are selected
+// under any bankHash. Rows come in dataset order, then probe, wording and
+// run.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.context, r.candidate, r.probe, r.wording, r.run, p.score
@@ -31,9 +32,9 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
 		LEFT JOIN contexts c ON c.dataset_id = d.id AND c.ext_id = r.context
 		LEFT JOIN candidates k ON k.context_id = c.id AND k.ext_id = r.candidate
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?)
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)
 		ORDER BY c.pos, k.pos, r.context, r.candidate, r.probe, r.wording, r.run`,
-		dataset, judge, bankHash, bankHash)
+		dataset, judge, bankHash, bankHash, ImportBackend)
 	if err != nil {
 		return nil, err
 	}

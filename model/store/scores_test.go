@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -97,6 +99,11 @@ func TestImportExportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Imported scores have no bank: a bank filter keeps them all, so that
+	// a study's bank version reads an imported judge too.
+	if under, err := s.Scores(ctx, "tiny", "elsewhere", "0123456789abcdef"); err != nil || !reflect.DeepEqual(fmtRows(under), fmtRows(out)) {
+		t.Fatalf("imported scores under a bank filter: %d rows (%v), want %d", len(under), err, len(out))
+	}
 	var buf bytes.Buffer
 	if err := model.WriteScoresCSV(&buf, out); err != nil {
 		t.Fatal(err)
@@ -162,4 +169,13 @@ func TestImportScoresRejects(t *testing.T) {
 	if _, err := s.ImportScores(ctx, "tiny", "imp", again); err == nil || !strings.Contains(err.Error(), "line 3: judge \"imp\" already has a score") {
 		t.Errorf("re-import: err = %v, want 'already has a score'", err)
 	}
+}
+
+// fmtRows prints rows for comparing (NaN scores compare unequal).
+func fmtRows(rows []model.ScoreRow) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmt.Sprintf("%+v", r)
+	}
+	return out
 }
