@@ -9,7 +9,7 @@ import (
 // PairedBootstrap returns percentile 95% intervals (Quantile7 at 0.025 and
 // 0.975) of the mean of each row of values, and of the paired difference
 // mean(values[m]) − mean(values[ref]), over B context-bootstrap resamples
-// (PROTOCOL §6). values[m][i] is method m's metric on context i; every row
+// (docs/protocol.md §6). values[m][i] is method m's metric on context i; every row
 // covers the same contexts, and each resample draws n = len(values[0])
 // context indices with replacement, shared by all rows, as
 // i = ⌊x · n / 2⁶⁴⌋ with x = Uint64() of Go's rand.NewPCG(seed, 1),

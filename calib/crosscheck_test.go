@@ -12,7 +12,7 @@ import (
 )
 
 // TestCrossCheck compares Fit with an independent pure-Python
-// implementation of PROTOCOL §2–6 (testdata/crosscheck/reference.py, run
+// implementation of docs/protocol.md §2–6 (testdata/crosscheck/reference.py, run
 // as its header says to produce expected.json) on a small synthetic study
 // with repeats, two wordings, a context probe, a missing cell, unequal
 // context sizes and tied human scores: the selected γ of every method and

@@ -3,12 +3,13 @@ package calib
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
 )
 
-// fitter runs the nested cross-validation of PROTOCOL §5 on one design.
+// fitter runs the nested cross-validation of docs/protocol.md §5 on one design.
 // Everything it needs per fold is a sum of per-context statistics, so the
 // rows are read once, in newFitter.
 type fitter struct {
@@ -20,18 +21,19 @@ type fitter struct {
 
 	ctxGram []*gram     // per context
 	ctxSS   [][]float64 // per context: Σ(C Ok)², then Σ(C Ek)², per attribute
+	oc, hc  []float64   // Õ = C O and H̃ = C H per row, rows × K (Design.centerOH); hc only with Taylor
 	hrank   []float64   // human mid-ranks per row
 	defined []bool      // per context: the metric is defined (pairwise needs an unequal-human pair)
 
 	sum   *gram
-	beta  []float64
+	rl    *rule // the fit being scored
 	pred  []float64
 	prank []float64
 	idx   []int
 	cv    []float64 // inner out-of-fold values, methods × γ × training contexts
 }
 
-var errEigen = errors.New("calib: eigendecomposition of a training design failed")
+var errEigen = errors.New("eigendecomposition of a training design failed")
 
 func newFitter(d *Design, opts Options) *fitter {
 	q, K := d.Q(), len(d.Attrs)
@@ -42,11 +44,18 @@ func newFitter(d *Design, opts Options) *fitter {
 		hrank:    make([]float64, d.Rows()),
 		defined:  make([]bool, len(d.Contexts)),
 		sum:      newGram(q),
-		beta:     make([]float64, q),
+		rl:       newRule(q, K),
+		oc:       make([]float64, d.Rows()*K),
 	}
+	var hc []float64 // H̃ of one context when only the profiles need it
 	maxN := 0
 	for g := range d.Contexts {
 		maxN = max(maxN, d.Off[g+1]-d.Off[g])
+	}
+	if opts.Taylor {
+		f.hc = make([]float64, d.Rows()*K)
+	} else {
+		hc = make([]float64, maxN*K)
 	}
 	f.pred = make([]float64, maxN)
 	f.prank = make([]float64, maxN)
@@ -54,15 +63,17 @@ func newFitter(d *Design, opts Options) *fitter {
 	for g := range d.Contexts {
 		lo, hi := d.Off[g], d.Off[g+1]
 		f.ctxGram = append(f.ctxGram, contextGram(d, lo, hi))
+		oc := f.oc[lo*K : hi*K]
+		if f.hc != nil {
+			hc = f.hc[lo*K : hi*K]
+		}
+		d.centerOH(lo, hi, oc, hc)
 		ss := make([]float64, 2*K)
-		for r := lo; r < hi; r++ {
-			j := d.JC[r*q:]
-			for k := 0; k < K; k++ {
-				o := (j[2*k] + j[2*k+1]) / 2
-				e := (j[2*k] - j[2*k+1]) / 2
-				ss[k] += o * o
-				ss[K+k] += e * e
-			}
+		for i := range oc {
+			o := oc[i]
+			e := hc[i] / 2 // C E_k = C H_k / 2
+			ss[i%K] += o * o
+			ss[K+i%K] += e * e
 		}
 		f.ctxSS = append(f.ctxSS, ss)
 		MidRanks(f.hrank[lo:hi], d.Human[lo:hi], f.idx[:hi-lo])
@@ -79,7 +90,7 @@ func newFitter(d *Design, opts Options) *fitter {
 func (f *fitter) scratchCopy() *fitter {
 	w := *f
 	w.sum = newGram(f.d.Q())
-	w.beta = make([]float64, f.d.Q())
+	w.rl = newRule(f.d.Q(), f.K)
 	w.pred = make([]float64, len(f.pred))
 	w.prank = make([]float64, len(f.prank))
 	w.idx = make([]int, len(f.idx))
@@ -87,28 +98,28 @@ func (f *fitter) scratchCopy() *fitter {
 	return &w
 }
 
-// predict stores in dst the predictions ŷ = α s0 − J̃β of context g's
-// rows (PROTOCOL §4) and returns dst[:n].
-func (f *fitter) predict(g int, alpha float64, beta, dst []float64) []float64 {
+// predict stores in dst the predictions of rule r for context g's rows
+// (docs/protocol.md §4; rule.predict on each row's s0, J̃, Õ and H̃) and
+// returns dst[:n].
+func (f *fitter) predict(g int, r *rule, dst []float64) []float64 {
 	d := f.d
-	q := d.Q()
+	q, K := d.Q(), f.K
 	lo, hi := d.Off[g], d.Off[g+1]
 	dst = dst[:hi-lo]
-	for r := lo; r < hi; r++ {
-		j := d.JC[r*q : (r+1)*q]
-		var dot float64
-		for c, b := range beta {
-			dot += j[c] * b
+	for i := lo; i < hi; i++ {
+		var h []float64
+		if f.hc != nil {
+			h = f.hc[i*K : (i+1)*K]
 		}
-		dst[r-lo] = alpha*d.S0[r] - dot
+		dst[i-lo] = r.predict(d.S0[i], d.JC[i*q:(i+1)*q], f.oc[i*K:(i+1)*K], h)
 	}
 	return dst
 }
 
-// value is the within-context metric of context g for ŷ = α s0 − J̃β.
-func (f *fitter) value(g int, alpha float64, beta []float64) float64 {
+// value is the within-context metric of context g under rule r.
+func (f *fitter) value(g int, r *rule) float64 {
 	lo, hi := f.d.Off[g], f.d.Off[g+1]
-	pred := f.predict(g, alpha, beta, f.pred)
+	pred := f.predict(g, r, f.pred)
 	if f.pairwise {
 		acc, _ := PairwiseAccuracy(pred, f.d.Human[lo:hi])
 		return acc
@@ -145,7 +156,7 @@ func (f *fitter) selectGammas(train []int) (sel []int, cv [][]float64, err error
 		f.cv = make([]float64, need)
 	}
 	vals := f.cv[:need]
-	err = innerValues(train, f.opts.Folds, gammas, vals, f.beta,
+	err = innerValues(train, f.opts.Folds, gammas, vals, f.rl,
 		func(lo, hi int) ([]*methodPath, error) {
 			f.sumExcept(train, lo, hi)
 			return f.paths()
@@ -193,7 +204,7 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 	tab := newOuterTables(gammas, f.methods, nctx) // out-of-fold values per method, γ and context
 	oof, selected := tab.oof, &tab.selected
 	for g := range d.Contexts {
-		selected[Vanilla][g] = f.value(g, 1, make([]float64, d.Q()))
+		selected[Vanilla][g] = f.value(g, vanillaRule)
 	}
 	K := f.K
 	aFolds := make([][]float64, K) // per attribute, per fold
@@ -225,13 +236,13 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			test := order[lo:hi]
 			sel, cv, err := w.selectGammas(train)
 			if err != nil {
-				errs[fo] = err
+				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
 				return
 			}
 			w.sumExcept(train, 0, 0)
 			ps, err := w.paths()
 			if err != nil {
-				errs[fo] = err
+				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
 				return
 			}
 			fold := &r.Folds[fo]
@@ -240,9 +251,13 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			for i, g := range test {
 				fold.TestContexts[i] = d.Contexts[g]
 			}
-			tab.score(fold, d, f.methods, ps, sel, cv, test, w.beta, w.value, func() {
-				aByFold[fo], eByFold[fo] = w.profile(train, w.beta)
+			err = tab.score(fold, d, f.methods, ps, sel, cv, test, w.rl, w.value, func() {
+				aByFold[fo], eByFold[fo] = w.profile(train, w.rl.beta)
 			})
+			if err != nil {
+				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
+				return
+			}
 			prog.step()
 		}()
 	}
@@ -306,24 +321,24 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 	return nil
 }
 
-// recordFold stores method m's selected fit in fold: β keyed by column,
-// or for Half the coefficients δ of O_k keyed by attribute.
-func recordFold(fold *Fold, m Method, d *Design, mp *methodPath, beta []float64, gamma, alpha float64, cv []float64) {
+// recordFold stores method m's selected fit r in fold: β keyed by column,
+// or for Half and Taylor the coefficients δ of O_k keyed by attribute.
+func recordFold(fold *Fold, m Method, d *Design, r *rule, gamma float64, cv []float64) {
 	ff := fold.byMethod(m)
-	ff.Gamma, ff.Alpha, ff.CV = gamma, alpha, cv
+	ff.Gamma, ff.Alpha, ff.CV = gamma, r.alpha, cv
 	ff.Beta = map[string]float64{}
 	if m == Half || m == Taylor {
 		for k, a := range d.Attrs {
-			ff.Beta[a] = mp.coef[k]
+			ff.Beta[a] = r.delta[k]
 		}
 		return
 	}
 	for c, name := range d.Columns {
-		ff.Beta[name] = beta[c]
+		ff.Beta[name] = r.beta[c]
 	}
 }
 
-// profile returns a_k and e_k (PROTOCOL §7) of the PRISM coefficients beta
+// profile returns a_k and e_k (docs/protocol.md §7) of the PRISM coefficients beta
 // fitted on the training contexts train:
 //
 //	a_k = (βk+ + βk−) · RMS_T(C Ok) / RMS_T(C s0)

@@ -10,7 +10,7 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// Design is the data of one fit after PROTOCOL §2–3: the labelled candidates
+// Design is the data of one fit after docs/protocol.md §2–3: the labelled candidates
 // grouped by context, the imputed baseline, the surrogate Jacobian centered
 // within each context and the norm-matched target. Rows are candidates,
 // context by context; context g holds rows Off[g] to Off[g+1].
@@ -60,7 +60,7 @@ func at(file string, line int) string {
 	return file
 }
 
-// BuildDesign turns judge scores and human labels into a Design (PROTOCOL
+// BuildDesign turns judge scores and human labels into a Design (docs/protocol.md
 // §2–3). Scores with the same context, candidate and probe are averaged
 // (wordings and repeats within a sign; empty scores do not count); neutral
 // probes are controls and ignored here. A score column's missing cell
@@ -361,6 +361,41 @@ func (d *Design) centerContext(lo, hi int) {
 		m /= n
 		for r := lo; r < hi; r++ {
 			d.JC[r*q+c] -= m
+		}
+	}
+}
+
+// centerOH stores the half-differences and second differences of
+// docs/protocol.md §2 of rows [lo, hi), centered over those rows (§3), in
+// oc and hc ((hi−lo) × K, row-major):
+//
+//	Õ = C O,  O_k = (Δk+ + Δk−)/2        H̃ = C H,  H_k = Δk+ − Δk−
+//
+// from the uncentered J, each column centered by subtracting its own mean
+// over the rows (Õ_ik = O_ik − mean O_k), never as ½(J̃k+ + J̃k−): that
+// can differ in the last bit between rows with equal O, and a prediction
+// must be a function of its row. The rows are one context, or all rows in
+// global mode.
+func (d *Design) centerOH(lo, hi int, oc, hc []float64) {
+	q, K := d.Q(), len(d.Attrs)
+	for r := lo; r < hi; r++ {
+		j, i := d.J[r*q:], (r-lo)*K
+		for k := 0; k < K; k++ {
+			oc[i+k] = (j[2*k] + j[2*k+1]) / 2
+			hc[i+k] = j[2*k] - j[2*k+1]
+		}
+	}
+	n := hi - lo
+	for k := 0; k < K; k++ {
+		var so, sh float64
+		for i := 0; i < n; i++ {
+			so += oc[i*K+k]
+			sh += hc[i*K+k]
+		}
+		mo, mh := so/float64(n), sh/float64(n)
+		for i := 0; i < n; i++ {
+			oc[i*K+k] -= mo
+			hc[i*K+k] -= mh
 		}
 	}
 }

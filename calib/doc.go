@@ -1,5 +1,6 @@
 // Package calib owns prism's numerics: the PRISM protocol of
-// ../shared/PROTOCOL.md sections 2 to 9. It builds the surrogate Jacobian
+// docs/protocol.md sections 2 to 9 (the paper, arXiv 2610.18389, restated
+// in the repository). It builds the surrogate Jacobian
 // from judge scores, centers it within contexts, fits PRISM, α-PRISM and
 // the half-difference ridge corrections with nested, context-grouped
 // cross-validation, scores them by within-context Spearman or pairwise

@@ -11,7 +11,7 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// DefaultGammas is the relative penalty grid of PROTOCOL §4.
+// DefaultGammas is the relative penalty grid of docs/protocol.md §4.
 var DefaultGammas = []float64{1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}
 
 // Options configure Fit. Start from DefaultOptions.
@@ -22,11 +22,11 @@ type Options struct {
 	Folds     int       // outer and inner folds, ≥ 2
 	Gammas    []float64 // the γ grid, each > 0
 	Order     []string  // the permutation π of the contexts; nil: Permutation(contexts, Seed)
-	// Global treats the whole dataset as one group (PROTOCOL §3) for data
+	// Global treats the whole dataset as one group (docs/protocol.md §3) for data
 	// without contexts: folds split candidates ("context/candidate" ids,
 	// also in Order), and the metric is Spearman pooled over all of them.
 	Global bool
-	// Taylor adds the diagonal Taylor correction (PROTOCOL §4, §D.1) as a
+	// Taylor adds the diagonal Taylor correction (docs/protocol.md §4, §D.1) as a
 	// fourth fitted method, reported under "taylor".
 	Taylor bool
 	// Progress, when not nil, is called as the fit goes: after each outer
@@ -39,7 +39,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the protocol's defaults: Spearman, seed 42, 2,000
-// resamples, 5 folds, the γ grid of PROTOCOL §4.
+// resamples, 5 folds, the γ grid of docs/protocol.md §4.
 func DefaultOptions() Options {
 	return Options{
 		Metric:    model.MetricSpearman,
@@ -50,7 +50,7 @@ func DefaultOptions() Options {
 	}
 }
 
-// Fit runs the PRISM protocol (PROTOCOL §2–7 and the sweep of §9) on
+// Fit runs the PRISM protocol (docs/protocol.md §2–7 and the sweep of §9) on
 // in-memory scores and labels: BuildDesign, then FitDesign. Warnings
 // (ignored rows, skipped contexts, unused order entries) are returned for
 // the caller to show.

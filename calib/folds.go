@@ -30,7 +30,7 @@ func SplitParts(n, k int) (bounds []int) {
 	return bounds
 }
 
-// Permutation returns the default context order π (PROTOCOL §5): ids sorted
+// Permutation returns the default context order π (docs/protocol.md §5): ids sorted
 // in byte order, then a Fisher–Yates shuffle driven by Go's math/rand/v2
 // PCG-DXSM generator rand.NewPCG(seed, 0):
 //

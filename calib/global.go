@@ -3,6 +3,7 @@ package calib
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -12,22 +13,24 @@ import (
 // GlobalContext is the one group of a global-mode report.
 const GlobalContext = "(all)"
 
-// globalFitter runs the protocol in global mode (PROTOCOL §3): the whole
+// globalFitter runs the protocol in global mode (docs/protocol.md §3): the whole
 // dataset is one group. The fold units are the candidates, with ids
 // "context/candidate". Each fit centers its training rows and norm-matches
-// the target over them; predictions use J and s0 centered over the whole
-// dataset (label-free), so out-of-fold predictions of different folds are
-// comparable and pooled: the metric is Spearman over all units.
+// the target over them; predictions use J, O and H centered over the whole
+// dataset (label-free; rule.predict), so out-of-fold predictions of
+// different folds are comparable and pooled: the metric is Spearman over
+// all units.
 type globalFitter struct {
 	d       *Design
 	opts    Options
 	q, K    int
 	methods []Method
 	jg      []float64 // J centered over all rows, rows × q
+	og, hg  []float64 // O and H centered over all rows, rows × K (Design.centerOH)
 	sg, yg  []float64 // s0 and y centered over all rows (y only to keep sums small)
 	ids     []string  // unit ids, design row order
 	sum     *gram
-	beta    []float64
+	rl      *rule
 	// scratch for the pooled metric
 	rx, ry, ryr []float64
 	idx         []int
@@ -35,7 +38,7 @@ type globalFitter struct {
 
 func newGlobalFitter(d *Design, opts Options) *globalFitter {
 	n, q := d.Rows(), d.Q()
-	f := &globalFitter{d: d, opts: opts, q: q, K: len(d.Attrs), methods: methodsFor(opts), sum: newGram(q), beta: make([]float64, q),
+	f := &globalFitter{d: d, opts: opts, q: q, K: len(d.Attrs), methods: methodsFor(opts), sum: newGram(q), rl: newRule(q, len(d.Attrs)),
 		jg: make([]float64, n*q), sg: make([]float64, n), yg: make([]float64, n),
 		rx: make([]float64, n), ry: make([]float64, n), ryr: make([]float64, n), idx: make([]int, n)}
 	for c := 0; c < q; c++ {
@@ -48,6 +51,8 @@ func newGlobalFitter(d *Design, opts Options) *globalFitter {
 			f.jg[r*q+c] = d.J[r*q+c] - m
 		}
 	}
+	f.og, f.hg = make([]float64, n*len(d.Attrs)), make([]float64, n*len(d.Attrs))
+	d.centerOH(0, n, f.og, f.hg)
 	ms, my := mean(d.S0), mean(d.Human)
 	for r := 0; r < n; r++ {
 		f.sg[r] = d.S0[r] - ms
@@ -86,7 +91,7 @@ func (f *globalFitter) fitSums(train []int) (ssO, ssE []float64) {
 			sjy[a] += j[a] * y
 		}
 		for k := 0; k < K; k++ {
-			o, e := (j[2*k]+j[2*k+1])/2, (j[2*k]-j[2*k+1])/2
+			o, e := f.og[r*K+k], f.hg[r*K+k]/2 // C E_k = C H_k / 2
 			so[k] += o
 			so[K+k] += e
 			ssO[k] += o * o
@@ -125,13 +130,10 @@ func (f *globalFitter) fitSums(train []int) (ssO, ssE []float64) {
 	return ssO, ssE
 }
 
-func (f *globalFitter) predict(r int, alpha float64, beta []float64) float64 {
-	j := f.jg[r*f.q : (r+1)*f.q]
-	var dot float64
-	for c, b := range beta {
-		dot += j[c] * b
-	}
-	return alpha*f.d.S0[r] - dot
+// predict is rule rl's prediction for unit (row) r.
+func (f *globalFitter) predict(r int, rl *rule) float64 {
+	q, K := f.q, f.K
+	return rl.predict(f.d.S0[r], f.jg[r*q:(r+1)*q], f.og[r*K:(r+1)*K], f.hg[r*K:(r+1)*K])
 }
 
 // pooled is the Spearman correlation of pred and the human scores of units.
@@ -183,28 +185,32 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		test := order[lo:hi]
 		sel, cv, err := f.selectGammas(train)
 		if err != nil {
-			return err
+			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
 		}
 		ssO, ssE := f.fitSums(train)
 		ps, err := f.paths()
 		if err != nil {
-			return err
+			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
 		}
 		fold := Fold{Fold: fo + 1}
 		for _, u := range test {
 			fold.TestContexts = append(fold.TestContexts, f.ids[u])
 		}
-		tab.score(&fold, d, f.methods, ps, sel, cv, test, f.beta, f.predict, func() {
+		err = tab.score(&fold, d, f.methods, ps, sel, cv, test, f.rl, f.predict, func() {
+			beta := f.rl.beta
 			for k := 0; k < f.K; k++ {
 				a, e := 0.0, 0.0
 				if f.sum.vv > 0 {
-					a = (f.beta[2*k] + f.beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
-					e = (f.beta[2*k] - f.beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
+					a = (beta[2*k] + beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
+					e = (beta[2*k] - beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
 				}
 				aFolds[k] = append(aFolds[k], a)
 				eFolds[k] = append(eFolds[k], e)
 			}
 		})
+		if err != nil {
+			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
+		}
 		r.Folds = append(r.Folds, fold)
 		prog.step()
 	}
@@ -245,7 +251,7 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 	gammas := f.opts.Gammas
 	G, nt := len(gammas), len(train)
 	preds := make([]float64, len(f.methods)*G*nt)
-	err = innerValues(train, f.opts.Folds, gammas, preds, f.beta,
+	err = innerValues(train, f.opts.Folds, gammas, preds, f.rl,
 		func(lo, hi int) ([]*methodPath, error) {
 			f.fitSums(append(slices.Clone(train[:lo]), train[hi:]...))
 			return f.paths()

@@ -8,10 +8,10 @@ import (
 
 // Method is one scoring method compared by Fit. The arrays of per-method
 // results are indexed by Method; a later method (the diagonal Taylor
-// correction of PROTOCOL §4) takes the next slot.
+// correction of docs/protocol.md §4) takes the next slot.
 type Method int
 
-// The methods of PROTOCOL §4, Vanilla being s0 as is.
+// The methods of docs/protocol.md §4, Vanilla being s0 as is.
 const (
 	Vanilla    Method = iota // s0 used as is
 	PRISM                    // α = 1: ŷ = s0 − J̃β
@@ -85,7 +85,7 @@ type methodPath struct {
 }
 
 // newMethodPath sets up the penalised normal equations of method m on the
-// training statistics s (PROTOCOL §4), with μ = γ‖design‖²_F / m:
+// training statistics s (docs/protocol.md §4), with μ = γ‖design‖²_F / m:
 //
 //	PRISM:     (G + μI) β = c − e
 //	α-PRISM:   [vᵀv  −cᵀ; −c  G + μI] (α, β) = (vᵀy*, −e)   (see newAlphaPath)
@@ -93,7 +93,9 @@ type methodPath struct {
 //
 // where G = J̃ᵀJ̃, c = J̃ᵀv, e = J̃ᵀy*. The α-PRISM system is the exact
 // minimiser of ‖αv − J̃β − y*‖² + μ‖β‖² over (α, β); its penalty uses
-// ‖J̃‖²_F like PRISM's.
+// ‖J̃‖²_F like PRISM's. Half (and Taylor) read the statistics of Õ as these
+// linear images of G, equal to ÕᵀÕ and Õᵀ(v − y*) up to rounding; their
+// predictions use Õ centered from O itself (rule.predict).
 func newMethodPath(m Method, s *gram, K int) (*methodPath, bool) {
 	q := s.q
 	mp := &methodPath{method: m, q: q, K: K, vv: s.vv, vy: s.vy}
@@ -196,36 +198,84 @@ func (mp *methodPath) alphaAt(gamma float64) float64 {
 	return alpha
 }
 
-// at solves for γ and stores in beta (length q) the coefficients on the
-// columns of J̃, so that every method predicts ŷ = α s0 − J̃β. It returns α.
-func (mp *methodPath) at(gamma float64, beta []float64) (alpha float64) {
-	if mp.method == Taylor {
-		// ŷ = s0 − Õδ + ½H̃δ² is linear in J̃ for a fixed δ:
-		// β+ = (δ − δ²)/2, β− = (δ + δ²)/2.
-		mp.taylor.fit(gamma, mp.coef)
-		clear(beta)
-		for k, d := range mp.coef {
-			beta[2*k] = (d - d*d) / 2
-			beta[2*k+1] = (d + d*d) / 2
-		}
-		return 1
-	}
-	if mp.method == AlphaPRISM {
-		alpha = mp.alphaAt(gamma)
-		copy(beta, mp.coef)
-		return alpha
-	}
-	mp.path.solve(gamma, mp.coef)
-	switch mp.method {
+// rule is one method's fit at one γ, in the form its predictions take
+// (docs/protocol.md §4). A prediction is a function of the s0 and the row
+// that define it, evaluated with the same operations in the same order for
+// every row, so that bitwise-equal rows get bitwise-equal predictions and
+// share a mid-rank (which the exact-tie rule of §5 then sees):
+//
+//	Vanilla:          ŷ = s0
+//	PRISM, α-PRISM:   ŷ = α s0 − Σc J̃c βc               (c = 1..q)
+//	Half:             ŷ = s0 − Σk Õk δk                 (k = 1..K)
+//	Taylor:           ŷ = s0 − Σk (Õk δk − H̃k · ½δk²)   (k = 1..K)
+//
+// with J̃ = C J, Õ = C O and H̃ = C H centered within the group from their
+// own columns (see centerOH), and each sum accumulated from its first term
+// in index order.
+type rule struct {
+	method Method
+	alpha  float64   // α: 1 except for α-PRISM
+	beta   []float64 // q coefficients of J̃ (PRISM, α-PRISM)
+	delta  []float64 // K coefficients δ of Õ (Half, Taylor)
+	curv   []float64 // K coefficients ½δk² of H̃ (Taylor)
+}
+
+// vanillaRule predicts s0.
+var vanillaRule = &rule{method: Vanilla, alpha: 1}
+
+func newRule(q, K int) *rule {
+	return &rule{alpha: 1, beta: make([]float64, q), delta: make([]float64, K), curv: make([]float64, K)}
+}
+
+// predict returns ŷ of one candidate from its s0 and its rows of J̃, Õ
+// and H̃ (each read only by the methods that use it).
+func (r *rule) predict(s0 float64, j, o, h []float64) float64 {
+	var dot float64
+	switch r.method {
+	case Vanilla:
+		return s0
 	case Half:
-		clear(beta)
-		for k := 0; k < mp.K; k++ {
-			beta[2*k] = mp.coef[k] / 2
-			beta[2*k+1] = mp.coef[k] / 2
+		for k, d := range r.delta {
+			dot += o[k] * d
 		}
-		return 1
+		return s0 - dot
+	case Taylor:
+		for k, d := range r.delta {
+			dot += o[k]*d - h[k]*r.curv[k]
+		}
+		return s0 - dot
 	default:
-		copy(beta, mp.coef)
-		return 1
+		for c, b := range r.beta {
+			dot += j[c] * b
+		}
+		return r.alpha*s0 - dot
 	}
+}
+
+// at solves method mp at γ into r. For PRISM and α-PRISM r gets α and β
+// (the coefficients of J̃); for Half and Taylor it gets δ (Taylor also
+// ½δ²), and mp.coef keeps δ. Only Taylor can fail: its minimisation
+// reports non-convergence (see taylorFit.fit).
+func (mp *methodPath) at(gamma float64, r *rule) error {
+	r.method, r.alpha = mp.method, 1
+	switch mp.method {
+	case Taylor:
+		if err := mp.taylor.fit(gamma, mp.coef); err != nil {
+			return err
+		}
+		for k, d := range mp.coef {
+			r.delta[k] = d
+			r.curv[k] = d * d / 2
+		}
+	case AlphaPRISM:
+		r.alpha = mp.alphaAt(gamma)
+		copy(r.beta, mp.coef)
+	case Half:
+		mp.path.solve(gamma, mp.coef)
+		copy(r.delta, mp.coef)
+	default:
+		mp.path.solve(gamma, mp.coef)
+		copy(r.beta, mp.coef)
+	}
+	return nil
 }

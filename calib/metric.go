@@ -11,7 +11,7 @@ import (
 //
 //	ρ = Σ (rx_i − r̄)(ry_i − r̄) / sqrt(Σ (rx_i − r̄)² · Σ (ry_i − r̄)²),
 //
-// with r̄ = (n+1)/2. It returns 0 when either side is constant (PROTOCOL §6),
+// with r̄ = (n+1)/2. It returns 0 when either side is constant (docs/protocol.md §6),
 // including n < 2.
 //
 // Spearman panics if len(x) != len(y).
@@ -101,7 +101,7 @@ func (s indexSorter) Swap(i, j int)      { s.idx[i], s.idx[j] = s.idx[j], s.idx[
 // PairwiseAccuracy returns the share of candidate pairs with unequal human
 // scores that pred orders the same way: each such pair scores 1 when
 // sign(pred_i − pred_j) = sign(human_i − human_j), ½ when pred ties and 0
-// otherwise (PROTOCOL §6). ok is false when no pair has unequal human
+// otherwise (docs/protocol.md §6). ok is false when no pair has unequal human
 // scores; the context is then left out of the mean.
 //
 // PairwiseAccuracy panics if len(pred) != len(human).

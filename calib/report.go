@@ -103,7 +103,7 @@ type FoldFit struct {
 	CV    []float64          `json:"cv"`    // inner CV score per γ, in GammaGrid order
 }
 
-// Profile is one attribute's correction profile (PROTOCOL §7).
+// Profile is one attribute's correction profile (docs/protocol.md §7).
 type Profile struct {
 	A ProfileStat `json:"a"` // directional: (βk+ + βk−)·RMS(C Ok)/RMS(C s0)
 	E ProfileStat `json:"e"` // shared: (βk+ − βk−)·RMS(C Ek)/RMS(C s0)

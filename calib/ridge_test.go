@@ -52,6 +52,16 @@ func ridgeSolve(t *testing.T, X *mat.Dense, tgt *mat.VecDense, pen []float64) []
 	return th.RawVector().Data
 }
 
+// solveAt solves mp at γ into a new rule, failing the test on error.
+func solveAt(t testing.TB, mp *methodPath, gamma float64, q, K int) *rule {
+	t.Helper()
+	r := newRule(q, K)
+	if err := mp.at(gamma, r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func fitterOn(d *Design, ctxs []int) *fitter {
 	f := newFitter(d, DefaultOptions())
 	f.sumExcept(ctxs, 0, 0)
@@ -95,16 +105,14 @@ func TestHandPRISM(t *testing.T) {
 	if !ok {
 		t.Fatal("factorization failed")
 	}
-	beta := make([]float64, 1)
 	for _, gamma := range []float64{1e-3, 1, 10} {
-		alpha := mp.at(gamma, beta)
+		r := solveAt(t, mp, gamma, 1, 0)
 		want := -4 / (2 + 2*gamma)
-		if alpha != 1 || math.Abs(beta[0]-want) > 1e-14 {
-			t.Errorf("γ=%v: α, β = %v, %v; want 1, %v", gamma, alpha, beta[0], want)
+		if r.alpha != 1 || math.Abs(r.beta[0]-want) > 1e-14 {
+			t.Errorf("γ=%v: α, β = %v, %v; want 1, %v", gamma, r.alpha, r.beta[0], want)
 		}
 	}
-	mp.at(1, beta)
-	for i, p := range f.predict(0, 1, beta, make([]float64, 3)) {
+	for i, p := range f.predict(0, solveAt(t, mp, 1, 1, 0), make([]float64, 3)) {
 		if math.Abs(p-2) > 1e-14 {
 			t.Errorf("ŷ[%d] = %v, want 2", i, p)
 		}
@@ -112,7 +120,7 @@ func TestHandPRISM(t *testing.T) {
 }
 
 // TestPathsMatchDenseSolves checks every method's eigen path against a
-// direct dense solve of its normal equations (PROTOCOL §4) over the grid.
+// direct dense solve of its normal equations (docs/protocol.md §4) over the grid.
 func TestPathsMatchDenseSolves(t *testing.T) {
 	d := designOf(t, 12, 6, 3, 5)
 	train := []int{0, 2, 3, 5, 7, 8, 9, 11}
@@ -122,7 +130,6 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 	K := len(d.Attrs)
 	frob := mat.Norm(J, 2)
 	frob *= frob
-	beta := make([]float64, q)
 	for _, gamma := range DefaultGammas {
 		mu := gamma * frob / float64(q)
 
@@ -135,8 +142,7 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		}
 		want := ridgeSolve(t, J, &dvec, pen)
 		mp, _ := newMethodPath(PRISM, f.sum, K)
-		mp.at(gamma, beta)
-		assertClose(t, "PRISM β", beta, want, 1e-9)
+		assertClose(t, "PRISM β", solveAt(t, mp, gamma, q, K).beta, want, 1e-9)
 
 		// α-PRISM: X = [v, −J̃], θ = (α, β), penalty diag(0, μ…).
 		X := mat.NewDense(n, q+1, nil)
@@ -148,9 +154,9 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		}
 		want = ridgeSolve(t, X, y, append([]float64{0}, pen...))
 		ap, _ := newMethodPath(AlphaPRISM, f.sum, K)
-		alpha := ap.at(gamma, beta)
-		assertClose(t, "α-PRISM α", []float64{alpha}, want[:1], 1e-9)
-		assertClose(t, "α-PRISM β", beta, want[1:], 1e-9)
+		r := solveAt(t, ap, gamma, q, K)
+		assertClose(t, "α-PRISM α", []float64{r.alpha}, want[:1], 1e-9)
+		assertClose(t, "α-PRISM β", r.beta, want[1:], 1e-9)
 
 		// Half: ridge of d on Õk = (J̃k+ + J̃k−)/2, μ from ‖Õ‖²_F/K.
 		O := mat.NewDense(n, K, nil)
@@ -166,13 +172,9 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		}
 		want = ridgeSolve(t, O, &dvec, hp)
 		hpath, _ := newMethodPath(Half, f.sum, K)
-		hpath.at(gamma, beta)
+		r = solveAt(t, hpath, gamma, q, K)
 		assertClose(t, "Half δ", hpath.coef, want, 1e-9)
-		for k := 0; k < K; k++ {
-			if beta[2*k] != want[k]/2 && math.Abs(beta[2*k]-want[k]/2) > 1e-9 {
-				t.Errorf("Half β on %s = %v, want δ/2 = %v", d.Columns[2*k], beta[2*k], want[k]/2)
-			}
-		}
+		assertClose(t, "Half rule δ", r.delta, want, 1e-9)
 	}
 }
 
@@ -195,15 +197,14 @@ func TestAlphaPinnedIsPRISM(t *testing.T) {
 	f := fitterOn(d, all)
 	p, _ := newMethodPath(PRISM, f.sum, 2)
 	a, _ := newMethodPath(AlphaPRISM, f.sum, 2)
-	bp, ba := make([]float64, q), make([]float64, q)
 	gamma := 1e-12
-	p.at(gamma, bp)
-	alpha := a.at(gamma, ba)
-	if math.Abs(alpha-1) > 1e-8 {
-		t.Errorf("α = %v, want 1", alpha)
+	bp := solveAt(t, p, gamma, q, 2).beta
+	ra := solveAt(t, a, gamma, q, 2)
+	if math.Abs(ra.alpha-1) > 1e-8 {
+		t.Errorf("α = %v, want 1", ra.alpha)
 	}
 	assertClose(t, "PRISM β vs β₀", bp, beta0, 1e-8)
-	assertClose(t, "α-PRISM β vs PRISM β", ba, bp, 1e-8)
+	assertClose(t, "α-PRISM β vs PRISM β", ra.beta, bp, 1e-8)
 
 	// Pinned: minimise ‖1·v − J̃β − y*‖² + μ‖β‖² densely at γ = 1.
 	J, v, y := denseOf(d, all)
@@ -214,8 +215,7 @@ func TestAlphaPinnedIsPRISM(t *testing.T) {
 	for i := range pen {
 		pen[i] = frob * frob / float64(q)
 	}
-	p.at(1, bp)
-	assertClose(t, "α pinned to 1 vs PRISM", bp, ridgeSolve(t, J, &dv, pen), 1e-9)
+	assertClose(t, "α pinned to 1 vs PRISM", solveAt(t, p, 1, q, 2).beta, ridgeSolve(t, J, &dv, pen), 1e-9)
 }
 
 func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
@@ -235,15 +235,14 @@ func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
 func TestLargeGammaIsVanilla(t *testing.T) {
 	d := designOf(t, 10, 8, 3, 3)
 	f := fitterOn(d, allContexts(d))
-	beta := make([]float64, d.Q())
 	for _, m := range methodsFor(DefaultOptions()) {
 		mp, _ := newMethodPath(m, f.sum, len(d.Attrs))
-		alpha := mp.at(1e12, beta)
-		if alpha <= 0 {
-			t.Fatalf("%v: α = %v", m, alpha)
+		r := solveAt(t, mp, 1e12, d.Q(), len(d.Attrs))
+		if r.alpha <= 0 {
+			t.Fatalf("%v: α = %v", m, r.alpha)
 		}
 		for g := range d.Contexts {
-			if got, want := f.value(g, alpha, beta), f.value(g, 1, make([]float64, d.Q())); got != want {
+			if got, want := f.value(g, r), f.value(g, vanillaRule); got != want {
 				t.Errorf("%v context %s: metric %v at γ=1e12, Vanilla %v", m, d.Contexts[g], got, want)
 			}
 		}
@@ -276,18 +275,17 @@ func TestZeroResponsesKeepBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fitterOn(d, []int{1, 2, 3, 4, 5, 6, 7})
-	beta := make([]float64, d.Q())
 	for _, m := range []Method{PRISM, Half} {
 		mp, _ := newMethodPath(m, f.sum, len(d.Attrs))
-		mp.at(1e-3, beta)
+		r := solveAt(t, mp, 1e-3, d.Q(), len(d.Attrs))
 		nonzero := false
-		for _, b := range beta {
+		for _, b := range append(r.beta, r.delta...) {
 			nonzero = nonzero || b != 0
 		}
 		if !nonzero {
 			t.Fatalf("%v: β = 0, the test needs a real correction", m)
 		}
-		pred := f.predict(0, 1, beta, make([]float64, 5))
+		pred := f.predict(0, r, make([]float64, 5))
 		for i, p := range pred {
 			if p != d.S0[d.Off[0]+i] {
 				t.Errorf("%v: ŷ = %v, want s0 = %v", m, p, d.S0[d.Off[0]+i])

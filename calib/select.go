@@ -36,14 +36,14 @@ type SelectOptions struct {
 	Progress func(done, total int)
 }
 
-// DefaultSelectOptions returns PROTOCOL §9's settings on the fit defaults:
+// DefaultSelectOptions returns docs/protocol.md §9's settings on the fit defaults:
 // every subset, forward selection to at most 20 units with a minimum gain
 // of +0.001.
 func DefaultSelectOptions() SelectOptions {
 	return SelectOptions{Options: DefaultOptions(), Subsets: true, Forward: true, MaxForward: 20, MinGain: 0.001}
 }
 
-// SelectReport is the result of Select (PROTOCOL §9, paper Fig. 4c,
+// SelectReport is the result of Select (docs/protocol.md §9, paper Fig. 4c,
 // Tables 19 and 21) and the JSON document of `prism select --json`. Every
 // mean is the out-of-fold mean over contexts of the within-context metric
 // of PRISM (α = 1) with γ chosen by the inner CV, on the same folds; gains
@@ -120,7 +120,7 @@ func Select(ctx context.Context, rows []model.ScoreRow, labels []model.Label, op
 	return r, append(warnings, w...), err
 }
 
-// SelectDesign runs the probe selection of PROTOCOL §9 on a design: with
+// SelectDesign runs the probe selection of docs/protocol.md §9 on a design: with
 // Subsets, every non-empty subset of units, each rerunning the nested
 // selection of γ on the same folds, summarised per subset size; the
 // omission table (the full bank without each unit); with Forward, forward

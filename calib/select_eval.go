@@ -2,13 +2,14 @@ package calib
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
 // selector evaluates PRISM (α = 1) with the nested cross-validation of
-// PROTOCOL §5 on subsets of a design's columns, all on the same folds.
+// docs/protocol.md §5 on subsets of a design's columns, all on the same folds.
 // The training statistics of every outer fold and inner part are summed
 // once over the full design; a subset's statistics are their sub-blocks
 // (G_SS, c_S, e_S), so a subset costs only its ridge paths and the
@@ -75,12 +76,11 @@ func newSelector(d *Design, opts Options, order []int) *selector {
 		fd.outer = f.sum.clone()
 		s.folds = append(s.folds, fd)
 	}
-	zero := make([]float64, d.Q())
 	var v float64
 	for g := range d.Contexts {
 		if f.defined[g] {
 			s.defined = append(s.defined, g)
-			v += f.value(g, 1, zero)
+			v += f.value(g, vanillaRule)
 		}
 	}
 	if len(s.defined) > 0 {
@@ -95,7 +95,7 @@ type selWorker struct {
 	f        *fitter
 	sub      *gram
 	betaS    []float64
-	betaFull []float64
+	full     *rule // PRISM on all q columns, zero outside the subset
 	vals, cv []float64
 	oof      []float64
 }
@@ -107,7 +107,9 @@ func (s *selector) worker() *selWorker {
 		maxTrain = max(maxTrain, len(fd.train))
 	}
 	G := len(s.f.opts.Gammas)
-	return &selWorker{s: s, f: s.f.scratchCopy(), sub: newGram(q), betaS: make([]float64, q), betaFull: make([]float64, q),
+	full := newRule(q, s.f.K)
+	full.method = PRISM
+	return &selWorker{s: s, f: s.f.scratchCopy(), sub: newGram(q), betaS: make([]float64, q), full: full,
 		vals: make([]float64, G*maxTrain), cv: make([]float64, G), oof: make([]float64, len(s.f.d.Contexts))}
 }
 
@@ -116,18 +118,20 @@ func (w *selWorker) path(src *gram, cols []int) (*methodPath, error) {
 	subGram(w.sub, src, cols)
 	mp, ok := newMethodPath(PRISM, w.sub, 0)
 	if !ok {
-		return nil, errEigen
+		return nil, fmt.Errorf("calib: probe selection: %w", errEigen)
 	}
 	return mp, nil
 }
 
-// solve sets w.betaFull to PRISM's coefficients at γ, zero outside cols.
+// solve sets w.full to PRISM's fit at γ (α = 1), β zero outside cols, so
+// that a subset's prediction is the rule of docs/protocol.md §4 on the
+// full J̃ row (rule.predict).
 func (w *selWorker) solve(mp *methodPath, gamma float64, cols []int) {
 	b := w.betaS[:len(cols)]
-	mp.at(gamma, b)
-	clear(w.betaFull)
+	mp.path.solve(gamma, b)
+	clear(w.full.beta)
 	for j, c := range cols {
-		w.betaFull[c] = b[j]
+		w.full.beta[c] = b[j]
 	}
 }
 
@@ -155,7 +159,7 @@ func (w *selWorker) eval(cols []int) (float64, error) {
 			for gi, gam := range gammas {
 				w.solve(mp, gam, cols)
 				for i := fd.bounds[p]; i < fd.bounds[p+1]; i++ {
-					vals[gi*nt+i] = w.f.value(fd.train[i], 1, w.betaFull)
+					vals[gi*nt+i] = w.f.value(fd.train[i], w.full)
 				}
 			}
 		}
@@ -166,7 +170,7 @@ func (w *selWorker) eval(cols []int) (float64, error) {
 		}
 		w.solve(mp, gammas[gi], cols)
 		for _, g := range fd.test {
-			w.oof[g] = w.f.value(g, 1, w.betaFull)
+			w.oof[g] = w.f.value(g, w.full)
 		}
 	}
 	var sum float64

@@ -15,7 +15,7 @@ import (
 )
 
 // summevalLabels reads the real SummEval expert means (../shared/data)
-// minimally: target = mean of the four criteria (PROTOCOL §10).
+// minimally: target = mean of the four criteria (docs/protocol.md §10).
 func summevalLabels(t *testing.T) (labels []model.Label, crit map[[2]string][4]float64) {
 	t.Helper()
 	raw, err := os.ReadFile(shareddata.Path(t, "summeval/data.json"))

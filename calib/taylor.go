@@ -1,9 +1,15 @@
 package calib
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"slices"
 
-// taylorFit is the diagonal Taylor correction of PROTOCOL §4 (§D.1) on one
-// training design:
+	"gonum.org/v1/gonum/mat"
+)
+
+// taylorFit is the diagonal Taylor correction of docs/protocol.md §4 (§D.1)
+// on one training design:
 //
 //	ŷ = s0 − Σk Ok δk + ½ Σk Hk δk²
 //
@@ -13,26 +19,45 @@ import "math"
 //
 // where Õ = C O and H̃ = C H. F is a quartic in δ whose coefficients are the
 // Gram blocks ÕᵀÕ, ÕᵀH̃, H̃ᵀH̃ and the vectors Õᵀa, H̃ᵀa, all linear images
-// of the training statistics (G = J̃ᵀJ̃, J̃ᵀa, aᵀa), so each
-// Levenberg–Marquardt step costs O(K³) whatever the number of rows.
+// of the training statistics (G = J̃ᵀJ̃, J̃ᵀa, aᵀa), so F, its gradient and
+// its Hessian cost O(K²) and a Newton step O(K³) whatever the number of
+// rows. With r = a − Õδ + ½H̃(δ∘δ) and R = −Õ + H̃ diag(δ) (∂r/∂δ):
+//
+//	½∇F  = Rᵀr + μδ = −Õᵀr + δ∘(H̃ᵀr) + μδ
+//	½∇²F = RᵀR + diag(H̃ᵀr) + μI
 type taylorFit struct {
 	K          int
-	OO, OH, HH []float64 // K×K
-	Oa, Ha     []float64
-	aa         float64
-	scale      float64 // ‖Õ‖²_F / K
+	OO, OH, HH []float64 // K×K: ÕᵀÕ, ÕᵀH̃, H̃ᵀH̃
+	Oa, Ha     []float64 // Õᵀa, H̃ᵀa
+	aa         float64   // aᵀa = F(0)
+	scale      float64   // ‖Õ‖²_F / K
+	tol        float64   // convergence bound on ‖∇F‖∞ (see minimize)
+	maxSteps   int       // Newton steps per start before non-convergence is reported
 	half       *methodPath
+	newton     bool // the last direction (t.step) was the Newton step
 	// scratch
-	u, r1, r2, g, step, trial, A, chol []float64
+	u, r1, r2, g, gt, hess, step, trial, chol, start, cand []float64
 }
+
+// Convergence of the Taylor minimisation (taylorFit.minimize).
+const (
+	taylorTol    = 1e-9  // ‖∇F‖∞ ≤ taylorTol · max(1, S)
+	taylorPolish = 3     // full Newton steps after convergence, at most
+	taylorNoise  = 1e-12 // F is flat when a step raises it by at most this times its terms' magnitude
+)
+
+// taylorMaxSteps caps the Newton steps (factorizations) per start; tests
+// lower it to provoke non-convergence.
+var taylorMaxSteps = 1000
 
 func newTaylorFit(s *gram, K int, half *methodPath) *taylorFit {
 	q := s.q
-	t := &taylorFit{K: K, half: half,
+	vec := func() []float64 { return make([]float64, K) }
+	t := &taylorFit{K: K, half: half, maxSteps: taylorMaxSteps,
 		OO: make([]float64, K*K), OH: make([]float64, K*K), HH: make([]float64, K*K),
-		Oa: make([]float64, K), Ha: make([]float64, K),
-		u: make([]float64, K), r1: make([]float64, K), r2: make([]float64, K), g: make([]float64, K),
-		step: make([]float64, K), trial: make([]float64, K), A: make([]float64, K*K), chol: make([]float64, K*K)}
+		Oa: vec(), Ha: vec(), u: vec(), r1: vec(), r2: vec(), g: vec(), gt: vec(),
+		step: vec(), trial: vec(), start: vec(), cand: vec(),
+		hess: make([]float64, K*K), chol: make([]float64, K*K)}
 	G := func(i, j int) float64 { return s.G[i*q+j] }
 	for k := 0; k < K; k++ {
 		pk, nk := 2*k, 2*k+1
@@ -46,32 +71,39 @@ func newTaylorFit(s *gram, K int, half *methodPath) *taylorFit {
 		t.Oa[k] = (bp + bn) / 2
 		t.Ha[k] = bp - bn
 	}
-	t.aa = s.vv - 2*s.vy + s.yy
+	t.aa = math.Max(s.vv-2*s.vy+s.yy, 0)
 	if K > 0 {
 		t.scale = trace(t.OO, K) / float64(K)
 	}
+	t.tol = taylorTol * math.Max(1, t.aa+trace(t.OO, K)+trace(t.HH, K))
 	return t
 }
 
-// loss returns F(δ) for the penalty mu.
-func (t *taylorFit) loss(delta []float64, mu float64) float64 {
+// loss returns F(δ) for the penalty mu and the sum of the absolute values
+// of the terms it adds up, which bounds its rounding error.
+func (t *taylorFit) loss(delta []float64, mu float64) (f, mag float64) {
 	K := t.K
 	for k, d := range delta {
 		t.u[k] = d * d
 	}
-	f := t.aa
+	f, mag = t.aa, t.aa
 	for k := 0; k < K; k++ {
-		f += -2*t.Oa[k]*delta[k] + t.Ha[k]*t.u[k] + mu*delta[k]*delta[k]
+		d, u := delta[k], t.u[k]
+		x, y, z := -2*t.Oa[k]*d, t.Ha[k]*u, mu*d*d
+		f += x + y + z
+		mag += math.Abs(x) + math.Abs(y) + z
 		for l := 0; l < K; l++ {
-			f += delta[k]*t.OO[k*K+l]*delta[l] - delta[k]*t.OH[k*K+l]*t.u[l] + t.u[k]*t.HH[k*K+l]*t.u[l]/4
+			x, y, z := d*t.OO[k*K+l]*delta[l], -d*t.OH[k*K+l]*t.u[l], u*t.HH[k*K+l]*t.u[l]/4
+			f += x + y + z
+			mag += math.Abs(x) + math.Abs(y) + math.Abs(z)
 		}
 	}
-	return f
+	return f, mag
 }
 
-// gradient stores ½∇F(δ) = Jrᵀr + μδ in t.g and the Gauss–Newton matrix
-// JrᵀJr + μI in t.A, with Jr = −Õ + H̃ diag(δ).
-func (t *taylorFit) gradient(delta []float64, mu float64) {
+// grad stores ½∇F(δ) in g and returns ‖½∇F(δ)‖∞; t.r1 = Õᵀr and t.r2 =
+// H̃ᵀr are left for hessian at the same δ.
+func (t *taylorFit) grad(delta []float64, mu float64, g []float64) float64 {
 	K := t.K
 	for k, d := range delta {
 		t.u[k] = d * d
@@ -85,88 +117,189 @@ func (t *taylorFit) gradient(delta []float64, mu float64) {
 		}
 		t.r1[k], t.r2[k] = r1, r2
 	}
+	var norm float64
 	for k := 0; k < K; k++ {
-		t.g[k] = -t.r1[k] + delta[k]*t.r2[k] + mu*delta[k]
+		g[k] = -t.r1[k] + delta[k]*t.r2[k] + mu*delta[k]
+		norm = math.Max(norm, math.Abs(g[k]))
+	}
+	return norm
+}
+
+// hessian stores ½∇²F(δ) = RᵀR + diag(H̃ᵀr) + μI in t.hess; t.r2 must be
+// H̃ᵀr at δ (from grad).
+func (t *taylorFit) hessian(delta []float64, mu float64) {
+	K := t.K
+	for k := 0; k < K; k++ {
 		for l := 0; l < K; l++ {
 			a := t.OO[k*K+l] - t.OH[k*K+l]*delta[l] - delta[k]*t.OH[l*K+k] + delta[k]*t.HH[k*K+l]*delta[l]
 			if k == l {
-				a += mu
+				a += mu + t.r2[k]
 			}
-			t.A[k*K+l] = a
+			t.hess[k*K+l] = a
 		}
 	}
 }
 
-// minimize runs Levenberg–Marquardt from delta (overwritten with the
-// result) and returns the final loss.
-func (t *taylorFit) minimize(delta []float64, mu float64) float64 {
+// direction stores in t.step a descent direction p from ½∇F = t.g: the
+// Newton step ½∇²F p = −½∇F when the Hessian is positive definite, else,
+// with ½∇²F = Σ λi qi qiᵀ, p = −Σ qi (qi·½∇F) / max(|λi|, 1e-12·max|λ|)
+// (the eigenvalue-modified Newton step, which also follows directions of
+// negative curvature downhill), or p = −½∇F if the Hessian is 0.
+func (t *taylorFit) direction() {
 	K := t.K
-	f := t.loss(delta, mu)
-	lambda := 1e-3
-	for it := 0; it < 200; it++ {
-		t.gradient(delta, mu)
-		improved := false
-		for try := 0; try < 30; try++ {
-			for i := range t.step {
-				t.step[i] = -t.g[i]
-			}
-			// (A + λ·diag-scale) step = −g; A + μI is positive definite.
-			a := t.chol
-			copy(a, t.A)
-			for k := 0; k < K; k++ {
-				a[k*K+k] += lambda * math.Max(t.A[k*K+k], 1e-300)
-			}
-			if !cholSolve(a, t.step, K) {
-				lambda *= 10
-				continue
-			}
-			for k := range delta {
-				t.trial[k] = delta[k] + t.step[k]
-			}
-			if ft := t.loss(t.trial, mu); ft < f {
-				rel := (f - ft) / math.Max(math.Abs(f), 1e-300)
-				copy(delta, t.trial)
-				f = ft
-				lambda = math.Max(lambda/10, 1e-12)
-				improved = true
-				if rel < 1e-14 {
-					return f
-				}
-				break
-			}
-			lambda *= 10
+	copy(t.chol, t.hess)
+	for k := 0; k < K; k++ {
+		t.step[k] = -t.g[k]
+	}
+	if t.newton = cholSolve(t.chol, t.step, K); t.newton {
+		return
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(K, slices.Clone(t.hess)), true) {
+		// Not expected for a finite symmetric matrix; fall back to steepest descent.
+		return
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	var big float64
+	for _, l := range vals {
+		big = math.Max(big, math.Abs(l))
+	}
+	if !(big > 0) {
+		return
+	}
+	clear(t.step)
+	for i, l := range vals {
+		var c float64
+		for k := 0; k < K; k++ {
+			c += vecs.At(k, i) * t.g[k]
 		}
-		if !improved {
-			return f
+		c /= math.Max(math.Abs(l), 1e-12*big)
+		for k := 0; k < K; k++ {
+			t.step[k] -= c * vecs.At(k, i)
 		}
 	}
-	return f
 }
 
-// fit returns δ at γ: Levenberg–Marquardt from the linear ridge fit (the
-// half-difference δ at the same γ), from zero and from the ridge fit's
-// negation; the lowest penalised loss wins (the earlier start on a tie).
-func (t *taylorFit) fit(gamma float64, delta []float64) {
-	mu := gamma * t.scale
-	t.half.path.solve(gamma, t.half.coef)
-	best := math.Inf(1)
-	cand := make([]float64, t.K)
-	for start := 0; start < 3; start++ {
-		for k := range cand {
-			switch start {
-			case 0:
-				cand[k] = t.half.coef[k]
-			case 1:
-				cand[k] = 0
-			case 2:
-				cand[k] = -t.half.coef[k]
-			}
+// taylorError reports a Taylor minimisation that hit its step cap or
+// stalled.
+type taylorError struct {
+	gamma     float64
+	start     int // 0 the ridge fit, 1 zero, 2 the negated ridge fit
+	steps     int
+	grad, tol float64
+	stalled   bool // the line search found no acceptable step
+}
+
+func (e *taylorError) Error() string {
+	from := [...]string{"the ridge fit", "zero", "the negated ridge fit"}[e.start]
+	how := fmt.Sprintf("did not converge in %d steps", e.steps)
+	if e.stalled {
+		how = fmt.Sprintf("stalled at step %d (no step along the search direction lowers the loss)", e.steps)
+	}
+	return fmt.Sprintf("diagonal Taylor fit at γ = %g: Newton's method from %s %s (‖∇F‖∞ = %.3g, tolerance %.3g)",
+		e.gamma, from, how, e.grad, e.tol)
+}
+
+// minimize runs Newton's method with a line search on F from delta
+// (overwritten with the result) and returns F there. It has converged when
+//
+//	‖∇F(δ)‖∞ ≤ 1e-9 · max(1, S),  S = F(0) + ‖Õ‖²_F + ‖H̃‖²_F = aᵀa + tr ÕᵀÕ + tr H̃ᵀH̃,
+//
+// a magnitude of the terms of ∇F at |δk| ≤ 1, invariant to the score
+// scale. Each step takes the direction p of t.direction (the Newton step
+// where ½∇²F is positive definite) and the first length s of 1, ½, ¼, …
+// (at most 60 halvings) with F(δ + sp) ≤ F(δ) + 10⁻⁴ s ∇F·p (Armijo);
+// where F is flat to rounding, s = 1 is also accepted if it raises F by at
+// most 1e-12 times the magnitude of F's terms and lowers ‖∇F‖∞. Once
+// converged, up to 3 such full Newton steps polish δ while they lower
+// ‖∇F‖∞. Non-convergence within t.maxSteps steps, or a step that finds no
+// acceptable length, is returned as a taylorError (start and γ are the
+// caller's to fill in).
+func (t *taylorFit) minimize(delta []float64, mu float64) (float64, *taylorError) {
+	K := t.K
+	f, fmag := t.loss(delta, mu)
+	gn := t.grad(delta, mu, t.g)
+	t.hessian(delta, mu)
+	// step tries δ + s·p along t.step and moves there if allowed.
+	step := func(polish bool) bool {
+		var slope float64 // ∇F·p
+		for k := range t.step {
+			slope += 2 * t.g[k] * t.step[k]
 		}
-		if f := t.minimize(cand, mu); f < best {
-			best = f
-			copy(delta, cand)
+		s := 1.0
+		for half := 0; half <= 60; half++ {
+			for k, d := range delta {
+				t.trial[k] = d + s*t.step[k]
+			}
+			ft, tmag := t.loss(t.trial, mu)
+			if !polish && ft <= f+1e-4*s*slope && ft < f {
+				copy(delta, t.trial)
+				f, fmag = ft, tmag
+				gn = t.grad(delta, mu, t.g)
+				t.hessian(delta, mu)
+				return true
+			}
+			if s == 1 && ft <= f+taylorNoise*math.Max(fmag, tmag) {
+				if gnt := t.grad(t.trial, mu, t.gt); gnt < gn {
+					copy(delta, t.trial)
+					copy(t.g, t.gt)
+					f, fmag, gn = ft, tmag, gnt
+					t.hessian(delta, mu)
+					return true
+				}
+			}
+			if polish {
+				return false
+			}
+			s /= 2
+		}
+		return false
+	}
+	for steps := 0; !(2*gn <= t.tol); steps++ { // NaN does not converge
+		if steps == t.maxSteps {
+			return f, &taylorError{steps: steps, grad: 2 * gn, tol: t.tol}
+		}
+		t.direction()
+		if !step(false) {
+			return f, &taylorError{steps: steps + 1, grad: 2 * gn, tol: t.tol, stalled: true}
 		}
 	}
+	for i := 0; i < taylorPolish && gn > 0 && K > 0; i++ {
+		t.direction()
+		if !t.newton || !step(true) {
+			break
+		}
+	}
+	return f, nil
+}
+
+// fit stores in delta the δ of γ (docs/protocol.md §4): the minimum that
+// minimize reaches from the linear ridge fit (the half-difference δ at the
+// same γ), from zero and from the ridge fit's negation, each run to
+// convergence; the lowest penalised loss wins (the earlier start on a
+// tie). A start that does not converge is an error (*taylorError) naming
+// γ and the start.
+func (t *taylorFit) fit(gamma float64, delta []float64) error {
+	mu := gamma * t.scale
+	t.half.path.solve(gamma, t.start)
+	best := math.Inf(1)
+	for start := 0; start < 3; start++ {
+		for k, x := range t.start {
+			t.cand[k] = [...]float64{x, 0, -x}[start]
+		}
+		f, e := t.minimize(t.cand, mu)
+		if e != nil {
+			e.gamma, e.start = gamma, start
+			return e
+		}
+		if f < best {
+			best = f
+			copy(delta, t.cand)
+		}
+	}
+	return nil
 }
 
 // cholSolve solves the symmetric positive definite system a x = b in place

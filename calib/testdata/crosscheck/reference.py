@@ -46,7 +46,11 @@ for c in ctxs:
     ys = [x * nv / ny if ny > 0 else 0 for x in cy]
     means = [sum(J[i][j] for i in range(n)) / n for j in range(q)]
     Jc = [[J[i][j] - means[j] for j in range(q)] for i in range(n)]
-    data[c] = dict(s0=s0, y=y, v=v, ys=ys, Jc=Jc)
+    # Half-differences O_k = (dk+ + dk-)/2, centered from O itself.
+    O = [[(J[i][2 * k] + J[i][2 * k + 1]) / 2 for k in range(K)] for i in range(n)]
+    mo = [sum(O[i][k] for i in range(n)) / n for k in range(K)]
+    Oc = [[O[i][k] - mo[k] for k in range(K)] for i in range(n)]
+    data[c] = dict(s0=s0, y=y, v=v, ys=ys, Jc=Jc, Oc=Oc)
 
 def solve(A, b):
     n = len(b); M = [A[i][:] + [b[i]] for i in range(n)]
@@ -65,8 +69,7 @@ def design(train, method):
     for c in train:
         d = data[c]
         for i in range(len(d['v'])):
-            jr = d['Jc'][i]
-            if method == 'half': jr = [(jr[2 * k] + jr[2 * k + 1]) / 2 for k in range(K)]
+            jr = d['Oc'][i] if method == 'half' else d['Jc'][i]
             if method == 'alpha_prism': X.append([d['v'][i]] + [-x for x in jr]); t.append(d['ys'][i])
             else: X.append(jr); t.append(d['v'][i] - d['ys'][i])
     return X, t
@@ -82,10 +85,6 @@ def fit(train, method, g):
     for a in range(off, p): A[a][a] += mu
     th = solve(A, bb)
     if method == 'alpha_prism': return th[0], th[1:]
-    if method == 'half':
-        beta = []
-        for k in range(K): beta += [th[k] / 2, th[k] / 2]
-        return 1.0, beta + [0] * (q - 2 * K)
     return 1.0, th
 
 def ranks(x):
@@ -103,9 +102,12 @@ def spearman(a, b):
     sxx = sum((x - m) ** 2 for x in ra); syy = sum((y - m) ** 2 for y in rb)
     return 0.0 if sxx == 0 or syy == 0 else sxy / math.sqrt(sxx * syy)
 
-def value(c, alpha, beta):
+# A prediction is a function of the candidate's own row: alpha s0 - Jc.beta
+# (prism, alpha_prism) or s0 - Oc.delta (half), summed in column order.
+def value(c, alpha, beta, method):
     d = data[c]
-    pred = [alpha * d['s0'][i] - sum(a * b for a, b in zip(d['Jc'][i], beta)) for i in range(len(d['s0']))]
+    rows = d['Oc'] if method == 'half' else d['Jc']
+    pred = [alpha * d['s0'][i] - sum(a * b for a, b in zip(rows[i], beta)) for i in range(len(d['s0']))]
     return spearman(pred, d['y'])
 
 def split(n, k):
@@ -126,7 +128,7 @@ for method in ['prism', 'alpha_prism', 'half']:
                 part = train[ib[p]:ib[p + 1]]
                 if not part: continue
                 a, beta = fit(train[:ib[p]] + train[ib[p + 1]:], method, g)
-                for c in part: vals[c] = value(c, a, beta)
+                for c in part: vals[c] = value(c, a, beta, method)
             s = 0.0
             for c in train: s += vals[c]
             scores.append(s / len(train))
@@ -134,7 +136,7 @@ for method in ['prism', 'alpha_prism', 'half']:
         for i in range(len(G)):
             if scores[i] > scores[best] or (scores[i] == scores[best] and G[i] > G[best]): best = i
         a, beta = fit(train, method, G[best])
-        for c in test: per[c] = value(c, a, beta)
+        for c in test: per[c] = value(c, a, beta, method)
         folds.append({'gamma': G[best], 'alpha': a, 'cv': scores})
     out['methods'][method] = {'per_context': per, 'folds': folds}
 out['methods']['vanilla'] = {'per_context': {c: spearman(data[c]['s0'], data[c]['y']) for c in ctxs}}
