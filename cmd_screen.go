@@ -22,17 +22,22 @@ func init() {
 }
 
 const screenUsage = `prism screen [--bank BANK] [--dataset NAME] [--contexts N] [--runs R] [--sample-seed S]
-          [--bootstrap B] [--json] [--workspace FILE] [judge and run flags as for prism run]
+          [--bootstrap B] [--per-wording] [--json] [--workspace FILE] [judge and run flags as for prism run]
 
 Runs the bank on a seeded sample of N contexts (default 20) with R runs
 (default 2, so that the repeat reference exists) through the same engine and
 cache as prism run: answered requests are reused, and what the screen sends is
-reused by a later full run. Then prints the signal diagnostics of PROTOCOL §8:
+reused by a later full run. Then prints the signal diagnostics of docs/protocol.md §8:
 per unit (attribute, both signs pooled; context probe) the RMS of its
 displacements from the same run's baseline, its ratio to the neutral clauses'
 RMS and to the Vanilla repeat reference with 95% context-bootstrap intervals,
 the reproducible RMS and across-run correlation, and the screen: a unit
-passes when the 2.5% bound of its ratio to neutral exceeds 1.
+passes when the 2.5% bound of its ratio to neutral exceeds 1. A sign's
+wordings (and same-run repeats) are averaged before the displacement is
+taken, as the protocol defines s(x; p); --per-wording pools each wording's
+displacement separately instead. A unit with displacements from fewer than
+5 contexts (calib.MinSignalContexts), or a neutral reference from fewer,
+gets no verdict ("too few").
 Without --bank, the first built-in bank for the dataset's task.
 The sample is the first N context ids of the seeded shuffle that orders
 the folds (calib.Permutation with --sample-seed), in dataset order.`
@@ -53,6 +58,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	runs := s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2 for the repeat reference)")
 	sampleSeed := s.fs.Uint64("sample-seed", 42, "seed of the context sample")
 	boot := s.fs.Int("bootstrap", calib.DefaultSignalOptions().Bootstrap, "context-bootstrap resamples")
+	perWording := s.fs.Bool("per-wording", false, "pool each wording's displacement separately instead of averaging a sign's wordings")
 	asJSON := s.fs.Bool("json", false, "print the diagnostics as JSON (progress goes to stderr)")
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
@@ -109,6 +115,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	opts := calib.DefaultSignalOptions()
 	opts.Bootstrap = *boot
 	opts.ScoresFile = st.Path()
+	opts.PerWording = *perWording
 	rep, err := calib.Signal(ctx, rows, opts)
 	if err != nil {
 		return err
@@ -192,25 +199,35 @@ func printSignalReport(w io.Writer, r *calib.SignalReport) {
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "\nsignal screen: a unit passes when the 2.5% bound of RMS/RMS_neutral exceeds 1")
+	fmt.Fprintf(w, "displacements: %s; no verdict (too few) below %d contexts\n", poolingText(r.Pooling), r.MinContexts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "unit\tN\tRMS\tvs neutral\t95% CI\tvs repeat\t95% CI\trepro RMS\trun corr\tscreen\t")
-	passed := 0
+	passed, tooFew := 0, 0
 	for _, u := range append(slices.Clone(r.Units), r.Pooled) {
-		verdict := "fail"
+		verdict, ci := "fail", interval(u.CI)
 		switch {
 		case u.N == 0:
 			verdict = "no data"
+		case u.TooFew:
+			verdict, ci = tooFewText(u, r.Neutral), "—"
+			if u.Name != "pooled" {
+				tooFew++
+			}
 		case u.Pass:
 			verdict = "pass"
 			if u.Name != "pooled" {
 				passed++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", u.Name, u.N, num(u.RMS), num(u.Ratio), interval(u.CI),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", u.Name, u.N, num(u.RMS), num(u.Ratio), ci,
 			num(u.RatioVsRepeat), interval(u.CIVsRepeat), num(u.ReproRMS), num(u.RunCorr), verdict)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d of %d units pass\n", passed, len(r.Units))
+	fmt.Fprintf(w, "%d of %d units pass", passed, len(r.Units))
+	if tooFew > 0 {
+		fmt.Fprintf(w, "; %d too few to judge", tooFew)
+	}
+	fmt.Fprintln(w)
 
 	if r.Runs < 2 {
 		return
@@ -234,6 +251,24 @@ func printSignalReport(w io.Writer, r *calib.SignalReport) {
 		}
 		tw.Flush()
 	}
+}
+
+// poolingText says how a report formed its displacements.
+func poolingText(pooling string) string {
+	if pooling == calib.PoolingPerWording {
+		return "each wording separately (--per-wording)"
+	}
+	return "wordings averaged within sign and run (docs/protocol.md §8)"
+}
+
+// tooFewText is the verdict of a unit with too few contexts: its own
+// count of contributing contexts, or the neutral reference's when that is
+// what falls short.
+func tooFewText(u, neutral calib.SignalUnit) string {
+	if u.Contexts >= calib.MinSignalContexts {
+		return fmt.Sprintf("too few (neutral: %d contexts)", neutral.Contexts)
+	}
+	return fmt.Sprintf("too few (%d contexts)", u.Contexts)
 }
 
 // num formats a diagnostic, "—" when undefined.

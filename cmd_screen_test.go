@@ -28,14 +28,33 @@ func TestScreenDemo(t *testing.T) {
 	if !r.Pooled.Pass || r.Neutral.N == 0 || !(r.RepeatRMS > 0) {
 		t.Errorf("pooled %+v, neutral %+v, repeat %v", r.Pooled, r.Neutral, r.RepeatRMS)
 	}
+	if r.Pooling != "wording-mean" {
+		t.Errorf("pooling %q, want wording-mean by default", r.Pooling)
+	}
 	for _, u := range r.Units {
-		if u.N != 30*2*2*2 { // candidates × runs × signs × wordings
-			t.Errorf("unit %s: N %d, want 240", u.Name, u.N)
+		if u.N != 30*2*2 || u.Contexts != 6 || u.TooFew { // candidates × runs × signs: wordings averaged
+			t.Errorf("unit %s: N %d over %d contexts (too few %v), want 120 over 6", u.Name, u.N, u.Contexts, u.TooFew)
+		}
+	}
+
+	// --per-wording pools each of the 2 wordings separately: twice the N,
+	// and a different ratio.
+	out, _ = mustRun(t, "screen", "--workspace", ws, "--mode", "expected", "--contexts", "6", "--bootstrap", "200", "--per-wording", "--json")
+	var pw screenJSON
+	if err := json.Unmarshal([]byte(out), &pw); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if pw.Signal.Pooling != "per-wording" || len(pw.Signal.Units) != len(r.Units) {
+		t.Fatalf("--per-wording: pooling %q, %d units", pw.Signal.Pooling, len(pw.Signal.Units))
+	}
+	for i, u := range pw.Signal.Units {
+		if u.N != 30*2*2*2 || u.Ratio == r.Units[i].Ratio { // candidates × runs × signs × wordings
+			t.Errorf("--per-wording unit %s: N %d ratio %v (default %v), want N 240 and another ratio", u.Name, u.N, u.Ratio, r.Units[i].Ratio)
 		}
 	}
 
 	out, _ = mustRun(t, "screen", "--workspace", ws, "--mode", "expected", "--contexts", "6", "--bootstrap", "200")
-	for _, want := range []string{"2280 answered, 0 from cache, 0 to send", "signal screen", "coverage", "pooled", "units pass", "components across runs", "neutral clauses across runs"} {
+	for _, want := range []string{"2280 answered, 0 from cache, 0 to send", "signal screen", "wordings averaged within sign and run", "coverage", "pooled", "units pass", "components across runs", "neutral clauses across runs"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rerun output lacks %q:\n%s", want, out)
 		}
@@ -79,7 +98,8 @@ func TestScreenUsageErrors(t *testing.T) {
 }
 
 // TestScreenOneRun: with --runs 1 there is no repeat reference; the table
-// says so instead of printing numbers.
+// says so instead of printing numbers. Four contexts are fewer than
+// calib.MinSignalContexts: no unit gets a verdict or an interval.
 func TestScreenOneRun(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
@@ -87,4 +107,22 @@ func TestScreenOneRun(t *testing.T) {
 	if !strings.Contains(out, "one run: no repeat reference") || strings.Contains(out, "components across runs") {
 		t.Errorf("output:\n%s", out)
 	}
+	if !strings.Contains(out, "0 of 8 units pass; 8 too few to judge") || strings.Contains(out, " pass\n") || strings.Contains(out, " fail\n") {
+		t.Errorf("4 contexts should give no verdicts:\n%s", out)
+	}
+	for _, name := range []string{"accuracy", "safety", "pooled"} {
+		if line := lineOf(out, name+" "); !strings.HasSuffix(strings.TrimSpace(line), "too few (4 contexts)") || strings.Contains(line, "[") {
+			t.Errorf("row of %s: %q", name, line)
+		}
+	}
+}
+
+// lineOf is the first line of s that starts with prefix.
+func lineOf(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
 }

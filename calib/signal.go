@@ -14,13 +14,47 @@ type SignalOptions struct {
 	Bootstrap  int    // context-bootstrap resamples behind every interval, ≥ 1
 	Seed       uint64 // seeds the bootstrap
 	ScoresFile string // name used in errors about score rows ("scores" when empty)
+	// PerWording pools every wording's displacement separately instead of
+	// the protocol's wording mean (see Signal). Off by default; the
+	// report's Pooling says which was used.
+	PerWording bool
 }
 
 // DefaultSignalOptions returns the protocol's defaults: 2,000 resamples,
-// seed 42 (PROTOCOL §8).
+// seed 42, wordings averaged (docs/protocol.md §8).
 func DefaultSignalOptions() SignalOptions { return SignalOptions{Bootstrap: 2000, Seed: 42} }
 
-// SignalReport holds the signal diagnostics of PROTOCOL §8 for one set of
+// The values of SignalReport.Pooling.
+const (
+	// PoolingWordingMean: one displacement per candidate, run and probe
+	// (sign), from the mean of its wordings and same-run repeats
+	// (docs/protocol.md §1, §8). The default.
+	PoolingWordingMean = "wording-mean"
+	// PoolingPerWording: one displacement per candidate, run, probe and
+	// wording (SignalOptions.PerWording).
+	PoolingPerWording = "per-wording"
+)
+
+// MinSignalContexts is the fewest contexts that must contribute
+// displacements both to a unit and to the neutral reference before the
+// unit gets a verdict; below it the unit is TooFew and does not pass.
+//
+// The interval is a context bootstrap, so its lower bound is only as good
+// as the number of contexts resampled. With G contributing contexts, a
+// resample that draws one context G times has probability G·G^−G: 1 (one
+// context: the interval collapses to the point estimate, e.g.
+// "1.00 [1.00, 1.00]"), 0.5, 0.11, 0.016 for G = 1…4, i.e. at G ≤ 4 such
+// degenerate single-context resamples make up all, or a large part, of the
+// 2.5% tail the screen reads, and the bound says more about one context
+// than about the bank. At G = 5 they are 0.16%, a fifteenth of the tail,
+// and the 126 distinct resamples mix contexts. Five is also a quarter of
+// the default screen sample (20 contexts), so a live panel gives verdicts
+// early. Every contributing context adds at least two displacements (a
+// context needs two candidates to be centered), so N ≥ 2·MinSignalContexts
+// for a unit with a verdict.
+const MinSignalContexts = 5
+
+// SignalReport holds the signal diagnostics of docs/protocol.md §8 for one set of
 // score rows: the RMS of probe displacements per unit against the neutral
 // clauses and the Vanilla repeat reference, and the reproducibility of
 // the displacements across runs. It is the JSON document of
@@ -39,6 +73,12 @@ type SignalReport struct {
 	Contexts  int      `json:"contexts"`  // contexts resampled by the bootstrap
 	Bootstrap int      `json:"bootstrap"` // resamples behind every interval
 	Seed      uint64   `json:"seed"`
+	// Pooling is PoolingWordingMean (the default) or PoolingPerWording:
+	// how displacements were formed (see Signal).
+	Pooling string `json:"pooling"`
+	// MinContexts is MinSignalContexts, the fewest contributing contexts
+	// for a verdict (see SignalUnit.TooFew).
+	MinContexts int `json:"min_contexts"`
 	// RepeatRMS is the repeat reference: the RMS of the differences of
 	// within-context centered s0 between every pair of runs, not divided
 	// by √2 (NaN with fewer than two runs). RepeatN counts the differences.
@@ -58,20 +98,42 @@ type SignalReport struct {
 	NeutralRunCorrMean float64 `json:"neutral_run_corr_mean"`
 }
 
-// SignalUnit is one probe unit's displacement size (PROTOCOL §8).
+// SignalUnit is one probe unit's displacement size (docs/protocol.md §8).
 //
-// With d the displacements s(p) − s0 of the unit, each centered within its
-// context, run, probe and wording, RMS = sqrt(Σ d² / N) and Ratio =
-// RMS / RMS_neutral. CI is the percentile 95% interval of Ratio over
-// context-bootstrap resamples. The unit passes the signal screen when
-// CI[0] > 1.
+// With the default pooling (PoolingWordingMean), a unit's displacements
+// are, for each candidate i, run r and probe p of the unit (ATTR:+ and
+// ATTR:− for an attribute, the one probe ctx:NAME for a context probe),
+//
+//	d = s̄_r(i; p) − s0_r(i),
+//
+// s̄ the mean of all of the run's scores of i under p (its wordings and
+// same-run repeats), s0 the run's mean baseline score, then centered
+// within context (over the candidates with both). So N = 2·R·n for an
+// attribute scored on n candidates in R runs (R·n for a context probe),
+// whatever the number of wordings, and
+//
+//	RMS = sqrt(Σ d² / N),  Ratio = RMS / RMS_neutral,
+//
+// RMS_neutral being the same RMS over the neutral clauses' displacements
+// (each clause one probe). With PoolingPerWording, each wording w gives
+// its own d = s̄_r(i; p, w) − s0_r(i), and N = 2·W·R·n.
+//
+// CI is the percentile 95% interval of Ratio over context-bootstrap
+// resamples. The unit passes the signal screen when CI[0] > 1 and it is
+// not TooFew.
 type SignalUnit struct {
 	Name  string     `json:"name"` // "coverage", "ctx:expert", "pooled", "neutral"
 	N     int        `json:"n"`    // displacements used
 	RMS   float64    `json:"rms"`
 	Ratio float64    `json:"ratio"` // RMS / RMS_neutral
 	CI    [2]float64 `json:"ci"`    // 95% context-bootstrap interval of Ratio
-	Pass  bool       `json:"pass"`  // CI[0] > 1: the signal screen
+	Pass  bool       `json:"pass"`  // CI[0] > 1 and not TooFew: the signal screen
+	// Contexts counts the contexts that contribute displacements to N.
+	Contexts int `json:"contexts"`
+	// TooFew is set when Contexts, or the neutral reference's Contexts,
+	// is below MinSignalContexts: the unit gets no verdict (Pass is
+	// false) however its interval lies. Ratio and CI are still reported.
+	TooFew bool `json:"too_few"`
 	// RatioVsRepeat is RMS / RepeatRMS with its interval; NaN without at
 	// least two runs.
 	RatioVsRepeat float64    `json:"ratio_vs_repeat"`
@@ -93,7 +155,7 @@ type SignalUnit struct {
 //	RunCorr  = Q(U,U) / M(U,U)
 //
 // over the candidates with the contrast in R_i ≥ 2 runs; with complete
-// data (R_i = R) Q is PROTOCOL §8's 1/(nR(R−1)) Σ_i Σ_{r≠r′}. RunCorr is
+// data (R_i = R) Q is docs/protocol.md §8's 1/(nR(R−1)) Σ_i Σ_{r≠r′}. RunCorr is
 // the across-run correlation of the (already centered) contrast: for two
 // runs of equal spread, the correlation of run 1's values with run 2's.
 type Reproducibility struct {
@@ -105,7 +167,7 @@ type Reproducibility struct {
 }
 
 // Component is the cross-run view of one attribute's directional and
-// shared components (PROTOCOL §2): O = (s+ − s−)/2 and E = (s+ + s−)/2 − s0,
+// shared components (docs/protocol.md §2): O = (s+ − s−)/2 and E = (s+ + s−)/2 − s0,
 // wording-averaged within each run and centered within context.
 type Component struct {
 	Attribute string  `json:"attribute"`
@@ -120,19 +182,32 @@ type Component struct {
 	CorrOE float64 `json:"corr_oe"`
 }
 
-// Signal computes the signal diagnostics of PROTOCOL §8 from tidy score
-// rows. Rows with different Run labels are different runs; within a run,
-// rows with the same candidate, probe and wording are averaged first.
+// Signal computes the signal diagnostics of docs/protocol.md §8 from tidy score
+// rows. Rows with different Run labels are different runs.
 //
-// Displacements are per wording: each wording's s(p) − s0 with s0 the
-// same run's baseline score of the candidate (all baseline rows of that
-// run averaged), so a probe wording and a neutral clause are one
-// instruction each and pure-noise probes have ratio ≈ 1. They are
+// Displacements follow the protocol's s(x; p), the mean over wordings and
+// repeats (§1): within each run, all rows of a candidate and probe
+// (every wording and same-run repeat of one sign, of one context probe
+// or of one neutral clause) are averaged, as BuildDesign averages them
+// for the Jacobian (§2), and the displacement is that mean minus s0, the
+// same run's mean baseline score of the candidate. Displacements are
 // centered within context over the candidates that have the pair in that
-// run, probe and wording; a context group with a single such candidate
-// carries no within-context information and is left out (it does not
-// count in N). The reproducibility statistics average the wordings of a
-// sign within each run first, as the Jacobian does (PROTOCOL §2).
+// run and probe; a context group with a single such candidate carries no
+// within-context information and is left out (it does not count in N).
+// A unit then pools its displacements over both signs, runs and
+// candidates (§8); see SignalUnit for RMS and N. Each neutral clause is
+// one instruction, pooled over clauses and runs.
+//
+// With opts.PerWording, each wording's mean is a probe of its own instead
+// (N counts every wording). The two differ when a sign has several
+// wordings: averaging W wordings shrinks the call noise of s(p) by 1/W,
+// so a probe that adds only noise has ratio ≈ sqrt((1 + 1/W)/2) under the
+// wording mean (≈ 0.87 for W = 2 against one-wording neutral clauses),
+// and ≈ 1 per wording. The reproducibility statistics always use the
+// wording mean.
+//
+// A unit whose displacements, or the neutral reference's, come from
+// fewer than MinSignalContexts contexts is TooFew and gets no verdict.
 //
 // Signal works on partial data (a run in progress): it uses whatever
 // complete (s0, probe) pairs exist; units without data get N = 0 and NaN
@@ -154,13 +229,16 @@ func Signal(ctx context.Context, rows []model.ScoreRow, opts SignalOptions) (*Si
 		return nil, err
 	}
 	a := newSignalAccum(t)
-	a.displacements()
+	a.displacements(opts.PerWording)
 	a.repeats()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	r := &SignalReport{Runs: len(t.runs), RunNames: slices.Clone(t.runs), Contexts: len(t.ctxs),
-		Bootstrap: opts.Bootstrap, Seed: opts.Seed}
+		Bootstrap: opts.Bootstrap, Seed: opts.Seed, Pooling: PoolingWordingMean, MinContexts: MinSignalContexts}
+	if opts.PerWording {
+		r.Pooling = PoolingPerWording
+	}
 	a.fill(r, opts)
 	reproducibility(t, r)
 	return r, nil

@@ -19,29 +19,40 @@ func ExampleCrossRunQ() {
 	// Output: Q = 0.500, reproducible RMS = 0.707
 }
 
-// One context of two summaries: the "detail" probe moves them apart by 2
-// points, a neutral clause by 1, so the ratio is 2 (the single context
-// makes every bootstrap resample the same, and the interval collapses).
+// Five contexts of two summaries each (MinSignalContexts: fewer give no
+// verdict), all alike: the "detail" probe moves them apart by 2 points
+// (each sign averaged over its wordings), a neutral clause by 1, so the
+// ratio is 2; every bootstrap resample is alike, and the interval
+// collapses.
 func ExampleSignal() {
-	score := func(cand, probe string, s float64) model.ScoreRow {
-		return model.ScoreRow{Context: "doc", Candidate: cand, Probe: probe, Score: s}
-	}
-	rows := []model.ScoreRow{
-		score("a", "baseline", 5), score("b", "baseline", 5),
-		score("a", "detail:+", 6), score("b", "detail:+", 4),
-		score("a", "detail:-", 4), score("b", "detail:-", 6),
-		score("a", "neutral:calm", 5.5), score("b", "neutral:calm", 4.5),
+	var rows []model.ScoreRow
+	for g := range calib.MinSignalContexts {
+		score := func(cand, probe, wording string, s float64) {
+			rows = append(rows, model.ScoreRow{Context: fmt.Sprint("doc", g), Candidate: cand, Probe: probe, Wording: wording, Score: s})
+		}
+		score("a", "baseline", "", 5)
+		score("b", "baseline", "", 5)
+		score("a", "detail:+", "0", 7) // the two wordings of detail:+ average to (6, 4)
+		score("a", "detail:+", "1", 5)
+		score("b", "detail:+", "0", 4)
+		score("b", "detail:+", "1", 4)
+		score("a", "detail:-", "0", 4)
+		score("b", "detail:-", "0", 6)
+		score("a", "neutral:calm", "", 5.5)
+		score("b", "neutral:calm", "", 4.5)
 	}
 	r, err := calib.Signal(context.Background(), rows, calib.DefaultSignalOptions())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	fmt.Println("pooling:", r.Pooling)
 	for _, u := range r.Units {
-		fmt.Printf("%s: N %d, RMS %.2f, ratio %.2f [%.2f, %.2f], pass %v\n", u.Name, u.N, u.RMS, u.Ratio, u.CI[0], u.CI[1], u.Pass)
+		fmt.Printf("%s: N %d over %d contexts, RMS %.2f, ratio %.2f [%.2f, %.2f], pass %v\n", u.Name, u.N, u.Contexts, u.RMS, u.Ratio, u.CI[0], u.CI[1], u.Pass)
 	}
 	fmt.Printf("neutral RMS %.2f\n", r.Neutral.RMS)
 	// Output:
-	// detail: N 4, RMS 1.00, ratio 2.00 [2.00, 2.00], pass true
+	// pooling: wording-mean
+	// detail: N 20 over 5 contexts, RMS 1.00, ratio 2.00 [2.00, 2.00], pass true
 	// neutral RMS 0.50
 }

@@ -12,7 +12,8 @@ import (
 
 // FuzzSignal feeds arbitrary score files (with run and wording columns)
 // through the reader and Signal: no panic; a report marshals, its
-// counts are consistent, and a pass implies a finite lower bound above 1.
+// counts are consistent, and a pass implies a finite lower bound above 1
+// and enough contexts.
 func FuzzSignal(f *testing.F) {
 	var s strings.Builder
 	s.WriteString("context,candidate,probe,score,run,wording\n")
@@ -52,6 +53,16 @@ func FuzzSignal(f *testing.F) {
 			if u.N > 0 && !(u.RMS >= 0) {
 				t.Fatalf("unit %s: RMS %v with N %d", u.Name, u.RMS, u.N)
 			}
+			// Every contributing context adds at least two centered
+			// displacements; a verdict needs MinSignalContexts of them
+			// here and in the neutral reference.
+			if u.Contexts < 0 || u.Contexts > r.Contexts || u.N < 2*u.Contexts ||
+				u.TooFew != (u.Contexts < MinSignalContexts || r.Neutral.Contexts < MinSignalContexts) || (u.TooFew && u.Pass) {
+				t.Fatalf("unit %+v (neutral over %d contexts of %d)", u, r.Neutral.Contexts, r.Contexts)
+			}
+		}
+		if r.Pooling != PoolingWordingMean {
+			t.Fatalf("pooling %q", r.Pooling)
 		}
 		for _, u := range r.Units {
 			total += u.N

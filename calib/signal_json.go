@@ -30,11 +30,13 @@ func (u SignalUnit) MarshalJSON() ([]byte, error) {
 		Ratio         jsonFloat    `json:"ratio"`
 		CI            [2]jsonFloat `json:"ci"`
 		Pass          bool         `json:"pass"`
+		Contexts      int          `json:"contexts"`
+		TooFew        bool         `json:"too_few"`
 		RatioVsRepeat jsonFloat    `json:"ratio_vs_repeat"`
 		CIVsRepeat    [2]jsonFloat `json:"ci_vs_repeat"`
 		ReproRMS      jsonFloat    `json:"repro_rms"`
 		RunCorr       jsonFloat    `json:"run_corr"`
-	}{u.Name, u.N, jsonFloat(u.RMS), jsonFloat(u.Ratio), jsonPair(u.CI), u.Pass,
+	}{u.Name, u.N, jsonFloat(u.RMS), jsonFloat(u.Ratio), jsonPair(u.CI), u.Pass, u.Contexts, u.TooFew,
 		jsonFloat(u.RatioVsRepeat), jsonPair(u.CIVsRepeat), jsonFloat(u.ReproRMS), jsonFloat(u.RunCorr)})
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// CrossRunQ returns the cross-run product of PROTOCOL §8 (paper §B.4) of
+// CrossRunQ returns the cross-run product of docs/protocol.md §8 (paper §B.4) of
 // two contrasts, u[i][r] and v[i][r] being candidate i's values in run r
 // (NaN: absent):
 //

@@ -53,10 +53,16 @@ func (a *signalAccum) add(m [][]float64, rows ...int) {
 	}
 }
 
-// displacements accumulates every probe wording's centered displacement
-// s(p) − s0 into its unit and the pooled row, or the neutral row.
-func (a *signalAccum) displacements() {
-	for _, s := range a.t.series {
+// displacements accumulates every probe's centered displacement s(p) − s0
+// into its unit and the pooled row, or the neutral row: per probe with
+// its wordings averaged (t.probes), or per wording when perWording is set
+// (t.series).
+func (a *signalAccum) displacements(perWording bool) {
+	series := a.t.probes
+	if perWording {
+		series = a.t.series
+	}
+	for _, s := range series {
 		d := a.t.displacement(s.mean)
 		if s.unit < 0 {
 			a.add(d, a.neutralRow())
@@ -85,15 +91,17 @@ func (a *signalAccum) repeats() {
 	}
 }
 
-// total sums a row over the contexts.
-func (a *signalAccum) total(i int) (float64, int) {
-	var ss float64
-	n := 0
+// total sums a row over the contexts; k counts the contexts that
+// contribute to it.
+func (a *signalAccum) total(i int) (ss float64, n, k int) {
 	for g := range a.ss[i] {
 		ss += a.ss[i][g]
 		n += a.n[i][g]
+		if a.n[i][g] > 0 {
+			k++
+		}
 	}
-	return ss, n
+	return ss, n, k
 }
 
 // fill sets the RMS, ratios and bootstrap intervals of r.
@@ -102,10 +110,12 @@ func (a *signalAccum) fill(r *SignalReport, opts SignalOptions) {
 	rows := a.units + 2 // units, pooled, neutral: the rows with ratios
 	est := make([]float64, a.units+3)
 	cnt := make([]int, a.units+3)
+	ctxs := make([]int, a.units+3)
 	for i := range est {
-		ss, n := a.total(i)
-		est[i], cnt[i] = rms(ss, n), n
+		ss, n, k := a.total(i)
+		est[i], cnt[i], ctxs[i] = rms(ss, n), n, k
 	}
+	neuCtxs := ctxs[a.neutralRow()]
 	neu, rep := est[a.neutralRow()], est[a.repeatRow()]
 	if len(t.runs) < 2 {
 		rep = math.NaN()
@@ -113,11 +123,12 @@ func (a *signalAccum) fill(r *SignalReport, opts SignalOptions) {
 	ratio, vsRep := bootstrapRatios(a, rows, opts.Bootstrap, opts.Seed, len(t.runs) >= 2)
 	unit := func(i int, name string) SignalUnit {
 		u := SignalUnit{Name: name, N: cnt[i], RMS: est[i], Ratio: est[i] / neu, CI: ratio[i],
+			Contexts: ctxs[i], TooFew: ctxs[i] < MinSignalContexts || neuCtxs < MinSignalContexts,
 			RatioVsRepeat: est[i] / rep, CIVsRepeat: vsRep[i], ReproRMS: math.NaN(), RunCorr: math.NaN()}
 		if cnt[i] == 0 {
 			u.Ratio, u.RatioVsRepeat = math.NaN(), math.NaN()
 		}
-		u.Pass = u.CI[0] > 1
+		u.Pass = u.CI[0] > 1 && !u.TooFew
 		return u
 	}
 	for k, name := range t.attrs {

@@ -28,8 +28,10 @@ func (a *App) bankSignalPanel() bankPanel {
 
 // signalLines draws the panel in w cells: per unit its ratio to the
 // neutral clauses with the 95% interval and the screen's verdict (pass
-// when the interval's lower end exceeds 1), the pooled row, and on wide
-// panes the ratio bar of the Run screen.
+// when the interval's lower end exceeds 1; "too few" and the number of
+// contexts, without interval or bar, below calib.MinSignalContexts), the
+// pooled row, on wide panes the ratio bar of the Run screen, and a note
+// on how the wordings were pooled.
 func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	title := "Signal screen · ratio vs neutral [95% CI]"
 	if p.sig != nil && p.sig.view != nil && p.sig.source != "" {
@@ -68,7 +70,10 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	axis := ratioAxis(vals...)
 	row := func(r ratioRow) string {
 		ci, verdict := "", st.Muted.Render("no data")
-		if r.HasSignal {
+		switch {
+		case r.HasSignal && r.TooFew: // no interval, no verdict
+			ci, verdict = fmt.Sprintf("(%d contexts)", r.Contexts), st.Muted.Render("too few")
+		case r.HasSignal:
 			ci = "[" + num(r.Lo) + ", " + num(r.Hi) + "]"
 			verdict = st.Bad.Render("fail")
 			if r.Pass {
@@ -76,7 +81,7 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 			}
 		}
 		ln := fmt.Sprintf("%-*s %5s %-14s %s", nameW, clip(r.Name, nameW), num(r.Ratio), ci, verdict)
-		if barW >= 8 && r.HasSignal {
+		if barW >= 8 && r.HasSignal && !r.TooFew {
 			ln += strings.Repeat(" ", 8-len("fail")) + st.Muted.Render(ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW))
 		}
 		return ln
@@ -84,5 +89,6 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	for _, r := range v.Rows {
 		lines = append(lines, row(r))
 	}
-	return append(lines, row(v.Pooled))
+	lines = append(lines, row(v.Pooled))
+	return append(lines, st.Muted.Render(fit(v.signalNote(), w)))
 }

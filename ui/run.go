@@ -327,8 +327,10 @@ func (v *runView) signalTitle() string {
 }
 
 // signalLines draws, per attribute, its Δ+ and Δ− sparklines (shared
-// axis), the ratio bar with the marker at 1, the ratio and its interval,
-// then the pooled ratio and the neutral reference.
+// axis), the ratio bar with the marker at 1, the ratio and its interval
+// ("too few" in place of bar, interval and verdict below
+// calib.MinSignalContexts contexts), then the pooled ratio, the neutral
+// reference and how the wordings were pooled.
 func (v *runView) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	nameW := 10
@@ -360,11 +362,15 @@ func (v *runView) signalLines(st *styles.Styles, w int) []string {
 	dr := lr.deltaRange()
 	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
 		bar, val, ci := strings.Repeat(" ", barW), "    —", ""
-		if r.HasSignal {
+		switch {
+		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
+			bar = fmt.Sprintf("%-*s", barW, r.tooFewText(barW))
+			val = fmt.Sprintf("%5.2f", r.Ratio)
+		case r.HasSignal:
 			bar = ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
 			val = fmt.Sprintf("%5.2f", r.Ratio)
 			ci = fmt.Sprintf(" [%s,%s]", num(r.Lo), num(r.Hi))
-		} else {
+		default:
 			bar = ratioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)
 		}
 		mark := " "
@@ -382,7 +388,7 @@ func (v *runView) signalLines(st *styles.Styles, w int) []string {
 		style := st.Muted
 		if r.Pass {
 			style = st.Good
-		} else if r.HasSignal {
+		} else if r.HasSignal && !r.TooFew {
 			style = st.Text
 		}
 		lines = append(lines, line(a, lr.plus[a].Spark(sparkW, dr), lr.minus[a].Spark(sparkW, dr), r, style))
@@ -397,7 +403,8 @@ func (v *runView) signalLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Bad.Render("signal: "+v.signalErr.Error()))
 	case v.signal != nil:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("neutral RMS %s over %d displacements · %d scores · Δ axis ±%g",
-			num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)))
+			num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)),
+			st.Muted.Render(fit(v.signal.signalNote(), w)))
 	default:
 		lines = append(lines, st.Muted.Render("ratios appear once baselines and neutrals are scored"))
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Bank screen's signal screen (PROTOCOL §8): the latest ratios of the
+// The Bank screen's signal screen (docs/protocol.md §8): the latest ratios of the
 // bank's units, and the "screen this bank" action that runs the bank on a
 // seeded sample of contexts through the engine, as `prism screen` does.
 
@@ -64,7 +64,7 @@ type (
 	}
 )
 
-// bankSignalCmd reads the stored answers of key and computes PROTOCOL
+// bankSignalCmd reads the stored answers of key and computes docs/protocol.md
 // §8's diagnostics off the UI goroutine. keep, when not nil, keeps only
 // some rows (a screen's sample and runs).
 func bankSignalCmd(ctx context.Context, st *store.Store, key signalKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
@@ -318,13 +318,19 @@ func (a *App) onScreenSignal(msg bankSignalMsg) tea.Cmd {
 	case s.view == nil:
 		v.status, v.statusErr = "screen: no answers were stored", true
 	default:
-		pass := 0
+		pass, few := 0, 0
 		for _, r := range s.view.Rows {
-			if r.Pass {
+			switch {
+			case r.Pass:
 				pass++
+			case r.HasSignal && r.TooFew:
+				few++
 			}
 		}
 		v.status, v.statusErr = fmt.Sprintf("screened: %d of %d units pass", pass, len(s.view.Rows)), false
+		if few > 0 {
+			v.status += fmt.Sprintf(", %d too few to judge", few)
+		}
 	}
 	return nil
 }

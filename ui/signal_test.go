@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/prism-eval/prism/calib"
+)
+
+// TestRunPanelTooFew: after 88 of the demo's 2,280 requests only the
+// first context has answers, fewer than calib.MinSignalContexts, so no
+// unit gets a verdict. Both the live panel and the one computed with the
+// final resamples (as after a cancel) show "too few" where the bar, the
+// interval and ✓ would be: a lone context's bootstrap collapses to its
+// point estimate (the panel used to read "fluency 1.00✓ [1.00,1.00]").
+func TestRunPanelTooFew(t *testing.T) {
+	a := demoApp(t, 160, 48)
+	drive(a, a.Init())
+	setConcurrency(a, 1)
+	const answered = 88
+	gate(t, a, answered)
+	startGated(t, a, answered)
+	defer stopRun(t, a)
+	check := func(when string) {
+		t.Helper()
+		sig := a.run.signal
+		if sig == nil || sig.Pooling != calib.PoolingWordingMean {
+			t.Fatalf("%s: panel %+v", when, sig)
+		}
+		for _, r := range append(sig.Rows, sig.Pooled) {
+			if r.HasSignal && (!r.TooFew || r.Pass || r.Contexts >= calib.MinSignalContexts) {
+				t.Errorf("%s: row %+v has a verdict on %d contexts", when, r, r.Contexts)
+			}
+		}
+		f := frame(a)
+		for _, name := range []string{"fluency", "accuracy", "pooled"} {
+			line := lineWith(f, " "+name+" ")
+			if !strings.Contains(line, "too few (1 contexts)") || strings.Contains(line, "✓") || strings.Contains(line, "[") {
+				t.Errorf("%s: row of %s: %q; want \"too few\" and no verdict or interval", when, name, line)
+			}
+		}
+		if !strings.Contains(f, "wordings averaged · verdicts from 5 contexts") {
+			t.Errorf("%s: the panel does not say how it pooled:\n%s", when, f)
+		}
+	}
+	check("live")
+	p := a.runPlan
+	a.Update(signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, finalResamples, true)())
+	check("final")
+}
+
+// TestBankPanelTooFew: the Bank screen's panel shows "too few" and the
+// number of contexts instead of an interval, a verdict and a bar.
+func TestBankPanelTooFew(t *testing.T) {
+	st := demoApp(t, 160, 48).styles
+	v := &signalView{Pooling: calib.PoolingWordingMean,
+		Rows: []ratioRow{
+			{Name: "fluency", N: 8, Ratio: 1, Lo: 1, Hi: 1, HasSignal: true, TooFew: true, Contexts: 1},
+			{Name: "coverage", N: 240, Ratio: 1.5, Lo: 1.2, Hi: 1.8, Pass: true, HasSignal: true, Contexts: 12},
+		},
+		Pooled: ratioRow{Name: "pooled", N: 16, Ratio: 1.2, Lo: 1.1, Hi: 1.3, HasSignal: true, TooFew: true, Contexts: 4}}
+	p := bankPanel{shown: true, sig: &bankSignal{view: v, source: "all stored answers"}}
+	f := ansi.Strip(strings.Join(p.signalLines(st, 100), "\n"))
+	for name, want := range map[string]string{"fluency": "(1 contexts)", "coverage": "[1.20, 1.80]", "pooled": "(4 contexts)"} {
+		line := lineWith(f, name+" ")
+		if !strings.Contains(line, want) {
+			t.Errorf("row of %s lacks %q: %q", name, want, line)
+		}
+		tooFew := name != "coverage"
+		if strings.Contains(line, "too few") != tooFew || strings.Contains(line, "pass") == tooFew || strings.Contains(line, "│") == tooFew {
+			t.Errorf("row of %s: %q; too few %v", name, line, tooFew)
+		}
+	}
+	if !strings.Contains(f, "wordings averaged") {
+		t.Errorf("panel does not say how it pooled:\n%s", f)
+	}
+}
