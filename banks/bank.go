@@ -4,7 +4,7 @@ import "regexp"
 
 // Bank is a probe bank: the attributes whose weight a probe shifts, the
 // neutral clauses used as controls, the one-sided context probes, and the
-// task prompt for each kind of data (PROTOCOL §1).
+// task prompt for each kind of data (docs/protocol.md §1).
 type Bank struct {
 	Name        string `toml:"name"`
 	Description string `toml:"description,omitempty"`
@@ -41,7 +41,7 @@ type Attribute struct {
 }
 
 // Neutral is a neutral clause: an instruction that should change nothing,
-// used as a control and never as a regression column (PROTOCOL §1).
+// used as a control and never as a regression column (docs/protocol.md §1).
 type Neutral struct {
 	Name   string `toml:"name"`
 	Text   string `toml:"text"`

@@ -6,7 +6,7 @@ package model
 import "slices"
 
 // Metric names the within-context agreement metric a dataset is evaluated
-// with (PROTOCOL §6).
+// with (docs/protocol.md §6).
 const (
 	MetricSpearman = "spearman"
 	MetricPairwise = "pairwise"
@@ -45,7 +45,7 @@ type Context struct {
 type Candidate struct {
 	ID     string
 	Text   string
-	Human  float64            // the target y_i (PROTOCOL §1, §10)
+	Human  float64            // the target y_i (docs/protocol.md §1, §10)
 	Scores map[string]float64 // per-criterion human scores (means where raters were averaged)
 	Extra  map[string]string
 }

@@ -17,7 +17,7 @@ var HANNACriteria = []string{"relevance", "coherence", "empathy", "surprise", "e
 // "Story", "Model", the six criteria "Relevance" … "Complexity" (1–5),
 // "Worker ID" and others, which are ignored. Rows of one Story ID are
 // averaged: each criterion is the mean over raters and Human is the mean
-// over raters × criteria (PROTOCOL §10). Stories of one prompt form a
+// over raters × criteria (docs/protocol.md §10). Stories of one prompt form a
 // context whose ID is "p" + the smallest Story ID among them (for the full
 // file, stories 0–95 are the human ones, so this is the prompt's index);
 // Source = the prompt, Extra["human_story"] = the Human column. Candidate

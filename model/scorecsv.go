@@ -20,7 +20,7 @@ type ScoreRow struct {
 	Line                      int    // 1-based line in the source file (0 when not from a file)
 }
 
-// Label is one human reference score y_i of a candidate (PROTOCOL §1).
+// Label is one human reference score y_i of a candidate (docs/protocol.md §1).
 type Label struct {
 	Context, Candidate string
 	Human              float64

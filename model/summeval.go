@@ -3,7 +3,7 @@ package model
 import "strings"
 
 // SummEvalCriteria are the four expert criteria of SummEval, in file order;
-// a summary's target is their mean (PROTOCOL §10).
+// a summary's target is their mean (docs/protocol.md §10).
 var SummEvalCriteria = []string{"coherence", "consistency", "fluency", "relevance"}
 
 // readSummEval parses the BARTScore layout of SummEval (data.json): one

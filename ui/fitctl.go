@@ -14,7 +14,7 @@ import (
 	"github.com/prism-eval/prism/ui/figures"
 )
 
-// The Fit screen's control: calib.Fit (PROTOCOL §2–7) on the stored
+// The Fit screen's control: calib.Fit (docs/protocol.md §2–7) on the stored
 // answers of the current dataset, judge and bank version, as a job whose
 // progress counts the outer folds and the bootstrap.
 

@@ -11,7 +11,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// fitView is the Fit screen (PROTOCOL §2–7, paper Table 2 and Fig. 4b):
+// fitView is the Fit screen (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
 // the methods' mean metric with its 95% interval and the paired difference
 // from Vanilla, the γ chosen in each outer fold, the imputed cells, and
 // the γ sweep as a dot chart. It only draws; the App runs the fit.

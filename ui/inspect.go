@@ -19,7 +19,7 @@ import (
 // PRISM correction of the outer fold where its context was tested.
 
 // attrTerm is one attribute of an inspected candidate. Delta+ = s+ − s0
-// and Delta− = s0 − s− (PROTOCOL §2); Term is the attribute's share of
+// and Delta− = s0 − s− (docs/protocol.md §2); Term is the attribute's share of
 // the correction, (CΔ+)β+ + (CΔ−)β− with C the centering in the context, so
 // that the corrected score is s0 − Σ Term.
 type attrTerm struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// profView is the Profiles screen (PROTOCOL §7, paper Fig. 4a and 9): per
+// profView is the Profiles screen (docs/protocol.md §7, paper Fig. 4a and 9): per
 // attribute, the directional a_k and the shared e_k of the PRISM fit as a
 // forest plot: the mean over outer folds as ●, the fold range as ─, zero
 // as │. It shows the report of the Fit screen's last fit.

@@ -11,7 +11,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// selectView is the Selection screen (PROTOCOL §9): on the left the
+// selectView is the Selection screen (docs/protocol.md §9): on the left the
 // subset-size curve (median gain over Vanilla per subset size with its
 // 10th–90th percentile band, paper Fig. 4c); on the right the omission
 // table (Table 19) and the forward-selection path (Table 21). It only

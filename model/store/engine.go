@@ -82,7 +82,7 @@ func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, 
 // on dataset (one bank snapshot, or all when bankHash is "") and the human
 // labels of the dataset's candidates. Candidates without a human score
 // give no label. Requests that failed, or were never answered, have no
-// row, so they are missing cells for the fit (PROTOCOL §2).
+// row, so they are missing cells for the fit (docs/protocol.md §2).
 func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
 	d, err := s.Dataset(ctx, dataset)
 	if err != nil {
