@@ -38,17 +38,31 @@ func TestMain(m *testing.M) {
 
 // prismServer is an in-process OpenAI-compatible server that answers
 // {"score": N} after a delay and counts 200 answers per request identity
-// (messages + seed, which carries the run).
+// (messages + seed, which carries the run). Tests synchronise on what it
+// has seen (at, idle), never on time.
 type prismServer struct {
 	*httptest.Server
 	latency time.Duration
 	mu      sync.Mutex
+	idleC   *sync.Cond // broadcast when a handler ends
+	active  int        // handlers running
 	answers map[string]int
+	waits   map[int]chan struct{} // at(n): closed once n identities are answered
 }
 
 func newPrismServer(t *testing.T, latency time.Duration) *prismServer {
-	s := &prismServer{latency: latency, answers: map[string]int{}}
+	s := &prismServer{latency: latency, answers: map[string]int{}, waits: map[int]chan struct{}{}}
+	s.idleC = sync.NewCond(&s.mu)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.active++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.active--
+			s.mu.Unlock()
+			s.idleC.Broadcast()
+		}()
 		b, _ := io.ReadAll(r.Body)
 		id := requestIdentity(b)
 		select {
@@ -64,10 +78,40 @@ func newPrismServer(t *testing.T, latency time.Duration) *prismServer {
 		}
 		s.mu.Lock()
 		s.answers[id]++
+		if c, ok := s.waits[len(s.answers)]; ok {
+			close(c)
+			delete(s.waits, len(s.answers))
+		}
 		s.mu.Unlock()
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// at returns a channel closed once n distinct requests have been answered.
+func (s *prismServer) at(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := make(chan struct{})
+	if len(s.answers) >= n {
+		close(c)
+		return c
+	}
+	if old, ok := s.waits[n]; ok {
+		return old
+	}
+	s.waits[n] = c
+	return c
+}
+
+// idle waits until no handler is running: every request that reached the
+// server has been answered or abandoned, and counted.
+func (s *prismServer) idle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.active > 0 {
+		s.idleC.Wait()
+	}
 }
 
 func requestIdentity(body []byte) string {
@@ -189,25 +233,25 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		return cmd
 	}
 	first := child("first.log")
+	reached := srv.at(600)
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Kill once a few batches are committed and well before the end
-	// (2,280 requests at ≈ 4 ms over 4 workers take about 2.5 s or more).
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		time.Sleep(50 * time.Millisecond)
-		n := len(srv.snapshot())
-		if n >= 600 || time.Now().After(deadline) {
-			break
-		}
+	exited := make(chan error, 1)
+	go func() { exited <- first.Wait() }()
+	// Kill once 600 of the 2,280 requests are answered: mid-run.
+	select {
+	case <-reached:
+	case err := <-exited:
+		log, _ := os.ReadFile(filepath.Join(dir, "first.log"))
+		t.Fatalf("the run ended before 600 answers: %v\n%s", err, log)
 	}
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = first.Wait()
-	// Let handlers that were mid-reply when the client died finish counting.
-	time.Sleep(300 * time.Millisecond)
+	<-exited
+	// Handlers that were mid-reply when the client died finish counting.
+	srv.idle()
 	answeredAtKill := srv.snapshot()
 
 	st, err := store.Open(context.Background(), ws)
@@ -400,9 +444,7 @@ func TestRunInterruptSaysHowToResume(t *testing.T) {
 		"--base-url", srv.URL + "/v1", "--response-format", "none", "--concurrency", "2"}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for len(srv.snapshot()) < 100 {
-			time.Sleep(10 * time.Millisecond)
-		}
+		<-srv.at(100)
 		cancel() // what ctrl+c does through main's signal context
 	}()
 	var out, errb bytes.Buffer

@@ -192,11 +192,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, msg.apply(&a.sel.jobState)
 	case jobDoneMsg[*calib.SelectReport]:
 		return a, a.onSelectDone(msg)
-	case jobStartedMsg[*calib.Report]:
+	case jobStartedMsg[fitResult]:
 		return a, msg.follow(&a.fit.jobState)
-	case jobProgressMsg[*calib.Report]:
+	case jobProgressMsg[fitResult]:
 		return a, msg.apply(&a.fit.jobState)
-	case jobDoneMsg[*calib.Report]:
+	case jobDoneMsg[fitResult]:
 		return a, a.onFitDone(msg)
 	case inspectMsg:
 		a.onInspect(msg)
@@ -558,6 +558,7 @@ func (a *App) View() tea.View {
 			a.prof.stale = a.fitStale()
 			screenView = a.prof.View(a.styles)
 		case screenInspect:
+			a.insp.stale = a.inspectStale()
 			screenView = a.insp.View(a.styles)
 		case screenCompare:
 			a.cmp.stale = a.compareStale()

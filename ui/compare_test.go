@@ -35,14 +35,17 @@ func TestDirection(t *testing.T) {
 // a'_k = −a_k (opposing directions) and e'_k = e_k (shared).
 func twoJudgeDemo(t testing.TB, w, h int) *App {
 	t.Helper()
-	a := demoApp(t, w, h)
-	drive(a, a.Init())
-	press(a, "2", "s")
+	return fixtureApp(t, fixtureTwoJudge, w, h)
+}
+
+// importSwapped imports the answers of a's judge, signs swapped, as the
+// judge "swapped" (see twoJudgeDemo).
+func importSwapped(a *App) error {
 	k, _ := a.signalKey()
 	ctx := context.Background()
 	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for i, r := range rows {
 		switch {
@@ -52,10 +55,8 @@ func twoJudgeDemo(t testing.TB, w, h int) *App {
 			rows[i].Probe = strings.TrimSuffix(r.Probe, "-") + "+"
 		}
 	}
-	if _, err := a.study.Store.ImportScores(ctx, k.dataset, "swapped", rows); err != nil {
-		t.Fatal(err)
-	}
-	return a
+	_, err = a.study.Store.ImportScores(ctx, k.dataset, "swapped", rows)
+	return err
 }
 
 func TestCompareSwappedJudge(t *testing.T) {

@@ -85,12 +85,7 @@ func TestValueAxis(t *testing.T) {
 // which is what `prism fit --json --judge J --bank B` computes.
 func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Report) {
 	t.Helper()
-	a := demoApp(t, w, h)
-	drive(a, a.Init())
-	press(a, "2", "s")
-	if a.screening != nil {
-		t.Fatal("the screen did not finish")
-	}
+	a := fixtureApp(t, fixtureScreened, w, h)
 	press(a, "5")
 	press(a, metricKeys...)
 	press(a, "f")
@@ -202,9 +197,8 @@ func paneRow(f string, i int, prefix string) string {
 func TestGoldenFit(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			a := demoApp(t, size[0], size[1])
-			drive(a, a.Init())
-			press(a, "2", "s", "5")
+			a := fixtureApp(t, fixtureScreened, size[0], size[1])
+			press(a, "5")
 			t.Run("fit-empty", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
 			press(a, "f")
 			t.Run("fit", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })

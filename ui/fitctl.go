@@ -19,7 +19,14 @@ import (
 // progress counts the outer folds and the bootstrap.
 
 // fitJob is one fit in flight.
-type fitJob = job[*calib.Report]
+type fitJob = job[fitResult]
+
+// fitResult is a fit's report with the input it was computed from, which
+// Inspect reuses instead of reading the same answers again.
+type fitResult struct {
+	rep *calib.Report
+	in  studyInput
+}
 
 // fitOptions are the options of the Fit screen's fits: the protocol's
 // defaults, as `prism fit`, with the screen's metric and, when taylor,
@@ -33,9 +40,14 @@ func fitOptions(metric string, taylor bool) calib.Options {
 // startFitCmd starts a fit of key's answers with opts (its Progress is
 // the job's) and returns the job at once.
 func startFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*fitJob, tea.Cmd) {
-	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (*calib.Report, []string, error) {
+	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
 		opts.Progress = progress
-		return fitStored(ctx, st, key, opts)
+		in, err := readStudyInput(ctx, st, key, "fitting")
+		if err != nil {
+			return fitResult{}, nil, err
+		}
+		rep, w, err := fitInput(ctx, in, opts)
+		return fitResult{rep: rep, in: in}, w, err
 	})
 }
 
@@ -47,6 +59,11 @@ func fitStored(ctx context.Context, st *store.Store, key signalKey, opts calib.O
 	if err != nil {
 		return nil, nil, err
 	}
+	return fitInput(ctx, in, opts)
+}
+
+// fitInput runs calib.Fit on what readStudyInput read.
+func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Report, []string, error) {
 	opts.ScoresFile, opts.LabelsFile = in.source, in.source
 	rep, w, err := calib.Fit(ctx, in.rows, in.labels, opts)
 	return rep, append(in.warnings, w...), err
@@ -99,27 +116,29 @@ func (a *App) startFit() tea.Cmd {
 	return cmd
 }
 
-func (a *App) onFitDone(msg jobDoneMsg[*calib.Report]) tea.Cmd {
+func (a *App) onFitDone(msg jobDoneMsg[fitResult]) tea.Cmd {
 	v, j := &a.fit, msg.job
 	if !v.finish(j) {
 		return nil
 	}
-	v.rep, v.warnings, v.key, v.scroll = j.res, j.warnings, j.key, 0
-	a.prof.setReport(j.res)
-	if ins := a.insp.ins; ins != nil && ins.key == j.key {
-		return a.reinspect() // with the new fit's correction
+	v.rep, v.in, v.warnings, v.key, v.scroll = j.res.rep, j.res.in, j.warnings, j.key, 0
+	a.prof.setReport(j.res.rep)
+	if a.insp.ins != nil {
+		// Inspect follows the newest fit, whatever study it inspected
+		// before: a view never keeps showing another fit's numbers.
+		return a.reinspect(j.key)
 	}
 	return nil
 }
 
-// reinspect inspects the Inspect screen's candidate again, keeping the
-// screen's scroll.
-func (a *App) reinspect() tea.Cmd {
+// reinspect inspects the Inspect screen's candidate again on key's
+// answers, keeping the screen's scroll.
+func (a *App) reinspect(key signalKey) tea.Cmd {
 	c, cand := a.study.Dataset.Find(a.insp.ins.context, a.insp.ins.cand)
 	if cand == nil {
 		return nil
 	}
-	return a.inspectOn(a.insp.ins.key, c, cand)
+	return a.inspectOn(key, c, cand)
 }
 
 // inspectOn inspects cand of c on key's answers, with the Fit screen's
@@ -127,12 +146,38 @@ func (a *App) reinspect() tea.Cmd {
 func (a *App) inspectOn(k signalKey, c *model.Context, cand *model.Candidate) tea.Cmd {
 	v := &a.insp
 	var rep *calib.Report
+	var in *studyInput
 	if a.fit.rep != nil && a.fit.key == k {
 		rep = a.fit.rep
+		if a.fit.answers == a.answers[k] {
+			in = &a.fit.in // the answers have not changed since the fit read them
+		}
 	}
 	v.gen++
 	v.busy, v.err = true, nil
-	return inspectCmd(a.ctx, a.study.Store, k, c, cand, rep, v.gen)
+	return inspectCmd(a.ctx, a.study.Store, k, a.answers[k], c, cand, rep, in, v.gen)
+}
+
+// inspectStale says why the Inspect screen's candidate no longer shows
+// the study's answers and fit, or "" when it does: the study (dataset,
+// judge, bank version) changed, answers were stored since, or a fit of
+// its answers exists that the inspection does not show.
+func (a *App) inspectStale() string {
+	ins := a.insp.ins
+	if ins == nil || a.insp.busy {
+		return ""
+	}
+	k, ok := a.signalKey()
+	switch {
+	case !ok || k != ins.key:
+		return fmt.Sprintf("the study is now judge %s, bank %s, dataset %s: f fits it and shows it here",
+			k.judge, shortHash(k.bankHash), k.dataset)
+	case a.answers[k] != ins.answers:
+		return "new answers were stored since: f refits and shows them here"
+	case !ins.fitted && a.fit.rep != nil && a.fit.key == k:
+		return "a fit of these answers exists: f shows its correction here"
+	}
+	return ""
 }
 
 // fitStale says why the last fit no longer describes the study (the

@@ -18,12 +18,13 @@ import (
 type fitView struct {
 	// The fit in flight (its progress counts outer folds, then the
 	// bootstrap) and why the last fit failed.
-	jobState[*calib.Report]
+	jobState[fitResult]
 
 	pairwise  bool      // the metric: pairwise accuracy instead of Spearman
 	taylor    bool      // fit the diagonal Taylor correction too
 	key       signalKey // the answers rep was computed from
 	rep       *calib.Report
+	in        studyInput // the answers and labels rep was fitted on
 	warnings  []string
 	status    string // the last export's outcome
 	statusErr bool

@@ -3,6 +3,9 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -19,24 +22,161 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// demoStudy is the demo study in a fresh workspace under t.TempDir().
+// demoStudy is the demo study in a fresh workspace under t.TempDir(): a
+// copy of the package's demo workspace (the dataset stored, no answers).
 func demoStudy(t testing.TB) Study {
+	t.Helper()
+	return studyOn(t, copyFixture(t, fixtureDemo))
+}
+
+// studyOn opens the workspace file path (closed at the end of the test)
+// as the demo study: the demo dataset, the quality bank, the offline judge.
+func studyOn(t testing.TB, path string) Study {
 	t.Helper()
 	b, err := banks.Builtin("quality")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "demo.db"))
+	st, err := store.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	ds := model.Demo()
-	if err := st.PutDataset(context.Background(), ds, false); err != nil {
-		t.Fatal(err)
-	}
 	return Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
 		Store: st, Datasets: []string{ds.Name}}
+}
+
+// The workspaces tests start from. Each is built once per test binary by
+// the same code paths a user's session takes, then copied into every test
+// that uses it, so tests share the costly setup (an offline screen of the
+// demo bank stores 2,280 answers) without sharing any state.
+const (
+	fixtureDemo     = "demo"      // the demo dataset stored, nothing answered
+	fixtureScreened = "screened"  // plus the Bank screen's screen (both runs of every condition)
+	fixtureTwoJudge = "two-judge" // plus the imported judge "swapped" (see twoJudgeDemo)
+)
+
+var fixtures = struct {
+	sync.Mutex
+	m map[string]*fixture
+}{m: map[string]*fixture{}}
+
+// fixture is one workspace file's bytes, built on first use.
+type fixture struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// buildFixture makes the named fixture in dir and returns the workspace
+// path after closing every handle on it.
+func buildFixture(name, dir string) (string, error) {
+	switch name {
+	case fixtureDemo:
+		path := filepath.Join(dir, "demo.db")
+		st, err := store.Open(context.Background(), path)
+		if err != nil {
+			return "", err
+		}
+		err = st.PutDataset(context.Background(), model.Demo(), false)
+		return path, errors.Join(err, st.Close())
+	case fixtureScreened:
+		return buildOn(dir, fixtureDemo, func(a *App) error {
+			drive(a, a.Init())
+			press(a, "2", "s")
+			if a.screening != nil {
+				return errors.New("the screen did not finish")
+			}
+			return nil
+		})
+	case fixtureTwoJudge:
+		return buildOn(dir, fixtureScreened, importSwapped)
+	}
+	return "", fmt.Errorf("no fixture %q", name)
+}
+
+// buildOn copies fixture base into dir, runs step on a 100×30 App over it
+// and closes the workspace.
+func buildOn(dir, base string, step func(*App) error) (string, error) {
+	data, err := fixtureBytes(base)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "demo.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", err
+	}
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		return "", err
+	}
+	b, err := banks.Builtin("quality")
+	if err != nil {
+		return "", errors.Join(err, st.Close())
+	}
+	ds := model.Demo()
+	a := New(Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
+		Store: st, Datasets: []string{ds.Name}})
+	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	err = step(a)
+	return path, errors.Join(err, st.Close())
+}
+
+// fixtureBytes returns the bytes of the named workspace, building it on
+// first use.
+func fixtureBytes(name string) ([]byte, error) {
+	fixtures.Lock()
+	f := fixtures.m[name]
+	if f == nil {
+		f = &fixture{}
+		fixtures.m[name] = f
+	}
+	fixtures.Unlock()
+	f.once.Do(func() {
+		dir, err := os.MkdirTemp("", "prism-ui-fixture-")
+		if err != nil {
+			f.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path, err := buildFixture(name, dir)
+		if err != nil {
+			f.err = fmt.Errorf("fixture %s: %w", name, err)
+			return
+		}
+		if _, err := os.Stat(path + "-wal"); err == nil {
+			f.err = fmt.Errorf("fixture %s: the closed workspace left a WAL file", name)
+			return
+		}
+		f.data, f.err = os.ReadFile(path)
+	})
+	return f.data, f.err
+}
+
+// copyFixture writes the named workspace into t.TempDir() and returns its
+// path.
+func copyFixture(t testing.TB, name string) string {
+	t.Helper()
+	data, err := fixtureBytes(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "demo.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fixtureApp is an App at w×h on a copy of the named workspace, its Init
+// commands run.
+func fixtureApp(t testing.TB, name string, w, h int) *App {
+	t.Helper()
+	a := New(studyOn(t, copyFixture(t, name)))
+	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drive(a, a.Init())
+	return a
 }
 
 func demoApp(t testing.TB, w, h int) *App {

@@ -32,6 +32,8 @@ type attrTerm struct {
 // inspection is everything the Inspect screen shows of one candidate.
 type inspection struct {
 	key           signalKey
+	answers       int  // App.answers[key] when it was read
+	fitted        bool // β came from a fit of key's answers
 	context, cand string
 	source, text  string
 	human, s0     float64
@@ -54,28 +56,40 @@ type inspectMsg struct {
 	err error
 }
 
-// inspectCmd inspects candidate cand of context c on key's answers, with
-// rep (the Fit screen's report on the same answers, or nil) for β.
-func inspectCmd(ctx context.Context, st *store.Store, key signalKey, c *model.Context, cand *model.Candidate, rep *calib.Report, gen int) tea.Cmd {
+// inspectCmd inspects candidate cand of context c on key's answers
+// (answers is App.answers[key], recorded for the stale mark), with rep
+// (the Fit screen's report on the same answers, or nil) for β. in, when
+// not nil, is the input rep was fitted on, unchanged since: it is used
+// read-only instead of reading the answers again.
+func inspectCmd(ctx context.Context, st *store.Store, key signalKey, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput, gen int) tea.Cmd {
 	return func() tea.Msg {
-		ins, err := inspect(ctx, st, key, c, cand, rep)
+		ins, err := inspect(ctx, st, key, c, cand, rep, in)
+		if ins != nil {
+			ins.answers = answers
+		}
 		return inspectMsg{gen: gen, ins: ins, err: err}
 	}
 }
 
-func inspect(ctx context.Context, st *store.Store, key signalKey, c *model.Context, cand *model.Candidate, rep *calib.Report) (*inspection, error) {
-	ins := &inspection{key: key, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
+func inspect(ctx context.Context, st *store.Store, key signalKey, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput) (*inspection, error) {
+	ins := &inspection{key: key, fitted: rep != nil, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
 		human: cand.Human, s0: math.NaN(), corrected: math.NaN(), rankAfter: math.NaN(), rankBefore: math.NaN(), rankHuman: math.NaN()}
 	var err error
 	if ins.replies, err = st.Replies(ctx, key.dataset, key.judge, key.bankHash, c.ID, cand.ID); err != nil {
 		return nil, err
 	}
-	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
-	if err != nil {
-		ins.notInFit = "no answers of judge " + key.judge + " under this bank version"
-		return ins, nil
+	var rows []model.ScoreRow
+	var labels []model.Label
+	if in != nil {
+		rows, labels = in.rows, in.labels
+	} else {
+		rows, labels, err = st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+		if err != nil {
+			ins.notInFit = "no answers of judge " + key.judge + " under this bank version"
+			return ins, nil
+		}
+		labels, _ = model.ScoredLabels(rows, labels)
 	}
-	labels, _ = model.ScoredLabels(rows, labels)
 	d, _, err := calib.BuildDesign(rows, labels, calib.BuildOptions{})
 	if err != nil {
 		ins.notInFit = "the answers do not make a design: " + err.Error()

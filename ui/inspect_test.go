@@ -159,3 +159,41 @@ func TestInspectStep(t *testing.T) {
 		t.Errorf("esc went to screen %d, want Data", a.screen)
 	}
 }
+
+// Inspect never silently shows another study's fit: when the Run form
+// names another judge it is marked stale, and f fits that judge and
+// inspects the same candidate on it; new answers mark it stale too.
+func TestInspectFollowsTheStudy(t *testing.T) {
+	a := twoJudgeDemo(t, 120, 40)
+	press(a, "5", "f", "1", "down", "right", "down", "enter")
+	ins := a.insp.ins
+	if ins == nil || ins.key.judge != "offline" || !ins.fitted || a.insp.stale != "" {
+		t.Fatalf("inspection %+v, stale %q", ins, a.insp.stale)
+	}
+	if f := frame(a); !strings.Contains(f, "judge offline · bank") {
+		t.Errorf("the Inspect screen does not name its judge:\n%s", f)
+	}
+	setFormField(t, a, fName, "swapped")
+	press(a, "7")
+	if f := paneText(frame(a)); !strings.Contains(f, "the study is now judge swapped") {
+		t.Errorf("Inspect of judge offline not marked stale after the study named judge swapped:\n%s", f)
+	}
+	press(a, "f")
+	ins = a.insp.ins
+	if ins == nil || ins.key.judge != "swapped" || !ins.fitted || ins.fold == 0 || a.fit.key.judge != "swapped" {
+		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.key.judge)
+	}
+	if f := frame(a); strings.Contains(f, "the study is now") || !strings.Contains(f, "judge swapped · bank") {
+		t.Errorf("after f, Inspect does not show the swapped judge's fit, fresh:\n%s", f)
+	}
+	// The swapped judge's Δ+ is the first judge's −Δ−.
+	if len(ins.attrs) == 0 {
+		t.Fatal("no attributes inspected")
+	}
+	// A fit on the Fit screen of the other judge brings Inspect along.
+	setFormField(t, a, fName, "")
+	press(a, "5", "f", "7")
+	if ins := a.insp.ins; ins == nil || ins.key.judge != "offline" || a.insp.stale != "" {
+		t.Errorf("after fitting judge offline on the Fit screen, Inspect shows %+v (stale %q)", ins, a.insp.stale)
+	}
+}

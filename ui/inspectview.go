@@ -21,6 +21,7 @@ type inspectView struct {
 	err        error
 	gen        int
 	back       screen // where esc returns
+	stale      string // why ins no longer describes the study, or ""
 	focusRight bool
 	scroll     [2]int // per pane
 
@@ -108,6 +109,10 @@ func (v *inspectView) numberLines(st *styles.Styles, w int) []string {
 			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data screen, or on a response of the Run screen, inspects it", w)...)
 		}
 		return lines
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("judge %s · bank %s · dataset %s", ins.key.judge, shortHash(ins.key.bankHash), ins.key.dataset), w)))
+	if v.stale != "" {
+		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}
 	lines = append(lines, fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(ins.human), num(ins.s0), num(ins.corrected)))
 	if ins.notInFit != "" {

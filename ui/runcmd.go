@@ -103,14 +103,26 @@ func waitEvents(r *engine.Run) tea.Cmd { return drainEvents(r, r.Events()) }
 
 // drainEvents is waitEvents on any channel; r only labels the message.
 func drainEvents(r *engine.Run, ch <-chan engine.Event) tea.Cmd {
+	return drainEventsIn(r, ch, eventTimer)
+}
+
+// eventTimer opens one coalescing window: eventWindow on the real clock.
+func eventTimer() (<-chan time.Time, func() bool) {
+	t := time.NewTimer(eventWindow)
+	return t.C, t.Stop
+}
+
+// drainEventsIn is drainEvents with the window opened by window once the
+// first event is in (tests pass a window they close themselves).
+func drainEventsIn(r *engine.Run, ch <-chan engine.Event, window func() (<-chan time.Time, func() bool)) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			return runEventsMsg{run: r, closed: true}
 		}
 		evs := []engine.Event{ev}
-		window := time.NewTimer(eventWindow)
-		defer window.Stop()
+		end, stop := window()
+		defer stop()
 		for len(evs) < maxEventBatch {
 			select {
 			case ev, ok := <-ch:
@@ -118,7 +130,7 @@ func drainEvents(r *engine.Run, ch <-chan engine.Event) tea.Cmd {
 					return runEventsMsg{run: r, events: evs, closed: true}
 				}
 				evs = append(evs, ev)
-			case <-window.C:
+			case <-end:
 				return runEventsMsg{run: r, events: evs}
 			}
 		}

@@ -272,19 +272,25 @@ func (a *App) onScreenDone(msg runDoneMsg) tea.Cmd {
 	}
 	sc := a.screening
 	sc.prog = msg.summary.Progress
-	// Whatever the run stored changes the "all stored answers" report.
+	// Whatever the run stored changes the "all stored answers" report,
+	// and the Run screen's estimate counts it as answered: the estimate
+	// is the plan's, the same count `prism run --dry-run` prints.
 	a.dropBankSignal(sc.key, msg.summary.Progress)
+	var replan tea.Cmd
+	if !a.run.active() {
+		replan = a.replan()
+	}
 	switch {
 	case msg.err != nil:
 		a.screening = nil
 		a.bank.status, a.bank.statusErr = "screen: "+msg.err.Error(), true
-		return nil
+		return replan
 	case msg.summary.Canceled:
 		a.screening = nil
 		a.bank.status, a.bank.statusErr = "screen canceled; s resumes it", true
-		return nil
+		return replan
 	}
-	return a.screenSignal()
+	return tea.Batch(replan, a.screenSignal())
 }
 
 // screenSignal computes the screen's report from its sample and runs; it

@@ -101,7 +101,7 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 // or a run stores new answers, and a refit clears the mark.
 func TestFitStale(t *testing.T) {
 	a, _ := fittedDemo(t, 100, 30)
-	press(a, "8", "c")
+	press(a, "1", "down", "right", "down", "enter", "8", "c")
 	for _, s := range []string{"5", "6", "8"} {
 		press(a, s)
 		if f := frame(a); strings.Contains(f, "refits") {
@@ -119,6 +119,7 @@ func TestFitStale(t *testing.T) {
 	for s, want := range map[string]string{
 		"5": "new answers were stored since this fit: f refits",
 		"6": "new answers were stored since this fit: f refits",
+		"7": "new answers were stored since: f refits and shows them here",
 		"8": "new answers were stored since these fits: c refits",
 	} {
 		press(a, s)
@@ -127,7 +128,7 @@ func TestFitStale(t *testing.T) {
 		}
 	}
 	press(a, "5", "f", "8", "c")
-	for _, s := range []string{"5", "6", "8"} {
+	for _, s := range []string{"5", "6", "7", "8"} {
 		press(a, s)
 		if f := frame(a); strings.Contains(f, "refits") {
 			t.Errorf("screen %s still stale after refitting:\n%s", s, f)
@@ -255,7 +256,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 func TestFitProgressShown(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	press(a, "5")
-	a.fit.job = newJob[*calib.Report](signalKey{}, func() {})
+	a.fit.job = newJob[fitResult](signalKey{}, func() {})
 	for _, tc := range []struct {
 		done, total int
 		text, tab   string
@@ -272,8 +273,8 @@ func TestFitProgressShown(t *testing.T) {
 	}
 	// A progress message of the job in flight is taken; one of an older
 	// job is dropped.
-	a.Update(jobProgressMsg[*calib.Report]{job: a.fit.job, done: 3, total: 6})
-	a.Update(jobProgressMsg[*calib.Report]{job: newJob[*calib.Report](signalKey{}, func() {}), done: 1, total: 6})
+	a.Update(jobProgressMsg[fitResult]{job: a.fit.job, done: 3, total: 6})
+	a.Update(jobProgressMsg[fitResult]{job: newJob[fitResult](signalKey{}, func() {}), done: 1, total: 6})
 	if a.fit.done != 3 {
 		t.Errorf("progress %d/%d, want 3/6", a.fit.done, a.fit.total)
 	}

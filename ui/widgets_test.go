@@ -215,54 +215,58 @@ func TestLiveRunDeltaWaitsForBaseline(t *testing.T) {
 	}
 }
 
+// manualWindow is a coalescing window that ends only when the test sends
+// on it: the drain's batches depend on the order of events, not on time.
+type manualWindow chan time.Time
+
+func (w manualWindow) open() (<-chan time.Time, func() bool) { return w, func() bool { return true } }
+
 // drainEvents turns a burst of events into few messages: every event
-// that arrives within the window goes into one batch, and a closed
-// channel is reported.
+// that arrives before the window ends goes into one batch, a batch stops
+// at maxEventBatch, and a closed channel is reported.
 func TestDrainEventsCoalesces(t *testing.T) {
+	never := manualWindow(make(chan time.Time))
+	// A queued burst and the close: one message, closed.
 	ch := make(chan engine.Event, 5000)
 	for i := range 5000 {
 		ch <- engine.Event{Kind: engine.EventResult, Progress: engine.Progress{Done: i + 1}}
 	}
 	close(ch)
-	var msgs, events int
-	for {
-		m := drainEvents(nil, ch)().(runEventsMsg)
-		msgs++
-		events += len(m.events)
-		if m.closed {
-			break
-		}
+	m := drainEventsIn(nil, ch, never.open)().(runEventsMsg)
+	if len(m.events) != 5000 || !m.closed || m.events[4999].Progress.Done != 5000 {
+		t.Fatalf("burst: %d events, closed %v; want 5000 in order and closed", len(m.events), m.closed)
 	}
-	if events != 5000 {
-		t.Fatalf("%d events delivered, want 5000", events)
+	// More than a batch holds: the batch stops at maxEventBatch, the rest
+	// comes in the next message.
+	ch = make(chan engine.Event, maxEventBatch+3)
+	for range maxEventBatch + 3 {
+		ch <- engine.Event{}
 	}
-	// 5000 queued events (fewer than maxEventBatch) and the close fit in
-	// one 50 ms window on an idle machine; a loaded CI machine may cut the
-	// drain into a few windows, but never into anything like one message
-	// per event.
-	if msgs > 10 {
-		t.Errorf("%d messages for 5000 queued events, want at most 10", msgs)
+	close(ch)
+	if m := drainEventsIn(nil, ch, never.open)().(runEventsMsg); len(m.events) != maxEventBatch || m.closed {
+		t.Errorf("full batch: %d events, closed %v; want %d, open", len(m.events), m.closed, maxEventBatch)
 	}
-	// A slow trickle: events 10 ms apart gather into windows of 50 ms.
-	slow := make(chan engine.Event)
-	go func() {
-		for range 20 {
+	if m := drainEventsIn(nil, ch, never.open)().(runEventsMsg); len(m.events) != 3 || !m.closed {
+		t.Errorf("rest: %d events, closed %v; want 3, closed", len(m.events), m.closed)
+	}
+	// A trickle: the events that arrive before the window ends form one
+	// message; the end of the window sends it.
+	slow := make(chan engine.Event) // unbuffered: a send returns once the drain has the event
+	w := manualWindow(make(chan time.Time))
+	got := make(chan runEventsMsg)
+	for round := range 2 {
+		go func() { got <- drainEventsIn(nil, slow, w.open)().(runEventsMsg) }()
+		for range 3 {
 			slow <- engine.Event{}
-			time.Sleep(10 * time.Millisecond)
 		}
-		close(slow)
-	}()
-	msgs, events = 0, 0
-	for {
-		m := drainEvents(nil, slow)().(runEventsMsg)
-		msgs++
-		events += len(m.events)
-		if m.closed {
-			break
+		w <- time.Time{}
+		if m := <-got; len(m.events) != 3 || m.closed {
+			t.Errorf("trickle round %d: %d events, closed %v; want 3, open", round, len(m.events), m.closed)
 		}
 	}
-	if events != 20 || msgs > 10 {
-		t.Errorf("trickle: %d events in %d messages, want 20 in at most 10", events, msgs)
+	close(slow)
+	if m := drainEventsIn(nil, slow, w.open)().(runEventsMsg); len(m.events) != 0 || !m.closed {
+		t.Errorf("after the close: %+v", m)
 	}
 }
 

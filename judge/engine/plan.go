@@ -261,25 +261,17 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 			j++
 		}
 	}
-	keys := make(map[string]bool, len(p.Pending))
-	for _, i := range p.Pending {
-		keys[p.Items[i].Row.Key] = true
+	want := make([][2]string, len(p.Pending))
+	for j, i := range p.Pending {
+		want[j] = [2]string{p.Items[i].Row.Key, p.Items[i].Row.Run}
 	}
-	answered, err := st.AnsweredKeys(ctx, keys)
+	cached, err := st.CachedAnswers(ctx, want)
 	if err != nil {
 		return fmt.Errorf("engine: cached answers: %w", err)
 	}
-	for _, i := range p.Pending {
-		row := p.Items[i].Row
-		if !answered[[2]string{row.Key, row.Run}] {
-			continue
-		}
-		resp, ok, err := st.CachedAnswer(ctx, row.Key, row.Run)
-		if err != nil {
-			return fmt.Errorf("engine: cached answer: %w", err)
-		}
-		if ok {
-			resp.Request = row
+	for j, i := range p.Pending {
+		if resp, ok := cached[want[j]]; ok {
+			resp.Request = p.Items[i].Row
 			p.Cached[i] = resp
 		}
 	}

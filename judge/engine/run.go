@@ -24,6 +24,11 @@ type Options struct {
 	FlushInterval    time.Duration // longest a finished response waits to be written (≤ 0: 200 ms)
 	ProgressInterval time.Duration // between progress events (≤ 0: 100 ms)
 	EventBuffer      int           // capacity of the Events channel (≤ 0: 4096)
+
+	// parked, when set (tests), is called each time a worker finds the
+	// run paused and is about to wait at the gate: once every worker has
+	// parked, no request can start until Resume.
+	parked func()
 }
 
 // EventKind tells the two kinds of Event apart.
@@ -376,7 +381,11 @@ func (r *Run) worker(work <-chan int) {
 func (r *Run) waitGate() error {
 	r.mu.Lock()
 	g := r.gate
+	paused := r.prog.Paused
 	r.mu.Unlock()
+	if paused && r.opts.parked != nil {
+		r.opts.parked()
+	}
 	select {
 	case <-g:
 		return nil

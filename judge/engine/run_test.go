@@ -425,29 +425,72 @@ func TestCancelStoresFinishedWorkAndResumeCompletes(t *testing.T) {
 	}
 }
 
+// stepJudge answers like inner, but each call first reports on started
+// and then waits for a token on proceed: the test decides when every
+// call may finish, so nothing depends on timing.
+type stepJudge struct {
+	inner   judge.Judge
+	started chan struct{}
+	proceed chan struct{}
+}
+
+func (j *stepJudge) Name() string { return j.inner.Name() }
+
+func (j *stepJudge) Score(ctx context.Context, req banks.Request) (judge.Result, error) {
+	j.started <- struct{}{}
+	select {
+	case <-j.proceed:
+	case <-ctx.Done():
+		return judge.Result{}, &judge.Error{Kind: judge.KindCanceled, Msg: ctx.Err().Error()}
+	}
+	return j.inner.Score(ctx, req)
+}
+
 func TestPauseHoldsNewRequests(t *testing.T) {
 	d := tinyDataset("tiny")
 	st, _ := openStore(t, d)
 	ctx := context.Background()
-	s := newChatServer(t)
-	s.latency = 5 * time.Millisecond
-	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 2})
-	p, _ := NewPlan(ctx, st, spec)
-	js, _ := NewJudges(spec.Config, 1, nil)
-	r, err := Start(ctx, st, js, p, Options{})
+	const workers = 2
+	spec := offlineSpec(t, d, 1)
+	spec.Limits.Concurrency = workers
+	p, err := NewPlan(ctx, st, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	js, err := NewJudges(spec.Config, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sj := &stepJudge{inner: js[0], started: make(chan struct{}, len(p.Items)), proceed: make(chan struct{})}
+	parked := make(chan struct{}, 64)
+	r, err := Start(ctx, st, []judge.Judge{sj}, p, Options{parked: func() { parked <- struct{}{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both workers are inside a call; pause, then let those two finish.
+	for range workers {
+		<-sj.started
+	}
 	r.Pause()
-	time.Sleep(50 * time.Millisecond) // let in-flight calls finish
-	a := r.Snapshot()
-	time.Sleep(100 * time.Millisecond)
+	for range workers {
+		sj.proceed <- struct{}{}
+	}
+	// Once both workers wait at the gate, nothing can start until Resume.
+	for range workers {
+		<-parked
+	}
 	b := r.Snapshot()
-	if !b.Paused || a.Done != b.Done || b.InFlight != 0 {
-		t.Errorf("paused run progressed: %d → %d done, in flight %d", a.Done, b.Done, b.InFlight)
+	if !b.Paused || b.InFlight != 0 || len(sj.started) != 0 {
+		t.Errorf("paused run: in flight %d, %d calls started after the pause", b.InFlight, len(sj.started))
 	}
 	r.Resume()
+	go func() { // answer every remaining call
+		for range sj.started {
+			sj.proceed <- struct{}{}
+		}
+	}()
 	sum, err := r.Wait()
+	close(sj.started) // every worker has ended: no call starts any more
 	if err != nil || sum.Answered != len(p.Items) {
 		t.Fatalf("after resume %+v %v", sum.Progress, err)
 	}

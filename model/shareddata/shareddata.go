@@ -1,11 +1,14 @@
-// Package shareddata locates the real datasets that tests read from
-// ../shared/data beside the repository. They are never copied into the repo;
-// tests that need them skip when they are absent.
+// Package shareddata locates the real datasets that tests read from a
+// directory beside the repository (../shared/data, or $PRISM_SHARED_DATA).
+// They are never copied into the repo. A test that needs one skips when it
+// is absent, except under CI (CI set, or PRISM_REQUIRE_SHARED_DATA=1),
+// where a missing file fails the test: CI must never skip what it can run.
 package shareddata
 
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -33,17 +36,39 @@ func Dir() (dir string, ok bool) {
 	}
 }
 
-// Path returns the path of rel inside the shared data directory, or skips
-// the test when that file is absent.
+// Required reports whether a missing shared file must fail a test rather
+// than skip it: under CI (the CI variable set to anything but "", "0" or
+// "false", as CI services and .ci/run set it) or with
+// PRISM_REQUIRE_SHARED_DATA=1.
+func Required() bool {
+	if os.Getenv("PRISM_REQUIRE_SHARED_DATA") == "1" {
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("CI"))) {
+	case "", "0", "false":
+		return false
+	}
+	return true
+}
+
+// Path returns the path of rel inside the shared data directory. When the
+// directory or the file is absent it skips the test, or fails it where
+// Required says so.
 func Path(tb testing.TB, rel string) string {
 	tb.Helper()
+	miss := tb.Skipf
+	if Required() {
+		miss = tb.Fatalf
+	}
 	dir, ok := Dir()
 	if !ok {
-		tb.Skip("shared data directory not found (../shared/data beside the repo)")
+		miss("shared data directory not found: set PRISM_SHARED_DATA or put the data in ../shared/data beside the repository (needed for %s)", rel)
+		return ""
 	}
 	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("shared data file %s absent", rel)
+		miss("shared data file %s absent from %s", rel, dir)
+		return ""
 	}
 	return p
 }

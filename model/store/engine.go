@@ -104,31 +104,3 @@ func bankNote(h string) string {
 	}
 	return " under bank " + h
 }
-
-// AnsweredKeys returns which (key, run) pairs with a key in keys have an
-// answer anywhere in the workspace, in one scan, so that a planner can ask
-// CachedAnswer only about those.
-func (s *Store) AnsweredKeys(ctx context.Context, keys map[string]bool) (map[[2]string]bool, error) {
-	out := map[[2]string]bool{}
-	if len(keys) == 0 {
-		return out, nil
-	}
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT DISTINCT r.key, r.run
-		FROM requests r
-		JOIN responses p ON p.request_id = r.id AND p.ok = 1`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, run string
-		if err := rows.Scan(&k, &run); err != nil {
-			return nil, err
-		}
-		if keys[k] {
-			out[[2]string{k, run}] = true
-		}
-	}
-	return out, rows.Err()
-}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestPutRequestsAndRequestsByKey(t *testing.T) {
 	}
 }
 
-func TestAnsweredKeysAndFitInput(t *testing.T) {
+func TestCachedAnswersAndFitInput(t *testing.T) {
 	s := engineFixture(t)
 	ctx := context.Background()
 	if _, _, err := s.FitInput(ctx, "d", "j", ""); !errors.Is(err, ErrNotFound) {
@@ -81,9 +82,16 @@ func TestAnsweredKeysAndFitInput(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.AnsweredKeys(ctx, map[string]bool{"k1": true, "k2": true})
-	if err != nil || len(got) != 1 || !got[[2]string{"k1", "0"}] {
-		t.Fatalf("AnsweredKeys = %v, %v; want only (k1, 0): failures are not answers", got, err)
+	// Many pairs in one call, across several statements (more keys than
+	// one chunk holds): only (k1, 0) has an answer; failures, other run
+	// labels and unknown keys are not answers.
+	want := [][2]string{{"k1", "0"}, {"k2", "0"}, {"k1", "1"}}
+	for i := range cachedChunk + 10 {
+		want = append(want, [2]string{fmt.Sprintf("nokey%d", i), "0"})
+	}
+	got, err := s.CachedAnswers(ctx, want)
+	if a, ok := got[[2]string{"k1", "0"}]; err != nil || len(got) != 1 || !ok || a.Score != 7 || a.Candidate != "a" {
+		t.Fatalf("CachedAnswers = %+v, %v; want only (k1, 0) with score 7: failures are not answers", got, err)
 	}
 	rows, labels, err := s.FitInput(ctx, "d", "j", "h")
 	if err != nil {

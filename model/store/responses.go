@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -261,11 +262,54 @@ func answeredSet(ctx context.Context, q querier, judge, dataset, bank string) (m
 // label at any coordinates, so that identical messages are never sent
 // twice. ok is false when there is none; failures are never returned.
 func (s *Store) CachedAnswer(ctx context.Context, key, run string) (r Response, ok bool, err error) {
-	var score sql.NullFloat64
-	var logprobs sql.NullString
-	var latency int64
-	var created string
-	err = s.r.QueryRowContext(ctx, `
+	got, err := s.CachedAnswers(ctx, [][2]string{{key, run}})
+	if err != nil {
+		return Response{}, false, err
+	}
+	r, ok = got[[2]string{key, run}]
+	return r, ok, nil
+}
+
+// cachedChunk bounds the keys of one CachedAnswers query (SQLite's limit
+// on bound parameters is far higher; this keeps each statement small).
+const cachedChunk = 500
+
+// CachedAnswers is CachedAnswer for many (key, run) pairs at once: for
+// each pair with a stored answer at any coordinates, the earliest one.
+// It asks the requests_key index in a few statements rather than one
+// query per pair, which is what a planner resolving thousands of
+// requests needs.
+func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]string]Response, error) {
+	out := map[[2]string]Response{}
+	wanted := make(map[[2]string]bool, len(want))
+	var keys []string
+	seen := map[string]bool{}
+	for _, w := range want {
+		wanted[w] = true
+		if !seen[w[0]] {
+			seen[w[0]] = true
+			keys = append(keys, w[0])
+		}
+	}
+	args := make([]any, 0, cachedChunk)
+	for len(keys) > 0 {
+		n := min(len(keys), cachedChunk)
+		args = args[:0]
+		for _, k := range keys[:n] {
+			args = append(args, k)
+		}
+		keys = keys[n:]
+		if err := s.cachedChunk(ctx, args, wanted, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// cachedChunk adds to out the earliest answer of every wanted (key, run)
+// whose key is among keys.
+func (s *Store) cachedChunk(ctx context.Context, keys []any, wanted map[[2]string]bool, out map[[2]string]Response) error {
+	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run,
 		       p.raw, p.score, p.logprobs, p.prompt_tokens, p.cached_tokens, p.completion_tokens,
 		       p.latency_ns, p.created
@@ -273,26 +317,38 @@ func (s *Store) CachedAnswer(ctx context.Context, key, run string) (r Response, 
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE r.key = ? AND r.run = ?
-		ORDER BY p.id LIMIT 1`, key, run).
-		Scan(&r.Key, &r.Judge, &r.Dataset, &r.Context, &r.Candidate, &r.BankHash, &r.Probe, &r.Wording, &r.Run,
-			&r.Raw, &score, &logprobs, &r.PromptTokens, &r.CachedTokens, &r.CompletionTokens, &latency, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Response{}, false, nil
-	}
+		WHERE r.key IN (?`+strings.Repeat(", ?", len(keys)-1)+`)
+		ORDER BY p.id`, keys...)
 	if err != nil {
-		return Response{}, false, err
+		return err
 	}
-	r.Score = math.NaN()
-	if score.Valid {
-		r.Score = score.Float64
+	defer rows.Close()
+	for rows.Next() {
+		var r Response
+		var score sql.NullFloat64
+		var logprobs sql.NullString
+		var latency int64
+		var created string
+		if err := rows.Scan(&r.Key, &r.Judge, &r.Dataset, &r.Context, &r.Candidate, &r.BankHash, &r.Probe, &r.Wording, &r.Run,
+			&r.Raw, &score, &logprobs, &r.PromptTokens, &r.CachedTokens, &r.CompletionTokens, &latency, &created); err != nil {
+			return err
+		}
+		k := [2]string{r.Key, r.Run}
+		if _, done := out[k]; done || !wanted[k] {
+			continue
+		}
+		r.Score = math.NaN()
+		if score.Valid {
+			r.Score = score.Float64
+		}
+		if logprobs.Valid {
+			r.Logprobs = json.RawMessage(logprobs.String)
+		}
+		r.Latency = time.Duration(latency)
+		r.Time = parseTime(created)
+		out[k] = r
 	}
-	if logprobs.Valid {
-		r.Logprobs = json.RawMessage(logprobs.String)
-	}
-	r.Latency = time.Duration(latency)
-	r.Time = parseTime(created)
-	return r, true, nil
+	return rows.Err()
 }
 
 // Failures counts the failed attempts of judge on dataset by error kind.
