@@ -472,9 +472,12 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool) {
 			res.Delta, res.HasDelta = res.Score-b, true
 		}
 	}
-	ev := Event{Kind: EventResult, Progress: r.snapshotLocked(), Result: res}
+	// Emitted under the lock (emit never blocks), so events reach the
+	// reader in the order their progress and Δ were computed: Done never
+	// goes back, and a probe's Δ is set exactly when its baseline's event
+	// came first.
+	r.emit(Event{Kind: EventResult, Progress: r.snapshotLocked(), Result: res}, true)
 	r.mu.Unlock()
-	r.emit(ev, true)
 }
 
 // emit sends ev without blocking; a dropped result is counted.
@@ -497,7 +500,9 @@ func (r *Run) ticker(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			r.emit(Event{Kind: EventProgress, Progress: r.Snapshot()}, false)
+			r.mu.Lock() // in order with result events (see finish)
+			r.emit(Event{Kind: EventProgress, Progress: r.snapshotLocked()}, false)
+			r.mu.Unlock()
 		}
 	}
 }

@@ -521,8 +521,12 @@ func TestResultEventsCarryDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := map[string]float64{}
-	deltas := 0
+	deltas, lastDone := 0, 0
 	for ev := range r.Events() {
+		if ev.Progress.Done < lastDone {
+			t.Fatalf("progress went back: %d done after %d", ev.Progress.Done, lastDone)
+		}
+		lastDone = ev.Progress.Done
 		if ev.Kind != EventResult || !ev.Result.HasScore {
 			continue
 		}
