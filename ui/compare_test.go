@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 func TestDirection(t *testing.T) {
@@ -96,11 +95,9 @@ func TestCompareSwappedJudge(t *testing.T) {
 
 // Golden frames of the Compare screen on the two-judge fixture.
 func TestGoldenCompare(t *testing.T) {
-	for _, size := range goldenSizes {
-		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			a := twoJudgeDemo(t, size[0], size[1])
-			press(a, "8", "c")
-			golden.RequireEqual(t, frame(a))
-		})
-	}
+	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
+	press(a, "8", "c")
+	g := goldenFrames{}
+	g.capture(a, "")
+	g.check(t)
 }

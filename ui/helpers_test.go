@@ -13,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/banks"
@@ -329,4 +330,44 @@ func finishedRun(t *testing.T, w, h int) *App {
 		t.Fatalf("run not done: %+v", a.run.live)
 	}
 	return a
+}
+
+// goldenFrames collects the frames of one App at every golden size, so
+// that one costly flow (a screen, a run) serves all sizes; the frame is
+// drawn from the state and the current size alone.
+type goldenFrames struct {
+	names  []string
+	frames map[string]string // "WxH/name" → frame
+}
+
+// capture draws a at every golden size under name and leaves it at the
+// first size.
+func (g *goldenFrames) capture(a *App, name string) {
+	if g.frames == nil {
+		g.frames = map[string]string{}
+	}
+	g.names = append(g.names, name)
+	for _, size := range goldenSizes {
+		a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		g.frames[fmt.Sprintf("%dx%d/%s", size[0], size[1], name)] = frame(a)
+	}
+	a.Update(tea.WindowSizeMsg{Width: goldenSizes[0][0], Height: goldenSizes[0][1]})
+}
+
+// check compares every captured frame with its golden file
+// (testdata/TEST/WxH/name.golden; testdata/TEST/WxH.golden for the name "").
+func (g *goldenFrames) check(t *testing.T) {
+	t.Helper()
+	for _, size := range goldenSizes {
+		sz := fmt.Sprintf("%dx%d", size[0], size[1])
+		t.Run(sz, func(t *testing.T) {
+			for _, name := range g.names {
+				if name == "" {
+					golden.RequireEqual(t, g.frames[sz+"/"])
+					continue
+				}
+				t.Run(name, func(t *testing.T) { golden.RequireEqual(t, g.frames[sz+"/"+name]) })
+			}
+		})
+	}
 }

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"context"
-	"fmt"
 	"image/color"
 	"strings"
 	"testing"
@@ -10,7 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
@@ -239,36 +236,5 @@ func TestRunFormClick(t *testing.T) {
 	a.Update(tea.MouseClickMsg{X: 90, Y: 10, Button: tea.MouseLeft})
 	if !a.run.focusRight {
 		t.Fatal("click on the estimate did not focus it")
-	}
-}
-
-// After the Bank screen's screen stores answers, the Run screen's
-// estimate counts them, as `prism run --dry-run` does (engine.NewPlan).
-func TestRunEstimateAfterScreen(t *testing.T) {
-	a := demoApp(t, 120, 40)
-	drive(a, a.Init())
-	press(a, "3")
-	if p := a.run.plan; p == nil || p.Estimate.Answered != 0 {
-		t.Fatalf("estimate before the screen: %+v", p)
-	}
-	press(a, "2", "s", "3")
-	p := a.run.plan
-	if p == nil {
-		t.Fatal("no plan after the screen")
-	}
-	sp, err := a.spec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := engine.NewPlan(context.Background(), a.study.Store, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Estimate.Answered == 0 || p.Estimate.Answered != want.Estimate.Answered || p.Estimate.Send != want.Estimate.Send {
-		t.Errorf("Run screen estimate %d answered, %d to send; the plan counts %d and %d",
-			p.Estimate.Answered, p.Estimate.Send, want.Estimate.Answered, want.Estimate.Send)
-	}
-	if f := frame(a); !strings.Contains(f, fmt.Sprintf("%d answered", want.Estimate.Answered)) {
-		t.Errorf("frame lacks %d answered:\n%s", want.Estimate.Answered, f)
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
 )
 
 func TestGainBar(t *testing.T) {
@@ -100,11 +100,16 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if f := frame(a); !strings.Contains(f, "no answers of this judge") {
 		t.Fatalf("bank screen before screening:\n%s", f)
 	}
-	press(a, "s")
+	press(a, "3")
+	if p := a.run.plan; p == nil || p.Estimate.Answered != 0 {
+		t.Fatalf("estimate before the screen: %+v", p)
+	}
+	press(a, "2", "s")
 	if a.screening != nil {
 		t.Fatal("the screen did not finish")
 	}
 	f := frame(a)
+	checkEstimateCounts(t, a)
 	k, ok := a.signalKey()
 	if !ok {
 		t.Fatal("no signal key")
@@ -206,21 +211,20 @@ func TestSelectWithoutAnswers(t *testing.T) {
 // Golden frames of the screened Bank screen and of the Selection screen:
 // before a selection, while one runs (progress injected) and after it.
 func TestGoldenScreenSelect(t *testing.T) {
-	for _, size := range goldenSizes {
-		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			a := demoApp(t, size[0], size[1])
-			drive(a, a.Init())
-			press(a, "4")
-			t.Run("select-empty", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			press(a, "2", "s")
-			t.Run("bank-screened", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			press(a, "4", "r")
-			t.Run("select-done", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			a.sel.job, a.sel.done, a.sel.total = &selectJob{}, 100, 255
-			t.Run("select-running", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			a.sel.job = nil
-		})
-	}
+	// One screen and one selection serve every golden size.
+	a := demoApp(t, goldenSizes[0][0], goldenSizes[0][1])
+	drive(a, a.Init())
+	g := goldenFrames{}
+	press(a, "4")
+	g.capture(a, "select-empty")
+	press(a, "2", "s")
+	g.capture(a, "bank-screened")
+	press(a, "4", "r")
+	g.capture(a, "select-done")
+	a.sel.job, a.sel.done, a.sel.total = &selectJob{}, 100, 255
+	g.capture(a, "select-running")
+	a.sel.job = nil
+	g.check(t)
 }
 
 // The real program: screen the bank, then select, with every message
@@ -276,9 +280,8 @@ func TestQuitWhileScreening(t *testing.T) {
 
 // A selection computed before the bank changed says so.
 func TestSelectStaleAfterBankEdit(t *testing.T) {
-	a := demoApp(t, 100, 30)
-	drive(a, a.Init())
-	press(a, "2", "s", "4", "r")
+	a := fixtureApp(t, fixtureScreened, 100, 30)
+	press(a, "4", "r")
 	if a.sel.rep == nil {
 		t.Fatalf("no selection: %v", a.sel.err)
 	}
@@ -311,5 +314,33 @@ func BenchmarkSelectView16(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sinkView = a.View()
+	}
+}
+
+// checkEstimateCounts checks that the Run screen's estimate, after the
+// Bank screen's screen stored answers, counts them as `prism run
+// --dry-run` does (engine.NewPlan), and returns to the Bank screen.
+func checkEstimateCounts(t *testing.T, a *App) {
+	t.Helper()
+	press(a, "3")
+	defer press(a, "2")
+	p := a.run.plan
+	if p == nil {
+		t.Fatal("no plan after the screen")
+	}
+	sp, err := a.spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := engine.NewPlan(context.Background(), a.study.Store, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Estimate.Answered == 0 || p.Estimate.Answered != want.Estimate.Answered || p.Estimate.Send != want.Estimate.Send {
+		t.Errorf("Run screen estimate %d answered, %d to send; the plan counts %d and %d",
+			p.Estimate.Answered, p.Estimate.Send, want.Estimate.Answered, want.Estimate.Send)
+	}
+	if f := frame(a); !strings.Contains(f, fmt.Sprintf("%d answered", want.Estimate.Answered)) {
+		t.Errorf("frame lacks %d answered:\n%s", want.Estimate.Answered, f)
 	}
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -109,11 +108,22 @@ func TestFitStale(t *testing.T) {
 		}
 	}
 	// The screen answered every demo context twice; a third run adds
-	// answers.
-	setConcurrency(a, 1)
+	// answers: 20 of them, then it is cancelled (what it finished is
+	// stored).
 	setFormField(t, a, fRepeats, "3")
-	press(a, "s")
-	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Done == 0 {
+	gate(t, a, 20)
+	press(a, "3")
+	_, cmd := a.Update(keyMsg("s"))
+	a.Update(cmd()) // runStartedMsg
+	if a.active == nil {
+		t.Fatalf("run did not start: %v", a.run.live.err)
+	}
+	for a.run.live.prog.Done < 20 {
+		a.Update(waitEvents(a.active)())
+	}
+	a.active.Cancel()
+	drive(a, waitEvents(a.active))
+	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Answered == 0 {
 		t.Fatalf("run: %+v", a.run.live)
 	}
 	for s, want := range map[string]string{
@@ -134,8 +144,13 @@ func TestFitStale(t *testing.T) {
 			t.Errorf("screen %s still stale after refitting:\n%s", s, f)
 		}
 	}
-	// A run with nothing left to send stores nothing: still fresh.
-	press(a, "3", "e", "s")
+	// A run with nothing left to send stores nothing: still fresh (the
+	// screen answered repeats 0 and 1 of everything).
+	setFormField(t, a, fRepeats, "2")
+	press(a, "s")
+	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Sent != 0 {
+		t.Fatalf("the run with nothing to send: %+v", a.run.live)
+	}
 	press(a, "6")
 	if f := frame(a); strings.Contains(f, "refits") {
 		t.Errorf("a run that stored nothing made the fit stale:\n%s", f)
@@ -157,22 +172,20 @@ func TestFitStale(t *testing.T) {
 // screen names the imported judge, and that judge's fit, profiles and a
 // candidate (the Compare screen's frames are in TestGoldenCompare).
 func TestGoldenTwoJudges(t *testing.T) {
-	for _, size := range goldenSizes {
-		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			a := twoJudgeDemo(t, size[0], size[1])
-			press(a, "5", "f")
-			t.Run("fit-offline", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			setFormField(t, a, fName, "swapped")
-			press(a, "6")
-			t.Run("profiles-stale", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			press(a, "5", "f")
-			t.Run("fit-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			press(a, "6")
-			t.Run("profiles-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-			press(a, "1", "down", "right", "down", "enter")
-			t.Run("inspect-swapped", func(t *testing.T) { golden.RequireEqual(t, frame(a)) })
-		})
-	}
+	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
+	g := goldenFrames{}
+	press(a, "5", "f")
+	g.capture(a, "fit-offline")
+	setFormField(t, a, fName, "swapped")
+	press(a, "6")
+	g.capture(a, "profiles-stale")
+	press(a, "5", "f")
+	g.capture(a, "fit-swapped")
+	press(a, "6")
+	g.capture(a, "profiles-swapped")
+	press(a, "1", "down", "right", "down", "enter")
+	g.capture(a, "inspect-swapped")
+	g.check(t)
 }
 
 // The analysis screens in the real program, every message going through
@@ -181,7 +194,9 @@ func TestGoldenTwoJudges(t *testing.T) {
 // swapped, as in twoJudgeDemo) and compare the two. The last frame is a
 // golden file.
 func TestProgramAnalysis(t *testing.T) {
-	a := New(demoStudy(t))
+	// The workspace holds the screen's answers (TestProgramScreenSelect
+	// screens in a program); the second judge is imported below.
+	a := New(studyOn(t, copyFixture(t, fixtureScreened)))
 	// Read before the program owns the App.
 	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.bank.Hash()
 	tm, waitFor := runProgram(t, a, 30*time.Second)
@@ -191,8 +206,6 @@ func TestProgramAnalysis(t *testing.T) {
 		}
 	}
 	waitFor("Contexts")
-	send("2", "s")
-	waitFor("units pass")
 	send("5", "f")
 	waitFor("γ per outer fold")
 	send("6")
