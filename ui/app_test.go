@@ -158,12 +158,17 @@ func stopRun(t *testing.T, a *App) {
 func TestFrameFitsTerminal(t *testing.T) {
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}}
 	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"i"}, {"d"}, {"4"}, {"4", "r"}}
-	for _, size := range sizes {
-		for _, keys := range keysets {
-			a := demoApp(t, size[0], size[1])
-			drive(a, a.Init())
-			press(a, keys...)
-			checkFits(t, a, size, fmt.Sprint(keys))
+	// Every keyset, pressed at one size (each keyset at another) and
+	// drawn at every size.
+	for i, keys := range keysets {
+		start := sizes[i%len(sizes)]
+		a := demoApp(t, start[0], start[1])
+		drive(a, a.Init())
+		press(a, keys...)
+		checkFits(t, a, start, fmt.Sprint(keys))
+		for _, size := range sizes {
+			a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			checkFits(t, a, size, fmt.Sprintf("%v pressed at %v", keys, start))
 		}
 	}
 	// A finished run, resized to every size; its signal on the Bank

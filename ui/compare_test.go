@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
 )
 
 func TestDirection(t *testing.T) {

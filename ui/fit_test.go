@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prism-eval/prism/calib"
@@ -91,19 +92,51 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
 		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
 	}
-	k, _ := a.signalKey()
-	rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {
-		t.Fatalf("%d labels without answers; the demo screen should cover every candidate", dropped)
-	}
+	rows, labels := screenedInput(t, a)
 	rep, _, err := calib.Fit(context.Background(), rows, labels, a.fit.options())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a, rep
+}
+
+// screenedInput is what `prism fit --judge J --bank B` reads from the
+// screened demo workspace (store.FitInput), read once per test binary; it
+// checks that a's fit read the same.
+func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
+	t.Helper()
+	screenedRef.once.Do(func() {
+		k, _ := a.signalKey()
+		rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
+		if err == nil {
+			if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {
+				err = fmt.Errorf("%d labels without answers; the demo screen should cover every candidate", dropped)
+			}
+		}
+		screenedRef.rows, screenedRef.labels, screenedRef.err = rows, labels, err
+	})
+	if screenedRef.err != nil {
+		t.Fatal(screenedRef.err)
+	}
+	in := a.fit.in
+	same := len(in.rows) == len(screenedRef.rows) && slices.Equal(in.labels, screenedRef.labels)
+	for i := 0; same && i < len(in.rows); i++ {
+		x, y := in.rows[i], screenedRef.rows[i]
+		same = x.Context == y.Context && x.Candidate == y.Candidate && x.Probe == y.Probe && x.Wording == y.Wording &&
+			x.Run == y.Run && x.Missing == y.Missing && (x.Score == y.Score || x.Missing)
+	}
+	if !same {
+		t.Fatalf("the Fit screen read %d rows and %d labels, not the workspace's %d and %d",
+			len(in.rows), len(in.labels), len(screenedRef.rows), len(screenedRef.labels))
+	}
+	return screenedRef.rows, screenedRef.labels
+}
+
+var screenedRef struct {
+	once   sync.Once
+	rows   []model.ScoreRow
+	labels []model.Label
+	err    error
 }
 
 // The numbers on the Fit screen are those of calib.Fit on the workspace's

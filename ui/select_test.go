@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/calib"
@@ -93,9 +94,14 @@ func TestSelectProgressCoalesces(t *testing.T) {
 // sample's answers and shows each unit's verdict; they are those of
 // calib.Signal on the same answers. Then the Selection screen's curve is
 // that of calib.Select on the workspace.
+//
+// The same flow gives the golden frames of the screened Bank screen and
+// of the Selection screen: before a selection, while one runs (progress
+// injected) and after it, at every golden size.
 func TestScreenAndSelectFlow(t *testing.T) {
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
+	g := goldenFrames{}
 	press(a, "2")
 	if f := frame(a); !strings.Contains(f, "no answers of this judge") {
 		t.Fatalf("bank screen before screening:\n%s", f)
@@ -104,10 +110,14 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if p := a.run.plan; p == nil || p.Estimate.Answered != 0 {
 		t.Fatalf("estimate before the screen: %+v", p)
 	}
+	press(a, "4")
+	g.capture(a, "select-empty")
 	press(a, "2", "s")
 	if a.screening != nil {
 		t.Fatal("the screen did not finish")
 	}
+	g.capture(a, "bank-screened")
+	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	f := frame(a)
 	checkEstimateCounts(t, a)
 	k, ok := a.signalKey()
@@ -179,6 +189,11 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if want.ForwardStop != "" && !strings.Contains(f, "stop: ") {
 		t.Errorf("forward selection's stop missing:\n%s", f)
 	}
+	g.capture(a, "select-done")
+	a.sel.job, a.sel.done, a.sel.total = &selectJob{}, 100, 255
+	g.capture(a, "select-running")
+	a.sel.job = nil
+	g.check(t)
 }
 
 // lineWith is the first line of f that contains s, or "".
@@ -206,25 +221,6 @@ func TestSelectWithoutAnswers(t *testing.T) {
 	if f := frame(a); !strings.Contains(f, "screen the bank") {
 		t.Fatalf("the error does not say what to do:\n%s", f)
 	}
-}
-
-// Golden frames of the screened Bank screen and of the Selection screen:
-// before a selection, while one runs (progress injected) and after it.
-func TestGoldenScreenSelect(t *testing.T) {
-	// One screen and one selection serve every golden size.
-	a := demoApp(t, goldenSizes[0][0], goldenSizes[0][1])
-	drive(a, a.Init())
-	g := goldenFrames{}
-	press(a, "4")
-	g.capture(a, "select-empty")
-	press(a, "2", "s")
-	g.capture(a, "bank-screened")
-	press(a, "4", "r")
-	g.capture(a, "select-done")
-	a.sel.job, a.sel.done, a.sel.total = &selectJob{}, 100, 255
-	g.capture(a, "select-running")
-	a.sel.job = nil
-	g.check(t)
 }
 
 // The real program: screen the bank, then select, with every message

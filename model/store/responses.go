@@ -281,6 +281,17 @@ const cachedChunk = 500
 // requests needs.
 func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]string]Response, error) {
 	out := map[[2]string]Response{}
+	if len(want) == 0 {
+		return out, nil
+	}
+	// A workspace with no answer at all (a new study) needs no look-up.
+	var answered bool
+	if err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM responses WHERE ok = 1)`).Scan(&answered); err != nil {
+		return nil, err
+	}
+	if !answered {
+		return out, nil
+	}
 	wanted := make(map[[2]string]bool, len(want))
 	var keys []string
 	seen := map[string]bool{}

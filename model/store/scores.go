@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prism-eval/prism/model"
@@ -21,39 +24,113 @@ const ImportBackend = "import"
 // Wording say which is which). An answer without a parsed score gives a
 // row with Missing set. bankHash selects one bank snapshot; "" selects all.
 // Imported scores have no bank, so an import judge's rows are selected
-// under any bankHash. Rows come in dataset order, then probe, wording and
-// run.
+// under any bankHash. Rows come in dataset order (the file order of
+// contexts and candidates; ids the dataset does not hold first), then
+// context and candidate id, probe, wording, run and bank hash, compared
+// as bytes.
+//
+// SQLite only finds the rows (by the requests index); the order is made
+// here from the dataset's positions, which costs far less than a sort
+// over joined text columns.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
+	pos, err := s.positions(ctx, dataset)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := s.r.QueryContext(ctx, `
-		SELECT r.context, r.candidate, r.probe, r.wording, r.run, p.score
+		SELECT r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash, p.score
 		FROM requests r
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		LEFT JOIN contexts c ON c.dataset_id = d.id AND c.ext_id = r.context
-		LEFT JOIN candidates k ON k.context_id = c.id AND k.ext_id = r.candidate
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)
-		ORDER BY c.pos, k.pos, r.context, r.candidate, r.probe, r.wording, r.run`,
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)`,
 		dataset, judge, bankHash, bankHash, ImportBackend)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []model.ScoreRow
+	type keyed struct {
+		row      model.ScoreRow
+		ctx, can int // positions; -1 when the dataset lacks the id
+		bank     string
+	}
+	var ks []keyed
 	for rows.Next() {
-		var row model.ScoreRow
+		var k keyed
 		var score sql.NullFloat64
-		if err := rows.Scan(&row.Context, &row.Candidate, &row.Probe, &row.Wording, &row.Run, &score); err != nil {
+		if err := rows.Scan(&k.row.Context, &k.row.Candidate, &k.row.Probe, &k.row.Wording, &k.row.Run, &k.bank, &score); err != nil {
 			return nil, err
 		}
 		if score.Valid {
-			row.Score = score.Float64
+			k.row.Score = score.Float64
 		} else {
-			row.Score, row.Missing = math.NaN(), true
+			k.row.Score, k.row.Missing = math.NaN(), true
 		}
-		out = append(out, row)
+		k.ctx, k.can = pos.of(k.row.Context, k.row.Candidate)
+		ks = append(ks, k)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.ctx, b.ctx), cmp.Compare(a.can, b.can),
+			strings.Compare(a.row.Context, b.row.Context), strings.Compare(a.row.Candidate, b.row.Candidate),
+			strings.Compare(a.row.Probe, b.row.Probe), strings.Compare(a.row.Wording, b.row.Wording),
+			strings.Compare(a.row.Run, b.row.Run), strings.Compare(a.bank, b.bank))
+	})
+	out := make([]model.ScoreRow, len(ks))
+	for i, k := range ks {
+		out[i] = k.row
+	}
+	return out, nil
+}
+
+// datasetPositions are the file positions of a dataset's contexts and of
+// the candidates within each.
+type datasetPositions struct {
+	ctx  map[string]int
+	cand map[[2]string]int
+}
+
+// of returns the positions of a context and a candidate, -1 for an id the
+// dataset does not hold (so such rows sort first, as SQL sorts NULL).
+func (p datasetPositions) of(context, candidate string) (int, int) {
+	c, ok := p.ctx[context]
+	if !ok {
+		return -1, -1
+	}
+	k, ok := p.cand[[2]string{context, candidate}]
+	if !ok {
+		return c, -1
+	}
+	return c, k
+}
+
+// positions reads the positions of dataset's contexts and candidates.
+func (s *Store) positions(ctx context.Context, dataset string) (datasetPositions, error) {
+	p := datasetPositions{ctx: map[string]int{}, cand: map[[2]string]int{}}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT c.ext_id, c.pos, k.ext_id, k.pos
+		FROM datasets d
+		JOIN contexts c ON c.dataset_id = d.id
+		LEFT JOIN candidates k ON k.context_id = c.id
+		WHERE d.name = ?`, dataset)
+	if err != nil {
+		return p, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cid, kid sql.NullString
+		var cpos, kpos sql.NullInt64
+		if err := rows.Scan(&cid, &cpos, &kid, &kpos); err != nil {
+			return p, err
+		}
+		p.ctx[cid.String] = int(cpos.Int64)
+		if kid.Valid {
+			p.cand[[2]string{cid.String, kid.String}] = int(kpos.Int64)
+		}
+	}
+	return p, rows.Err()
 }
 
 // ImportScores stores scores recorded elsewhere (read with
