@@ -149,12 +149,16 @@ func inspect(ctx context.Context, st *store.Store, key signalKey, c *model.Conte
 	ins.rankHuman = midRankDesc(d.Human[lo:hi], r-lo)
 	ins.rankBefore = midRankDesc(before, r-lo)
 	if beta != nil {
+		// ŷ = s0 − Σ_j J̃_j β_j, summed in column order and then
+		// subtracted, exactly as calib predicts (docs/protocol.md §4), so
+		// that ties and ranks here are calib's.
 		after := make([]float64, hi-lo)
 		for i := range after {
-			after[i] = d.S0[lo+i]
+			var dot float64
 			for j := range q {
-				after[i] -= term(lo+i, j)
+				dot += term(lo+i, j)
 			}
+			after[i] = d.S0[lo+i] - dot
 		}
 		ins.corrected = after[r-lo]
 		ins.rankAfter = midRankDesc(after, r-lo)

@@ -311,17 +311,22 @@ func Sweep(r *calib.Report) (*plot.Plot, error) {
 func Signal(s *calib.SignalReport) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Signal ratio (RMS / neutral RMS, 95% CI)"
-	p.X.Label.Text = "ratio"
+	p.X.Label.Text = "ratio (" + poolingLabel(s.Pooling) + ")"
 	n := len(s.Units)
 	var xs, los, his, ys []float64
 	names := make([]string, n)
 	for i, u := range s.Units {
+		names[n-1-i] = u.Name
+		if u.TooFew {
+			// No verdict, so no interval to read one from.
+			names[n-1-i] = u.Name + " (too few)"
+			continue
+		}
 		if math.IsNaN(u.Ratio) || math.IsNaN(u.CI[0]) || math.IsNaN(u.CI[1]) {
 			continue // no neutral reference: nothing to draw
 		}
 		y := float64(n - 1 - i)
 		xs, los, his, ys = append(xs, u.Ratio), append(los, u.CI[0]), append(his, u.CI[1]), append(ys, y)
-		names[n-1-i] = u.Name
 	}
 	if len(xs) > 0 {
 		if err := forest(p, "ratio", colA, xs, los, his, ys); err != nil {
@@ -335,4 +340,12 @@ func Signal(s *calib.SignalReport) (*plot.Plot, error) {
 	p.Add(one)
 	p.NominalY(names...)
 	return p, nil
+}
+
+// poolingLabel says how a signal report pooled wordings.
+func poolingLabel(p string) string {
+	if p == calib.PoolingPerWording {
+		return "each wording pooled separately"
+	}
+	return "wordings averaged within sign and run"
 }
