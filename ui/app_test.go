@@ -93,12 +93,8 @@ func TestGoldenRunFinished(t *testing.T) {
 func TestGoldenRunLive(t *testing.T) {
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			a := demoApp(t, size[0], size[1])
-			drive(a, a.Init())
-			setConcurrency(a, 1)
 			const answered = 300
-			gate(t, a, answered)
-			startGated(t, a, answered)
+			a := heldDemoRun(t, size[0], size[1], answered)
 			defer stopRun(t, a)
 			if !a.run.active() || a.run.live.nRecent != answered {
 				t.Fatalf("active %v, results %d, want %d", a.run.active(), a.run.live.nRecent, answered)
@@ -111,6 +107,18 @@ func TestGoldenRunLive(t *testing.T) {
 			golden.RequireEqual(t, f)
 		})
 	}
+}
+
+// heldDemoRun is the demo App at w×h in the middle of a one-worker run:
+// answered requests answered and stored, the rest held (stopRun ends it).
+func heldDemoRun(t *testing.T, w, h, answered int) *App {
+	t.Helper()
+	a := demoApp(t, w, h)
+	drive(a, a.Init())
+	setConcurrency(a, 1)
+	gate(t, a, answered)
+	startGated(t, a, answered)
+	return a
 }
 
 // startGated presses s and feeds the App until the gated judge has let

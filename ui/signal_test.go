@@ -16,12 +16,8 @@ import (
 // interval and ✓ would be: a lone context's bootstrap collapses to its
 // point estimate (the panel used to read "fluency 1.00✓ [1.00,1.00]").
 func TestRunPanelTooFew(t *testing.T) {
-	a := demoApp(t, 160, 48)
-	drive(a, a.Init())
-	setConcurrency(a, 1)
 	const answered = 88
-	gate(t, a, answered)
-	startGated(t, a, answered)
+	a := heldDemoRun(t, 160, 48, answered)
 	defer stopRun(t, a)
 	check := func(when string) {
 		t.Helper()
