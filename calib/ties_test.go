@@ -178,6 +178,15 @@ func pairStudy(t *testing.T, nctx, K int, seed uint64, global bool) (*Design, []
 	return d, sameJ, sameO
 }
 
+// tiedPairs are the row pairs whose predictions under m must be equal:
+// equal s0 and J rows for every method, equal s0 and O rows too for Half.
+func tiedPairs(m Method, sameJ, sameO [][2]int) [][2]int {
+	if m == Half {
+		return append(slices.Clone(sameJ), sameO...)
+	}
+	return sameJ
+}
+
 // TestEqualRowsEqualPredictions: for every method at every γ, fitted as
 // the outer and the inner cross-validation fit it (docs/protocol.md §5),
 // candidates whose defining rows are bitwise equal get bitwise-equal
@@ -191,10 +200,7 @@ func TestEqualRowsEqualPredictions(t *testing.T) {
 	q, K := d.Q(), len(d.Attrs)
 	check := func(what string, m Method, r *rule) {
 		t.Helper()
-		pairs := sameJ
-		if m == Half {
-			pairs = append(slices.Clone(sameJ), sameO...)
-		}
+		pairs := tiedPairs(m, sameJ, sameO)
 		pred := make([]float64, d.Rows())
 		for g := range d.Contexts {
 			f.predict(g, r, pred[d.Off[g]:])
@@ -259,10 +265,7 @@ func TestEqualRowsEqualPredictionsGlobal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mp := range ps {
-		pairs := sameJ
-		if mp.method == Half {
-			pairs = append(slices.Clone(sameJ), sameO...)
-		}
+		pairs := tiedPairs(mp.method, sameJ, sameO)
 		for _, gam := range opts.Gammas {
 			r := solveAt(t, mp, gam, q, K)
 			for _, p := range pairs {
