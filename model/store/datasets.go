@@ -23,7 +23,8 @@ type DatasetInfo struct {
 // PutDataset stores d in one transaction: either all of it is stored or
 // nothing is. A dataset of the same name is an error wrapping ErrExists
 // unless replace is true, in which case the old one and everything recorded
-// against it (requests, responses) is deleted first.
+// against it (requests, responses) is deleted first; while a run acquires
+// a study of it, replacing fails with a *BusyError naming that run.
 //
 // Context ids must be unique within d and candidate ids unique within
 // their context; the error names the offending ids. A NaN human score is
@@ -43,15 +44,22 @@ func (s *Store) PutDataset(ctx context.Context, d *model.Dataset, replace bool) 
 		case err == nil && !replace:
 			return fmt.Errorf("dataset %q: %w (replace it explicitly)", d.Name, ErrExists)
 		case err == nil:
+			if err := checkDatasetFree(ctx, tx, old); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, "DELETE FROM datasets WHERE id = ?", old); err != nil {
 				return err
 			}
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
+		rev, err := newRevision()
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx,
-			"INSERT INTO datasets(name, format, task, metric, criteria, created) VALUES (?, ?, ?, ?, ?, ?)",
-			d.Name, d.Format, d.Task, d.Metric, string(criteria), formatTime(time.Now()))
+			"INSERT INTO datasets(name, format, task, metric, criteria, created, revision) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			d.Name, d.Format, d.Task, d.Metric, string(criteria), formatTime(time.Now()), rev)
 		if err != nil {
 			return err
 		}
@@ -231,17 +239,23 @@ func (s *Store) Datasets(ctx context.Context) ([]DatasetInfo, error) {
 }
 
 // DeleteDataset removes the named dataset and every request and response
-// recorded against it.
+// recorded against it. While a run acquires a study of the dataset it
+// fails with a *BusyError (as PutDataset with replace does).
 func (s *Store) DeleteDataset(ctx context.Context, name string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM datasets WHERE name = ?", name)
+		var id int64
+		err := tx.QueryRowContext(ctx, "SELECT id FROM datasets WHERE name = ?", name).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("dataset %q: %w", name, ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("dataset %q: %w", name, ErrNotFound)
+		if err := checkDatasetFree(ctx, tx, id); err != nil {
+			return err
 		}
-		return nil
+		_, err = tx.ExecContext(ctx, "DELETE FROM datasets WHERE id = ?", id)
+		return err
 	})
 }
 

@@ -23,7 +23,15 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err := old.r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = 'reports'").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("a version-1 workspace has a reports table (n=%d, err=%v)", n, err)
 	}
+	// Today's PutDataset writes a revision (schema 3): lend the column for
+	// the seed and take it back, leaving a true version-1 table.
+	if _, err := old.w.ExecContext(ctx, "ALTER TABLE datasets ADD COLUMN revision INTEGER NOT NULL DEFAULT 0"); err != nil {
+		t.Fatal(err)
+	}
 	seedJudgeAndDataset(t, old)
+	if _, err := old.w.ExecContext(ctx, "ALTER TABLE datasets DROP COLUMN revision"); err != nil {
+		t.Fatal(err)
+	}
 	if err := old.PutResponses(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +57,17 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("CachedAnswer after upgrade: ok = %v, err = %v", ok, err)
 	}
 	if _, err := s.PutReport(ctx, Report{Kind: "fit", Dataset: "tiny", Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	// The v3 column: the old dataset got a revision, and leases work.
+	if rev, err := s.DatasetRevision(ctx, "tiny"); err != nil || rev == 0 {
+		t.Fatalf("DatasetRevision after upgrade = %d, %v; want a non-zero revision", rev, err)
+	}
+	l, err := s.AcquireStudy(ctx, "tiny", 0, "j", "bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.IntegrityCheck(ctx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Request is one judge request at its study coordinates. Judge and Dataset
@@ -136,15 +137,33 @@ func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, o
 		if t.IsZero() {
 			t = time.Now()
 		}
-		// The model's text is kept verbatim but for registered secrets;
-		// error messages also lose anything shaped like a credential.
-		if _, err := insResp.ExecContext(ctx, reqID, ok, scrub(r.Raw, secrets), nullFloat(r.Score), logprobs,
+		// Every path (live run, batch import, cache copy) passes here, so
+		// this is where credentials are removed: the model's text loses
+		// registered secrets and credential-shaped strings and is kept to
+		// a bounded prefix; error messages also lose key=value pairs.
+		if _, err := insResp.ExecContext(ctx, reqID, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
 			r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
 			r.ErrKind, Redact(r.Err, secrets...), formatTime(t)); err != nil {
 			return where(err)
 		}
 	}
 	return nil
+}
+
+// MaxRawBytes bounds the reply text stored with a response: a longer one
+// keeps its first MaxRawBytes bytes (cut at a UTF-8 boundary) and a note
+// of its full length.
+const MaxRawBytes = 64 << 10
+
+func clipRaw(s string) string {
+	if len(s) <= MaxRawBytes {
+		return s
+	}
+	cut := MaxRawBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… [cut: %d bytes in all]", len(s))
 }
 
 func checkResponse(r *Response) error {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 const testBank = "bank-hash-1"
@@ -255,5 +256,36 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	if len(rows) != writers*perWriter {
 		t.Fatalf("%d rows after concurrent writes, want %d", len(rows), writers*perWriter)
+	}
+}
+
+// TestRawRedactedAndBoundedAtTheStore: whatever path writes a response
+// (here none registered a secret, as a batch import might not), a key
+// echoed in the reply is not stored and a huge reply keeps a prefix.
+func TestRawRedactedAndBoundedAtTheStore(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	const key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+	echo := answer("c1", "x", "baseline", "0", 3)
+	echo.Raw = `{"score": 3} your key ` + key + ` was in the prompt`
+	big := answer("c2", "a", "baseline", "0", 4)
+	big.Raw = `{"score": 4}` + strings.Repeat("é", MaxRawBytes) // 2 bytes a rune: cut mid-rune
+	if err := s.PutResponses(ctx, []Response{echo, big}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.CachedAnswer(ctx, echo.Key, "0")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if strings.Contains(got.Raw, "abcdefghijklmnop") || !strings.Contains(got.Raw, "[redacted]") {
+		t.Errorf("stored raw = %q, want the key redacted", got.Raw)
+	}
+	got, ok, err = s.CachedAnswer(ctx, big.Key, "0")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if len(got.Raw) > MaxRawBytes+64 || !utf8.ValidString(got.Raw) || !strings.Contains(got.Raw, "bytes in all]") {
+		t.Errorf("stored raw of %d bytes (valid UTF-8: %v), want at most %d and a note", len(got.Raw), utf8.ValidString(got.Raw), MaxRawBytes+64)
 	}
 }

@@ -61,6 +61,13 @@ func Redact(s string, secrets ...string) string {
 	return secretAssign.ReplaceAllString(s, "${1}="+redacted)
 }
 
+// redactRaw removes registered secrets and credential-shaped strings (not
+// key=value pairs, which a reply may legitimately contain) from a judge's
+// reply text.
+func redactRaw(s string, secrets []string) string {
+	return secretValue.ReplaceAllString(scrub(s, secrets), redacted)
+}
+
 // stripSecrets returns a copy of params without credential fields (by name
 // or by value shape, at any depth) and the dotted paths it removed, sorted.
 func stripSecrets(params map[string]any, secrets []string) (map[string]any, []string) {

@@ -92,6 +92,8 @@ type Store struct {
 
 	mu      sync.RWMutex
 	secrets []string // exact strings scrubbed from everything written
+
+	readOnly bool // opened with OpenReadOnly: every write fails with ErrReadOnly
 }
 
 // EnvWorkspace names the environment variable that overrides the default
@@ -135,7 +137,9 @@ func dsn(path string, readOnly bool) string {
 }
 
 // Open opens the workspace at path, creating it when absent, and upgrades
-// its schema to the current version. The caller must Close it.
+// its schema to the current version. A file that is not a prism workspace
+// (another program's SQLite database, or not SQLite at all) is refused
+// before anything is written to it. The caller must Close it.
 func Open(ctx context.Context, path string) (*Store, error) {
 	return open(ctx, path, len(migrations))
 }
@@ -153,6 +157,11 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 	if strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("workspace %s: give a file path, not a URI", path)
 	}
+	// Look before touching: connecting with the pragmas below would switch
+	// a foreign database to WAL before we could tell it is not ours.
+	if err := inspect(ctx, path); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
 	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
@@ -169,6 +178,10 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
 	if err := migrate(ctx, w, upto); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	if err := stamp(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
@@ -200,6 +213,9 @@ func (s *Store) Path() string { return s.path }
 
 // Close checkpoints and closes the workspace.
 func (s *Store) Close() error {
+	if s.readOnly { // one pool serves both
+		return s.r.Close()
+	}
 	errR := s.r.Close()
 	errW := s.w.Close()
 	return errors.Join(errW, errR)
@@ -232,6 +248,9 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 
 // tx runs fn in one write transaction, committing when it returns nil.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("workspace %s: %w", s.path, ErrReadOnly)
+	}
 	t, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

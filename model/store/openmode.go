@@ -1,0 +1,193 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ApplicationID marks a SQLite file as a prism workspace (PRAGMA
+// application_id, bytes 68–71 of the file header): "PRIS" in ASCII.
+const ApplicationID = 0x50524953
+
+// ErrNotWorkspace is returned (wrapped) when a file is a SQLite database of
+// another program, or not a SQLite database at all. Nothing is written to
+// such a file.
+var ErrNotWorkspace = errors.New("not a prism workspace")
+
+// ErrReadOnly is returned (wrapped) by every write to a workspace opened
+// with OpenReadOnly.
+var ErrReadOnly = errors.New("opened read-only; this command needs to write")
+
+// minReadVersion is the oldest schema a read-only open accepts: reads need
+// the reports table of version 2; later versions only add what writers use.
+const minReadVersion = 2
+
+// inspect looks at an existing file without changing it (no WAL switch, no
+// -wal file) and refuses one that is not a prism workspace: a foreign
+// application_id, or tables of another program in a file without one. An
+// absent or empty file is a new workspace.
+func inspect(ctx context.Context, path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file (%s)", ErrNotWorkspace, fi.Mode().Type())
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	db, err := sql.Open("sqlite", roDSN(path, false))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return checkOwner(ctx, db)
+}
+
+// checkOwner reads the application id, schema version and table names of
+// an open database and says whether prism may use it.
+func checkOwner(ctx context.Context, db *sql.DB) error {
+	var app int64
+	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotWorkspace, err)
+	}
+	if app == ApplicationID {
+		return nil
+	}
+	if app != 0 {
+		return fmt.Errorf("%w: a SQLite database of another program (application_id 0x%08x); prism will not write to it", ErrNotWorkspace, uint32(app))
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNotWorkspace, err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		have[n] = true
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return nil // an empty database becomes a workspace
+	}
+	v, err := schemaVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	// A workspace from before prism stamped its files: version ≥ 1 and the
+	// tables of migration 1.
+	if v >= 1 && have["datasets"] && have["candidates"] && have["judges"] && have["requests"] && have["responses"] && have["banks"] {
+		return nil
+	}
+	if len(names) > 5 {
+		names = append(names[:5], "…")
+	}
+	return fmt.Errorf("%w: a SQLite database of another program (tables %s); prism will not write to it", ErrNotWorkspace, strings.Join(names, ", "))
+}
+
+// stamp writes prism's application id into a workspace that lacks it.
+func stamp(ctx context.Context, db *sql.DB) error {
+	var app int64
+	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if app == ApplicationID {
+		return nil
+	}
+	// PRAGMA takes no bound parameters; the id is our constant.
+	_, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID))
+	return err
+}
+
+// roDSN is a read-only connection string: SQLite's own mode=ro (a file
+// URI, so the driver passes it through), query_only as a second guard, and
+// no journal-mode pragma, which would be a write. immutable also skips
+// locking and the -shm file, for a file on a read-only filesystem.
+func roDSN(path string, immutable bool) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	q := "mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=foreign_keys(1)"
+	if immutable {
+		q += "&immutable=1"
+	}
+	return u.String() + "?" + q
+}
+
+// OpenReadOnly opens an existing workspace for reading only: nothing is
+// written to the file (no schema upgrade, no WAL switch, no stamp), so a
+// workspace on a read-only filesystem can still be listed and fitted.
+// Every write method returns an error wrapping ErrReadOnly.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("workspace path is empty")
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil, fmt.Errorf("workspace %s: %w", path, ErrNotWorkspace)
+	}
+	db, err := openRO(ctx, path, false)
+	if err != nil {
+		// A WAL file on a read-only filesystem cannot get its -shm file;
+		// immutable reads it without one.
+		db2, err2 := openRO(ctx, path, true)
+		if err2 != nil {
+			return nil, fmt.Errorf("workspace %s: %w", path, err)
+		}
+		db = db2
+	}
+	v, err := schemaVersion(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	switch {
+	case v > len(migrations):
+		db.Close()
+		return nil, fmt.Errorf("workspace %s: schema version %d is newer than this prism understands (%d); upgrade prism", path, v, len(migrations))
+	case v < minReadVersion:
+		db.Close()
+		return nil, fmt.Errorf("workspace %s: schema version %d is older than this prism reads without upgrading (%d); open it once with a command that writes (prism run, prism data import) to upgrade it", path, v, minReadVersion)
+	}
+	return &Store{path: path, w: db, r: db, readOnly: true}, nil
+}
+
+func openRO(ctx context.Context, path string, immutable bool) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", roDSN(path, immutable))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	if err := checkOwner(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// ReadOnly reports whether the store was opened with OpenReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
