@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,6 +30,10 @@ type Limiter struct {
 	nextReq time.Time // earliest next start under RPM
 	tokDebt time.Time // the TPM bucket is empty until this time
 	hold    time.Time // no start before this (server hints)
+	why     string    // why hold is set, for the progress line
+	trouble string    // the last transport failure with no success since
+	hold429 bool      // hold came from a 429: a later success lifts it
+	maxHold time.Duration
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -37,7 +42,7 @@ type Limiter struct {
 // NewLimiter returns a limiter for l (Concurrency is used only to judge
 // when the server's remaining quota is low).
 func NewLimiter(l Limits) *Limiter {
-	lim := &Limiter{burst: time.Second, lowWater: l.concurrency(), now: time.Now, sleep: sleepCtx}
+	lim := &Limiter{burst: time.Second, lowWater: l.concurrency(), now: time.Now, sleep: sleepCtx, maxHold: l.maxWait()}
 	if l.RPM > 0 {
 		lim.interval = time.Minute / time.Duration(l.RPM)
 	}
@@ -110,13 +115,33 @@ func (l *Limiter) Adjust(delta int) {
 	}
 }
 
-// Hold stops new starts until t (a server's wait hint).
-func (l *Limiter) Hold(t time.Time) {
+// Hold stops new starts until t (a server's wait hint), capped at the
+// limits' MaxWait from now; why says what asked for it.
+func (l *Limiter) Hold(t time.Time, why string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if t.After(l.hold) {
-		l.hold = t
+	l.holdLocked(t, why, false)
+}
+
+func (l *Limiter) holdLocked(t time.Time, why string, from429 bool) {
+	if limit := l.now().Add(l.maxHold); t.After(limit) {
+		t = limit
 	}
+	if t.After(l.hold) {
+		l.hold, l.why, l.hold429 = t, why, from429
+	}
+}
+
+// Waiting reports why new requests are held and until when: a server's
+// wait hint ("" and the zero time when nothing holds them beyond the
+// configured pacing).
+func (l *Limiter) Waiting() (string, time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.hold.After(l.now()) {
+		return "", time.Time{}
+	}
+	return l.why, l.hold
 }
 
 // Observe adapts to a server's response: a 429's Retry-After (or
@@ -124,12 +149,23 @@ func (l *Limiter) Hold(t time.Time) {
 // x-ratelimit-remaining-requests / -tokens headers with their reset
 // times hold starts when the remaining quota is low: with R requests left
 // and the window resetting in D, the next start waits D/(R+1), spreading
-// the rest of the window's quota evenly; with none left it waits D.
+// the rest of the window's quota evenly; with none left it waits D. Every
+// hold is capped at Limits.MaxWait, and a 2xx answer lifts a hold a 429
+// set: the server is answering again, so waiting longer wastes the run.
 func (l *Limiter) Observe(status int, h http.Header) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	now := l.now()
+	if status >= 200 && status < 300 && l.hold429 {
+		l.hold, l.why, l.hold429 = time.Time{}, "", false
+	}
 	if status == http.StatusTooManyRequests {
 		if d, ok := retryAfter(h, now); ok {
-			l.Hold(now.Add(min(d, maxHold)))
+			why := fmt.Sprintf("the server asked to wait %s (HTTP 429)", roundWait(d))
+			if d > l.maxHold {
+				why = fmt.Sprintf("the server asked to wait %s (HTTP 429; capped at %s)", roundWait(d), roundWait(l.maxHold))
+			}
+			l.holdLocked(now.Add(d), why, true)
 		}
 	}
 	for _, lim := range [...]string{"requests", "tokens"} {
@@ -148,13 +184,19 @@ func (l *Limiter) Observe(status int, h http.Header) {
 			left = rem / 1000
 		}
 		if left <= float64(l.lowWater) {
-			l.Hold(now.Add(min(maxHold, time.Duration(float64(reset)/(left+1)))))
+			l.holdLocked(now.Add(time.Duration(float64(reset)/(left+1))),
+				fmt.Sprintf("the server's %s quota is nearly spent (%g left, resets in %s)", lim, rem, roundWait(reset)), false)
 		}
 	}
 }
 
-// maxHold caps one server hint, so a garbled header cannot stall a run.
-const maxHold = 10 * time.Minute
+// roundWait prints a wait to a readable precision.
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(10 * time.Millisecond)
+}
 
 // Transport wraps base (nil: http.DefaultTransport) so that every response
 // the judge's client receives, retries included, is observed.
@@ -174,6 +216,9 @@ func (t observingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := t.base.RoundTrip(req)
 	if resp != nil {
 		t.lim.Observe(resp.StatusCode, resp.Header)
+		t.lim.note(resp.StatusCode, nil)
+	} else if err != nil && req.Context().Err() == nil {
+		t.lim.note(0, err)
 	}
 	return resp, err
 }
@@ -190,7 +235,7 @@ func later(a, b time.Time) time.Time {
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := h.Get("retry-after-ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return seconds(ms / 1000), true
 		}
 	}
 	v := h.Get("Retry-After")
@@ -198,7 +243,7 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return seconds(s), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(0, t.Sub(now)), true
@@ -217,7 +262,56 @@ func parseReset(v string) (time.Duration, bool) {
 		return d, true
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return seconds(s), true
 	}
 	return 0, false
+}
+
+// seconds converts a server's number of seconds to a Duration without
+// overflow (1e300 or +Inf become a century; NaN never reaches here, as
+// NaN >= 0 is false).
+func seconds(s float64) time.Duration {
+	const most = 100 * 365 * 24 * time.Hour
+	if s >= most.Seconds() {
+		return most
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// Retrying names the last transport failure (an HTTP error status or a
+// broken connection) when no success came after it: requests are being
+// retried. "" when the last response was a success.
+func (l *Limiter) Retrying() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.trouble
+}
+
+// note records a response or transport error for Retrying.
+func (l *Limiter) note(status int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err != nil:
+		msg := err.Error()
+		if len(msg) > 80 {
+			msg = msg[:80] + "…"
+		}
+		l.trouble = "network error: " + printable(msg)
+	case status >= 200 && status < 300:
+		l.trouble = ""
+	case status >= 400:
+		l.trouble = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	}
+}
+
+// printable drops control characters, so an error text cannot drive the
+// terminal it is printed on.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
 }

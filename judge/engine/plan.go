@@ -18,6 +18,9 @@ import (
 // and stored under JudgeName.
 type Spec struct {
 	Dataset    *model.Dataset // already stored in the workspace under Dataset.Name
+	// DatasetRev is the revision Dataset was read at (store.DatasetAt);
+	// 0: NewPlan reads the current one.
+	DatasetRev int64
 	Bank       *banks.Bank
 	BankSource string // where the bank came from ("builtin:quality" or a file), stored with its snapshot
 	Task       string // task prompt of the bank; "" uses Dataset.Task
@@ -39,6 +42,20 @@ type Limits struct {
 	Concurrency int // requests in flight at once (≤ 0: 8)
 	RPM         int // requests per minute (0: unlimited)
 	TPM         int // tokens per minute, charged with estimated input + output tokens (0: unlimited)
+	// MaxWait caps how long one server hint (Retry-After, an exhausted
+	// quota's reset) holds new requests (≤ 0: DefaultMaxWait). A run that
+	// waits says why and until when (Progress.Waiting).
+	MaxWait time.Duration
+}
+
+// DefaultMaxWait is the cap on one server-requested wait.
+const DefaultMaxWait = 60 * time.Second
+
+func (l Limits) maxWait() time.Duration {
+	if l.MaxWait <= 0 {
+		return DefaultMaxWait
+	}
+	return l.MaxWait
 }
 
 func (l Limits) concurrency() int {
@@ -75,6 +92,10 @@ type Plan struct {
 	Pending  []int
 	Cached   map[int]store.Response
 	Estimate Estimate
+	// DatasetRev is the stored revision of Spec.Dataset the plan was made
+	// from (Spec.DatasetRev, else read by NewPlan); the run refuses to
+	// start when the stored dataset is another one.
+	DatasetRev int64
 
 	render *banks.Renderer
 	conds  []banks.Condition
@@ -170,6 +191,11 @@ func priceModel(cfg judge.Config) string {
 	return cfg.Model
 }
 
+// MaxPlanRequests bounds the requests of one plan (candidates ×
+// conditions × runs): 2,000,000 is 33 runs of SummEval's 1,600 candidates
+// under 38 conditions, and about 0.5 GB of plan.
+const MaxPlanRequests = 2_000_000
+
 // NewPlan renders every request of spec, keys it, and asks the workspace
 // which are answered. It writes nothing. Errors name the spec field at
 // fault.
@@ -195,7 +221,21 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
 	}
 	conds := spec.Bank.Conditions()
-	p := &Plan{Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
+	// Refuse a study too large to plan before allocating it (a plan
+	// keeps about 200 bytes per request).
+	total := int64(spec.Dataset.NumCandidates()) * int64(len(conds)) * int64(spec.Repeats)
+	if total > MaxPlanRequests {
+		return nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
+			total, spec.Dataset.NumCandidates(), len(conds), spec.Repeats, MaxPlanRequests)
+	}
+	rev := spec.DatasetRev
+	if rev == 0 {
+		rev, err = st.DatasetRevision(ctx, spec.Dataset.Name)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+	}
+	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
 		render: rend, conds: conds}
 	backend := p.Judge.Backend
 	out := outputTokens(spec.Config)

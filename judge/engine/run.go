@@ -20,16 +20,32 @@ import (
 // Options tune a Run; the zero value is ready to use.
 type Options struct {
 	Limiter          *Limiter      // nil: NewLimiter(plan.Spec.Limits)
-	FlushEvery       int           // responses per write transaction (≤ 0: store.BatchSize)
-	FlushInterval    time.Duration // longest a finished response waits to be written (≤ 0: 200 ms)
+	FlushEvery       int           // most responses per write transaction (≤ 0: store.BatchSize)
 	ProgressInterval time.Duration // between progress events (≤ 0: 100 ms)
 	EventBuffer      int           // capacity of the Events channel (≤ 0: 4096)
+	// BreakAfter is the circuit breaker: after this many requests in a row
+	// failed for transport reasons (network, timeout, server error) with
+	// no answer between them, the run pauses or stops instead of grinding
+	// through every request (0: DefaultBreakAfter; < 0: never).
+	BreakAfter int
+	// PauseOnBreak pauses the run when the breaker trips, with the reason
+	// in Progress.PauseReason (for the TUI, where someone can resume);
+	// otherwise the run stops with an error wrapping ErrServerDown.
+	PauseOnBreak bool
 
 	// parked, when set (tests), is called each time a worker finds the
 	// run paused and is about to wait at the gate: once every worker has
 	// parked, no request can start until Resume.
 	parked func()
 }
+
+// DefaultBreakAfter is the circuit breaker's default: more than a full
+// round of the default concurrency (8) failing in a row.
+const DefaultBreakAfter = 12
+
+// ErrServerDown is wrapped by the error of a run stopped by its circuit
+// breaker.
+var ErrServerDown = errors.New("the judge's server looks down")
 
 // EventKind tells the two kinds of Event apart.
 type EventKind int
@@ -71,7 +87,8 @@ type Progress struct {
 	Answered  int
 	Failed    int
 	InFlight  int
-	Written   int // responses committed to the store
+	Written   int // responses committed to the store, failures included
+	Stored    int // answers committed to the store
 
 	PromptTokens, CachedTokens, CompletionTokens int64
 	Cost                                         float64
@@ -82,6 +99,14 @@ type Progress struct {
 	Rate          float64       // sent requests finished per second
 	ETA           time.Duration // at the current rate (0 when unknown)
 	Paused        bool
+	PauseReason   string // why the run paused itself ("" when the user paused it)
+	// Waiting says why new requests are held beyond the configured pacing
+	// (a server's wait hint) and WaitUntil until when; "" when they are not.
+	Waiting   string
+	WaitUntil time.Time
+	// Retrying names the last transport failure when no answer came since
+	// (requests are waiting to be retried); "" otherwise.
+	Retrying      string
 	DroppedEvents int64 // result events dropped because the consumer was slow
 }
 
@@ -89,7 +114,13 @@ type Progress struct {
 type Summary struct {
 	Progress
 	Canceled bool  // Cancel was called or the context ended
-	Stopped  error // a judge error that stops runs (auth, config), or a store error
+	Stopped  error // a judge error that stops runs (auth, config), the breaker, or a store error
+	// Study is the study's state read back from the store after the run
+	// (requests recorded, answered, failed attempts): what is really
+	// stored, whatever happened to the run. StudyErr is set when that
+	// read failed.
+	Study    store.Progress
+	StudyErr error
 }
 
 // Run is an acquisition in progress. Its methods are safe for concurrent
@@ -114,6 +145,9 @@ type Run struct {
 	gate      chan struct{} // closed while running; open while paused
 	dropped   atomic.Int64
 	summary   Summary
+	lease     *store.Lease
+	streak    int // requests failed in a row for transport reasons
+	breakAt   int // streak that trips the breaker (0: never)
 }
 
 type baseKey struct {
@@ -162,21 +196,29 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if len(judges) > 1 && len(judges) < p.Spec.Repeats {
 		return nil, fmt.Errorf("engine: %d judges for %d repeats", len(judges), p.Spec.Repeats)
 	}
+	// One run per study, on the texts it was planned from: the lease
+	// refuses a second run and keeps the dataset from changing under this
+	// one (docs/engine.md, "Leases").
+	lease, err := st.AcquireStudy(ctx, p.Spec.Dataset.Name, p.DatasetRev, p.Spec.JudgeName, p.BankHash)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	release := func() { lease.Release(context.WithoutCancel(ctx)) }
 	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+		release()
 		return nil, err
 	}
 	text, err := p.Spec.Bank.Marshal()
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("engine: bank snapshot: %w", err)
 	}
 	if err := st.PutBank(ctx, store.BankSnapshot{Hash: p.BankHash, Name: p.Spec.Bank.Name, Source: p.Spec.BankSource, Text: string(text)}); err != nil {
+		release()
 		return nil, err
 	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = store.BatchSize
-	}
-	if opts.FlushInterval <= 0 {
-		opts.FlushInterval = 200 * time.Millisecond
 	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 100 * time.Millisecond
@@ -193,7 +235,13 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
 		events: make(chan Event, opts.EventBuffer), writes: make(chan store.Response, 4*opts.FlushEvery),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
-		gate: make(chan struct{}),
+		gate: make(chan struct{}), lease: lease,
+	}
+	switch {
+	case opts.BreakAfter == 0:
+		r.breakAt = DefaultBreakAfter
+	case opts.BreakAfter > 0:
+		r.breakAt = opts.BreakAfter
 	}
 	close(r.gate)
 	r.prog.Total = len(p.Pending)
@@ -201,6 +249,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
 	if err := r.loadBaselines(ctx); err != nil {
 		cancel(nil)
+		release()
 		return nil, err
 	}
 	go r.run()
@@ -246,9 +295,20 @@ func (r *Run) Resume() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.prog.Paused {
-		r.prog.Paused = false
+		r.prog.Paused, r.prog.PauseReason, r.streak = false, "", 0
 		close(r.gate)
 	}
+}
+
+// pauseFor pauses the run on its own account, saying why.
+func (r *Run) pauseFor(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.prog.Paused {
+		r.prog.Paused = true
+		r.gate = make(chan struct{})
+	}
+	r.prog.PauseReason = reason
 }
 
 // Cancel stops the run: no new request starts, requests in flight are
@@ -284,6 +344,8 @@ func (r *Run) snapshotLocked() Progress {
 		p.ETA = time.Duration(float64(p.Total-p.Done) / p.Rate * float64(time.Second))
 	}
 	p.DroppedEvents = r.dropped.Load()
+	p.Waiting, p.WaitUntil = r.lim.Waiting()
+	p.Retrying = r.lim.Retrying()
 	return p
 }
 
@@ -292,8 +354,9 @@ func (r *Run) run() {
 	writerWG.Add(1)
 	go func() { defer writerWG.Done(); r.writer() }()
 	tickStop := make(chan struct{})
-	tickWG.Add(1)
+	tickWG.Add(2)
 	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
+	go func() { defer tickWG.Done(); r.keepLease(tickStop) }()
 
 	// Cached answers first: they cost nothing and need no worker.
 	for _, i := range r.plan.Pending {
@@ -325,8 +388,11 @@ feed:
 	close(tickStop)
 	tickWG.Wait()
 
+	bg := context.WithoutCancel(r.ctx)
+	r.lease.Release(bg)
+	study, studyErr := r.st.Progress(bg, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
 	r.mu.Lock()
-	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped}
+	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped, Study: study, StudyErr: studyErr}
 	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
 	r.mu.Unlock()
 	r.cancel(nil)
@@ -374,7 +440,33 @@ func (r *Run) worker(work <-chan int) {
 			r.stop(fmt.Errorf("the judge cannot continue: %w", err))
 			return
 		}
+		r.breaker(kind, err)
 	}
+}
+
+// breaker counts requests failed in a row for transport reasons (any
+// reply from the server, even an unparseable one, resets the count) and
+// pauses or stops the run when the count reaches breakAt.
+func (r *Run) breaker(kind judge.ErrorKind, err error) {
+	r.mu.Lock()
+	switch kind {
+	case judge.KindNetwork, judge.KindTimeout, judge.KindServer:
+		r.streak++
+	default:
+		r.streak = 0
+	}
+	trip := r.breakAt > 0 && r.streak == r.breakAt && !r.prog.Paused
+	n := r.streak
+	r.mu.Unlock()
+	if !trip {
+		return
+	}
+	reason := fmt.Sprintf("%d requests in a row failed (last: %v)", n, err)
+	if r.opts.PauseOnBreak {
+		r.pauseFor("the judge's server looks down: " + reason + "; resume when it is back")
+		return
+	}
+	r.stop(fmt.Errorf("%w: %s", ErrServerDown, reason))
 }
 
 // waitGate blocks while the run is paused.
@@ -507,15 +599,16 @@ func (r *Run) ticker(stop <-chan struct{}) {
 	}
 }
 
-// writer batches responses into transactions of FlushEvery, or whatever
-// arrived within FlushInterval. It writes with a context that outlives a
-// cancel, so finished work is stored; after a store error it keeps
-// draining so workers never block, and the run stops.
+// writer commits responses by group commit: it waits for one, takes
+// whatever else has already arrived (up to FlushEvery) and commits them
+// together at once, so an answer waits only for the transaction before
+// it and a kill -9 loses at most what was in flight or being committed.
+// It writes with a context that outlives a cancel, so finished work is
+// stored; after a store error it keeps draining so workers never block,
+// and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
 	buf := make([]store.Response, 0, r.opts.FlushEvery)
-	t := time.NewTicker(r.opts.FlushInterval)
-	defer t.Stop()
 	var failed bool
 	flush := func() {
 		if len(buf) == 0 || failed {
@@ -526,25 +619,52 @@ func (r *Run) writer() {
 			failed = true
 			r.stop(fmt.Errorf("store: %w", err))
 		} else {
+			answers := 0
+			for i := range buf {
+				if buf[i].Answered() {
+					answers++
+				}
+			}
 			r.mu.Lock()
 			r.prog.Written += len(buf)
+			r.prog.Stored += answers
 			r.mu.Unlock()
 		}
 		buf = buf[:0]
 	}
+	for resp := range r.writes {
+		buf = append(buf, resp)
+	more:
+		for len(buf) < r.opts.FlushEvery {
+			select {
+			case resp, ok := <-r.writes:
+				if !ok {
+					break more
+				}
+				buf = append(buf, resp)
+			default:
+				break more
+			}
+		}
+		flush()
+	}
+}
+
+// keepLease refreshes the run's lease until stop closes; a lost lease (the
+// run stalled past store.LeaseTTL and another took the study over) stops
+// the run, so two runs never write one study.
+func (r *Run) keepLease(stop <-chan struct{}) {
+	t := time.NewTicker(store.LeaseRefresh)
+	defer t.Stop()
 	for {
 		select {
-		case resp, ok := <-r.writes:
-			if !ok {
-				flush()
+		case <-stop:
+			return
+		case <-t.C:
+			if err := r.lease.Refresh(context.WithoutCancel(r.ctx)); errors.Is(err, store.ErrLeaseLost) {
+				r.stop(err)
 				return
 			}
-			buf = append(buf, resp)
-			if len(buf) >= r.opts.FlushEvery {
-				flush()
-			}
-		case <-t.C:
-			flush()
 		}
 	}
 }
