@@ -2,6 +2,8 @@ package judge
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -48,10 +50,14 @@ type Config struct {
 
 	// Timeout bounds each HTTP attempt; Retries is the number of retries
 	// after the first attempt on 429, 5xx, timeouts and broken connections;
-	// MaxRetryWait caps one wait (a server hint beyond it ends the retries).
+	// MaxRetryWait caps one wait between attempts: a server hint beyond it
+	// (Retry-After: 100000) is clamped to it, never honoured in full.
 	Timeout      Duration `json:"timeout" toml:"timeout"`
 	Retries      int      `json:"retries" toml:"retries"`
 	MaxRetryWait Duration `json:"max_retry_wait" toml:"max_retry_wait"`
+	// MaxReplyBytes bounds the body of one HTTP reply; a longer one fails
+	// that request (KindTooLarge) after reading one byte past the limit.
+	MaxReplyBytes int64 `json:"max_reply_bytes" toml:"max_reply_bytes"`
 
 	// APIKeyEnv names the environment variable holding the key when it is
 	// not OPENAI_API_KEY (e.g. OPENROUTER_API_KEY). The name is stored; the
@@ -60,6 +66,12 @@ type Config struct {
 	// APIKey is the secret itself; never serialised.
 	APIKey Secret `json:"-" toml:"api_key"`
 }
+
+// Transport defaults.
+const (
+	DefaultMaxRetryWait  = 60 * time.Second // the longest wait between two attempts
+	DefaultMaxReplyBytes = 1 << 20          // 1 MiB: a chat completion with logprobs is a few KiB
+)
 
 // Defaults returns the configuration prism uses when nothing is given: the
 // offline simulator in integer mode, one repeat.
@@ -72,7 +84,8 @@ func Defaults() Config {
 		ResponseFormat: FormatAuto,
 		Timeout:        Duration(60 * time.Second),
 		Retries:        6,
-		MaxRetryWait:   Duration(120 * time.Second),
+		MaxRetryWait:   Duration(DefaultMaxRetryWait),
+		MaxReplyBytes:  DefaultMaxReplyBytes,
 	}
 }
 
@@ -94,11 +107,16 @@ func (c Config) Validate() error {
 	if c.Repeats < 1 {
 		return fmt.Errorf("repeats: %d, want at least 1", c.Repeats)
 	}
-	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
-		return fmt.Errorf("temperature: %g outside [0, 2]", *c.Temperature)
+	if err := checkBaseURL(c.BaseURL); err != nil {
+		return err
 	}
-	if c.TopP != nil && (*c.TopP <= 0 || *c.TopP > 1) {
-		return fmt.Errorf("top_p: %g outside (0, 1]", *c.TopP)
+	// Written as !(in range) so that NaN, which compares false with
+	// everything, is out of range.
+	if t := c.Temperature; t != nil && !(*t >= 0 && *t <= 2) {
+		return fmt.Errorf("temperature: %g outside [0, 2]", *t)
+	}
+	if p := c.TopP; p != nil && !(*p > 0 && *p <= 1) {
+		return fmt.Errorf("top_p: %g outside (0, 1]", *p)
 	}
 	if c.MaxTokens < 0 {
 		return fmt.Errorf("max_tokens: %d is negative", c.MaxTokens)
@@ -117,8 +135,31 @@ func (c Config) Validate() error {
 	if c.Retries < 0 {
 		return fmt.Errorf("retries: %d is negative", c.Retries)
 	}
-	if c.MaxRetryWait < 0 {
-		return fmt.Errorf("max_retry_wait: %s is negative", time.Duration(c.MaxRetryWait))
+	if c.MaxRetryWait <= 0 {
+		return fmt.Errorf("max_retry_wait: %s, want a positive duration", time.Duration(c.MaxRetryWait))
+	}
+	if c.MaxReplyBytes <= 0 {
+		return fmt.Errorf("max_reply_bytes: %d, want a positive number of bytes", c.MaxReplyBytes)
+	}
+	return nil
+}
+
+// checkBaseURL accepts "" (the default server) or an absolute http(s) URL
+// with a host.
+func checkBaseURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	const want = "want an http or https URL like https://api.openai.com/v1"
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("base_url: %q is not a URL; %s", SanitizeServerText(s), want)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("base_url: %q has no http or https scheme; %s", u.Redacted(), want)
+	}
+	if u.Host == "" || strings.HasPrefix(u.Host, ":") {
+		return fmt.Errorf("base_url: %q has no host; %s", u.Redacted(), want)
 	}
 	return nil
 }

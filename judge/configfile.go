@@ -87,6 +87,7 @@ type Flags struct {
 	temp, topP float64
 	seed       int
 	timeout    time.Duration
+	maxWait    time.Duration
 	mode       string
 }
 
@@ -106,6 +107,8 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.seed, "seed", 0, "sampling seed (repeat r sends seed+r)")
 	fs.DurationVar(&f.timeout, "timeout", time.Duration(d.Timeout), "timeout of one HTTP attempt")
 	fs.IntVar(&f.c.Retries, "retries", d.Retries, "retries on 429, 5xx, timeouts and broken connections")
+	fs.DurationVar(&f.maxWait, "max-retry-wait", time.Duration(d.MaxRetryWait), "longest wait between two attempts; a longer server Retry-After is cut to it")
+	fs.Int64Var(&f.c.MaxReplyBytes, "max-reply-bytes", d.MaxReplyBytes, "largest reply body read; a longer reply fails that request (too_large)")
 	fs.StringVar(&f.c.ResponseFormat, "response-format", d.ResponseFormat, "auto, json_schema, json_object or none")
 	fs.StringVar(&f.c.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
 	return f
@@ -147,6 +150,10 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 			c.Timeout = Duration(f.timeout)
 		case "retries":
 			c.Retries = f.c.Retries
+		case "max-retry-wait":
+			c.MaxRetryWait = Duration(f.maxWait)
+		case "max-reply-bytes":
+			c.MaxReplyBytes = f.c.MaxReplyBytes
 		case "response-format":
 			c.ResponseFormat = f.c.ResponseFormat
 		case "api-key-env":

@@ -17,13 +17,17 @@ const (
 	KindTimeout     ErrorKind = "timeout"      // the per-call timeout expired on every attempt
 	KindNetwork     ErrorKind = "network"      // connection refused, reset, dropped mid-body
 	KindAuth        ErrorKind = "auth"         // HTTP 401/403: never retried; stop the run
-	KindBadRequest  ErrorKind = "bad_request"  // HTTP 400/404/422: the request or model is wrong
+	KindNotFound    ErrorKind = "not_found"    // HTTP 404: no such model or endpoint; stop the run
+	KindTLS         ErrorKind = "tls"          // certificate not trusted, wrong host, TLS to a plain port; stop the run
+	KindDNS         ErrorKind = "dns"          // the server's host name does not exist; stop the run
+	KindTooLarge    ErrorKind = "too_large"    // the reply exceeded max_reply_bytes; not retried
+	KindBadRequest  ErrorKind = "bad_request"  // HTTP 400/422 and other 4xx: the request is wrong
 	KindUnparseable ErrorKind = "unparseable"  // no score could be read from the reply
 	KindOutOfRange  ErrorKind = "out_of_range" // a score outside the scale; never clipped
 	KindRefusal     ErrorKind = "refusal"      // the model declined to score
 	KindNoLogprobs  ErrorKind = "no_logprobs"  // expected mode, but the server sent no logprobs
 	KindCanceled    ErrorKind = "canceled"     // the caller's context ended
-	KindConfig      ErrorKind = "config"       // the judge is misconfigured (no model, bad scale)
+	KindConfig      ErrorKind = "config"       // the judge is misconfigured (no model, bad scale, bad base URL)
 )
 
 // Retryable reports whether a later identical call may succeed: transient
@@ -37,11 +41,12 @@ func (k ErrorKind) Retryable() bool {
 }
 
 // StopsRun reports whether every further call of the run would fail the
-// same way, so a run should stop at once instead of continuing: auth and
-// configuration errors and cancellation.
+// same way, so a run should stop at once instead of continuing: auth,
+// unknown model or endpoint, TLS verification, a host that does not exist,
+// configuration errors and cancellation. None of them is Retryable.
 func (k ErrorKind) StopsRun() bool {
 	switch k {
-	case KindAuth, KindConfig, KindCanceled:
+	case KindAuth, KindNotFound, KindTLS, KindDNS, KindConfig, KindCanceled:
 		return true
 	}
 	return false
@@ -59,20 +64,29 @@ type Error struct {
 	Value float64
 	// Attempts counts HTTP attempts made (retries included).
 	Attempts int
-	// RetryAfter is the server's last wait hint (0 when none).
+	// RetryAfter is the wait the server last asked for (Retry-After and
+	// kin; 0 when none), as asked: the transport sleeps at most
+	// max_retry_wait whatever the server asks. Absurd hints (an infinite
+	// or overflowing number) are clamped to MaxHint.
 	RetryAfter time.Duration
 }
 
+// MaxHint is the largest server wait hint prism reads (longer ones, e.g.
+// "Retry-After: 1e300", are read as this).
+const MaxHint = 7 * 24 * time.Hour
+
+// Error formats the error; control characters and escape sequences in the
+// message (which may come from a server) are removed.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("judge: ")
-	b.WriteString(string(e.Kind))
+	b.WriteString(SanitizeServerText(string(e.Kind)))
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
 	if e.Msg != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Msg)
+		b.WriteString(SanitizeServerText(e.Msg))
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " after %d attempts", e.Attempts)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -20,7 +22,8 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 	e := &judge.Error{Attempts: ci.attempts, RetryAfter: ci.retryAfter}
 	var ae *goopenai.APIError
 	var re *goopenai.RequestError
-	var te *transientError
+	var te *attemptError
+	var urlErr *url.Error
 	var se *json.SyntaxError
 	var ue *json.UnmarshalTypeError
 	switch {
@@ -32,6 +35,9 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 		return e
 	case errors.As(err, &te):
 		e.Kind, e.Msg = te.kind, te.msg
+		if te.status != 0 {
+			e.Status = te.status
+		}
 	case errors.As(err, &ae):
 		e.Status = ae.HTTPStatusCode
 		e.Kind, e.Msg = statusKind(ae.HTTPStatusCode), ae.Message
@@ -49,10 +55,15 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 		e.Kind, e.Status, e.Msg = ci.kind, ci.status, ci.detail
 	case isLocalValidation(err):
 		e.Kind, e.Msg = judge.KindConfig, err.Error()
+	case errors.As(err, &urlErr) && urlErr.Op == "parse":
+		// go-openai could not build the request URL from base_url.
+		e.Kind, e.Msg = judge.KindConfig, "bad base URL (check base_url): "+err.Error()
 	default:
 		e.Kind, e.Msg = judge.KindNetwork, err.Error()
 	}
-	e.Msg = clipMsg(c.redact(e.Msg)) // redact first: a clip must not cut a key in half
+	// Sanitise first (removing escapes could join a key split by them),
+	// then redact, then clip (a clip must not cut a key in half).
+	e.Msg = clipMsg(c.redact(judge.SanitizeServerText(e.Msg)))
 	return e
 }
 
@@ -60,6 +71,8 @@ func statusKind(code int) judge.ErrorKind {
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return judge.KindAuth
+	case code == http.StatusNotFound:
+		return judge.KindNotFound
 	case code == http.StatusTooManyRequests:
 		return judge.KindRateLimit
 	case code == http.StatusRequestTimeout:
@@ -98,7 +111,11 @@ func (c *Client) redact(s string) string {
 func clipMsg(s string) string {
 	const max = 300
 	if len(s) > max {
-		return fmt.Sprintf("%s… (%d bytes)", s[:max], len(s))
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 	}
 	return s
 }

@@ -53,7 +53,7 @@ func WithRand(r func() float64) Option { return func(c *Client) { c.transport.Ra
 // WithLog receives one line per retry (already redacted).
 func WithLog(log func(string)) Option {
 	return func(c *Client) {
-		c.transport.Log = func(s string) { log(c.redact(s)) }
+		c.transport.Log = func(s string) { log(c.redact(judge.SanitizeServerText(s))) }
 	}
 }
 
@@ -76,6 +76,7 @@ func New(cfg judge.Config, opts ...Option) (*Client, error) {
 		Retries: cfg.Retries,
 		Timeout: time.Duration(cfg.Timeout),
 		MaxWait: time.Duration(cfg.MaxRetryWait),
+		MaxBody: cfg.MaxReplyBytes,
 	}
 	for _, o := range opts {
 		o(c)
@@ -149,6 +150,9 @@ func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judg
 	s := judge.Sample{Latency: time.Since(start), Attempts: ci.attempts}
 	if err != nil {
 		s.Err = c.classify(ctx, err, ci)
+		if ci.raw != "" {
+			s.Raw = c.redact(ci.raw) // a bounded prefix of a too-large reply
+		}
 		return s
 	}
 	s.PromptTokens = resp.Usage.PromptTokens
@@ -170,13 +174,13 @@ func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judg
 		if msg == "" {
 			msg = "content filter"
 		}
-		s.Err = &judge.Error{Kind: judge.KindRefusal, Msg: c.redact(msg), Attempts: ci.attempts}
+		s.Err = &judge.Error{Kind: judge.KindRefusal, Msg: clipMsg(c.redact(judge.SanitizeServerText(msg))), Attempts: ci.attempts}
 		return s
 	}
 	c.read(&s, req, ch.FinishReason)
 	if s.Err != nil {
 		s.Err.Attempts = ci.attempts
-		s.Err.Msg = c.redact(s.Err.Msg)
+		s.Err.Msg = c.redact(judge.SanitizeServerText(s.Err.Msg))
 	}
 	return s
 }

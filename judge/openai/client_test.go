@@ -85,7 +85,7 @@ func TestClientCases(t *testing.T) {
 		{name: "429 retry-after-ms", script: []step{apiError(429, "slow down", "retry-after-ms", "150", "Retry-After", "9"), reply(`{"score": 4}`)}, want: 4, calls: 2, sleeps: []time.Duration{150 * ms}},
 		{name: "429 x-ratelimit requests exhausted", script: []step{apiError(429, "rpm", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "1s", "x-ratelimit-remaining-tokens", "900", "x-ratelimit-reset-tokens", "20ms"), reply(`{"score": 4}`)}, want: 4, calls: 2, sleeps: []time.Duration{time.Second}},
 		{name: "429 x-ratelimit tokens exhausted", script: []step{apiError(429, "tpm", "x-ratelimit-remaining-requests", "10", "x-ratelimit-reset-requests", "1s", "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "20ms"), reply(`{"score": 4}`)}, want: 4, calls: 2, sleeps: []time.Duration{20 * ms}},
-		{name: "429 hint beyond max wait", script: []step{apiError(429, "daily quota", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "6m0s")}, wantKind: judge.KindRateLimit, calls: 1},
+		{name: "429 hint beyond max wait is cut to it", script: []step{apiError(429, "daily quota", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "6m0s")}, wantKind: judge.KindRateLimit, calls: 4, sleeps: []time.Duration{time.Minute, time.Minute, time.Minute}},
 		{name: "429 without hints backs off", script: []step{apiError(429, "busy"), apiError(429, "busy"), reply(`{"score": 3}`)}, want: 3, calls: 3, sleeps: []time.Duration{50 * ms, 100 * ms}},
 		{name: "500 then 503 then ok", script: []step{apiError(500, "boom"), status(503, "<html>unavailable</html>"), reply(`{"score": 9}`)}, want: 9, calls: 3, sleeps: []time.Duration{50 * ms, 100 * ms}},
 		{name: "500 forever", script: []step{apiError(500, "boom")}, wantKind: judge.KindServer, calls: 4, sleeps: []time.Duration{50 * ms, 100 * ms, 200 * ms}},
@@ -104,7 +104,9 @@ func TestClientCases(t *testing.T) {
 		{name: "content filter", script: []step{replyFull("", nil, usage{}, "", "content_filter")}, wantKind: judge.KindRefusal, calls: 1},
 		{name: "401 is never retried", script: []step{apiError(401, "Incorrect API key provided: "+fakeKey)}, wantKind: judge.KindAuth, calls: 1},
 		{name: "403 is never retried", script: []step{status(403, "forbidden for key "+fakeKey)}, wantKind: judge.KindAuth, calls: 1},
-		{name: "404 model", script: []step{apiError(404, "The model `test-model` does not exist")}, wantKind: judge.KindBadRequest, calls: 1},
+		{name: "404 model", script: []step{apiError(404, "The model `test-model` does not exist")}, wantKind: judge.KindNotFound, calls: 1},
+		{name: "404 endpoint, plain body", script: []step{status(404, "404 page not found")}, wantKind: judge.KindNotFound, calls: 1},
+		{name: "422 is a bad request", script: []step{apiError(422, "messages: field required")}, wantKind: judge.KindBadRequest, calls: 1},
 		{
 			name: "logprobs token variants", cfg: expected,
 			// P(7) = .5 (" 7") + .1 ("7"); P(8) = .2 (" 8") + .1 ("08"); "x" = .1 is not a score.

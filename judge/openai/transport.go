@@ -3,12 +3,17 @@ package openai
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,20 +25,29 @@ import (
 // that retries one chat call on 429, 5xx, 408, per-attempt timeouts,
 // broken connections and truncated or non-JSON 200 bodies, waiting
 // min(MaxDelay, BaseDelay·2^a)·(½ + ½·u) before retry a (u uniform in
-// [0,1), "equal jitter"), or exactly the server's hint when it gives one
+// [0,1), "equal jitter"), or the server's hint when it gives one
 // (retry-after-ms, then Retry-After as seconds or an HTTP date, then on a
-// 429 the x-ratelimit-reset-requests/-tokens of the exhausted limit).
-// A hint beyond MaxWait ends the retries. 401 and 403, like every other
-// 4xx, are returned at once. Every attempt runs under its own Timeout;
-// cancelling the request's context stops everything.
+// 429 the x-ratelimit-reset-requests/-tokens of the exhausted limit). No
+// wait exceeds MaxWait: a longer hint is cut to it (the hint itself is
+// reported as judge.Error.RetryAfter), and the number of retries stays
+// Retries. 401 and 403, like every other 4xx, are returned at once.
+// Failures that no retry can heal are not retried either: a URL without
+// an http(s) scheme or a host (KindConfig), TLS verification failures and
+// TLS spoken to a plain HTTP port (KindTLS), a host name that does not
+// exist (KindDNS). Every attempt runs under its own Timeout; cancelling
+// the request's context stops everything.
 //
-// Bodies are read in full inside the attempt so that a connection dropped
-// mid-body is retried rather than surfacing as a decode error later.
+// Bodies are read inside the attempt, at most MaxBody bytes of them, so
+// that a connection dropped mid-body is retried rather than surfacing as
+// a decode error later, and a huge reply cannot exhaust memory: a 2xx
+// body beyond MaxBody fails the call (KindTooLarge, not retried) keeping
+// only its first RawPrefix bytes.
 type Transport struct {
 	Base      http.RoundTripper // nil: http.DefaultTransport
 	Retries   int               // retries after the first attempt
 	Timeout   time.Duration     // per attempt; 0: none
-	MaxWait   time.Duration     // largest single wait; 0: no cap
+	MaxWait   time.Duration     // largest single wait; a longer hint is cut to it; 0: no cap
+	MaxBody   int64             // largest reply body; 0: judge.DefaultMaxReplyBytes
 	BaseDelay time.Duration     // first backoff (default 500ms)
 	MaxDelay  time.Duration     // backoff cap (default 30s)
 
@@ -57,7 +71,11 @@ type callInfo struct {
 	kind       judge.ErrorKind // the last attempt's transient failure, "" if none
 	retryAfter time.Duration
 	detail     string
+	raw        string // the first RawPrefix bytes of a reply over MaxBody
 }
+
+// RawPrefix is how much of a too-large reply is kept for the record.
+const RawPrefix = 4 << 10
 
 type infoKey struct{}
 
@@ -73,14 +91,16 @@ func infoFrom(ctx context.Context) *callInfo {
 	return ci
 }
 
-// transientError is what RoundTrip returns when the last attempt failed
-// below HTTP (timeout, connection).
-type transientError struct {
-	kind judge.ErrorKind
-	msg  string
+// attemptError is what RoundTrip returns when the last attempt failed
+// below HTTP (timeout, connection, TLS, DNS, bad URL) or its reply was
+// too large.
+type attemptError struct {
+	kind   judge.ErrorKind
+	status int // HTTP status when there was a response
+	msg    string
 }
 
-func (e *transientError) Error() string { return string(e.kind) + ": " + e.msg }
+func (e *attemptError) Error() string { return string(e.kind) + ": " + e.msg }
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -97,6 +117,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(ci.patch) > 0 && len(body) > 0 {
 		body = patchJSON(body, ci.patch)
 	}
+	if msg := badURL(req.URL); msg != "" {
+		return nil, &attemptError{kind: judge.KindConfig, msg: msg}
+	}
 	base := t.Base
 	if base == nil {
 		base = http.DefaultTransport
@@ -104,10 +127,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
 	for attempt := 0; ; attempt++ {
 		ci.attempts = attempt + 1
-		resp, kind, detail := t.attempt(parent, base, req, body)
+		resp, kind, detail := t.attempt(parent, base, req, body, ci)
 		ci.kind, ci.detail = kind, detail
+		status := 0
 		if resp != nil {
-			ci.status = resp.StatusCode
+			status = resp.StatusCode
+			ci.status = status
 		}
 		if parent.Err() != nil {
 			return nil, parent.Err()
@@ -115,25 +140,33 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if kind == "" {
 			return resp, nil
 		}
+		if !kind.Retryable() {
+			return nil, &attemptError{kind: kind, status: status, msg: detail}
+		}
 		var hint time.Duration
 		if resp != nil {
 			hint = t.hint(resp)
 			ci.retryAfter = hint
 		}
-		giveUp := attempt >= t.Retries || (t.MaxWait > 0 && hint > t.MaxWait)
-		if giveUp {
+		if attempt >= t.Retries {
 			if resp != nil {
 				return resp, nil // the client reads the status and body
 			}
-			return nil, &transientError{kind: kind, msg: detail}
+			return nil, &attemptError{kind: kind, msg: detail}
 		}
-		wait := hint
+		wait, asked := hint, ""
 		if wait <= 0 {
 			wait = t.backoff(attempt)
 		}
+		if t.MaxWait > 0 && wait > t.MaxWait {
+			wait = t.MaxWait
+			if hint > 0 {
+				asked = fmt.Sprintf("; the server asked for %s", hint.Round(time.Second))
+			}
+		}
 		if t.Log != nil {
-			t.Log(fmt.Sprintf("judge: attempt %d/%d failed (%s: %s); retrying in %s",
-				attempt+1, t.Retries+1, kind, detail, wait.Round(time.Millisecond)))
+			t.Log(judge.SanitizeServerText(fmt.Sprintf("judge: attempt %d/%d failed (%s: %s); retrying in %s%s",
+				attempt+1, t.Retries+1, kind, detail, wait.Round(time.Millisecond), asked)))
 		}
 		if err := t.sleep(parent, wait); err != nil {
 			return nil, err
@@ -141,9 +174,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// attempt makes one HTTP attempt and reports the transient failure kind
-// ("" when the response should be returned as is).
-func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte) (*http.Response, judge.ErrorKind, string) {
+// attempt makes one HTTP attempt and reports the failure kind ("" when
+// the response should be returned as is).
+func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte, ci *callInfo) (*http.Response, judge.ErrorKind, string) {
 	ctx, cancel := parent, context.CancelFunc(func() {})
 	if t.Timeout > 0 {
 		ctx, cancel = context.WithTimeout(parent, t.Timeout)
@@ -158,10 +191,23 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		if ctx.Err() != nil && parent.Err() == nil {
 			return nil, judge.KindTimeout, fmt.Sprintf("no answer within %s", t.Timeout)
 		}
+		if kind, msg := permanent(err); kind != "" {
+			return nil, kind, msg
+		}
 		return nil, judge.KindNetwork, err.Error()
 	}
-	data, rerr := io.ReadAll(resp.Body)
+	limit := t.MaxBody
+	if limit <= 0 {
+		limit = judge.DefaultMaxReplyBytes
+	}
+	// One byte past the limit tells a body of exactly limit bytes from a
+	// longer one; nothing beyond it is read.
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	resp.Body.Close()
+	over := int64(len(data)) > limit
+	if over {
+		data = data[:min(len(data), RawPrefix)]
+	}
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	resp.ContentLength = int64(len(data))
 	if rerr != nil {
@@ -170,6 +216,12 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		}
 		return nil, judge.KindNetwork, "connection broken while reading the answer: " + rerr.Error()
 	}
+	if over && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		ci.raw = string(data)
+		return resp, judge.KindTooLarge, fmt.Sprintf("reply larger than %s (limit: max_reply_bytes)", sizeText(limit))
+	}
+	// An error reply over the limit is read only for its message: its
+	// prefix is enough.
 	switch c := resp.StatusCode; {
 	case c == http.StatusTooManyRequests:
 		return resp, judge.KindRateLimit, "HTTP 429"
@@ -183,24 +235,77 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	return resp, "", ""
 }
 
-// hint returns the server's requested wait, or 0.
+// sizeText writes n bytes as "1 MiB", "64 KiB" or "1000 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// badURL explains why u cannot be sent anywhere, or returns "".
+func badURL(u *url.URL) string {
+	switch {
+	case u == nil:
+		return "no URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("base URL %q has no http or https scheme (check base_url)", u.Redacted())
+	case u.Host == "":
+		return fmt.Sprintf("base URL %q has no host (check base_url)", u.Redacted())
+	}
+	return ""
+}
+
+// permanent classifies a transport error that no retry can heal, or
+// returns "".
+func permanent(err error) (judge.ErrorKind, string) {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return judge.KindDNS, fmt.Sprintf("host %q not found (check base_url): %v", dnsErr.Name, err)
+	}
+	var (
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		header   tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &header), errors.Is(err, http.ErrSchemeMismatch):
+		return judge.KindTLS, "the server does not speak TLS (is base_url http:// rather than https://?): " + err.Error()
+	case errors.As(err, &verify), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &invalid):
+		return judge.KindTLS, "TLS certificate verification failed: " + err.Error()
+	}
+	var ue *url.Error
+	msg := err.Error()
+	if (errors.As(err, &ue) && ue.Op == "parse") ||
+		strings.Contains(msg, "unsupported protocol scheme") || strings.Contains(msg, "no Host in request URL") {
+		return judge.KindConfig, "bad base URL (check base_url): " + msg
+	}
+	return "", ""
+}
+
+// hint returns the server's requested wait, or 0. Values that are not
+// waits (negative, NaN, unreadable) are ignored; huge or infinite ones
+// are read as judge.MaxHint.
 func (t *Transport) hint(resp *http.Response) time.Duration {
 	h := resp.Header
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms < 1e12 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
+	if d, ok := parseWait(h.Get("retry-after-ms"), time.Millisecond); ok {
+		return d
 	}
-	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 1e9 {
-			return time.Duration(s * float64(time.Second))
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if d, ok := parseWait(v, time.Second); ok {
+			return d
 		}
 		if at, err := http.ParseTime(v); err == nil {
 			now := time.Now
 			if t.Now != nil {
 				now = t.Now
 			}
-			return max(0, at.Sub(now()))
+			return min(max(0, at.Sub(now())), judge.MaxHint)
 		}
 	}
 	if resp.StatusCode != http.StatusTooManyRequests {
@@ -240,12 +345,30 @@ func parseReset(v string) (time.Duration, bool) {
 		return 0, false
 	}
 	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return d, true
+		return min(d, judge.MaxHint), true
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 1e9 {
-		return time.Duration(s * float64(time.Second)), true
+	return parseWait(v, time.Second)
+}
+
+// parseWait reads a decimal number of units as a wait: false for
+// anything else, for NaN and for a negative number; a number too large
+// for a time.Duration ("1e300", "Infinity") is read as judge.MaxHint.
+func parseWait(v string, unit time.Duration) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
 	}
-	return 0, false
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	if math.IsNaN(x) || x < 0 {
+		return 0, false
+	}
+	if x >= float64(judge.MaxHint/unit) {
+		return judge.MaxHint, true
+	}
+	return time.Duration(x * float64(unit)), true
 }
 
 func (t *Transport) backoff(attempt int) time.Duration {
