@@ -113,7 +113,7 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 		st.Close()
 		return nil, spec, err
 	}
-	d, err := st.Dataset(ctx, dsName)
+	d, rev, err := st.DatasetAt(ctx, dsName)
 	if err != nil {
 		st.Close()
 		return nil, spec, err
@@ -122,7 +122,7 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	if name == "" {
 		name = defaultJudgeName(cfg)
 	}
-	spec = engine.Spec{Dataset: d, Bank: b, BankSource: source, Task: *s.task, JudgeName: name,
+	spec = engine.Spec{Dataset: d, DatasetRev: rev, Bank: b, BankSource: source, Task: *s.task, JudgeName: name,
 		Config: cfg, Repeats: cfg.Repeats, Prices: prices,
 		Limits: engine.Limits{Concurrency: *s.conc, RPM: *s.rpm, TPM: *s.tpm}}
 	return st, spec, nil
@@ -192,9 +192,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if sum.Canceled {
-		left := sum.Total - sum.Done
-		fmt.Fprintf(stderr, "interrupted: %d answers stored, %d requests left; rerun the same command to resume:\n  prism run %s\n",
-			sum.Written, left, strings.Join(quoteArgs(args), " "))
+		left := plan.Estimate.Requests - sum.Study.Answered
+		fmt.Fprintf(stderr, "interrupted: %d answers stored by this run, %d requests of the study left; rerun the same command to resume:\n  prism run %s\n",
+			sum.Stored, left, strings.Join(quoteArgs(args), " "))
 		return fmt.Errorf("interrupted")
 	}
 	return nil
@@ -223,7 +223,7 @@ func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, std
 	bar.update(sum.Progress, true)
 	printSummary(info, plan, sum, time.Since(start))
 	if runErr != nil {
-		return sum, fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
+		return sum, fmt.Errorf("%w\n%d answers of this run are stored; fix the cause and rerun the same command to resume", runErr, sum.Stored)
 	}
 	return sum, nil
 }
@@ -277,6 +277,14 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 		fmt.Fprintf(w, ", cost $%.4f\n", s.Cost)
 	} else {
 		fmt.Fprintf(w, ", cost unknown (no price for %q)\n", p.Estimate.PriceModel)
+	}
+	// What is stored, read back from the workspace: the only count that
+	// survives a full disk or a store error mid-run.
+	if s.StudyErr != nil {
+		fmt.Fprintf(w, "stored: %d answers by this run (reading the study back failed: %v)\n", s.Stored, s.StudyErr)
+	} else {
+		fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds answers to %d of the study's %d requests\n",
+			s.Stored, s.Study.Answered, p.Estimate.Requests)
 	}
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "failed requests are missing cells for the fit; rerun the same command to retry them\n")
@@ -369,6 +377,9 @@ func progressLine(p engine.Progress) string {
 	state := ""
 	if p.Paused {
 		state = " paused"
+	}
+	if why := p.Why(time.Now()); why != "" {
+		state = " — " + why
 	}
 	return fmt.Sprintf("%s %d/%d %5.1f%% %6.1f req/s ETA %s tokens %s/%s %s errors %d%s%s",
 		bar, p.Done, p.Total, 100*frac, p.Rate, eta, humanCount(p.PromptTokens), humanCount(p.CompletionTokens), cost, p.Failed, errorsText(p.Errors), state)

@@ -168,7 +168,7 @@ func runPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stde
 		return err
 	}
 	if sum.Canceled {
-		return fmt.Errorf("interrupted: %d answers stored; rerun the same command to resume", sum.Written)
+		return fmt.Errorf("interrupted: %d answers stored; rerun the same command to resume", sum.Stored)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -244,6 +245,9 @@ func (v *runView) progressLines(st *styles.Styles) []string {
 		parts = append(parts, fmt.Sprintf("display skipped %d", p.DroppedEvents))
 	}
 	line2 := strings.Join(parts, " · ")
+	if why := p.Why(time.Now()); why != "" && v.live.phase == phaseRunning {
+		line2 = st.Warn.Render(why) // why the run is not moving comes first
+	}
 	if v.live.err != nil {
 		line2 = st.Bad.Render(v.live.err.Error())
 	}

@@ -90,7 +90,7 @@ func startCmd(ctx context.Context, st *store.Store, p *engine.Plan, newJudges ju
 		if err != nil {
 			return runStartedMsg{err: err}
 		}
-		r, err := engine.Start(ctx, st, judges, p, engine.Options{Limiter: lim})
+		r, err := engine.Start(ctx, st, judges, p, engine.Options{Limiter: lim, PauseOnBreak: true})
 		return runStartedMsg{run: r, err: err}
 	}
 }

@@ -357,6 +357,8 @@ func statusKind(status int) string {
 		return string(judge.KindRateLimit)
 	case status == 401 || status == 403:
 		return string(judge.KindAuth)
+	case status == 404:
+		return string(judge.KindNotFound)
 	case status >= 500:
 		return string(judge.KindServer)
 	case status >= 400:

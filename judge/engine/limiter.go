@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prism-eval/prism/judge"
 )
 
 // Limiter paces request starts under a requests-per-minute and a
@@ -297,7 +299,7 @@ func (l *Limiter) note(status int, err error) {
 		if len(msg) > 80 {
 			msg = msg[:80] + "…"
 		}
-		l.trouble = "network error: " + printable(msg)
+		l.trouble = "network error: " + judge.SanitizeServerText(msg)
 	case status >= 200 && status < 300:
 		l.trouble = ""
 	case status >= 400:
@@ -305,13 +307,3 @@ func (l *Limiter) note(status int, err error) {
 	}
 }
 
-// printable drops control characters, so an error text cannot drive the
-// terminal it is printed on.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
-}

@@ -212,6 +212,11 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	if spec.Prices == nil {
 		spec.Prices = DefaultPrices()
 	}
+	if spec.Limits.MaxWait <= 0 && spec.Config.MaxRetryWait > 0 {
+		// One knob: the longest server-requested wait a request retries
+		// after is also the longest the whole run holds for.
+		spec.Limits.MaxWait = time.Duration(spec.Config.MaxRetryWait)
+	}
 	task := spec.Task
 	if task == "" {
 		task = spec.Dataset.Task

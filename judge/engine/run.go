@@ -37,6 +37,9 @@ type Options struct {
 	// run paused and is about to wait at the gate: once every worker has
 	// parked, no request can start until Resume.
 	parked func()
+	// committed, when set (tests), is called after each write
+	// transaction with the responses it committed.
+	committed func(n int)
 }
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
@@ -629,6 +632,9 @@ func (r *Run) writer() {
 			r.prog.Written += len(buf)
 			r.prog.Stored += answers
 			r.mu.Unlock()
+			if r.opts.committed != nil {
+				r.opts.committed(len(buf))
+			}
 		}
 		buf = buf[:0]
 	}
@@ -667,4 +673,20 @@ func (r *Run) keepLease(stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// Why says in words why the run is not sending at full pace, as of now:
+// its own pause and reason, a server's wait hint with when it ends, or
+// the failure its requests are being retried after. "" when nothing holds
+// it back (a user's pause is shown by Paused alone).
+func (p Progress) Why(now time.Time) string {
+	switch {
+	case p.Paused && p.PauseReason != "":
+		return "paused: " + p.PauseReason
+	case p.Waiting != "" && p.WaitUntil.After(now):
+		return fmt.Sprintf("waiting %s, until %s: %s", p.WaitUntil.Sub(now).Round(time.Second), p.WaitUntil.Local().Format("15:04:05"), p.Waiting)
+	case p.Retrying != "":
+		return "retrying after " + p.Retrying
+	}
+	return ""
 }
