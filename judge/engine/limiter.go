@@ -306,4 +306,3 @@ func (l *Limiter) note(status int, err error) {
 		l.trouble = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	}
 }
-

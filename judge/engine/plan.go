@@ -17,7 +17,7 @@ import (
 // condition of Bank, Repeats times, answered by the judge Config describes
 // and stored under JudgeName.
 type Spec struct {
-	Dataset    *model.Dataset // already stored in the workspace under Dataset.Name
+	Dataset *model.Dataset // already stored in the workspace under Dataset.Name
 	// DatasetRev is the revision Dataset was read at (store.DatasetAt);
 	// 0: NewPlan reads the current one.
 	DatasetRev int64

@@ -98,11 +98,11 @@ type Progress struct {
 	Priced                                       bool
 	Errors                                       map[string]int // failed requests by error kind
 
-	Elapsed       time.Duration
-	Rate          float64       // sent requests finished per second
-	ETA           time.Duration // at the current rate (0 when unknown)
-	Paused        bool
-	PauseReason   string // why the run paused itself ("" when the user paused it)
+	Elapsed     time.Duration
+	Rate        float64       // sent requests finished per second
+	ETA         time.Duration // at the current rate (0 when unknown)
+	Paused      bool
+	PauseReason string // why the run paused itself ("" when the user paused it)
 	// Waiting says why new requests are held beyond the configured pacing
 	// (a server's wait hint) and WaitUntil until when; "" when they are not.
 	Waiting   string
