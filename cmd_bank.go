@@ -91,7 +91,7 @@ func workspaceBanks(ctx context.Context, fs workspaceFlags) ([]store.BankSnapsho
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, path, nil
 	}
-	s, err := openWorkspace(ctx, path, false)
+	s, err := openWorkspaceRO(ctx, path)
 	if err != nil {
 		return nil, path, err
 	}

@@ -99,7 +99,7 @@ func runDataList(ctx context.Context, args []string, stdout, stderr io.Writer, u
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: prism data ls [--workspace FILE]", errUsage)
 	}
-	s, err := openWorkspace(ctx, *fs.workspace, false)
+	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
 		return err
 	}
@@ -215,14 +215,40 @@ func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openWorkspace opens the workspace at path. Commands that only read
-// (create false) refuse to create a new, empty file by mistake.
+// openWorkspace opens the workspace at path for writing. Commands that
+// do not import (create false) refuse to create a new, empty file by
+// mistake. The API key in the environment is registered with the store,
+// so no path (a live run, a batch import, a cache copy) can write it.
 func openWorkspace(ctx context.Context, path string, create bool) (*store.Store, error) {
 	if !create {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			abs, _ := filepath.Abs(path)
-			return nil, fmt.Errorf("no workspace at %s (create one with prism data import, or pass --workspace FILE)", abs)
+		if err := workspaceExists(path); err != nil {
+			return nil, err
 		}
 	}
-	return store.Open(ctx, path)
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if k := os.Getenv("OPENAI_API_KEY"); k != "" {
+		st.AddSecret(k)
+	}
+	return st, nil
+}
+
+// openWorkspaceRO opens the workspace at path for a command that only
+// reads: nothing is written to the file, so a workspace on a read-only
+// filesystem (or another user's) can still be listed, exported and fitted.
+func openWorkspaceRO(ctx context.Context, path string) (*store.Store, error) {
+	if err := workspaceExists(path); err != nil {
+		return nil, err
+	}
+	return store.OpenReadOnly(ctx, path)
+}
+
+func workspaceExists(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		abs, _ := filepath.Abs(path)
+		return fmt.Errorf("no workspace at %s (create one with prism data import, or pass --workspace FILE)", abs)
+	}
+	return nil
 }

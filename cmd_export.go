@@ -50,7 +50,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) > 0 || *dataset == "" || *judge == "" {
 		return fmt.Errorf("%w: %s", errUsage, exportUsage)
 	}
-	s, err := openWorkspace(ctx, *fs.workspace, false)
+	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(pos) > 0 || *dataset == "" {
 		return fmt.Errorf("%w: %s", errUsage, exportUsage)
 	}
-	s, err := openWorkspace(ctx, *fs.workspace, false)
+	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
 		return err
 	}

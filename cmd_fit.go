@@ -137,7 +137,7 @@ const fitUsage = "usage: prism fit (--scores S.csv --labels L.csv | --judge J [-
 // one bank) and the dataset's human targets from a workspace. src describes
 // where the scores came from, for the report.
 func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string) (rows []model.ScoreRow, labels []model.Label, src string, err error) {
-	st, err := openWorkspace(ctx, *wf.workspace, false)
+	st, err := openWorkspaceRO(ctx, *wf.workspace)
 	if err != nil {
 		return nil, nil, "", err
 	}

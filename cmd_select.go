@@ -127,7 +127,7 @@ func workspaceScores(ctx context.Context, fs workspaceFlags, dataset, judgeName,
 		}
 		hash = b.Hash()
 	}
-	st, err := openWorkspace(ctx, *fs.workspace, false)
+	st, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
 		return nil, nil, "", err
 	}

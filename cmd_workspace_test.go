@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/model/store"
+)
+
+// TestCommandsRefuseForeignDatabase: every command, reading or writing,
+// leaves another program's SQLite file exactly as it was.
+func TestCommandsRefuseForeignDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"PRAGMA journal_mode = DELETE", "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	for _, args := range [][]string{
+		{"data", "ls", "--workspace", path},
+		{"bank", "ls", "--workspace", path},
+		{"data", "import", "demo", "--workspace", path},
+		{"run", "--bank", "quality", "--dry-run", "--workspace", path},
+	} {
+		code, _, stderr := runCmd(args...)
+		if code == 0 || !strings.Contains(stderr, "not a prism workspace") {
+			t.Errorf("prism %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr)
+		}
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("a command changed the foreign database")
+	}
+}
+
+// TestReadCommandsWriteNothing: listing, exporting and fitting read a
+// workspace without touching the file.
+func TestReadCommandsWriteNothing(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	mustRun(t, "run", "--bank", "quality", "--workspace", ws)
+	before, _ := os.ReadFile(ws)
+	for _, args := range [][]string{
+		{"data", "ls", "--workspace", ws},
+		{"bank", "ls", "--workspace", ws},
+		{"fit", "--judge", "offline", "--workspace", ws},
+	} {
+		mustRun(t, args...)
+	}
+	after, _ := os.ReadFile(ws)
+	if !bytes.Equal(before, after) {
+		t.Error("a read-only command changed the workspace")
+	}
+	st, err := store.OpenReadOnly(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.DeleteDataset(context.Background(), "demo"); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("write on a read-only open: %v", err)
+	}
+}
