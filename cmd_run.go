@@ -26,7 +26,10 @@ const runUsage = `prism run --bank BANK [--dataset NAME] [--judge offline|openai
 Sends every request of the study that the workspace has no answer for and
 stores each answer as it comes. A run stopped at any moment (ctrl+c, a crash,
 kill -9) resumes by running the same command: answered requests are never
-sent again. --dry-run prints the estimate (requests, tokens, cost, time) and
+sent again (after a kill -9, at most the --concurrency requests in flight at
+the kill are). One run per study: a second run on the same dataset, judge
+name and bank is refused, and the dataset cannot be replaced or removed
+while the run holds it. --dry-run prints the estimate (requests, tokens, cost, time) and
 sends nothing. --repeats N sends each condition N times as separate requests
 (run labels 0…N-1). Answers are stored under the judge name --name (default:
 the backend for offline, else the model; "-expected" is appended in expected

@@ -137,7 +137,7 @@ type Run struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	events chan Event
-	writes chan store.Response
+	writes chan write
 	done   chan struct{}
 	start  time.Time
 
@@ -236,7 +236,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
-		events: make(chan Event, opts.EventBuffer), writes: make(chan store.Response, 4*opts.FlushEvery),
+		events: make(chan Event, opts.EventBuffer), writes: make(chan write, 4*opts.FlushEvery),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
 		gate: make(chan struct{}), lease: lease,
 	}
@@ -365,7 +365,7 @@ func (r *Run) run() {
 	for _, i := range r.plan.Pending {
 		if resp, ok := r.plan.Cached[i]; ok {
 			resp.Time = time.Now()
-			r.finish(&r.plan.Items[i], resp, true)
+			r.finish(&r.plan.Items[i], resp, true, nil)
 		}
 	}
 	work := make(chan int)
@@ -406,6 +406,7 @@ feed:
 
 // worker sends requests until work closes or the run is canceled.
 func (r *Run) worker(work <-chan int) {
+	ack := make(chan struct{}, 1)
 	for i := range work {
 		if err := r.waitGate(); err != nil {
 			return
@@ -438,7 +439,11 @@ func (r *Run) worker(work <-chan int) {
 		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
 			r.lim.Adjust(actual - it.InTokens - it.OutTokens)
 		}
-		r.finish(it, toResponse(it, res, err), false)
+		r.finish(it, toResponse(it, res, err), false, ack)
+		// The next request starts only once this answer is committed, so
+		// at any moment at most Concurrency requests are answered but not
+		// yet stored: all a kill -9 can make the next run send again.
+		<-ack
 		if kind.StopsRun() {
 			r.stop(fmt.Errorf("the judge cannot continue: %w", err))
 			return
@@ -534,9 +539,17 @@ func toResponse(it *Item, res judge.Result, err error) store.Response {
 	return resp
 }
 
-// finish queues resp for writing, updates progress and emits a result.
-func (r *Run) finish(it *Item, resp store.Response, cached bool) {
-	r.writes <- resp
+// write is one response for the writer; ack (when not nil) receives once
+// the transaction holding it has ended.
+type write struct {
+	resp store.Response
+	ack  chan<- struct{}
+}
+
+// finish queues resp for writing, updates progress and emits a result;
+// ack receives when resp's transaction has ended.
+func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
+	r.writes <- write{resp, ack}
 	res := Result{Context: it.Row.Context, Candidate: it.Row.Candidate, Probe: it.Row.Probe,
 		Wording: r.plan.conds[it.Condition].Wording, Run: it.Run, Score: resp.Score, Cached: cached,
 		ErrKind: resp.ErrKind, Err: resp.Err}
@@ -605,15 +618,23 @@ func (r *Run) ticker(stop <-chan struct{}) {
 // writer commits responses by group commit: it waits for one, takes
 // whatever else has already arrived (up to FlushEvery) and commits them
 // together at once, so an answer waits only for the transaction before
-// it and a kill -9 loses at most what was in flight or being committed.
+// it. Workers wait for their answer's commit before taking the next
+// request, so a kill -9 loses at most Concurrency answers.
 // It writes with a context that outlives a cancel, so finished work is
 // stored; after a store error it keeps draining so workers never block,
 // and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
 	buf := make([]store.Response, 0, r.opts.FlushEvery)
+	var acks []chan<- struct{}
 	var failed bool
 	flush := func() {
+		defer func() {
+			for _, a := range acks {
+				a <- struct{}{}
+			}
+			acks = acks[:0]
+		}()
 		if len(buf) == 0 || failed {
 			buf = buf[:0]
 			return
@@ -638,16 +659,22 @@ func (r *Run) writer() {
 		}
 		buf = buf[:0]
 	}
-	for resp := range r.writes {
-		buf = append(buf, resp)
+	add := func(w write) {
+		buf = append(buf, w.resp)
+		if w.ack != nil {
+			acks = append(acks, w.ack)
+		}
+	}
+	for w := range r.writes {
+		add(w)
 	more:
 		for len(buf) < r.opts.FlushEvery {
 			select {
-			case resp, ok := <-r.writes:
+			case w, ok := <-r.writes:
 				if !ok {
 					break more
 				}
-				buf = append(buf, resp)
+				add(w)
 			default:
 				break more
 			}
