@@ -96,6 +96,16 @@ func topObjects(text string) []*jval {
 			break
 		}
 		i += j
+		// An object's next non-space byte is '"' or '}'; checking it first
+		// keeps a reply full of stray braces cheap.
+		k := i + 1
+		for k < len(text) && strings.IndexByte(" \t\r\n", text[k]) >= 0 {
+			k++
+		}
+		if k == len(text) || (text[k] != '"' && text[k] != '}') {
+			i = k
+			continue
+		}
 		dec := json.NewDecoder(strings.NewReader(text[i:]))
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
