@@ -47,8 +47,8 @@ var refusalPhrases = []string{
 //     the reply is ambiguous; one that is not a number (null, "high")
 //     makes the reply unparseable.
 //   - only when the reply has no such member: the whole reply (trimmed) is
-//     a JSON number, optionally labelled "Score:" and optionally in
-//     markdown bold: "7", "**7**", "Score: 7", "**Score:** 7".
+//     a JSON number, optionally labelled "Score:" (any case) and optionally
+//     in markdown bold: "7", "**7**", "Score: 7", "**Score:** 7".
 //
 // Nothing else is read: no number is taken from prose, so "I cannot rate
 // this on a scale of 1 to 10." is not 10. Numbers are JSON numbers
