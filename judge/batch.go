@@ -107,14 +107,12 @@ type Located struct {
 	Value float64
 	Span  Span
 	Found bool
+	lit   string // the JSON number literal, for the exact integer check
 }
 
-var (
-	reKeyNumber = regexp.MustCompile(`["']([^"'\n]{1,200})["']\s*:\s*["']?\s*([-+]?\d+(?:\.\d+)?)`)
-	reObject    = regexp.MustCompile(`\{[^{}]*\}`)
-	reIDField   = regexp.MustCompile(`(?i)["'](?:id|candidate|label|name)["']\s*:\s*["']?([^"',}\n]+)["']?`)
-	reTrailNum  = regexp.MustCompile(`(\d+)\s*$`)
-)
+// reKeyPos is a JSON key that names a position: optional non-digits, then
+// the 1-based position ("Summary 2", "candidate_2", "2").
+var reKeyPos = regexp.MustCompile(`^\D*?(\d+)$`)
 
 // BatchKeys are the keys a batched reply is read by, in presentation
 // order: the labels the judge saw (Request.BatchLabels, "1", "2", …) when
@@ -127,52 +125,119 @@ func BatchKeys(req banks.Request) []string {
 }
 
 // LocateBatch reads one score per candidate from a batched reply. keys are
-// the labels the judge saw, in presentation order (BatchKeys). A
-// candidate's score is, by preference: the value of a JSON key equal to its
-// label ({"scores": {"3": 7, …}}); an object {"id": "3", "score": 7} in an
-// array; a key whose trailing number is its 1-based position ("Summary 2":
-// 5). The last occurrence wins. Values are not range-checked.
+// the labels the judge saw, in presentation order (BatchKeys). Scores are
+// read only from JSON, never from prose. The score map is, by preference:
+//
+//   - the "scores" member of a top-level JSON object of the reply (the
+//     requested {"scores": {"1": 7, …}}; top-level as in LocateScore, so
+//     also in a code fence or prose); two such members make the reply
+//     ambiguous and nothing is read;
+//   - else the one top-level JSON object of the reply, when there is
+//     exactly one ({"1": 7, "2": 5});
+//   - else the whole reply (or the whole body of one code fence) when it
+//     is a JSON array.
+//
+// In an object map, a candidate's score is the member named by its label,
+// else the member whose key ends in its 1-based position ("Summary 2": 5).
+// In an array (also "scores": [...]) it is the element {"id": LABEL,
+// "score": n} (the id may also be "candidate", "label" or "name"). A value
+// counts only as a JSON number or a string holding exactly one; a key
+// stated twice with different numbers leaves its candidate unfound. Values
+// are not range-checked.
 func LocateBatch(text string, keys []string) []Located {
 	out := make([]Located, len(keys))
-	byKey := map[string]Located{}
-	for _, m := range reKeyNumber.FindAllStringSubmatchIndex(text, -1) {
-		key := strings.TrimSpace(text[m[2]:m[3]])
-		if v, err := strconv.ParseFloat(text[m[4]:m[5]], 64); err == nil && !math.IsInf(v, 0) {
-			byKey[key] = Located{Value: v, Span: Span{m[4], m[5]}, Found: true}
-		}
+	m := batchMap(text)
+	if m == nil {
+		return out
 	}
-	byObj := map[string]Located{}
-	for _, om := range reObject.FindAllStringIndex(text, -1) {
-		obj := text[om[0]:om[1]]
-		idm := reIDField.FindStringSubmatch(obj)
-		sm := reJSONScore.FindStringSubmatchIndex(obj)
-		if idm == nil || sm == nil {
-			continue
+	const ambiguous = -1 // a Located.Span.Start marking a key with conflicting numbers
+	put := func(into map[string]Located, key string, v *jval) {
+		lit, sp, ok := v.number(text)
+		if !ok {
+			return
 		}
-		if v, err := strconv.ParseFloat(obj[sm[2]:sm[3]], 64); err == nil && !math.IsInf(v, 0) {
-			byObj[strings.TrimSpace(idm[1])] = Located{Value: v, Span: Span{om[0] + sm[2], om[0] + sm[3]}, Found: true}
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil || math.IsInf(f, 0) {
+			return
 		}
+		l := Located{Value: f, Span: sp, Found: true, lit: lit}
+		if old, seen := into[key]; seen && (old.Span.Start == ambiguous || !sameNumber(old.lit, lit)) {
+			l = Located{Span: Span{ambiguous, ambiguous}}
+		}
+		into[key] = l
 	}
-	byPos := map[int]Located{}
-	for key, l := range byKey {
-		if m := reTrailNum.FindStringSubmatch(key); m != nil {
-			if p, err := strconv.Atoi(m[1]); err == nil {
-				if old, ok := byPos[p]; !ok || l.Span.Start > old.Span.Start {
-					byPos[p] = l
+	byKey, byPos := map[string]Located{}, map[string]Located{}
+	switch m.kind {
+	case '{':
+		for k, key := range m.keys {
+			key = strings.TrimSpace(key)
+			put(byKey, key, m.vals[k])
+			if pm := reKeyPos.FindStringSubmatch(key); pm != nil {
+				if p, err := strconv.Atoi(pm[1]); err == nil {
+					put(byPos, strconv.Itoa(p), m.vals[k])
 				}
 			}
 		}
+	case '[':
+		for _, e := range m.vals {
+			if e.kind != '{' {
+				continue
+			}
+			var id string
+			var score *jval
+			for k, key := range e.keys {
+				switch strings.ToLower(key) {
+				case "id", "candidate", "label", "name":
+					if v := e.vals[k]; v.kind == 's' {
+						id = strings.TrimSpace(v.str)
+					} else if v.kind == 'n' {
+						id = v.num
+					}
+				case "score":
+					score = e.vals[k]
+				}
+			}
+			if id != "" && score != nil {
+				put(byKey, id, score)
+			}
+		}
 	}
-	for i, id := range keys {
-		if l, ok := byKey[id]; ok {
-			out[i] = l
-		} else if l, ok := byObj[id]; ok {
-			out[i] = l
-		} else if l, ok := byPos[i+1]; ok {
+	for i, key := range keys {
+		l, ok := byKey[key]
+		if !ok {
+			l = byPos[strconv.Itoa(i+1)]
+		}
+		if l.Found {
 			out[i] = l
 		}
 	}
 	return out
+}
+
+// batchMap is the JSON value a batched reply's scores are read from (see
+// LocateBatch), or nil.
+func batchMap(text string) *jval {
+	objs := topObjects(text)
+	var scores []*jval
+	for _, o := range objs {
+		for k, key := range o.keys {
+			if key == "scores" {
+				scores = append(scores, o.vals[k])
+			}
+		}
+	}
+	switch {
+	case len(scores) == 1:
+		return scores[0]
+	case len(scores) > 1:
+		return nil
+	case len(objs) == 1:
+		return objs[0]
+	}
+	if v, ok := wholeJSON(text); ok && v.kind == '[' {
+		return v
+	}
+	return nil
 }
 
 // ParseBatch reads integer scores from a batched reply by keys (see
@@ -192,7 +257,7 @@ func ParseBatch(text string, keys, ids []string, sc banks.Scale) []Item {
 			items[i].Err = &Error{Kind: kind, Msg: fmt.Sprintf("no score for candidate %q (label %q) in reply %q", ids[i], keys[i], clip(text))}
 			continue
 		}
-		v, err := checkScore(l.Value, sc)
+		v, err := checkScore(l.lit, l.Value, sc)
 		if err != nil {
 			e := err.(*Error)
 			e.Msg = fmt.Sprintf("candidate %q: %s", ids[i], e.Msg)

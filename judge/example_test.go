@@ -12,9 +12,10 @@ func ExampleParseScore() {
 	sc := banks.Scale{Min: 1, Max: 10}
 	for _, reply := range []string{
 		"```json\n{\"score\": 7}\n```",
-		"Clear and faithful. Score: 8",
+		"Score: 8",
 		`{"score": 11}`,
-		"I can't help with that.",
+		"Clear and faithful, I'd give it an 8.", // prose: no score is read from it
+		"I cannot rate this on a scale of 1 to 10.",
 	} {
 		v, err := judge.ParseScore(reply, sc)
 		if err != nil {
@@ -27,6 +28,7 @@ func ExampleParseScore() {
 	// 7
 	// 8
 	// out_of_range
+	// unparseable
 	// refusal
 }
 

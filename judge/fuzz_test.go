@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +13,9 @@ import (
 
 func FuzzParseScore(f *testing.F) {
 	for _, s := range []string{`{"score": 7}`, "```json\n{\"score\": \"8\"}\n```", "Score: 6", "7/10", "I cannot assist.",
-		`{"score": 1e999}`, `{"score": -0}`, `{"score": 99999999999999999999999}`, "score: +3.0", "", "{\"score\":"} {
+		`{"score": 1e999}`, `{"score": -0}`, `{"score": 99999999999999999999999}`, "score: +3.0", "", "{\"score\":",
+		"I cannot rate this summary on a scale of 1 to 10.", `{"score": 0.7e1}`, `Sure! {"score": 7, "x": {"score": 3}}`,
+		`{"a" {"score": 7}`, "**Score:** 9", `{"score": 3} {"score": 5}`, `{"score": "1e1"}`} {
 		f.Add(s, 1, 10)
 	}
 	f.Fuzz(func(t *testing.T, text string, lo, hi int) {
@@ -29,9 +32,14 @@ func FuzzParseScore(f *testing.F) {
 		if v < lo || v > hi {
 			t.Fatalf("ParseScore(%q, %d–%d) = %d outside the scale", text, lo, hi, v)
 		}
-		_, span, _ := LocateScore(text)
+		// A score is always a JSON number whose characters the span covers.
+		f, span, _ := LocateScore(text)
 		if span.Start < 0 || span.End > len(text) || span.Start >= span.End {
 			t.Fatalf("span %+v outside %q", span, text)
+		}
+		lit := text[span.Start:span.End]
+		if g, err := strconv.ParseFloat(lit, 64); !reJSONNumber.MatchString(lit) || err != nil || g != f || f != float64(v) {
+			t.Fatalf("ParseScore(%q) = %d but the span holds %q", text, v, lit)
 		}
 	})
 }
@@ -86,6 +94,8 @@ func FuzzLocateBatch(f *testing.F) {
 	f.Add(`{"scores": {"1": 7, "2": 5}}`, "1,2")
 	f.Add(`[{"id": "a", "score": 3}]`, "a,b")
 	f.Add(`{"Summary 2": 9}`, "x,y,z")
+	f.Add(`Sure: {"scores": {"1": 0.7e1, "2": "5", "1": 7}}`, "1,2")
+	f.Add(`[{"id": 1, "score": 1e1}]`, "1")
 	f.Fuzz(func(t *testing.T, text, keys string) {
 		ks := strings.Split(keys, ",")
 		items := ParseBatch(text, ks, ks, ten)
@@ -98,6 +108,18 @@ func FuzzLocateBatch(f *testing.F) {
 			}
 			if it.HasScore && (it.Score < 1 || it.Score > 10) {
 				t.Fatalf("item %d score %v outside 1–10", i, it.Score)
+			}
+		}
+		for i, l := range LocateBatch(text, ks) {
+			if !l.Found {
+				continue
+			}
+			if l.Span.Start < 0 || l.Span.End > len(text) || l.Span.Start >= l.Span.End {
+				t.Fatalf("item %d: span %+v outside %q", i, l.Span, text)
+			}
+			lit := text[l.Span.Start:l.Span.End]
+			if g, err := strconv.ParseFloat(lit, 64); !reJSONNumber.MatchString(lit) || err != nil || g != l.Value {
+				t.Fatalf("item %d = %v but the span holds %q", i, l.Value, lit)
 			}
 		}
 	})

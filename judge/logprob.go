@@ -25,9 +25,9 @@ type Expected struct {
 	Dist map[int]float64
 }
 
-// ReadExpected finds the score nearest the end of the reply spelled by
-// tokens (LocateScore on their concatenation) and returns the expected
-// score there (ExpectedAt). A reply with no tokens is KindNoLogprobs.
+// ReadExpected finds the score of the reply spelled by tokens (LocateScore
+// on their concatenation: the requested JSON or a bare number, never a
+// number in prose) and returns the expected score there (ExpectedAt). A reply with no tokens is KindNoLogprobs.
 func ReadExpected(tokens []TokenLogprob, sc banks.Scale) (Expected, error) {
 	if len(tokens) == 0 {
 		return Expected{}, &Error{Kind: KindNoLogprobs, Msg: "the server returned no logprobs"}

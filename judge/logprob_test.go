@@ -39,7 +39,7 @@ func TestReadExpected(t *testing.T) {
 			// Variants merge: 7 gets .4+.2, 9 gets .2; "ten" and "-" carry
 			// no score: mass .8, score (7·.6 + 9·.2)/.8 = 7.5.
 			name: "variants and non-scores", sc: ten, score: 7.5, mass: .8,
-			toks: []TokenLogprob{tok(`"score":`, `"score":`, 1.0), tok(" 7", " 7", .4, "7", .2, " 9", .2, "ten", .1, "-", .1)},
+			toks: []TokenLogprob{tok(`{"score":`, `{"score":`, 1.0), tok(" 7", " 7", .4, "7", .2, " 9", .2, "ten", .1, "-", .1), tok("}", "}", 1.0)},
 		},
 		{
 			// 0–4 scale; 5 is out of range and dropped: (0·.5 + 4·.25)/.75.
@@ -60,7 +60,7 @@ func TestReadExpected(t *testing.T) {
 			toks: []TokenLogprob{tok(`{"score": `, `{"score": `, 1.0), tok("100", "100", .5, "95", .5), tok("}", "}", 1.0)},
 		},
 		{
-			name: "the last number wins", sc: ten, score: 3, mass: 1,
+			name: "a number in prose is not the score", sc: ten, score: 3, mass: 1,
 			toks: []TokenLogprob{tok("It has 9 flaws. ", "It has 9 flaws. ", 1.0), tok(`{"score": `, `{"score": `, 1.0), tok("3", "3", 1.0), tok("}", "}", 1.0)},
 		},
 		{name: "no tokens", sc: ten, kind: KindNoLogprobs},
@@ -70,7 +70,12 @@ func TestReadExpected(t *testing.T) {
 		},
 		{
 			name: "no valid mass", sc: ten, kind: KindUnparseable,
-			toks: []TokenLogprob{tok(`{"score": `, `{"score": `, 1.0), tok("0", "0", .9, "x", .1)},
+			toks: []TokenLogprob{tok(`{"score": `, `{"score": `, 1.0), tok("0", "0", .9, "x", .1), tok("}", "}", 1.0)},
+		},
+		{
+			// The 10 ends the reply but is not in the requested format.
+			name: "refusal ending in a number", sc: ten, kind: KindRefusal,
+			toks: []TokenLogprob{tok("I cannot rate this on a scale of 1 to ", "I cannot rate this on a scale of 1 to ", 1.0), tok("10", "10", .9, "9", .1), tok(".", ".", 1.0)},
 		},
 		{
 			name: "refusal", sc: ten, kind: KindRefusal,

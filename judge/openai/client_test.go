@@ -79,7 +79,10 @@ func TestClientCases(t *testing.T) {
 	}{
 		{name: "plain JSON", script: []step{reply(`{"score": 7}`)}, want: 7, calls: 1},
 		{name: "code fence and prose", script: []step{reply("Here is my rating.\n```json\n{\"score\": \"8\"}\n```\nHope this helps.")}, want: 8, calls: 1},
-		{name: "trailing number", script: []step{reply("The summary is accurate but thin. Score: 6")}, want: 6, calls: 1},
+		{name: "bare labelled score", script: []step{reply("Score: 6\n")}, want: 6, calls: 1},
+		{name: "prose ending in a score", script: []step{reply("The summary is accurate but thin. Score: 6")}, wantKind: judge.KindUnparseable, calls: 1},
+		{name: "refusal ending in a number", script: []step{reply("I cannot rate this summary on a scale of 1 to 10.")}, wantKind: judge.KindRefusal, calls: 1},
+		{name: "JSON exponent", script: []step{reply(`{"score": 1e1}`)}, want: 10, calls: 1},
 		{name: "429 Retry-After seconds", script: []step{apiError(429, "slow down", "Retry-After", "2"), reply(`{"score": 5}`)}, want: 5, calls: 2, sleeps: []time.Duration{2 * time.Second}},
 		{name: "429 Retry-After date", script: []step{apiError(429, "slow down", "Retry-After", "Mon, 30 Nov 2026 01:00:03 GMT"), reply(`{"score": 5}`)}, want: 5, calls: 2, sleeps: []time.Duration{3 * time.Second}},
 		{name: "429 retry-after-ms", script: []step{apiError(429, "slow down", "retry-after-ms", "150", "Retry-After", "9"), reply(`{"score": 4}`)}, want: 4, calls: 2, sleeps: []time.Duration{150 * ms}},
