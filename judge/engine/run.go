@@ -408,11 +408,14 @@ feed:
 func (r *Run) worker(work <-chan int) {
 	ack := make(chan struct{}, 1)
 	for i := range work {
+		if r.ctx.Err() != nil { // stopped: select below may still pick the open gate
+			return
+		}
 		if err := r.waitGate(); err != nil {
 			return
 		}
 		it := &r.plan.Items[i]
-		if err := r.lim.Wait(r.ctx, it.InTokens+it.OutTokens); err != nil {
+		if err := r.lim.Wait(r.ctx, it.InTokens+it.OutTokens); err != nil || r.ctx.Err() != nil {
 			return
 		}
 		r.mu.Lock()
