@@ -194,7 +194,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sum.Canceled {
 		left := sum.Total - sum.Done
 		fmt.Fprintf(stderr, "interrupted: %d answers stored, %d requests left; rerun the same command to resume:\n  prism run %s\n",
-			sum.Written, left, strings.Join(quoteArgs(args), " "))
+			sum.Written, left, shellJoin(args))
 		return fmt.Errorf("interrupted")
 	}
 	return nil
@@ -226,17 +226,6 @@ func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, std
 		return sum, fmt.Errorf("%w\n%d answers are stored; fix the cause and rerun the same command to resume", runErr, sum.Written)
 	}
 	return sum, nil
-}
-
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t'\"$\\") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return out
 }
 
 func printEstimate(w io.Writer, p *engine.Plan) {
