@@ -324,6 +324,9 @@ func (l *locator) parseFloat(n *jnode, path, s string) (float64, error) {
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, l.errAt(n.off, path, "not a finite number: %q", truncate(s, 40))
 	}
+	if err := CheckNumber(f); err != nil { // a label or score: one bound for all readers
+		return 0, l.errAt(n.off, path, "%v", err)
+	}
 	return f, nil
 }
 

@@ -38,25 +38,25 @@ const (
 // ParseProbe splits a probe name into its kind (one of the Probe*
 // constants), the attribute or clause name, and the sign ("+" or "-", only
 // for ProbeAttr). Accepted names: "baseline", "ATTR:+", "ATTR:-",
-// "neutral:NAME", "ctx:NAME", with non-empty names.
+// "neutral:NAME", "ctx:NAME", with ATTR and NAME as ValidName accepts (the
+// names a bank may give). It is the probe-name validator of every reader.
 func ParseProbe(name string) (kind, attr, sign string, err error) {
 	switch {
 	case name == "baseline":
 		return ProbeBaseline, "", "", nil
 	case strings.HasPrefix(name, "neutral:"):
-		if n := name[len("neutral:"):]; n != "" {
-			return ProbeNeutral, n, "", nil
-		}
+		kind, attr = ProbeNeutral, name[len("neutral:"):]
 	case strings.HasPrefix(name, "ctx:"):
-		if n := name[len("ctx:"):]; n != "" {
-			return ProbeContext, n, "", nil
-		}
+		kind, attr = ProbeContext, name[len("ctx:"):]
 	case strings.HasSuffix(name, ":+") || strings.HasSuffix(name, ":-"):
-		if n := name[:len(name)-2]; n != "" {
-			return ProbeAttr, n, name[len(name)-1:], nil
-		}
+		kind, attr, sign = ProbeAttr, name[:len(name)-2], name[len(name)-1:]
+	default:
+		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME", name)
 	}
-	return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME", name)
+	if !ValidName(attr) {
+		return "", "", "", fmt.Errorf("probe %q: name %q is not valid: %s", name, attr, NameRule)
+	}
+	return kind, attr, sign, nil
 }
 
 // csvTable reads a CSV with a header and maps the named columns. The
@@ -123,11 +123,15 @@ func csvErr(file string, err error) error {
 	return fmt.Errorf("%s: %v", file, err)
 }
 
-// parseNumber reads a finite float; field names the column for the error.
+// parseNumber reads a score or label and checks it with CheckNumber;
+// field names the column for the error.
 func parseNumber(file string, line int, field, s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if err != nil {
 		return 0, fmt.Errorf("%s:%d: field %q: %q is not a finite number", file, line, field, s)
+	}
+	if err := CheckNumber(v); err != nil {
+		return 0, fmt.Errorf("%s:%d: field %q: %q: %v", file, line, field, s, err)
 	}
 	return v, nil
 }
