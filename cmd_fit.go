@@ -48,6 +48,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if err := checkFloatFlags(fs); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	fromFiles := *scores != "" || *labels != ""
 	switch {
 	case fs.NArg() > 0:
