@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -171,8 +170,9 @@ func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeNam
 }
 
 // readFile opens path and parses it with read, which names path in errors.
+// A device or an oversized file is refused before reading (docs/fit.md).
 func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
+	f, err := model.OpenRegular(path, model.MaxTableFile, "a score, label or order file")
 	if err != nil {
 		var zero T
 		return zero, err

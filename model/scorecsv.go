@@ -68,8 +68,10 @@ type csvTable struct {
 	col  map[string]int
 }
 
-func openCSV(r io.Reader, file string, required []string) (*csvTable, error) {
-	cr := csv.NewReader(r)
+func openCSV(r io.Reader, file, what string, required []string) (*csvTable, error) {
+	// csv.Reader buffers a whole record: bound lines and the file so that
+	// a wrong input (a device, a text dump) fails fast.
+	cr := csv.NewReader(LimitLines(r, file, MaxTableLine, MaxTableFile, what))
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err == io.EOF {
@@ -116,6 +118,9 @@ func (t *csvTable) field(rec []string, name string) string {
 }
 
 func csvErr(file string, err error) error {
+	if IsSizeError(err) {
+		return err // names the file and line already
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s:%d: %v", file, pe.Line, pe.Err)
@@ -141,7 +146,7 @@ func parseNumber(file string, line int, field, s string) (float64, error) {
 // columns are kept, others ignored), then one row per score. An empty score
 // is a missing cell (Missing true). Errors name file, line and field.
 func ReadScoresCSV(r io.Reader, file string) ([]ScoreRow, error) {
-	t, err := openCSV(r, file, []string{"context", "candidate", "probe", "score"})
+	t, err := openCSV(r, file, "a score file", []string{"context", "candidate", "probe", "score"})
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +212,7 @@ func WriteScoresCSV(w io.Writer, rows []ScoreRow) error {
 // context,candidate,human, then one row per candidate. A second label for
 // the same context and candidate is an error naming both lines.
 func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
-	t, err := openCSV(r, file, []string{"context", "candidate", "human"})
+	t, err := openCSV(r, file, "a label file", []string{"context", "candidate", "human"})
 	if err != nil {
 		return nil, err
 	}
