@@ -71,18 +71,26 @@ func redactArg(a string, isURL bool) string {
 			prefix, u = a[:j+1], a[j+1:]
 		}
 	}
-	return prefix + redactURL(u)
+	return prefix + redactURL(u, isURL)
 }
 
-// userinfo matches the user[:password]@ of an authority, with or without a
-// scheme; greedy up to the last @ before the path, as url.Parse splits it.
-var userinfo = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)?[^/?#\s]*@`)
+// userinfo matches the user[:password]@ of an authority after a scheme
+// (or, for a --base-url value, without one); greedy up to the last @
+// before the path, as url.Parse splits it.
+var (
+	userinfo         = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s]*@`)
+	userinfoNoScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)?[^/?#\s]*@`)
+)
 
 // redactURL strips the userinfo and replaces the values of credential-like
 // query parameters. It works on the text rather than re-encoding a parsed
 // URL so that everything else is printed as the user typed it.
-func redactURL(s string) string {
-	s = userinfo.ReplaceAllString(s, "$1")
+func redactURL(s string, schemeOptional bool) string {
+	if schemeOptional {
+		s = userinfoNoScheme.ReplaceAllString(s, "$1")
+	} else {
+		s = userinfo.ReplaceAllString(s, "$1")
+	}
 	base, query, hasQuery := strings.Cut(s, "?")
 	// Key-shaped values in the host or path (sk-…, say).
 	base = store.Redact(base)

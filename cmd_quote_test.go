@@ -69,6 +69,7 @@ func TestShellJoinRedactsURLs(t *testing.T) {
 		{[]string{"--other=http://a:secret@b/c?key=secret"}, "'--other=http://b/c?key=[redacted]'"},
 		{[]string{"--base-url", "https://host/sk-abcdefghijklmnopqrstuv/v1"}, "--base-url 'https://host/[redacted]/v1'"},
 		{[]string{"--bank", "user@host"}, "--bank user@host"}, // not a URL: kept
+		{[]string{"--name=me@x://y"}, "--name=me@x://y"},      // no scheme before the @: kept
 	} {
 		got := shellJoin(c.args)
 		if got != c.want {
