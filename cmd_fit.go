@@ -172,7 +172,7 @@ func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeNam
 // readFile opens path and parses it with read, which names path in errors.
 // A device or an oversized file is refused before reading (docs/fit.md).
 func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := model.OpenRegular(path, model.MaxTableFile, "a score, label or order file")
+	f, err := model.OpenInput(path, model.MaxTableFile, "a score, label or order file")
 	if err != nil {
 		var zero T
 		return zero, err

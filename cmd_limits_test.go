@@ -44,7 +44,7 @@ func TestCommandsRefuseDevices(t *testing.T) {
 	} {
 		var stderr strings.Builder
 		code := runMain(ctx, args, io.Discard, &stderr)
-		if code != 1 || !strings.Contains(stderr.String(), "/dev/zero: not a regular file") {
+		if code != 1 || !strings.Contains(stderr.String(), "/dev/zero: is a device or socket, not a file") {
 			t.Errorf("prism %s: exit %d, %s", strings.Join(args, " "), code, stderr.String())
 		}
 	}

@@ -13,8 +13,8 @@ const MaxFileSize = 1 << 20 // 1 MiB
 
 const fileKind = "a bank file"
 
-// ReadFile reads a bank file's bytes: a regular file of at most
-// MaxFileSize. Devices and FIFOs are refused before any read.
+// ReadFile reads a bank file's bytes, at most MaxFileSize. Devices are
+// refused before any read (model.OpenInput).
 func ReadFile(path string) ([]byte, error) {
 	return model.ReadFileLimited(path, MaxFileSize, fileKind)
 }

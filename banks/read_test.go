@@ -2,6 +2,7 @@ package banks
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestReadFileRefusesDevices(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	_, err := ReadFile("/dev/zero")
-	if err == nil || !strings.Contains(err.Error(), "/dev/zero: not a regular file") {
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero: is a device or socket, not a file") {
 		t.Errorf("err = %v", err)
 	}
 	data, err := BuiltinFile(Builtins()[0].Name)
@@ -55,5 +56,33 @@ func TestReadFileRefusesDevices(t *testing.T) {
 	}
 	if got, err := ReadFile(path); err != nil || string(got) != string(data) {
 		t.Errorf("ReadFile of a built-in bank: %v", err)
+	}
+}
+
+// A pipe (the /dev/fd/N of a shell's <(…)) is read, bounded by the limit
+// rather than by a size it does not have.
+func TestReadFilePipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		w.Close()
+		t.Skip("no /dev/fd")
+	}
+	go func() {
+		defer w.Close()
+		chunk := make([]byte, 64<<10)
+		for i := 0; i < 2*MaxFileSize/len(chunk); i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	_, err = ReadFile(path)
+	if err == nil || !strings.Contains(err.Error(), "larger than the 1 MiB limit for a bank file") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -87,30 +87,30 @@ func ReadLimited(r io.Reader, limit int64, name, what string) ([]byte, error) {
 	return data, nil
 }
 
-// OpenRegular opens path for reading after checking that it is a regular
-// file no larger than limit. Devices, FIFOs and sockets are refused up
-// front: /dev/zero or /dev/stdin would otherwise be read until the limit.
-func OpenRegular(path string, limit int64, what string) (*os.File, error) {
+// OpenInput opens path for reading after checking that it is a file no
+// larger than limit. Devices (/dev/zero, /dev/urandom), sockets and
+// directories are refused up front; a pipe (a FIFO, the /dev/fd/N of a
+// shell's <(…)) has no size to check and is bounded by the reader's limit.
+func OpenInput(path string, limit int64, what string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
+	switch m := st.Mode(); {
+	case m.IsDir():
 		return nil, fmt.Errorf("%s: is a directory, want %s", path, what)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s), want %s", path, st.Mode().Type(), what)
-	}
-	if st.Size() > limit {
+	case m&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket|os.ModeIrregular) != 0:
+		return nil, fmt.Errorf("%s: is a device or socket, not a file; want %s", path, what)
+	case m.IsRegular() && st.Size() > limit:
 		return nil, &SizeError{File: path, Limit: limit, What: what}
 	}
 	return os.Open(path)
 }
 
-// ReadFileLimited is os.ReadFile for a regular file of at most limit
-// bytes; the read itself is bounded too, in case the file grows.
+// ReadFileLimited is os.ReadFile for a file of at most limit bytes (see
+// OpenInput); the read itself is bounded too, for pipes and files that grow.
 func ReadFileLimited(path string, limit int64, what string) ([]byte, error) {
-	f, err := OpenRegular(path, limit, what)
+	f, err := OpenInput(path, limit, what)
 	if err != nil {
 		return nil, err
 	}

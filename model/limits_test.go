@@ -84,7 +84,7 @@ func TestLoadRefusesDevices(t *testing.T) {
 	}
 	for _, f := range Formats() {
 		_, err := Load(f, "/dev/zero")
-		if err == nil || !strings.Contains(err.Error(), "/dev/zero: not a regular file") {
+		if err == nil || !strings.Contains(err.Error(), "/dev/zero: is a device or socket, not a file") {
 			t.Errorf("Load(%s, /dev/zero): %v", f, err)
 		}
 	}
