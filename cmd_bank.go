@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -125,10 +126,10 @@ func resolveBank(ctx context.Context, ref string, fs workspaceFlags) (b *banks.B
 			return b, file, err
 		}
 	}
-	if data, err := os.ReadFile(ref); err == nil {
+	if data, err := banks.ReadFile(ref); err == nil {
 		b, err := banks.Parse(data, ref)
 		return b, data, err
-	} else if looksLikeFile {
+	} else if looksLikeFile || model.IsSizeError(err) {
 		return nil, nil, err
 	}
 	if isHexPrefix(ref) {
@@ -309,7 +310,7 @@ func runBankValidate(ctx context.Context, args []string, stdout io.Writer) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		data, err := os.ReadFile(f)
+		data, err := banks.ReadFile(f)
 		if err != nil {
 			bad++
 			msgs = append(msgs, err.Error())

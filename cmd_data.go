@@ -206,10 +206,10 @@ func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, checkFloatFlags(fs)
 		}
 		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
+			return append(pos, rest...), checkFloatFlags(fs)
 		}
 		pos, args = append(pos, rest[0]), rest[1:]
 	}

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -46,6 +45,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if errors.Is(err, flag.ErrHelp) {
 			return nil // the usage was printed
 		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := checkFloatFlags(fs); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	fromFiles := *scores != "" || *labels != ""
@@ -168,8 +170,9 @@ func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeNam
 }
 
 // readFile opens path and parses it with read, which names path in errors.
+// A device or an oversized file is refused before reading (docs/fit.md).
 func readFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
+	f, err := model.OpenInput(path, model.MaxTableFile, "a score, label or order file")
 	if err != nil {
 		var zero T
 		return zero, err

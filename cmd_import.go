@@ -46,7 +46,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rows, err = model.ReadScoresCSV(os.Stdin, "<stdin>")
 	} else {
 		var f *os.File
-		if f, err = os.Open(file); err != nil {
+		if f, err = model.OpenInput(file, model.MaxTableFile, "a score file"); err != nil {
 			return err
 		}
 		rows, err = model.ReadScoresCSV(f, file)

@@ -52,6 +52,9 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, fs.Arg(0), judgeUsage)
 	}
+	if err := checkFloatFlags(fs); err != nil {
+		return fmt.Errorf("%w: %v\n%s", errUsage, err, judgeUsage)
+	}
 	cfg, err := jf.Config(os.Getenv)
 	if err != nil {
 		return err

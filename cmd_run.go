@@ -197,7 +197,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sum.Canceled {
 		left := plan.Estimate.Requests - sum.Study.Answered
 		fmt.Fprintf(stderr, "interrupted: %d answers stored by this run, %d requests of the study left; rerun the same command to resume:\n  prism run %s\n",
-			sum.Stored, left, strings.Join(quoteArgs(args), " "))
+			sum.Stored, left, shellJoin(args))
 		return fmt.Errorf("interrupted")
 	}
 	return nil
@@ -229,17 +229,6 @@ func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, std
 		return sum, fmt.Errorf("%w\n%d answers of this run are stored; fix the cause and rerun the same command to resume", runErr, sum.Stored)
 	}
 	return sum, nil
-}
-
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t'\"$\\") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return out
 }
 
 func printEstimate(w io.Writer, p *engine.Plan) {

@@ -45,7 +45,8 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	subsets := fs.Bool("subsets", true, "enumerate every non-empty subset of units (at most 16 units)")
 	fwd := fs.Bool("forward", true, "run forward selection")
 	maxFwd := fs.Int("max-forward", def.MaxForward, "forward selection stops at `N` units")
-	minGain := fs.Float64("min-gain", def.MinGain, "forward selection stops when the best addition gains less than `G`")
+	// A gain is a difference of two metric values, each within [-1, 1].
+	minGain := finiteFloatFlag(fs.FlagSet, "min-gain", def.MinGain, -2, 2, "forward selection stops when the best addition gains less than `G` (within [-2, 2])")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {

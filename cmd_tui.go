@@ -128,9 +128,11 @@ func tuiBank(arg, task string) (*banks.Bank, string, error) {
 	if arg == "" {
 		return ui.DefaultBank(task)
 	}
-	if data, err := os.ReadFile(arg); err == nil {
+	if data, err := banks.ReadFile(arg); err == nil {
 		b, err := banks.Parse(data, arg)
 		return b, arg, err
+	} else if model.IsSizeError(err) {
+		return nil, "", err
 	}
 	b, err := banks.Builtin(arg)
 	return b, "builtin:" + arg, err

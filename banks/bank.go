@@ -1,6 +1,6 @@
 package banks
 
-import "regexp"
+import "github.com/prism-eval/prism/model"
 
 // Bank is a probe bank: the attributes whose weight a probe shifts, the
 // neutral clauses used as controls, the one-sided context probes, and the
@@ -102,12 +102,7 @@ const (
 	prefixContext = "ctx:"
 )
 
-// nameRE is the allowed form of attribute, neutral and context-probe names:
-// a lowercase letter, then up to 39 lowercase letters, digits, '_' or '-'.
-// Names appear in probe names ("length:+") and CSV cells, so ':' ',' and
-// spaces are excluded.
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
-
-// ValidName reports whether s is an allowed attribute, neutral or context
-// probe name.
-func ValidName(s string) bool { return nameRE.MatchString(s) }
+// ValidName reports whether s is an allowed bank, attribute, neutral or
+// context probe name. The rule is model.ValidName's, shared with the score
+// readers and fit, so a bank's probe names are exactly the ones they accept.
+func ValidName(s string) bool { return model.ValidName(s) }

@@ -3,6 +3,8 @@ package banks
 import (
 	"fmt"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // TestConditionCounts checks 1 + 4K + N + C per built-in bank. The paper's
@@ -95,6 +97,19 @@ func TestBuiltinConditionsDistinct(t *testing.T) {
 			seen[key] = true
 			if _, _, ok := ProbeKind(c.Probe); !ok {
 				t.Errorf("%s: probe name %q has no recognised form", b.Name, c.Probe)
+			}
+		}
+	}
+}
+
+// The score readers and fit parse probe names with model.ParseProbe; every
+// probe a built-in bank renders must pass it, so what a bank produces can
+// always be imported and fitted.
+func TestBuiltinProbesParse(t *testing.T) {
+	for _, b := range Builtins() {
+		for _, p := range b.Probes() {
+			if _, _, _, err := model.ParseProbe(p); err != nil {
+				t.Errorf("%s: %v", b.Name, err)
 			}
 		}
 	}

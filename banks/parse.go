@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // Parse reads a bank from TOML and validates it. file names the source in
@@ -15,6 +17,9 @@ import (
 // field path: TOML syntax and type errors, unknown keys (exact spelling
 // required) and every rule of Validate.
 func Parse(data []byte, file string) (*Bank, error) {
+	if len(data) > MaxFileSize {
+		return nil, &model.SizeError{File: file, Limit: MaxFileSize, What: fileKind}
+	}
 	var b Bank
 	md, err := toml.Decode(string(data), &b)
 	if err != nil {

@@ -89,7 +89,7 @@ func (v *validator) add(field, format string, args ...any) {
 
 func (v *validator) name(field, s string) {
 	if !ValidName(s) {
-		v.add(field, "%q is not a valid name: use 1–40 lowercase letters, digits, '_' or '-', starting with a letter", s)
+		v.add(field, "%q is not a valid name: %s", s, model.NameRule)
 	}
 }
 

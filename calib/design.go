@@ -45,11 +45,6 @@ type BuildOptions struct {
 	Global     bool   // keep contexts with a single candidate (global mode groups all rows)
 }
 
-// maxMagnitude bounds scores and labels so that sums of squares over a
-// whole study cannot overflow; judge scales and human ratings are far
-// smaller.
-const maxMagnitude = 1e15
-
 type candKey struct{ ctx, cand string }
 
 // at formats a file:line prefix; line 0 (in-memory rows) leaves it out.
@@ -107,8 +102,8 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 			probeOf[r.Probe] = pi
 		}
 		rowProbe[i] = pi
-		if !r.Missing && !(math.Abs(r.Score) <= maxMagnitude) {
-			return nil, nil, fmt.Errorf("%s: field \"score\": %v is not a finite number within ±%g", at(sf, r.Line), r.Score, maxMagnitude)
+		if err := model.CheckNumber(r.Score); !r.Missing && err != nil {
+			return nil, nil, fmt.Errorf("%s: field \"score\": %v", at(sf, r.Line), err)
 		}
 	}
 	for _, p := range probes {
@@ -174,8 +169,8 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 		if l.Context == "" || l.Candidate == "" {
 			return nil, nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
 		}
-		if !(math.Abs(l.Human) <= maxMagnitude) {
-			return nil, nil, fmt.Errorf("%s: field \"human\": %v is not a finite number within ±%g", at(lf, l.Line), l.Human, maxMagnitude)
+		if err := model.CheckNumber(l.Human); err != nil {
+			return nil, nil, fmt.Errorf("%s: field \"human\": %v", at(lf, l.Line), err)
 		}
 		k := candKey{l.Context, l.Candidate}
 		if j, dup := labelOf[k]; dup {

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // SplitParts splits n items into k contiguous parts by numpy's array_split
@@ -52,8 +54,10 @@ func Permutation(ids []string, seed uint64) []string {
 // blanks trimmed, empty lines and lines starting with '#' skipped. A
 // repeated id is an error naming file and both lines.
 func ReadOrder(r io.Reader, file string) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	// LimitLines reports an over-long line (or file) by name and line
+	// before the scanner's own, anonymous ErrTooLong can.
+	sc := bufio.NewScanner(model.LimitLines(r, file, model.MaxTableLine, model.MaxTableFile, "an order file"))
+	sc.Buffer(make([]byte, 64*1024), model.MaxTableLine+2)
 	seen := map[string]int{}
 	var ids []string
 	for line := 1; sc.Scan(); line++ {
@@ -68,6 +72,9 @@ func ReadOrder(r io.Reader, file string) ([]string, error) {
 		ids = append(ids, id)
 	}
 	if err := sc.Err(); err != nil {
+		if model.IsSizeError(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	return ids, nil

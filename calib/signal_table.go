@@ -72,8 +72,8 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 		if r.Missing {
 			continue
 		}
-		if !(math.Abs(r.Score) <= maxMagnitude) {
-			return nil, fmt.Errorf("%s: field \"score\": %v is not a finite number within ±%g", at(file, r.Line), r.Score, maxMagnitude)
+		if err := model.CheckNumber(r.Score); err != nil {
+			return nil, fmt.Errorf("%s: field \"score\": %v", at(file, r.Line), err)
 		}
 		if r.Context == "" || r.Candidate == "" {
 			return nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(file, r.Line))

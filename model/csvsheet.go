@@ -42,11 +42,22 @@ func newCSVSheet(loc *locator) (*csvSheet, error) {
 	return t, nil
 }
 
-// next returns the next record, or io.EOF.
+// next returns the next record, or io.EOF. Each field (a text, an id, a
+// score) is at most MaxText bytes.
 func (t *csvSheet) next() ([]string, error) {
 	rec, err := t.r.Read()
 	if err != nil && err != io.EOF {
 		return nil, t.wrap(err)
+	}
+	for i, f := range rec {
+		if len(f) > MaxText {
+			line, _ := t.r.FieldPos(i)
+			field := ""
+			if i < len(t.header) {
+				field = t.header[i]
+			}
+			return nil, &SizeError{File: t.name, Line: line, Field: field, Limit: MaxText, What: "one text"}
+		}
 	}
 	return rec, err
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -133,13 +134,15 @@ func readGenericCSV(loc *locator) (*Dataset, error) {
 	return assembleGeneric(baseName(loc.name), FormatCSV, rows)
 }
 
-// parseCell parses a numeric cell to a finite float64.
+// parseCell parses a numeric cell (a label or score) and checks it with
+// CheckNumber.
 func parseCell(t *csvSheet, col int, s string) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != f || f > maxFinite || f < -maxFinite {
+	if err != nil || f != f || math.IsInf(f, 0) {
 		return 0, t.errAt(col, t.header[col], "not a finite number: %q", truncate(s, 40))
+	}
+	if err := CheckNumber(f); err != nil {
+		return 0, t.errAt(col, t.header[col], "%v", err)
 	}
 	return f, nil
 }
-
-const maxFinite = 1.7976931348623157e308

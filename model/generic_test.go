@@ -52,7 +52,7 @@ func TestReadGenericJSONLErrors(t *testing.T) {
 		{"scores not object", `{"context": "c", "candidate": "a", "text": "t", "scores": [1]}`, "g.jsonl:1:59: scores: want object, got array"},
 		{"syntax", "{\"context\": \"c\", \"candidate\": \"a\", \"text\": \"t\", \"human\": 1}\n{\"context\" \"c\"}", "g.jsonl:2:12: invalid JSON"},
 		{"only blanks", "\n  \n", "g.jsonl: no rows"},
-		{"mean overflow", `{"context": "c", "candidate": "a", "text": "t", "scores": {"a": 1.7e308, "b": 1.7e308}}`, "g.jsonl:1:59: scores: too large to average"},
+		{"beyond bound", `{"context": "c", "candidate": "a", "text": "t", "scores": {"a": 1.7e308, "b": 1.7e308}}`, "g.jsonl:1:65: scores.a: 1.7e+308 is not a finite number within ±1e+15"},
 	})
 }
 
@@ -97,7 +97,7 @@ func TestReadGenericCSVErrors(t *testing.T) {
 		{"field count", "context,candidate,text,human\nc,a,t\n", "g.csv:2:"},
 		{"header only", "context,candidate,text,human\n", "g.csv: no rows after the header"},
 		{"empty", "", "g.csv: empty file"},
-		{"mean overflow", "context,candidate,text,scores.a,scores.b\nc,a,t,1e308,1.7e308\n", "g.csv:2:1: scores: too large to average"},
+		{"beyond bound", "context,candidate,text,scores.a,scores.b\nc,a,t,1e308,1.7e308\n", "g.csv:2:7: scores.a: 1e+308 is not a finite number within ±1e+15"},
 		{"score column without name", "context,candidate,text,scores.\n", "g.csv:1:24: scores.: score column needs a criterion name"},
 	})
 }

@@ -78,6 +78,6 @@ func TestReadHANNAErrors(t *testing.T) {
 		{"same model twice", hannaHeader + "0,P,H,S,M,1,2,3,4,5,6,w\n96,P,H,T,M,1,2,3,4,5,6,w\n", `h.csv:3:10: Model: story 96 is a second story by "M" for the prompt of story 0 (line 2)`},
 		{"no rows", hannaHeader, "h.csv: no rows after the header"},
 		{"bad quote", hannaHeader + "0,\"P,H\n", "h.csv:"},
-		{"mean overflow", hannaHeader + "0,P,H,S,M,1e308,1e308,1,1,1,1,w\n", "h.csv:2: Story ID: story 0: scores too large to average"},
+		{"beyond bound", hannaHeader + "0,P,H,S,M,1e308,1e308,1,1,1,1,w\n", "h.csv:2:11: Relevance: 1e+308 is not a finite number within ±1e+15"},
 	})
 }

@@ -108,6 +108,9 @@ func (p *jparser) value() (*jnode, error) {
 		for p.src[p.i] != '}' {
 			koff := p.i
 			key := p.str()
+			if len(key) > MaxText {
+				return nil, p.tooLong(int64(koff), key)
+			}
 			if len(n.keys) == 16 {
 				seen = make(map[string]bool, 32)
 				for _, k := range n.keys {
@@ -178,8 +181,22 @@ func (p *jparser) value() (*jnode, error) {
 		n.kind, n.text = jNumber, string(p.src[p.i:j])
 		p.i = j
 	}
+	if len(n.text) > MaxText {
+		return nil, p.tooLong(n.off, "")
+	}
 	n.end = int64(p.i)
 	return n, nil
+}
+
+// tooLong reports a string or number over MaxText at off: every text, id
+// and label of a JSON dataset is checked here, whatever reader uses it.
+func (p *jparser) tooLong(off int64, key string) error {
+	path := p.path
+	if key != "" {
+		path = append(path[:len(path):len(path)], key)
+	}
+	line, _ := p.loc.pos(off)
+	return &SizeError{File: p.loc.name, Line: line, Field: joinPath(path...), Limit: MaxText, What: "one text"}
 }
 
 // str reads the string starting at p.i. A string without escapes that is
@@ -323,6 +340,9 @@ func (l *locator) parseFloat(n *jnode, path, s string) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, l.errAt(n.off, path, "not a finite number: %q", truncate(s, 40))
+	}
+	if err := CheckNumber(f); err != nil { // a label or score: one bound for all readers
+		return 0, l.errAt(n.off, path, "%v", err)
 	}
 	return f, nil
 }

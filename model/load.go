@@ -54,9 +54,9 @@ func Read(format string, r io.Reader, name string) (*Dataset, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown dataset format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 	}
-	data, err := readAll(r)
+	data, err := ReadLimited(r, datasetFileLimit, name, "a dataset file")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	return finish(parse(newLocator(name, data)))
 }
@@ -81,7 +81,7 @@ func Load(format, path string) (*Dataset, error) {
 		}
 		return finish(loadJudgeBenchDir(path))
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimited(path, datasetFileLimit, "a dataset file")
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,13 @@ func readAll(r io.Reader) ([]byte, error) {
 	if !ok {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, l.Len()+1) // +1: room to see io.EOF without growing
+	return readSized(r, int64(l.Len()))
+}
+
+// readSized reads all of r into a buffer sized for n bytes, growing it
+// only if r holds more.
+func readSized(r io.Reader, n int64) ([]byte, error) {
+	b := make([]byte, 0, n+1) // +1: room to see io.EOF without growing
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -138,11 +144,13 @@ func loadJudgeBenchDir(dir string) (*Dataset, error) {
 	}
 	sort.Strings(files)
 	var locs []*locator
+	var used int64 // the limit holds for the directory's files together
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := ReadFileLimited(f, datasetFileLimit-used, "a dataset file (the directory's files together)")
 		if err != nil {
 			return nil, err
 		}
+		used += int64(len(data))
 		locs = append(locs, newLocator(f, data))
 	}
 	d, err := readJudgeBenchFiles(locs)
@@ -207,6 +215,10 @@ func jsonlObjects(loc *locator, errp *error) iter.Seq2[int, *jnode] {
 		for li := range starts {
 			if isBlank(loc.data[starts[li]:ends[li]]) {
 				continue
+			}
+			if ends[li]-starts[li] > MaxJSONLine {
+				*errp = &SizeError{File: loc.name, Line: li + 1, Limit: MaxJSONLine, What: "one line of a JSON Lines file"}
+				return
 			}
 			obj, err := parseJSON(loc, starts[li], ends[li])
 			if err == nil {

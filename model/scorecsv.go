@@ -38,25 +38,25 @@ const (
 // ParseProbe splits a probe name into its kind (one of the Probe*
 // constants), the attribute or clause name, and the sign ("+" or "-", only
 // for ProbeAttr). Accepted names: "baseline", "ATTR:+", "ATTR:-",
-// "neutral:NAME", "ctx:NAME", with non-empty names.
+// "neutral:NAME", "ctx:NAME", with ATTR and NAME as ValidName accepts (the
+// names a bank may give). It is the probe-name validator of every reader.
 func ParseProbe(name string) (kind, attr, sign string, err error) {
 	switch {
 	case name == "baseline":
 		return ProbeBaseline, "", "", nil
 	case strings.HasPrefix(name, "neutral:"):
-		if n := name[len("neutral:"):]; n != "" {
-			return ProbeNeutral, n, "", nil
-		}
+		kind, attr = ProbeNeutral, name[len("neutral:"):]
 	case strings.HasPrefix(name, "ctx:"):
-		if n := name[len("ctx:"):]; n != "" {
-			return ProbeContext, n, "", nil
-		}
+		kind, attr = ProbeContext, name[len("ctx:"):]
 	case strings.HasSuffix(name, ":+") || strings.HasSuffix(name, ":-"):
-		if n := name[:len(name)-2]; n != "" {
-			return ProbeAttr, n, name[len(name)-1:], nil
-		}
+		kind, attr, sign = ProbeAttr, name[:len(name)-2], name[len(name)-1:]
+	default:
+		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME", name)
 	}
-	return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME", name)
+	if !ValidName(attr) {
+		return "", "", "", fmt.Errorf("probe %q: name %q is not valid: %s", name, attr, NameRule)
+	}
+	return kind, attr, sign, nil
 }
 
 // csvTable reads a CSV with a header and maps the named columns. The
@@ -68,8 +68,10 @@ type csvTable struct {
 	col  map[string]int
 }
 
-func openCSV(r io.Reader, file string, required []string) (*csvTable, error) {
-	cr := csv.NewReader(r)
+func openCSV(r io.Reader, file, what string, required []string) (*csvTable, error) {
+	// csv.Reader buffers a whole record: bound lines and the file so that
+	// a wrong input (a device, a text dump) fails fast.
+	cr := csv.NewReader(LimitLines(r, file, MaxTableLine, MaxTableFile, what))
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err == io.EOF {
@@ -116,6 +118,9 @@ func (t *csvTable) field(rec []string, name string) string {
 }
 
 func csvErr(file string, err error) error {
+	if IsSizeError(err) {
+		return err // names the file and line already
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s:%d: %v", file, pe.Line, pe.Err)
@@ -123,11 +128,15 @@ func csvErr(file string, err error) error {
 	return fmt.Errorf("%s: %v", file, err)
 }
 
-// parseNumber reads a finite float; field names the column for the error.
+// parseNumber reads a score or label and checks it with CheckNumber;
+// field names the column for the error.
 func parseNumber(file string, line int, field, s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if err != nil {
 		return 0, fmt.Errorf("%s:%d: field %q: %q is not a finite number", file, line, field, s)
+	}
+	if err := CheckNumber(v); err != nil {
+		return 0, fmt.Errorf("%s:%d: field %q: %q: %v", file, line, field, s, err)
 	}
 	return v, nil
 }
@@ -137,7 +146,7 @@ func parseNumber(file string, line int, field, s string) (float64, error) {
 // columns are kept, others ignored), then one row per score. An empty score
 // is a missing cell (Missing true). Errors name file, line and field.
 func ReadScoresCSV(r io.Reader, file string) ([]ScoreRow, error) {
-	t, err := openCSV(r, file, []string{"context", "candidate", "probe", "score"})
+	t, err := openCSV(r, file, "a score file", []string{"context", "candidate", "probe", "score"})
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +212,7 @@ func WriteScoresCSV(w io.Writer, rows []ScoreRow) error {
 // context,candidate,human, then one row per candidate. A second label for
 // the same context and candidate is an error naming both lines.
 func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
-	t, err := openCSV(r, file, []string{"context", "candidate", "human"})
+	t, err := openCSV(r, file, "a label file", []string{"context", "candidate", "human"})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,14 @@ func TestParseProbe(t *testing.T) {
 	}{
 		{"baseline", ProbeBaseline, "", "", true},
 		{"coherence:+", ProbeAttr, "coherence", "+", true},
-		{"a:b:-", ProbeAttr, "a:b", "-", true},
+		{"first-person:-", ProbeAttr, "first-person", "-", true},
+		// Names follow ValidName, the rule a bank's names obey.
+		{"a:b:-", "", "", "", false},
+		{"../../etc:+", "", "", "", false},
+		{"Length:+", "", "", "", false},
+		{"two words:+", "", "", "", false},
+		{"ctx:a,b", "", "", "", false},
+		{"neutral:" + strings.Repeat("a", 41), "", "", "", false},
 		{"neutral:calm", ProbeNeutral, "calm", "", true},
 		{"ctx:expert", ProbeContext, "expert", "", true},
 		{"ctx:", "", "", "", false},
@@ -63,6 +70,8 @@ func TestReadScoresCSVErrors(t *testing.T) {
 		{"duplicate column", "context,candidate,probe,score,score\n", []string{"S.csv:1", `"score"`, "twice"}},
 		{"non-numeric", "context,candidate,probe,score\nd,s,baseline,1\nd,s,baseline,good\n", []string{"S.csv:3", `"score"`, `"good"`}},
 		{"NaN", "context,candidate,probe,score\nd,s,baseline,NaN\n", []string{"S.csv:2", `"score"`}},
+		{"huge", "context,candidate,probe,score\nd,s,baseline,1\nd,s,baseline,1e308\n", []string{"S.csv:3", `"score"`, "1e308", "±1e+15"}},
+		{"path probe", "context,candidate,probe,score\nd,s,../../etc:+,1\n", []string{"S.csv:2", `"probe"`, "../../etc", "not valid"}},
 		{"bad probe", "context,candidate,probe,score\nd,s,coherence,1\n", []string{"S.csv:2", `"probe"`, "coherence"}},
 		{"empty context", "context,candidate,probe,score\n,s,baseline,1\n", []string{"S.csv:2", `"context"`}},
 		{"empty candidate", "context,candidate,probe,score\nd,,baseline,1\n", []string{"S.csv:2", `"candidate"`}},
@@ -87,7 +96,7 @@ func TestScoresRoundTrip(t *testing.T) {
 		{Context: "d1", Candidate: "s1", Probe: "baseline", Score: 0.1 + 0.2, Run: "r1", Wording: "0"},
 		{Context: "d,1", Candidate: "s\"2", Probe: "len:-", Missing: true},
 		{Context: "d1", Candidate: "s1", Probe: "neutral:calm", Score: -1e-300, Run: "", Wording: "w 2"},
-		{Context: "d1", Candidate: "s1", Probe: "ctx:expert", Score: math.MaxFloat64},
+		{Context: "d1", Candidate: "s1", Probe: "ctx:expert", Score: MaxMagnitude},
 	}
 	var buf bytes.Buffer
 	if err := WriteScoresCSV(&buf, rows); err != nil {

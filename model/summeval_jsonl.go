@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -77,7 +76,10 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*Dataset, error) {
 		if storyDir == "" {
 			return nil, loc.errLine(firstLine[ci], "text", "missing: document %q has no article text", ctx.ID)
 		}
-		article, tried := readStoryArticle(storyDir, ctx.ID, ctx.Extra["filepath"])
+		article, tried, err := readStoryArticle(storyDir, ctx.ID, ctx.Extra["filepath"])
+		if err != nil {
+			return nil, err
+		}
 		if article == "" {
 			return nil, loc.errLine(firstLine[ci], "text", "missing, and no CNN/DM story file for %q was found (looked for %s)", ctx.ID, strings.Join(tried, ", "))
 		}
@@ -176,8 +178,9 @@ func meanAnnotations(loc *locator, b *builder, arr *jnode, path, prefix string, 
 
 // readStoryArticle finds the CNN/DM .story file of a SummEval document
 // beside the JSONL and returns its article (the text before the first
-// "@highlight"), with the paths it tried.
-func readStoryArticle(dir, docID, fp string) (article string, tried []string) {
+// "@highlight"), with the paths it tried. A story file or article over
+// the size limits is an error; an unreadable candidate path is skipped.
+func readStoryArticle(dir, docID, fp string) (article string, tried []string, err error) {
 	hash := docID
 	for _, p := range []string{"dm-test-", "cnn-test-", "dm-val-", "cnn-val-"} {
 		hash = strings.TrimPrefix(hash, p)
@@ -191,7 +194,11 @@ func readStoryArticle(dir, docID, fp string) (article string, tried []string) {
 	}
 	for _, p := range cands {
 		tried = append(tried, p)
-		data, err := os.ReadFile(p)
+		// The highlights follow the article: allow room for them.
+		data, err := ReadFileLimited(p, 2*MaxText, "a story file")
+		if IsSizeError(err) {
+			return "", tried, err
+		}
 		if err != nil {
 			continue
 		}
@@ -200,10 +207,13 @@ func readStoryArticle(dir, docID, fp string) (article string, tried []string) {
 			body = body[:i]
 		}
 		if a := strings.TrimSpace(body); a != "" {
-			return a, tried
+			if len(a) > MaxText {
+				return "", tried, &SizeError{File: p, Field: "article", Limit: MaxText, What: "one text"}
+			}
+			return a, tried, nil
 		}
 	}
-	return "", tried
+	return "", tried, nil
 }
 
 // requiredString reads a required, non-blank string (or number, for ids

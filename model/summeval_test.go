@@ -66,7 +66,7 @@ func TestReadSummEvalErrors(t *testing.T) {
 		{"empty doc id", `{"": {"src": "a"}}`, "data.json:1:6: empty document id"},
 		{"empty", ``, "data.json:1:1: invalid JSON"},
 		{"no documents", ` {}`, "data.json:1:2: no documents"},
-		{"mean overflow", `{"d": {"src": "a", "sys_summs": {"M1": {"sys_summ": "s", "scores": {"coherence": 1e308, "consistency": 1e308, "fluency": 1e308, "relevance": 1e308}}}}}`, "data.json:1:68: d.sys_summs.M1.scores: scores too large to average"},
+		{"beyond bound", `{"d": {"src": "a", "sys_summs": {"M1": {"sys_summ": "s", "scores": {"coherence": 1e308, "consistency": 1e308, "fluency": 1e308, "relevance": 1e308}}}}}`, "data.json:1:82: d.sys_summs.M1.scores.coherence: 1e+308 is not a finite number within ±1e+15"},
 		{"duplicate doc", `{"d": {}, "d": {}}`, "data.json:1:11: d: duplicate key"},
 	})
 }
