@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
 )
 
 func init() {
@@ -92,7 +92,9 @@ func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: prism batch import takes one FILE\nusage:%s", errUsage, batchUsage)
 	}
-	f, err := os.Open(pos[0])
+	// Streamed line by line (each line at most 64 MiB): the file limit
+	// only refuses devices and absurd sizes.
+	f, err := model.OpenInput(pos[0], 1<<40, "a batch results file (JSON Lines)")
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -85,7 +86,7 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	}
 	prices := engine.DefaultPrices()
 	if *s.prices != "" {
-		data, err := os.ReadFile(*s.prices)
+		data, err := model.ReadFileLimited(*s.prices, 1<<20, "a price table (TOML)")
 		if err != nil {
 			return nil, spec, err
 		}

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // LoadConfig reads a TOML judge config over Defaults(). Errors name the
@@ -16,7 +17,7 @@ import (
 // silently fall back to a default).
 func LoadConfig(path string) (Config, error) {
 	c := Defaults()
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimited(path, 1<<20, "a judge config (TOML)")
 	if err != nil {
 		return c, fmt.Errorf("judge config: %w", err)
 	}
