@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model"
 )
 
 // Transport is the resilience layer go-openai lacks: an http.RoundTripper
@@ -218,7 +219,7 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	}
 	if over && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		ci.raw = string(data)
-		return resp, judge.KindTooLarge, fmt.Sprintf("reply larger than %s (limit: max_reply_bytes)", sizeText(limit))
+		return resp, judge.KindTooLarge, fmt.Sprintf("reply larger than %s (limit: max_reply_bytes)", model.SizeText(limit))
 	}
 	// An error reply over the limit is read only for its message: its
 	// prefix is enough.
@@ -233,17 +234,6 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		return resp, judge.KindServer, "the answer is not JSON"
 	}
 	return resp, "", ""
-}
-
-// sizeText writes n bytes as "1 MiB", "64 KiB" or "1000 bytes".
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // badURL explains why u cannot be sent anywhere, or returns "".
