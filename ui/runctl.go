@@ -194,6 +194,7 @@ func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
 				a.active.Pause()
 			}
 			rv.live.prog.Paused = !rv.live.prog.Paused
+			rv.live.prog.PauseReason = ""
 		}
 	case key.Matches(msg, k.Cancel):
 		if a.active != nil && rv.live.phase == phaseRunning {

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+)
+
+// deadJudge fails every call as a server that refuses connections does.
+type deadJudge struct{}
+
+func (deadJudge) Name() string { return "dead" }
+func (deadJudge) Score(context.Context, banks.Request) (judge.Result, error) {
+	e := &judge.Error{Kind: judge.KindNetwork, Msg: "dial tcp 127.0.0.1:1: connect: connection refused"}
+	return judge.Result{Err: e}, e
+}
+
+// TestRunPausesWhenServerLooksDown: in the TUI the circuit breaker pauses
+// the run and the Run screen says why; p resumes it.
+func TestRunPausesWhenServerLooksDown(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	setConcurrency(a, 1)
+	a.newJudges = func(judge.Config, int, *engine.Limiter) ([]judge.Judge, error) {
+		return []judge.Judge{deadJudge{}}, nil
+	}
+	_, cmd := a.Update(keyMsg("s"))
+	a.Update(cmd()) // runStartedMsg
+	if a.active == nil {
+		t.Fatalf("run did not start: %v", a.run.live.err)
+	}
+	defer stopRun(t, a)
+	for !a.run.live.prog.Paused {
+		a.Update(waitEvents(a.active)())
+	}
+	f := frame(a)
+	if !strings.Contains(f, "paused") || !strings.Contains(f, "server looks down") {
+		t.Fatalf("the Run screen does not say why the run paused:\n%s", f)
+	}
+	if p := a.active.Snapshot(); p.Failed != engine.DefaultBreakAfter || p.Stored != 0 {
+		t.Errorf("failed %d, stored %d; want %d and 0", p.Failed, p.Stored, engine.DefaultBreakAfter)
+	}
+	press(a, "p")
+	if a.run.live.prog.Paused || strings.Contains(frame(a), "server looks down") {
+		t.Errorf("p did not resume the run:\n%s", frame(a))
+	}
+}
