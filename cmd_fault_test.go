@@ -255,6 +255,15 @@ func TestRunStopsWhenTheServerCannotAnswer(t *testing.T) {
 		t.Errorf("the server saw %d requests after a 401, want 1", srv.n)
 	}
 
+	// A server that accepts requests and never answers: each attempt
+	// times out, and the breaker stops the run instead of waiting on.
+	hung := newFaultServer(t, true, nil) // never released: every request hangs
+	ws = tinyWorkspace(t)
+	code, _, errOut = runCmd(serverArgs(ws, hung.URL, "--concurrency", "2", "--timeout", "20ms")...)
+	if code == 0 || !strings.Contains(errOut, "looks down: 12 requests in a row failed") || !strings.Contains(errOut, "timeout") {
+		t.Errorf("hung server: exit %d, stderr %q", code, errOut)
+	}
+
 	code, _, errOut = runCmd("run", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "m", "--base-url", "notaurl", "--dry-run")
 	if code == 0 || !strings.Contains(errOut, "base_url") {
 		t.Errorf("--base-url notaurl --dry-run: exit %d, stderr %q", code, errOut)

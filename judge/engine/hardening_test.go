@@ -266,3 +266,26 @@ func TestPlanRefusesHugeStudiesBeforeAllocating(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestProgressSaysWhy: every way a run can stand still has words.
+func TestProgressSaysWhy(t *testing.T) {
+	now := time.Date(2026, 12, 1, 5, 0, 0, 0, time.Local)
+	cases := []struct {
+		p    Progress
+		want string
+	}{
+		{Progress{}, ""},
+		{Progress{Paused: true}, ""}, // the user's pause: shown as "paused" alone
+		{Progress{Paused: true, PauseReason: "the judge's server looks down"}, "paused: the judge's server looks down"},
+		{Progress{Waiting: "the server asked to wait 20s (HTTP 429)", WaitUntil: now.Add(20 * time.Second)}, "waiting 20s, until 05:00:20: the server asked to wait 20s (HTTP 429)"},
+		{Progress{Waiting: "over", WaitUntil: now.Add(-time.Second)}, ""},
+		{Progress{Retrying: "HTTP 503 Service Unavailable"}, "retrying after HTTP 503 Service Unavailable"},
+		{Progress{InFlight: 8, OldestSent: now.Add(-45 * time.Second)}, "waiting for the judge: 8 request(s) in flight, the oldest sent 45s ago"},
+		{Progress{InFlight: 8, OldestSent: now.Add(-time.Second)}, ""},
+	}
+	for _, c := range cases {
+		if got := c.p.Why(now); got != c.want {
+			t.Errorf("%+v: Why = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

@@ -109,7 +109,11 @@ type Progress struct {
 	WaitUntil time.Time
 	// Retrying names the last transport failure when no answer came since
 	// (requests are waiting to be retried); "" otherwise.
-	Retrying      string
+	Retrying string
+	// OldestSent is when the longest-running request in flight was sent
+	// (zero when none is in flight): a server that has gone quiet shows
+	// as an old one.
+	OldestSent    time.Time
 	DroppedEvents int64 // result events dropped because the consumer was slow
 }
 
@@ -149,6 +153,7 @@ type Run struct {
 	dropped   atomic.Int64
 	summary   Summary
 	lease     *store.Lease
+	sentAt    map[*Item]time.Time // requests in flight and when they were sent
 	streak    int // requests failed in a row for transport reasons
 	breakAt   int // streak that trips the breaker (0: never)
 }
@@ -238,7 +243,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
 		events: make(chan Event, opts.EventBuffer), writes: make(chan write, 4*opts.FlushEvery),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
-		gate: make(chan struct{}), lease: lease,
+		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{},
 	}
 	switch {
 	case opts.BreakAfter == 0:
@@ -349,6 +354,11 @@ func (r *Run) snapshotLocked() Progress {
 	p.DroppedEvents = r.dropped.Load()
 	p.Waiting, p.WaitUntil = r.lim.Waiting()
 	p.Retrying = r.lim.Retrying()
+	for _, t := range r.sentAt {
+		if p.OldestSent.IsZero() || t.Before(p.OldestSent) {
+			p.OldestSent = t
+		}
+	}
 	return p
 }
 
@@ -420,6 +430,7 @@ func (r *Run) worker(work <-chan int) {
 		}
 		r.mu.Lock()
 		r.prog.InFlight++
+		r.sentAt[it] = time.Now()
 		r.mu.Unlock()
 		j := r.judges[0]
 		if len(r.judges) > 1 {
@@ -433,6 +444,7 @@ func (r *Run) worker(work <-chan int) {
 		res, err := j.Score(r.ctx, req)
 		r.mu.Lock()
 		r.prog.InFlight--
+		delete(r.sentAt, it)
 		r.mu.Unlock()
 		kind := judge.KindOf(err)
 		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
@@ -717,6 +729,12 @@ func (p Progress) Why(now time.Time) string {
 		return fmt.Sprintf("waiting %s, until %s: %s", p.WaitUntil.Sub(now).Round(time.Second), p.WaitUntil.Local().Format("15:04:05"), p.Waiting)
 	case p.Retrying != "":
 		return "retrying after " + p.Retrying
+	case p.InFlight > 0 && now.Sub(p.OldestSent) >= QuietAfter:
+		return fmt.Sprintf("waiting for the judge: %d request(s) in flight, the oldest sent %s ago", p.InFlight, now.Sub(p.OldestSent).Round(time.Second))
 	}
 	return ""
 }
+
+// QuietAfter is how long the oldest request in flight may go unanswered
+// before the progress says the run is waiting for the judge.
+const QuietAfter = 10 * time.Second

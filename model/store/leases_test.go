@@ -1,8 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,4 +173,35 @@ func TestLeaseLostAndRevision(t *testing.T) {
 	if err := l.Refresh(ctx); !errors.Is(err, ErrLeaseLost) {
 		t.Fatalf("Refresh after takeover: err = %v, want ErrLeaseLost", err)
 	}
+}
+
+// TestZombieIsNotAlive: a killed child not yet reaped holds no lease.
+func TestZombieIsNotAlive(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep command: %v", err) // not a prism feature: the OS lacks the tool
+	}
+	pid := cmd.Process.Pid
+	if !processAlive(pid) {
+		t.Fatal("a running child is not alive")
+	}
+	cmd.Process.Kill()
+	// Until Wait reaps it the child is a zombie; wait until /proc says so.
+	for i := 0; ; i++ {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Skip("no /proc on this system")
+		}
+		if j := bytes.LastIndexByte(b, ')'); j >= 0 && b[j+2] == 'Z' {
+			break
+		}
+		runtime.Gosched()
+		if i > 1e7 {
+			t.Fatal("the killed child never became a zombie")
+		}
+	}
+	if processAlive(pid) {
+		t.Error("a zombie counts as alive")
+	}
+	cmd.Wait()
 }
