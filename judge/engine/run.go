@@ -154,8 +154,8 @@ type Run struct {
 	summary   Summary
 	lease     *store.Lease
 	sentAt    map[*Item]time.Time // requests in flight and when they were sent
-	streak    int // requests failed in a row for transport reasons
-	breakAt   int // streak that trips the breaker (0: never)
+	streak    int                 // requests failed in a row for transport reasons
+	breakAt   int                 // streak that trips the breaker (0: never)
 }
 
 type baseKey struct {
