@@ -93,7 +93,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			note = err.Error()
 		} else if len(res.Samples) > 0 && res.Samples[0].Raw != "" {
-			note = strings.Join(strings.Fields(res.Samples[0].Raw), " ")
+			note = strings.Join(strings.Fields(judge.SanitizeServerText(res.Samples[0].Raw)), " ")
 		}
 		name := cond.Probe
 		if cond.Wording > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
@@ -82,7 +83,7 @@ func (v *inspectView) textLines(st *styles.Styles, w int) []string {
 	lines = append(lines, "", st.Label.Render(fmt.Sprintf("judge replies (%d)", len(ins.replies))))
 	for _, r := range ins.replies {
 		head := fmt.Sprintf("%s · wording %s · run %s · score %s", r.Probe, r.Wording, r.Run, compact(r.Score))
-		raw := strings.TrimSpace(r.Raw)
+		raw := strings.TrimSpace(judge.SanitizeServerText(r.Raw)) // a reply is shown, never obeyed
 		if raw == "" {
 			// The offline simulator answers with a score and no text.
 			lines = append(lines, st.Muted.Render(fit(head+" · no text", w)))
