@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -29,7 +30,7 @@ FORMAT is one of: %s.
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
 
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	usage := fmt.Sprintf(dataUsage, strings.Join(append(model.Formats(), model.FormatDemo), ", "))
+	usage := fmt.Sprintf(dataUsage, strings.Join(append(datasets.Formats(), datasets.FormatDemo), ", "))
 	if len(args) == 0 {
 		return fmt.Errorf("%w: %s", errUsage, usage)
 	}
@@ -57,10 +58,10 @@ func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer,
 	}
 	var d *model.Dataset
 	switch {
-	case len(pos) == 1 && pos[0] == model.FormatDemo:
-		d = model.Demo()
+	case len(pos) == 1 && pos[0] == datasets.FormatDemo:
+		d = datasets.Demo()
 	case len(pos) == 2:
-		if d, err = model.Load(pos[0], pos[1]); err != nil {
+		if d, err = datasets.Load(pos[0], pos[1]); err != nil {
 			return err // loaders name the file, line and field
 		}
 	default:
@@ -153,11 +154,11 @@ type workspaceFlags struct {
 // benchmarkNames are the default dataset names of the formats that are one
 // known benchmark; generic formats default to the file's name.
 var benchmarkNames = map[string]string{
-	model.FormatSummEval:      "summeval",
-	model.FormatSummEvalJSONL: "summeval",
-	model.FormatTopicalChat:   "topicalchat",
-	model.FormatJudgeBench:    "judgebench",
-	model.FormatHANNA:         "hanna",
+	datasets.FormatSummEval:      "summeval",
+	datasets.FormatSummEvalJSONL: "summeval",
+	datasets.FormatTopicalChat:   "topicalchat",
+	datasets.FormatJudgeBench:    "judgebench",
+	datasets.FormatHANNA:         "hanna",
 }
 
 func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {

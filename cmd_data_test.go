@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -27,7 +28,7 @@ func TestDataImportListRemove(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("data import demo: exit %d: %s", code, errOut)
 	}
-	demo := model.Demo()
+	demo := datasets.Demo()
 	if !strings.Contains(out, "imported demo: 12 contexts") || len(demo.Contexts) != 12 {
 		t.Errorf("import output %q", out)
 	}

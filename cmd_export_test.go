@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 )
 
 // demoScores builds a tidy score file over the demo dataset's first
 // contexts: runs, wordings and a missing score included.
 func demoScores(t *testing.T) string {
-	d := model.Demo()
+	d := datasets.Demo()
 	var b strings.Builder
 	b.WriteString("context,candidate,probe,score,run,wording\n")
 	for i, c := range d.Contexts[:3] {

@@ -14,7 +14,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/backend"
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 )
 
 func init() {
@@ -63,7 +63,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	d := model.Demo()
+	d := datasets.Demo()
 	bank, err := pickBank(*bankName, d.Task)
 	if err != nil {
 		return err

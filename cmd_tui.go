@@ -13,6 +13,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui"
 )
@@ -89,7 +90,7 @@ func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, fun
 	}
 	fail := func(err error) (ui.Study, func(), error) { cleanup(); return s, nil, err }
 	if demo {
-		if err := st.PutDataset(ctx, model.Demo(), false); err != nil {
+		if err := st.PutDataset(ctx, datasets.Demo(), false); err != nil {
 			return fail(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/offline"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -80,7 +81,7 @@ func ci(c [2]float64) string { return fmt.Sprintf("[%.3f, %.3f]", c[0], c[1]) }
 // within the demo's contexts (safety does not: every demo summary is
 // safe, so its probe only shifts whole contexts, which centering removes).
 func TestSignalOfflineDemo(t *testing.T) {
-	rows, _ := offlineStudy(t, model.Demo(), "quality", 2, judge.ModeExpected)
+	rows, _ := offlineStudy(t, datasets.Demo(), "quality", 2, judge.ModeExpected)
 	r := signalOf(t, rows)
 	logSignal(t, "demo, quality bank, offline (expected)", r)
 	if !r.Pooled.Pass || !(r.Pooled.Ratio > 2) {
@@ -106,7 +107,7 @@ func TestSummEvalOfflineScreenAndSelect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scores SummEval with the simulator: about 250,000 calls")
 	}
-	d, err := model.Load("summeval", shareddata.Path(t, "summeval/data.json"))
+	d, err := datasets.Load("summeval", shareddata.Path(t, "summeval/data.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

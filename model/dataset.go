@@ -1,9 +1,15 @@
-// Package model owns prism's domain data: datasets (contexts, candidates,
-// human scores), the loaders that read them from the formats researchers
-// use, the embedded demo dataset, and the workspace store (model/store).
+// Package model owns prism's domain types: datasets (contexts, candidates,
+// human scores) and their invariants, judge score rows, human labels and
+// probe names with their CSV form, the validators of names and numbers,
+// and the size limits every reader of a user file goes through. Reading
+// the dataset file formats and the demo dataset is package model/datasets;
+// the workspace store is model/store.
 package model
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Metric names the within-context agreement metric a dataset is evaluated
 // with (docs/protocol.md §6).
@@ -80,4 +86,26 @@ func (d *Dataset) Locate(ctx, cand string) (ci, ki int) {
 		return -1, -1
 	}
 	return ci, slices.IndexFunc(d.Contexts[ci].Candidates, func(k Candidate) bool { return k.ID == cand })
+}
+
+// Clone returns a deep copy of d: no slice or map is shared with d.
+func (d *Dataset) Clone() *Dataset {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Criteria = append([]string(nil), d.Criteria...)
+	c.Contexts = make([]Context, len(d.Contexts))
+	for i, x := range d.Contexts {
+		x.Extra = maps.Clone(x.Extra)
+		cands := make([]Candidate, len(x.Candidates))
+		for j, y := range x.Candidates {
+			y.Scores = maps.Clone(y.Scores)
+			y.Extra = maps.Clone(y.Extra)
+			cands[j] = y
+		}
+		x.Candidates = cands
+		c.Contexts[i] = x
+	}
+	return &c
 }

@@ -30,10 +30,6 @@ const (
 	MaxTableLine = 1 << 20 // 1 MiB
 )
 
-// datasetFileLimit is MaxDatasetFile; tests lower it to exercise the limit
-// without reading a gigabyte.
-var datasetFileLimit int64 = MaxDatasetFile
-
 // SizeError reports an input larger than its limit. What names the kind of
 // input ("a dataset file", "one text"); Line and Field are set when known.
 type SizeError struct {
@@ -179,4 +175,33 @@ func (l *lineLimiter) Read(p []byte) (int, error) {
 func IsSizeError(err error) bool {
 	var se *SizeError
 	return errors.As(err, &se)
+}
+
+// readAll is io.ReadAll that sizes its buffer once when r knows its
+// length (bytes.Reader, strings.Reader).
+func readAll(r io.Reader) ([]byte, error) {
+	l, ok := r.(interface{ Len() int })
+	if !ok {
+		return io.ReadAll(r)
+	}
+	return readSized(r, int64(l.Len()))
+}
+
+// readSized reads all of r into a buffer sized for n bytes, growing it
+// only if r holds more.
+func readSized(r io.Reader, n int64) ([]byte, error) {
+	b := make([]byte, 0, n+1) // +1: room to see io.EOF without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

@@ -1,8 +1,9 @@
 package model
 
 import (
+	"bytes"
 	"errors"
-	"os"
+	"io"
 	"strings"
 	"testing"
 )
@@ -24,72 +25,6 @@ func wantSizeError(t *testing.T, err error, msg string) {
 	}
 }
 
-func TestDatasetTextLimit(t *testing.T) {
-	long := strings.Repeat("a", MaxText+1)
-	jsonl := `{"context": "c", "candidate": "a", "text": "t", "human": 1}` + "\n" +
-		`{"context": "c", "candidate": "b", "text": "` + long + `", "human": 2}` + "\n"
-	_, err := Read(FormatJSONL, strings.NewReader(jsonl), "g.jsonl")
-	wantSizeError(t, err, "g.jsonl:2: text: larger than the 1 MiB limit for one text")
-
-	jsonl = `{"context": "c", "candidate": "a", "text": "t", "human": 1, "meta": {"notes": ["` + long + `"]}}` + "\n"
-	_, err = Read(FormatJSONL, strings.NewReader(jsonl), "g.jsonl")
-	wantSizeError(t, err, "g.jsonl:1: meta.notes.0: larger than the 1 MiB limit for one text")
-
-	csv := "context,candidate,text,human\nc,a,t,1\nc,b,\"" + long + "\",2\n"
-	_, err = Read(FormatCSV, strings.NewReader(csv), "g.csv")
-	wantSizeError(t, err, "g.csv:3: text: larger than the 1 MiB limit for one text")
-
-	// At the limit is fine.
-	ok := strings.Repeat("a", MaxText)
-	csv = "context,candidate,text,human\nc,a,t,1\nc,b,\"" + ok + "\",2\n"
-	if _, err := Read(FormatCSV, strings.NewReader(csv), "g.csv"); err != nil {
-		t.Errorf("a text of exactly MaxText: %v", err)
-	}
-}
-
-func TestJSONLineLimit(t *testing.T) {
-	// Many fields, each under the text limit, on one line over MaxJSONLine.
-	var b strings.Builder
-	b.WriteString(`{"context": "c", "candidate": "a", "text": "t", "human": 1`)
-	part := strings.Repeat("x", MaxText/2)
-	for i := 0; b.Len() <= MaxJSONLine; i++ {
-		b.WriteString(`, "f` + strings.Repeat("y", i) + `": "` + part + `"`)
-	}
-	b.WriteString("}\n")
-	_, err := Read(FormatJSONL, strings.NewReader("\n"+b.String()), "g.jsonl")
-	wantSizeError(t, err, "g.jsonl:2: larger than the 8 MiB limit for one line of a JSON Lines file")
-}
-
-func TestDatasetEndlessInput(t *testing.T) {
-	defer func(l int64) { datasetFileLimit = l }(datasetFileLimit)
-	datasetFileLimit = 4 << 20 // the real 1 GiB would take seconds
-	z := &zeros{}
-	_, err := Read(FormatJSONL, z, "zero.jsonl")
-	wantSizeError(t, err, "zero.jsonl: larger than the 4 MiB limit for a dataset file")
-	if z.n > 2*datasetFileLimit {
-		t.Errorf("read %d bytes of an endless input, want about the limit", z.n)
-	}
-	// A file over the limit is refused by its size, before any read.
-	path := t.TempDir() + "/big.jsonl"
-	if err := os.WriteFile(path, make([]byte, datasetFileLimit+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Load(FormatJSONL, path)
-	wantSizeError(t, err, path+": larger than the 4 MiB limit for a dataset file")
-}
-
-func TestLoadRefusesDevices(t *testing.T) {
-	if _, err := os.Stat("/dev/zero"); err != nil {
-		t.Skip("no /dev/zero")
-	}
-	for _, f := range Formats() {
-		_, err := Load(f, "/dev/zero")
-		if err == nil || !strings.Contains(err.Error(), "/dev/zero: is a device or socket, not a file") {
-			t.Errorf("Load(%s, /dev/zero): %v", f, err)
-		}
-	}
-}
-
 func TestScoreCSVEndlessInput(t *testing.T) {
 	z := &zeros{}
 	_, err := ReadScoresCSV(z, "<stdin>")
@@ -105,6 +40,17 @@ func TestSizeText(t *testing.T) {
 	for n, want := range map[int64]string{1 << 20: "1 MiB", 1 << 30: "1 GiB", 8 << 20: "8 MiB", 2048: "2 KiB", 1000: "1000 bytes"} {
 		if got := SizeText(n); got != want {
 			t.Errorf("SizeText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestReadAll(t *testing.T) {
+	for _, s := range []string{"", "x", strings.Repeat("abc", 1000)} {
+		for _, r := range []io.Reader{strings.NewReader(s), bytes.NewBufferString(s), io.MultiReader(strings.NewReader(s))} {
+			got, err := readAll(r)
+			if err != nil || string(got) != s {
+				t.Errorf("readAll(%T of %d bytes) = %d bytes, %v", r, len(s), len(got), err)
+			}
 		}
 	}
 }

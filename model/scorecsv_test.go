@@ -214,31 +214,6 @@ func FuzzReadLabelsCSV(f *testing.F) {
 	})
 }
 
-func TestLabelsCSVRoundTrip(t *testing.T) {
-	d := Demo()
-	want := d.Labels()
-	if len(want) != d.NumCandidates() {
-		t.Fatalf("demo: %d labels for %d candidates", len(want), d.NumCandidates())
-	}
-	var buf strings.Builder
-	if err := WriteLabelsCSV(&buf, want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadLabelsCSV(strings.NewReader(buf.String()), "labels.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("read %d labels, wrote %d", len(got), len(want))
-	}
-	for i := range want {
-		g := got[i]
-		if g.Context != want[i].Context || g.Candidate != want[i].Candidate || g.Human != want[i].Human || g.Line != i+2 {
-			t.Errorf("label %d: got %+v, want %+v on line %d", i, g, want[i], i+2)
-		}
-	}
-}
-
 func TestScoredLabels(t *testing.T) {
 	labels := []Label{{Context: "c1", Candidate: "a"}, {Context: "c1", Candidate: "b"}, {Context: "c2", Candidate: "a"}}
 	rows := []ScoreRow{{Context: "c1", Candidate: "b", Probe: "baseline"}, {Context: "c2", Candidate: "a", Probe: "x:+"}, {Context: "c9", Candidate: "z"}}

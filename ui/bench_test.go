@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -20,7 +21,7 @@ var sinkView tea.View
 // dataset of its shape: 100 contexts × 16 candidates.
 func summEvalSized(b testing.TB) *model.Dataset {
 	if dir, ok := shareddata.Dir(); ok {
-		if ds, err := model.Load(model.FormatSummEval, dir+"/summeval/data.json"); err == nil {
+		if ds, err := datasets.Load(datasets.FormatSummEval, dir+"/summeval/data.json"); err == nil {
 			return ds
 		}
 	}
@@ -117,7 +118,7 @@ func TestMemorySummEvalPlan(t *testing.T) {
 	runtime.ReadMemStats(&before)
 
 	s := demoStudy(t)
-	ds, err := model.Load(model.FormatSummEval, path)
+	ds, err := datasets.Load(datasets.FormatSummEval, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ var sinkMsg tea.Msg
 func BenchmarkSignalSummEval(b *testing.B) {
 	path := shareddata.Path(b, "summeval/data.json")
 	s := demoStudy(b)
-	ds, err := model.Load(model.FormatSummEval, path)
+	ds, err := datasets.Load(datasets.FormatSummEval, path)
 	if err != nil {
 		b.Fatal(err)
 	}

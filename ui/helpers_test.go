@@ -19,7 +19,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -43,7 +43,7 @@ func studyOn(t testing.TB, path string) Study {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ds := model.Demo()
+	ds := datasets.Demo()
 	return Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
 		Store: st, Datasets: []string{ds.Name}}
 }
@@ -80,7 +80,7 @@ func buildFixture(name, dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		err = st.PutDataset(context.Background(), model.Demo(), false)
+		err = st.PutDataset(context.Background(), datasets.Demo(), false)
 		return path, errors.Join(err, st.Close())
 	case fixtureScreened:
 		return buildOn(dir, fixtureDemo, func(a *App) error {
@@ -116,7 +116,7 @@ func buildOn(dir, base string, step func(*App) error) (string, error) {
 	if err != nil {
 		return "", errors.Join(err, st.Close())
 	}
-	ds := model.Demo()
+	ds := datasets.Demo()
 	a := New(Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
 		Store: st, Datasets: []string{ds.Name}})
 	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 )
@@ -37,8 +38,8 @@ type importedMsg struct {
 // needs no file).
 func importFormats() []string {
 	var out []string
-	for _, f := range model.Formats() {
-		if f != model.FormatDemo {
+	for _, f := range datasets.Formats() {
+		if f != datasets.FormatDemo {
 			out = append(out, f)
 		}
 	}
@@ -64,7 +65,7 @@ func (im *importer) Init() tea.Cmd { return im.fp.Init() }
 // store.PutDataset is one transaction: nothing is half-imported.
 func importCmd(ctx context.Context, st *store.Store, format, path string) tea.Cmd {
 	return func() tea.Msg {
-		ds, err := model.Load(format, path)
+		ds, err := datasets.Load(format, path)
 		if err != nil {
 			return importedMsg{err: err}
 		}
@@ -116,7 +117,7 @@ func (im *importer) Update(a *App, msg tea.Msg) tea.Cmd {
 			im.l.Move(1)
 		case key.Matches(km, a.keys.Enter):
 			im.step = 1
-			im.fp.DirAllowed = im.format() == model.FormatJudgeBench
+			im.fp.DirAllowed = im.format() == datasets.FormatJudgeBench
 		}
 	case 1:
 		var cmd tea.Cmd

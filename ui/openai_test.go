@@ -14,7 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 )
 
 // A run against an OpenAI-compatible server configured in the form: the
@@ -37,7 +37,7 @@ func TestRunOpenAIFromForm(t *testing.T) {
 	defer srv.Close()
 
 	s := demoStudy(t)
-	small := *model.Demo()
+	small := *datasets.Demo()
 	small.Name, small.Contexts = "small", small.Contexts[:2]
 	if err := s.Store.PutDataset(context.Background(), &small, false); err != nil {
 		t.Fatal(err)

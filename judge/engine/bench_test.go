@@ -9,6 +9,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkEngineLatency100ms(b *testing.B) { benchServerRun(b, 79, 64, 100*t
 func BenchmarkOfflineSummEval38(b *testing.B) {
 	path := shareddata.Path(b, "summeval/data.json")
 	b.ReportAllocs()
-	d, err := model.Load("summeval", path)
+	d, err := datasets.Load("summeval", path)
 	if err != nil {
 		b.Fatal(err)
 	}

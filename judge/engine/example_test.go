@@ -9,7 +9,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -21,7 +21,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	st, _ := store.Open(ctx, filepath.Join(dir, "ws.db"))
 	defer st.Close()
-	d := model.Demo()
+	d := datasets.Demo()
 	_ = st.PutDataset(ctx, d, false)
 	bank, _ := banks.Builtin("quality")
 

@@ -14,6 +14,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 )
 
 func offlineSpec(t testing.TB, d *model.Dataset, repeats int) Spec {
@@ -105,7 +106,7 @@ func TestEstimateTime(t *testing.T) {
 }
 
 func TestOfflineRunCompletesAndResumes(t *testing.T) {
-	d := model.Demo()
+	d := datasets.Demo()
 	st, _ := openStore(t, d)
 	ctx := context.Background()
 	spec := offlineSpec(t, d, 2)
@@ -497,7 +498,7 @@ func TestPauseHoldsNewRequests(t *testing.T) {
 }
 
 func TestEventsNeverBlockTheRun(t *testing.T) {
-	d := model.Demo()
+	d := datasets.Demo()
 	st, _ := openStore(t, d)
 	// Nobody reads Events and the buffer holds 1: the run must still finish.
 	_, sum, err := runToEnd(t, st, offlineSpec(t, d, 1), Options{EventBuffer: 1})

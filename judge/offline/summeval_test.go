@@ -9,6 +9,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -56,7 +57,7 @@ func spearman(a, b []float64) float64 {
 
 func loadSummEval(t testing.TB) *model.Dataset {
 	p := shareddata.Path(t, "summeval/data.json")
-	d, err := model.Load("summeval", p)
+	d, err := datasets.Load("summeval", p)
 	if err != nil {
 		t.Fatal(err)
 	}

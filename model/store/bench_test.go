@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkImportSummEval(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, err := model.Load("summeval", path)
+		d, err := datasets.Load("summeval", path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -45,7 +46,7 @@ func BenchmarkImportSummEval(b *testing.B) {
 // already loaded, written to a fresh workspace in one transaction.
 func BenchmarkPutDatasetSummEval(b *testing.B) {
 	path := shareddata.Path(b, "summeval/data.json")
-	d, err := model.Load("summeval", path)
+	d, err := datasets.Load("summeval", path)
 	if err != nil {
 		b.Fatal(err)
 	}

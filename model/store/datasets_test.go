@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -193,7 +194,7 @@ func TestRealDatasetsRoundTrip(t *testing.T) {
 		{"judgebench", "judgebench", 620, 1240},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
-			d, err := model.Load(tc.format, shareddata.Path(t, tc.rel))
+			d, err := datasets.Load(tc.format, shareddata.Path(t, tc.rel))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +223,7 @@ func TestRealDatasetsRoundTrip(t *testing.T) {
 // file is not available here): every per-criterion mean and the target
 // must survive.
 func TestHANNAFixtureRoundTrip(t *testing.T) {
-	d, err := model.Load("hanna", filepath.Join("..", "testdata", "hanna_stories_annotations.csv"))
+	d, err := datasets.Load("hanna", filepath.Join("..", "testdata", "hanna_stories_annotations.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

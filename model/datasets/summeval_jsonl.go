@@ -1,8 +1,10 @@
-package model
+package datasets
 
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // readSummEvalJSONL parses SummEval's original annotation layout
@@ -14,14 +16,14 @@ import (
 // crowd scores are kept as "turker.<criterion>" means; Human is the mean of
 // the four expert criterion means. Without a directory to find .story
 // files in, every document needs its "text".
-func readSummEvalJSONL(loc *locator) (*Dataset, error) {
+func readSummEvalJSONL(loc *locator) (*model.Dataset, error) {
 	return readSummEvalJSONLFiles(loc, "")
 }
 
 // readSummEvalJSONLFiles is readSummEvalJSONL that, when storyDir is set,
 // reads an article missing from the file from its CNN/DM .story file.
-func readSummEvalJSONLFiles(loc *locator, storyDir string) (*Dataset, error) {
-	b := newBuilder(baseName(loc.name), FormatSummEvalJSONL, TaskNewsSummary, MetricSpearman)
+func readSummEvalJSONLFiles(loc *locator, storyDir string) (*model.Dataset, error) {
+	b := newBuilder(baseName(loc.name), FormatSummEvalJSONL, model.TaskNewsSummary, model.MetricSpearman)
 	firstLine := map[int]int{} // context index -> line it first appeared on
 	var lineErr error
 	for li, row := range jsonlObjects(loc, &lineErr) {
@@ -88,8 +90,8 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*Dataset, error) {
 	return b.d, nil
 }
 
-func summEvalJSONLCandidate(loc *locator, b *builder, row *jnode) (Candidate, error) {
-	var c Candidate
+func summEvalJSONLCandidate(loc *locator, b *builder, row *jnode) (model.Candidate, error) {
+	var c model.Candidate
 	var err error
 	if c.ID, err = requiredString(loc, row, "", "model_id"); err != nil {
 		return c, err
@@ -195,8 +197,8 @@ func readStoryArticle(dir, docID, fp string) (article string, tried []string, er
 	for _, p := range cands {
 		tried = append(tried, p)
 		// The highlights follow the article: allow room for them.
-		data, err := ReadFileLimited(p, 2*MaxText, "a story file")
-		if IsSizeError(err) {
+		data, err := model.ReadFileLimited(p, 2*model.MaxText, "a story file")
+		if model.IsSizeError(err) {
 			return "", tried, err
 		}
 		if err != nil {
@@ -207,8 +209,8 @@ func readStoryArticle(dir, docID, fp string) (article string, tried []string, er
 			body = body[:i]
 		}
 		if a := strings.TrimSpace(body); a != "" {
-			if len(a) > MaxText {
-				return "", tried, &SizeError{File: p, Field: "article", Limit: MaxText, What: "one text"}
+			if len(a) > model.MaxText {
+				return "", tried, &model.SizeError{File: p, Field: "article", Limit: model.MaxText, What: "one text"}
 			}
 			return a, tried, nil
 		}

@@ -1,10 +1,12 @@
-package model
+package datasets
 
 import (
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // readGenericCSV parses the generic CSV layout: a header row naming the
@@ -14,7 +16,7 @@ import (
 // in Candidate.Extra (empty cells are left out). Empty source cells take
 // the context's source from another row; an empty human cell takes the
 // mean of the row's criterion scores.
-func readGenericCSV(loc *locator) (*Dataset, error) {
+func readGenericCSV(loc *locator) (*model.Dataset, error) {
 	t, err := newCSVSheet(loc)
 	if err != nil {
 		return nil, err
@@ -141,7 +143,7 @@ func parseCell(t *csvSheet, col int, s string) (float64, error) {
 	if err != nil || f != f || math.IsInf(f, 0) {
 		return 0, t.errAt(col, t.header[col], "not a finite number: %q", truncate(s, 40))
 	}
-	if err := CheckNumber(f); err != nil {
+	if err := model.CheckNumber(f); err != nil {
 		return 0, t.errAt(col, t.header[col], "%v", err)
 	}
 	return f, nil

@@ -1,9 +1,11 @@
-package model
+package datasets
+
+import "github.com/prism-eval/prism/model"
 
 // builder assembles a Dataset from rows that name their context and
 // candidate, keeping contexts and candidates in first-seen order.
 type builder struct {
-	d        *Dataset
+	d        *model.Dataset
 	ctxIndex map[string]int   // context id -> index in d.Contexts
 	cndIndex []map[string]int // per context: candidate id -> index
 	criteria map[string]bool
@@ -11,7 +13,7 @@ type builder struct {
 
 func newBuilder(name, format, task, metric string) *builder {
 	return &builder{
-		d:        &Dataset{Name: name, Format: format, Task: task, Metric: metric},
+		d:        &model.Dataset{Name: name, Format: format, Task: task, Metric: metric},
 		ctxIndex: map[string]int{},
 		criteria: map[string]bool{},
 	}
@@ -22,7 +24,7 @@ func (b *builder) context(id string) (idx int, added bool) {
 	if i, ok := b.ctxIndex[id]; ok {
 		return i, false
 	}
-	b.d.Contexts = append(b.d.Contexts, Context{ID: id})
+	b.d.Contexts = append(b.d.Contexts, model.Context{ID: id})
 	b.cndIndex = append(b.cndIndex, map[string]int{})
 	b.ctxIndex[id] = len(b.d.Contexts) - 1
 	return len(b.d.Contexts) - 1, true
@@ -35,7 +37,7 @@ func (b *builder) hasCandidate(ci int, id string) bool {
 }
 
 // addCandidate appends c to context ci; the caller checked hasCandidate.
-func (b *builder) addCandidate(ci int, c Candidate) {
+func (b *builder) addCandidate(ci int, c model.Candidate) {
 	b.cndIndex[ci][c.ID] = len(b.d.Contexts[ci].Candidates)
 	b.d.Contexts[ci].Candidates = append(b.d.Contexts[ci].Candidates, c)
 }

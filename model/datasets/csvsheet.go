@@ -1,4 +1,4 @@
-package model
+package datasets
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // csvSheet reads a CSV file with a header row, reporting positions as
@@ -50,13 +52,13 @@ func (t *csvSheet) next() ([]string, error) {
 		return nil, t.wrap(err)
 	}
 	for i, f := range rec {
-		if len(f) > MaxText {
+		if len(f) > model.MaxText {
 			line, _ := t.r.FieldPos(i)
 			field := ""
 			if i < len(t.header) {
 				field = t.header[i]
 			}
-			return nil, &SizeError{File: t.name, Line: line, Field: field, Limit: MaxText, What: "one text"}
+			return nil, &model.SizeError{File: t.name, Line: line, Field: field, Limit: model.MaxText, What: "one text"}
 		}
 	}
 	return rec, err

@@ -1,9 +1,11 @@
-package model
+package datasets
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 const summEvalTiny = `{
@@ -101,12 +103,12 @@ func TestReadSummEvalJSONLStoryFiles(t *testing.T) {
 	}
 }
 
-func checkSummEvalJSONLFixture(t *testing.T, d *Dataset) {
+func checkSummEvalJSONLFixture(t *testing.T, d *model.Dataset) {
 	t.Helper()
 	if len(d.Contexts) != 2 || d.NumCandidates() != 6 {
 		t.Fatalf("%d contexts, %d candidates; want 2 × 3", len(d.Contexts), d.NumCandidates())
 	}
-	if d.Task != TaskNewsSummary || d.Metric != MetricSpearman {
+	if d.Task != model.TaskNewsSummary || d.Metric != model.MetricSpearman {
 		t.Errorf("task %q metric %q", d.Task, d.Metric)
 	}
 	wantCrit := []string{"coherence", "consistency", "fluency", "relevance",

@@ -1,10 +1,10 @@
-package model_test
+package datasets_test
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 )
 
 func ExampleRead() {
@@ -12,11 +12,11 @@ func ExampleRead() {
 {"context": "doc1", "candidate": "B", "text": "A worse summary.", "human": 2, "system": "baseline"}
 `
 	// "system" is an alias of "candidate", so line 2 names its candidate twice.
-	_, err := model.Read("jsonl", strings.NewReader(src), "scores.jsonl")
+	_, err := datasets.Read("jsonl", strings.NewReader(src), "scores.jsonl")
 	fmt.Println(err)
 
 	src = strings.Replace(src, `"system"`, `"origin"`, 1)
-	d, err := model.Read("jsonl", strings.NewReader(src), "scores.jsonl")
+	d, err := datasets.Read("jsonl", strings.NewReader(src), "scores.jsonl")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -33,13 +33,13 @@ func ExampleRead() {
 }
 
 func ExampleDemo() {
-	d := model.Demo()
+	d := datasets.Demo()
 	fmt.Println(d.Name, d.Task, len(d.Contexts), d.NumCandidates(), d.Criteria)
 	// Output: demo news-summary 12 60 [coherence consistency fluency relevance]
 }
 
 func ExampleLoad() {
-	d, err := model.Load("hanna", "testdata/hanna_stories_annotations.csv")
+	d, err := datasets.Load("hanna", "testdata/hanna_stories_annotations.csv")
 	if err != nil {
 		fmt.Println(err)
 		return

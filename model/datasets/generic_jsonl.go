@@ -1,13 +1,17 @@
-package model
+package datasets
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
 
 // readGenericJSONL parses the generic JSON Lines layout: one object per
 // line with "context", "candidate", "source", "text", "human" (aliases in
 // genericAliases), an optional "scores" object of criterion scores and an
 // optional "task"; every other field is kept in Candidate.Extra. Ids may be
 // strings or numbers; scores may be numbers or numeric strings.
-func readGenericJSONL(loc *locator) (*Dataset, error) {
+func readGenericJSONL(loc *locator) (*model.Dataset, error) {
 	var rows []genericRow
 	var lineErr error
 	for li, obj := range jsonlObjects(loc, &lineErr) {

@@ -1,9 +1,11 @@
-package model
+package datasets
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 const judgeBenchTiny = `{"pair_id": "p1", "original_id": 6603, "source": "mmlu-pro-health", "question": "Q1?", "response_model": "m", "response_A": "a1", "response_B": "b1", "label": "A>B"}
@@ -12,7 +14,7 @@ const judgeBenchTiny = `{"pair_id": "p1", "original_id": 6603, "source": "mmlu-p
 
 func TestReadJudgeBench(t *testing.T) {
 	d := readString(t, FormatJudgeBench, "jb.jsonl", judgeBenchTiny)
-	if len(d.Contexts) != 2 || d.Metric != MetricPairwise || d.Task != TaskAnswer {
+	if len(d.Contexts) != 2 || d.Metric != model.MetricPairwise || d.Task != model.TaskAnswer {
 		t.Fatalf("%d contexts, metric %q task %q", len(d.Contexts), d.Metric, d.Task)
 	}
 	p1, p2 := d.Contexts[0], d.Contexts[1]
@@ -23,7 +25,7 @@ func TestReadJudgeBench(t *testing.T) {
 		t.Errorf("null original_id kept: %v", p2.Extra)
 	}
 	for _, tc := range []struct {
-		c      Context
+		c      model.Context
 		hA, hB float64
 	}{{p1, 1, 0}, {p2, 0, 1}} {
 		a, b := tc.c.Candidates[0], tc.c.Candidates[1]

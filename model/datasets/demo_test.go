@@ -1,13 +1,15 @@
-package model
+package datasets
 
 import (
 	"math"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 func TestDemo(t *testing.T) {
 	d := Demo()
-	if d.Name != "demo" || d.Format != FormatDemo || d.Task != TaskNewsSummary || d.Metric != MetricSpearman {
+	if d.Name != "demo" || d.Format != FormatDemo || d.Task != model.TaskNewsSummary || d.Metric != model.MetricSpearman {
 		t.Errorf("name %q format %q task %q metric %q", d.Name, d.Format, d.Task, d.Metric)
 	}
 	if len(d.Contexts) != 12 || d.NumCandidates() != 60 {
@@ -20,7 +22,7 @@ func TestDemo(t *testing.T) {
 		if len(c.Source) < 300 {
 			t.Errorf("%s: article of %d bytes", c.ID, len(c.Source))
 		}
-		byStyle := map[string]Candidate{}
+		byStyle := map[string]model.Candidate{}
 		for _, x := range c.Candidates {
 			// Target = mean of the four criteria, each a multiple of 1/3 in [1, 5].
 			sum := 0.0
@@ -68,46 +70,5 @@ func TestDemoIsFreshCopy(t *testing.T) {
 	b := Demo()
 	if b.Contexts[0].Candidates[0].Scores["coherence"] == -1 || b.Contexts[0].Candidates[0].Extra["style"] == "changed" || b.Criteria[0] == "changed" {
 		t.Error("Demo shares state between calls")
-	}
-}
-
-func TestClone(t *testing.T) {
-	a := Demo()
-	b := a.Clone()
-	b.Contexts[1].Extra = map[string]string{"x": "y"}
-	b.Contexts[0].Candidates[0].Scores["fluency"] = 99
-	b.Contexts[0].Candidates = b.Contexts[0].Candidates[:1]
-	b.Criteria[1] = "z"
-	if a.Contexts[1].Extra != nil || a.Contexts[0].Candidates[0].Scores["fluency"] == 99 || len(a.Contexts[0].Candidates) != 5 || a.Criteria[1] == "z" {
-		t.Error("Clone shares state with the original")
-	}
-	var nilDS *Dataset
-	if nilDS.Clone() != nil {
-		t.Error("nil.Clone() != nil")
-	}
-}
-
-func TestDatasetFind(t *testing.T) {
-	d := Demo()
-	last := d.Contexts[len(d.Contexts)-1]
-	c, cand := d.Find(last.ID, last.Candidates[2].ID)
-	if c == nil || cand == nil || c.ID != last.ID || cand.ID != last.Candidates[2].ID || cand.Text != last.Candidates[2].Text {
-		t.Fatalf("Find(%s, %s) = %v, %v", last.ID, last.Candidates[2].ID, c, cand)
-	}
-	// The pointers are into the dataset, not copies.
-	if cand != &d.Contexts[len(d.Contexts)-1].Candidates[2] {
-		t.Error("Find returned a copy")
-	}
-	if c, cand := d.Find(last.ID, "no-such"); c == nil || cand != nil {
-		t.Errorf("unknown candidate: %v, %v", c, cand)
-	}
-	if c, cand := d.Find("no-such", last.Candidates[0].ID); c != nil || cand != nil {
-		t.Errorf("unknown context: %v, %v", c, cand)
-	}
-	if ci, ki := d.Locate(last.ID, last.Candidates[2].ID); ci != len(d.Contexts)-1 || ki != 2 {
-		t.Errorf("Locate = %d, %d; want %d, 2", ci, ki, len(d.Contexts)-1)
-	}
-	if ci, ki := d.Locate("no-such", "x"); ci != -1 || ki != -1 {
-		t.Errorf("Locate of an unknown context = %d, %d", ci, ki)
 	}
 }

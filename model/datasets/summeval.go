@@ -1,6 +1,10 @@
-package model
+package datasets
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
 
 // SummEvalCriteria are the four expert criteria of SummEval, in file order;
 // a summary's target is their mean (docs/protocol.md §10).
@@ -12,7 +16,7 @@ var SummEvalCriteria = []string{"coherence", "consistency", "fluency", "relevanc
 // Documents become contexts (Source = src; Extra "reference" = ref_summ,
 // "references" = ref_summs as a JSON array), systems become candidates
 // with every score kept and Human = mean of the four expert criteria.
-func readSummEval(loc *locator) (*Dataset, error) {
+func readSummEval(loc *locator) (*model.Dataset, error) {
 	root, err := parseJSON(loc, bomLen(loc.data), len(loc.data))
 	if err != nil {
 		return nil, err
@@ -23,7 +27,7 @@ func readSummEval(loc *locator) (*Dataset, error) {
 	if len(root.keys) == 0 {
 		return nil, loc.errAt(root.off, "", "no documents")
 	}
-	b := newBuilder(baseName(loc.name), FormatSummEval, TaskNewsSummary, MetricSpearman)
+	b := newBuilder(baseName(loc.name), FormatSummEval, model.TaskNewsSummary, model.MetricSpearman)
 	for i, docID := range root.keys {
 		doc := root.vals[i]
 		if strings.TrimSpace(docID) == "" {
@@ -66,7 +70,7 @@ func readSummEval(loc *locator) (*Dataset, error) {
 }
 
 // summEvalReferences keeps the reference summaries of a document.
-func summEvalReferences(loc *locator, doc *jnode, path string, ctx *Context) error {
+func summEvalReferences(loc *locator, doc *jnode, path string, ctx *model.Context) error {
 	if r := doc.get("ref_summ"); r != nil && r.kind != jNull {
 		s, err := loc.asString(r, joinPath(path, "ref_summ"))
 		if err != nil {
@@ -92,46 +96,46 @@ func summEvalReferences(loc *locator, doc *jnode, path string, ctx *Context) err
 	return nil
 }
 
-func summEvalCandidate(loc *locator, b *builder, s *jnode, path, sysID string) (Candidate, error) {
+func summEvalCandidate(loc *locator, b *builder, s *jnode, path, sysID string) (model.Candidate, error) {
 	if strings.TrimSpace(sysID) == "" {
-		return Candidate{}, loc.errAt(s.off, path, "empty system id")
+		return model.Candidate{}, loc.errAt(s.off, path, "empty system id")
 	}
 	if err := loc.wantKind(s, path, jObject); err != nil {
-		return Candidate{}, err
+		return model.Candidate{}, err
 	}
 	text, err := loc.field(s, path, "sys_summ")
 	if err != nil {
-		return Candidate{}, err
+		return model.Candidate{}, err
 	}
-	c := Candidate{ID: sysID, Scores: map[string]float64{}}
+	c := model.Candidate{ID: sysID, Scores: map[string]float64{}}
 	if c.Text, err = loc.asString(text, joinPath(path, "sys_summ")); err != nil {
-		return Candidate{}, err
+		return model.Candidate{}, err
 	}
 	scores, err := loc.field(s, path, "scores")
 	if err != nil {
-		return Candidate{}, err
+		return model.Candidate{}, err
 	}
 	sp := joinPath(path, "scores")
 	if err := loc.wantKind(scores, sp, jObject); err != nil {
-		return Candidate{}, err
+		return model.Candidate{}, err
 	}
 	for k, name := range scores.keys {
 		v, err := loc.asNumber(scores.vals[k], joinPath(sp, name))
 		if err != nil {
-			return Candidate{}, err
+			return model.Candidate{}, err
 		}
 		if name == "" {
-			return Candidate{}, loc.errAt(scores.vals[k].off, sp, "empty criterion name")
+			return model.Candidate{}, loc.errAt(scores.vals[k].off, sp, "empty criterion name")
 		}
 		c.Scores[name] = v
 		b.criterion(name)
 	}
 	h, missing := summEvalTarget(c.Scores)
 	if missing != "" {
-		return Candidate{}, loc.errAt(scores.off, joinPath(sp, missing), "missing (the target is the mean of coherence, consistency, fluency and relevance)")
+		return model.Candidate{}, loc.errAt(scores.off, joinPath(sp, missing), "missing (the target is the mean of coherence, consistency, fluency and relevance)")
 	}
 	if !finite(h) {
-		return Candidate{}, loc.errAt(scores.off, sp, "scores too large to average")
+		return model.Candidate{}, loc.errAt(scores.off, sp, "scores too large to average")
 	}
 	c.Human = h
 	return c, nil

@@ -1,8 +1,6 @@
-package model
+package datasets
 
 import (
-	"bytes"
-	"io"
 	"strings"
 	"testing"
 )
@@ -21,16 +19,5 @@ func TestFormats(t *testing.T) {
 	}
 	if _, err := Load(FormatCSV, "testdata/does-not-exist.csv"); err == nil {
 		t.Error("Load of a missing file: no error")
-	}
-}
-
-func TestReadAll(t *testing.T) {
-	for _, s := range []string{"", "x", strings.Repeat("abc", 1000)} {
-		for _, r := range []io.Reader{strings.NewReader(s), bytes.NewBufferString(s), io.MultiReader(strings.NewReader(s))} {
-			got, err := readAll(r)
-			if err != nil || string(got) != s {
-				t.Errorf("readAll(%T of %d bytes) = %d bytes, %v", r, len(s), len(got), err)
-			}
-		}
 	}
 }

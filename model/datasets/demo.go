@@ -1,8 +1,9 @@
-package model
+package datasets
 
 import (
 	_ "embed"
-	"maps"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // demoJSONL is the demo dataset, in the generic JSONL format: twelve
@@ -20,7 +21,7 @@ var demoJSONL []byte
 // and no network. Each call returns a fresh copy that the caller may
 // modify. Task is news-summary, Metric spearman, Human the mean of the
 // four criteria.
-func Demo() *Dataset {
+func Demo() *model.Dataset {
 	d, err := readGenericJSONL(newLocator("demo/demo.jsonl", demoJSONL))
 	if err == nil {
 		err = d.Validate()
@@ -28,30 +29,8 @@ func Demo() *Dataset {
 	if err != nil {
 		// The embedded file is part of the binary and tested; a failure
 		// here is a build defect, not bad user input.
-		panic("model: embedded demo dataset: " + err.Error())
+		panic("datasets: embedded demo dataset: " + err.Error())
 	}
 	d.Name, d.Format = "demo", FormatDemo
 	return d
-}
-
-// Clone returns a deep copy of d: no slice or map is shared with d.
-func (d *Dataset) Clone() *Dataset {
-	if d == nil {
-		return nil
-	}
-	c := *d
-	c.Criteria = append([]string(nil), d.Criteria...)
-	c.Contexts = make([]Context, len(d.Contexts))
-	for i, x := range d.Contexts {
-		x.Extra = maps.Clone(x.Extra)
-		cands := make([]Candidate, len(x.Candidates))
-		for j, y := range x.Candidates {
-			y.Scores = maps.Clone(y.Scores)
-			y.Extra = maps.Clone(y.Extra)
-			cands[j] = y
-		}
-		x.Candidates = cands
-		c.Contexts[i] = x
-	}
-	return &c
 }

@@ -1,4 +1,4 @@
-package model
+package datasets
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // Loader format names accepted by Load and Read.
@@ -23,8 +25,12 @@ const (
 	FormatDemo          = "demo"           // the embedded demo dataset (Demo)
 )
 
+// datasetFileLimit is model.MaxDatasetFile; tests lower it to exercise the
+// limit without reading a gigabyte.
+var datasetFileLimit int64 = model.MaxDatasetFile
+
 // readers maps each file format to its parser over a whole input.
-var readers = map[string]func(loc *locator) (*Dataset, error){
+var readers = map[string]func(loc *locator) (*model.Dataset, error){
 	FormatSummEval:      readSummEval,
 	FormatSummEvalJSONL: readSummEvalJSONL,
 	FormatTopicalChat:   readTopicalChat,
@@ -49,12 +55,12 @@ func Formats() []string {
 // Dataset.Name. The dataset is returned only when the whole input parsed
 // and the result passed Validate; otherwise the error names the file, the
 // line and the field.
-func Read(format string, r io.Reader, name string) (*Dataset, error) {
+func Read(format string, r io.Reader, name string) (*model.Dataset, error) {
 	parse, ok := readers[format]
 	if !ok {
 		return nil, fmt.Errorf("unknown dataset format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 	}
-	data, err := ReadLimited(r, datasetFileLimit, name, "a dataset file")
+	data, err := model.ReadLimited(r, datasetFileLimit, name, "a dataset file")
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +72,7 @@ func Read(format string, r io.Reader, name string) (*Dataset, error) {
 // into one dataset. For summeval-jsonl, an article missing from the file
 // (the unpaired layout has no "text") is read from its CNN/DM .story file
 // found beside the JSONL (see readStoryArticle).
-func Load(format, path string) (*Dataset, error) {
+func Load(format, path string) (*model.Dataset, error) {
 	parse, ok := readers[format]
 	if !ok {
 		return nil, fmt.Errorf("unknown dataset format %q (want one of %s)", format, strings.Join(Formats(), ", "))
@@ -81,7 +87,7 @@ func Load(format, path string) (*Dataset, error) {
 		}
 		return finish(loadJudgeBenchDir(path))
 	}
-	data, err := ReadFileLimited(path, datasetFileLimit, "a dataset file")
+	data, err := model.ReadFileLimited(path, datasetFileLimit, "a dataset file")
 	if err != nil {
 		return nil, err
 	}
@@ -92,38 +98,9 @@ func Load(format, path string) (*Dataset, error) {
 	return finish(parse(loc))
 }
 
-// readAll is io.ReadAll that sizes its buffer once when r knows its
-// length (bytes.Reader, strings.Reader).
-func readAll(r io.Reader) ([]byte, error) {
-	l, ok := r.(interface{ Len() int })
-	if !ok {
-		return io.ReadAll(r)
-	}
-	return readSized(r, int64(l.Len()))
-}
-
-// readSized reads all of r into a buffer sized for n bytes, growing it
-// only if r holds more.
-func readSized(r io.Reader, n int64) ([]byte, error) {
-	b := make([]byte, 0, n+1) // +1: room to see io.EOF without growing
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
-}
-
 // finish validates a parsed dataset so that no loader can return one that
 // breaks the Dataset invariants.
-func finish(d *Dataset, err error) (*Dataset, error) {
+func finish(d *model.Dataset, err error) (*model.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +111,7 @@ func finish(d *Dataset, err error) (*Dataset, error) {
 }
 
 // loadJudgeBenchDir reads every *.jsonl in dir into one dataset.
-func loadJudgeBenchDir(dir string) (*Dataset, error) {
+func loadJudgeBenchDir(dir string) (*model.Dataset, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		return nil, err
@@ -146,7 +123,7 @@ func loadJudgeBenchDir(dir string) (*Dataset, error) {
 	var locs []*locator
 	var used int64 // the limit holds for the directory's files together
 	for _, f := range files {
-		data, err := ReadFileLimited(f, datasetFileLimit-used, "a dataset file (the directory's files together)")
+		data, err := model.ReadFileLimited(f, datasetFileLimit-used, "a dataset file (the directory's files together)")
 		if err != nil {
 			return nil, err
 		}
@@ -216,8 +193,8 @@ func jsonlObjects(loc *locator, errp *error) iter.Seq2[int, *jnode] {
 			if isBlank(loc.data[starts[li]:ends[li]]) {
 				continue
 			}
-			if ends[li]-starts[li] > MaxJSONLine {
-				*errp = &SizeError{File: loc.name, Line: li + 1, Limit: MaxJSONLine, What: "one line of a JSON Lines file"}
+			if ends[li]-starts[li] > model.MaxJSONLine {
+				*errp = &model.SizeError{File: loc.name, Line: li + 1, Limit: model.MaxJSONLine, What: "one line of a JSON Lines file"}
 				return
 			}
 			obj, err := parseJSON(loc, starts[li], ends[li])

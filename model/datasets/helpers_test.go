@@ -1,14 +1,16 @@
-package model
+package datasets
 
 import (
 	"math"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // readString parses src with Read and fails the test on error.
-func readString(t *testing.T, format, name, src string) *Dataset {
+func readString(t *testing.T, format, name, src string) *model.Dataset {
 	t.Helper()
 	d, err := Read(format, strings.NewReader(src), name)
 	if err != nil {
@@ -44,7 +46,7 @@ func checkErrors(t *testing.T, format, file string, cases []errorCase) {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
 // candidate finds a candidate by context and id.
-func candidate(t *testing.T, d *Dataset, ctx, id string) Candidate {
+func candidate(t *testing.T, d *model.Dataset, ctx, id string) model.Candidate {
 	t.Helper()
 	for _, c := range d.Contexts {
 		if c.ID != ctx {
@@ -57,7 +59,7 @@ func candidate(t *testing.T, d *Dataset, ctx, id string) Candidate {
 		}
 	}
 	t.Fatalf("no candidate %s/%s", ctx, id)
-	return Candidate{}
+	return model.Candidate{}
 }
 
 func mustOpen(t *testing.T, path string) *os.File {

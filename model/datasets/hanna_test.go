@@ -1,9 +1,11 @@
-package model
+package datasets
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 func TestReadHANNAFixture(t *testing.T) {
@@ -11,7 +13,7 @@ func TestReadHANNAFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Task != TaskStory || d.Metric != MetricSpearman || !equalStrings(d.Criteria, HANNACriteria) {
+	if d.Task != model.TaskStory || d.Metric != model.MetricSpearman || !equalStrings(d.Criteria, HANNACriteria) {
 		t.Errorf("task %q metric %q criteria %v", d.Task, d.Metric, d.Criteria)
 	}
 	// Two prompts (stories 0, 96, 192 and 1, 97, 193), three models each.

@@ -1,6 +1,10 @@
-package model
+package datasets
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
 
 // The generic JSONL and CSV formats share their field names. Each role
 // accepts a few aliases (matched case-insensitively); a row that gives two
@@ -53,8 +57,8 @@ type namedScore struct {
 // the first row that gives one; a different source later is an error. A
 // row without a human score takes the mean of its criterion scores. The
 // caller ensures there is at least one row.
-func assembleGeneric(name, format string, rows []genericRow) (*Dataset, error) {
-	b := newBuilder(name, format, TaskGeneric, MetricSpearman)
+func assembleGeneric(name, format string, rows []genericRow) (*model.Dataset, error) {
+	b := newBuilder(name, format, model.TaskGeneric, model.MetricSpearman)
 	sourceLine := map[int]int{}
 	taskLine := 0
 	for _, r := range rows {
@@ -81,7 +85,7 @@ func assembleGeneric(name, format string, rows []genericRow) (*Dataset, error) {
 		if b.hasCandidate(ci, r.cand) {
 			return nil, r.errAt("candidate", "candidate %q appears twice in context %q", r.cand, r.ctx)
 		}
-		c := Candidate{ID: r.cand, Text: r.text, Human: r.human, Extra: r.extra}
+		c := model.Candidate{ID: r.cand, Text: r.text, Human: r.human, Extra: r.extra}
 		if len(r.scores) > 0 {
 			c.Scores = make(map[string]float64, len(r.scores))
 			sum := 0.0
@@ -104,7 +108,7 @@ func assembleGeneric(name, format string, rows []genericRow) (*Dataset, error) {
 	return b.d, nil
 }
 
-var taskNames = []string{TaskNewsSummary, TaskStory, TaskDialogue, TaskAnswer, TaskGeneric}
+var taskNames = []string{model.TaskNewsSummary, model.TaskStory, model.TaskDialogue, model.TaskAnswer, model.TaskGeneric}
 
 func knownTask(t string) bool {
 	for _, n := range taskNames {

@@ -1,4 +1,4 @@
-package model
+package datasets
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
@@ -31,7 +32,7 @@ func TestLoadSummEvalReal(t *testing.T) {
 			t.Fatalf("context %s: empty source or reference", c.ID)
 		}
 	}
-	if d.Task != TaskNewsSummary || d.Metric != MetricSpearman || d.Name != "data" {
+	if d.Task != model.TaskNewsSummary || d.Metric != model.MetricSpearman || d.Name != "data" {
 		t.Errorf("task, metric, name = %q, %q, %q", d.Task, d.Metric, d.Name)
 	}
 	if want := []string{"coherence", "consistency", "fluency", "relevance"}; !equalStrings(d.Criteria, want) {
@@ -97,7 +98,7 @@ func TestLoadTopicalChatReal(t *testing.T) {
 	if len(knowledge) != 50 {
 		t.Errorf("distinct knowledge facts = %d, want 50", len(knowledge))
 	}
-	if len(d.Criteria) != 6 || d.Task != TaskDialogue {
+	if len(d.Criteria) != 6 || d.Task != model.TaskDialogue {
 		t.Errorf("criteria %v task %q", d.Criteria, d.Task)
 	}
 }
@@ -128,7 +129,7 @@ func TestLoadJudgeBenchReal(t *testing.T) {
 	if aWins != 193+143 {
 		t.Errorf("A>B = %d, want 336", aWins)
 	}
-	if d.Metric != MetricPairwise || d.Task != TaskAnswer {
+	if d.Metric != model.MetricPairwise || d.Task != model.TaskAnswer {
 		t.Errorf("metric %q task %q", d.Metric, d.Task)
 	}
 	one, err := Load(FormatJudgeBench, gpt)

@@ -1,9 +1,13 @@
-package model
+package datasets
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
 
 // readJudgeBench parses one JudgeBench JSONL file.
-func readJudgeBench(loc *locator) (*Dataset, error) {
+func readJudgeBench(loc *locator) (*model.Dataset, error) {
 	return readJudgeBenchFiles([]*locator{loc})
 }
 
@@ -15,8 +19,8 @@ func readJudgeBench(loc *locator) (*Dataset, error) {
 // one has Human = 1, the other 0 (criterion "correct"). Evaluated by
 // pairwise accuracy. A pair_id given twice, in one file or across files,
 // is an error.
-func readJudgeBenchFiles(locs []*locator) (*Dataset, error) {
-	b := newBuilder(baseName(locs[0].name), FormatJudgeBench, TaskAnswer, MetricPairwise)
+func readJudgeBenchFiles(locs []*locator) (*model.Dataset, error) {
+	b := newBuilder(baseName(locs[0].name), FormatJudgeBench, model.TaskAnswer, model.MetricPairwise)
 	b.criterion("correct")
 	where := map[string]string{} // pair_id -> "file:line" of its first row
 	for _, loc := range locs {
@@ -30,7 +34,7 @@ func readJudgeBenchFiles(locs []*locator) (*Dataset, error) {
 				return nil, loc.errAt(row.get("pair_id").off, "pair_id", "%q already given at %s", id, first)
 			}
 			where[id] = loc.name + ":" + itoa(li+1)
-			ctx := Context{ID: id}
+			ctx := model.Context{ID: id}
 			q, err := loc.field(row, "", "question")
 			if err != nil {
 				return nil, err
@@ -72,7 +76,7 @@ func readJudgeBenchFiles(locs []*locator) (*Dataset, error) {
 				if err != nil {
 					return nil, err
 				}
-				ctx.Candidates = append(ctx.Candidates, Candidate{
+				ctx.Candidates = append(ctx.Candidates, model.Candidate{
 					ID: side.id, Text: text, Human: side.h,
 					Scores: map[string]float64{"correct": side.h},
 				})

@@ -1,14 +1,15 @@
-package model
+package datasets
 
 import (
 	"bytes"
 	"os"
 	"testing"
 
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/shareddata"
 )
 
-var benchSink *Dataset
+var benchSink *model.Dataset
 
 // BenchmarkLoadSummEval parses the real SummEval data.json (1.4 MB, 100 ×
 // 16) from memory: the import cost without disk I/O or the store write.

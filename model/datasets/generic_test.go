@@ -1,7 +1,9 @@
-package model
+package datasets
 
 import (
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 const genericJSONLTiny = `{"context": "c1", "candidate": "a", "source": "The source.", "text": "Good.", "human": 4.5, "run": 1, "meta": {"k": [1, 2]}}
@@ -12,7 +14,7 @@ const genericJSONLTiny = `{"context": "c1", "candidate": "a", "source": "The sou
 
 func TestReadGenericJSONL(t *testing.T) {
 	d := readString(t, FormatJSONL, "g.jsonl", genericJSONLTiny)
-	if d.Name != "g" || d.Format != FormatJSONL || d.Task != TaskStory || d.Metric != MetricSpearman {
+	if d.Name != "g" || d.Format != FormatJSONL || d.Task != model.TaskStory || d.Metric != model.MetricSpearman {
 		t.Errorf("name %q format %q task %q metric %q", d.Name, d.Format, d.Task, d.Metric)
 	}
 	if len(d.Contexts) != 2 || d.Contexts[1].ID != "7" {
@@ -63,7 +65,7 @@ const genericCSVTiny = "\ufeffContext,Candidate,Source,Text,Human,scores.fluency
 
 func TestReadGenericCSV(t *testing.T) {
 	d := readString(t, FormatCSV, "g.csv", genericCSVTiny)
-	if d.Format != FormatCSV || d.Task != TaskGeneric || len(d.Contexts) != 2 {
+	if d.Format != FormatCSV || d.Task != model.TaskGeneric || len(d.Contexts) != 2 {
 		t.Fatalf("format %q task %q contexts %d", d.Format, d.Task, len(d.Contexts))
 	}
 	a := candidate(t, d, "c1", "a")

@@ -1,10 +1,12 @@
-package model
+package datasets
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // HANNACriteria are HANNA's six story criteria, lower-cased, in the
@@ -22,7 +24,7 @@ var HANNACriteria = []string{"relevance", "coherence", "empathy", "surprise", "e
 // file, stories 0–95 are the human ones, so this is the prompt's index);
 // Source = the prompt, Extra["human_story"] = the Human column. Candidate
 // ids are the model names; Extra holds "story_id" and "raters".
-func readHANNA(loc *locator) (*Dataset, error) {
+func readHANNA(loc *locator) (*model.Dataset, error) {
 	t, err := newCSVSheet(loc)
 	if err != nil {
 		return nil, err
@@ -68,8 +70,8 @@ func readHANNA(loc *locator) (*Dataset, error) {
 		if err != nil || id < 0 {
 			return nil, t.errAt(cols["story id"], "Story ID", "want a non-negative integer, got %q", truncate(rawID, 40))
 		}
-		prompt, text, model := rec[cols["prompt"]], rec[cols["story"]], strings.TrimSpace(rec[cols["model"]])
-		if model == "" {
+		prompt, text, system := rec[cols["prompt"]], rec[cols["story"]], strings.TrimSpace(rec[cols["model"]])
+		if system == "" {
 			return nil, t.errAt(cols["model"], "Model", "empty")
 		}
 		if strings.TrimSpace(prompt) == "" {
@@ -77,7 +79,7 @@ func readHANNA(loc *locator) (*Dataset, error) {
 		}
 		s, ok := byID[id]
 		if !ok {
-			s = &story{id: id, line: t.line(), prompt: prompt, text: text, model: model, sums: make([]float64, len(HANNACriteria))}
+			s = &story{id: id, line: t.line(), prompt: prompt, text: text, model: system, sums: make([]float64, len(HANNACriteria))}
 			if humanCol >= 0 {
 				s.human = rec[humanCol]
 			}
@@ -90,8 +92,8 @@ func readHANNA(loc *locator) (*Dataset, error) {
 				groups = append(groups, g)
 			}
 			for _, o := range g.stories {
-				if o.model == model {
-					return nil, t.errAt(cols["model"], "Model", "story %d is a second story by %q for the prompt of story %d (line %d)", id, model, o.id, o.line)
+				if o.model == system {
+					return nil, t.errAt(cols["model"], "Model", "story %d is a second story by %q for the prompt of story %d (line %d)", id, system, o.id, o.line)
 				}
 			}
 			g.minID = min(g.minID, id)
@@ -100,7 +102,7 @@ func readHANNA(loc *locator) (*Dataset, error) {
 			for _, f := range []struct {
 				col       string
 				got, want string
-			}{{"prompt", prompt, s.prompt}, {"story", text, s.text}, {"model", model, s.model}} {
+			}{{"prompt", prompt, s.prompt}, {"story", text, s.text}, {"model", system, s.model}} {
 				if f.got != f.want {
 					return nil, t.errAt(cols[f.col], t.header[cols[f.col]], "differs from the first row of story %d (line %d)", id, s.line)
 				}
@@ -119,7 +121,7 @@ func readHANNA(loc *locator) (*Dataset, error) {
 	if len(stories) == 0 {
 		return nil, &ParseError{File: loc.name, Msg: "no rows after the header"}
 	}
-	b := newBuilder(baseName(loc.name), FormatHANNA, TaskStory, MetricSpearman)
+	b := newBuilder(baseName(loc.name), FormatHANNA, model.TaskStory, model.MetricSpearman)
 	for _, name := range HANNACriteria {
 		b.criterion(name)
 	}
@@ -131,7 +133,7 @@ func readHANNA(loc *locator) (*Dataset, error) {
 			setExtra(&ctx.Extra, "human_story", h)
 		}
 		for _, s := range g.stories {
-			c := Candidate{ID: s.model, Text: s.text, Scores: make(map[string]float64, len(HANNACriteria))}
+			c := model.Candidate{ID: s.model, Text: s.text, Scores: make(map[string]float64, len(HANNACriteria))}
 			total := 0.0
 			for k, name := range HANNACriteria {
 				c.Scores[name] = s.sums[k] / float64(s.n)

@@ -1,8 +1,10 @@
-package model
+package datasets
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // readTopicalChat parses USR Topical-Chat in UniEval's layout: a JSON array
@@ -13,7 +15,7 @@ import (
 // the fact. Candidates are the systems; Human = scores.overall. Trailing
 // white space of the history and surrounding white space of a response
 // (tokenisation left-overs) are trimmed.
-func readTopicalChat(loc *locator) (*Dataset, error) {
+func readTopicalChat(loc *locator) (*model.Dataset, error) {
 	root, err := parseJSON(loc, bomLen(loc.data), len(loc.data))
 	if err != nil {
 		return nil, err
@@ -24,7 +26,7 @@ func readTopicalChat(loc *locator) (*Dataset, error) {
 	if len(root.items) == 0 {
 		return nil, loc.errAt(root.off, "", "no rows")
 	}
-	b := newBuilder(baseName(loc.name), FormatTopicalChat, TaskDialogue, MetricSpearman)
+	b := newBuilder(baseName(loc.name), FormatTopicalChat, model.TaskDialogue, model.MetricSpearman)
 	byHistory := map[string]string{} // dialogue history -> context id
 	for i, row := range root.items {
 		path := itoa(i)
@@ -60,7 +62,7 @@ func readTopicalChat(loc *locator) (*Dataset, error) {
 				setExtra(&ctx.Extra, "knowledge", knowledge)
 			}
 		}
-		c := Candidate{Scores: map[string]float64{}}
+		c := model.Candidate{Scores: map[string]float64{}}
 		if c.ID, err = requiredString(loc, row, path, "system_id"); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,10 @@
-package model
+package datasets
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/prism-eval/prism/model"
+)
 
 const topicalChatTiny = `[
   {"source": "hi \n do you like jazz ? \n\n", "system_id": "Original Ground Truth", "system_output": " i do , mostly bebop . ",
@@ -30,7 +34,7 @@ func TestReadTopicalChat(t *testing.T) {
 	if !equalStrings(d.Criteria, []string{"understandability", "naturalness", "overall"}) {
 		t.Errorf("criteria %v", d.Criteria)
 	}
-	if d.Task != TaskDialogue || d.Metric != MetricSpearman {
+	if d.Task != model.TaskDialogue || d.Metric != model.MetricSpearman {
 		t.Errorf("task %q metric %q", d.Task, d.Metric)
 	}
 }

@@ -1,4 +1,4 @@
-package model
+package datasets
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // The JSON loaders parse into a small tree that remembers where each value
@@ -108,7 +110,7 @@ func (p *jparser) value() (*jnode, error) {
 		for p.src[p.i] != '}' {
 			koff := p.i
 			key := p.str()
-			if len(key) > MaxText {
+			if len(key) > model.MaxText {
 				return nil, p.tooLong(int64(koff), key)
 			}
 			if len(n.keys) == 16 {
@@ -181,7 +183,7 @@ func (p *jparser) value() (*jnode, error) {
 		n.kind, n.text = jNumber, string(p.src[p.i:j])
 		p.i = j
 	}
-	if len(n.text) > MaxText {
+	if len(n.text) > model.MaxText {
 		return nil, p.tooLong(n.off, "")
 	}
 	n.end = int64(p.i)
@@ -196,7 +198,7 @@ func (p *jparser) tooLong(off int64, key string) error {
 		path = append(path[:len(path):len(path)], key)
 	}
 	line, _ := p.loc.pos(off)
-	return &SizeError{File: p.loc.name, Line: line, Field: joinPath(path...), Limit: MaxText, What: "one text"}
+	return &model.SizeError{File: p.loc.name, Line: line, Field: joinPath(path...), Limit: model.MaxText, What: "one text"}
 }
 
 // str reads the string starting at p.i. A string without escapes that is
@@ -341,7 +343,7 @@ func (l *locator) parseFloat(n *jnode, path, s string) (float64, error) {
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, l.errAt(n.off, path, "not a finite number: %q", truncate(s, 40))
 	}
-	if err := CheckNumber(f); err != nil { // a label or score: one bound for all readers
+	if err := model.CheckNumber(f); err != nil { // a label or score: one bound for all readers
 		return 0, l.errAt(n.off, path, "%v", err)
 	}
 	return f, nil
