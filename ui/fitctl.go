@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
-	"github.com/prism-eval/prism/ui/figures"
 )
 
 // The Fit screen's control: calib.Fit (docs/protocol.md §2–7) on the stored

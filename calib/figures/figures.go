@@ -1,7 +1,8 @@
-// Package figures writes a calibration study for a paper: the fit report
-// as JSON and CSV, and the correction-profile (paper Fig. 4a, 9), γ-sweep
-// (Fig. 4b) and signal-ratio (Fig. 2) figures as PNG and SVG with
-// gonum/plot.
+// Package figures writes a calibration study for a paper from calib's
+// reports: the fit report (calib.Report) as JSON and CSV, and the
+// correction-profile (paper Fig. 4a, 9), γ-sweep (Fig. 4b) and
+// signal-ratio (Fig. 2, from calib.SignalReport) figures as PNG and SVG
+// with gonum/plot. It is report export, not UI; the Fit screen's e calls it.
 package figures
 
 import (
