@@ -223,7 +223,7 @@ func TestRealDatasetsRoundTrip(t *testing.T) {
 // file is not available here): every per-criterion mean and the target
 // must survive.
 func TestHANNAFixtureRoundTrip(t *testing.T) {
-	d, err := datasets.Load("hanna", filepath.Join("..", "testdata", "hanna_stories_annotations.csv"))
+	d, err := datasets.Load("hanna", filepath.Join("..", "datasets", "testdata", "hanna_stories_annotations.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
