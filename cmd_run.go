@@ -124,23 +124,12 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	}
 	name := *s.name
 	if name == "" {
-		name = defaultJudgeName(cfg)
+		name = engine.DefaultJudgeName(cfg)
 	}
 	spec = engine.Spec{Dataset: d, DatasetRev: rev, Bank: b, BankSource: source, Task: *s.task, JudgeName: name,
 		Config: cfg, Repeats: cfg.Repeats, Prices: prices,
 		Limits: engine.Limits{Concurrency: *s.conc, RPM: *s.rpm, TPM: *s.tpm}}
 	return st, spec, nil
-}
-
-func defaultJudgeName(cfg judge.Config) string {
-	name := cfg.Backend
-	if cfg.Backend == judge.BackendOpenAI {
-		name = cfg.Model
-	}
-	if cfg.Mode != judge.ModeInteger {
-		name += "-" + string(cfg.Mode)
-	}
-	return name
 }
 
 // pickDataset returns name, or the workspace's only dataset.

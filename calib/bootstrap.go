@@ -54,17 +54,28 @@ func PairedBootstrap(values [][]float64, ref int, B int, seed uint64) (ci, diff 
 			means[(M+m)*B+b] = means[m*B+b] - means[ref*B+b]
 		}
 	}
-	ci = make([][2]float64, M)
-	diff = make([][2]float64, M)
+	ci, diff = percentileIntervals(means, M, B, ref)
+	return ci, diff
+}
+
+// percentileIntervals reads the percentile 95% intervals (Quantile7 at
+// 0.025 and 0.975) off a bootstrap's statistics, laid out as the two
+// bootstraps above lay them out: stats[m*B : (m+1)*B] are row m's B
+// resampled values and stats[(M+m)*B : (M+m+1)*B] its B differences from
+// row ref. It sorts each block in place. diff[ref] is left zero.
+func percentileIntervals(stats []float64, M, B, ref int) (ci, diff [][2]float64) {
+	ci, diff = make([][2]float64, M), make([][2]float64, M)
 	for m := 0; m < M; m++ {
-		s := means[m*B : (m+1)*B]
-		slices.Sort(s)
-		ci[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+		ci[m] = percentileInterval(stats[m*B : (m+1)*B])
 		if m != ref {
-			s = means[(M+m)*B : (M+m+1)*B]
-			slices.Sort(s)
-			diff[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+			diff[m] = percentileInterval(stats[(M+m)*B : (M+m+1)*B])
 		}
 	}
 	return ci, diff
+}
+
+// percentileInterval sorts s and returns its Quantile7 at 0.025 and 0.975.
+func percentileInterval(s []float64) [2]float64 {
+	slices.Sort(s)
+	return [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
 }

@@ -75,7 +75,7 @@ func ReadOrder(r io.Reader, file string) ([]string, error) {
 		if model.IsSizeError(err) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return ids, nil
 }

@@ -324,16 +324,6 @@ func PooledBootstrap(preds [][]float64, human []float64, ref, B int, seed uint64
 			stats[(M+m)*B+b] = stats[m*B+b] - stats[ref*B+b]
 		}
 	}
-	ci, diff = make([][2]float64, M), make([][2]float64, M)
-	for m := 0; m < M; m++ {
-		s := stats[m*B : (m+1)*B]
-		slices.Sort(s)
-		ci[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
-		if m != ref {
-			s = stats[(M+m)*B : (M+m+1)*B]
-			slices.Sort(s)
-			diff[m] = [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
-		}
-	}
+	ci, diff = percentileIntervals(stats, M, B, ref)
 	return means, ci, diff
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"slices"
 )
 
 // signalAccum holds per-context sums of squared centered displacements,
@@ -200,8 +199,7 @@ func bootstrapRatios(a *signalAccum, rows, B int, seed uint64, repeats bool) (vs
 		if len(s) == 0 {
 			return nanPair
 		}
-		slices.Sort(s)
-		return [2]float64{Quantile7(0.025, s), Quantile7(0.975, s)}
+		return percentileInterval(s)
 	}
 	for i := 0; i < rows; i++ {
 		vsNeutral[i] = interval(draws[i])

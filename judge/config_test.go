@@ -3,8 +3,10 @@ package judge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,8 +74,17 @@ func TestLoadConfigErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want it to name %s and contain %q", c.body, err, p, c.want)
 		}
 	}
-	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.toml")); err == nil {
-		t.Error("a missing file loaded")
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	if _, err := LoadConfig(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: err = %v, want one wrapping fs.ErrNotExist", err)
+	}
+	fset := flag.NewFlagSet("t", flag.ContinueOnError)
+	f := AddFlags(fset)
+	if err := fset.Parse([]string{"--judge-config", missing}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Config(func(string) string { return "" }); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--judge-config of a missing file: err = %v, want one wrapping fs.ErrNotExist", err)
 	}
 }
 

@@ -27,7 +27,7 @@ func LoadConfig(path string) (Config, error) {
 		if errors.As(err, &pe) {
 			return c, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
 		}
-		return c, fmt.Errorf("%s: %v", path, err)
+		return c, fmt.Errorf("%s: %w", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
@@ -35,7 +35,7 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if err := c.Validate(); err != nil {
 		field, _, _ := strings.Cut(err.Error(), ":")
-		return c, fmt.Errorf("%s: %v", at(path, string(data), field), err)
+		return c, fmt.Errorf("%s: %w", at(path, string(data), field), err)
 	}
 	return c, nil
 }

@@ -123,9 +123,9 @@ func csvErr(file string, err error) error {
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d: %v", file, pe.Line, pe.Err)
+		return fmt.Errorf("%s:%d: %w", file, pe.Line, pe.Err)
 	}
-	return fmt.Errorf("%s: %v", file, err)
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 // parseNumber reads a score or label and checks it with CheckNumber;

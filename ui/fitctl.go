@@ -286,8 +286,9 @@ func (a *App) onInspect(msg inspectMsg) {
 
 // exportedMsg reports an export of the Fit screen's report.
 type exportedMsg struct {
-	paths []string
-	err   error
+	paths  []string
+	err    error
+	sigErr error // why the signal figure was left out, shown with the result
 }
 
 // exportCmd writes rep, and the signal diagnostics of key's stored
@@ -295,12 +296,13 @@ type exportedMsg struct {
 func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
 		var sig *calib.SignalReport
-		if rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash); err == nil && len(rows) > 0 {
+		rows, sigErr := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
+		if sigErr == nil && len(rows) > 0 {
 			// Without neutral answers there is no ratio: the figure is left out.
-			sig, _ = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+			sig, sigErr = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
 		}
 		paths, err := figures.Export(dir, rep, sig)
-		return exportedMsg{paths: paths, err: err}
+		return exportedMsg{paths: paths, err: err, sigErr: sigErr}
 	}
 }
 
@@ -322,6 +324,9 @@ func (a *App) onExported(msg exportedMsg) {
 		return
 	}
 	v.status, v.statusErr = fmt.Sprintf("exported %d files (report JSON, CSV, figures PNG, SVG) to %s", len(msg.paths), a.exportDir), false
+	if msg.sigErr != nil {
+		v.status += "; no signal figure: " + msg.sigErr.Error()
+	}
 }
 
 // startCompare fits every judge with answers on the current dataset and

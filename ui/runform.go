@@ -199,14 +199,7 @@ func (f *runForm) JudgeName(cfg judge.Config) string {
 	if n := f.get(fName); n != "" {
 		return n
 	}
-	name := cfg.Backend
-	if cfg.Backend == judge.BackendOpenAI {
-		name = cfg.Model
-	}
-	if cfg.Mode != judge.ModeInteger {
-		name += "-" + string(cfg.Mode)
-	}
-	return name
+	return engine.DefaultJudgeName(cfg)
 }
 
 // Lines renders the form as label/value lines of width w.

@@ -162,7 +162,7 @@ func (l *Limiter) Observe(status int, h http.Header) {
 		l.hold, l.why, l.hold429 = time.Time{}, "", false
 	}
 	if status == http.StatusTooManyRequests {
-		if d, ok := retryAfter(h, now); ok {
+		if d, ok := judge.ParseRetryAfter(h, now); ok {
 			why := fmt.Sprintf("the server asked to wait %s (HTTP 429)", roundWait(d))
 			if d > l.maxHold {
 				why = fmt.Sprintf("the server asked to wait %s (HTTP 429; capped at %s)", roundWait(d), roundWait(l.maxHold))
@@ -175,7 +175,7 @@ func (l *Limiter) Observe(status int, h http.Header) {
 		if err != nil {
 			continue
 		}
-		reset, ok := parseReset(h.Get("x-ratelimit-reset-" + lim))
+		reset, ok := judge.ParseReset(h.Get("x-ratelimit-reset-" + lim))
 		if !ok {
 			continue
 		}
@@ -230,54 +230,6 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// retryAfter reads retry-after-ms, then Retry-After in seconds or as an
-// HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return seconds(ms / 1000), true
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return seconds(s), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(0, t.Sub(now)), true
-	}
-	return 0, false
-}
-
-// parseReset reads an x-ratelimit-reset value: a Go-style duration as
-// OpenAI sends it ("1s", "6m0s", "20ms") or plain seconds ("0.5").
-func parseReset(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return d, true
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return seconds(s), true
-	}
-	return 0, false
-}
-
-// seconds converts a server's number of seconds to a Duration without
-// overflow (1e300 or +Inf become a century; NaN never reaches here, as
-// NaN >= 0 is false).
-func seconds(s float64) time.Duration {
-	const most = 100 * 365 * 24 * time.Hour
-	if s >= most.Seconds() {
-		return most
-	}
-	return time.Duration(s * float64(time.Second))
 }
 
 // Retrying names the last transport failure (an HTTP error status or a

@@ -37,6 +37,21 @@ type Spec struct {
 	Latency time.Duration
 }
 
+// DefaultJudgeName is the name answers are stored under when none is
+// given: the backend (offline) or the model, with "-MODE" for a mode other
+// than integer (e.g. "gpt-4o-mini-expected"). prism run and the TUI's run
+// form both name judges with it.
+func DefaultJudgeName(cfg judge.Config) string {
+	name := cfg.Backend
+	if cfg.Backend == judge.BackendOpenAI {
+		name = cfg.Model
+	}
+	if cfg.Mode != judge.ModeInteger {
+		name += "-" + string(cfg.Mode)
+	}
+	return name
+}
+
 // Limits bound how fast a run sends.
 type Limits struct {
 	Concurrency int // requests in flight at once (≤ 0: 8)

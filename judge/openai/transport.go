@@ -283,20 +283,12 @@ func permanent(err error) (judge.ErrorKind, string) {
 // are read as judge.MaxHint.
 func (t *Transport) hint(resp *http.Response) time.Duration {
 	h := resp.Header
-	if d, ok := parseWait(h.Get("retry-after-ms"), time.Millisecond); ok {
-		return d
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
 	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if d, ok := parseWait(v, time.Second); ok {
-			return d
-		}
-		if at, err := http.ParseTime(v); err == nil {
-			now := time.Now
-			if t.Now != nil {
-				now = t.Now
-			}
-			return min(max(0, at.Sub(now())), judge.MaxHint)
-		}
+	if d, ok := judge.ParseRetryAfter(h, now()); ok {
+		return d
 	}
 	if resp.StatusCode != http.StatusTooManyRequests {
 		return 0
@@ -313,52 +305,18 @@ func (t *Transport) hint(resp *http.Response) time.Duration {
 		if rem != "" && rem != "0" {
 			continue
 		}
-		if d, ok := parseReset(h.Get("x-ratelimit-reset-" + lim)); ok {
+		if d, ok := judge.ParseReset(h.Get("x-ratelimit-reset-" + lim)); ok {
 			best = max(best, d)
 		}
 	}
 	if !known {
 		for _, lim := range []string{"requests", "tokens"} {
-			if d, ok := parseReset(h.Get("x-ratelimit-reset-" + lim)); ok {
+			if d, ok := judge.ParseReset(h.Get("x-ratelimit-reset-" + lim)); ok {
 				best = max(best, d)
 			}
 		}
 	}
 	return best
-}
-
-// parseReset reads "1s", "6m0s", "20ms" (Go durations, as OpenAI sends
-// them) or a bare number of seconds.
-func parseReset(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return min(d, judge.MaxHint), true
-	}
-	return parseWait(v, time.Second)
-}
-
-// parseWait reads a decimal number of units as a wait: false for
-// anything else, for NaN and for a negative number; a number too large
-// for a time.Duration ("1e300", "Infinity") is read as judge.MaxHint.
-func parseWait(v string, unit time.Duration) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false
-	}
-	if math.IsNaN(x) || x < 0 {
-		return 0, false
-	}
-	if x >= float64(judge.MaxHint/unit) {
-		return judge.MaxHint, true
-	}
-	return time.Duration(x * float64(unit)), true
 }
 
 func (t *Transport) backoff(attempt int) time.Duration {

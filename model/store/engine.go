@@ -15,38 +15,15 @@ import (
 // as in PutResponses. All of rs is written in one transaction.
 func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		ids := newIDCache(tx)
-		up, err := tx.PrepareContext(ctx, `
-			INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
-			DO UPDATE SET key = key
-			RETURNING key`)
+		up, err := prepareRequestUpsert(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer up.Close()
-		for i, r := range rs {
-			where := func(err error) error {
+		for i := range rs {
+			r := &rs[i]
+			if _, err := up.put(ctx, r); err != nil {
 				return fmt.Errorf("request %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
-			}
-			if r.Key == "" || r.Probe == "" || r.Context == "" || r.Candidate == "" {
-				return where(fmt.Errorf("request lacks a key, probe, context or candidate"))
-			}
-			judgeID, err := ids.judge(ctx, r.Judge)
-			if err != nil {
-				return where(err)
-			}
-			dsID, err := ids.dataset(ctx, r.Dataset)
-			if err != nil {
-				return where(err)
-			}
-			var key string
-			if err := up.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).Scan(&key); err != nil {
-				return where(err)
-			}
-			if key != r.Key {
-				return where(fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", key, r.Key))
 			}
 		}
 		return nil

@@ -24,9 +24,13 @@ var ErrNotWorkspace = errors.New("not a prism workspace")
 // with OpenReadOnly.
 var ErrReadOnly = errors.New("opened read-only; this command needs to write")
 
-// minReadVersion is the oldest schema a read-only open accepts: reads need
-// the reports table of version 2; later versions only add what writers use.
-const minReadVersion = 2
+// minReadVersion is the oldest schema a read-only open accepts. What the
+// read-only commands read (datasets, banks, judges, requests, responses)
+// is all in version 1; later versions add only what runs use: the
+// requests_key index (2) that finds cached answers, the runs table and
+// dataset revisions (3) behind leases, and nothing at all (4, which drops
+// the unused reports table).
+const minReadVersion = 1
 
 // inspect looks at an existing file without changing it (no WAL switch, no
 // -wal file) and refuses one that is not a prism workspace: a foreign

@@ -77,13 +77,7 @@ func (s *Store) PutResponses(ctx context.Context, rs []Response) error {
 // putResponsesTx writes rs inside tx; offset numbers them in errors.
 func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, offset int) error {
 	secrets := s.knownSecrets()
-	ids := newIDCache(tx)
-	upReq, err := tx.PrepareContext(ctx, `
-		INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
-		DO UPDATE SET key = key
-		RETURNING id, key`)
+	upReq, err := prepareRequestUpsert(ctx, tx)
 	if err != nil {
 		return err
 	}
@@ -105,22 +99,9 @@ func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, o
 		if err := checkResponse(r); err != nil {
 			return where(err)
 		}
-		judgeID, err := ids.judge(ctx, r.Judge)
+		reqID, err := upReq.put(ctx, &r.Request)
 		if err != nil {
 			return where(err)
-		}
-		dsID, err := ids.dataset(ctx, r.Dataset)
-		if err != nil {
-			return where(err)
-		}
-		var reqID int64
-		var key string
-		if err := upReq.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).
-			Scan(&reqID, &key); err != nil {
-			return where(err)
-		}
-		if key != r.Key {
-			return where(fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", key, r.Key))
 		}
 		ok := 0
 		if r.Answered() {
@@ -168,18 +149,74 @@ func clipRaw(s string) string {
 
 func checkResponse(r *Response) error {
 	switch {
-	case r.Key == "":
-		return errors.New("request has no key")
-	case r.Probe == "":
-		return errors.New("request has no probe")
-	case r.Context == "" || r.Candidate == "":
-		return errors.New("request has no context or candidate id")
 	case r.ErrKind == "" && r.Err != "":
 		return errors.New("response has an error message but no error kind")
 	case math.IsInf(r.Score, 0):
 		return errors.New("score is infinite")
 	}
 	return nil
+}
+
+func checkRequest(r *Request) error {
+	switch {
+	case r.Key == "":
+		return errors.New("request has no key")
+	case r.Probe == "":
+		return errors.New("request has no probe")
+	case r.Context == "" || r.Candidate == "":
+		return errors.New("request has no context or candidate id")
+	}
+	return nil
+}
+
+// requestUpsert records requests inside one transaction: the row at a
+// request's coordinates is created, or kept when it exists, and must carry
+// the request's key. PutRequests and PutResponses both record through it.
+type requestUpsert struct {
+	ids  *idCache
+	stmt *sql.Stmt
+}
+
+func prepareRequestUpsert(ctx context.Context, tx *sql.Tx) (*requestUpsert, error) {
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
+		DO UPDATE SET key = key
+		RETURNING id, key`)
+	if err != nil {
+		return nil, err
+	}
+	return &requestUpsert{ids: newIDCache(tx), stmt: stmt}, nil
+}
+
+func (u *requestUpsert) Close() error { return u.stmt.Close() }
+
+// put records r and returns its row id. Recording a different key at the
+// same coordinates is an error: the rendered request changed under the
+// same bank hash.
+func (u *requestUpsert) put(ctx context.Context, r *Request) (int64, error) {
+	if err := checkRequest(r); err != nil {
+		return 0, err
+	}
+	judgeID, err := u.ids.judge(ctx, r.Judge)
+	if err != nil {
+		return 0, err
+	}
+	dsID, err := u.ids.dataset(ctx, r.Dataset)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	var key string
+	if err := u.stmt.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).
+		Scan(&id, &key); err != nil {
+		return 0, err
+	}
+	if key != r.Key {
+		return 0, fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", key, r.Key)
+	}
+	return id, nil
 }
 
 // idCache resolves judge and dataset names to row ids once per batch.

@@ -1,6 +1,6 @@
 // Package store owns the prism workspace: one SQLite file per study holding
-// its datasets, probe-bank snapshots, judge configurations, every judge
-// request with its responses, and fit reports.
+// its datasets, probe-bank snapshots, judge configurations, and every judge
+// request with its responses.
 //
 // The file is a real SQLite database (pure-Go modernc.org/sqlite) in WAL
 // mode whose schema is versioned by PRAGMA user_version and upgraded by the
@@ -20,62 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prism-eval/prism/model"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
-
-// DatasetStore keeps datasets with their contexts, candidates and human
-// scores.
-type DatasetStore interface {
-	PutDataset(ctx context.Context, d *model.Dataset, replace bool) error
-	Dataset(ctx context.Context, name string) (*model.Dataset, error)
-	Datasets(ctx context.Context) ([]DatasetInfo, error)
-	DeleteDataset(ctx context.Context, name string) error
-}
-
-// BankStore keeps probe-bank snapshots, keyed by their content hash.
-type BankStore interface {
-	PutBank(ctx context.Context, b BankSnapshot) error
-	Bank(ctx context.Context, hash string) (BankSnapshot, error)
-	Banks(ctx context.Context) ([]BankSnapshot, error)
-}
-
-// JudgeStore keeps judge configurations (never their API keys).
-type JudgeStore interface {
-	PutJudge(ctx context.Context, j Judge) (Judge, error)
-	Judge(ctx context.Context, name string) (Judge, error)
-	Judges(ctx context.Context) ([]Judge, error)
-}
-
-// ResponseStore keeps judge requests and every attempt to answer them.
-type ResponseStore interface {
-	PutResponses(ctx context.Context, rs []Response) error
-	Pending(ctx context.Context, reqs []Request) ([]Request, error)
-	CachedAnswer(ctx context.Context, key, run string) (Response, bool, error)
-	Failures(ctx context.Context, dataset, judge string) (map[string]int, error)
-	Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error)
-	Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error)
-	ImportScores(ctx context.Context, dataset, judge string, rows []model.ScoreRow) (int, error)
-}
-
-// ReportStore keeps fit reports as JSON documents.
-type ReportStore interface {
-	PutReport(ctx context.Context, r Report) (int64, error)
-	Report(ctx context.Context, id int64) (Report, error)
-	Reports(ctx context.Context, dataset string) ([]Report, error)
-}
-
-// Workspace is everything a workspace offers; *Store implements it, and
-// code that needs only part of it should take the smaller interface.
-type Workspace interface {
-	DatasetStore
-	BankStore
-	JudgeStore
-	ResponseStore
-	ReportStore
-}
-
-var _ Workspace = (*Store)(nil)
 
 // ErrNotFound is returned (wrapped) when a named item is not in the store.
 var ErrNotFound = errors.New("not found")

@@ -142,9 +142,6 @@ func TestNotFoundErrors(t *testing.T) {
 	if _, err := s.Bank(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Bank: err = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Report(ctx, 7); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Report: err = %v, want ErrNotFound", err)
-	}
 	if err := s.DeleteDataset(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("DeleteDataset: err = %v, want ErrNotFound", err)
 	}
