@@ -93,7 +93,7 @@ func TestClientCases(t *testing.T) {
 		{name: "500 then 503 then ok", script: []step{apiError(500, "boom"), status(503, "<html>unavailable</html>"), reply(`{"score": 9}`)}, want: 9, calls: 3, sleeps: []time.Duration{50 * ms, 100 * ms}},
 		{name: "500 forever", script: []step{apiError(500, "boom")}, wantKind: judge.KindServer, calls: 4, sleeps: []time.Duration{50 * ms, 100 * ms, 200 * ms}},
 		{name: "slow past the timeout then ok", cfg: func(c *judge.Config) { c.Timeout = judge.Duration(400 * ms) }, script: []step{slow(2*time.Second, reply(`{"score": 2}`)), reply(`{"score": 2}`)}, want: 2, calls: 2, sleeps: []time.Duration{50 * ms}},
-		{name: "slow forever", cfg: func(c *judge.Config) { c.Timeout = judge.Duration(50 * ms); c.Retries = 1 }, script: []step{slow(2*time.Second, reply(`{"score": 2}`))}, wantKind: judge.KindTimeout, calls: 2, sleeps: []time.Duration{50 * ms}},
+		{name: "slow forever", cfg: func(c *judge.Config) { c.Timeout = judge.Duration(400 * ms); c.Retries = 1 }, script: []step{slow(2*time.Second, reply(`{"score": 2}`))}, wantKind: judge.KindTimeout, calls: 2, sleeps: []time.Duration{50 * ms}},
 		{name: "dropped connection then ok", script: []step{drop, reply(`{"score": 6}`)}, want: 6, calls: 2, sleeps: []time.Duration{50 * ms}},
 		{name: "dropped forever", cfg: func(c *judge.Config) { c.Retries = 1 }, script: []step{drop}, wantKind: judge.KindNetwork, calls: 2, sleeps: []time.Duration{50 * ms}},
 		{name: "truncated body then ok", script: []step{truncated, reply(`{"score": 6}`)}, want: 6, calls: 2, sleeps: []time.Duration{50 * ms}},
