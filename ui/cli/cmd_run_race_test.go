@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package cli
 
 // raceEnabled: the race detector slows the pure-Go SQLite driver about
 // fifteenfold, so the 60,800-request end-to-end test runs without it (the
