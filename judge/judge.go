@@ -1,7 +1,7 @@
 // Package judge owns the step that turns one rendered request
 // (banks.Request) into one score: the Judge interface every backend
 // implements, its Result and classified Error, the backend Config (stored
-// without the API key), the tolerant score parser, the logprob reader that
+// without the API key), the strict score parser (only the requested JSON form or a bare number), the logprob reader that
 // turns top_logprobs into an expected score, and batched pointwise scoring
 // over cyclic presentation orders (paper §B.6).
 //
