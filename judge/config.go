@@ -18,7 +18,7 @@ const (
 	FormatAuto       = "auto"        // try json_schema; on a 400 naming response_format, drop it for this client
 	FormatJSONSchema = "json_schema" // always send json_schema
 	FormatJSONObject = "json_object" // send {"type":"json_object"}
-	FormatNone       = "none"        // send no response_format; rely on the tolerant parser
+	FormatNone       = "none"        // send no response_format; the strict parser still wants JSON or a bare number
 )
 
 // Config selects and tunes a backend. It is what a run stores beside its

@@ -139,7 +139,7 @@ func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judg
 	resp, err := c.api.CreateChatCompletion(withInfo(ctx, ci), creq)
 	if err != nil && c.cfg.ResponseFormat == judge.FormatAuto && creq.ResponseFormat != nil && schemaRejected(err) {
 		// The server does not take json_schema: drop it for this client
-		// and ask again; the tolerant parser reads the plain reply.
+		// and ask again; the parser reads the plain reply (JSON or a bare number).
 		c.schemaOff.Store(true)
 		creq.ResponseFormat = nil
 		ci2 := &callInfo{patch: ci.patch}
