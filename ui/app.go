@@ -84,11 +84,11 @@ type App struct {
 
 	// The Bank screen's signal panel: reports by dataset, judge and bank
 	// version, the one being computed, and a screen in flight.
-	bankSig     map[signalKey]bankSignal
+	bankSig     map[studyKey]bankSignal
 	bankSigBusy bool
-	sigGen      int               // bumped when answers are stored; older reports are stale
-	answers     map[signalKey]int // per key, bumped when answers are stored
-	stored      int               // bumped when answers of any key are stored
+	sigGen      int              // bumped when answers are stored; older reports are stale
+	answers     map[studyKey]int // per key, bumped when answers are stored
+	stored      int              // bumped when answers of any key are stored
 	screening   *screening
 
 	width, height int
@@ -103,8 +103,8 @@ func New(s Study) *App {
 		newJudges: defaultJudges,
 		importDir: ".",
 		exportDir: "prism-export",
-		bankSig:   map[signalKey]bankSignal{},
-		answers:   map[signalKey]int{},
+		bankSig:   map[studyKey]bankSignal{},
+		answers:   map[studyKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
@@ -548,7 +548,7 @@ func (a *App) View() tea.View {
 			screenView = a.run.View(a.styles)
 		case screenSelect:
 			a.sel.judge = a.selectJudge()
-			a.sel.current, _ = a.signalKey()
+			a.sel.current, _ = a.currentKey()
 			screenView = a.sel.View(a.styles)
 		case screenFit:
 			a.fit.judge = a.selectJudge()

@@ -51,7 +51,7 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 			if len(rows) == 0 {
 				continue // no answers of this judge here
 			}
-			rep, _, err := fitStored(ctx, st, signalKey{dataset, j.Name, bankHash}, opts)
+			rep, _, err := fitStored(ctx, st, studyKey{dataset, j.Name, bankHash}, opts)
 			fits = append(fits, judgeFit{judge: j.Name, rep: rep, err: err})
 		}
 		return compareMsg{gen: gen, fits: fits}
@@ -66,7 +66,7 @@ type compareView struct {
 	gen    int
 	scroll int
 
-	key     signalKey // the dataset and bank version of fits
+	key     studyKey // the dataset and bank version of fits
 	metric  string
 	taylor  bool
 	answers int    // App.stored when the fits started

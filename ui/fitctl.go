@@ -39,7 +39,7 @@ func fitOptions(metric string, taylor bool) calib.Options {
 
 // startFitCmd starts a fit of key's answers with opts (its Progress is
 // the job's) and returns the job at once.
-func startFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*fitJob, tea.Cmd) {
+func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*fitJob, tea.Cmd) {
 	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
 		opts.Progress = progress
 		in, err := readStudyInput(ctx, st, key, "fitting")
@@ -54,7 +54,7 @@ func startFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib
 // fitStored reads the answers and labels of key and runs calib.Fit on the
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
-func fitStored(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*calib.Report, []string, error) {
+func fitStored(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*calib.Report, []string, error) {
 	in, err := readStudyInput(ctx, st, key, "fitting")
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +80,7 @@ type studyInput struct {
 // readStudyInput reads key's answers and the labels of the candidates
 // that have answers; doing ("fitting", "selecting on") words the warning
 // about the others.
-func readStudyInput(ctx context.Context, st *store.Store, key signalKey, doing string) (studyInput, error) {
+func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing string) (studyInput, error) {
 	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
 	if err == nil && len(rows) == 0 {
 		err = store.ErrNotFound
@@ -105,7 +105,7 @@ func readStudyInput(ctx context.Context, st *store.Store, key signalKey, doing s
 // flight is cancelled and its result dropped.
 func (a *App) startFit() tea.Cmd {
 	v := &a.fit
-	k, err := a.studyKey()
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil
@@ -133,7 +133,7 @@ func (a *App) onFitDone(msg jobDoneMsg[fitResult]) tea.Cmd {
 
 // reinspect inspects the Inspect screen's candidate again on key's
 // answers, keeping the screen's scroll.
-func (a *App) reinspect(key signalKey) tea.Cmd {
+func (a *App) reinspect(key studyKey) tea.Cmd {
 	c, cand := a.study.Dataset.Find(a.insp.ins.context, a.insp.ins.cand)
 	if cand == nil {
 		return nil
@@ -143,7 +143,7 @@ func (a *App) reinspect(key signalKey) tea.Cmd {
 
 // inspectOn inspects cand of c on key's answers, with the Fit screen's
 // report for β when it was computed from the same answers.
-func (a *App) inspectOn(k signalKey, c *model.Context, cand *model.Candidate) tea.Cmd {
+func (a *App) inspectOn(k studyKey, c *model.Context, cand *model.Candidate) tea.Cmd {
 	v := &a.insp
 	var rep *calib.Report
 	var in *studyInput
@@ -167,7 +167,7 @@ func (a *App) inspectStale() string {
 	if ins == nil || a.insp.busy {
 		return ""
 	}
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	switch {
 	case !ok || k != ins.key:
 		return fmt.Sprintf("the study is now judge %s, bank %s, dataset %s: f fits it and shows it here",
@@ -187,7 +187,7 @@ func (a *App) fitStale() string {
 	if v.rep == nil {
 		return ""
 	}
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	switch {
 	case !ok || k.dataset != v.key.dataset:
 		return "the dataset has changed since this fit: f refits"
@@ -209,7 +209,7 @@ func (a *App) fitStale() string {
 // study, or "" when they do.
 func (a *App) compareStale() string {
 	v := &a.cmp
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	switch {
 	case !ok || k.dataset != v.key.dataset || k.bankHash != v.key.bankHash:
 		return "the dataset or bank has changed since these fits: c refits"
@@ -253,7 +253,7 @@ func (a *App) startInspect(from screen) tea.Cmd {
 	}
 	v.back, v.scroll, v.ins = from, [2]int{}, nil
 	a.screen = screenInspect
-	k, err := a.studyKey()
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil
@@ -292,7 +292,7 @@ type exportedMsg struct {
 
 // exportCmd writes rep, and the signal diagnostics of key's stored
 // answers, as files for a paper into dir (package figures).
-func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.Report, dir string) tea.Cmd {
+func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
 		var sig *calib.SignalReport
 		if rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash); err == nil && len(rows) > 0 {
@@ -328,7 +328,7 @@ func (a *App) onExported(msg exportedMsg) {
 // bank version, with the Fit screen's metric.
 func (a *App) startCompare() tea.Cmd {
 	v := &a.cmp
-	k, err := a.studyKey()
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil

@@ -20,9 +20,9 @@ type fitView struct {
 	// bootstrap) and why the last fit failed.
 	jobState[fitResult]
 
-	pairwise  bool      // the metric: pairwise accuracy instead of Spearman
-	taylor    bool      // fit the diagonal Taylor correction too
-	key       signalKey // the answers rep was computed from
+	pairwise  bool     // the metric: pairwise accuracy instead of Spearman
+	taylor    bool     // fit the diagonal Taylor correction too
+	key       studyKey // the answers rep was computed from
 	rep       *calib.Report
 	in        studyInput // the answers and labels rep was fitted on
 	warnings  []string

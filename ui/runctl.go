@@ -130,7 +130,7 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 	a.active = nil
 	a.signalFinal = true
 	if p := a.runPlan; p != nil {
-		a.dropBankSignal(signalKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
+		a.dropBankSignal(studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
 	}
 	if a.quitAfterRun {
 		return tea.Quit

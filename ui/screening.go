@@ -27,10 +27,6 @@ const (
 	screenSampleSeed = 42
 )
 
-// signalKey names the answers a signal report is computed from: one
-// dataset, judge and bank version.
-type signalKey struct{ dataset, judge, bankHash string }
-
 // bankSignal is one computed report of the Bank screen's signal panel.
 type bankSignal struct {
 	view   *signalView // nil when there are no answers yet
@@ -40,7 +36,7 @@ type bankSignal struct {
 
 // screening is a screen of the bank in flight.
 type screening struct {
-	key      signalKey
+	key      studyKey
 	run      *engine.Run // nil until started
 	contexts []string    // the sampled context ids
 	prog     engine.Progress
@@ -50,7 +46,7 @@ type screening struct {
 type (
 	// bankSignalMsg carries a computed report for key.
 	bankSignalMsg struct {
-		key    signalKey
+		key    studyKey
 		sig    bankSignal
 		gen    int  // the App's sigGen when asked; older ones are stale
 		screen bool // the report of a screen (its sample and runs)
@@ -67,7 +63,7 @@ type (
 // bankSignalCmd reads the stored answers of key and computes docs/protocol.md
 // §8's diagnostics off the UI goroutine. keep, when not nil, keeps only
 // some rows (a screen's sample and runs).
-func bankSignalCmd(ctx context.Context, st *store.Store, key signalKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
+func bankSignalCmd(ctx context.Context, st *store.Store, key studyKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
 		if err != nil {
@@ -119,43 +115,10 @@ func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJ
 	}
 }
 
-// signalKey is the key of the Bank screen's current dataset, judge (the
-// Run form's) and bank version; ok is false when the form is invalid or
-// no workspace is open.
-func (a *App) signalKey() (signalKey, bool) {
-	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
-		return signalKey{}, false
-	}
-	cfg, _, _, err := a.run.form.Config()
-	if err != nil {
-		return signalKey{}, false
-	}
-	return signalKey{a.study.Dataset.Name, a.run.form.JudgeName(cfg), a.bank.bank.Hash()}, true
-}
-
-// studyKey is signalKey, or why there is none: no workspace or dataset,
-// or the Run form's error.
-func (a *App) studyKey() (signalKey, error) {
-	if k, ok := a.signalKey(); ok {
-		return k, nil
-	}
-	switch {
-	case a.study.Store == nil:
-		return signalKey{}, errNoWorkspace
-	case a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0:
-		return signalKey{}, errors.New("no dataset yet: i on the Data screen imports one")
-	}
-	_, _, _, err := a.run.form.Config()
-	if err == nil { // signalKey fails for no other reason
-		err = errors.New("the Run screen's judge is not set")
-	}
-	return signalKey{}, err
-}
-
 // refreshBankSignal computes the Bank screen's report from every stored
 // answer of the current key, unless it is cached or being computed.
 func (a *App) refreshBankSignal() tea.Cmd {
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	if !ok || a.bankSigBusy || a.screening != nil {
 		return nil
 	}
@@ -192,7 +155,7 @@ func (a *App) onBankSignal(msg bankSignalMsg) tea.Cmd {
 
 // currentBankSignal is the cached report of the current key, if any.
 func (a *App) currentBankSignal() (bankSignal, bool) {
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	if !ok {
 		return bankSignal{}, false
 	}
@@ -219,7 +182,7 @@ func (a *App) startScreen() tea.Cmd {
 		v.status, v.statusErr = err.Error(), true
 		return nil
 	}
-	k, _ := a.signalKey()
+	k, _ := a.currentKey()
 	sp.Repeats = screenRuns
 	sp.Dataset = calib.ScreenSample(sp.Dataset, screenContexts, screenSampleSeed)
 	sc := &screening{key: k}
@@ -304,7 +267,7 @@ func (a *App) screenSignal() tea.Cmd {
 // dropBankSignal forgets the report of key after a run or screen that
 // finished with p; one being computed is stale. Fits of key are stale
 // when the run stored answers.
-func (a *App) dropBankSignal(key signalKey, p engine.Progress) {
+func (a *App) dropBankSignal(key studyKey, p engine.Progress) {
 	delete(a.bankSig, key)
 	a.sigGen++
 	if p.Done > p.Failed {

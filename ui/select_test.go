@@ -120,9 +120,9 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	f := frame(a)
 	checkEstimateCounts(t, a)
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	if !ok {
-		t.Fatal("no signal key")
+		t.Fatal("no study key")
 	}
 	ctx := context.Background()
 	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
@@ -305,7 +305,7 @@ func BenchmarkSelectView16(b *testing.B) {
 		rep.Forward = append(rep.Forward, calib.ForwardStep{Added: u, SubsetResult: calib.SubsetResult{Mean: 0.3 + g, Gain: g}, Improvement: 0.01})
 	}
 	a.sel.rep = rep
-	a.sel.key, _ = a.signalKey()
+	a.sel.key, _ = a.currentKey()
 	press(a, "4")
 	b.ReportAllocs()
 	for b.Loop() {

@@ -13,7 +13,7 @@ import (
 // selectJudge names the judge whose answers a selection would use: the
 // Run form's.
 func (a *App) selectJudge() string {
-	if k, ok := a.signalKey(); ok {
+	if k, ok := a.currentKey(); ok {
 		return k.judge
 	}
 	return a.study.Judge
@@ -31,7 +31,7 @@ func (a *App) selectKey(msg tea.KeyPressMsg) tea.Cmd {
 // bank version; a selection in flight is cancelled and its result dropped.
 func (a *App) startSelect() tea.Cmd {
 	v := &a.sel
-	k, err := a.studyKey()
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil

@@ -20,11 +20,11 @@ type selectView struct {
 	// The selection in flight, its progress, and why the last one failed.
 	jobState[*calib.SelectReport]
 
-	key      signalKey // the answers rep was computed from
+	key      studyKey // the answers rep was computed from
 	rep      *calib.SelectReport
 	warnings []string
-	judge    string    // the judge a run would use, for the hint
-	current  signalKey // the answers a run would use now
+	judge    string   // the judge a run would use, for the hint
+	current  studyKey // the answers a run would use now
 
 	focusRight    bool
 	scroll        int
