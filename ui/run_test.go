@@ -192,8 +192,8 @@ func TestSignalThrottle(t *testing.T) {
 		t.Fatal("recomputed sooner than signalEvery")
 	}
 	// The end of the run asks for the final panel at once.
-	a.signalFinal = true
-	if a.maybeSignal(false) == nil || a.signalFinal {
+	a.run.signalFinal = true
+	if a.maybeSignal(false) == nil || a.run.signalFinal {
 		t.Fatal("final panel not started")
 	}
 }

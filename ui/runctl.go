@@ -68,7 +68,7 @@ func (a *App) start() tea.Cmd {
 	switch {
 	case a.run.active():
 		return nil
-	case a.screening != nil:
+	case a.bank.screening != nil:
 		a.run.planErr = errScreening
 		return nil
 	case a.run.planning:
@@ -88,7 +88,7 @@ func (a *App) start() tea.Cmd {
 	a.run.live.prog.Total = len(p.Pending)
 	a.run.signal, a.run.signalErr = nil, nil
 	a.run.showForm, a.run.pick = false, 0
-	a.signalFinal = false
+	a.run.signalFinal = false
 	a.screen = screenRun
 	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
 }
@@ -128,9 +128,9 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 	lr.prog = msg.summary.Progress
 	lr.err = msg.err
 	a.active = nil
-	a.signalFinal = true
+	a.run.signalFinal = true
 	if p := a.runPlan; p != nil {
-		a.dropBankSignal(studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
+		a.bank.dropSignal(a, studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
 	}
 	if a.quitAfterRun {
 		return tea.Quit
@@ -145,42 +145,131 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 // panel with the full bootstrap once.
 func (a *App) maybeSignal(now bool) tea.Cmd {
 	lr := a.run.live
-	if lr == nil || a.signalBusy || a.study.Store == nil || a.runPlan == nil {
+	if lr == nil || a.run.signalBusy || a.study.Store == nil || a.runPlan == nil {
 		return nil
 	}
-	final := a.signalFinal
-	if !final && !now && a.now().Sub(a.signalAt) < max(signalEvery, 3*a.signalCost) {
+	final := a.run.signalFinal
+	if !final && !now && a.now().Sub(a.run.signalAt) < max(signalEvery, 3*a.run.signalCost) {
 		return nil
 	}
 	p := a.runPlan
 	b := liveResamples
 	if final {
 		b = finalResamples
-		a.signalFinal = false
+		a.run.signalFinal = false
 	}
-	a.signalBusy = true
-	a.signalAt = a.now()
+	a.run.signalBusy = true
+	a.run.signalAt = a.now()
 	return signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, b, final)
 }
 
 func (a *App) onSignal(msg signalMsg) tea.Cmd {
-	a.signalBusy = false
+	a.run.signalBusy = false
 	if msg.err != nil {
 		a.run.signalErr = msg.err
 	} else {
 		a.run.signal, a.run.signalErr = msg.view, nil
-		a.signalCost = msg.view.Took
+		a.run.signalCost = msg.view.Took
 	}
-	if a.signalFinal { // the run ended while a live panel was computing
+	if a.run.signalFinal { // the run ended while a live panel was computing
 		return a.maybeSignal(true)
 	}
 	return nil
 }
 
-// runKey handles the Run screen's own keys.
-func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
+// Keys are the Run screen's own bindings; its dashboard shows those
+// that act now: pause and cancel while its run is going, start and the
+// judge form otherwise, and enter on a response row.
+func (v *runScreen) Keys(a *App) []key.Binding {
 	k := a.keys
-	rv := &a.run
+	switch {
+	case v.formShown():
+		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
+	case v.active():
+		return []key.Binding{k.Pause, k.Cancel, k.Inspect}
+	}
+	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
+}
+
+// Badge is the run's progress.
+func (v *runScreen) Badge(*App) string {
+	if v.active() && v.live.prog.Total > 0 {
+		return percent(v.live.prog.Done, v.live.prog.Total)
+	}
+	return ""
+}
+
+func (v *runScreen) Editing() bool { return v.form.editing }
+
+// Update handles the Run screen's keys, navigation and form, and the
+// messages of the App's run and of the ratio panel.
+func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case focusMsg:
+		v.Focus(msg.right)
+	case clickMsg:
+		v.click(msg.x, msg.y)
+	case tea.KeyPressMsg:
+		if v.form.editing {
+			return v.editKey(a, msg)
+		}
+		return v.key(a, msg)
+	case runStartedMsg:
+		return a.onRunStarted(msg)
+	case runEventsMsg:
+		return a.onRunEvents(msg)
+	case runDoneMsg:
+		return a.onRunDone(msg)
+	case signalMsg:
+		return a.onSignal(msg)
+	default:
+		// A paste and the form input's cursor blink.
+		if v.form.editing {
+			return v.form.Update(msg)
+		}
+	}
+	return nil
+}
+
+// click focuses the pane under a click; on the form it selects the field,
+// on the dashboard the response row.
+func (v *runScreen) click(x, y int) {
+	if v.formShown() {
+		v.focusRight = x >= max(v.width*2/5, 36)
+		if i := y - 2; !v.focusRight && i >= 0 && i < len(v.form.fields) && !v.form.editing {
+			v.form.cursor = i
+		}
+		return
+	}
+	v.focusRight = x >= max(v.width*2/5, 32)
+	if !v.focusRight {
+		v.ClickRow(y)
+	}
+}
+
+// editKey routes keys to the form's text input: enter keeps the value and
+// re-estimates, esc drops it, ctrl+c quits (q there is a letter).
+func (v *runScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case msg.String() == "ctrl+c":
+		v.form.Abort()
+		return a.quit()
+	case key.Matches(msg, a.keys.Enter):
+		v.form.Commit()
+		return a.replan()
+	case msg.String() == "esc":
+		v.form.Abort()
+		return nil
+	}
+	return v.form.Update(msg)
+}
+
+// key handles the Run screen's own keys.
+func (v *runScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
+	rv := v
 	switch {
 	case key.Matches(msg, k.Start):
 		if !rv.active() {
@@ -220,20 +309,20 @@ func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return cmd
 		}
-		return a.inspectRunRow()
+		return v.inspectRow(a)
 	}
 	return nil
 }
 
-// inspectRunRow opens the Inspect screen on the candidate of the latest
+// inspectRow opens the Inspect screen on the candidate of the latest
 // responses' selected row, selecting it on the Data screen too.
-func (a *App) inspectRunRow() tea.Cmd {
-	r, ok := a.run.Selected()
+func (v *runScreen) inspectRow(a *App) tea.Cmd {
+	r, ok := v.Selected()
 	if !ok {
 		return nil
 	}
 	if !a.data.SelectCandidate(r.Context, r.Candidate) {
 		return nil // a dataset switched since the run: the row is not in it
 	}
-	return a.startInspect(screenRun)
+	return a.insp.open(a, screenRun)
 }

@@ -113,7 +113,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	press(a, "4")
 	g.capture(a, "select-empty")
 	press(a, "2", "s")
-	if a.screening != nil {
+	if a.bank.screening != nil {
 		t.Fatal("the screen did not finish")
 	}
 	g.capture(a, "bank-screened")
@@ -243,7 +243,7 @@ func TestProgramScreenSelect(t *testing.T) {
 	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.bank.Attributes) {
 		t.Fatalf("selection report %+v", final.sel.rep)
 	}
-	if s, ok := final.currentBankSignal(); !ok || s.view == nil || !strings.HasPrefix(s.source, "screen:") {
+	if s, ok := final.bank.current(final); !ok || s.view == nil || !strings.HasPrefix(s.source, "screen:") {
 		t.Fatalf("bank signal %+v, %v", s, ok)
 	}
 }
@@ -258,7 +258,7 @@ func TestQuitWhileScreening(t *testing.T) {
 	press(a, "2")
 	_, cmd := a.Update(keyMsg("s"))
 	_, next := a.Update(cmd()) // screenStartedMsg
-	if a.screening == nil || a.screening.run == nil {
+	if a.bank.screening == nil || a.bank.screening.run == nil {
 		t.Fatalf("screen did not start: %q", a.bank.status)
 	}
 	if a.start(); a.run.planErr != errScreening {
