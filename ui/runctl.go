@@ -93,49 +93,49 @@ func (a *App) start() tea.Cmd {
 	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
 }
 
-func (a *App) onRunStarted(msg runStartedMsg) tea.Cmd {
-	lr := a.run.live
+func (v *runScreen) onRunStarted(a *App, msg runStartedMsg) tea.Cmd {
+	lr := v.live
 	if msg.err != nil {
 		lr.phase, lr.err = phaseDone, fmt.Errorf("could not start: %w", msg.err)
 		return a.replan()
 	}
 	a.active = msg.run
 	lr.phase = phaseRunning
-	return tea.Batch(waitEvents(msg.run), a.maybeSignal(true))
+	return tea.Batch(waitEvents(msg.run), v.maybeSignal(a, true))
 }
 
-func (a *App) onRunEvents(msg runEventsMsg) tea.Cmd {
-	if msg.run != a.active || a.run.live == nil {
+func (v *runScreen) onRunEvents(a *App, msg runEventsMsg) tea.Cmd {
+	if msg.run != a.active || v.live == nil {
 		return nil
 	}
 	for _, ev := range msg.events {
-		a.run.live.Apply(ev)
+		v.live.Apply(ev)
 	}
 	if msg.closed {
 		// Every event is in; the summary follows at once.
 		return waitDone(msg.run)
 	}
-	return tea.Batch(waitEvents(msg.run), a.maybeSignal(false))
+	return tea.Batch(waitEvents(msg.run), v.maybeSignal(a, false))
 }
 
-func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
+func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	if msg.run != a.active {
 		return nil
 	}
-	lr := a.run.live
+	lr := v.live
 	lr.phase = phaseDone
 	lr.summary = &msg.summary
 	lr.prog = msg.summary.Progress
 	lr.err = msg.err
 	a.active = nil
-	a.run.signalFinal = true
+	v.signalFinal = true
 	if p := a.runPlan; p != nil {
 		a.bank.dropSignal(a, studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
 	}
 	if a.quitAfterRun {
 		return tea.Quit
 	}
-	return tea.Batch(a.maybeSignal(true), a.replan())
+	return tea.Batch(v.maybeSignal(a, true), a.replan())
 }
 
 // maybeSignal recomputes the ratio panel when none is being computed and
@@ -143,36 +143,36 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 // as the last one took (so it never takes more than a third of a core on
 // a large study); now skips the wait. After the run it computes the final
 // panel with the full bootstrap once.
-func (a *App) maybeSignal(now bool) tea.Cmd {
-	lr := a.run.live
-	if lr == nil || a.run.signalBusy || a.study.Store == nil || a.runPlan == nil {
+func (v *runScreen) maybeSignal(a *App, now bool) tea.Cmd {
+	lr := v.live
+	if lr == nil || v.signalBusy || a.study.Store == nil || a.runPlan == nil {
 		return nil
 	}
-	final := a.run.signalFinal
-	if !final && !now && a.now().Sub(a.run.signalAt) < max(signalEvery, 3*a.run.signalCost) {
+	final := v.signalFinal
+	if !final && !now && a.now().Sub(v.signalAt) < max(signalEvery, 3*v.signalCost) {
 		return nil
 	}
 	p := a.runPlan
 	b := liveResamples
 	if final {
 		b = finalResamples
-		a.run.signalFinal = false
+		v.signalFinal = false
 	}
-	a.run.signalBusy = true
-	a.run.signalAt = a.now()
+	v.signalBusy = true
+	v.signalAt = a.now()
 	return signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, b, final)
 }
 
-func (a *App) onSignal(msg signalMsg) tea.Cmd {
-	a.run.signalBusy = false
+func (v *runScreen) onSignal(a *App, msg signalMsg) tea.Cmd {
+	v.signalBusy = false
 	if msg.err != nil {
-		a.run.signalErr = msg.err
+		v.signalErr = msg.err
 	} else {
-		a.run.signal, a.run.signalErr = msg.view, nil
-		a.run.signalCost = msg.view.Took
+		v.signal, v.signalErr = msg.view, nil
+		v.signalCost = msg.view.Took
 	}
-	if a.run.signalFinal { // the run ended while a live panel was computing
-		return a.maybeSignal(true)
+	if v.signalFinal { // the run ended while a live panel was computing
+		return v.maybeSignal(a, true)
 	}
 	return nil
 }
@@ -217,13 +217,13 @@ func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		}
 		return v.key(a, msg)
 	case runStartedMsg:
-		return a.onRunStarted(msg)
+		return v.onRunStarted(a, msg)
 	case runEventsMsg:
-		return a.onRunEvents(msg)
+		return v.onRunEvents(a, msg)
 	case runDoneMsg:
-		return a.onRunDone(msg)
+		return v.onRunDone(a, msg)
 	case signalMsg:
-		return a.onSignal(msg)
+		return v.onSignal(a, msg)
 	default:
 		// A paste and the form input's cursor blink.
 		if v.form.editing {
