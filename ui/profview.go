@@ -16,7 +16,8 @@ import (
 // profScreen is the Profiles screen (docs/protocol.md §7, paper Fig. 4a and 9): per
 // attribute, the directional a_k and the shared e_k of the PRISM fit as a
 // forest plot: the mean over outer folds as ●, the fold range as ─, zero
-// as │. It shows the report of the Fit screen's last fit.
+// as │. It shows the report of the Fit screen's last fit. The forest plot
+// is hand-made (dotRow): Bubbles has no chart widget.
 type profScreen struct {
 	rep         *calib.Report
 	attrs       []string // in display order
