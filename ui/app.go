@@ -17,16 +17,15 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-type screen int
+type screenID int
 
 const (
-	screenData screen = iota
+	screenData screenID = iota
 	screenBank
 	screenRun
 	screenSelect
@@ -54,42 +53,35 @@ type App struct {
 	styles   *styles.Styles
 	keys     KeyMap
 	help     help.Model
-	screen   screen
+	screen   screenID
 	fullHelp bool
 
-	data dataView
-	bank bankView
-	run  runView
-	sel  selectView
-	fit  fitView
-	prof profView
-	insp inspectView
-	cmp  compareView
+	data dataScreen
+	bank bankScreen
+	run  runScreen
+	sel  selectScreen
+	fit  fitScreen
+	prof profScreen
+	insp inspectScreen
+	cmp  compareScreen
 
 	modal modal // a dialog over the screen, or nil
 
-	// The run in flight (nil when none) and the ratio panel's schedule.
+	// The run in flight (nil when none) and its plan.
 	active       *engine.Run
 	runPlan      *engine.Plan // the plan of the current or last run
 	planGen      int
 	startPlanned bool // start as soon as the plan of planGen arrives
-	signalBusy   bool
-	signalAt     time.Time     // when the last recomputation was asked for
-	signalCost   time.Duration // how long the last one took
-	signalFinal  bool          // the run has ended and the final panel is owed
 	quitAfterRun bool
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
 	exportDir    string // where the Fit screen's e writes the report and figures
 
-	// The Bank screen's signal panel: reports by dataset, judge and bank
-	// version, the one being computed, and a screen in flight.
-	bankSig     map[signalKey]bankSignal
-	bankSigBusy bool
-	sigGen      int               // bumped when answers are stored; older reports are stale
-	answers     map[signalKey]int // per key, bumped when answers are stored
-	stored      int               // bumped when answers of any key are stored
-	screening   *screening
+	// What tells a screen its results are stale: generations bumped when
+	// a run or screen stores answers.
+	sigGen  int              // of any key; older signal reports are stale
+	answers map[studyKey]int // per key
+	stored  int              // of any key
 
 	width, height int
 }
@@ -103,14 +95,13 @@ func New(s Study) *App {
 		newJudges: defaultJudges,
 		importDir: ".",
 		exportDir: "prism-export",
-		bankSig:   map[signalKey]bankSignal{},
-		answers:   map[signalKey]int{},
+		answers:   map[studyKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
-		data:      newDataView(s.Dataset),
-		bank:      newBankView(s.Bank, s.Dataset.Task),
-		run:       runView{form: newRunForm(s.Config)},
+		data:      newDataScreen(s.Dataset),
+		bank:      newBankScreen(s.Bank, s.Dataset.Task),
+		run:       runScreen{form: newRunForm(s.Config)},
 		width:     80,
 		height:    24,
 	}
@@ -140,7 +131,9 @@ func (a *App) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, a.replan())
 }
 
-// Update routes a message to the App's state.
+// Update handles what is shared (size, colours, the tab bar, the common
+// keys, modals, the study's dataset and the plan of the next run) and
+// dispatches the rest to the screens (see screen).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -154,106 +147,69 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if a.modal != nil {
 			return a, a.modal.Update(a, msg)
 		}
-		if a.run.form.editing {
-			return a, a.run.form.Update(msg)
+		if a.cur().Editing() {
+			return a, a.cur().Update(a, msg)
 		}
 	case tea.MouseClickMsg:
 		return a, a.handleClick(msg.Mouse())
 	case tea.MouseWheelMsg:
 		switch msg.Mouse().Button {
 		case tea.MouseWheelUp:
-			a.move(-1)
+			return a, a.cur().Update(a, moveMsg{-1})
 		case tea.MouseWheelDown:
-			a.move(1)
+			return a, a.cur().Update(a, moveMsg{1})
 		}
 	case planMsg:
 		return a, a.onPlan(msg)
-	case runStartedMsg:
-		return a, a.onRunStarted(msg)
-	case runEventsMsg:
-		if a.screening != nil && msg.run == a.screening.run {
-			return a, a.onScreenEvents(msg)
-		}
-		return a, a.onRunEvents(msg)
-	case runDoneMsg:
-		if a.screening != nil && msg.run == a.screening.run {
-			return a, a.onScreenDone(msg)
-		}
-		return a, a.onRunDone(msg)
-	case signalMsg:
-		return a, a.onSignal(msg)
-	case bankSignalMsg:
-		return a, a.onBankSignal(msg)
-	case screenStartedMsg:
-		return a, a.onScreenStarted(msg)
-	case jobStartedMsg[*calib.SelectReport]:
-		return a, msg.follow(&a.sel.jobState)
-	case jobProgressMsg[*calib.SelectReport]:
-		return a, msg.apply(&a.sel.jobState)
-	case jobDoneMsg[*calib.SelectReport]:
-		return a, a.onSelectDone(msg)
-	case jobStartedMsg[fitResult]:
-		return a, msg.follow(&a.fit.jobState)
-	case jobProgressMsg[fitResult]:
-		return a, msg.apply(&a.fit.jobState)
-	case jobDoneMsg[fitResult]:
-		return a, a.onFitDone(msg)
-	case inspectMsg:
-		a.onInspect(msg)
-	case exportedMsg:
-		a.onExported(msg)
-	case compareMsg:
-		if msg.gen == a.cmp.gen {
-			a.cmp.busy, a.cmp.fits, a.cmp.err = false, msg.fits, msg.err
-		}
 	default:
-		// Messages of an open dialog (file listings, imports, saves) and of
-		// the text inputs' cursor blink.
+		// An open dialog's messages (file listings, imports, saves), then
+		// the screens' work and their text inputs' cursor blink.
+		cmds := make([]tea.Cmd, 0, numScreens+1)
 		if a.modal != nil {
-			return a, a.modal.Update(a, msg)
+			cmds = append(cmds, a.modal.Update(a, msg))
+		} else {
+			cmds = append(cmds, a.onStudyMsg(msg))
 		}
-		if a.run.form.editing {
-			return a, a.run.form.Update(msg)
+		for _, sc := range a.screens() {
+			cmds = append(cmds, sc.Update(a, msg))
 		}
-		return a, a.handleOther(msg)
+		return a, batch(cmds...)
 	}
 	return a, nil
+}
+
+// onStudyMsg takes the messages that change the study itself: the
+// workspace's datasets and a dataset read from it.
+func (a *App) onStudyMsg(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case datasetListMsg:
+		if msg.err != nil {
+			a.data.status, a.data.statusErr = msg.err.Error(), true
+			return nil
+		}
+		a.study.Datasets = msg.names
+		a.modal = newDatasetChooser(msg.names, a.study.Dataset.Name)
+	case datasetMsg:
+		return a.onDataset(msg)
+	}
+	return nil
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.modal != nil {
 		return a.modal.Update(a, msg)
 	}
+	cur := a.cur()
+	if cur.Editing() {
+		return cur.Update(a, msg)
+	}
 	k := a.keys
-	if msg.String() == "ctrl+c" && (a.run.form.editing || a.bank.editing) {
-		// ctrl+c quits from a text input too; q there is a letter.
-		a.run.form.Abort()
-		a.bank.editing = false
-	}
-	if a.screen == screenRun && a.run.form.editing {
-		switch {
-		case key.Matches(msg, k.Enter):
-			a.run.form.Commit()
-			return a.replan()
-		case msg.String() == "esc":
-			a.run.form.Abort()
-			return nil
-		}
-		return a.run.form.Update(msg)
-	}
-	if a.screen == screenBank && a.bank.editing {
-		return a.bankEditKey(msg)
-	}
 	if s := k.jumpTo(msg); s >= 0 {
 		return a.setScreen(s)
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		if a.run.active() || a.screening != nil {
-			a.modal = confirmQuit{}
-			return nil
-		}
-		return tea.Quit
+		return a.quit()
 	case key.Matches(msg, k.Help):
 		a.fullHelp = !a.fullHelp
 		a.layout()
@@ -262,99 +218,46 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevScreen):
 		return a.setScreen((a.screen + numScreens - 1) % numScreens)
 	case key.Matches(msg, k.Up):
-		a.move(-1)
+		return cur.Update(a, moveMsg{-1})
 	case key.Matches(msg, k.Down):
-		a.move(1)
+		return cur.Update(a, moveMsg{1})
 	case key.Matches(msg, k.PageUp):
-		a.move(-a.pageRows())
+		return cur.Update(a, moveMsg{-a.pageRows()})
 	case key.Matches(msg, k.PageDown):
-		a.move(a.pageRows())
+		return cur.Update(a, moveMsg{a.pageRows()})
 	case key.Matches(msg, k.Top):
-		a.move(-1 << 30)
+		return cur.Update(a, moveMsg{-1 << 30})
 	case key.Matches(msg, k.Bottom):
-		a.move(1 << 30)
+		return cur.Update(a, moveMsg{1 << 30})
 	case key.Matches(msg, k.Left):
-		a.focus(false)
+		return cur.Update(a, focusMsg{false})
 	case key.Matches(msg, k.Right):
-		a.focus(true)
+		return cur.Update(a, focusMsg{true})
 	default:
-		switch a.screen {
-		case screenData:
-			return a.dataKey(msg)
-		case screenBank:
-			return a.bankKey(msg)
-		case screenRun:
-			return a.runKey(msg)
-		case screenSelect:
-			return a.selectKey(msg)
-		case screenFit, screenProfiles:
-			return a.fitKey(msg)
-		case screenInspect:
-			switch {
-			case key.Matches(msg, k.Back):
-				return a.setScreen(a.insp.back)
-			case key.Matches(msg, k.Refit):
-				return a.startFit()
-			case key.Matches(msg, k.NextCand):
-				return a.stepInspect(1)
-			case key.Matches(msg, k.PrevCand):
-				return a.stepInspect(-1)
-			}
-		case screenCompare:
-			if key.Matches(msg, k.Compare) {
-				return a.startCompare()
-			}
-		}
+		return cur.Update(a, msg)
 	}
 	return nil
+}
+
+// quit quits, after asking when a run or a screen of the bank is going.
+func (a *App) quit() tea.Cmd {
+	if a.run.active() || a.bank.screening != nil {
+		a.modal = confirmQuit{}
+		return nil
+	}
+	return tea.Quit
 }
 
 func (a *App) pageRows() int { return max(a.bodyHeight()-4, 1) }
 
-func (a *App) setScreen(s screen) tea.Cmd {
+// setScreen shows screen s; a screen that follows others' state while it
+// is shown (the Bank screen's preview and signal panel) catches up.
+func (a *App) setScreen(s screenID) tea.Cmd {
 	a.screen = s
-	if s == screenBank {
-		a.bank.Refresh(a.data.Context(), a.data.Candidate())
-		return a.refreshBankSignal()
+	if sh, ok := a.cur().(interface{ Shown(*App) tea.Cmd }); ok {
+		return sh.Shown(a)
 	}
 	return nil
-}
-
-func (a *App) move(delta int) {
-	switch a.screen {
-	case screenData:
-		a.data.Move(delta)
-	case screenBank:
-		a.bank.Move(delta)
-		a.bank.Refresh(a.data.Context(), a.data.Candidate())
-	case screenRun:
-		a.run.Move(delta)
-	case screenSelect:
-		a.sel.Move(delta)
-	case screenFit:
-		a.fit.Move(delta)
-	case screenProfiles:
-		a.prof.Move(delta)
-	case screenInspect:
-		a.insp.Move(delta)
-	case screenCompare:
-		a.cmp.Move(delta)
-	}
-}
-
-func (a *App) focus(right bool) {
-	switch a.screen {
-	case screenData:
-		a.data.Focus(right)
-	case screenBank:
-		a.bank.Focus(right)
-	case screenRun:
-		a.run.Focus(right)
-	case screenSelect:
-		a.sel.Focus(right)
-	case screenInspect:
-		a.insp.Focus(right)
-	}
 }
 
 func (a *App) handleClick(m tea.Mouse) tea.Cmd {
@@ -372,58 +275,19 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 		}
 		return nil
 	}
-	y := m.Y - a.headerHeight()
-	switch a.screen {
-	case screenData:
-		a.data.Click(m.X, y)
-	case screenBank:
-		a.bank.Click(m.X, y)
-		a.bank.Refresh(a.data.Context(), a.data.Candidate())
-	case screenSelect:
-		a.sel.focusRight = m.X >= a.sel.leftWidth()
-	case screenRun:
-		if a.run.formShown() {
-			lw := max(a.width*2/5, 36)
-			a.run.focusRight = m.X >= lw
-			if i := y - 2; !a.run.focusRight && i >= 0 && i < len(a.run.form.fields) && !a.run.form.editing {
-				a.run.form.cursor = i
-			}
-			return nil
-		}
-		a.run.focusRight = m.X >= max(a.width*2/5, 32)
-		if !a.run.focusRight {
-			a.run.ClickRow(y)
-		}
-	}
-	return nil
+	return a.cur().Update(a, clickMsg{m.X, m.Y - a.headerHeight()})
 }
 
 func (a *App) headerHeight() int { return 2 }
-
-// screenKeys are the current screen's own bindings. The Run screen's
-// dashboard shows those that act now: pause and cancel while its run is
-// going, start and the judge form otherwise, and enter on a response row.
-func (a *App) screenKeys() []key.Binding {
-	k := a.keys
-	if a.screen != screenRun || a.run.formShown() {
-		return k.screenKeys(a.screen)
-	}
-	if a.run.active() {
-		return []key.Binding{k.Pause, k.Cancel, k.Inspect}
-	}
-	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
-}
 
 func (a *App) helpView() string {
 	a.help.SetWidth(a.width)
 	var out string
 	if a.fullHelp {
-		groups := a.keys.FullHelpFor(a.screen)
-		groups[len(groups)-1] = a.screenKeys()
-		out = a.help.FullHelpView(groups)
+		out = a.help.FullHelpView(append(a.keys.commonHelp(), a.cur().Keys(a)))
 	} else {
 		k := a.keys
-		out = a.help.ShortHelpView(append(a.screenKeys(), k.NextScreen, k.Help, k.Quit))
+		out = a.help.ShortHelpView(append(a.cur().Keys(a), k.NextScreen, k.Help, k.Quit))
 	}
 	// help stops adding bindings past the width but can overshoot by one.
 	lines := strings.Split(out, "\n")
@@ -439,45 +303,23 @@ func (a *App) bodyHeight() int {
 
 func (a *App) layout() {
 	h := a.bodyHeight()
-	a.data.SetSize(a.width, h)
-	a.bank.SetSize(a.width, h)
-	a.run.SetSize(a.width, h)
-	a.sel.SetSize(a.width, h)
-	a.fit.SetSize(a.width, h)
-	a.prof.SetSize(a.width, h)
-	a.insp.SetSize(a.width, h)
-	a.cmp.SetSize(a.width, h)
+	for _, sc := range a.screens() {
+		sc.SetSize(a.width, h)
+	}
 	if a.screen == screenBank {
-		a.bank.Refresh(a.data.Context(), a.data.Candidate())
+		// The Bank screen's preview is wrapped to its width.
+		a.bank.refresh(a)
 	}
 }
 
 func (a *App) brand() string { return a.styles.Brand.Render("prism") + " " }
 
-func (a *App) tab(s screen) string {
+func (a *App) tab(s screenID) string {
 	name := screenNames[s]
 	if a.width < 120 {
 		name = shortNames[s]
 	}
-	label := fmt.Sprintf("%d %s", s+1, name)
-	if s == screenRun && a.run.active() && a.run.live.prog.Total > 0 {
-		p := a.run.live.prog
-		label += fmt.Sprintf(" %d%%", 100*p.Done/p.Total)
-	}
-	if s == screenBank && a.screening != nil && a.screening.prog.Total > 0 {
-		p := a.screening.prog
-		label += fmt.Sprintf(" %d%%", 100*p.Done/p.Total)
-	}
-	if s == screenSelect && a.sel.job != nil && a.sel.total > 0 {
-		label += fmt.Sprintf(" %d%%", 100*a.sel.done/a.sel.total)
-	}
-	if s == screenFit && a.fit.job != nil {
-		if a.fit.total > 0 {
-			label += fmt.Sprintf(" %d%%", 100*a.fit.done/a.fit.total)
-		} else {
-			label += " …"
-		}
-	}
+	label := fmt.Sprintf("%d %s", s+1, name) + a.screens()[s].Badge(a)
 	if s == a.screen {
 		return a.styles.TabActive.Render(label)
 	}
@@ -540,32 +382,7 @@ func (a *App) View() tea.View {
 	if a.width < minWidth || a.height < minHeight {
 		body = fmt.Sprintf("prism needs at least %d×%d; this terminal is %d×%d.", minWidth, minHeight, a.width, a.height)
 	} else {
-		var screenView string
-		switch a.screen {
-		case screenData:
-			screenView = a.data.View(a.styles)
-		case screenRun:
-			screenView = a.run.View(a.styles)
-		case screenSelect:
-			a.sel.judge = a.selectJudge()
-			a.sel.current, _ = a.signalKey()
-			screenView = a.sel.View(a.styles)
-		case screenFit:
-			a.fit.judge = a.selectJudge()
-			a.fit.stale = a.fitStale()
-			screenView = a.fit.View(a.styles)
-		case screenProfiles:
-			a.prof.stale = a.fitStale()
-			screenView = a.prof.View(a.styles)
-		case screenInspect:
-			a.insp.stale = a.inspectStale()
-			screenView = a.insp.View(a.styles)
-		case screenCompare:
-			a.cmp.stale = a.compareStale()
-			screenView = a.cmp.View(a.styles)
-		case screenBank:
-			screenView = a.bank.View(a.styles, a.bankSignalPanel())
-		}
+		screenView := a.cur().View(a)
 		if a.modal != nil {
 			screenView = overlay(screenView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
 		}

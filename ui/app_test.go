@@ -142,7 +142,7 @@ func startGated(t *testing.T, a *App, answered int) {
 	for a.run.live.nRecent < answered {
 		a.Update(waitEvents(a.active)())
 	}
-	a.signalBusy = false
+	a.run.signalBusy = false
 	p := a.runPlan
 	a.Update(signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, liveResamples, false)())
 	if a.run.signal == nil || a.run.signal.Scores != answered {

@@ -8,14 +8,13 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
-	"github.com/prism-eval/prism/ui/styles"
 )
 
-// bankView is the Bank screen: every probe condition of the bank on the
+// bankScreen is the Bank screen: every probe condition of the bank on the
 // left and, on the right, the exact request the judge receives for the
 // candidate selected on the Data screen. Wordings are edited in place
 // (bankedit.go).
-type bankView struct {
+type bankScreen struct {
 	bank       *banks.Bank
 	source     string // "builtin:NAME", a file, or "… (edited)"
 	origHash   string // the hash the bank was opened with
@@ -33,17 +32,23 @@ type bankView struct {
 	status    string // the last edit's outcome
 	statusErr bool
 
+	// The signal panel (screening.go): reports by study key, whether one
+	// is being computed, and a screen of the bank in flight.
+	sig       map[studyKey]bankSignal
+	sigBusy   bool
+	screening *screening
+
 	width, height int
 }
 
-func newBankView(b *banks.Bank, task string) bankView {
-	v := bankView{task: task, origHash: b.Hash()}
+func newBankScreen(b *banks.Bank, task string) bankScreen {
+	v := bankScreen{task: task, origHash: b.Hash(), sig: map[studyKey]bankSignal{}}
 	v.setBank(b, "builtin:"+b.Name)
 	return v
 }
 
 // setBank shows b (already validated) and rebuilds the condition list.
-func (v *bankView) setBank(b *banks.Bank, source string) {
+func (v *bankScreen) setBank(b *banks.Bank, source string) {
 	v.bank, v.source = b, source
 	v.conds = b.Conditions()
 	rows := make([]string, len(v.conds))
@@ -64,20 +69,20 @@ func conditionLabel(c banks.Condition) string {
 	return c.Probe
 }
 
-func (v *bankView) leftWidth() int { return max(v.width/3, 30) }
+func (v *bankScreen) leftWidth() int { return max(v.width/3, 30) }
 
-func (v *bankView) SetSize(w, h int) {
+func (v *bankScreen) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.list.SetSize(v.leftWidth()-paneChromeW, v.listHeight())
 }
 
 // The list leaves three lines for the selected wording and the status.
-func (v *bankView) listHeight() int { return max(v.height-paneChromeH-1-4, 1) }
+func (v *bankScreen) listHeight() int { return max(v.height-paneChromeH-1-4, 1) }
 
-func (v *bankView) Focus(right bool) { v.focusRight = right }
+func (v *bankScreen) Focus(right bool) { v.focusRight = right }
 
 // Move moves the condition cursor, or scrolls the preview when it has focus.
-func (v *bankView) Move(delta int) {
+func (v *bankScreen) Move(delta int) {
 	if v.focusRight {
 		v.scroll = max(v.scroll+delta, 0)
 		return
@@ -87,7 +92,7 @@ func (v *bankView) Move(delta int) {
 }
 
 // Click selects the condition under a click at (x, y), relative to the view.
-func (v *bankView) Click(x, y int) {
+func (v *bankScreen) Click(x, y int) {
 	if x >= v.leftWidth() {
 		v.focusRight = true
 		return
@@ -101,7 +106,7 @@ func (v *bankView) Click(x, y int) {
 
 // Refresh re-renders the preview for a context and candidate. Rendering is
 // pure computation on in-memory text, so it is fine inside Update.
-func (v *bankView) Refresh(c *model.Context, cand *model.Candidate) {
+func (v *bankScreen) Refresh(c *model.Context, cand *model.Candidate) {
 	v.preview, v.previewErr = nil, nil
 	if c == nil || cand == nil || len(v.conds) == 0 {
 		return
@@ -123,7 +128,7 @@ func (v *bankView) Refresh(c *model.Context, cand *model.Candidate) {
 
 // title names the bank and its version; an edited bank shows that it is a
 // new version.
-func (v *bankView) title() string {
+func (v *bankScreen) title() string {
 	h := v.bank.Hash()
 	if h != v.origHash {
 		return fmt.Sprintf("%s · %.7s (edited)", v.bank.Name, h)
@@ -133,7 +138,8 @@ func (v *bankView) title() string {
 
 // View draws the screen; with a workspace open, the right pane starts
 // with the signal panel and the preview follows it.
-func (v *bankView) View(st *styles.Styles, panel bankPanel) string {
+func (v *bankScreen) View(a *App) string {
+	st, panel := a.styles, v.panel(a)
 	lw := v.leftWidth()
 	rw := v.width - lw
 	iw := lw - paneChromeW

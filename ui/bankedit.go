@@ -43,7 +43,7 @@ func saveBankCmd(b *banks.Bank, path string) tea.Cmd {
 }
 
 // startEdit opens the text input on target with an initial value.
-func (v *bankView) startEdit(t editTarget, prompt, value string) tea.Cmd {
+func (v *bankScreen) startEdit(t editTarget, prompt, value string) tea.Cmd {
 	v.editing, v.target = true, t
 	v.input = newLineEdit()
 	v.input.Prompt = prompt
@@ -55,7 +55,7 @@ func (v *bankView) startEdit(t editTarget, prompt, value string) tea.Cmd {
 
 // selected is the condition under the cursor (the zero Condition when the
 // bank has none).
-func (v *bankView) selected() banks.Condition {
+func (v *bankScreen) selected() banks.Condition {
 	if len(v.conds) == 0 {
 		return banks.Condition{}
 	}
@@ -63,7 +63,7 @@ func (v *bankView) selected() banks.Condition {
 }
 
 // attrIndex is the index of the attribute of a ± condition, or -1.
-func (v *bankView) attrIndex(c banks.Condition) int {
+func (v *bankScreen) attrIndex(c banks.Condition) int {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	if kind != "plus" && kind != "minus" {
 		return -1
@@ -78,7 +78,7 @@ func (v *bankView) attrIndex(c banks.Condition) int {
 
 // apply validates an edited copy of the bank and adopts it, or reports
 // why not and keeps the old one.
-func (v *bankView) apply(nb *banks.Bank, what string) bool {
+func (v *bankScreen) apply(nb *banks.Bank, what string) bool {
 	if err := nb.Validate(); err != nil {
 		v.status, v.statusErr = what+": "+firstLine(err.Error()), true
 		return false
@@ -102,7 +102,7 @@ func firstLine(s string) string {
 }
 
 // commitEdit applies the text input to the bank.
-func (v *bankView) commitEdit() (saveTo string, changed bool) {
+func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
 	val := strings.TrimSpace(v.input.Value())
 	v.editing = false
 	v.input.Blur()
@@ -173,7 +173,7 @@ func (v *bankView) commitEdit() (saveTo string, changed bool) {
 
 // removeSelected removes the attribute (or neutral, or context probe) of
 // the selected condition.
-func (v *bankView) removeSelected() bool {
+func (v *bankScreen) removeSelected() bool {
 	c := v.selected()
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	nb := v.bank.Clone()
@@ -202,7 +202,7 @@ func deleteNamed[T any](s []T, match func(T) bool) []T {
 	return out
 }
 
-func (v *bankView) selectProbe(probe string) {
+func (v *bankScreen) selectProbe(probe string) {
 	for i, c := range v.conds {
 		if c.Probe == probe {
 			v.list.Select(i)
@@ -212,7 +212,7 @@ func (v *bankView) selectProbe(probe string) {
 }
 
 // nextBuiltin switches to the built-in bank after the current one.
-func (v *bankView) nextBuiltin() {
+func (v *bankScreen) nextBuiltin() {
 	all := banks.Builtins()
 	if len(all) == 0 {
 		return

@@ -17,10 +17,10 @@ type bankPanel struct {
 	screening *screening
 }
 
-// bankSignalPanel gathers the panel's state from the App.
-func (a *App) bankSignalPanel() bankPanel {
-	p := bankPanel{shown: a.study.Store != nil, computing: a.bankSigBusy, screening: a.screening}
-	if s, ok := a.currentBankSignal(); ok {
+// panel gathers the panel's state.
+func (v *bankScreen) panel(a *App) bankPanel {
+	p := bankPanel{shown: a.study.Store != nil, computing: v.sigBusy, screening: v.screening}
+	if s, ok := v.current(a); ok {
 		p.sig = &s
 	}
 	return p

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"charm.land/bubbles/v2/key"
 	"context"
 	"fmt"
 	"slices"
@@ -51,22 +52,22 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 			if len(rows) == 0 {
 				continue // no answers of this judge here
 			}
-			rep, _, err := fitStored(ctx, st, signalKey{dataset, j.Name, bankHash}, opts)
+			rep, _, err := fitStored(ctx, st, studyKey{dataset, j.Name, bankHash}, opts)
 			fits = append(fits, judgeFit{judge: j.Name, rep: rep, err: err})
 		}
 		return compareMsg{gen: gen, fits: fits}
 	}
 }
 
-// compareView draws the Compare screen.
-type compareView struct {
+// compareScreen draws the Compare screen.
+type compareScreen struct {
 	fits   []judgeFit
 	busy   bool
 	err    error
 	gen    int
 	scroll int
 
-	key     signalKey // the dataset and bank version of fits
+	key     studyKey // the dataset and bank version of fits
 	metric  string
 	taylor  bool
 	answers int    // App.stored when the fits started
@@ -75,9 +76,9 @@ type compareView struct {
 	width, height int
 }
 
-func (v *compareView) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *compareScreen) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *compareView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *compareScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
 // overlapMark stands for two or more judges in one cell of an axis.
 const overlapMark = '*'
@@ -107,7 +108,9 @@ func direction(means []float64) string {
 	return ""
 }
 
-func (v *compareView) View(st *styles.Styles) string {
+func (v *compareScreen) View(a *App) string {
+	st := a.styles
+	v.stale = a.compareStale()
 	w := v.width - paneChromeW
 	innerH := v.height - paneChromeH - 1
 	lines := v.lines(st, w)
@@ -119,7 +122,7 @@ func (v *compareView) View(st *styles.Styles) string {
 	return pane(st, true, v.width, v.height, title, block(lines[v.scroll:], w, innerH))
 }
 
-func (v *compareView) lines(st *styles.Styles, w int) []string {
+func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("fitting every judge…"))
@@ -227,4 +230,27 @@ func (v *compareView) lines(st *styles.Styles, w int) []string {
 	}
 	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%-*s %-*s %-8s %s", nw, "", bw, gain4(alo)+" … "+gain4(ahi), "", gain4(elo)+" … "+gain4(ehi)), w)))
 	return lines
+}
+
+// Keys are the Compare screen's own bindings.
+func (v *compareScreen) Keys(a *App) []key.Binding { return []key.Binding{a.keys.Compare} }
+
+func (v *compareScreen) Badge(*App) string { return "" }
+func (v *compareScreen) Editing() bool     { return false }
+
+// Update handles the Compare screen's keys and the fits it asked for.
+func (v *compareScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case tea.KeyPressMsg:
+		if key.Matches(msg, a.keys.Compare) {
+			return v.refit(a)
+		}
+	case compareMsg:
+		if msg.gen == v.gen {
+			v.busy, v.fits, v.err = false, msg.fits, msg.err
+		}
+	}
+	return nil
 }

@@ -39,7 +39,7 @@ func twoJudgeDemo(t testing.TB, w, h int) *App {
 // importSwapped imports the answers of a's judge, signs swapped, as the
 // judge "swapped" (see twoJudgeDemo).
 func importSwapped(a *App) error {
-	k, _ := a.signalKey()
+	k, _ := a.currentKey()
 	ctx := context.Background()
 	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
 	if err != nil {

@@ -5,16 +5,17 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/model"
-	"github.com/prism-eval/prism/ui/styles"
 )
 
-// dataView is the Data screen: contexts on the left, the selected
+// dataScreen is the Data screen: contexts on the left, the selected
 // context's candidates, the chosen candidate's text and the source on the
 // right.
-type dataView struct {
+type dataScreen struct {
 	ds            *model.Dataset
 	contexts      list
 	candidates    list
@@ -24,8 +25,8 @@ type dataView struct {
 	width, height int
 }
 
-func newDataView(ds *model.Dataset) dataView {
-	v := dataView{ds: ds}
+func newDataScreen(ds *model.Dataset) dataScreen {
+	v := dataScreen{ds: ds}
 	rows := make([]string, len(ds.Contexts))
 	for i, c := range ds.Contexts {
 		rows[i] = fmt.Sprintf("%-s (%d)", c.ID, len(c.Candidates))
@@ -36,7 +37,7 @@ func newDataView(ds *model.Dataset) dataView {
 }
 
 // Context is the selected context (nil for an empty dataset).
-func (v *dataView) Context() *model.Context {
+func (v *dataScreen) Context() *model.Context {
 	if len(v.ds.Contexts) == 0 {
 		return nil
 	}
@@ -44,7 +45,7 @@ func (v *dataView) Context() *model.Context {
 }
 
 // Candidate is the selected candidate (nil when there is none).
-func (v *dataView) Candidate() *model.Candidate {
+func (v *dataScreen) Candidate() *model.Candidate {
 	c := v.Context()
 	if c == nil || len(c.Candidates) == 0 {
 		return nil
@@ -54,7 +55,7 @@ func (v *dataView) Candidate() *model.Candidate {
 
 // SelectCandidate moves the cursors to candidate cand of context ctx and
 // reports whether the dataset has it.
-func (v *dataView) SelectCandidate(ctx, cand string) bool {
+func (v *dataScreen) SelectCandidate(ctx, cand string) bool {
 	ci, ki := v.ds.Locate(ctx, cand)
 	if ki < 0 {
 		return false
@@ -65,7 +66,7 @@ func (v *dataView) SelectCandidate(ctx, cand string) bool {
 	return true
 }
 
-func (v *dataView) syncCandidates() {
+func (v *dataScreen) syncCandidates() {
 	c := v.Context()
 	if c == nil {
 		v.candidates.SetRows(nil)
@@ -79,19 +80,19 @@ func (v *dataView) syncCandidates() {
 	v.candidates.SetRows(rows)
 }
 
-func (v *dataView) leftWidth() int { return max(v.width/3, 20) }
+func (v *dataScreen) leftWidth() int { return max(v.width/3, 20) }
 
-func (v *dataView) SetSize(w, h int) {
+func (v *dataScreen) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.contexts.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-2) // a line for the status
 	v.candidates.SetSize(w-v.leftWidth()-paneChromeW, v.candListHeight())
 }
 
 // The right pane gives the candidate list about a third of its height.
-func (v *dataView) candListHeight() int { return max((v.height-paneChromeH-1)/3, 3) }
+func (v *dataScreen) candListHeight() int { return max((v.height-paneChromeH-1)/3, 3) }
 
 // Move moves the cursor of the focused list.
-func (v *dataView) Move(delta int) {
+func (v *dataScreen) Move(delta int) {
 	if v.focusRight {
 		v.candidates.Move(delta)
 		return
@@ -104,10 +105,10 @@ func (v *dataView) Move(delta int) {
 	}
 }
 
-func (v *dataView) Focus(right bool) { v.focusRight = right }
+func (v *dataScreen) Focus(right bool) { v.focusRight = right }
 
 // Click selects the row under a click at (x, y), relative to the view.
-func (v *dataView) Click(x, y int) {
+func (v *dataScreen) Click(x, y int) {
 	row := y - 2 // border and title
 	if x < v.leftWidth() {
 		v.focusRight = false
@@ -122,7 +123,50 @@ func (v *dataView) Click(x, y int) {
 	}
 }
 
-func (v *dataView) View(st *styles.Styles) string {
+// Keys are the Data screen's own bindings.
+func (v *dataScreen) Keys(a *App) []key.Binding {
+	k := a.keys
+	return []key.Binding{k.Inspect, k.Import, k.PickDataset}
+}
+
+func (v *dataScreen) Badge(*App) string { return "" }
+func (v *dataScreen) Editing() bool     { return false }
+
+// Update handles the Data screen's keys and navigation; its messages
+// (datasets listed and read) change the study and are the App's.
+func (v *dataScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	k := a.keys
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case focusMsg:
+		v.Focus(msg.right)
+	case clickMsg:
+		v.Click(msg.x, msg.y)
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Inspect):
+			return a.insp.open(a, screenData)
+		case key.Matches(msg, k.Import):
+			if a.study.Store == nil {
+				v.status, v.statusErr = errNoWorkspace.Error(), true
+				return nil
+			}
+			im := newImporter(a.importDir, a.height)
+			a.modal = im
+			return im.Init()
+		case key.Matches(msg, k.PickDataset):
+			if a.study.Store == nil {
+				return nil
+			}
+			return listDatasetsCmd(a.ctx, a.study.Store)
+		}
+	}
+	return nil
+}
+
+func (v *dataScreen) View(a *App) string {
+	st := a.styles
 	lw := v.leftWidth()
 	rw := v.width - lw
 	status := st.Muted.Render("i import · d datasets")

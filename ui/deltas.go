@@ -48,6 +48,7 @@ func (h *deltaHist) Mean() float64 {
 func (h *deltaHist) binCenter(i int) float64 { return float64(i)*deltaBin - h.span }
 
 // sparkLevels are the eight block heights of a sparkline, lowest first.
+// The sparkline is hand-made: Bubbles has no chart or sparkline widget.
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
 // Spark draws the histogram over [−r, r] as w cells (r is the display

@@ -14,6 +14,9 @@ import (
 // values outside the axis go to the end cells, NaN values and a NaN ref
 // are not drawn. It returns "" for w ≤ 0 or an empty axis, and panics if
 // marks and vals differ in length.
+//
+// Hand-made: Bubbles has no chart; a dot chart needs several marks and a
+// reference on one shared axis per row.
 func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int, several rune) string {
 	if len(vals) != len(marks) {
 		panic("ui: dotRow: marks and values differ in length")

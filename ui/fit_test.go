@@ -106,7 +106,7 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	t.Helper()
 	screenedRef.once.Do(func() {
-		k, _ := a.signalKey()
+		k, _ := a.currentKey()
 		rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
 		if err == nil {
 			if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {

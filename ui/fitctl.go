@@ -39,7 +39,7 @@ func fitOptions(metric string, taylor bool) calib.Options {
 
 // startFitCmd starts a fit of key's answers with opts (its Progress is
 // the job's) and returns the job at once.
-func startFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*fitJob, tea.Cmd) {
+func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*fitJob, tea.Cmd) {
 	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
 		opts.Progress = progress
 		in, err := readStudyInput(ctx, st, key, "fitting")
@@ -54,7 +54,7 @@ func startFitCmd(ctx context.Context, st *store.Store, key signalKey, opts calib
 // fitStored reads the answers and labels of key and runs calib.Fit on the
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
-func fitStored(ctx context.Context, st *store.Store, key signalKey, opts calib.Options) (*calib.Report, []string, error) {
+func fitStored(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*calib.Report, []string, error) {
 	in, err := readStudyInput(ctx, st, key, "fitting")
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +80,7 @@ type studyInput struct {
 // readStudyInput reads key's answers and the labels of the candidates
 // that have answers; doing ("fitting", "selecting on") words the warning
 // about the others.
-func readStudyInput(ctx context.Context, st *store.Store, key signalKey, doing string) (studyInput, error) {
+func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing string) (studyInput, error) {
 	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
 	if err == nil && len(rows) == 0 {
 		err = store.ErrNotFound
@@ -101,11 +101,10 @@ func readStudyInput(ctx context.Context, st *store.Store, key signalKey, doing s
 	return in, nil
 }
 
-// startFit (re)fits the current dataset, judge and bank version; a fit in
+// refit (re)fits the current dataset, judge and bank version; a fit in
 // flight is cancelled and its result dropped.
-func (a *App) startFit() tea.Cmd {
-	v := &a.fit
-	k, err := a.studyKey()
+func (v *fitScreen) refit(a *App) tea.Cmd {
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil
@@ -116,8 +115,8 @@ func (a *App) startFit() tea.Cmd {
 	return cmd
 }
 
-func (a *App) onFitDone(msg jobDoneMsg[fitResult]) tea.Cmd {
-	v, j := &a.fit, msg.job
+func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
+	j := msg.job
 	if !v.finish(j) {
 		return nil
 	}
@@ -126,25 +125,24 @@ func (a *App) onFitDone(msg jobDoneMsg[fitResult]) tea.Cmd {
 	if a.insp.ins != nil {
 		// Inspect follows the newest fit, whatever study it inspected
 		// before: a view never keeps showing another fit's numbers.
-		return a.reinspect(j.key)
+		return a.insp.reinspect(a, j.key)
 	}
 	return nil
 }
 
 // reinspect inspects the Inspect screen's candidate again on key's
 // answers, keeping the screen's scroll.
-func (a *App) reinspect(key signalKey) tea.Cmd {
-	c, cand := a.study.Dataset.Find(a.insp.ins.context, a.insp.ins.cand)
+func (v *inspectScreen) reinspect(a *App, key studyKey) tea.Cmd {
+	c, cand := a.study.Dataset.Find(v.ins.context, v.ins.cand)
 	if cand == nil {
 		return nil
 	}
-	return a.inspectOn(key, c, cand)
+	return v.inspectOn(a, key, c, cand)
 }
 
 // inspectOn inspects cand of c on key's answers, with the Fit screen's
 // report for β when it was computed from the same answers.
-func (a *App) inspectOn(k signalKey, c *model.Context, cand *model.Candidate) tea.Cmd {
-	v := &a.insp
+func (v *inspectScreen) inspectOn(a *App, k studyKey, c *model.Context, cand *model.Candidate) tea.Cmd {
 	var rep *calib.Report
 	var in *studyInput
 	if a.fit.rep != nil && a.fit.key == k {
@@ -167,7 +165,7 @@ func (a *App) inspectStale() string {
 	if ins == nil || a.insp.busy {
 		return ""
 	}
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	switch {
 	case !ok || k != ins.key:
 		return fmt.Sprintf("the study is now judge %s, bank %s, dataset %s: f fits it and shows it here",
@@ -187,7 +185,7 @@ func (a *App) fitStale() string {
 	if v.rep == nil {
 		return ""
 	}
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	switch {
 	case !ok || k.dataset != v.key.dataset:
 		return "the dataset has changed since this fit: f refits"
@@ -209,7 +207,7 @@ func (a *App) fitStale() string {
 // study, or "" when they do.
 func (a *App) compareStale() string {
 	v := &a.cmp
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	switch {
 	case !ok || k.dataset != v.key.dataset || k.bankHash != v.key.bankHash:
 		return "the dataset or bank has changed since these fits: c refits"
@@ -221,50 +219,87 @@ func (a *App) compareStale() string {
 	return ""
 }
 
-// fitKey handles the keys of the Fit and Profiles screens.
-func (a *App) fitKey(msg tea.KeyPressMsg) tea.Cmd {
+// Keys are the Fit screen's own bindings.
+func (v *fitScreen) Keys(a *App) []key.Binding {
 	k := a.keys
+	return []key.Binding{k.Refit, k.Metric, k.Taylor, k.Export}
+}
+
+// Badge is the fit's progress ("…" until its first fold is counted).
+func (v *fitScreen) Badge(*App) string {
 	switch {
-	case key.Matches(msg, k.Refit):
-		return a.startFit()
-	case a.screen == screenFit && key.Matches(msg, k.Export):
-		return a.startExport()
-	case key.Matches(msg, k.Metric):
-		a.fit.pairwise = !a.fit.pairwise
-		return a.startFit()
-	case key.Matches(msg, k.Taylor):
-		a.fit.taylor = !a.fit.taylor
-		return a.startFit()
-	case a.screen == screenProfiles && key.Matches(msg, k.SortProfiles):
-		a.prof.byMagnitude = !a.prof.byMagnitude
-		a.prof.order()
+	case v.job == nil:
+		return ""
+	case v.total > 0:
+		return percent(v.done, v.total)
+	}
+	return " …"
+}
+
+func (v *fitScreen) Editing() bool { return false }
+
+// Update handles the Fit screen's keys and navigation and the messages
+// of its fit and export.
+func (v *fitScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case tea.KeyPressMsg:
+		if key.Matches(msg, a.keys.Export) {
+			return v.export(a)
+		}
+		return v.optionKey(a, msg)
+	case jobStartedMsg[fitResult]:
+		return msg.follow(&v.jobState)
+	case jobProgressMsg[fitResult]:
+		return msg.apply(&v.jobState)
+	case jobDoneMsg[fitResult]:
+		return v.onDone(a, msg)
+	case exportedMsg:
+		v.onExported(a, msg)
 	}
 	return nil
 }
 
-// startInspect opens the Inspect screen on the Data screen's selected
+// optionKey handles the keys the Fit and Profiles screens share: f
+// refits, m and t change the metric and the Taylor setting and refit.
+func (v *fitScreen) optionKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
+	switch {
+	case key.Matches(msg, k.Refit):
+		return v.refit(a)
+	case key.Matches(msg, k.Metric):
+		v.pairwise = !v.pairwise
+		return v.refit(a)
+	case key.Matches(msg, k.Taylor):
+		v.taylor = !v.taylor
+		return v.refit(a)
+	}
+	return nil
+}
+
+// open opens the Inspect screen on the Data screen's selected
 // candidate, with the last fit's β when it was computed on the same
 // answers; esc returns to from.
-func (a *App) startInspect(from screen) tea.Cmd {
-	v := &a.insp
+func (v *inspectScreen) open(a *App, from screenID) tea.Cmd {
 	c, cand := a.data.Context(), a.data.Candidate()
 	if cand == nil {
 		return nil
 	}
 	v.back, v.scroll, v.ins = from, [2]int{}, nil
 	a.screen = screenInspect
-	k, err := a.studyKey()
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil
 	}
-	return a.inspectOn(k, c, cand)
+	return v.inspectOn(a, k, c, cand)
 }
 
-// stepInspect inspects the candidate delta rows away from the inspected
+// step inspects the candidate delta rows away from the inspected
 // one in its context (the Data screen follows); at either end it stays.
-func (a *App) stepInspect(delta int) tea.Cmd {
-	ins := a.insp.ins
+func (v *inspectScreen) step(a *App, delta int) tea.Cmd {
+	ins := v.ins
 	if ins == nil || !a.data.SelectCandidate(ins.context, ins.cand) {
 		return nil
 	}
@@ -273,15 +308,7 @@ func (a *App) stepInspect(delta int) tea.Cmd {
 	if a.data.candidates.Cursor() == before {
 		return nil
 	}
-	return a.startInspect(a.insp.back)
-}
-
-func (a *App) onInspect(msg inspectMsg) {
-	v := &a.insp
-	if msg.gen != v.gen {
-		return
-	}
-	v.busy, v.ins, v.err = false, msg.ins, msg.err
+	return v.open(a, v.back)
 }
 
 // exportedMsg reports an export of the Fit screen's report.
@@ -293,7 +320,7 @@ type exportedMsg struct {
 
 // exportCmd writes rep, and the signal diagnostics of key's stored
 // answers, as files for a paper into dir (package figures).
-func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.Report, dir string) tea.Cmd {
+func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
 		var sig *calib.SignalReport
 		rows, sigErr := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
@@ -306,9 +333,8 @@ func exportCmd(ctx context.Context, st *store.Store, key signalKey, rep *calib.R
 	}
 }
 
-// startExport exports the last fit, if there is one.
-func (a *App) startExport() tea.Cmd {
-	v := &a.fit
+// export exports the last fit, if there is one.
+func (v *fitScreen) export(a *App) tea.Cmd {
 	if v.rep == nil {
 		v.status, v.statusErr = "nothing to export yet: f fits first", true
 		return nil
@@ -317,8 +343,7 @@ func (a *App) startExport() tea.Cmd {
 	return exportCmd(a.ctx, a.study.Store, v.key, v.rep, a.exportDir)
 }
 
-func (a *App) onExported(msg exportedMsg) {
-	v := &a.fit
+func (v *fitScreen) onExported(a *App, msg exportedMsg) {
 	if msg.err != nil {
 		v.status, v.statusErr = "export: "+msg.err.Error(), true
 		return
@@ -329,11 +354,10 @@ func (a *App) onExported(msg exportedMsg) {
 	}
 }
 
-// startCompare fits every judge with answers on the current dataset and
+// refit fits every judge with answers on the current dataset and
 // bank version, with the Fit screen's metric.
-func (a *App) startCompare() tea.Cmd {
-	v := &a.cmp
-	k, err := a.studyKey()
+func (v *compareScreen) refit(a *App) tea.Cmd {
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil

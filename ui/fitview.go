@@ -11,18 +11,18 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// fitView is the Fit screen (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
+// fitScreen is the Fit screen (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
 // the methods' mean metric with its 95% interval and the paired difference
 // from Vanilla, the γ chosen in each outer fold, the imputed cells, and
-// the γ sweep as a dot chart. It only draws; the App runs the fit.
-type fitView struct {
+// the γ sweep as a dot chart. fitctl.go runs the fit and follows it.
+type fitScreen struct {
 	// The fit in flight (its progress counts outer folds, then the
 	// bootstrap) and why the last fit failed.
 	jobState[fitResult]
 
-	pairwise  bool      // the metric: pairwise accuracy instead of Spearman
-	taylor    bool      // fit the diagonal Taylor correction too
-	key       signalKey // the answers rep was computed from
+	pairwise  bool     // the metric: pairwise accuracy instead of Spearman
+	taylor    bool     // fit the diagonal Taylor correction too
+	key       studyKey // the answers rep was computed from
 	rep       *calib.Report
 	in        studyInput // the answers and labels rep was fitted on
 	warnings  []string
@@ -36,12 +36,12 @@ type fitView struct {
 	width, height int
 }
 
-func (v *fitView) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *fitScreen) SetSize(w, h int) { v.width, v.height = w, h }
 
 // Move scrolls the screen.
-func (v *fitView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *fitScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
-func (v *fitView) metric() string {
+func (v *fitScreen) metric() string {
 	if v.pairwise {
 		return model.MetricPairwise
 	}
@@ -49,12 +49,15 @@ func (v *fitView) metric() string {
 }
 
 // options are the options of the screen's fits.
-func (v *fitView) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
+func (v *fitScreen) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
 
 // split reports whether the sweep gets a pane of its own.
-func (v *fitView) split() bool { return v.width >= 120 }
+func (v *fitScreen) split() bool { return v.width >= 120 }
 
-func (v *fitView) View(st *styles.Styles) string {
+func (v *fitScreen) View(a *App) string {
+	st := a.styles
+	v.judge = a.selectJudge()
+	v.stale = a.fitStale()
 	innerH := v.height - paneChromeH - 1
 	if !v.split() {
 		lines := append(v.tableLines(st, v.width-paneChromeW), v.sweepLines(st, v.width-paneChromeW)...)
@@ -70,7 +73,7 @@ func (v *fitView) View(st *styles.Styles) string {
 		pane(st, false, rw, v.height, "γ sweep (Fig. 4b)", block(v.sweepLines(st, rw-paneChromeW), rw-paneChromeW, innerH)))
 }
 
-func (v *fitView) title() string {
+func (v *fitScreen) title() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Fit · %s · %d contexts · %d candidates", r.Metric, r.NContexts, r.NCandidates)
 	}
@@ -79,7 +82,7 @@ func (v *fitView) title() string {
 
 // progressText says where the fit in flight is: the outer folds done
 // (each with its inner CV), then the bootstrap.
-func (v *fitView) progressText() string {
+func (v *fitScreen) progressText() string {
 	folds := max(v.total-1, 0)
 	switch {
 	case v.total == 0:
@@ -123,7 +126,7 @@ func methodRow(label string, res *calib.MethodResult) string {
 
 // tableLines draws the status, the method table, γ per fold and the
 // imputed cells.
-func (v *fitView) tableLines(st *styles.Styles, w int) []string {
+func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.job != nil {
 		lines = append(lines, st.Title.Render(fit(v.progressText(), w)))
@@ -223,7 +226,7 @@ func imputedText(r *calib.Report) string {
 
 // sweepLines draws the γ sweep: per γ, each fitted method's out-of-fold
 // mean at that fixed γ as a mark on one axis, Vanilla's mean as │.
-func (v *fitView) sweepLines(st *styles.Styles, w int) []string {
+func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil || len(r.Sweep) == 0 {
 		return nil

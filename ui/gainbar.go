@@ -12,6 +12,9 @@ import (
 // covers [lo + i·c, lo + (i+1)·c) with c = (hi − lo)/w; values outside
 // the axis are drawn in the end cells. A NaN median draws only the
 // marker. It returns "" for w ≤ 0 or an empty axis (hi ≤ lo).
+//
+// Hand-made: Bubbles' progress bar draws one fraction from 0; this row is
+// a range (p10–p90) with a point and a zero marker on a signed axis.
 func gainBar(median, p10, p90, lo, hi float64, w int) string {
 	if w <= 0 || !(hi > lo) {
 		return ""

@@ -31,7 +31,7 @@ type attrTerm struct {
 
 // inspection is everything the Inspect screen shows of one candidate.
 type inspection struct {
-	key           signalKey
+	key           studyKey
 	answers       int  // App.answers[key] when it was read
 	fitted        bool // β came from a fit of key's answers
 	context, cand string
@@ -61,7 +61,7 @@ type inspectMsg struct {
 // (the Fit screen's report on the same answers, or nil) for β. in, when
 // not nil, is the input rep was fitted on, unchanged since: it is used
 // read-only instead of reading the answers again.
-func inspectCmd(ctx context.Context, st *store.Store, key signalKey, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput, gen int) tea.Cmd {
+func inspectCmd(ctx context.Context, st *store.Store, key studyKey, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput, gen int) tea.Cmd {
 	return func() tea.Msg {
 		ins, err := inspect(ctx, st, key, c, cand, rep, in)
 		if ins != nil {
@@ -71,7 +71,7 @@ func inspectCmd(ctx context.Context, st *store.Store, key signalKey, answers int
 	}
 }
 
-func inspect(ctx context.Context, st *store.Store, key signalKey, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput) (*inspection, error) {
+func inspect(ctx context.Context, st *store.Store, key studyKey, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput) (*inspection, error) {
 	ins := &inspection{key: key, fitted: rep != nil, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
 		human: cand.Human, s0: math.NaN(), corrected: math.NaN(), rankAfter: math.NaN(), rankBefore: math.NaN(), rankHuman: math.NaN()}
 	var err error

@@ -35,7 +35,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 		t.Fatalf("inspect: screen %d, busy %v, err %v", a.screen, a.insp.busy, a.insp.err)
 	}
 	c, cand := a.data.Context(), a.data.Candidate()
-	k, _ := a.signalKey()
+	k, _ := a.currentKey()
 	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
 	if err != nil {
 		t.Fatal(err)

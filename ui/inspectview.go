@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"math"
 	"sort"
@@ -12,29 +14,29 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// inspectView is the Inspect screen: one candidate's texts, its scores
+// inspectScreen is the Inspect screen: one candidate's texts, its scores
 // under every probe with the raw judge replies, each attribute's share of
 // the PRISM correction and the candidate's rank in its context before and
 // after it. Enter on a candidate of the Data screen opens it; esc returns.
-type inspectView struct {
+type inspectScreen struct {
 	ins        *inspection
 	busy       bool
 	err        error
 	gen        int
-	back       screen // where esc returns
-	stale      string // why ins no longer describes the study, or ""
+	back       screenID // where esc returns
+	stale      string   // why ins no longer describes the study, or ""
 	focusRight bool
 	scroll     [2]int // per pane
 
 	width, height int
 }
 
-func (v *inspectView) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *inspectScreen) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *inspectView) Focus(right bool) { v.focusRight = right }
+func (v *inspectScreen) Focus(right bool) { v.focusRight = right }
 
 // Move scrolls the focused pane.
-func (v *inspectView) Move(delta int) {
+func (v *inspectScreen) Move(delta int) {
 	i := 0
 	if v.focusRight && v.split() {
 		i = 1
@@ -42,16 +44,18 @@ func (v *inspectView) Move(delta int) {
 	v.scroll[i] = max(v.scroll[i]+delta, 0)
 }
 
-func (v *inspectView) split() bool { return v.width >= 120 }
+func (v *inspectScreen) split() bool { return v.width >= 120 }
 
-func (v *inspectView) title() string {
+func (v *inspectScreen) title() string {
 	if v.ins == nil {
 		return "Inspect"
 	}
 	return fmt.Sprintf("Inspect · %s / %s", v.ins.context, v.ins.cand)
 }
 
-func (v *inspectView) View(st *styles.Styles) string {
+func (v *inspectScreen) View(a *App) string {
+	st := a.styles
+	v.stale = a.inspectStale()
 	innerH := v.height - paneChromeH - 1
 	scrolled := func(lines []string, i int) []string {
 		v.scroll[i] = min(v.scroll[i], max(len(lines)-innerH, 0))
@@ -71,7 +75,7 @@ func (v *inspectView) View(st *styles.Styles) string {
 }
 
 // textLines are the source and the candidate text, then the replies.
-func (v *inspectView) textLines(st *styles.Styles, w int) []string {
+func (v *inspectScreen) textLines(st *styles.Styles, w int) []string {
 	ins := v.ins
 	if ins == nil {
 		return nil
@@ -96,7 +100,7 @@ func (v *inspectView) textLines(st *styles.Styles, w int) []string {
 }
 
 // numberLines are the status, the scores, the correction and the ranks.
-func (v *inspectView) numberLines(st *styles.Styles, w int) []string {
+func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("reading the answers…"))
@@ -160,4 +164,41 @@ func signedNum(f float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%+.2f", f)
+}
+
+// Keys are the Inspect screen's own bindings.
+func (v *inspectScreen) Keys(a *App) []key.Binding {
+	k := a.keys
+	return []key.Binding{k.Back, k.NextCand, k.Refit}
+}
+
+func (v *inspectScreen) Badge(*App) string { return "" }
+func (v *inspectScreen) Editing() bool     { return false }
+
+// Update handles the Inspect screen's keys and navigation and the
+// inspections it asked for.
+func (v *inspectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	k := a.keys
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case focusMsg:
+		v.Focus(msg.right)
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Back):
+			return a.setScreen(v.back)
+		case key.Matches(msg, k.Refit):
+			return a.fit.refit(a)
+		case key.Matches(msg, k.NextCand):
+			return v.step(a, 1)
+		case key.Matches(msg, k.PrevCand):
+			return v.step(a, -1)
+		}
+	case inspectMsg:
+		if msg.gen == v.gen {
+			v.busy, v.ins, v.err = false, msg.ins, msg.err
+		}
+	}
+	return nil
 }

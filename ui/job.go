@@ -21,7 +21,7 @@ const progressWindow = 100 * time.Millisecond
 
 // job is one computation in flight with result type R.
 type job[R any] struct {
-	key      signalKey
+	key      studyKey
 	cancel   context.CancelFunc
 	done     atomic.Int64
 	total    atomic.Int64
@@ -45,7 +45,7 @@ type (
 	jobDoneMsg[R any] struct{ job *job[R] }
 )
 
-func newJob[R any](key signalKey, cancel context.CancelFunc) *job[R] {
+func newJob[R any](key studyKey, cancel context.CancelFunc) *job[R] {
 	return &job[R]{key: key, cancel: cancel, notify: make(chan struct{}, 1), finished: make(chan struct{})}
 }
 
@@ -61,7 +61,7 @@ func (j *job[R]) progress(done, total int) {
 
 // startJob runs work for key in a goroutine under a cancellable ctx and
 // returns the job at once; its command reports the start.
-func startJob[R any](ctx context.Context, key signalKey,
+func startJob[R any](ctx context.Context, key studyKey,
 	work func(ctx context.Context, progress func(done, total int)) (R, []string, error)) (*job[R], tea.Cmd) {
 	ctx, cancel := context.WithCancel(ctx)
 	j := newJob[R](key, cancel)

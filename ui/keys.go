@@ -97,36 +97,13 @@ func (k KeyMap) jumps() []key.Binding {
 }
 
 // jumpTo is the screen msg jumps to, or -1.
-func (k KeyMap) jumpTo(msg tea.KeyPressMsg) screen {
+func (k KeyMap) jumpTo(msg tea.KeyPressMsg) screenID {
 	for s, b := range k.jumps() {
 		if key.Matches(msg, b) {
-			return screen(s)
+			return screenID(s)
 		}
 	}
 	return -1
-}
-
-// screenKeys are the bindings of one screen, shown in the help bar.
-func (k KeyMap) screenKeys(s screen) []key.Binding {
-	switch s {
-	case screenData:
-		return []key.Binding{k.Inspect, k.Import, k.PickDataset}
-	case screenBank:
-		return []key.Binding{k.ScreenBank, k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
-	case screenRun:
-		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
-	case screenSelect:
-		return []key.Binding{k.RunSelect}
-	case screenFit:
-		return []key.Binding{k.Refit, k.Metric, k.Taylor, k.Export}
-	case screenProfiles:
-		return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
-	case screenInspect:
-		return []key.Binding{k.Back, k.NextCand, k.Refit}
-	case screenCompare:
-		return []key.Binding{k.Compare}
-	}
-	return nil
 }
 
 // ShortHelp is the one-line help bar.
@@ -134,14 +111,12 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.NextScreen, k.Help, k.Quit}
 }
 
-// FullHelpFor is the help shown with ? on screen s: the common keys and
-// that screen's own.
-func (k KeyMap) FullHelpFor(s screen) [][]key.Binding {
+// commonHelp is the help ? shows above the current screen's own keys.
+func (k KeyMap) commonHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextScreen, k.PrevScreen}, k.jumps()...),
-		k.screenKeys(s),
 	}
 }
 

@@ -57,7 +57,7 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(km, a.keys.Yes):
 		a.modal = nil
-		if a.active == nil && a.screening == nil {
+		if a.active == nil && a.bank.screening == nil {
 			return tea.Quit
 		}
 		// Cancel, then quit once everything finished is stored.
@@ -66,8 +66,8 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 			a.active.Cancel()
 			a.run.live.phase = phaseCanceling
 		}
-		if a.screening != nil && a.screening.run != nil {
-			a.screening.run.Cancel()
+		if a.bank.screening != nil && a.bank.screening.run != nil {
+			a.bank.screening.run.Cancel()
 		}
 	case key.Matches(km, a.keys.No), km.String() == "q":
 		a.modal = nil
@@ -122,7 +122,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 		return nil
 	}
 	a.study.Dataset = msg.ds
-	a.data = newDataView(msg.ds)
+	a.data = newDataScreen(msg.ds)
 	a.bank.task = msg.ds.Task
 	a.data.status = fmt.Sprintf("dataset %s · %d candidates", msg.ds.Name, msg.ds.NumCandidates())
 	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"cmp"
 	"fmt"
 	"math"
@@ -11,11 +13,12 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// profView is the Profiles screen (docs/protocol.md §7, paper Fig. 4a and 9): per
+// profScreen is the Profiles screen (docs/protocol.md §7, paper Fig. 4a and 9): per
 // attribute, the directional a_k and the shared e_k of the PRISM fit as a
 // forest plot: the mean over outer folds as ●, the fold range as ─, zero
-// as │. It shows the report of the Fit screen's last fit.
-type profView struct {
+// as │. It shows the report of the Fit screen's last fit. The forest plot
+// is hand-made (dotRow): Bubbles has no chart widget.
+type profScreen struct {
 	rep         *calib.Report
 	attrs       []string // in display order
 	byMagnitude bool     // sort by |mean a_k| + |mean e_k|, largest first
@@ -25,14 +28,14 @@ type profView struct {
 	width, height int
 }
 
-func (v *profView) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *profScreen) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *profView) Move(delta int) {
+func (v *profScreen) Move(delta int) {
 	v.cursor = min(max(v.cursor+delta, 0), max(len(v.attrs)-1, 0))
 }
 
 // setReport shows a new report, keeping the sort.
-func (v *profView) setReport(r *calib.Report) {
+func (v *profScreen) setReport(r *calib.Report) {
 	v.rep = r
 	v.attrs = v.attrs[:0]
 	for a := range r.Profiles {
@@ -42,7 +45,7 @@ func (v *profView) setReport(r *calib.Report) {
 }
 
 // order sorts the attributes by name, or by magnitude (ties by name).
-func (v *profView) order() {
+func (v *profScreen) order() {
 	slices.Sort(v.attrs)
 	if v.byMagnitude && v.rep != nil {
 		mag := func(a string) float64 {
@@ -55,14 +58,16 @@ func (v *profView) order() {
 }
 
 // selected is the attribute under the cursor, or "".
-func (v *profView) selected() string {
+func (v *profScreen) selected() string {
 	if v.cursor < len(v.attrs) {
 		return v.attrs[v.cursor]
 	}
 	return ""
 }
 
-func (v *profView) View(st *styles.Styles) string {
+func (v *profScreen) View(a *App) string {
+	st := a.styles
+	v.stale = a.fitStale()
 	w := v.width - paneChromeW
 	innerH := v.height - paneChromeH - 1
 	title := "Profiles"
@@ -92,7 +97,7 @@ func (v *profView) View(st *styles.Styles) string {
 }
 
 // profileNameW is the width of the attribute column.
-func (v *profView) nameW(w int) int {
+func (v *profScreen) nameW(w int) int {
 	n := 9
 	for _, a := range v.attrs {
 		n = max(n, len([]rune(a)))
@@ -101,7 +106,7 @@ func (v *profView) nameW(w int) int {
 }
 
 // listLines draws the header, the rows around the cursor and the axes.
-func (v *profView) listLines(st *styles.Styles, w, h int) []string {
+func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
 	r := v.rep
 	nw := v.nameW(w)
 	// name, two bars with their means, the sign stability of each.
@@ -155,7 +160,7 @@ func profileStatText(name string, s calib.ProfileStat) string {
 func sig4(f float64) string { return fmt.Sprintf("%+.4g", f) }
 
 // detailLines are the exact values of the selected attribute.
-func (v *profView) detailLines(st *styles.Styles, w int) []string {
+func (v *profScreen) detailLines(st *styles.Styles, w int) []string {
 	a := v.selected()
 	p := v.rep.Profiles[a]
 	lines := []string{st.Title.Render(fit(a, w))}
@@ -165,4 +170,31 @@ func (v *profView) detailLines(st *styles.Styles, w int) []string {
 		}
 	}
 	return lines
+}
+
+// Keys are the Profiles screen's own bindings; f, m and t act on the
+// Fit screen's fit, which this screen shows.
+func (v *profScreen) Keys(a *App) []key.Binding {
+	k := a.keys
+	return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
+}
+
+func (v *profScreen) Badge(*App) string { return "" }
+func (v *profScreen) Editing() bool     { return false }
+
+// Update handles the Profiles screen's keys; its report arrives with the
+// Fit screen's (fitScreen.onDone).
+func (v *profScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case tea.KeyPressMsg:
+		if key.Matches(msg, a.keys.SortProfiles) {
+			v.byMagnitude = !v.byMagnitude
+			v.order()
+			return nil
+		}
+		return a.fit.optionKey(a, msg)
+	}
+	return nil
 }

@@ -11,6 +11,9 @@ import (
 // the cell holding 1, the ratio of a probe that moves scores no more than
 // a neutral clause. Cell i covers [i, i+1)·axisMax/w and takes the glyph
 // of its midpoint. A NaN ratio draws an empty axis with the marker.
+//
+// Hand-made: Bubbles' progress bar draws one fraction from 0, with no
+// interval, no second shade and no reference marker inside the bar.
 func ratioBar(ratio, lo, hi, axisMax float64, w int) string {
 	if w <= 0 {
 		return ""

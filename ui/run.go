@@ -13,11 +13,13 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// runView is the Run screen: before a run, the judge form and the
+// runScreen is the Run screen: before a run, the judge form and the
 // estimate; once started, the progress line, the latest responses, and per
 // attribute the Δ distributions and the RMS ratio against the neutral
-// clauses. It only draws; the App starts runs and feeds it messages.
-type runView struct {
+// clauses. The run itself (the engine's handle and its plan) is the
+// App's, shared with the Bank screen's screens; runctl.go starts and
+// follows it.
+type runScreen struct {
 	form     runForm
 	plan     *engine.Plan
 	planErr  error
@@ -26,6 +28,12 @@ type runView struct {
 	live      *liveRun // nil before the first run
 	signal    *signalView
 	signalErr error
+
+	// The ratio panel's schedule (runctl.go's maybeSignal).
+	signalBusy  bool
+	signalAt    time.Time     // when the last recomputation was asked for
+	signalCost  time.Duration // how long the last one took
+	signalFinal bool          // the run has ended and the final panel is owed
 
 	// pick is 1 + the sequence number (liveRun.At) of the latest-responses
 	// row under the cursor, so that the cursor stays on its result while
@@ -37,14 +45,14 @@ type runView struct {
 	width, height int
 }
 
-func (v *runView) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *runScreen) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *runView) Focus(right bool) { v.focusRight = right }
+func (v *runScreen) Focus(right bool) { v.focusRight = right }
 
 // Move moves the form cursor when the form is shown, else the cursor of
 // the latest responses (up is newer). The first move puts the cursor on
 // the newest row.
-func (v *runView) Move(delta int) {
+func (v *runScreen) Move(delta int) {
 	switch {
 	case v.formShown():
 		if !v.form.editing {
@@ -61,7 +69,7 @@ func (v *runView) Move(delta int) {
 }
 
 // Selected is the result under the latest-responses cursor.
-func (v *runView) Selected() (engine.Result, bool) {
+func (v *runScreen) Selected() (engine.Result, bool) {
 	if v.formShown() || !v.live.Kept(v.pick-1) {
 		return engine.Result{}, false
 	}
@@ -70,7 +78,7 @@ func (v *runView) Selected() (engine.Result, bool) {
 
 // ClickRow puts the cursor on the latest-responses row at line y of the
 // dashboard (0 is the progress line), if there is one.
-func (v *runView) ClickRow(y int) {
+func (v *runScreen) ClickRow(y int) {
 	lr := v.live
 	// two progress lines, the pane's top border and title, the header
 	i := y - 2 - 1 - 1 - 1
@@ -84,13 +92,13 @@ func (v *runView) ClickRow(y int) {
 }
 
 // tableRows is how many results the latest-responses table shows.
-func (v *runView) tableRows() int {
+func (v *runScreen) tableRows() int {
 	return max(v.height-2-paneChromeH-1-1, 0) // progress lines, pane, header
 }
 
 // tableTop is how many of the newest results are scrolled past so that
 // the cursor's row is on screen.
-func (v *runView) tableTop() int {
+func (v *runScreen) tableTop() int {
 	if !v.live.Kept(v.pick - 1) {
 		return 0
 	}
@@ -98,20 +106,21 @@ func (v *runView) tableTop() int {
 }
 
 // formShown reports whether the form (not the dashboard) is on screen.
-func (v *runView) formShown() bool { return v.showForm || v.live == nil }
+func (v *runScreen) formShown() bool { return v.showForm || v.live == nil }
 
-func (v *runView) active() bool {
+func (v *runScreen) active() bool {
 	return v.live != nil && v.live.phase >= phaseStarting && v.live.phase < phaseDone
 }
 
-func (v *runView) View(st *styles.Styles) string {
+func (v *runScreen) View(a *App) string {
+	st := a.styles
 	if v.formShown() {
 		return v.formView(st)
 	}
 	return v.dashboard(st)
 }
 
-func (v *runView) formView(st *styles.Styles) string {
+func (v *runScreen) formView(st *styles.Styles) string {
 	lw := max(v.width*2/5, 36)
 	rw := v.width - lw
 	innerH := v.height - paneChromeH - 1
@@ -125,7 +134,7 @@ func (v *runView) formView(st *styles.Styles) string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
-func (v *runView) estimateLines(st *styles.Styles, w int) []string {
+func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 	switch {
 	case v.planErr != nil:
 		return append([]string{st.Bad.Render("cannot plan this run:")}, wrapStyled(st.Bad, v.planErr.Error(), w)...)
@@ -181,7 +190,7 @@ func wrapStyled(s lipgloss.Style, text string, w int) []string {
 }
 
 // statusWord names the run's state.
-func (v *runView) statusWord(st *styles.Styles) string {
+func (v *runScreen) statusWord(st *styles.Styles) string {
 	lr := v.live
 	switch lr.phase {
 	case phaseStarting:
@@ -203,7 +212,7 @@ func (v *runView) statusWord(st *styles.Styles) string {
 	return st.Good.Render("running")
 }
 
-func (v *runView) progressLines(st *styles.Styles) []string {
+func (v *runScreen) progressLines(st *styles.Styles) []string {
 	p := v.live.prog
 	word := v.statusWord(st)
 	frac := 0.0
@@ -254,7 +263,7 @@ func (v *runView) progressLines(st *styles.Styles) []string {
 	return []string{fit(line1, v.width), fit(line2, v.width)}
 }
 
-func (v *runView) dashboard(st *styles.Styles) string {
+func (v *runScreen) dashboard(st *styles.Styles) string {
 	head := v.progressLines(st)
 	h := v.height - len(head)
 	lw := max(v.width*2/5, 32)
@@ -266,7 +275,7 @@ func (v *runView) dashboard(st *styles.Styles) string {
 }
 
 // tableLines is the latest responses, newest first, under a header.
-func (v *runView) tableLines(st *styles.Styles, w, h int) []string {
+func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 	const scoreW, deltaW = 5, 5
 	flex := w - scoreW - deltaW - 4 // four separating spaces
 	probeW := min(max(flex/2, 8), 16)
@@ -318,7 +327,7 @@ func clip(s string, w int) string {
 	return strings.TrimRight(fit(s, w), " ")
 }
 
-func (v *runView) signalTitle() string {
+func (v *runScreen) signalTitle() string {
 	t := "RMS ratio vs neutral"
 	if s := v.signal; s != nil {
 		kind := "live"
@@ -335,7 +344,7 @@ func (v *runView) signalTitle() string {
 // ("too few" in place of bar, interval and verdict below
 // calib.MinSignalContexts contexts), then the pooled ratio, the neutral
 // reference and how the wordings were pooled.
-func (v *runView) signalLines(st *styles.Styles, w int) []string {
+func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	nameW := 10
 	for _, a := range lr.attrs {
@@ -415,7 +424,7 @@ func (v *runView) signalLines(st *styles.Styles, w int) []string {
 	return lines
 }
 
-func (v *runView) signalRowsNotIn(attrs []string) []ratioRow {
+func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
 	if v.signal == nil {
 		return nil
 	}

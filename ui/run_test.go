@@ -171,29 +171,29 @@ func TestSignalThrottle(t *testing.T) {
 	a.runPlan = a.run.plan
 	a.run.live = newLiveRun(b, 9)
 	a.run.live.phase = phaseRunning
-	if a.maybeSignal(true) == nil {
+	if a.run.maybeSignal(a, true) == nil {
 		t.Fatal("first recomputation not started")
 	}
-	if a.maybeSignal(true) != nil {
+	if a.run.maybeSignal(a, true) != nil {
 		t.Fatal("a second recomputation started while one runs")
 	}
-	a.onSignal(signalMsg{view: &signalView{Took: 400 * time.Millisecond}})
+	a.run.onSignal(a, signalMsg{view: &signalView{Took: 400 * time.Millisecond}})
 	clock = clock.Add(signalEvery)
-	if a.maybeSignal(false) != nil {
+	if a.run.maybeSignal(a, false) != nil {
 		t.Fatal("recomputed 500 ms after one that took 400 ms; want 1.2 s")
 	}
 	clock = clock.Add(700 * time.Millisecond)
-	if a.maybeSignal(false) == nil {
+	if a.run.maybeSignal(a, false) == nil {
 		t.Fatal("not recomputed 1.2 s after one that took 400 ms")
 	}
-	a.onSignal(signalMsg{view: &signalView{Took: time.Millisecond}})
+	a.run.onSignal(a, signalMsg{view: &signalView{Took: time.Millisecond}})
 	clock = clock.Add(signalEvery - time.Millisecond)
-	if a.maybeSignal(false) != nil {
+	if a.run.maybeSignal(a, false) != nil {
 		t.Fatal("recomputed sooner than signalEvery")
 	}
 	// The end of the run asks for the final panel at once.
-	a.signalFinal = true
-	if a.maybeSignal(false) == nil || a.signalFinal {
+	a.run.signalFinal = true
+	if a.run.maybeSignal(a, false) == nil || a.run.signalFinal {
 		t.Fatal("final panel not started")
 	}
 }

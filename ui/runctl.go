@@ -68,7 +68,7 @@ func (a *App) start() tea.Cmd {
 	switch {
 	case a.run.active():
 		return nil
-	case a.screening != nil:
+	case a.bank.screening != nil:
 		a.run.planErr = errScreening
 		return nil
 	case a.run.planning:
@@ -88,54 +88,54 @@ func (a *App) start() tea.Cmd {
 	a.run.live.prog.Total = len(p.Pending)
 	a.run.signal, a.run.signalErr = nil, nil
 	a.run.showForm, a.run.pick = false, 0
-	a.signalFinal = false
+	a.run.signalFinal = false
 	a.screen = screenRun
 	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
 }
 
-func (a *App) onRunStarted(msg runStartedMsg) tea.Cmd {
-	lr := a.run.live
+func (v *runScreen) onRunStarted(a *App, msg runStartedMsg) tea.Cmd {
+	lr := v.live
 	if msg.err != nil {
 		lr.phase, lr.err = phaseDone, fmt.Errorf("could not start: %w", msg.err)
 		return a.replan()
 	}
 	a.active = msg.run
 	lr.phase = phaseRunning
-	return tea.Batch(waitEvents(msg.run), a.maybeSignal(true))
+	return tea.Batch(waitEvents(msg.run), v.maybeSignal(a, true))
 }
 
-func (a *App) onRunEvents(msg runEventsMsg) tea.Cmd {
-	if msg.run != a.active || a.run.live == nil {
+func (v *runScreen) onRunEvents(a *App, msg runEventsMsg) tea.Cmd {
+	if msg.run != a.active || v.live == nil {
 		return nil
 	}
 	for _, ev := range msg.events {
-		a.run.live.Apply(ev)
+		v.live.Apply(ev)
 	}
 	if msg.closed {
 		// Every event is in; the summary follows at once.
 		return waitDone(msg.run)
 	}
-	return tea.Batch(waitEvents(msg.run), a.maybeSignal(false))
+	return tea.Batch(waitEvents(msg.run), v.maybeSignal(a, false))
 }
 
-func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
+func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	if msg.run != a.active {
 		return nil
 	}
-	lr := a.run.live
+	lr := v.live
 	lr.phase = phaseDone
 	lr.summary = &msg.summary
 	lr.prog = msg.summary.Progress
 	lr.err = msg.err
 	a.active = nil
-	a.signalFinal = true
+	v.signalFinal = true
 	if p := a.runPlan; p != nil {
-		a.dropBankSignal(signalKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
+		a.bank.dropSignal(a, studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
 	}
 	if a.quitAfterRun {
 		return tea.Quit
 	}
-	return tea.Batch(a.maybeSignal(true), a.replan())
+	return tea.Batch(v.maybeSignal(a, true), a.replan())
 }
 
 // maybeSignal recomputes the ratio panel when none is being computed and
@@ -143,44 +143,133 @@ func (a *App) onRunDone(msg runDoneMsg) tea.Cmd {
 // as the last one took (so it never takes more than a third of a core on
 // a large study); now skips the wait. After the run it computes the final
 // panel with the full bootstrap once.
-func (a *App) maybeSignal(now bool) tea.Cmd {
-	lr := a.run.live
-	if lr == nil || a.signalBusy || a.study.Store == nil || a.runPlan == nil {
+func (v *runScreen) maybeSignal(a *App, now bool) tea.Cmd {
+	lr := v.live
+	if lr == nil || v.signalBusy || a.study.Store == nil || a.runPlan == nil {
 		return nil
 	}
-	final := a.signalFinal
-	if !final && !now && a.now().Sub(a.signalAt) < max(signalEvery, 3*a.signalCost) {
+	final := v.signalFinal
+	if !final && !now && a.now().Sub(v.signalAt) < max(signalEvery, 3*v.signalCost) {
 		return nil
 	}
 	p := a.runPlan
 	b := liveResamples
 	if final {
 		b = finalResamples
-		a.signalFinal = false
+		v.signalFinal = false
 	}
-	a.signalBusy = true
-	a.signalAt = a.now()
+	v.signalBusy = true
+	v.signalAt = a.now()
 	return signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, b, final)
 }
 
-func (a *App) onSignal(msg signalMsg) tea.Cmd {
-	a.signalBusy = false
+func (v *runScreen) onSignal(a *App, msg signalMsg) tea.Cmd {
+	v.signalBusy = false
 	if msg.err != nil {
-		a.run.signalErr = msg.err
+		v.signalErr = msg.err
 	} else {
-		a.run.signal, a.run.signalErr = msg.view, nil
-		a.signalCost = msg.view.Took
+		v.signal, v.signalErr = msg.view, nil
+		v.signalCost = msg.view.Took
 	}
-	if a.signalFinal { // the run ended while a live panel was computing
-		return a.maybeSignal(true)
+	if v.signalFinal { // the run ended while a live panel was computing
+		return v.maybeSignal(a, true)
 	}
 	return nil
 }
 
-// runKey handles the Run screen's own keys.
-func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
+// Keys are the Run screen's own bindings; its dashboard shows those
+// that act now: pause and cancel while its run is going, start and the
+// judge form otherwise, and enter on a response row.
+func (v *runScreen) Keys(a *App) []key.Binding {
 	k := a.keys
-	rv := &a.run
+	switch {
+	case v.formShown():
+		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
+	case v.active():
+		return []key.Binding{k.Pause, k.Cancel, k.Inspect}
+	}
+	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
+}
+
+// Badge is the run's progress.
+func (v *runScreen) Badge(*App) string {
+	if v.active() && v.live.prog.Total > 0 {
+		return percent(v.live.prog.Done, v.live.prog.Total)
+	}
+	return ""
+}
+
+func (v *runScreen) Editing() bool { return v.form.editing }
+
+// Update handles the Run screen's keys, navigation and form, and the
+// messages of the App's run and of the ratio panel.
+func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case focusMsg:
+		v.Focus(msg.right)
+	case clickMsg:
+		v.click(msg.x, msg.y)
+	case tea.KeyPressMsg:
+		if v.form.editing {
+			return v.editKey(a, msg)
+		}
+		return v.key(a, msg)
+	case runStartedMsg:
+		return v.onRunStarted(a, msg)
+	case runEventsMsg:
+		return v.onRunEvents(a, msg)
+	case runDoneMsg:
+		return v.onRunDone(a, msg)
+	case signalMsg:
+		return v.onSignal(a, msg)
+	default:
+		// A paste and the form input's cursor blink.
+		if v.form.editing {
+			return v.form.Update(msg)
+		}
+	}
+	return nil
+}
+
+// click focuses the pane under a click; on the form it selects the field,
+// on the dashboard the response row.
+func (v *runScreen) click(x, y int) {
+	if v.formShown() {
+		v.focusRight = x >= max(v.width*2/5, 36)
+		if i := y - 2; !v.focusRight && i >= 0 && i < len(v.form.fields) && !v.form.editing {
+			v.form.cursor = i
+		}
+		return
+	}
+	v.focusRight = x >= max(v.width*2/5, 32)
+	if !v.focusRight {
+		v.ClickRow(y)
+	}
+}
+
+// editKey routes keys to the form's text input: enter keeps the value and
+// re-estimates, esc drops it, ctrl+c quits (q there is a letter).
+func (v *runScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case msg.String() == "ctrl+c":
+		v.form.Abort()
+		return a.quit()
+	case key.Matches(msg, a.keys.Enter):
+		v.form.Commit()
+		return a.replan()
+	case msg.String() == "esc":
+		v.form.Abort()
+		return nil
+	}
+	return v.form.Update(msg)
+}
+
+// key handles the Run screen's own keys.
+func (v *runScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
+	rv := v
 	switch {
 	case key.Matches(msg, k.Start):
 		if !rv.active() {
@@ -220,20 +309,20 @@ func (a *App) runKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return cmd
 		}
-		return a.inspectRunRow()
+		return v.inspectRow(a)
 	}
 	return nil
 }
 
-// inspectRunRow opens the Inspect screen on the candidate of the latest
+// inspectRow opens the Inspect screen on the candidate of the latest
 // responses' selected row, selecting it on the Data screen too.
-func (a *App) inspectRunRow() tea.Cmd {
-	r, ok := a.run.Selected()
+func (v *runScreen) inspectRow(a *App) tea.Cmd {
+	r, ok := v.Selected()
 	if !ok {
 		return nil
 	}
 	if !a.data.SelectCandidate(r.Context, r.Candidate) {
 		return nil // a dataset switched since the run: the row is not in it
 	}
-	return a.startInspect(screenRun)
+	return a.insp.open(a, screenRun)
 }

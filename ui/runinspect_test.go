@@ -42,7 +42,7 @@ func applyResults(lr *liveRun, first, n int) {
 }
 
 // tableContexts are the contexts of the latest-responses rows, top down.
-func tableContexts(v *runView, st *styles.Styles) []string {
+func tableContexts(v *runScreen, st *styles.Styles) []string {
 	var out []string
 	for _, ln := range v.tableLines(st, 40, v.tableRows()+1)[1:] {
 		if f := strings.Fields(ansi.Strip(ln)); len(f) > 0 {
@@ -61,7 +61,7 @@ func TestRunCursorFollowsResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &runView{live: newLiveRun(b, 9), width: 100, height: 12} // 12 − 2 − 2 − 1 − 1 = 6 rows
+	v := &runScreen{live: newLiveRun(b, 9), width: 100, height: 12} // 12 − 2 − 2 − 1 − 1 = 6 rows
 	if v.tableRows() != 6 {
 		t.Fatalf("tableRows %d, want 6", v.tableRows())
 	}

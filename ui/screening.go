@@ -27,10 +27,6 @@ const (
 	screenSampleSeed = 42
 )
 
-// signalKey names the answers a signal report is computed from: one
-// dataset, judge and bank version.
-type signalKey struct{ dataset, judge, bankHash string }
-
 // bankSignal is one computed report of the Bank screen's signal panel.
 type bankSignal struct {
 	view   *signalView // nil when there are no answers yet
@@ -40,7 +36,7 @@ type bankSignal struct {
 
 // screening is a screen of the bank in flight.
 type screening struct {
-	key      signalKey
+	key      studyKey
 	run      *engine.Run // nil until started
 	contexts []string    // the sampled context ids
 	prog     engine.Progress
@@ -50,7 +46,7 @@ type screening struct {
 type (
 	// bankSignalMsg carries a computed report for key.
 	bankSignalMsg struct {
-		key    signalKey
+		key    studyKey
 		sig    bankSignal
 		gen    int  // the App's sigGen when asked; older ones are stale
 		screen bool // the report of a screen (its sample and runs)
@@ -67,7 +63,7 @@ type (
 // bankSignalCmd reads the stored answers of key and computes docs/protocol.md
 // §8's diagnostics off the UI goroutine. keep, when not nil, keeps only
 // some rows (a screen's sample and runs).
-func bankSignalCmd(ctx context.Context, st *store.Store, key signalKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
+func bankSignalCmd(ctx context.Context, st *store.Store, key studyKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
 		if err != nil {
@@ -119,50 +115,17 @@ func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJ
 	}
 }
 
-// signalKey is the key of the Bank screen's current dataset, judge (the
-// Run form's) and bank version; ok is false when the form is invalid or
-// no workspace is open.
-func (a *App) signalKey() (signalKey, bool) {
-	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
-		return signalKey{}, false
-	}
-	cfg, _, _, err := a.run.form.Config()
-	if err != nil {
-		return signalKey{}, false
-	}
-	return signalKey{a.study.Dataset.Name, a.run.form.JudgeName(cfg), a.bank.bank.Hash()}, true
-}
-
-// studyKey is signalKey, or why there is none: no workspace or dataset,
-// or the Run form's error.
-func (a *App) studyKey() (signalKey, error) {
-	if k, ok := a.signalKey(); ok {
-		return k, nil
-	}
-	switch {
-	case a.study.Store == nil:
-		return signalKey{}, errNoWorkspace
-	case a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0:
-		return signalKey{}, errors.New("no dataset yet: i on the Data screen imports one")
-	}
-	_, _, _, err := a.run.form.Config()
-	if err == nil { // signalKey fails for no other reason
-		err = errors.New("the Run screen's judge is not set")
-	}
-	return signalKey{}, err
-}
-
-// refreshBankSignal computes the Bank screen's report from every stored
+// refreshSignal computes the Bank screen's report from every stored
 // answer of the current key, unless it is cached or being computed.
-func (a *App) refreshBankSignal() tea.Cmd {
-	k, ok := a.signalKey()
-	if !ok || a.bankSigBusy || a.screening != nil {
+func (v *bankScreen) refreshSignal(a *App) tea.Cmd {
+	k, ok := a.currentKey()
+	if !ok || v.sigBusy || v.screening != nil {
 		return nil
 	}
-	if _, cached := a.bankSig[k]; cached {
+	if _, cached := v.sig[k]; cached {
 		return nil
 	}
-	a.bankSigBusy = true
+	v.sigBusy = true
 	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, k, nil, "all stored answers"), a.sigGen, false)
 }
 
@@ -175,40 +138,39 @@ func tagSignal(cmd tea.Cmd, gen int, screen bool) tea.Cmd {
 	}
 }
 
-func (a *App) onBankSignal(msg bankSignalMsg) tea.Cmd {
+func (v *bankScreen) onSignal(a *App, msg bankSignalMsg) tea.Cmd {
 	if msg.screen {
-		return a.onScreenSignal(msg)
+		return v.onScreenSignal(msg)
 	}
-	a.bankSigBusy = false
+	v.sigBusy = false
 	if msg.gen != a.sigGen { // computed before answers were added
-		return a.refreshBankSignal()
+		return v.refreshSignal(a)
 	}
-	a.bankSig[msg.key] = msg.sig
+	v.sig[msg.key] = msg.sig
 	if a.screen == screenBank {
-		return a.refreshBankSignal() // the bank or judge may have changed meanwhile
+		return v.refreshSignal(a) // the bank or judge may have changed meanwhile
 	}
 	return nil
 }
 
-// currentBankSignal is the cached report of the current key, if any.
-func (a *App) currentBankSignal() (bankSignal, bool) {
-	k, ok := a.signalKey()
+// current is the cached report of the current key, if any.
+func (v *bankScreen) current(a *App) (bankSignal, bool) {
+	k, ok := a.currentKey()
 	if !ok {
 		return bankSignal{}, false
 	}
-	s, ok := a.bankSig[k]
+	s, ok := v.sig[k]
 	return s, ok
 }
 
 // startScreen screens the bank: a seeded sample of screenContexts
 // contexts, screenRuns runs each, through the engine and its cache.
-func (a *App) startScreen() tea.Cmd {
-	v := &a.bank
+func (v *bankScreen) startScreen(a *App) tea.Cmd {
 	switch {
 	case a.study.Store == nil:
 		v.status, v.statusErr = errNoWorkspace.Error(), true
 		return nil
-	case a.screening != nil:
+	case v.screening != nil:
 		return nil
 	case a.run.active():
 		v.status, v.statusErr = "a run is in progress: screen when it ends", true
@@ -219,20 +181,20 @@ func (a *App) startScreen() tea.Cmd {
 		v.status, v.statusErr = err.Error(), true
 		return nil
 	}
-	k, _ := a.signalKey()
+	k, _ := a.currentKey()
 	sp.Repeats = screenRuns
 	sp.Dataset = calib.ScreenSample(sp.Dataset, screenContexts, screenSampleSeed)
 	sc := &screening{key: k}
 	for _, c := range sp.Dataset.Contexts {
 		sc.contexts = append(sc.contexts, c.ID)
 	}
-	a.screening = sc
+	v.screening = sc
 	v.status, v.statusErr = fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns), false
 	return screenStartCmd(a.ctx, a.study.Store, sp, a.newJudges)
 }
 
-func (a *App) onScreenStarted(msg screenStartedMsg) tea.Cmd {
-	sc := a.screening
+func (v *bankScreen) onScreenStarted(a *App, msg screenStartedMsg) tea.Cmd {
+	sc := v.screening
 	if sc == nil {
 		return nil
 	}
@@ -240,12 +202,12 @@ func (a *App) onScreenStarted(msg screenStartedMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if msg.err != nil {
-		a.screening = nil
-		a.bank.status, a.bank.statusErr = "screen: "+msg.err.Error(), true
+		v.screening = nil
+		v.status, v.statusErr = "screen: "+msg.err.Error(), true
 		return nil
 	}
 	if msg.run == nil { // everything was answered already
-		return a.screenSignal()
+		return v.screenSignal(a)
 	}
 	sc.run = msg.run
 	sc.prog.Total = len(msg.plan.Pending)
@@ -255,8 +217,8 @@ func (a *App) onScreenStarted(msg screenStartedMsg) tea.Cmd {
 	return drainEvents(msg.run, msg.run.Events())
 }
 
-func (a *App) onScreenEvents(msg runEventsMsg) tea.Cmd {
-	sc := a.screening
+func (v *bankScreen) onScreenEvents(msg runEventsMsg) tea.Cmd {
+	sc := v.screening
 	if n := len(msg.events); n > 0 {
 		sc.prog = msg.events[n-1].Progress
 	}
@@ -266,46 +228,46 @@ func (a *App) onScreenEvents(msg runEventsMsg) tea.Cmd {
 	return drainEvents(msg.run, msg.run.Events())
 }
 
-func (a *App) onScreenDone(msg runDoneMsg) tea.Cmd {
+func (v *bankScreen) onScreenDone(a *App, msg runDoneMsg) tea.Cmd {
 	if a.quitAfterRun {
 		return tea.Quit
 	}
-	sc := a.screening
+	sc := v.screening
 	sc.prog = msg.summary.Progress
 	// Whatever the run stored changes the "all stored answers" report,
 	// and the Run screen's estimate counts it as answered: the estimate
 	// is the plan's, the same count `prism run --dry-run` prints.
-	a.dropBankSignal(sc.key, msg.summary.Progress)
+	v.dropSignal(a, sc.key, msg.summary.Progress)
 	var replan tea.Cmd
 	if !a.run.active() {
 		replan = a.replan()
 	}
 	switch {
 	case msg.err != nil:
-		a.screening = nil
-		a.bank.status, a.bank.statusErr = "screen: "+msg.err.Error(), true
+		v.screening = nil
+		v.status, v.statusErr = "screen: "+msg.err.Error(), true
 		return replan
 	case msg.summary.Canceled:
-		a.screening = nil
-		a.bank.status, a.bank.statusErr = "screen canceled; s resumes it", true
+		v.screening = nil
+		v.status, v.statusErr = "screen canceled; s resumes it", true
 		return replan
 	}
-	return tea.Batch(replan, a.screenSignal())
+	return tea.Batch(replan, v.screenSignal(a))
 }
 
 // screenSignal computes the screen's report from its sample and runs; it
 // replaces the cached report of the key until the bank or judge changes.
-func (a *App) screenSignal() tea.Cmd {
-	sc := a.screening
+func (v *bankScreen) screenSignal(a *App) tea.Cmd {
+	sc := v.screening
 	source := fmt.Sprintf("screen: %d contexts × %d runs", len(sc.contexts), screenRuns)
 	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, sc.key, screenRows(sc.contexts, screenRuns), source), a.sigGen, true)
 }
 
-// dropBankSignal forgets the report of key after a run or screen that
+// dropSignal forgets the report of key after a run or screen that
 // finished with p; one being computed is stale. Fits of key are stale
 // when the run stored answers.
-func (a *App) dropBankSignal(key signalKey, p engine.Progress) {
-	delete(a.bankSig, key)
+func (v *bankScreen) dropSignal(a *App, key studyKey, p engine.Progress) {
+	delete(v.sig, key)
 	a.sigGen++
 	if p.Done > p.Failed {
 		a.answers[key]++
@@ -314,10 +276,9 @@ func (a *App) dropBankSignal(key signalKey, p engine.Progress) {
 }
 
 // onScreenSignal takes the screen's report.
-func (a *App) onScreenSignal(msg bankSignalMsg) tea.Cmd {
-	a.screening = nil
-	a.bankSig[msg.key] = msg.sig
-	v := &a.bank
+func (v *bankScreen) onScreenSignal(msg bankSignalMsg) tea.Cmd {
+	v.screening = nil
+	v.sig[msg.key] = msg.sig
 	switch s := msg.sig; {
 	case s.err != nil:
 		v.status, v.statusErr = "screen: "+s.err.Error(), true

@@ -113,16 +113,16 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	press(a, "4")
 	g.capture(a, "select-empty")
 	press(a, "2", "s")
-	if a.screening != nil {
+	if a.bank.screening != nil {
 		t.Fatal("the screen did not finish")
 	}
 	g.capture(a, "bank-screened")
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	f := frame(a)
 	checkEstimateCounts(t, a)
-	k, ok := a.signalKey()
+	k, ok := a.currentKey()
 	if !ok {
-		t.Fatal("no signal key")
+		t.Fatal("no study key")
 	}
 	ctx := context.Background()
 	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
@@ -243,7 +243,7 @@ func TestProgramScreenSelect(t *testing.T) {
 	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.bank.Attributes) {
 		t.Fatalf("selection report %+v", final.sel.rep)
 	}
-	if s, ok := final.currentBankSignal(); !ok || s.view == nil || !strings.HasPrefix(s.source, "screen:") {
+	if s, ok := final.bank.current(final); !ok || s.view == nil || !strings.HasPrefix(s.source, "screen:") {
 		t.Fatalf("bank signal %+v, %v", s, ok)
 	}
 }
@@ -258,7 +258,7 @@ func TestQuitWhileScreening(t *testing.T) {
 	press(a, "2")
 	_, cmd := a.Update(keyMsg("s"))
 	_, next := a.Update(cmd()) // screenStartedMsg
-	if a.screening == nil || a.screening.run == nil {
+	if a.bank.screening == nil || a.bank.screening.run == nil {
 		t.Fatalf("screen did not start: %q", a.bank.status)
 	}
 	if a.start(); a.run.planErr != errScreening {
@@ -305,7 +305,7 @@ func BenchmarkSelectView16(b *testing.B) {
 		rep.Forward = append(rep.Forward, calib.ForwardStep{Added: u, SubsetResult: calib.SubsetResult{Mean: 0.3 + g, Gain: g}, Improvement: 0.01})
 	}
 	a.sel.rep = rep
-	a.sel.key, _ = a.signalKey()
+	a.sel.key, _ = a.currentKey()
 	press(a, "4")
 	b.ReportAllocs()
 	for b.Loop() {

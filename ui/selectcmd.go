@@ -17,7 +17,7 @@ type selectJob = job[*calib.SelectReport]
 
 // startSelectCmd starts a selection of key's answers with opts (its
 // Progress is the job's) and returns the job at once.
-func startSelectCmd(ctx context.Context, st *store.Store, key signalKey, opts calib.SelectOptions) (*selectJob, tea.Cmd) {
+func startSelectCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.SelectOptions) (*selectJob, tea.Cmd) {
 	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (*calib.SelectReport, []string, error) {
 		opts.Progress = progress
 		return runSelect(ctx, st, key, opts)
@@ -27,7 +27,7 @@ func startSelectCmd(ctx context.Context, st *store.Store, key signalKey, opts ca
 // runSelect reads the answers and labels and runs calib.Select on the
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
-func runSelect(ctx context.Context, st *store.Store, key signalKey, opts calib.SelectOptions) (*calib.SelectReport, []string, error) {
+func runSelect(ctx context.Context, st *store.Store, key studyKey, opts calib.SelectOptions) (*calib.SelectReport, []string, error) {
 	in, err := readStudyInput(ctx, st, key, "selecting on")
 	if err != nil {
 		return nil, nil, err

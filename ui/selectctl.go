@@ -13,25 +13,53 @@ import (
 // selectJudge names the judge whose answers a selection would use: the
 // Run form's.
 func (a *App) selectJudge() string {
-	if k, ok := a.signalKey(); ok {
+	if k, ok := a.currentKey(); ok {
 		return k.judge
 	}
 	return a.study.Judge
 }
 
-// selectKey handles the Selection screen's own keys.
-func (a *App) selectKey(msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, a.keys.RunSelect) {
-		return a.startSelect()
+// Keys are the Selection screen's own bindings.
+func (v *selectScreen) Keys(a *App) []key.Binding { return []key.Binding{a.keys.RunSelect} }
+
+// Badge is the selection's progress.
+func (v *selectScreen) Badge(*App) string {
+	if v.job != nil && v.total > 0 {
+		return percent(v.done, v.total)
+	}
+	return ""
+}
+
+func (v *selectScreen) Editing() bool { return false }
+
+// Update handles the Selection screen's keys and navigation and the
+// messages of its selection.
+func (v *selectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case moveMsg:
+		v.Move(msg.delta)
+	case focusMsg:
+		v.Focus(msg.right)
+	case clickMsg:
+		v.focusRight = msg.x >= v.leftWidth()
+	case tea.KeyPressMsg:
+		if key.Matches(msg, a.keys.RunSelect) {
+			return v.rerun(a)
+		}
+	case jobStartedMsg[*calib.SelectReport]:
+		return msg.follow(&v.jobState)
+	case jobProgressMsg[*calib.SelectReport]:
+		return msg.apply(&v.jobState)
+	case jobDoneMsg[*calib.SelectReport]:
+		v.onDone(msg)
 	}
 	return nil
 }
 
-// startSelect (re)runs the selection on the current dataset, judge and
+// rerun (re)runs the selection on the current dataset, judge and
 // bank version; a selection in flight is cancelled and its result dropped.
-func (a *App) startSelect() tea.Cmd {
-	v := &a.sel
-	k, err := a.studyKey()
+func (v *selectScreen) rerun(a *App) tea.Cmd {
+	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
 		return nil
@@ -41,11 +69,10 @@ func (a *App) startSelect() tea.Cmd {
 	return cmd
 }
 
-func (a *App) onSelectDone(msg jobDoneMsg[*calib.SelectReport]) tea.Cmd {
-	v, j := &a.sel, msg.job
+func (v *selectScreen) onDone(msg jobDoneMsg[*calib.SelectReport]) {
+	j := msg.job
 	if !v.finish(j) {
-		return nil
+		return
 	}
 	v.rep, v.warnings, v.key, v.scroll = j.res, j.warnings, j.key, 0
-	return nil
 }

@@ -11,36 +11,39 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// selectView is the Selection screen (docs/protocol.md §9): on the left the
+// selectScreen is the Selection screen (docs/protocol.md §9): on the left the
 // subset-size curve (median gain over Vanilla per subset size with its
 // 10th–90th percentile band, paper Fig. 4c); on the right the omission
-// table (Table 19) and the forward-selection path (Table 21). It only
-// draws; the App runs the selection and feeds it messages.
-type selectView struct {
+// table (Table 19) and the forward-selection path (Table 21).
+// selectctl.go runs the selection and follows it.
+type selectScreen struct {
 	// The selection in flight, its progress, and why the last one failed.
 	jobState[*calib.SelectReport]
 
-	key      signalKey // the answers rep was computed from
+	key      studyKey // the answers rep was computed from
 	rep      *calib.SelectReport
 	warnings []string
-	judge    string    // the judge a run would use, for the hint
-	current  signalKey // the answers a run would use now
+	judge    string   // the judge a run would use, for the hint
+	current  studyKey // the answers a run would use now
 
 	focusRight    bool
 	scroll        int
 	width, height int
 }
 
-func (v *selectView) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *selectScreen) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *selectView) Focus(right bool) { v.focusRight = right }
+func (v *selectScreen) Focus(right bool) { v.focusRight = right }
 
 // Move scrolls the focused pane's tables.
-func (v *selectView) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *selectScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
-func (v *selectView) leftWidth() int { return max(v.width/2, 40) }
+func (v *selectScreen) leftWidth() int { return max(v.width/2, 40) }
 
-func (v *selectView) View(st *styles.Styles) string {
+func (v *selectScreen) View(a *App) string {
+	st := a.styles
+	v.judge = a.selectJudge()
+	v.current, _ = a.currentKey()
 	lw := v.leftWidth()
 	rw := v.width - lw
 	innerH := v.height - paneChromeH - 1
@@ -54,7 +57,7 @@ func (v *selectView) View(st *styles.Styles) string {
 		pane(st, v.focusRight, rw, v.height, "Omission · forward selection", block(right, rw-paneChromeW, innerH)))
 }
 
-func (v *selectView) curveTitle() string {
+func (v *selectScreen) curveTitle() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Subset-size curve · %s · %d contexts · %d units", r.Metric, r.NContexts, len(r.Units))
 	}
@@ -62,7 +65,7 @@ func (v *selectView) curveTitle() string {
 }
 
 // curveLines draws the status and, per subset size, the gain band.
-func (v *selectView) curveLines(st *styles.Styles, w int) []string {
+func (v *selectScreen) curveLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.job != nil {
 		lines = append(lines, st.Title.Render("selecting…"))
@@ -130,7 +133,7 @@ func (v *selectView) curveLines(st *styles.Styles, w int) []string {
 }
 
 // tableLines draws the omission table and the forward-selection path.
-func (v *selectView) tableLines(st *styles.Styles, w int) []string {
+func (v *selectScreen) tableLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil {
 		return []string{st.Muted.Render("no selection yet")}

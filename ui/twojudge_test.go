@@ -269,7 +269,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 func TestFitProgressShown(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	press(a, "5")
-	a.fit.job = newJob[fitResult](signalKey{}, func() {})
+	a.fit.job = newJob[fitResult](studyKey{}, func() {})
 	for _, tc := range []struct {
 		done, total int
 		text, tab   string
@@ -287,7 +287,7 @@ func TestFitProgressShown(t *testing.T) {
 	// A progress message of the job in flight is taken; one of an older
 	// job is dropped.
 	a.Update(jobProgressMsg[fitResult]{job: a.fit.job, done: 3, total: 6})
-	a.Update(jobProgressMsg[fitResult]{job: newJob[fitResult](signalKey{}, func() {}), done: 1, total: 6})
+	a.Update(jobProgressMsg[fitResult]{job: newJob[fitResult](studyKey{}, func() {}), done: 1, total: 6})
 	if a.fit.done != 3 {
 		t.Errorf("progress %d/%d, want 3/6", a.fit.done, a.fit.total)
 	}
