@@ -66,6 +66,9 @@ func LocateScore(text string) (float64, Span, error) {
 // locate is LocateScore also returning the number's literal, from which
 // ParseScore decides exactly whether it is an integer.
 func locate(text string) (lit string, v float64, sp Span, err error) {
+	if lit, v, sp, ok := canonical(text); ok {
+		return lit, v, sp, nil
+	}
 	n := 0
 	for _, o := range topObjects(text) {
 		for k, key := range o.keys {
@@ -163,4 +166,60 @@ func clip(s string) string {
 		return s
 	}
 	return string(r[:max]) + "…"
+}
+
+// canonical reads the reply a well-behaved judge sends, {"score": N} with
+// N a JSON integer of at most nine digits and nothing else but white
+// space, without the JSON machinery: the same result as the general path
+// at a fraction of its allocations (most replies take this path).
+func canonical(text string) (lit string, v float64, sp Span, ok bool) {
+	i := 0
+	space := func() {
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+			i++
+		}
+	}
+	lead := func(s string) bool {
+		if strings.HasPrefix(text[i:], s) {
+			i += len(s)
+			return true
+		}
+		return false
+	}
+	space()
+	if !lead("{") {
+		return "", 0, Span{}, false
+	}
+	space()
+	if !lead(`"score"`) {
+		return "", 0, Span{}, false
+	}
+	space()
+	if !lead(":") {
+		return "", 0, Span{}, false
+	}
+	space()
+	start := i
+	lead("-")
+	d := i
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	if n := i - d; n == 0 || n > 9 || (n > 1 && text[d] == '0') {
+		return "", 0, Span{}, false
+	}
+	end := i
+	space()
+	if !lead("}") {
+		return "", 0, Span{}, false
+	}
+	space()
+	if i != len(text) {
+		return "", 0, Span{}, false
+	}
+	n, err := strconv.Atoi(text[start:end])
+	if err != nil {
+		return "", 0, Span{}, false
+	}
+	return text[start:end], float64(n), Span{start, end}, true
 }

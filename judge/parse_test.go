@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"errors"
 	"strconv"
 	"testing"
 
@@ -240,3 +241,50 @@ func TestParseBatchClassifies(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalMatchesGeneralPath: the fast path for {"score": N} gives
+// exactly what the general JSON path gives, and declines everything else.
+func TestCanonicalMatchesGeneralPath(t *testing.T) {
+	for _, text := range []string{
+		`{"score": 7}`, `{"score":10}`, " \n{ \"score\" :\t-3 }\n", `{"score": 0}`, `{"score": 123456789}`,
+		`{"score": 07}`, `{"score": 1234567890}`, `{"score": 7.0}`, `{"score": 1e1}`, `{"score": 7} x`,
+		`{"score": 7,}`, `{"score": "7"}`, `{"Score": 7}`, `{"score": -}`, `{"score": 7`, `{}`, ``,
+	} {
+		lit, v, sp, ok := canonical(text)
+		// The general path, with the fast path out of the way.
+		var gLit string
+		var gV float64
+		var gSp Span
+		var gErr error
+		func() {
+			n := 0
+			for _, o := range topObjects(text) {
+				for k, key := range o.keys {
+					if key == "score" {
+						if l, s, ok := o.vals[k].number(text); ok && n == 0 {
+							gLit, gSp = l, s
+							gV, _ = strconv.ParseFloat(l, 64)
+							n++
+						}
+					}
+				}
+			}
+			if n == 0 {
+				gErr = errNoScore
+			}
+		}()
+		if !ok {
+			continue // declined: the general path decides
+		}
+		if gErr != nil || lit != gLit || v != gV || sp != gSp {
+			t.Errorf("%q: fast path %q %v %v, general path %q %v %v (%v)", text, lit, v, sp, gLit, gV, gSp, gErr)
+		}
+	}
+	for _, text := range []string{`{"score": 07}`, `{"score": 1234567890}`, `{"score": 7.0}`, `{"score": 1e1}`, `{"score": 7} x`, `{"score": "7"}`} {
+		if _, _, _, ok := canonical(text); ok {
+			t.Errorf("%q: the fast path took a reply it must leave to the general path", text)
+		}
+	}
+}
+
+var errNoScore = errors.New("no score")
