@@ -163,7 +163,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.onPlan(msg)
 	default:
 		// An open dialog's messages (file listings, imports, saves), then
-		// the screens' work and their text inputs' cursor blink.
+		// the screens' work and their text inputs' pastes.
 		cmds := make([]tea.Cmd, 0, numScreens+1)
 		if a.modal != nil {
 			cmds = append(cmds, a.modal.Update(a, msg))

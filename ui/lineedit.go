@@ -9,10 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// lineEdit is a one-line text editor: the form fields' and the Bank
-// screen's input. (bubbles' textinput would need a module that go.sum does
-// not carry; this is the small part of it the TUI uses, and its cursor does
-// not blink, so frames are deterministic.)
+// lineEdit is a one-line text editor: the Run form fields' input. Its
+// cursor does not blink, so frames are deterministic.
 type lineEdit struct {
 	Prompt string
 	value  []rune
