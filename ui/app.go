@@ -1,6 +1,10 @@
-// Package ui is prism's Bubble Tea TUI: one root App that owns all state
-// and routes messages, with child views as plain structs that take a size
-// and render a string. No I/O happens in Update; long work (planning,
+// Package ui is prism's Bubble Tea TUI. The App holds what the screens
+// share (the study, the workspace, the running job, the tab bar, the
+// header, the help, modals) and dispatches; each screen owns its state,
+// keys, update and view behind the screen interface (screen.go, which
+// also says where each screen lives). Widgets come from Bubbles where it
+// has one (key, help, filepicker, textarea, textinput); the charts are
+// hand-made and say why. No I/O happens in Update; long work (planning,
 // runs, imports, the ratio bootstrap) runs in commands and comes back as
 // messages.
 package ui
@@ -163,7 +167,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.onPlan(msg)
 	default:
 		// An open dialog's messages (file listings, imports, saves), then
-		// the screens' work and their text inputs' cursor blink.
+		// the screens' work and their text inputs' pastes.
 		cmds := make([]tea.Cmd, 0, numScreens+1)
 		if a.modal != nil {
 			cmds = append(cmds, a.modal.Update(a, msg))

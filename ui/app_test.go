@@ -50,6 +50,7 @@ func TestGoldenScreens(t *testing.T) {
 			{"data-candidate", []string{"down", "right", "down"}},
 			{"bank", []string{"2"}},
 			{"bank-probe", []string{"2", "down", "down"}},
+			{"bank-editing", []string{"2", "down", "enter"}},
 			{"bank-edited", []string{"2", "down", "enter", "ctrl+u", "Weigh factual accuracy heavily.", "enter"}},
 			{"help", []string{"?"}},
 			{"run-form", []string{"3"}},
@@ -165,7 +166,7 @@ func stopRun(t *testing.T, a *App) {
 // and exactly as many lines as it is high, at any size from 80×24 up.
 func TestFrameFitsTerminal(t *testing.T) {
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}}
-	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"i"}, {"d"}, {"4"}, {"4", "r"}}
+	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"2", "down", "enter"}, {"i"}, {"d"}, {"4"}, {"4", "r"}}
 	// Every keyset, pressed at one size (each keyset at another) and
 	// drawn at every size.
 	for i, keys := range keysets {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/banks"
@@ -26,11 +27,12 @@ type bankScreen struct {
 	preview    []string // wrapped preview lines, rebuilt on selection
 	previewErr error
 
-	editing   bool
-	target    editTarget
-	input     lineEdit
-	status    string // the last edit's outcome
-	statusErr bool
+	editing    bool
+	target     editTarget
+	input      textarea.Model
+	listOffset int    // the list's scroll when the edit began, restored after
+	status     string // the last edit's outcome
+	statusErr  bool
 
 	// The signal panel (screening.go): reports by study key, whether one
 	// is being computed, and a screen of the bank in flight.
@@ -73,11 +75,35 @@ func (v *bankScreen) leftWidth() int { return max(v.width/3, 30) }
 
 func (v *bankScreen) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.list.SetSize(v.leftWidth()-paneChromeW, v.listHeight())
+	v.layout()
 }
 
-// The list leaves three lines for the selected wording and the status.
-func (v *bankScreen) listHeight() int { return max(v.height-paneChromeH-1-4, 1) }
+// layout sizes the list and, while editing, the text area below it.
+func (v *bankScreen) layout() {
+	iw := v.leftWidth() - paneChromeW
+	v.list.SetSize(iw, v.listHeight())
+	if v.editing {
+		v.input.SetWidth(iw)
+		v.input.SetHeight(v.editHeight())
+	}
+}
+
+// bodyHeight is the height inside the left pane.
+func (v *bankScreen) bodyHeight() int { return v.height - paneChromeH - 1 }
+
+// The list leaves four lines for the rule, the selected wording and the
+// status; while editing, it leaves the text area, its label and a status
+// line.
+func (v *bankScreen) listHeight() int {
+	if v.editing {
+		return max(v.bodyHeight()-v.editHeight()-2, 1)
+	}
+	return max(v.bodyHeight()-4, 1)
+}
+
+// editHeight is the text area's height: a third of the pane, so a wording
+// shows whole at 80×24 (it wraps to a few lines) and the list stays in view.
+func (v *bankScreen) editHeight() int { return min(max(v.bodyHeight()/3, 3), 6) }
 
 func (v *bankScreen) Focus(right bool) { v.focusRight = right }
 
@@ -146,14 +172,15 @@ func (v *bankScreen) View(a *App) string {
 	var foot []string
 	switch {
 	case v.editing:
-		v.input.SetWidth(max(iw-lipgloss.Width(v.input.Prompt)-1, 4))
-		foot = []string{st.Label.Render(editLabel(v.target)), v.input.View(), ""}
+		foot = append([]string{st.Label.Render(editLabel(v.target))}, strings.Split(v.input.View(), "\n")...)
 	default:
 		c := v.selected()
 		text := c.Instruction
 		if c.Probe == "baseline" {
 			text = "(no added instruction)"
 		}
+		// One line: a wording's newlines show as spaces.
+		text = strings.ReplaceAll(text, "\n", " ")
 		foot = []string{st.Muted.Render(strings.Repeat("─", iw)), st.Text.Render(clip(text, iw))}
 	}
 	// The status gets two lines: an edit's outcome names the new version.
@@ -169,9 +196,13 @@ func (v *bankScreen) View(a *App) string {
 		}
 	}
 	if v.editing {
-		status = status[:1]
+		// The screen's keys do not work in the editor; its own do.
+		status = nil
+		if v.target == editWording {
+			status = []string{st.Muted.Render("alt+enter: new line")}
+		}
 	}
-	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status...), iw, 4)
+	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status...), iw, v.bodyHeight()-v.list.height)
 	left := pane(st, !v.focusRight, lw, v.height, v.title(), body)
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1

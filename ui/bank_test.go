@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/prism-eval/prism/banks"
 )
 
@@ -49,6 +51,36 @@ func TestBankEditWording(t *testing.T) {
 	press(a, "esc")
 	if a.bank.bank.Hash() != b.Hash() {
 		t.Error("esc kept the typed wording")
+	}
+}
+
+// The wording editor shows a long wording whole, wrapped; alt+enter puts
+// a newline in a wording (banks allow them), and a one-line value (a
+// clause) turns a pasted newline into a space.
+func TestBankEditMultiline(t *testing.T) {
+	a := demoApp(t, 80, 24)
+	drive(a, a.Init())
+	long := "Weigh factual accuracy far more heavily than anything else when you score this summary."
+	press(a, "2", "down", "enter", "ctrl+u")
+	typeText(a, long)
+	f := frame(a)
+	for _, w := range []string{"Weigh", "accuracy", "anything", "summary."} {
+		if !strings.Contains(f, w) {
+			t.Errorf("the editor hides %q of the wording:\n%s", w, f)
+		}
+	}
+	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	typeText(a, "Second line.")
+	press(a, "enter")
+	if got, want := a.bank.selected().Instruction, long+"\nSecond line."; got != want {
+		t.Fatalf("wording %q, want %q (status %q)", got, want, a.bank.status)
+	}
+	checkFits(t, a, [2]int{80, 24}, "a two-line wording")
+	press(a, "c", "ctrl+u")
+	a.Update(tea.PasteMsg{Content: "factual\naccuracy"})
+	press(a, "enter")
+	if got := a.bank.bank.Attributes[0].Clause; got != "factual accuracy" {
+		t.Fatalf("clause %q", got)
 	}
 }
 

@@ -74,7 +74,7 @@ func (v *bankScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 			return v.onScreenDone(a, msg)
 		}
 	default:
-		// A paste and the input's cursor blink.
+		// A paste, or the clipboard text the text area's ctrl+v read.
 		if v.editing {
 			var cmd tea.Cmd
 			v.input, cmd = v.input.Update(msg)
@@ -94,16 +94,16 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			v.status, v.statusErr = "the baseline adds no instruction; pick a probe", true
 			return nil
 		}
-		return v.startEdit(editWording, "› ", c.Instruction)
+		return v.startEdit(editWording, c.Instruction)
 	case key.Matches(msg, k.Clause):
 		i := v.attrIndex(c)
 		if i < 0 {
 			v.status, v.statusErr = "only attribute probes have a clause", true
 			return nil
 		}
-		return v.startEdit(editClause, "› ", v.bank.Attributes[i].Clause)
+		return v.startEdit(editClause, v.bank.Attributes[i].Clause)
 	case key.Matches(msg, k.AddAttr):
-		return v.startEdit(editNewAttr, "› ", "")
+		return v.startEdit(editNewAttr, "")
 	case key.Matches(msg, k.DelAttr):
 		if v.removeSelected() {
 			return v.changed(a)
@@ -113,7 +113,7 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		v.origHash = v.bank.Hash()
 		return v.changed(a)
 	case key.Matches(msg, k.SaveBank):
-		return v.startEdit(editSave, "› ", v.bank.Name+".toml")
+		return v.startEdit(editSave, v.bank.Name+".toml")
 	case key.Matches(msg, k.ScreenBank):
 		return v.startScreen(a)
 	}
@@ -125,8 +125,7 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 func (v *bankScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "ctrl+c":
-		v.editing = false
-		v.input.Blur()
+		v.endEdit()
 		return a.quit()
 	case "enter":
 		path, changed := v.commitEdit()
@@ -141,8 +140,7 @@ func (v *bankScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "esc":
-		v.editing = false
-		v.input.Blur()
+		v.endEdit()
 		return nil
 	}
 	var cmd tea.Cmd

@@ -5,7 +5,9 @@ import (
 	"os"
 	"strings"
 
+	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/banks"
 )
@@ -42,15 +44,48 @@ func saveBankCmd(b *banks.Bank, path string) tea.Cmd {
 	}
 }
 
-// startEdit opens the text input on target with an initial value.
-func (v *bankScreen) startEdit(t editTarget, prompt, value string) tea.Cmd {
+// startEdit opens the text area on target with an initial value.
+func (v *bankScreen) startEdit(t editTarget, value string) tea.Cmd {
 	v.editing, v.target = true, t
-	v.input = newLineEdit()
-	v.input.Prompt = prompt
-	v.input.SetValue(value)
-	v.input.CursorEnd()
+	v.listOffset = v.list.offset
+	v.input = newEditArea(t == editWording)
+	v.layout()
+	v.input.SetValue(value) // leaves the cursor at the end
 	v.status, v.statusErr = "", false
 	return v.input.Focus()
+}
+
+// endEdit closes the text area and gives its lines back to the list,
+// scrolled as before the edit.
+func (v *bankScreen) endEdit() {
+	v.editing = false
+	v.input.Blur()
+	v.list.offset = v.listOffset
+	v.layout()
+}
+
+// newEditArea is the Bank screen's text input: a textarea, so that a
+// wording shows whole, wrapped, rather than the end of one line. It is
+// unstyled like the panes' text and its cursor does not blink (a blinking
+// cursor would tick and change frames). enter keeps the edit (bankctl.go);
+// a wording may hold newlines (banks only forbid white space at its ends),
+// so there alt+enter and ctrl+j insert one; the other targets are one line.
+func newEditArea(newlines bool) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.SetPromptFunc(2, func(p textarea.PromptInfo) string {
+		if p.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	plain := lipgloss.NewStyle()
+	state := textarea.StyleState{Base: plain, Text: plain, LineNumber: plain, CursorLineNumber: plain,
+		CursorLine: plain, EndOfBuffer: plain, Placeholder: plain, Prompt: plain, Selection: plain.Reverse(true)}
+	ta.SetStyles(textarea.Styles{Focused: state, Blurred: state, Cursor: textarea.CursorStyle{Blink: false}})
+	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
+	ta.KeyMap.InsertNewline.SetEnabled(newlines)
+	return ta
 }
 
 // selected is the condition under the cursor (the zero Condition when the
@@ -104,8 +139,11 @@ func firstLine(s string) string {
 // commitEdit applies the text input to the bank.
 func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
 	val := strings.TrimSpace(v.input.Value())
-	v.editing = false
-	v.input.Blur()
+	if v.target != editWording {
+		// A pasted newline has no place in a one-line value.
+		val = strings.ReplaceAll(val, "\n", " ")
+	}
+	v.endEdit()
 	c := v.selected()
 	nb := v.bank.Clone()
 	switch v.target {

@@ -10,7 +10,9 @@ import (
 )
 
 // list is a scrolling, single-selection list of pre-rendered rows. It is a
-// plain component: the App moves it and asks it to render.
+// plain component: the App moves it and asks it to render. (Bubbles' list
+// and table bring their own title, pagination, filter and header chrome;
+// the panes need only the rows, with the pane's ellipsis and cursor style.)
 type list struct {
 	rows           []string
 	cursor, offset int
@@ -106,6 +108,12 @@ func wrap(s string, w int) []string {
 }
 
 // block renders lines into exactly w×h cells, dropping lines past h.
+// Scrolling panes (the Bank preview, Select, Fit, Inspect, Compare) rebuild
+// their lines from state and width at every frame and show lines[scroll:]
+// through block. Bubbles' viewport would hold a copy of those lines and the
+// same offset, and it cuts a long line without the ellipsis and pads
+// through lipgloss: every golden with a clipped line would change for no
+// gain to the user, so the panes keep this.
 func block(lines []string, w, h int) string {
 	out := make([]string, 0, h)
 	for _, ln := range lines {

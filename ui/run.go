@@ -45,7 +45,13 @@ type runScreen struct {
 	width, height int
 }
 
-func (v *runScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *runScreen) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.form.SetWidth(v.formWidth() - paneChromeW)
+}
+
+// formWidth is the width of the form's pane.
+func (v *runScreen) formWidth() int { return max(v.width*2/5, 36) }
 
 func (v *runScreen) Focus(right bool) { v.focusRight = right }
 
@@ -121,7 +127,7 @@ func (v *runScreen) View(a *App) string {
 }
 
 func (v *runScreen) formView(st *styles.Styles) string {
-	lw := max(v.width*2/5, 36)
+	lw := v.formWidth()
 	rw := v.width - lw
 	innerH := v.height - paneChromeH - 1
 	lines := v.form.Lines(st, lw-paneChromeW, !v.focusRight)

@@ -225,7 +225,7 @@ func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case signalMsg:
 		return v.onSignal(a, msg)
 	default:
-		// A paste and the form input's cursor blink.
+		// A paste into the form's input.
 		if v.form.editing {
 			return v.form.Update(msg)
 		}

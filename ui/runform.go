@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
@@ -53,7 +55,7 @@ type runForm struct {
 	fields  []formField
 	cursor  int
 	editing bool
-	input   lineEdit
+	input   textinput.Model
 	base    judge.Config // fields the form does not show (timeouts, retries)
 }
 
@@ -65,8 +67,7 @@ func newRunForm(cfg judge.Config) runForm {
 	if env == "" {
 		env = "OPENAI_API_KEY"
 	}
-	f := runForm{base: cfg, input: newLineEdit()}
-	f.input.Prompt = ""
+	f := runForm{base: cfg, input: newFieldInput()}
 	f.fields = []formField{
 		{key: fBackend, label: "backend", kind: fieldChoice, choices: []string{judge.BackendOffline, judge.BackendOpenAI}, value: cfg.Backend},
 		{key: fModel, label: "model", kind: fieldText, value: cfg.Model, hint: "e.g. gpt-4o-mini"},
@@ -80,6 +81,18 @@ func newRunForm(cfg judge.Config) runForm {
 		{key: fName, label: "judge name", kind: fieldText, value: "", hint: "default: backend or model"},
 	}
 	return f
+}
+
+// newFieldInput is the form's text input: no prompt (the label is one),
+// unstyled like the rest of the form, and a cursor that does not blink (a
+// blinking cursor would tick and change frames).
+func newFieldInput() textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	plain := lipgloss.NewStyle()
+	state := textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: plain}
+	in.SetStyles(textinput.Styles{Focused: state, Blurred: state, Cursor: textinput.CursorStyle{Blink: false}})
+	return in
 }
 
 func (f *runForm) get(key string) string {
@@ -97,6 +110,13 @@ func (f *runForm) set(key, v string) {
 			f.fields[i].value = v
 		}
 	}
+}
+
+// SetWidth fits the text input to a form w cells wide: the value column
+// less a cell for the cursor after the text.
+func (f *runForm) SetWidth(w int) {
+	f.input.SetWidth(max(w-15, 4))
+	f.input.SetCursor(f.input.Position()) // scrolls the value to the cursor
 }
 
 // Move moves the field cursor.
@@ -209,7 +229,6 @@ func (f *runForm) Lines(st *styles.Styles, w int, focused bool) []string {
 		val := fl.value
 		switch {
 		case f.editing && i == f.cursor:
-			f.input.SetWidth(max(w-15, 4))
 			val = f.input.View()
 		case fl.kind == fieldChoice:
 			val = "‹" + val + "›"

@@ -111,9 +111,13 @@ func Example_ratioBar() {
 	// [████████│█▓▓░░  ]
 }
 
-func TestLineEdit(t *testing.T) {
-	e := newLineEdit()
+// The Run form's text input keeps the editing keys the hand-made editor it
+// replaced had, and keeps a value on one line.
+func TestFieldInput(t *testing.T) {
+	e := newFieldInput()
 	e.SetValue("hello world")
+	e.CursorEnd()
+	e.Focus()
 	steps := []struct {
 		key  string
 		want string
@@ -130,20 +134,24 @@ func TestLineEdit(t *testing.T) {
 		{"ctrl+u", "", 0},
 	}
 	for _, s := range steps {
-		e.Update(keyMsg(s.key))
-		if e.Value() != s.want || e.pos != s.pos {
-			t.Fatalf("after %s: %q at %d, want %q at %d", s.key, e.Value(), e.pos, s.want, s.pos)
+		e, _ = e.Update(keyMsg(s.key))
+		if e.Value() != s.want || e.Position() != s.pos {
+			t.Fatalf("after %s: %q at %d, want %q at %d", s.key, e.Value(), e.Position(), s.want, s.pos)
 		}
 	}
-	e.Update(tea.KeyPressMsg{Code: 'é', Text: "é"})
-	e.Update(tea.PasteMsg{Content: "a\nb\x07c"})
+	e, _ = e.Update(tea.KeyPressMsg{Code: 'é', Text: "é"})
+	e, _ = e.Update(tea.PasteMsg{Content: "a\nb\x07c"})
 	if e.Value() != "éa bc" {
 		t.Fatalf("typed and pasted: %q, want %q", e.Value(), "éa bc")
 	}
 	e.SetWidth(3)
-	e.Focus()
+	e.SetCursor(e.Position())
 	if w := ansi.StringWidth(e.View()); w > 4 {
 		t.Errorf("view is %d wide, want at most width+1", w)
+	}
+	// The cursor does not blink: focusing schedules no tick.
+	if cmd := e.Focus(); cmd != nil {
+		t.Error("focusing the input started a blink")
 	}
 }
 
