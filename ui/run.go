@@ -260,7 +260,7 @@ func (v *runScreen) progressLines(st *styles.Styles) []string {
 		parts = append(parts, fmt.Sprintf("display skipped %d", p.DroppedEvents))
 	}
 	line2 := strings.Join(parts, " · ")
-	if why := p.Why(time.Now()); why != "" && v.live.phase == phaseRunning {
+	if why := p.Why(p.At); why != "" && v.live.phase == phaseRunning {
 		line2 = st.Warn.Render(why) // why the run is not moving comes first
 	}
 	if v.live.err != nil {

@@ -98,6 +98,7 @@ type Progress struct {
 	Priced                                       bool
 	Errors                                       map[string]int // failed requests by error kind
 
+	At          time.Time // when this snapshot was taken
 	Elapsed     time.Duration
 	Rate        float64       // sent requests finished per second
 	ETA         time.Duration // at the current rate (0 when unknown)
@@ -346,7 +347,8 @@ func (r *Run) snapshotLocked() Progress {
 	for k, v := range r.prog.Errors {
 		p.Errors[k] = v
 	}
-	p.Elapsed = time.Since(r.start)
+	p.At = time.Now()
+	p.Elapsed = p.At.Sub(r.start)
 	if s := p.Elapsed.Seconds(); s > 0 && p.Sent > 0 {
 		p.Rate = float64(p.Sent) / s
 		p.ETA = time.Duration(float64(p.Total-p.Done) / p.Rate * float64(time.Second))
@@ -726,7 +728,8 @@ func (r *Run) keepLease(stop <-chan struct{}) {
 	}
 }
 
-// Why says in words why the run is not sending at full pace, as of now:
+// Why says in words why the run is not sending at full pace, as of now
+// (callers pass the snapshot's At, so a view of one snapshot never changes):
 // its own pause and reason, a server's wait hint with when it ends, or
 // the failure its requests are being retried after. "" when nothing holds
 // it back (a user's pause is shown by Paused alone).

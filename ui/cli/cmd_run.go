@@ -360,7 +360,7 @@ func progressLine(p engine.Progress) string {
 	if p.Paused {
 		state = " paused"
 	}
-	if why := p.Why(time.Now()); why != "" {
+	if why := p.Why(p.At); why != "" {
 		state = " — " + why
 	}
 	return fmt.Sprintf("%s %d/%d %5.1f%% %6.1f req/s ETA %s tokens %s/%s %s errors %d%s%s",
