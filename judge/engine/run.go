@@ -98,10 +98,13 @@ type Progress struct {
 	Priced                                       bool
 	Errors                                       map[string]int // failed requests by error kind
 
-	At          time.Time // when this snapshot was taken
-	Elapsed     time.Duration
-	Rate        float64       // sent requests finished per second
-	ETA         time.Duration // at the current rate (0 when unknown)
+	At      time.Time // when this snapshot was taken
+	Elapsed time.Duration
+	// Active is Elapsed without the time spent paused: Rate and ETA are
+	// computed over it, so they stand still while the run is paused.
+	Active      time.Duration
+	Rate        float64       // sent requests finished per second of active time
+	ETA         time.Duration // at that rate (0 when unknown, and once the run has ended)
 	Paused      bool
 	PauseReason string // why the run paused itself ("" when the user paused it)
 	// Waiting says why new requests are held beyond the configured pacing
@@ -157,6 +160,8 @@ type Run struct {
 	sentAt    map[*Item]time.Time // requests in flight and when they were sent
 	streak    int                 // requests failed in a row for transport reasons
 	breakAt   int                 // streak that trips the breaker (0: never)
+	pausedFor time.Duration       // time spent paused before the current pause
+	pausedAt  time.Time           // when the current pause began (while paused)
 }
 
 type baseKey struct {
@@ -293,8 +298,14 @@ func (r *Run) Events() <-chan Event { return r.events }
 func (r *Run) Pause() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.pauseLocked(time.Now())
+}
+
+// pauseLocked closes the gate as of now; r.mu is held.
+func (r *Run) pauseLocked(now time.Time) {
 	if !r.prog.Paused {
 		r.prog.Paused = true
+		r.pausedAt = now
 		r.gate = make(chan struct{})
 	}
 }
@@ -303,7 +314,15 @@ func (r *Run) Pause() {
 func (r *Run) Resume() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.resumeLocked(time.Now())
+}
+
+// resumeLocked opens the gate as of now, counting the pause out of the
+// run's active time; r.mu is held.
+func (r *Run) resumeLocked(now time.Time) {
 	if r.prog.Paused {
+		r.pausedFor += max(now.Sub(r.pausedAt), 0)
+		r.pausedAt = time.Time{}
 		r.prog.Paused, r.prog.PauseReason, r.streak = false, "", 0
 		close(r.gate)
 	}
@@ -313,10 +332,7 @@ func (r *Run) Resume() {
 func (r *Run) pauseFor(reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.prog.Paused {
-		r.prog.Paused = true
-		r.gate = make(chan struct{})
-	}
+	r.pauseLocked(time.Now())
 	r.prog.PauseReason = reason
 }
 
@@ -341,18 +357,23 @@ func (r *Run) Snapshot() Progress {
 	return r.snapshotLocked()
 }
 
-func (r *Run) snapshotLocked() Progress {
+func (r *Run) snapshotLocked() Progress { return r.snapshotAt(time.Now()) }
+
+// snapshotAt is the progress as of now; r.mu is held.
+func (r *Run) snapshotAt(now time.Time) Progress {
 	p := r.prog
 	p.Errors = make(map[string]int, len(r.prog.Errors))
 	for k, v := range r.prog.Errors {
 		p.Errors[k] = v
 	}
-	p.At = time.Now()
+	p.At = now
 	p.Elapsed = p.At.Sub(r.start)
-	if s := p.Elapsed.Seconds(); s > 0 && p.Sent > 0 {
-		p.Rate = float64(p.Sent) / s
-		p.ETA = time.Duration(float64(p.Total-p.Done) / p.Rate * float64(time.Second))
+	paused := r.pausedFor
+	if p.Paused {
+		paused += max(now.Sub(r.pausedAt), 0)
 	}
+	p.Active = max(p.Elapsed-paused, 0)
+	p.Rate, p.ETA = rateETA(p.Sent, p.Total-p.Done, p.Active)
 	p.DroppedEvents = r.dropped.Load()
 	p.Waiting, p.WaitUntil = r.lim.Waiting()
 	p.Retrying = r.lim.Retrying()
@@ -409,11 +430,23 @@ feed:
 	r.mu.Lock()
 	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped, Study: study, StudyErr: studyErr}
 	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
+	r.summary.ETA = 0 // an ended run has nothing left to wait for
 	r.mu.Unlock()
 	r.cancel(nil)
 	r.emit(Event{Kind: EventProgress, Progress: r.summary.Progress}, false)
 	close(r.events)
 	close(r.done)
+}
+
+// rateETA is the rate of sent requests over the run's active time and
+// the time the remaining requests take at that rate (zeros when unknown).
+func rateETA(sent, remaining int, active time.Duration) (float64, time.Duration) {
+	s := active.Seconds()
+	if s <= 0 || sent <= 0 {
+		return 0, 0
+	}
+	rate := float64(sent) / s
+	return rate, time.Duration(float64(max(remaining, 0)) / rate * float64(time.Second))
 }
 
 // worker sends requests until work closes or the run is canceled.
