@@ -208,6 +208,46 @@ func forest(p *plot.Plot, name string, c color.Color, xs, los, his, ys []float64
 	return nil
 }
 
+// pad is the room left on each side of the marks, as a fraction of
+// their span, so that no whisker, cap or glyph sits on an axis's end.
+const pad = 0.08
+
+// padded is the axis range [lo, hi] of marks spanning vs: every value,
+// whisker end and reference line inside, with room on both sides.
+func padded(vs ...float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if lo > hi { // no marks
+		return -1, 1
+	}
+	d := (hi - lo) * pad
+	if d == 0 {
+		d = max(math.Abs(lo)*pad, 0.1)
+	}
+	return lo - d, hi + d
+}
+
+// paddedLog is padded on a log scale: the room is a fraction of the span
+// of the logarithms (all of vs must be positive).
+func paddedLog(vs ...float64) (lo, hi float64) {
+	logs := make([]float64, 0, len(vs))
+	for _, v := range vs {
+		if v > 0 {
+			logs = append(logs, math.Log(v))
+		}
+	}
+	if len(logs) == 0 {
+		return 0.1, 10
+	}
+	l, h := padded(logs...)
+	return math.Exp(l), math.Exp(h)
+}
+
 // refLine is a vertical line at x over heights [y0, y1].
 func refLine(x, y0, y1 float64) (*plotter.Line, error) {
 	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
@@ -248,6 +288,8 @@ func Profiles(r *calib.Report) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(zero)
+	// The axis spans every mark: means, both ends of every bar, and zero.
+	p.X.Min, p.X.Max = padded(slices.Concat(ax, alo, ahi, ex, elo, ehi, []float64{0})...)
 	names := make([]string, n)
 	for i, a := range attrs {
 		names[n-1-i] = a
@@ -268,6 +310,7 @@ func Sweep(r *calib.Report) (*plot.Plot, error) {
 	p.Y.Label.Text = "mean " + r.Metric
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	var gs, vs []float64 // every mark's γ and value, for the axes
 	for i, m := range []calib.Method{calib.PRISM, calib.AlphaPRISM, calib.Half, calib.Taylor} {
 		if r.Methods.Get(m) == nil {
 			continue
@@ -276,6 +319,7 @@ func Sweep(r *calib.Report) (*plot.Plot, error) {
 		for _, g := range r.GammaGrid {
 			if v, ok := r.Sweep[calib.GammaKey(g)][m.String()]; ok && !math.IsNaN(v) {
 				xys = append(xys, plotter.XY{X: g, Y: v})
+				gs, vs = append(gs, g), append(vs, v)
 			}
 		}
 		if len(xys) == 0 {
@@ -299,10 +343,15 @@ func Sweep(r *calib.Report) (*plot.Plot, error) {
 		van.Color, van.Dashes = colGrey, []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(van)
 		p.Legend.Add("vanilla", van)
+		gs, vs = append(gs, lo, hi), append(vs, r.Methods.Vanilla.Mean)
 	}
 	p.Legend.Top = true
-	// Room above the lines for the legend.
-	p.Y.Max += (p.Y.Max - p.Y.Min) * 0.3
+	if len(gs) > 0 {
+		p.X.Min, p.X.Max = paddedLog(gs...)
+		p.Y.Min, p.Y.Max = padded(vs...)
+		// Room above the lines for the legend.
+		p.Y.Max += (p.Y.Max - p.Y.Min) * 0.3
+	}
 	return p, nil
 }
 
@@ -339,6 +388,8 @@ func Signal(s *calib.SignalReport) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(one)
+	// The axis spans every ratio, both ends of every interval, and 1.
+	p.X.Min, p.X.Max = padded(slices.Concat(xs, los, his, []float64{1})...)
 	p.NominalY(names...)
 	return p, nil
 }
