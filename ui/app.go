@@ -98,7 +98,7 @@ func New(s Study) *App {
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
-		exportDir: "prism-export",
+		exportDir: defaultExportDir(s),
 		answers:   map[studyKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),

@@ -253,7 +253,7 @@ func TestGoldenFit(t *testing.T) {
 func TestFitExport(t *testing.T) {
 	a, rep := fittedDemo(t, 80, 24)
 	a.exportDir = filepath.Join(t.TempDir(), "export")
-	press(a, "e")
+	press(a, "e", "enter") // e asks where, holding the last directory
 	want := fmt.Sprintf("exported 9 files (report JSON, CSV, figures PNG, SVG) to %s", a.exportDir)
 	if a.fit.status != want || a.fit.statusErr {
 		t.Fatalf("status %q, want %q", a.fit.status, want)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -12,6 +14,7 @@ import (
 	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
 )
 
 // The Fit screen's control: calib.Fit (docs/protocol.md §2–7) on the stored
@@ -236,7 +239,7 @@ func (v *fitScreen) Badge(*App) string {
 	return " …"
 }
 
-func (v *fitScreen) Editing() bool { return false }
+func (v *fitScreen) Editing() bool { return v.exportIn != nil }
 
 // Update handles the Fit screen's keys and navigation and the messages
 // of its fit and export.
@@ -245,10 +248,19 @@ func (v *fitScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case moveMsg:
 		v.Move(msg.delta)
 	case tea.KeyPressMsg:
+		if v.exportIn != nil {
+			return v.exportKey(a, msg)
+		}
 		if key.Matches(msg, a.keys.Export) {
 			return v.export(a)
 		}
 		return v.optionKey(a, msg)
+	case tea.PasteMsg:
+		if v.exportIn != nil {
+			in, cmd := v.exportIn.Update(msg)
+			*v.exportIn = in
+			return cmd
+		}
 	case jobStartedMsg[fitResult]:
 		return msg.follow(&v.jobState)
 	case jobProgressMsg[fitResult]:
@@ -333,14 +345,75 @@ func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Re
 	}
 }
 
-// export exports the last fit, if there is one.
+// exportDirName is the directory exports go to by default, beside the
+// workspace's file.
+const exportDirName = "prism-figures"
+
+// defaultExportDir is where the Fit screen exports unless told otherwise:
+// beside the workspace's file, or in the current directory for the demo
+// (whose workspace is a temporary directory removed at exit) or without
+// a workspace.
+func defaultExportDir(s Study) string {
+	if s.Store == nil || s.Demo || s.Store.Path() == "" {
+		return exportDirName
+	}
+	return filepath.Join(filepath.Dir(s.Store.Path()), exportDirName)
+}
+
+// export asks where to export the last fit, if there is one: a one-line
+// input holding the last directory (enter exports there, esc does not).
 func (v *fitScreen) export(a *App) tea.Cmd {
 	if v.rep == nil {
 		v.status, v.statusErr = "nothing to export yet: f fits first", true
 		return nil
 	}
-	v.status, v.statusErr = "exporting to "+a.exportDir+"…", false
-	return exportCmd(a.ctx, a.study.Store, v.key, v.rep, a.exportDir)
+	in := newFieldInput()
+	in.SetValue(a.exportDir)
+	in.CursorEnd()
+	in.SetWidth(max(v.width-len(exportPrompt)-paneChromeW-1, 10))
+	v.exportIn = &in
+	v.status, v.statusErr = "", false
+	return in.Focus()
+}
+
+// exportPrompt labels the export directory's input.
+const exportPrompt = "export to: "
+
+// exportKey handles a key while the export directory is asked for.
+func (v *fitScreen) exportKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "ctrl+c":
+		v.exportIn = nil
+		return a.quit()
+	case "esc":
+		v.exportIn = nil
+		v.status, v.statusErr = "export canceled", false
+		return nil
+	case "enter":
+		dir := strings.TrimSpace(v.exportIn.Value())
+		v.exportIn = nil
+		if dir == "" {
+			dir = defaultExportDir(a.study)
+		}
+		a.exportDir = dir
+		v.status, v.statusErr = "exporting to "+dir+"…", false
+		return exportCmd(a.ctx, a.study.Store, v.key, v.rep, dir)
+	}
+	in, cmd := v.exportIn.Update(msg)
+	*v.exportIn = in
+	return cmd
+}
+
+// exportLines is the export directory's input and how to answer it, or
+// nothing when it is not asked for.
+func (v *fitScreen) exportLines(st *styles.Styles, w int) []string {
+	if v.exportIn == nil {
+		return nil
+	}
+	return []string{
+		fit(st.Title.Render(exportPrompt)+v.exportIn.View(), w),
+		st.Muted.Render(fit("enter exports the report and figures there · esc cancels", w)),
+	}
 }
 
 func (v *fitScreen) onExported(a *App, msg exportedMsg) {

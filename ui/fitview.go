@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/calib"
@@ -28,9 +29,10 @@ type fitScreen struct {
 	warnings  []string
 	status    string // the last export's outcome
 	statusErr bool
-	answers   int    // App.answers[key] when the fit started
-	judge     string // the judge a fit would use, for the hint
-	stale     string // why rep no longer fits the study, or ""
+	exportIn  *textinput.Model // the export directory asked for after e, or nil
+	answers   int              // App.answers[key] when the fit started
+	judge     string           // the judge a fit would use, for the hint
+	stale     string           // why rep no longer fits the study, or ""
 
 	scroll        int
 	width, height int
@@ -131,6 +133,7 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 	if v.job != nil {
 		lines = append(lines, st.Title.Render(fit(v.progressText(), w)))
 	}
+	lines = append(lines, v.exportLines(st, w)...)
 	if v.status != "" {
 		s := st.Good
 		if v.statusErr {
