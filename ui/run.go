@@ -132,8 +132,11 @@ func (v *runScreen) formView(st *styles.Styles) string {
 	innerH := v.height - paneChromeH - 1
 	lines := v.form.Lines(st, lw-paneChromeW, !v.focusRight)
 	lines = append(lines, "", st.Muted.Render("enter edit · s start"))
-	if v.live != nil && v.live.phase == phaseDone {
+	switch {
+	case v.live != nil && v.live.phase == phaseDone:
 		lines = append(lines, st.Muted.Render("esc back to the last run"))
+	case v.live != nil && v.live.phase == phaseStored:
+		lines = append(lines, st.Muted.Render("esc back to the stored answers"))
 	}
 	left := pane(st, !v.focusRight, lw, v.height, "Judge", block(lines, lw-paneChromeW, innerH))
 	right := pane(st, v.focusRight, rw, v.height, "Estimate", block(v.estimateLines(st, rw-paneChromeW), rw-paneChromeW, innerH))
@@ -203,6 +206,8 @@ func (v *runScreen) statusWord(st *styles.Styles) string {
 		return st.Warn.Render("starting")
 	case phaseCanceling:
 		return st.Warn.Render("canceling")
+	case phaseStored:
+		return st.Good.Render("stored")
 	case phaseDone:
 		switch {
 		case lr.err != nil:
@@ -218,18 +223,37 @@ func (v *runScreen) statusWord(st *styles.Styles) string {
 	return st.Good.Render("running")
 }
 
+// progressBar is the status word, a bar of done/total and counts.
+func (v *runScreen) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
+	frac := 0.0
+	if total > 0 {
+		frac = float64(done) / float64(total)
+	}
+	barW := max(v.width-lipgloss.Width(word)-lipgloss.Width(counts)-3, 4)
+	filled := int(math.Round(frac * float64(barW)))
+	bar := st.Good.Render(strings.Repeat("█", filled)) + st.Muted.Render(strings.Repeat("░", barW-filled))
+	return word + "  " + bar + counts
+}
+
+// storedLines are the progress lines of a stored study (phaseStored):
+// what the workspace holds, not a run.
+func (v *runScreen) storedLines(st *styles.Styles) []string {
+	sp := v.live.stored
+	line1 := v.progressBar(st, v.statusWord(st), sp.Answered, sp.Requests, fmt.Sprintf(" %d/%d answered", sp.Answered, sp.Requests))
+	line2 := fmt.Sprintf("nothing left to send · failed attempts %d · e edits the judge", sp.Failures)
+	return []string{fit(line1, v.width), fit(st.Muted.Render(line2), v.width)}
+}
+
 func (v *runScreen) progressLines(st *styles.Styles) []string {
+	if v.live.phase == phaseStored {
+		return v.storedLines(st)
+	}
 	p := v.live.prog
-	word := v.statusWord(st)
 	frac := 0.0
 	if p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	counts := fmt.Sprintf(" %d/%d %5.1f%%", p.Done, p.Total, 100*frac)
-	barW := max(v.width-lipgloss.Width(word)-lipgloss.Width(counts)-3, 4)
-	filled := int(math.Round(frac * float64(barW)))
-	bar := st.Good.Render(strings.Repeat("█", filled)) + st.Muted.Render(strings.Repeat("░", barW-filled))
-	line1 := word + "  " + bar + counts
+	line1 := v.progressBar(st, v.statusWord(st), p.Done, p.Total, fmt.Sprintf(" %d/%d %5.1f%%", p.Done, p.Total, 100*frac))
 
 	errs := fmt.Sprintf("errors %d", p.Failed)
 	if p.Failed > 0 {
@@ -244,15 +268,23 @@ func (v *runScreen) progressLines(st *styles.Styles) []string {
 	if p.Priced {
 		cost = fmt.Sprintf("cost $%.2f", p.Cost)
 	}
-	eta := "ETA —"
-	if p.ETA > 0 {
-		eta = "ETA " + shortDuration(p.ETA)
+	// Only a going run has an ETA; a paused one's rate and ETA (over its
+	// active time) stand still, and it says so.
+	parts := []string{fmt.Sprintf("%.0f req/s", p.Rate)}
+	switch {
+	case v.live.phase != phaseRunning && v.live.phase != phaseStarting:
+	case p.Paused && p.ETA > 0:
+		parts = append(parts, "ETA "+shortDuration(p.ETA)+" once resumed")
+	case p.Paused:
+		parts = append(parts, "ETA — (paused)")
+	case p.ETA > 0:
+		parts = append(parts, "ETA "+shortDuration(p.ETA))
+	default:
+		parts = append(parts, "ETA —")
 	}
-	parts := []string{
-		fmt.Sprintf("%.0f req/s", p.Rate), eta, "elapsed " + shortDuration(p.Elapsed),
+	parts = append(parts, "elapsed "+shortDuration(p.Elapsed),
 		fmt.Sprintf("tokens %s in · %s out", humanCount(p.PromptTokens), humanCount(p.CompletionTokens)),
-		cost, errs,
-	}
+		cost, errs)
 	if p.CacheHits > 0 {
 		parts = append(parts, fmt.Sprintf("cached %d", p.CacheHits))
 	}
@@ -275,7 +307,14 @@ func (v *runScreen) dashboard(st *styles.Styles) string {
 	lw := max(v.width*2/5, 32)
 	rw := v.width - lw
 	innerH := h - paneChromeH - 1
-	left := pane(st, !v.focusRight, lw, h, "Latest responses", block(v.tableLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
+	var left string
+	if v.live.phase == phaseStored {
+		// No run in this session: no latest responses to list.
+		lines := wrapStyled(st.Muted, "no run in this session: these answers were stored by earlier runs. e edits the judge; a judge or bank with answers left to send starts a run with s.", lw-paneChromeW)
+		left = pane(st, !v.focusRight, lw, h, "Stored answers", block(lines, lw-paneChromeW, innerH))
+	} else {
+		left = pane(st, !v.focusRight, lw, h, "Latest responses", block(v.tableLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
+	}
 	right := pane(st, v.focusRight, rw, h, v.signalTitle(), block(v.signalLines(st, rw-paneChromeW), rw-paneChromeW, innerH))
 	return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }

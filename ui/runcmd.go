@@ -9,6 +9,7 @@ import (
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -58,6 +59,29 @@ func planCmd(ctx context.Context, st *store.Store, spec engine.Spec, gen int) te
 	return func() tea.Msg {
 		p, err := engine.NewPlan(ctx, st, spec)
 		return planMsg{gen: gen, plan: p, err: err}
+	}
+}
+
+// storedMsg carries the stored progress of plan's study.
+type storedMsg struct {
+	plan     *engine.Plan
+	progress store.Progress
+	rows     []model.ScoreRow // the stored scores, for the Δ histograms
+	err      error
+}
+
+// storedCmd reads what the workspace holds of p's study (requests,
+// answered, failed attempts), for the Run screen of a study with nothing
+// left to send.
+func storedCmd(ctx context.Context, st *store.Store, p *engine.Plan) tea.Cmd {
+	return func() tea.Msg {
+		sp := p.Spec
+		pr, err := st.Progress(ctx, sp.Dataset.Name, sp.JudgeName, p.BankHash)
+		if err != nil {
+			return storedMsg{plan: p, err: err}
+		}
+		rows, err := st.Scores(ctx, sp.Dataset.Name, sp.JudgeName, p.BankHash)
+		return storedMsg{plan: p, progress: pr, rows: rows, err: err}
 	}
 }
 

@@ -60,7 +60,61 @@ func (a *App) onPlan(msg planMsg) tea.Cmd {
 		a.startPlanned = false
 		return a.start()
 	}
+	// A study with nothing left to send shows what is stored, not an
+	// empty form or a run of nothing: on open, and when the judge or bank
+	// changes to such a study; one with work left shows the form again.
+	if lr := a.run.live; lr == nil || lr.phase == phaseStored {
+		if answered(msg.plan) {
+			return a.showStored(msg.plan)
+		}
+		if lr != nil {
+			a.run.live, a.run.signal, a.run.signalErr = nil, nil, nil
+		}
+	}
 	return nil
+}
+
+// answered reports whether every request of p is answered in the
+// workspace: nothing to send and nothing to copy from the cache.
+func answered(p *engine.Plan) bool {
+	return p != nil && p.Estimate.Requests > 0 && p.Estimate.Send+p.Estimate.CacheHits == 0
+}
+
+// showStored reads the stored progress of p's study for the Run screen.
+func (a *App) showStored(p *engine.Plan) tea.Cmd {
+	if a.study.Store == nil {
+		return nil
+	}
+	return storedCmd(a.ctx, a.study.Store, p)
+}
+
+// onStored shows the study read by storedCmd, with its final ratio panel
+// computed from the stored answers, in place of the last run's; a plan
+// that has changed since, or a run that has started, wins.
+func (v *runScreen) onStored(a *App, msg storedMsg) tea.Cmd {
+	if msg.plan != v.plan || v.active() {
+		return nil
+	}
+	if msg.err != nil {
+		v.planErr = fmt.Errorf("reading the stored study: %w", msg.err)
+		return nil
+	}
+	p := msg.plan
+	a.runPlan = p
+	v.live = newStoredRun(p.Spec.Bank, scoreSpan(p), msg.progress, msg.rows)
+	v.signal, v.signalErr = nil, nil
+	v.showForm, v.pick = false, 0
+	v.signalFinal = true
+	return v.maybeSignal(a, true)
+}
+
+// scoreSpan is the width of the score scale of p's task (10 when the
+// bank does not say).
+func scoreSpan(p *engine.Plan) float64 {
+	if t, ok := p.Spec.Bank.Tasks[taskOf(p.Spec)]; ok {
+		return float64(t.Scale.Max - t.Scale.Min)
+	}
+	return 10
 }
 
 // start starts the current plan, or waits for it when it is being made.
@@ -76,14 +130,18 @@ func (a *App) start() tea.Cmd {
 		return nil
 	case a.run.plan == nil:
 		return nil // the estimate pane shows why
+	case answered(a.run.plan):
+		// Nothing to send: s shows the stored answers, not a run of none.
+		a.screen = screenRun
+		if lr := a.run.live; lr != nil && lr.phase == phaseStored {
+			a.run.showForm = false
+			return nil
+		}
+		return a.showStored(a.run.plan)
 	}
 	p := a.run.plan
 	a.runPlan = p
-	span := 10.0
-	if t, ok := p.Spec.Bank.Tasks[taskOf(p.Spec)]; ok {
-		span = float64(t.Scale.Max - t.Scale.Min)
-	}
-	a.run.live = newLiveRun(p.Spec.Bank, span)
+	a.run.live = newLiveRun(p.Spec.Bank, scoreSpan(p))
 	a.run.live.phase = phaseStarting
 	a.run.live.prog.Total = len(p.Pending)
 	a.run.signal, a.run.signalErr = nil, nil
@@ -183,13 +241,31 @@ func (v *runScreen) onSignal(a *App, msg signalMsg) tea.Cmd {
 func (v *runScreen) Keys(a *App) []key.Binding {
 	k := a.keys
 	switch {
+	case v.running():
+		pause := k.Pause
+		if v.live.prog.Paused {
+			pause.SetHelp(k.Pause.Help().Key, "resume")
+		}
+		if v.formShown() {
+			return []key.Binding{pause, k.Cancel}
+		}
+		return []key.Binding{pause, k.Cancel, k.Inspect}
+	case v.active(): // starting or canceling: nothing to pause or start
+		if v.formShown() {
+			return nil
+		}
+		return []key.Binding{k.Inspect}
 	case v.formShown():
-		return []key.Binding{k.Start, k.Pause, k.Cancel, k.EditJudge}
-	case v.active():
-		return []key.Binding{k.Pause, k.Cancel, k.Inspect}
+		return []key.Binding{k.Start}
+	case v.live.phase == phaseStored: // nothing left to start, no response rows
+		return []key.Binding{k.EditJudge}
 	}
 	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
 }
+
+// running reports whether the Run screen's run is sending or paused:
+// what pause and cancel act on.
+func (v *runScreen) running() bool { return v.live != nil && v.live.phase == phaseRunning }
 
 // Badge is the run's progress.
 func (v *runScreen) Badge(*App) string {
@@ -222,6 +298,8 @@ func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		return v.onRunEvents(a, msg)
 	case runDoneMsg:
 		return v.onRunDone(a, msg)
+	case storedMsg:
+		return v.onStored(a, msg)
 	case signalMsg:
 		return v.onSignal(a, msg)
 	default:

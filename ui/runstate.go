@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
 )
 
 // runPhase is where the Run screen's run is in its life.
@@ -16,6 +19,9 @@ const (
 	phaseRunning                   // sending (Progress.Paused tells a pause)
 	phaseCanceling                 // Cancel called; finished work is being stored
 	phaseDone                      // ended: finished, canceled or stopped
+	// phaseStored shows the stored study, not a run: a reopened workspace
+	// whose study has nothing left to send (liveRun.stored).
+	phaseStored
 )
 
 // maxRecent is how many of the latest results the live table keeps.
@@ -41,8 +47,9 @@ type liveRun struct {
 	baselines map[candRun]float64
 	pending   map[candRun][]engine.Result
 	summary   *engine.Summary
-	err       error // why the run could not start or stopped early
-	events    int   // events applied, for tests and the status line
+	stored    store.Progress // the study as stored (phaseStored)
+	err       error          // why the run could not start or stopped early
+	events    int            // events applied, for tests and the status line
 }
 
 // candRun keys a candidate's results within one run.
@@ -69,15 +76,25 @@ func (lr *liveRun) Apply(ev engine.Event) {
 	if ev.Kind != engine.EventResult {
 		return
 	}
-	r := ev.Result
+	lr.record(ev.Result, true)
+}
+
+// record counts a result's Δ in the histograms, and when keep puts it in
+// the ring of latest results.
+func (lr *liveRun) record(r engine.Result, keep bool) {
+	push := func(r engine.Result) {
+		if keep {
+			lr.push(r)
+		}
+	}
 	if !r.HasScore {
-		lr.push(r)
+		push(r)
 		return
 	}
 	key := candRun{r.Context, r.Candidate, r.Run}
 	if r.Probe == banks.ProbeBaseline {
 		lr.baselines[key] = r.Score
-		lr.push(r)
+		push(r)
 		for _, p := range lr.pending[key] {
 			p.Delta, p.HasDelta = p.Score-r.Score, true
 			lr.addDelta(p)
@@ -90,7 +107,7 @@ func (lr *liveRun) Apply(ev engine.Event) {
 			r.Delta, r.HasDelta = r.Score-b, true
 		}
 	}
-	lr.push(r)
+	push(r)
 	if !r.HasDelta {
 		lr.pending[key] = append(lr.pending[key], r)
 		return
@@ -148,4 +165,22 @@ func (lr *liveRun) deltaRange() float64 {
 		r = max(r, h.absMax)
 	}
 	return math.Ceil(r)
+}
+
+// newStoredRun is the Run screen's view of a study read from the
+// workspace rather than run: its stored progress, and no results.
+// Its Δ histograms are filled from the stored scores rows.
+func newStoredRun(b *banks.Bank, span float64, p store.Progress, rows []model.ScoreRow) *liveRun {
+	lr := newLiveRun(b, span)
+	lr.phase, lr.stored = phaseStored, p
+	for _, row := range rows {
+		if row.Missing {
+			continue
+		}
+		var run int
+		fmt.Sscan(row.Run, &run)
+		lr.record(engine.Result{Context: row.Context, Candidate: row.Candidate, Probe: row.Probe, Run: run,
+			Score: row.Score, HasScore: true}, false)
+	}
+	return lr
 }

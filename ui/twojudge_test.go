@@ -144,12 +144,13 @@ func TestFitStale(t *testing.T) {
 			t.Errorf("screen %s still stale after refitting:\n%s", s, f)
 		}
 	}
-	// A run with nothing left to send stores nothing: still fresh (the
-	// screen answered repeats 0 and 1 of everything).
+	// s with nothing left to send shows the stored study and stores
+	// nothing: still fresh (the screen answered repeats 0 and 1 of
+	// everything).
 	setFormField(t, a, fRepeats, "2")
 	press(a, "s")
-	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Sent != 0 {
-		t.Fatalf("the run with nothing to send: %+v", a.run.live)
+	if a.run.live == nil || a.run.live.phase != phaseStored || a.run.live.stored.Answered == 0 {
+		t.Fatalf("s with nothing to send: %+v", a.run.live)
 	}
 	press(a, "6")
 	if f := frame(a); strings.Contains(f, "refits") {
