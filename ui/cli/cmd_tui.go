@@ -42,10 +42,10 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fs.PrintDefaults()
 			return nil
 		}
-		return fmt.Errorf("%w: %v\nusage: %s", errUsage, err, tuiUsage)
+		return usageErr(tuiUsage, "%v", err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q\nusage: %s", errUsage, fs.Arg(0), tuiUsage)
+		return usageErr(tuiUsage, "unexpected argument %q", fs.Arg(0))
 	}
 	study, cleanup, err := openStudy(ctx, *ws, *dsName, *bankArg)
 	if err != nil {
