@@ -5,14 +5,16 @@ import (
 	"strings"
 )
 
-// FieldError is one problem in a bank file: the file, the line (0 when
-// unknown) and the field path, such as "attributes[2].clause" (indices
+// FieldError is one problem in a bank file: the file, the line and column
+// (0 when unknown; printed file:line:col: like every loader's errors) and
+// the field path, such as "attributes[2].clause" (indices
 // from 0) or "tasks.story.scale.min".
 type FieldError struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
+	File   string
+	Line   int
+	Column int
+	Field  string
+	Msg    string
 }
 
 func (e *FieldError) Error() string {
@@ -20,6 +22,9 @@ func (e *FieldError) Error() string {
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
 	}
 	if e.Field != "" {
 		if b.Len() > 0 {

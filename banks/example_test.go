@@ -63,7 +63,7 @@ clause = "how long it is"
 `), "mine.toml")
 	fmt.Println(err)
 	// Output:
-	// mine.toml:4: templates.minus[0]: template has no [clause] placeholder
-	// mine.toml:7: attributes[0].name: "Length" is not a valid name: use 1–40 lowercase letters, digits, '_' or '-', starting with a letter
+	// mine.toml:4:1: templates.minus[0]: template has no [clause] placeholder
+	// mine.toml:7:1: attributes[0].name: "Length" is not a valid name: use 1–40 lowercase letters, digits, '_' or '-', starting with a letter
 	// mine.toml: tasks: no task prompt: add a [tasks.KIND] table, KIND one of news-summary, story, dialogue, answer, generic
 }

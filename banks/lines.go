@@ -10,7 +10,7 @@ import (
 // matching toml.Key.String().
 type keyLine struct {
 	path, bare string
-	line       int
+	line, col  int // col: 1-based byte column where the key or header starts
 }
 
 // scanKeys finds the line of every table header and key definition in a
@@ -33,6 +33,7 @@ func scanKeys(data []byte) []keyLine {
 			continue
 		}
 		s := strings.TrimSpace(raw)
+		col := len(raw) - len(strings.TrimLeft(raw, " \t")) + 1
 		switch {
 		case s == "" || s[0] == '#':
 		case strings.HasPrefix(s, "[["):
@@ -44,7 +45,7 @@ func scanKeys(data []byte) []keyLine {
 			bare := strings.Join(segs, ".")
 			counts[bare]++
 			table = indexedPath(segs, counts, true)
-			out = append(out, keyLine{table, bare, line})
+			out = append(out, keyLine{table, bare, line, col})
 		case s[0] == '[':
 			end := strings.LastIndex(s, "]")
 			if end < 0 {
@@ -52,7 +53,7 @@ func scanKeys(data []byte) []keyLine {
 			}
 			segs := splitKey(s[1:end])
 			table = indexedPath(segs, counts, false)
-			out = append(out, keyLine{table, strings.Join(segs, "."), line})
+			out = append(out, keyLine{table, strings.Join(segs, "."), line, col})
 		default:
 			eq := keyEnd(s)
 			if eq < 0 {
@@ -63,7 +64,7 @@ func scanKeys(data []byte) []keyLine {
 			if table != "" {
 				path = table + "." + path
 			}
-			out = append(out, keyLine{path, stripIndices(path), line})
+			out = append(out, keyLine{path, stripIndices(path), line, col})
 			sc.feed(s[eq+1:])
 		}
 	}
@@ -200,17 +201,17 @@ func (t *tomlScanner) feed(s string) {
 	}
 }
 
-// lineOf returns the line of field (a path with indices), or of its
-// nearest enclosing key or table, or 0.
-func lineOf(keys []keyLine, field string) int {
+// lineOf returns the line and column of field (a path with indices), or
+// of its nearest enclosing key or table, or 0, 0.
+func lineOf(keys []keyLine, field string) (line, col int) {
 	for f := field; f != ""; f = parentPath(f) {
 		for _, k := range keys {
 			if k.path == f {
-				return k.line
+				return k.line, k.col
 			}
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // parentPath drops the last ".key" or "[i]" of a path.

@@ -37,7 +37,7 @@ func Parse(data []byte, file string) (*Bank, error) {
 		found := false
 		for _, kl := range keys {
 			if kl.bare == bare {
-				errs = append(errs, &FieldError{File: file, Line: kl.line, Field: kl.path, Msg: "unknown key"})
+				errs = append(errs, &FieldError{File: file, Line: kl.line, Column: kl.col, Field: kl.path, Msg: "unknown key"})
 				found = true
 			}
 		}
@@ -56,7 +56,8 @@ func Parse(data []byte, file string) (*Bank, error) {
 	b.normalize()
 	if err := b.Validate(); err != nil {
 		for _, fe := range err.(Errors) {
-			fe.File, fe.Line = file, lineOf(keys, fe.Field)
+			fe.File = file
+			fe.Line, fe.Column = lineOf(keys, fe.Field)
 			errs = append(errs, fe)
 		}
 	}
@@ -114,7 +115,7 @@ var reDecodeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): 
 func decodeError(err error, file string) *FieldError {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &FieldError{File: file, Line: pe.Position.Line, Field: pe.LastKey, Msg: pe.Message}
+		return &FieldError{File: file, Line: pe.Position.Line, Column: pe.Position.Col, Field: pe.LastKey, Msg: pe.Message}
 	}
 	msg := err.Error()
 	if m := reDecodeErr.FindStringSubmatch(msg); m != nil {

@@ -154,26 +154,26 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"syntax", `min = 1`, `min = = 1`, "test.toml:21"},
 		{"type", `max = 5`, `max = "five"`, "test.toml:22: tasks.generic.scale.max: incompatible types"},
-		{"unknown top key", `name = "mini"`, "name = \"mini\"\ncolour = \"red\"", "test.toml:2: colour: unknown key"},
-		{"unknown attribute key", `clause = "how long it is"`, "clause = \"how long it is\"\nclauses = \"x\"", "test.toml:9: attributes[0].clauses: unknown key"},
-		{"wrong case", `clause = "how long it is"`, `Clause = "how long it is"`, "test.toml:8: attributes[0].Clause: unknown key"},
-		{"empty clause", `clause = "how long it is"`, `clause = ""`, "test.toml:8: attributes[0].clause: empty"},
-		{"blank clause", `clause = "how long it is"`, `clause = "   "`, "test.toml:8: attributes[0].clause: empty"},
-		{"padded clause", `clause = "how long it is"`, `clause = "how long it is "`, "test.toml:8: attributes[0].clause: starts or ends with white space"},
-		{"bad name", `name = "length"`, `name = "Length"`, `test.toml:7: attributes[0].name: "Length" is not a valid name`},
-		{"name with colon", `name = "length"`, `name = "len:gth"`, `test.toml:7: attributes[0].name: "len:gth" is not a valid name`},
-		{"duplicate attribute", "[[neutrals]]", "[[attributes]]\nname = \"length\"\nclause = \"again\"\n\n[[neutrals]]", `test.toml:11: attributes[1].name: duplicate name "length"`},
-		{"template without clause", `plus = ["More [clause]."]`, `plus = ["More."]`, "test.toml:3: templates.plus[0]: template has no [clause] placeholder"},
-		{"no minus wording", `minus = ["Less [clause]."]`, ``, "test.toml:6: attributes[0].minus: no − wording"},
-		{"min not below max", `max = 5`, `max = 1`, "test.toml:21: tasks.generic.scale.min: min 1 must be below max 1"},
-		{"anchor outside", `max = 5`, "max = 5\nanchors = [{from = 0, to = 2, label = \"low\"}]", "test.toml:23: tasks.generic.scale.anchors[0]: 0–2 is outside the scale 1–5"},
+		{"unknown top key", `name = "mini"`, "name = \"mini\"\ncolour = \"red\"", "test.toml:2:1: colour: unknown key"},
+		{"unknown attribute key", `clause = "how long it is"`, "clause = \"how long it is\"\nclauses = \"x\"", "test.toml:9:1: attributes[0].clauses: unknown key"},
+		{"wrong case", `clause = "how long it is"`, `Clause = "how long it is"`, "test.toml:8:1: attributes[0].Clause: unknown key"},
+		{"empty clause", `clause = "how long it is"`, `clause = ""`, "test.toml:8:1: attributes[0].clause: empty"},
+		{"blank clause", `clause = "how long it is"`, `clause = "   "`, "test.toml:8:1: attributes[0].clause: empty"},
+		{"padded clause", `clause = "how long it is"`, `clause = "how long it is "`, "test.toml:8:1: attributes[0].clause: starts or ends with white space"},
+		{"bad name", `name = "length"`, `name = "Length"`, `test.toml:7:1: attributes[0].name: "Length" is not a valid name`},
+		{"name with colon", `name = "length"`, `name = "len:gth"`, `test.toml:7:1: attributes[0].name: "len:gth" is not a valid name`},
+		{"duplicate attribute", "[[neutrals]]", "[[attributes]]\nname = \"length\"\nclause = \"again\"\n\n[[neutrals]]", `test.toml:11:1: attributes[1].name: duplicate name "length"`},
+		{"template without clause", `plus = ["More [clause]."]`, `plus = ["More."]`, "test.toml:3:1: templates.plus[0]: template has no [clause] placeholder"},
+		{"no minus wording", `minus = ["Less [clause]."]`, ``, "test.toml:6:1: attributes[0].minus: no − wording"},
+		{"min not below max", `max = 5`, `max = 1`, "test.toml:21:1: tasks.generic.scale.min: min 1 must be below max 1"},
+		{"anchor outside", `max = 5`, "max = 5\nanchors = [{from = 0, to = 2, label = \"low\"}]", "test.toml:23:1: tasks.generic.scale.anchors[0]: 0–2 is outside the scale 1–5"},
 		{"anchors overlap", `max = 5`, "max = 5\nanchors = [{from = 1, to = 3, label = \"low\"}, {from = 3, to = 5, label = \"high\"}]", "tasks.generic.scale.anchors[1]: starts at 3, not after the previous anchor's end 3"},
-		{"unknown task", `tasks.generic`, `tasks.poem`, `test.toml:14: tasks.poem: unknown task kind "poem"`},
-		{"answer without format", `answer = "Answer [format]."`, `answer = "Answer in JSON."`, "test.toml:19: tasks.generic.answer: has no [format] placeholder"},
-		{"missing system", `system = "You judge texts."`, ``, "test.toml:14: tasks.generic.system: empty"},
+		{"unknown task", `tasks.generic`, `tasks.poem`, `test.toml:14:1: tasks.poem: unknown task kind "poem"`},
+		{"answer without format", `answer = "Answer [format]."`, `answer = "Answer in JSON."`, "test.toml:19:1: tasks.generic.answer: has no [format] placeholder"},
+		{"missing system", `system = "You judge texts."`, ``, "test.toml:14:1: tasks.generic.system: empty"},
 		{"no tasks", "[tasks.generic]", "[other]", "unknown key"},
-		{"empty neutral", `text = "Stay calm."`, `text = ""`, "test.toml:12: neutrals[0].text: empty"},
-		{"multi-line text", `text = "Stay calm."`, "text = \"\"\"\nStay calm.\n\"\"\"", "test.toml:12: neutrals[0].text: starts or ends with white space"},
+		{"empty neutral", `text = "Stay calm."`, `text = ""`, "test.toml:12:1: neutrals[0].text: empty"},
+		{"multi-line text", `text = "Stay calm."`, "text = \"\"\"\nStay calm.\n\"\"\"", "test.toml:12:1: neutrals[0].text: starts or ends with white space"},
 	} {
 		src := strings.ReplaceAll(minimal, tc.old, tc.new)
 		if src == minimal {
@@ -243,8 +243,8 @@ func TestErrorLineSkipsStrings(t *testing.T) {
 	src := "name = \"x\"\ndescription = \"\"\"\n[[attributes]]\nname = \"fake\"\"\"\"\n" + strings.TrimPrefix(minimal, "name = \"mini\"\n")
 	src = strings.Replace(src, `clause = "how long it is"`, `clause = ""`, 1)
 	_, err := Parse([]byte(src), "s.toml")
-	if err == nil || err.Error() != "s.toml:11: attributes[0].clause: empty" {
-		t.Errorf("error %v, want s.toml:11: attributes[0].clause: empty", err)
+	if err == nil || err.Error() != "s.toml:11:1: attributes[0].clause: empty" {
+		t.Errorf("error %v, want s.toml:11:1: attributes[0].clause: empty", err)
 	}
 }
 

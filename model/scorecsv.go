@@ -84,13 +84,14 @@ func openCSV(r io.Reader, file, what string, required []string) (*csvTable, erro
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		if _, dup := t.col[h]; dup && h != "" {
-			return nil, fmt.Errorf("%s:1: column %q appears twice in the header", file, h)
+			line, col := cr.FieldPos(i)
+			return nil, fmt.Errorf("%s:%d:%d: column %q appears twice in the header", file, line, col, h)
 		}
 		t.col[h] = i
 	}
 	for _, name := range required {
 		if _, ok := t.col[name]; !ok {
-			return nil, fmt.Errorf("%s:1: missing column %q (header must have %s)", file, name, strings.Join(required, ","))
+			return nil, fmt.Errorf("%s:1:1: missing column %q (header must have %s)", file, name, strings.Join(required, ","))
 		}
 	}
 	return t, nil
@@ -109,6 +110,13 @@ func (t *csvTable) next() ([]string, int, error) {
 	return rec, line, nil
 }
 
+// at is the location of the named field of the record last read, in the
+// file:line:col form of every loader's errors.
+func (t *csvTable) at(name string) string {
+	line, col := t.r.FieldPos(t.col[name])
+	return fmt.Sprintf("%s:%d:%d", t.file, line, col)
+}
+
 func (t *csvTable) field(rec []string, name string) string {
 	i, ok := t.col[name]
 	if !ok {
@@ -123,20 +131,20 @@ func csvErr(file string, err error) error {
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d: %w", file, pe.Line, pe.Err)
+		return fmt.Errorf("%s:%d:%d: %w", file, pe.Line, pe.Column, pe.Err)
 	}
 	return fmt.Errorf("%s: %w", file, err)
 }
 
 // parseNumber reads a score or label and checks it with CheckNumber;
-// field names the column for the error.
-func parseNumber(file string, line int, field, s string) (float64, error) {
+// at locates the field and field names its column for the error.
+func parseNumber(at, field, s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s:%d: field %q: %q is not a finite number", file, line, field, s)
+		return 0, fmt.Errorf("%s: field %q: %q is not a finite number", at, field, s)
 	}
 	if err := CheckNumber(v); err != nil {
-		return 0, fmt.Errorf("%s:%d: field %q: %q: %v", file, line, field, s, err)
+		return 0, fmt.Errorf("%s: field %q: %q: %v", at, field, s, err)
 	}
 	return v, nil
 }
@@ -168,17 +176,17 @@ func ReadScoresCSV(r io.Reader, file string) ([]ScoreRow, error) {
 			Line:      line,
 		}
 		if row.Context == "" {
-			return nil, fmt.Errorf("%s:%d: field \"context\" is empty", file, line)
+			return nil, fmt.Errorf("%s: field \"context\" is empty", t.at("context"))
 		}
 		if row.Candidate == "" {
-			return nil, fmt.Errorf("%s:%d: field \"candidate\" is empty", file, line)
+			return nil, fmt.Errorf("%s: field \"candidate\" is empty", t.at("candidate"))
 		}
 		if _, _, _, err := ParseProbe(row.Probe); err != nil {
-			return nil, fmt.Errorf("%s:%d: field \"probe\": %v", file, line, err)
+			return nil, fmt.Errorf("%s: field \"probe\": %v", t.at("probe"), err)
 		}
 		if s := t.field(rec, "score"); s == "" {
 			row.Missing = true
-		} else if row.Score, err = parseNumber(file, line, "score", s); err != nil {
+		} else if row.Score, err = parseNumber(t.at("score"), "score", s); err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
@@ -229,17 +237,17 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 		}
 		l := Label{Context: t.field(rec, "context"), Candidate: t.field(rec, "candidate"), Line: line}
 		if l.Context == "" {
-			return nil, fmt.Errorf("%s:%d: field \"context\" is empty", file, line)
+			return nil, fmt.Errorf("%s: field \"context\" is empty", t.at("context"))
 		}
 		if l.Candidate == "" {
-			return nil, fmt.Errorf("%s:%d: field \"candidate\" is empty", file, line)
+			return nil, fmt.Errorf("%s: field \"candidate\" is empty", t.at("candidate"))
 		}
-		if l.Human, err = parseNumber(file, line, "human", t.field(rec, "human")); err != nil {
+		if l.Human, err = parseNumber(t.at("human"), "human", t.field(rec, "human")); err != nil {
 			return nil, err
 		}
 		k := key{l.Context, l.Candidate}
 		if first, dup := seen[k]; dup {
-			return nil, fmt.Errorf("%s:%d: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", file, line, l.Context, l.Candidate, first)
+			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", t.at("candidate"), l.Context, l.Candidate, first)
 		}
 		seen[k] = line
 		labels = append(labels, l)

@@ -340,10 +340,17 @@ func (a *App) header() string {
 	badge := ""
 	switch {
 	case a.study.Demo:
-		badge = a.styles.Badge.Render("demo")
+		label := "demo"
+		if a.study.Workspace != "" {
+			label = a.study.Workspace
+		}
+		badge = a.styles.Badge.Render(label)
 	case a.study.Store != nil:
 		// A long path keeps its end, which names the file.
 		path := []rune(a.study.Store.Path())
+		if a.study.Workspace != "" {
+			path = []rune(a.study.Workspace)
+		}
 		if room := a.width - lipgloss.Width(line1) - 1; len(path) > room && room > 8 {
 			path = append([]rune("…"), path[len(path)-room+1:]...)
 		}

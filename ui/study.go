@@ -15,6 +15,10 @@ type Study struct {
 	BankSource string // "builtin:NAME" or the file the bank came from
 	Judge      string // the judge's display name, e.g. "offline (simulator)"
 	Demo       bool   // the embedded demo study
+	// Workspace is what the header says the study was opened from when
+	// it is not the store's path, e.g. why the demo was opened ("demo:
+	// no prism.db"); empty: "demo" for the demo, else the store's path.
+	Workspace string
 
 	// Store is the open workspace; the App never closes it. Nil leaves the
 	// Run screen and imports disabled.

@@ -93,7 +93,7 @@ func readHANNA(loc *locator) (*model.Dataset, error) {
 			}
 			for _, o := range g.stories {
 				if o.model == system {
-					return nil, t.errAt(cols["model"], "Model", "story %d is a second story by %q for the prompt of story %d (line %d)", id, system, o.id, o.line)
+					return nil, t.errAt(cols["model"], "Model", "story %d is a second story by %q for the prompt of story %d (on line %d)", id, system, o.id, o.line)
 				}
 			}
 			g.minID = min(g.minID, id)
@@ -104,7 +104,7 @@ func readHANNA(loc *locator) (*model.Dataset, error) {
 				got, want string
 			}{{"prompt", prompt, s.prompt}, {"story", text, s.text}, {"model", system, s.model}} {
 				if f.got != f.want {
-					return nil, t.errAt(cols[f.col], t.header[cols[f.col]], "differs from the first row of story %d (line %d)", id, s.line)
+					return nil, t.errAt(cols[f.col], t.header[cols[f.col]], "differs from the first row of story %d (on line %d)", id, s.line)
 				}
 			}
 		}

@@ -74,9 +74,10 @@ func (l *locator) errAt(off int64, field, format string, args ...any) *ParseErro
 	return &ParseError{File: l.name, Line: line, Column: col, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// errLine builds a ParseError on a whole line (no column).
+// errLine builds a ParseError on a whole line: at its first column, where
+// the line's record starts.
 func (l *locator) errLine(line int, field, format string, args ...any) *ParseError {
-	return &ParseError{File: l.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &ParseError{File: l.name, Line: line, Column: 1, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // joinPath joins a dotted field path, skipping empty parts.

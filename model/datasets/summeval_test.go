@@ -98,7 +98,7 @@ func TestReadSummEvalJSONLStoryFiles(t *testing.T) {
 	}
 	// Without a directory (Read), the missing article is an error.
 	_, err = Read(FormatSummEvalJSONL, mustOpen(t, path), "aligned.jsonl")
-	if err == nil || !strings.HasPrefix(err.Error(), "aligned.jsonl:1: text: missing") {
+	if err == nil || !strings.HasPrefix(err.Error(), "aligned.jsonl:1:1: text: missing") {
 		t.Errorf("Read without text: %v", err)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
+
+	"github.com/prism-eval/prism/model/store"
 )
 
 // command is one headless subcommand. Each lives in its own cmd_*.go file
@@ -28,8 +31,46 @@ func register(name, summary string, run func(ctx context.Context, args []string,
 	commands[name] = command{summary: summary, run: run}
 }
 
-// errUsage marks an error whose message is a usage text; main exits 2.
+// errUsage marks a usage error; main exits 2. Usage errors are made with
+// usageErr, which pairs the reason with the command's synopsis.
 var errUsage = errors.New("usage")
+
+// usageError is a usage error: why the command line was refused and the
+// synopsis of the command (the usage text up to its first blank line).
+type usageError struct {
+	reason string
+	usage  string
+}
+
+func (e *usageError) Error() string {
+	if e.usage == "" {
+		return e.reason
+	}
+	return e.reason + "\n" + usageText(synopsis(e.usage))
+}
+
+func (e *usageError) Is(target error) bool { return target == errUsage }
+
+// usageErr is a usage error whose message is the reason (format, args) on
+// one line and the command's synopsis after one "usage:".
+func usageErr(usage, format string, args ...any) error {
+	return &usageError{reason: fmt.Sprintf(format, args...), usage: usage}
+}
+
+// synopsis is a usage text up to its first blank line: the command lines,
+// without the description -h prints.
+func synopsis(u string) string {
+	u = strings.TrimPrefix(u, "usage:")
+	lead := strings.HasPrefix(u, "\n")
+	body := strings.TrimLeft(u, "\n ")
+	if i := strings.Index(body, "\n\n"); i >= 0 {
+		body = body[:i]
+	}
+	if lead {
+		return "\n  " + body
+	}
+	return body
+}
 
 // Run dispatches args (without the program name) to a subcommand and
 // returns the process exit code: 0, 1 for a failed command, 2 for a usage
@@ -55,11 +96,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := cmd.run(ctx, args, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "prism %s: %v\n", name, err)
 		if errors.Is(err, errUsage) {
-			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		fmt.Fprintf(stderr, "prism %s: %v\n", name, err)
 		return 1
 	}
 	return 0
@@ -67,7 +107,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: prism [command] [flags]")
-	fmt.Fprintln(w, "\nWith no command, prism opens the TUI on the embedded demo study.")
+	fmt.Fprintln(w, "\nWith no command, prism opens the TUI on the workspace ($"+store.EnvWorkspace+", else ./prism.db),")
+	fmt.Fprintln(w, "or on the embedded demo study when there is none.")
 	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

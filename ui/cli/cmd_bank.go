@@ -33,7 +33,7 @@ it is only read, and only when it exists.`
 
 func runBank(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: %s", errUsage, usageText(bankUsage))
+		return usageErr(bankUsage, "a subcommand is required")
 	}
 	switch args[0] {
 	case "ls", "list":
@@ -48,7 +48,7 @@ func runBank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stdout, usageText(bankUsage))
 		return nil
 	}
-	return fmt.Errorf("%w: unknown subcommand %q\n%s", errUsage, args[0], usageText(bankUsage))
+	return usageErr(bankUsage, "unknown subcommand %q", args[0])
 }
 
 func runBankList(ctx context.Context, args []string, stdout io.Writer) error {
@@ -58,7 +58,7 @@ func runBankList(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("%w: prism bank ls takes no arguments\n%s", errUsage, usageText(bankUsage))
+		return usageErr(bankUsage, "prism bank ls takes no arguments")
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tATTRS\tNEUTRALS\tCTX\tCONDITIONS\tTASKS\tHASH\tSOURCE")
@@ -176,14 +176,14 @@ func runBankShow(ctx context.Context, args []string, stdout io.Writer) error {
 	render := fs.Bool("render", false, "print the exact system and user messages for a sample candidate")
 	task := fs.String("task", "", "task `KIND` to render (default: the bank's only task, else news-summary or the first)")
 	probe := fs.String("probe", "", "render only this `PROBE` (baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME; default all)")
-	wording := fs.Int("wording", -1, "render only wording `N` (from 0) of the probe's sign (default all)")
+	wording := fs.Int("wording", -1, "render only wording `N` (from 0) of the probe's sign; -1: all")
 	batch := fs.Bool("batch", false, "render the batched request (both sample candidates in one call)")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: prism bank show takes one BANK\n%s", errUsage, usageText(bankUsage))
+		return usageErr(bankUsage, "prism bank show takes one BANK")
 	}
 	b, _, err := resolveBank(ctx, pos[0], fs)
 	if err != nil {
@@ -191,7 +191,7 @@ func runBankShow(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !*render {
 		if *task != "" || *probe != "" || *wording >= 0 || *batch {
-			return fmt.Errorf("%w: --task, --probe, --wording and --batch need --render", errUsage)
+			return usageErr(bankUsage, "--task, --probe, --wording and --batch need --render")
 		}
 		return showBank(stdout, b)
 	}
@@ -302,7 +302,7 @@ func runBankValidate(ctx context.Context, args []string, stdout io.Writer) error
 			fmt.Fprintln(stdout, usageText(bankUsage))
 			return nil
 		}
-		return fmt.Errorf("%w: prism bank validate FILE...\n%s", errUsage, usageText(bankUsage))
+		return usageErr(bankUsage, "prism bank validate FILE...")
 	}
 	var bad int
 	var msgs []string
@@ -340,7 +340,7 @@ func runBankExport(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: prism bank export takes one BANK\n%s", errUsage, usageText(bankUsage))
+		return usageErr(bankUsage, "prism bank export takes one BANK")
 	}
 	b, file, err := resolveBank(ctx, pos[0], fs)
 	if err != nil {

@@ -14,7 +14,7 @@ func init() {
 }
 
 const batchUsage = `
-  prism batch export --bank BANK [--dataset NAME] --judge openai --model M [--name JUDGE]
+  prism batch export [--bank BANK] [--dataset NAME] --backend openai --model M [--judge NAME]
                      [--repeats N] [-o FILE] [--workspace FILE] [judge flags]
   prism batch import FILE [--workspace FILE]
 
@@ -24,11 +24,13 @@ Batch JSONL ({"custom_id", "method": "POST", "url": "/v1/chat/completions",
 the file OpenAI's Batch API and vLLM's run-batch read, and records the
 requests in the workspace. import reads the output file (OpenAI's or vLLM's
 shape) and stores each answer at the coordinates it was exported with;
-failed lines are stored as failures and stay pending.`
+failed lines are stored as failures and stay pending. The flags of export
+are those of prism run: --backend is what answers, --judge the stored judge
+name the answers go under (default: the model).`
 
 func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w:%s", errUsage, batchUsage)
+		return usageErr(batchUsage, "a subcommand is required")
 	}
 	switch args[0] {
 	case "export":
@@ -39,7 +41,7 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, usageText(batchUsage))
 		return nil
 	}
-	return fmt.Errorf("%w: unknown batch command %q\nusage:%s", errUsage, args[0], batchUsage)
+	return usageErr(batchUsage, "unknown batch command %q", args[0])
 }
 
 func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -50,7 +52,7 @@ func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q\nusage:%s", errUsage, pos[0], batchUsage)
+		return usageErr(batchUsage, "unexpected argument %q", pos[0])
 	}
 	st, spec, err := s.spec(ctx)
 	if err != nil {
@@ -90,7 +92,7 @@ func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: prism batch import takes one FILE\nusage:%s", errUsage, batchUsage)
+		return usageErr(batchUsage, "prism batch import takes one FILE")
 	}
 	// Streamed line by line (each line at most 64 MiB): the file limit
 	// only refuses devices and absurd sizes.

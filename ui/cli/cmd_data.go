@@ -32,7 +32,7 @@ The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directo
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	usage := fmt.Sprintf(dataUsage, strings.Join(append(datasets.Formats(), datasets.FormatDemo), ", "))
 	if len(args) == 0 {
-		return fmt.Errorf("%w: %s", errUsage, usage)
+		return usageErr(usage, "a subcommand is required")
 	}
 	switch args[0] {
 	case "import":
@@ -45,7 +45,7 @@ func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stdout, usageText(usage))
 		return nil
 	}
-	return fmt.Errorf("%w: unknown subcommand %q\n%s", errUsage, args[0], usage)
+	return usageErr(usage, "unknown subcommand %q", args[0])
 }
 
 func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer, usage string) error {
@@ -65,7 +65,7 @@ func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer,
 			return err // loaders name the file, line and field
 		}
 	default:
-		return fmt.Errorf("%w: want FORMAT FILE\n%s", errUsage, usage)
+		return usageErr(usage, "want FORMAT FILE")
 	}
 	switch {
 	case *name != "":
@@ -98,7 +98,7 @@ func runDataList(ctx context.Context, args []string, stdout, stderr io.Writer, u
 		return err
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("%w: prism data ls [--workspace FILE]", errUsage)
+		return usageErr(usage, "prism data ls takes no arguments")
 	}
 	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
@@ -129,7 +129,7 @@ func runDataRemove(ctx context.Context, args []string, stdout, stderr io.Writer,
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: prism data rm NAME [--workspace FILE]", errUsage)
+		return usageErr(usage, "prism data rm takes one NAME")
 	}
 	s, err := openWorkspace(ctx, *fs.workspace, false)
 	if err != nil {
@@ -144,11 +144,14 @@ func runDataRemove(ctx context.Context, args []string, stdout, stderr io.Writer,
 }
 
 // workspaceFlags is a flag set with the --workspace flag every workspace
-// command shares.
+// command shares (workspace is nil for a command without one), its usage
+// text, and the flags its -h leaves out (deprecated spellings, flags the
+// command refuses).
 type workspaceFlags struct {
 	*flag.FlagSet
 	workspace *string
 	usage     string
+	hidden    map[string]bool
 }
 
 // benchmarkNames are the default dataset names of the formats that are one
@@ -162,29 +165,60 @@ var benchmarkNames = map[string]string{
 }
 
 func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {
+	f := newFlags(name, usage)
+	f.workspace = f.String("workspace", "", "workspace `FILE` (default $"+store.EnvWorkspace+" if set, else prism.db)")
+	return f
+}
+
+// newFlags is a flag set without --workspace, for commands that use none.
+func newFlags(name, usage string) workspaceFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	// Parse errors come back as errors that carry the usage text; the
 	// flag package's own printing would show it twice.
 	fs.SetOutput(io.Discard)
-	ws := fs.String("workspace", store.DefaultPath(), "workspace `FILE`: $"+store.EnvWorkspace+" if set, else prism.db")
-	return workspaceFlags{fs, ws, usage}
+	return workspaceFlags{FlagSet: fs, usage: usage, hidden: map[string]bool{}}
+}
+
+// hide leaves a flag out of -h: it still parses.
+func (f workspaceFlags) hide(names ...string) {
+	for _, n := range names {
+		f.hidden[n] = true
+	}
 }
 
 // parse parses args with parseFlagsAnywhere. On -h it prints the usage and
-// the flags to stdout and reports help; other errors are usage errors.
+// the flags to stdout and reports help; other errors are usage errors. An
+// empty --workspace becomes the default path.
 func (f workspaceFlags) parse(args []string, stdout io.Writer) (pos []string, help bool, err error) {
 	pos, err = parseFlagsAnywhere(f.FlagSet, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stdout, usageText(f.usage))
 		fmt.Fprintln(stdout, "\nflags:")
-		f.SetOutput(stdout)
-		f.PrintDefaults()
+		printFlags(stdout, f.FlagSet, f.hidden)
 		return nil, true, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v\n%s", errUsage, err, f.usage)
+		return nil, false, usageErr(f.usage, "%v", err)
+	}
+	if f.workspace != nil && *f.workspace == "" {
+		*f.workspace = store.DefaultPath()
 	}
 	return pos, false, nil
+}
+
+// printFlags prints the flags of fs as flag.PrintDefaults does, without
+// the hidden ones.
+func printFlags(w io.Writer, fs *flag.FlagSet, hidden map[string]bool) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(fl *flag.Flag) {
+		if hidden[fl.Name] {
+			return
+		}
+		shown.Var(fl.Value, fl.Name, fl.Usage)
+		shown.Lookup(fl.Name).DefValue = fl.DefValue
+	})
+	shown.SetOutput(w)
+	shown.PrintDefaults()
 }
 
 // usageText prefixes a usage text that may start on its own line.

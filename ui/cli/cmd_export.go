@@ -17,14 +17,15 @@ func init() {
 }
 
 const exportUsage = `
-  prism export scores --dataset NAME --judge NAME [--bank HASH] [-o FILE] [--workspace FILE]
-  prism export labels --dataset NAME [-o FILE] [--workspace FILE]
+  prism export scores [--dataset NAME] [--judge NAME] [--bank BANK] [-o FILE] [--workspace FILE]
+  prism export labels [--dataset NAME] [-o FILE] [--workspace FILE]
 
 scores writes context,candidate,probe,score,run,wording: one row per answered
 request (failed attempts are not answers). Without --bank, every bank's scores.
 labels writes context,candidate,human: the dataset's human targets.
 Together they are the --scores and --labels files of prism fit.
-Without -o, to standard output.
+--dataset and --judge (a stored judge name, as prism ls lists) may be left
+out when the workspace holds one. Without -o, to standard output.
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,19 +37,19 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintln(stdout, usageText(exportUsage))
 			return nil
 		}
-		return fmt.Errorf("%w: %s", errUsage, exportUsage)
+		return usageErr(exportUsage, "want scores or labels")
 	}
 	fs := newWorkspaceFlags("prism export scores", stderr, exportUsage)
-	dataset := fs.String("dataset", "", "dataset `NAME`")
-	judge := fs.String("judge", "", "judge `NAME`")
-	bank := fs.String("bank", "", "only scores from the bank snapshot with this content `HASH`")
+	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
+	judge := fs.String("judge", "", "the stored judge `NAME` whose answers are written (default: the only one)")
+	bank := fs.String("bank", "", "only scores from this `BANK` snapshot (built-in name, TOML file or workspace hash prefix; default: every bank)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, help, err := fs.parse(args[1:], stdout)
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 || *dataset == "" || *judge == "" {
-		return fmt.Errorf("%w: %s", errUsage, exportUsage)
+	if len(pos) > 0 {
+		return usageErr(exportUsage, "unexpected argument %q", pos[0])
 	}
 	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
@@ -56,17 +57,23 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer s.Close()
 	// Name a missing dataset or judge instead of writing an empty file.
-	if _, err := s.Judge(ctx, *judge); err != nil {
-		return fmt.Errorf("%s: %w", s.Path(), err)
-	}
-	infos, err := s.Datasets(ctx)
+	ds, err := pickDataset(ctx, s, *dataset, exportUsage)
 	if err != nil {
 		return err
 	}
-	if !hasDataset(infos, *dataset) {
-		return fmt.Errorf("%s: dataset %q: %w", s.Path(), *dataset, store.ErrNotFound)
+	jn, err := pickJudge(ctx, s, *judge, exportUsage, nil, "")
+	if err != nil {
+		return err
 	}
-	rows, err := s.Scores(ctx, *dataset, *judge, *bank)
+	hash := ""
+	if *bank != "" {
+		b, _, err := resolveBank(ctx, *bank, fs)
+		if err != nil {
+			return err
+		}
+		hash = b.Hash()
+	}
+	rows, err := s.Scores(ctx, ds, jn, hash)
 	if err != nil {
 		return err
 	}
@@ -82,23 +89,27 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism export labels", stderr, exportUsage)
-	dataset := fs.String("dataset", "", "dataset `NAME`")
+	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 || *dataset == "" {
-		return fmt.Errorf("%w: %s", errUsage, exportUsage)
+	if len(pos) > 0 {
+		return usageErr(exportUsage, "unexpected argument %q", pos[0])
 	}
 	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	d, err := s.Dataset(ctx, *dataset)
+	ds, err := pickDataset(ctx, s, *dataset, exportUsage)
 	if err != nil {
-		return fmt.Errorf("%s: dataset %q: %w", s.Path(), *dataset, err)
+		return err
+	}
+	d, err := s.Dataset(ctx, ds)
+	if err != nil {
+		return fmt.Errorf("%s: dataset %q: %w", s.Path(), ds, err)
 	}
 	labels := d.Labels()
 	if *out == "" {

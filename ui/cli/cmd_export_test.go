@@ -93,7 +93,7 @@ func TestExportImportErrors(t *testing.T) {
 		contains string
 	}{
 		{[]string{"export"}, 2, "usage"},
-		{[]string{"export", "scores", "--workspace", ws}, 2, "--dataset"},
+		{[]string{"export", "scores", "--workspace", ws}, 1, "holds no judge"},
 		{[]string{"export", "scores", "--dataset", "demo", "--judge", "ghost", "--workspace", ws}, 1, `judge "ghost"`},
 		{[]string{"export", "scores", "--dataset", "nope", "--judge", "ghost", "--workspace", filepath.Join(dir, "x.db")}, 1, "no workspace"},
 		{[]string{"import"}, 2, "usage"},

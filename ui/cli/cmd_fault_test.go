@@ -97,7 +97,7 @@ func tinyWorkspace(t *testing.T) string {
 }
 
 func serverArgs(ws, url string, extra ...string) []string {
-	return append([]string{"run", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "m",
+	return append([]string{"run", "--workspace", ws, "--bank", "quality", "--backend", "openai", "--model", "m",
 		"--base-url", url + "/v1", "--response-format", "none", "--retries", "0"}, extra...)
 }
 
@@ -264,7 +264,7 @@ func TestRunStopsWhenTheServerCannotAnswer(t *testing.T) {
 		t.Errorf("hung server: exit %d, stderr %q", code, errOut)
 	}
 
-	code, _, errOut = runCmd("run", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "m", "--base-url", "notaurl", "--dry-run")
+	code, _, errOut = runCmd("run", "--workspace", ws, "--bank", "quality", "--backend", "openai", "--model", "m", "--base-url", "notaurl", "--dry-run")
 	if code == 0 || !strings.Contains(errOut, "base_url") {
 		t.Errorf("--base-url notaurl --dry-run: exit %d, stderr %q", code, errOut)
 	}

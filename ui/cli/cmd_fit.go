@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,8 +20,7 @@ func init() {
 }
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("prism fit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newWorkspaceFlags("prism fit", stderr, fitUsage)
 	def := calib.DefaultOptions()
 	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
 	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
@@ -33,39 +31,29 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	taylor := fs.Bool("taylor", false, "also fit the diagonal Taylor correction (reported as taylor)")
 	global := fs.Bool("global", false, "one group for the whole dataset (data without contexts): folds split candidates, Spearman pooled over all")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	workspace := fs.String("workspace", store.DefaultPath(), "read scores and labels from this workspace `FILE` (with --judge; default $"+store.EnvWorkspace+" or prism.db)")
-	judgeName := fs.String("judge", "", "workspace mode: the judge `NAME` whose answers are fitted")
-	dataset := fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the workspace's only dataset)")
-	bankRef := fs.String("bank", "", "workspace mode: only answers under this bank (built-in name, TOML file or hash prefix; default: every bank)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, fitUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil // the usage was printed
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if err := checkFloatFlags(fs); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	judgeName := fs.String("judge", "", "workspace mode: the stored judge `NAME` whose answers are fitted (default: the only one)")
+	dataset := fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
+	bankRef := fs.String("bank", "", "workspace mode: only answers under this `BANK` (built-in name, TOML file or hash prefix; default: every bank)")
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
 	}
 	fromFiles := *scores != "" || *labels != ""
 	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, fs.Arg(0), fitUsage)
-	case fromFiles && *judgeName != "":
-		return fmt.Errorf("%w: give either --scores and --labels or --judge (a workspace), not both\n%s", errUsage, fitUsage)
+	case len(pos) > 0:
+		return usageErr(fitUsage, "unexpected argument %q", pos[0])
+	case fromFiles && (*judgeName != "" || *dataset != "" || *bankRef != ""):
+		return usageErr(fitUsage, "give either --scores and --labels or --judge (a workspace), not both")
 	case fromFiles && (*scores == "" || *labels == ""):
-		return fmt.Errorf("%w: --scores and --labels go together\n%s", errUsage, fitUsage)
-	case !fromFiles && *judgeName == "":
-		return fmt.Errorf("%w: %s", errUsage, fitUsage)
+		return usageErr(fitUsage, "--scores and --labels go together")
+	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
+		return usageErr(fitUsage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
 	}
 	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
-		return fmt.Errorf("%w: --metric %q: want spearman or pairwise", errUsage, *metric)
+		return usageErr(fitUsage, "--metric %q: want spearman or pairwise", *metric)
 	}
 	if *boot < 1 {
-		return fmt.Errorf("%w: --bootstrap %d: want at least 1", errUsage, *boot)
+		return usageErr(fitUsage, "--bootstrap %d: want at least 1", *boot)
 	}
 
 	opts := def
@@ -73,7 +61,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
 	var rows []model.ScoreRow
 	var labs []model.Label
-	var err error
 	if fromFiles {
 		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
 			return err
@@ -82,12 +69,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	} else {
-		wf := workspaceFlags{FlagSet: fs, workspace: workspace}
-		var src string
-		if rows, labs, src, err = workspaceFitInput(ctx, wf, *dataset, *judgeName, *bankRef); err != nil {
+		in, err := workspaceFitInput(ctx, fs, *dataset, *judgeName, *bankRef, stderr)
+		if err != nil {
 			return err
 		}
-		opts.ScoresFile = src
+		rows, labs, opts.ScoresFile = in.rows, in.labels, in.source
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
@@ -133,40 +119,119 @@ func writeTrimmed(w io.Writer, s string) error {
 	return nil
 }
 
-const fitUsage = "usage: prism fit (--scores S.csv --labels L.csv | --judge J [--workspace W] [--dataset D] [--bank B]) [--order FILE] [--seed N] [--metric spearman|pairwise] [--bootstrap N] [--taylor] [--global] [--json]"
+const fitUsage = `prism fit --scores S.csv --labels L.csv [flags]
+       prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
+
+Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
+diagonal Taylor correction) under nested cross-validation with
+context-bootstrap intervals. Scores and labels come from CSV files or from
+the workspace: the answers of the stored judge --judge (a name prism ls
+lists, e.g. offline or offline-expected; default: the only one) on the
+dataset (default: the only one), from every bank or one with --bank.`
+
+// fitInput is a judge's answers on a dataset and the dataset's human
+// labels, read from a workspace; source names them for the report.
+type fitInput struct {
+	rows    []model.ScoreRow
+	labels  []model.Label
+	dataset string
+	judge   string
+	source  string
+}
 
 // workspaceFitInput reads a judge's answers on a dataset (optionally under
-// one bank) and the dataset's human targets from a workspace. src describes
-// where the scores came from, for the report.
-func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string) (rows []model.ScoreRow, labels []model.Label, src string, err error) {
+// one bank) and the dataset's human targets from a workspace, for fit and
+// select. An empty dataset or judge is the workspace's only one.
+func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
+	var in fitInput
 	st, err := openWorkspaceRO(ctx, *wf.workspace)
 	if err != nil {
-		return nil, nil, "", err
+		return in, err
 	}
 	defer st.Close()
-	if dataset, err = pickDataset(ctx, st, dataset); err != nil {
-		return nil, nil, "", err
+	if in.dataset, err = pickDataset(ctx, st, dataset, wf.usage); err != nil {
+		return in, err
 	}
-	if _, err := st.Judge(ctx, judgeName); err != nil {
-		return nil, nil, "", fmt.Errorf("%s: judge %q: %w", st.Path(), judgeName, err)
+	if in.judge, err = pickJudge(ctx, st, judgeName, wf.usage, stderr, wf.Name()); err != nil {
+		return in, err
 	}
 	hash := ""
 	if bankRef != "" {
 		b, _, err := resolveBank(ctx, bankRef, wf)
 		if err != nil {
-			return nil, nil, "", err
+			return in, err
 		}
 		hash = b.Hash()
 	}
-	rows, labels, err = st.FitInput(ctx, dataset, judgeName, hash)
+	in.rows, in.labels, err = st.FitInput(ctx, in.dataset, in.judge, hash)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s: %w", st.Path(), err)
+		return in, fmt.Errorf("%s: %w", st.Path(), err)
 	}
-	src = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dataset, judgeName)
+	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
 	if hash != "" {
-		src += ", bank " + short(hash)
+		in.source += ", bank " + short(hash)
 	}
-	return rows, labels, src, nil
+	return in, nil
+}
+
+// pickJudge returns name when the workspace holds a judge of that name, or
+// the only stored judge when name is empty. A name that is no stored judge
+// fails naming the judges there are: those the backend of that name made
+// (after a run with the old --judge offline, the names offline and
+// offline-expected), else all. When name is found and other judges share
+// its backend, a note on stderr names them, so the integer and the
+// expected-mode judge are never confused silently.
+func pickJudge(ctx context.Context, st *store.Store, name, usage string, stderr io.Writer, prog string) (string, error) {
+	js, err := st.Judges(ctx)
+	if err != nil {
+		return "", err
+	}
+	all := make([]string, len(js))
+	for i, j := range js {
+		all[i] = j.Name
+	}
+	if name == "" {
+		switch len(js) {
+		case 1:
+			return js[0].Name, nil
+		case 0:
+			return "", fmt.Errorf("%s holds no judge; run prism run (or prism import scores) first", st.Path())
+		}
+		return "", usageErr(usage, "%s holds %d judges (%s); choose one with --judge", st.Path(), len(js), strings.Join(all, ", "))
+	}
+	var found *store.Judge
+	for i := range js {
+		if js[i].Name == name {
+			found = &js[i]
+		}
+	}
+	if found != nil {
+		var siblings []string
+		for _, j := range js {
+			if j.Backend == found.Backend && j.Name != name && found.Backend != "import" {
+				siblings = append(siblings, j.Name)
+			}
+		}
+		if len(siblings) > 0 && stderr != nil {
+			fmt.Fprintf(stderr, "%s: judge %s (backend %s, model %s); the workspace also holds %s from the same backend\n",
+				prog, name, found.Backend, found.Model, strings.Join(siblings, ", "))
+		}
+		return name, nil
+	}
+	var byBackend []string
+	for _, j := range js {
+		if j.Backend == name {
+			byBackend = append(byBackend, j.Name)
+		}
+	}
+	switch {
+	case len(byBackend) > 0:
+		return "", fmt.Errorf("%s: no stored judge is named %q; judges made by backend %s: %s (pass one to --judge; prism ls lists them)",
+			st.Path(), name, name, strings.Join(byBackend, ", "))
+	case len(js) == 0:
+		return "", fmt.Errorf("%s: judge %q: %w; the workspace holds no judge yet (prism run stores one)", st.Path(), name, store.ErrNotFound)
+	}
+	return "", fmt.Errorf("%s: judge %q: %w; the workspace holds %s (prism ls lists them)", st.Path(), name, store.ErrNotFound, strings.Join(all, ", "))
 }
 
 // readFile opens path and parses it with read, which names path in errors.
@@ -309,4 +374,16 @@ func foldFit(f *calib.Fold, m calib.Method) calib.FoldFit {
 		return calib.FoldFit{}
 	}
 	return f.PRISM
+}
+
+// workspaceGiven reports whether a workspace-mode flag was set.
+func workspaceGiven(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "workspace", "judge", "dataset", "bank":
+			set = true
+		}
+	})
+	return set
 }

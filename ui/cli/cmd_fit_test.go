@@ -175,7 +175,6 @@ func TestFitErrors(t *testing.T) {
 		substr []string
 	}{
 		{"no flags", nil, 2, []string{"--scores"}},
-		{"help", []string{"-h"}, 0, []string{"usage: prism fit", "-bootstrap"}},
 		{"unknown flag", []string{"--bogus"}, 2, []string{"bogus"}},
 		{"bad metric", []string{"--scores", scores, "--labels", labels, "--metric", "kendall"}, 2, []string{"kendall"}},
 		{"missing column", []string{"--scores", write("s1.csv", "context,candidate,score\nd,a,1\n"), "--labels", labels}, 1,

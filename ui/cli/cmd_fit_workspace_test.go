@@ -16,7 +16,7 @@ func TestFitWorkspaceEqualsExportedCSV(t *testing.T) {
 	ws := filepath.Join(dir, "w.db")
 	for _, args := range [][]string{
 		{"data", "import", "demo", "--workspace", ws},
-		{"run", "--workspace", ws, "--bank", "quality", "--judge", "offline", "--repeats", "2"},
+		{"run", "--workspace", ws, "--bank", "quality", "--backend", "offline", "--repeats", "2"},
 		{"export", "scores", "--workspace", ws, "--dataset", "demo", "--judge", "offline", "-o", filepath.Join(dir, "s.csv")},
 		{"export", "labels", "--workspace", ws, "--dataset", "demo", "-o", filepath.Join(dir, "l.csv")},
 	} {

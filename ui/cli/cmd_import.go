@@ -13,12 +13,13 @@ func init() {
 	register("import", "import judge scores from a tidy CSV into the workspace (import scores)", runImport)
 }
 
-const importUsage = `prism import scores --dataset NAME --judge NAME [--workspace FILE] FILE
+const importUsage = `prism import scores --judge NAME [--dataset NAME] [--workspace FILE] FILE
 
 FILE (or - for standard input) is the tidy CSV of prism fit:
 context,candidate,probe,score[,run][,wording]. Its scores are stored as the
-answers of an "import" judge named --judge, created if absent, on the stored
-dataset --dataset; every row must name one of its candidates. The file is
+answers of the stored judge --judge (an "import" judge, created if absent)
+on the stored dataset --dataset (default: the workspace's only dataset);
+every row must name one of its candidates. The file is
 stored whole or not at all.
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
 
@@ -28,17 +29,20 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintln(stdout, usageText(importUsage))
 			return nil
 		}
-		return fmt.Errorf("%w: %s", errUsage, importUsage)
+		return usageErr(importUsage, "want import scores")
 	}
 	fs := newWorkspaceFlags("prism import scores", stderr, importUsage)
-	dataset := fs.String("dataset", "", "stored dataset `NAME` the scores belong to")
-	judge := fs.String("judge", "", "judge `NAME` to store the scores under")
+	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace the scores belong to (default: the only one)")
+	judge := fs.String("judge", "", "the stored judge `NAME` to store the scores under (an import judge, created if absent)")
 	pos, help, err := fs.parse(args[1:], stdout)
 	if err != nil || help {
 		return err
 	}
-	if len(pos) != 1 || *dataset == "" || *judge == "" {
-		return fmt.Errorf("%w: %s", errUsage, importUsage)
+	switch {
+	case len(pos) != 1:
+		return usageErr(importUsage, "want one FILE (or - for standard input)")
+	case *judge == "":
+		return usageErr(importUsage, "--judge NAME is required: the name the imported scores are stored under")
 	}
 	file := pos[0]
 	var rows []model.ScoreRow
@@ -60,10 +64,14 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer s.Close()
-	n, err := s.ImportScores(ctx, *dataset, *judge, rows)
+	ds, err := pickDataset(ctx, s, *dataset, importUsage)
+	if err != nil {
+		return err
+	}
+	n, err := s.ImportScores(ctx, ds, *judge, rows)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(stdout, "imported %d scores from %s as judge %s on %s into %s\n", n, file, *judge, *dataset, s.Path())
+	fmt.Fprintf(stdout, "imported %d scores from %s as judge %s on %s into %s\n", n, file, *judge, ds, s.Path())
 	return s.Close()
 }

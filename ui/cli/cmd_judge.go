@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,28 +30,35 @@ The judge is the offline simulator unless --backend openai (with --model,
 func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "try" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprintln(stdout, "usage: "+judgeUsage)
+			fmt.Fprintln(stdout, usageText(judgeUsage))
 			return nil
 		}
-		return fmt.Errorf("%w: %s", errUsage, judgeUsage)
+		return usageErr(judgeUsage, "a subcommand is required (try)")
 	}
-	fs := flag.NewFlagSet("prism judge try", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bankName := fs.String("bank", "", "built-in probe bank `NAME` (default: the first with a news-summary task)")
+	fs := newFlags("prism judge try", judgeUsage)
+	bankName := fs.String("bank", "", "built-in probe `BANK` name (default: the first with a news-summary task)")
 	all := fs.Bool("all", false, "score every condition of the bank, not only the baseline")
 	candN := fs.Int("candidate", 1, "which candidate of the first demo context (1-based)")
-	jf := judge.AddFlags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
+	jf := judge.AddFlags(fs.FlagSet)
+	// judge try reads no workspace, so it has no stored judge to name;
+	// --judge offline|openai is the old spelling of --backend.
+	old := fs.String("judge", "", "deprecated spelling of --backend")
+	fs.hide("judge")
+	pos, help, err := fs.parse(args[1:], stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(judgeUsage, "unexpected argument %q", pos[0])
+	}
+	if *old != "" {
+		if *old != judge.BackendOffline && *old != judge.BackendOpenAI {
+			return usageErr(judgeUsage, "--judge %q: judge try reads no workspace and takes --backend offline|openai", *old)
 		}
-		return fmt.Errorf("%w: %v\n%s", errUsage, err, judgeUsage)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, fs.Arg(0), judgeUsage)
-	}
-	if err := checkFloatFlags(fs); err != nil {
-		return fmt.Errorf("%w: %v\n%s", errUsage, err, judgeUsage)
+		fmt.Fprintf(stderr, "prism judge try: --judge %s is deprecated: use --backend %s (--judge now names the stored judge)\n", *old, *old)
+		if err := fs.Set("backend", *old); err != nil {
+			return usageErr(judgeUsage, "%v", err)
+		}
 	}
 	cfg, err := jf.Config(os.Getenv)
 	if err != nil {
@@ -70,7 +75,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	c := d.Contexts[0]
 	if *candN < 1 || *candN > len(c.Candidates) {
-		return fmt.Errorf("%w: --candidate %d: the first demo context has %d candidates", errUsage, *candN, len(c.Candidates))
+		return usageErr(judgeUsage, "--candidate %d: the first demo context has %d candidates", *candN, len(c.Candidates))
 	}
 	cand := c.Candidates[*candN-1]
 	conds := []banks.Condition{banks.Baseline}

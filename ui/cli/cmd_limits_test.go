@@ -14,8 +14,8 @@ import (
 func TestImportScoresValidates(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, csv, want string }{
-		{"probe", "context,candidate,probe,score\nc,a,baseline,1\nc,a,../../etc:+,2\n", `s.csv:3: field "probe": probe "../../etc:+": name "../../etc" is not valid`},
-		{"huge", "context,candidate,probe,score\nc,a,baseline,1e308\n", `s.csv:2: field "score": "1e308": 1e+308 is not a finite number within ±1e+15`},
+		{"probe", "context,candidate,probe,score\nc,a,baseline,1\nc,a,../../etc:+,2\n", `s.csv:3:5: field "probe": probe "../../etc:+": name "../../etc" is not valid`},
+		{"huge", "context,candidate,probe,score\nc,a,baseline,1e308\n", `s.csv:2:14: field "score": "1e308": 1e+308 is not a finite number within ±1e+15`},
 	} {
 		path := filepath.Join(dir, "s.csv")
 		if err := os.WriteFile(path, []byte(tc.csv), 0o644); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,8 +21,8 @@ func init() {
 	register("run", "acquire judge scores: dataset × bank × judge × repeats, resumable, rate-limited", runRun)
 }
 
-const runUsage = `prism run --bank BANK [--dataset NAME] [--judge offline|openai] [--model M] [--base-url U]
-          [--name JUDGE] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
+const runUsage = `prism run [--bank BANK] [--dataset NAME] [--backend offline|openai] [--model M] [--base-url U]
+          [--judge NAME] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
           [--dry-run] [--workspace FILE] [judge flags]
 
 Sends every request of the study that the workspace has no answer for and
@@ -32,31 +33,40 @@ the kill are). One run per study: a second run on the same dataset, judge
 name and bank is refused, and the dataset cannot be replaced or removed
 while the run holds it. --dry-run prints the estimate (requests, tokens, cost, time) and
 sends nothing. --repeats N sends each condition N times as separate requests
-(run labels 0…N-1). Answers are stored under the judge name --name (default:
-the backend for offline, else the model; "-expected" is appended in expected
-mode). The API key comes from $OPENAI_API_KEY (or --api-key-env, or the
+(run labels 0…N-1). --backend says what answers (offline: the simulator;
+openai: any OpenAI-compatible server); --judge NAME is the stored judge the
+answers go under (default: the backend for offline, else the model;
+"-expected" is appended in expected mode), the name prism fit, select and
+export take. Without --bank, the first built-in bank with the dataset's task
+(as for prism screen); --dataset may be left out when the workspace holds one.
+The API key comes from $OPENAI_API_KEY (or --api-key-env, or the
 --judge-config file) and is never stored.`
 
-// study is what run and batch export share: a plan's spec and the
+// study is what run, screen and batch export share: a plan's spec and the
 // workspace it reads.
 type study struct {
 	fs       workspaceFlags
 	jf       *judge.Flags
+	stderr   io.Writer
 	dataset  *string
 	bank     *string
-	name     *string
+	name     *string // --judge: the stored judge name
+	oldName  *string // --name: the deprecated spelling of --judge
 	task     *string
 	prices   *string
 	conc     *int
 	rpm, tpm *int
+	resolved bool
 }
 
 func newStudyFlags(name, usage string, stderr io.Writer) *study {
 	fs := newWorkspaceFlags(name, stderr, usage)
-	s := &study{fs: fs, jf: judge.AddFlags(fs.FlagSet)}
+	s := &study{fs: fs, jf: judge.AddFlags(fs.FlagSet), stderr: stderr}
 	s.dataset = fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
-	s.bank = fs.String("bank", "", "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace")
-	s.name = fs.String("name", "", "judge `NAME` the answers are stored under")
+	s.bank = fs.String("bank", "", "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace (default: the first built-in bank with the dataset's task)")
+	s.name = fs.String("judge", "", "the stored judge `NAME` the answers go under (default: the backend for offline, else the model; -expected appended in expected mode)")
+	s.oldName = fs.String("name", "", "deprecated spelling of --judge")
+	fs.hide("name")
 	s.task = fs.String("task", "", "task prompt of the bank (default: the dataset's task)")
 	s.prices = fs.String("prices", "", "price table `FILE` (TOML, USD per 1M tokens)")
 	s.conc = fs.Int("concurrency", 8, "requests in flight at once")
@@ -64,25 +74,51 @@ func newStudyFlags(name, usage string, stderr io.Writer) *study {
 	s.tpm = fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
 	// The engine sends each repeat as its own stored request.
 	fs.Lookup("repeats").Usage = "runs per condition, each a separate request stored with run label 0…N-1"
-	fs.Func("judge", "judge backend: offline (simulator) or openai (same as --backend)", func(v string) error {
-		return fs.Set("backend", v)
-	})
 	return s
+}
+
+// resolveJudge applies the deprecated spellings of one release: --name for
+// --judge, and --judge offline|openai (a backend where a stored judge name
+// is now expected) for --backend. Each prints a note on stderr.
+func (s *study) resolveJudge() error {
+	if s.resolved {
+		return nil
+	}
+	s.resolved = true
+	set := map[string]bool{}
+	s.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	prog := s.fs.Name()
+	if set["name"] {
+		if set["judge"] {
+			return usageErr(s.fs.usage, "--name is the deprecated spelling of --judge: give only --judge")
+		}
+		fmt.Fprintf(s.stderr, "%s: --name is deprecated: use --judge %s (--judge now names the stored judge)\n", prog, *s.oldName)
+		*s.name = *s.oldName
+		return nil
+	}
+	if v := *s.name; set["judge"] && !set["backend"] && (v == judge.BackendOffline || v == judge.BackendOpenAI) {
+		fmt.Fprintf(s.stderr, "%s: --judge %s is deprecated: use --backend %s (--judge now names the stored judge)\n", prog, v, v)
+		if err := s.fs.Set("backend", v); err != nil {
+			return usageErr(s.fs.usage, "%v", err)
+		}
+		*s.name = ""
+	}
+	return nil
 }
 
 // spec resolves the flags into an engine spec; it opens the workspace,
 // which the caller closes.
 func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	var spec engine.Spec
-	if *s.bank == "" {
-		return nil, spec, fmt.Errorf("%w: --bank is required\n%s", errUsage, usageText(s.fs.usage))
+	if err := s.resolveJudge(); err != nil {
+		return nil, spec, err
 	}
 	cfg, err := s.jf.Config(os.Getenv)
 	if err != nil {
 		return nil, spec, err
 	}
 	if *s.conc < 1 || *s.rpm < 0 || *s.tpm < 0 {
-		return nil, spec, fmt.Errorf("%w: --concurrency must be ≥ 1 and --rpm, --tpm ≥ 0", errUsage)
+		return nil, spec, usageErr(s.fs.usage, "--concurrency must be ≥ 1 and --rpm, --tpm ≥ 0")
 	}
 	prices := engine.DefaultPrices()
 	if *s.prices != "" {
@@ -93,6 +129,13 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 		if prices, err = engine.ParsePrices(data, *s.prices); err != nil {
 			return nil, spec, err
 		}
+	}
+	if *s.bank == "" {
+		name, err := defaultBankFor(ctx, s)
+		if err != nil {
+			return nil, spec, err
+		}
+		*s.bank = name
 	}
 	b, _, err := resolveBank(ctx, *s.bank, s.fs)
 	if err != nil {
@@ -112,7 +155,7 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	if cfg.APIKey != "" {
 		st.AddSecret(string(cfg.APIKey))
 	}
-	dsName, err := pickDataset(ctx, st, *s.dataset)
+	dsName, err := pickDataset(ctx, st, *s.dataset, s.fs.usage)
 	if err != nil {
 		st.Close()
 		return nil, spec, err
@@ -132,8 +175,9 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	return st, spec, nil
 }
 
-// pickDataset returns name, or the workspace's only dataset.
-func pickDataset(ctx context.Context, st *store.Store, name string) (string, error) {
+// pickDataset returns name, or the workspace's only dataset; several
+// datasets and no --dataset is a usage error with the command's usage.
+func pickDataset(ctx context.Context, st *store.Store, name, usage string) (string, error) {
 	infos, err := st.Datasets(ctx)
 	if err != nil {
 		return "", err
@@ -154,7 +198,7 @@ func pickDataset(ctx context.Context, st *store.Store, name string) (string, err
 	case 0:
 		return "", fmt.Errorf("%s holds no dataset; import one with prism data import", st.Path())
 	}
-	return "", fmt.Errorf("%w: %s holds %d datasets (%s); choose one with --dataset", errUsage, st.Path(), len(names), strings.Join(names, ", "))
+	return "", usageErr(usage, "%s holds %d datasets (%s); choose one with --dataset", st.Path(), len(names), strings.Join(names, ", "))
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -165,7 +209,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, pos[0], usageText(runUsage))
+		return usageErr(runUsage, "unexpected argument %q", pos[0])
 	}
 	st, spec, err := s.spec(ctx)
 	if err != nil {

@@ -189,11 +189,11 @@ func TestRunUsageErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", "--workspace", ws}, 2, "--bank is required"},
+		{[]string{"run", "--workspace", ws}, 2, "holds 2 datasets (demo, demo2)"},
 		{[]string{"run", "--workspace", ws, "--bank", "quality"}, 2, "holds 2 datasets (demo, demo2)"},
 		{[]string{"run", "--workspace", ws, "--bank", "quality", "--dataset", "nope"}, 1, `dataset "nope"`},
 		{[]string{"run", "--workspace", ws, "--bank", "nope", "--dataset", "demo"}, 1, `no bank "nope"`},
-		{[]string{"run", "--workspace", ws, "--bank", "quality", "--dataset", "demo", "--judge", "openai"}, 1, "model: required"},
+		{[]string{"run", "--workspace", ws, "--bank", "quality", "--dataset", "demo", "--backend", "openai"}, 1, "model: required"},
 		{[]string{"batch", "frobnicate"}, 2, "unknown batch command"},
 	}
 	for _, tc := range tests {
@@ -219,7 +219,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 	ws := filepath.Join(dir, "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
 	srv := newPrismServer(t, 4*time.Millisecond)
-	args := []string{"run", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "m",
+	args := []string{"run", "--workspace", ws, "--bank", "quality", "--backend", "openai", "--model", "m",
 		"--base-url", srv.URL + "/v1", "--seed", "7", "--response-format", "none", "--retries", "0", "--concurrency", "4"}
 	child := func(stderr string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], args...)
@@ -356,7 +356,7 @@ func TestBatchCommandsRoundTrip(t *testing.T) {
 	ws := filepath.Join(dir, "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
 	in := filepath.Join(dir, "in.jsonl")
-	_, errOut := mustRun(t, "batch", "export", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "gpt-4o-mini", "-o", in)
+	_, errOut := mustRun(t, "batch", "export", "--workspace", ws, "--bank", "quality", "--backend", "openai", "--model", "gpt-4o-mini", "-o", in)
 	if !strings.Contains(errOut, "exported 2280 requests") {
 		t.Fatalf("export: %s", errOut)
 	}
@@ -382,7 +382,7 @@ func TestBatchCommandsRoundTrip(t *testing.T) {
 	if !strings.Contains(got, "imported 2280 results") || !strings.Contains(got, "2280 answers, 0 failures") {
 		t.Fatalf("import: %s", got)
 	}
-	got, _ = mustRun(t, "run", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "gpt-4o-mini", "--dry-run")
+	got, _ = mustRun(t, "run", "--workspace", ws, "--bank", "quality", "--backend", "openai", "--model", "gpt-4o-mini", "--dry-run")
 	if !strings.Contains(got, "2280 answered, 0 from cache, 0 to send") {
 		t.Fatalf("after import: %s", got)
 	}
@@ -445,7 +445,7 @@ func TestRunInterruptSaysHowToResume(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
 	srv := newPrismServer(t, 5*time.Millisecond)
-	args := []string{"run", "--workspace", ws, "--bank", "quality", "--judge", "openai", "--model", "m",
+	args := []string{"run", "--workspace", ws, "--bank", "quality", "--backend", "openai", "--model", "m",
 		"--base-url", srv.URL + "/v1", "--response-format", "none", "--concurrency", "2"}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {

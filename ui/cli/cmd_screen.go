@@ -22,7 +22,8 @@ func init() {
 }
 
 const screenUsage = `prism screen [--bank BANK] [--dataset NAME] [--contexts N] [--runs R] [--sample-seed S]
-          [--bootstrap B] [--per-wording] [--json] [--workspace FILE] [judge and run flags as for prism run]
+          [--bootstrap B] [--per-wording] [--json] [--backend offline|openai] [--judge NAME]
+          [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
 
 Runs the bank on a seeded sample of N contexts (default 20) with R runs
 (default 2, so that the repeat reference exists) through the same engine and
@@ -54,6 +55,7 @@ type screenJSON struct {
 
 func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := newStudyFlags("prism screen", screenUsage, stderr)
+	s.fs.hide("repeats") // refused below: a screen takes --runs
 	nctx := s.fs.Int("contexts", 20, "contexts in the sample (0: all)")
 	runs := s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2 for the repeat reference)")
 	sampleSeed := s.fs.Uint64("sample-seed", 42, "seed of the context sample")
@@ -68,22 +70,15 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	s.fs.Visit(func(f *flag.Flag) { repeatsSet = repeatsSet || f.Name == "repeats" })
 	switch {
 	case len(pos) > 0:
-		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, pos[0], usageText(screenUsage))
+		return usageErr(screenUsage, "unexpected argument %q", pos[0])
 	case repeatsSet:
-		return fmt.Errorf("%w: prism screen takes --runs R, not --repeats\n%s", errUsage, usageText(screenUsage))
+		return usageErr(screenUsage, "prism screen takes --runs R, not --repeats")
 	case *nctx < 0:
-		return fmt.Errorf("%w: --contexts %d: want ≥ 0", errUsage, *nctx)
+		return usageErr(screenUsage, "--contexts %d: want ≥ 0", *nctx)
 	case *runs < 1:
-		return fmt.Errorf("%w: --runs %d: want at least 1", errUsage, *runs)
+		return usageErr(screenUsage, "--runs %d: want at least 1", *runs)
 	case *boot < 1:
-		return fmt.Errorf("%w: --bootstrap %d: want at least 1", errUsage, *boot)
-	}
-	if *s.bank == "" {
-		name, err := defaultBankFor(ctx, s)
-		if err != nil {
-			return err
-		}
-		*s.bank = name
+		return usageErr(screenUsage, "--bootstrap %d: want at least 1", *boot)
 	}
 	st, spec, err := s.spec(ctx)
 	if err != nil {
@@ -141,7 +136,7 @@ func defaultBankFor(ctx context.Context, s *study) (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	ds, err := pickDataset(ctx, st, *s.dataset)
+	ds, err := pickDataset(ctx, st, *s.dataset, s.fs.usage)
 	if err != nil {
 		return "", err
 	}

@@ -18,7 +18,7 @@ func init() {
 }
 
 const selectUsage = `prism select --scores S.csv --labels L.csv [flags]
-       prism select --judge NAME [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
+       prism select [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
 
 Reruns the nested cross-validation of PRISM (α = 1) on the same folds for
 every non-empty subset of the bank's units (attributes keep both columns;
@@ -29,14 +29,15 @@ the unit with the largest nested-CV mean; stop below --min-gain or at
 --max-forward units). Banks of more than 16 units are not enumerated; use
 --subsets=false for the omission table and forward selection alone.
 Scores come from CSV files (as for prism fit) or from the workspace: the
-judge's answers on the dataset, from one bank snapshot with --bank.`
+stored judge's answers on the dataset, from one bank snapshot with --bank;
+--judge and --dataset may be left out when the workspace holds one.`
 
 func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism select", stderr, selectUsage)
 	def := calib.DefaultSelectOptions()
 	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
 	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
-	judgeName := fs.String("judge", "", "judge `NAME` whose answers in the workspace are used")
+	judgeName := fs.String("judge", "", "the stored judge `NAME` whose answers in the workspace are used (default: the only one)")
 	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
 	bank := fs.String("bank", "", "only answers under this `BANK` (built-in name, TOML file or workspace hash)")
 	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
@@ -55,17 +56,17 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fromFiles := *scores != "" || *labels != ""
 	switch {
 	case len(pos) > 0:
-		return fmt.Errorf("%w: unexpected argument %q\n%s", errUsage, pos[0], usageText(selectUsage))
+		return usageErr(selectUsage, "unexpected argument %q", pos[0])
 	case fromFiles && (*scores == "" || *labels == ""):
-		return fmt.Errorf("%w: --scores and --labels go together\n%s", errUsage, usageText(selectUsage))
+		return usageErr(selectUsage, "--scores and --labels go together")
 	case fromFiles && (*judgeName != "" || *dataset != "" || *bank != ""):
-		return fmt.Errorf("%w: give either --scores/--labels or --judge [--dataset] [--bank], not both\n%s", errUsage, usageText(selectUsage))
-	case !fromFiles && *judgeName == "":
-		return fmt.Errorf("%w: give --scores S.csv --labels L.csv, or --judge NAME for the workspace\n%s", errUsage, usageText(selectUsage))
+		return usageErr(selectUsage, "give either --scores/--labels or --judge [--dataset] [--bank], not both")
+	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
+		return usageErr(selectUsage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
 	case *metric != model.MetricSpearman && *metric != model.MetricPairwise:
-		return fmt.Errorf("%w: --metric %q: want spearman or pairwise", errUsage, *metric)
+		return usageErr(selectUsage, "--metric %q: want spearman or pairwise", *metric)
 	case *maxFwd < 1:
-		return fmt.Errorf("%w: --max-forward %d: want at least 1", errUsage, *maxFwd)
+		return usageErr(selectUsage, "--max-forward %d: want at least 1", *maxFwd)
 	}
 
 	opts := def
@@ -81,16 +82,17 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	} else {
-		var source string
-		if rows, labs, source, err = workspaceScores(ctx, fs, *dataset, *judgeName, *bank); err != nil {
+		in, err := workspaceFitInput(ctx, fs, *dataset, *judgeName, *bank, stderr)
+		if err != nil {
 			return err
 		}
-		opts.ScoresFile, opts.LabelsFile = source, source
+		rows, labs = in.rows, in.labels
+		opts.ScoresFile, opts.LabelsFile = in.source, in.source
 		// A screen or an unfinished run scores only part of the dataset:
 		// select on the candidates that have answers.
 		var dropped int
 		if labs, dropped = model.ScoredLabels(rows, labs); dropped > 0 {
-			fmt.Fprintf(stderr, "prism select: warning: %d labelled candidates of the dataset have no answers from judge %q; selecting on the %d that do\n", dropped, *judgeName, len(labs))
+			fmt.Fprintf(stderr, "prism select: warning: %d labelled candidates of the dataset have no answers from judge %q; selecting on the %d that do\n", dropped, in.judge, len(labs))
 		}
 	}
 	if *order != "" {
@@ -114,34 +116,6 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var buf bytes.Buffer
 	printSelectReport(&buf, rep, opts)
 	return writeTrimmed(stdout, buf.String())
-}
-
-// workspaceScores loads a judge's answers on a dataset (one bank snapshot
-// when bank is not empty) and the dataset's human labels; source names
-// them in messages.
-func workspaceScores(ctx context.Context, fs workspaceFlags, dataset, judgeName, bank string) (rows []model.ScoreRow, labels []model.Label, source string, err error) {
-	hash := ""
-	if bank != "" {
-		b, _, err := resolveBank(ctx, bank, fs)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		hash = b.Hash()
-	}
-	st, err := openWorkspaceRO(ctx, *fs.workspace)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	defer st.Close()
-	ds, err := pickDataset(ctx, st, dataset)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	rows, labels, err = st.FitInput(ctx, ds, judgeName, hash)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s: %w", st.Path(), err)
-	}
-	return rows, labels, fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), ds, judgeName), nil
 }
 
 // subsetProgress prints "subsets done/total" to stderr about once a

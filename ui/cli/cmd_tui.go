@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,34 +22,32 @@ func init() {
 
 const tuiUsage = `prism [tui] [--workspace FILE] [--dataset NAME] [--bank BANK]
 
-Opens the TUI. Without --workspace it opens the embedded demo study (demo
-dataset, built-in bank, offline judge) in a temporary workspace that is
-removed on exit; with --workspace it opens the study in FILE, creating it
-when absent (import a dataset on the Data screen with i).`
+Opens the TUI on the workspace, like every other command: --workspace FILE
+(created when absent; import a dataset on the Data screen with i), else
+$PRISM_WORKSPACE or ./prism.db when that file exists. When there is none,
+it opens the embedded demo study (demo dataset, built-in bank, offline
+judge) in a temporary workspace that is removed on exit. The header names
+the workspace file, or says "demo" and why.`
 
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("prism", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	ws := fs.String("workspace", "", "workspace `FILE` to open or create (default: the embedded demo)")
+	fs := newFlags("prism tui", tuiUsage)
+	ws := fs.String("workspace", "", "workspace `FILE` to open or create (default $"+store.EnvWorkspace+" or ./prism.db when it exists, else the embedded demo)")
 	dsName := fs.String("dataset", "", "dataset `NAME` to open (default: the only one, else a chooser)")
 	bankArg := fs.String("bank", "", "probe `BANK`: a built-in name or a TOML file (default: quality, else a built-in with the dataset's task)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "usage: "+tuiUsage+"\n\nflags:")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
-		return fmt.Errorf("%w: %v\nusage: %s", errUsage, err, tuiUsage)
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q\nusage: %s", errUsage, fs.Arg(0), tuiUsage)
+	if len(pos) > 0 {
+		return usageErr(tuiUsage, "unexpected argument %q", pos[0])
 	}
-	study, cleanup, err := openStudy(ctx, *ws, *dsName, *bankArg)
+	path, label := tuiWorkspace(*ws)
+	study, cleanup, err := openStudy(ctx, path, *dsName, *bankArg)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	study.Workspace = label
 	app := ui.New(study).WithContext(ctx)
 	p := tea.NewProgram(app, tea.WithContext(ctx), tea.WithOutput(stdout))
 	_, err = p.Run()
@@ -59,6 +55,24 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return nil // interrupted: a clean exit
 	}
 	return err
+}
+
+// tuiWorkspace chooses what the TUI opens: --workspace when given, else
+// the default workspace ($PRISM_WORKSPACE, else ./prism.db) when that file
+// exists, else the demo (path ""). label is the header's text for the
+// demo, saying why it was opened.
+func tuiWorkspace(flagPath string) (path, label string) {
+	if flagPath != "" {
+		return flagPath, ""
+	}
+	def := store.DefaultPath()
+	if workspaceExists(def) == nil {
+		return def, ""
+	}
+	if os.Getenv(store.EnvWorkspace) != "" {
+		return "", "demo: no $" + store.EnvWorkspace + " file"
+	}
+	return "", "demo: no prism.db"
 }
 
 // openStudy opens the workspace at path (the demo in a temporary

@@ -83,3 +83,43 @@ func TestTUIUsage(t *testing.T) {
 		t.Errorf("extra argument: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// The TUI opens the workspace every command uses when it exists, and the
+// demo, saying why, only when there is none.
+func TestTUIWorkspaceChoice(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("PRISM_WORKSPACE", "")
+	if path, label := tuiWorkspace(""); path != "" || label != "demo: no prism.db" {
+		t.Errorf("no prism.db: %q, %q; want the demo", path, label)
+	}
+	if code, _, errOut := runPrism(t, "data", "import", "demo", "--name", "mine"); code != 0 {
+		t.Fatal(errOut)
+	}
+	path, label := tuiWorkspace("")
+	if path != "prism.db" || label != "" {
+		t.Errorf("with ./prism.db: %q, %q", path, label)
+	}
+	s, cleanup, err := openStudy(context.Background(), path, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Demo || s.Dataset.Name != "mine" {
+		t.Errorf("./prism.db opened as demo %v, dataset %s", s.Demo, s.Dataset.Name)
+	}
+	cleanup()
+	env := filepath.Join(dir, "env.db")
+	t.Setenv("PRISM_WORKSPACE", env)
+	if path, label := tuiWorkspace(""); path != "" || label != "demo: no $PRISM_WORKSPACE file" {
+		t.Errorf("absent $PRISM_WORKSPACE: %q, %q", path, label)
+	}
+	if code, _, errOut := runPrism(t, "data", "import", "demo"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if path, _ := tuiWorkspace(""); path != env {
+		t.Errorf("$PRISM_WORKSPACE: %q, want %s", path, env)
+	}
+	if path, label := tuiWorkspace("other.db"); path != "other.db" || label != "" {
+		t.Errorf("--workspace other.db: %q, %q", path, label)
+	}
+}
