@@ -21,10 +21,9 @@ func (e *FieldError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
+		// One shape everywhere, file:line:col; column 1 stands for the
+		// line as a whole when the parser gives none.
+		fmt.Fprintf(&b, ":%d:%d", e.Line, max(1, e.Column))
 	}
 	if e.Field != "" {
 		if b.Len() > 0 {

@@ -153,7 +153,7 @@ func TestParseErrors(t *testing.T) {
 		want           string // "file:line: field: message" prefix or substring
 	}{
 		{"syntax", `min = 1`, `min = = 1`, "test.toml:21"},
-		{"type", `max = 5`, `max = "five"`, "test.toml:22: tasks.generic.scale.max: incompatible types"},
+		{"type", `max = 5`, `max = "five"`, "test.toml:22:1: tasks.generic.scale.max: incompatible types"},
 		{"unknown top key", `name = "mini"`, "name = \"mini\"\ncolour = \"red\"", "test.toml:2:1: colour: unknown key"},
 		{"unknown attribute key", `clause = "how long it is"`, "clause = \"how long it is\"\nclauses = \"x\"", "test.toml:9:1: attributes[0].clauses: unknown key"},
 		{"wrong case", `clause = "how long it is"`, `Clause = "how long it is"`, "test.toml:8:1: attributes[0].Clause: unknown key"},

@@ -66,7 +66,7 @@ func ReadOrder(r io.Reader, file string) ([]string, error) {
 			continue
 		}
 		if first, dup := seen[id]; dup {
-			return nil, fmt.Errorf("%s:%d: context %q repeated (first on line %d)", file, line, id, first)
+			return nil, fmt.Errorf("%s:%d:1: context %q repeated (first on line %d)", file, line, id, first)
 		}
 		seen[id] = line
 		ids = append(ids, id)

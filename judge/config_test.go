@@ -54,18 +54,18 @@ api_key = "`+secret+`"
 
 func TestLoadConfigErrors(t *testing.T) {
 	cases := []struct{ body, want string }{
-		{"backend = \"openai\"\nmodel = \"m\"\nmdoe = \"integer\"\n", ":3: mdoe: unknown field"},
-		{"backend = \"offline\"\nmode = \"logits\"\n", ":2: mode: \"logits\" is not one of"},
+		{"backend = \"openai\"\nmodel = \"m\"\nmdoe = \"integer\"\n", ":3:1: mdoe: unknown field"},
+		{"backend = \"offline\"\nmode = \"logits\"\n", ":2:1: mode: \"logits\" is not one of"},
 		{"backend = \"openai\"\n", ".toml: model: required"},
-		{"repeats = 0\n", ":1: repeats: 0, want at least 1"},
+		{"repeats = 0\n", ":1:1: repeats: 0, want at least 1"},
 		{"backend = \"offline\"\ntimeout = \"soon\"\n", ":2:"},
 		{"backend = \n", ":1:"},
-		{"top_p = 1.5\n", ":1: top_p: 1.5 outside"},
-		{"temperature = nan\n", ":1: temperature: NaN outside"},
-		{"top_p = inf\n", ":1: top_p: +Inf outside"},
-		{"repeats = 1\nbase_url = \"notaurl\"\n", ":2: base_url: \"notaurl\""},
-		{"max_reply_bytes = 0\n", ":1: max_reply_bytes: 0"},
-		{"max_retry_wait = \"0s\"\n", ":1: max_retry_wait: 0s"},
+		{"top_p = 1.5\n", ":1:1: top_p: 1.5 outside"},
+		{"temperature = nan\n", ":1:1: temperature: NaN outside"},
+		{"top_p = inf\n", ":1:1: top_p: +Inf outside"},
+		{"repeats = 1\nbase_url = \"notaurl\"\n", ":2:1: base_url: \"notaurl\""},
+		{"max_reply_bytes = 0\n", ":1:1: max_reply_bytes: 0"},
+		{"max_retry_wait = \"0s\"\n", ":1:1: max_retry_wait: 0s"},
 	}
 	for _, c := range cases {
 		p := writeFile(t, c.body)

@@ -25,7 +25,7 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return c, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
+			return c, fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, max(1, pe.Position.Col), pe.Message)
 		}
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
@@ -40,26 +40,26 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// at is "path:line" for the line assigning key, or "path" when the key is
+// at is "path:line:col" where key is assigned, or "path" when the key is
 // absent (a required field left out).
 func at(path, data, key string) string {
-	if l := keyLine(data, key); l > 0 {
-		return fmt.Sprintf("%s:%d", path, l)
+	if l, c := keyLine(data, key); l > 0 {
+		return fmt.Sprintf("%s:%d:%d", path, l, c)
 	}
 	return path
 }
 
-// keyLine returns the 1-based line where key is assigned, or 0.
-func keyLine(data, key string) int {
-	for i, line := range strings.Split(data, "\n") {
-		t := strings.TrimSpace(line)
+// keyLine returns the 1-based line and column where key is assigned, or 0, 0.
+func keyLine(data, key string) (line, col int) {
+	for i, l := range strings.Split(data, "\n") {
+		t := strings.TrimLeft(l, " \t")
 		if rest, ok := strings.CutPrefix(t, key); ok {
 			if r := strings.TrimSpace(rest); strings.HasPrefix(r, "=") {
-				return i + 1
+				return i + 1, len(l) - len(t) + 1
 			}
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // ApplyEnv fills what the environment provides and c leaves empty: the key

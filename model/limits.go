@@ -43,7 +43,7 @@ type SizeError struct {
 func (e *SizeError) Error() string {
 	s := e.File
 	if e.Line > 0 {
-		s += fmt.Sprintf(":%d", e.Line)
+		s += fmt.Sprintf(":%d:1", e.Line) // file:line:col, the line as a whole
 	}
 	if e.Field != "" {
 		s += ": " + e.Field

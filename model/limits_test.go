@@ -28,12 +28,12 @@ func wantSizeError(t *testing.T, err error, msg string) {
 func TestScoreCSVEndlessInput(t *testing.T) {
 	z := &zeros{}
 	_, err := ReadScoresCSV(z, "<stdin>")
-	wantSizeError(t, err, "<stdin>:1: larger than the 1 MiB limit for one line of a score file")
+	wantSizeError(t, err, "<stdin>:1:1: larger than the 1 MiB limit for one line of a score file")
 	if z.n > 2*MaxTableLine {
 		t.Errorf("read %d bytes of an endless input, want about the line limit", z.n)
 	}
 	_, err = ReadLabelsCSV(strings.NewReader("context,candidate,human\nc,a,1\nc,"+strings.Repeat("b", MaxTableLine)+",2\n"), "l.csv")
-	wantSizeError(t, err, "l.csv:3: larger than the 1 MiB limit for one line of a label file")
+	wantSizeError(t, err, "l.csv:3:1: larger than the 1 MiB limit for one line of a label file")
 }
 
 func TestSizeText(t *testing.T) {

@@ -212,7 +212,7 @@ func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (ban
 			continue
 		}
 		at := func(field, format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s: %s", file, line, field, fmt.Sprintf(format, args...))
+			return fmt.Errorf("%s:%d:1: %s: %s", file, line, field, fmt.Sprintf(format, args...))
 		}
 		var o batchOutput
 		if err := json.Unmarshal(b, &o); err != nil {
@@ -282,7 +282,7 @@ func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (ban
 		out = append(out, oc)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", file, line+1, err)
+		return nil, fmt.Errorf("%s:%d:1: %w", file, line+1, err)
 	}
 	return out, nil
 }
@@ -423,7 +423,7 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 	for _, oc := range outs {
 		rows, err := requestsFor(ctx, st, rowsOf, oc.CustomID)
 		if err != nil {
-			return stats, fmt.Errorf("%s:%d: custom_id: %w", file, oc.Line, err)
+			return stats, fmt.Errorf("%s:%d:1: custom_id: %w", file, oc.Line, err)
 		}
 		stats.Lines++
 		var lp json.RawMessage

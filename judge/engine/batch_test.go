@@ -128,11 +128,11 @@ func TestImportBatchErrorsNameTheLine(t *testing.T) {
 	ctx := context.Background()
 	good := `{"custom_id":"nope","response":{"status_code":200,"body":{"choices":[{"message":{"content":"{\"score\": 3}"}}]}}}`
 	tests := []struct{ in, want string }{
-		{"\n{not json}\n", "out.jsonl:2: line: not a JSON object"},
-		{`{"response":{}}`, "out.jsonl:1: custom_id: missing"},
-		{`{"custom_id":"a"}`, "out.jsonl:1: response: missing"},
-		{`{"custom_id":"a","response":{"status_code":200,"body":{"choices":[]}}}`, "out.jsonl:1: response.body.choices: no message content"},
-		{good, `out.jsonl:1: custom_id: "nope" matches no exported request`},
+		{"\n{not json}\n", "out.jsonl:2:1: line: not a JSON object"},
+		{`{"response":{}}`, "out.jsonl:1:1: custom_id: missing"},
+		{`{"custom_id":"a"}`, "out.jsonl:1:1: response: missing"},
+		{`{"custom_id":"a","response":{"status_code":200,"body":{"choices":[]}}}`, "out.jsonl:1:1: response.body.choices: no message content"},
+		{good, `out.jsonl:1:1: custom_id: "nope" matches no exported request`},
 	}
 	for _, tc := range tests {
 		_, err := ImportBatch(ctx, st, strings.NewReader(tc.in), "out.jsonl")

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -59,17 +60,17 @@ func ParsePrices(data []byte, file string) (Prices, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", file, pe.Position.Line, pe.Message)
+			return nil, fmt.Errorf("%s:%d:%d: %s", file, pe.Position.Line, max(1, pe.Position.Col), pe.Message)
 		}
 		// Type mismatches read "toml: line N (last key "K"): …".
 		if m := reTOMLLine.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("%s:%s: %s: %s", file, m[1], m[2], m[3])
+			return nil, fmt.Errorf("%s:%s:1: %s: %s", file, m[1], m[2], m[3]) // the decoder gives no column
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return nil, fmt.Errorf("%s:%d: %s: unknown key (want input, cached_input, output)", file, keyLine(data, k[len(k)-1]), k.String())
+		return nil, fmt.Errorf("%s: %s: unknown key (want input, cached_input, output)", keyAt(file, data, k[0], k[len(k)-1]), k.String())
 	}
 	out := DefaultPrices()
 	for name, p := range raw {
@@ -78,7 +79,7 @@ func ParsePrices(data []byte, file string) (Prices, error) {
 			v    float64
 		}{{"input", p.Input}, {"cached_input", p.CachedInput}, {"output", p.Output}} {
 			if f.v < 0 || f.v != f.v {
-				return nil, fmt.Errorf("%s:%d: %s.%s: %g is not a price (USD per 1M tokens, ≥ 0)", file, keyLine(data, name), name, f.name, f.v)
+				return nil, fmt.Errorf("%s: %s.%s: %g is not a price (USD per 1M tokens, ≥ 0)", keyAt(file, data, name, f.name), name, f.name, f.v)
 			}
 		}
 		out[name] = p
@@ -90,15 +91,30 @@ var reTOMLLine = regexp.MustCompile(`line (\d+) \(last key "([^"]*)"\): (.*)`)
 
 // keyLine is the 1-based line where key first appears in data (0 when not
 // found); TOML decoding does not report lines of valid keys.
-func keyLine(data []byte, key string) int {
-	line := 1
-	for i := 0; i+len(key) <= len(data); i++ {
-		if string(data[i:i+len(key)]) == key {
-			return line
-		}
-		if data[i] == '\n' {
-			line++
+func keyLine(data []byte, table, key string) (line, col int) {
+	from := 0
+	if table != key { // a key inside [table]: look after the table's name
+		if i := bytes.Index(data, []byte(table)); i >= 0 {
+			from = i + len(table)
 		}
 	}
-	return 0
+	line, start := 1, 0
+	for i := 0; i+len(key) <= len(data); i++ {
+		if i >= from && string(data[i:i+len(key)]) == key {
+			return line, i - start + 1
+		}
+		if data[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return 0, 0
+}
+
+// keyAt is "file:line:col" of key in the table named table (the table's
+// own name when key == table), or "file" when it is not in the text.
+func keyAt(file string, data []byte, table, key string) string {
+	if l, c := keyLine(data, table, key); l > 0 {
+		return fmt.Sprintf("%s:%d:%d", file, l, c)
+	}
+	return file
 }

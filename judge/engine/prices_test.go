@@ -31,9 +31,9 @@ func TestParsePrices(t *testing.T) {
 		t.Error("defaults not kept")
 	}
 	bad := []struct{ in, want string }{
-		{"[m]\ninput = -1\n", "p.toml:1: m.input"},
-		{"[m]\nprice = 1\n", "p.toml:2: m.price: unknown key"},
-		{"[m]\ninput = \"cheap\"\n", "p.toml:2: m.input"},
+		{"[m]\ninput = -1\n", "p.toml:2:1: m.input"},
+		{"[m]\nprice = 1\n", "p.toml:2:1: m.price: unknown key"},
+		{"[m]\ninput = \"cheap\"\n", "p.toml:2:1: m.input"},
 		{"[m\n", "p.toml:2"},
 	}
 	for _, tc := range bad {

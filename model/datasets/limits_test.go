@@ -31,15 +31,15 @@ func TestDatasetTextLimit(t *testing.T) {
 	jsonl := `{"context": "c", "candidate": "a", "text": "t", "human": 1}` + "\n" +
 		`{"context": "c", "candidate": "b", "text": "` + long + `", "human": 2}` + "\n"
 	_, err := Read(FormatJSONL, strings.NewReader(jsonl), "g.jsonl")
-	wantSizeError(t, err, "g.jsonl:2: text: larger than the 1 MiB limit for one text")
+	wantSizeError(t, err, "g.jsonl:2:1: text: larger than the 1 MiB limit for one text")
 
 	jsonl = `{"context": "c", "candidate": "a", "text": "t", "human": 1, "meta": {"notes": ["` + long + `"]}}` + "\n"
 	_, err = Read(FormatJSONL, strings.NewReader(jsonl), "g.jsonl")
-	wantSizeError(t, err, "g.jsonl:1: meta.notes.0: larger than the 1 MiB limit for one text")
+	wantSizeError(t, err, "g.jsonl:1:1: meta.notes.0: larger than the 1 MiB limit for one text")
 
 	csv := "context,candidate,text,human\nc,a,t,1\nc,b,\"" + long + "\",2\n"
 	_, err = Read(FormatCSV, strings.NewReader(csv), "g.csv")
-	wantSizeError(t, err, "g.csv:3: text: larger than the 1 MiB limit for one text")
+	wantSizeError(t, err, "g.csv:3:1: text: larger than the 1 MiB limit for one text")
 
 	// At the limit is fine.
 	ok := strings.Repeat("a", model.MaxText)
@@ -59,7 +59,7 @@ func TestJSONLineLimit(t *testing.T) {
 	}
 	b.WriteString("}\n")
 	_, err := Read(FormatJSONL, strings.NewReader("\n"+b.String()), "g.jsonl")
-	wantSizeError(t, err, "g.jsonl:2: larger than the 8 MiB limit for one line of a JSON Lines file")
+	wantSizeError(t, err, "g.jsonl:2:1: larger than the 8 MiB limit for one line of a JSON Lines file")
 }
 
 func TestDatasetEndlessInput(t *testing.T) {

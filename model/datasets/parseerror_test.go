@@ -30,7 +30,7 @@ func TestParseErrorFormat(t *testing.T) {
 		want string
 	}{
 		{ParseError{File: "data.json", Line: 12, Column: 3, Field: "M11.scores.coherence", Msg: "not a number"}, "data.json:12:3: M11.scores.coherence: not a number"},
-		{ParseError{File: "data.json", Line: 12, Msg: "bad"}, "data.json:12: bad"},
+		{ParseError{File: "data.json", Line: 12, Msg: "bad"}, "data.json:12:1: bad"}, // no column: the line as a whole
 		{ParseError{File: "x.csv", Msg: "no rows"}, "x.csv: no rows"},
 	} {
 		if got := tc.e.Error(); got != tc.want {
