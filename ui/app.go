@@ -243,9 +243,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// quit quits, after asking when a run or a screen of the bank is going.
+// quit quits, after asking when a run or a screen of the bank is going
+// or the bank has unsaved edits.
 func (a *App) quit() tea.Cmd {
-	if a.run.active() || a.bank.screening != nil {
+	if a.busy() || a.bank.unsaved() {
 		a.modal = confirmQuit{}
 		return nil
 	}

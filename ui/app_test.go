@@ -299,6 +299,8 @@ func TestProgramFlow(t *testing.T) {
 	tm.Send(keyMsg("s"))
 	waitFor("final, B=2000")
 	tm.Send(keyMsg("q"))
+	waitFor("has unsaved edits") // the edited wording was never saved
+	tm.Send(keyMsg("y"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 
 	final := tm.FinalModel(t).(*App)

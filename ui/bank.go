@@ -19,6 +19,7 @@ type bankScreen struct {
 	bank       *banks.Bank
 	source     string // "builtin:NAME", a file, or "… (edited)"
 	origHash   string // the hash the bank was opened with
+	savedHash  string // the hash last opened or saved; another has unsaved edits
 	task       string
 	conds      []banks.Condition
 	list       list
@@ -44,10 +45,22 @@ type bankScreen struct {
 }
 
 func newBankScreen(b *banks.Bank, task string) bankScreen {
-	v := bankScreen{task: task, origHash: b.Hash(), sig: map[studyKey]bankSignal{}}
-	v.setBank(b, "builtin:"+b.Name)
+	v := bankScreen{task: task, sig: map[studyKey]bankSignal{}}
+	v.open(b, "builtin:"+b.Name)
 	return v
 }
+
+// open shows a bank just read (a built-in or a file): its version is the
+// one the title's "(edited)" and unsaved edits are measured from.
+func (v *bankScreen) open(b *banks.Bank, source string) {
+	v.setBank(b, source)
+	v.origHash = b.Hash()
+	v.savedHash = v.origHash
+}
+
+// unsaved is whether the bank differs from the version last opened or
+// saved: b, q and a dataset that needs another bank ask before dropping it.
+func (v *bankScreen) unsaved() bool { return v.bank.Hash() != v.savedHash }
 
 // setBank shows b (already validated) and rebuilds the condition list.
 func (v *bankScreen) setBank(b *banks.Bank, source string) {
@@ -137,7 +150,22 @@ func (v *bankScreen) Refresh(c *model.Context, cand *model.Candidate) {
 	if c == nil || cand == nil || len(v.conds) == 0 {
 		return
 	}
-	req, err := v.bank.Render(v.task, *c, *cand, v.selected())
+	b, cond := v.bank, v.selected()
+	if v.editing && (v.target == editWording || v.target == editClause) {
+		// The preview follows the text as it is typed.
+		nb := v.edited(v.editValue())
+		if err := nb.Validate(); err != nil {
+			v.previewErr = fmt.Errorf("as typed: %s", firstLine(err.Error()))
+			return
+		}
+		var err error
+		if cond, err = nb.Condition(cond.Probe, cond.Wording); err != nil {
+			v.previewErr = err
+			return
+		}
+		b = nb
+	}
+	req, err := b.Render(v.task, *c, *cand, cond)
 	if err != nil {
 		v.previewErr = err
 		return

@@ -131,7 +131,7 @@ func TestBankAddRemoveClause(t *testing.T) {
 	if a.bank.bank.Attributes[n].Clause != "brevity" {
 		t.Fatalf("clause: %q", a.bank.bank.Attributes[n].Clause)
 	}
-	press(a, "x")
+	press(a, "x", "y")
 	if len(a.bank.bank.Attributes) != n {
 		t.Fatalf("x did not remove brevity: %d attributes", len(a.bank.bank.Attributes))
 	}

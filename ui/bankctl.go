@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -55,12 +56,7 @@ func (v *bankScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		}
 		return v.key(a, msg)
 	case bankSavedMsg:
-		if msg.err != nil {
-			v.status, v.statusErr = "save: "+msg.err.Error(), true
-		} else {
-			v.status, v.statusErr = "saved "+msg.path+" ("+shortHash(msg.hash)+")", false
-			v.source = msg.path
-		}
+		return v.onSaved(a, msg)
 	case bankSignalMsg:
 		return v.onSignal(a, msg)
 	case screenStartedMsg:
@@ -105,13 +101,28 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.AddAttr):
 		return v.startEdit(editNewAttr, "")
 	case key.Matches(msg, k.DelAttr):
-		if v.removeSelected() {
+		return v.askRemove(a)
+	case key.Matches(msg, k.NextBank):
+		next := v.nextBuiltin()
+		if next == nil {
+			return nil
+		}
+		if !v.unsaved() {
+			v.switchTo(next)
 			return v.changed(a)
 		}
-	case key.Matches(msg, k.NextBank):
-		v.nextBuiltin()
-		v.origHash = v.bank.Hash()
-		return v.changed(a)
+		a.modal = &confirm{
+			title: "Next bank?",
+			lines: []string{
+				fmt.Sprintf("The bank %s (%.7s) has unsaved edits. Switch to %s and drop them?", v.bank.Name, v.bank.Hash(), next.Name),
+				"n, then w, saves them as a TOML file first.",
+			},
+			yes: "switch and drop the edits", no: "keep editing",
+			onYes: func(a *App) tea.Cmd {
+				a.bank.switchTo(next)
+				return a.bank.changed(a)
+			},
+		}
 	case key.Matches(msg, k.SaveBank):
 		return v.startEdit(editSave, v.bank.Name+".toml")
 	case key.Matches(msg, k.ScreenBank):
@@ -130,7 +141,7 @@ func (v *bankScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		path, changed := v.commitEdit()
 		if path != "" {
-			return saveBankCmd(v.bank.Clone(), path)
+			return saveBankCmd(v.bank.Clone(), path, false)
 		}
 		if changed {
 			if !strings.HasSuffix(v.source, " (edited)") {
@@ -141,11 +152,68 @@ func (v *bankScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "esc":
 		v.endEdit()
+		v.refresh(a) // the preview drops the typed text
 		return nil
 	}
 	var cmd tea.Cmd
 	v.input, cmd = v.input.Update(msg)
+	v.refresh(a) // the preview follows the typed text
 	return cmd
+}
+
+// askRemove asks before x removes the selected condition's attribute
+// (or neutral clause, or context probe) with all its conditions.
+func (v *bankScreen) askRemove(a *App) tea.Cmd {
+	c := v.selected()
+	what, n := v.removeWhat(c)
+	if what == "" {
+		v.status, v.statusErr = "the baseline cannot be removed", true
+		return nil
+	}
+	conds := "its condition"
+	if n != 1 {
+		conds = fmt.Sprintf("its %d conditions", n)
+	}
+	a.modal = &confirm{
+		title: "Remove?",
+		lines: []string{
+			fmt.Sprintf("Remove %s and %s from the bank?", what, conds),
+			"The bank gets a new version; a adds an attribute back.",
+		},
+		yes: "remove", no: "keep",
+		onYes: func(a *App) tea.Cmd {
+			if a.bank.removeProbe(c) {
+				return a.bank.changed(a)
+			}
+			return nil
+		},
+	}
+	return nil
+}
+
+// onSaved reports a save; a file that exists is replaced only after
+// asking.
+func (v *bankScreen) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
+	switch {
+	case msg.exists:
+		b := v.bank.Clone()
+		a.modal = &confirm{
+			title: "Replace the file?",
+			lines: []string{
+				msg.path + " exists. Replace it with the bank " + b.Name + "?",
+				"n keeps the file; w again saves under another name.",
+			},
+			yes: "replace", no: "keep the file",
+			onYes: func(*App) tea.Cmd { return saveBankCmd(b, msg.path, true) },
+		}
+	case msg.err != nil:
+		v.status, v.statusErr = "save: "+msg.err.Error(), true
+	default:
+		v.status, v.statusErr = fmt.Sprintf("saved %s (bank %s · %s)", msg.path, msg.name, shortHash(msg.hash)), false
+		v.source = msg.path
+		v.savedHash = msg.hash
+	}
+	return nil
 }
 
 // changed follows a new bank version: the study and the preview use it,

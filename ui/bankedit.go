@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/textarea"
@@ -27,21 +31,57 @@ const (
 	editSave               // the file to save the bank to
 )
 
-// bankSavedMsg reports a finished save.
+// bankSavedMsg reports a finished save; exists says the file was there
+// and was left alone (a save that replaces it asks first).
 type bankSavedMsg struct {
-	path, hash string
-	err        error
+	path, name, hash string
+	exists           bool
+	err              error
 }
 
-// saveBankCmd writes the bank as TOML to path.
-func saveBankCmd(b *banks.Bank, path string) tea.Cmd {
+// saveBankCmd writes the bank as TOML to path; an existing file is
+// replaced only when replace is set.
+func saveBankCmd(b *banks.Bank, path string, replace bool) tea.Cmd {
 	return func() tea.Msg {
-		data, err := b.Marshal()
-		if err == nil {
-			err = os.WriteFile(path, data, 0o644)
+		data, err := bankFile(b)
+		if err != nil {
+			return bankSavedMsg{path: path, err: err}
 		}
-		return bankSavedMsg{path: path, hash: b.Hash(), err: err}
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if !replace {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+		}
+		f, err := os.OpenFile(path, flags, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			return bankSavedMsg{path: path, name: b.Name, hash: b.Hash(), exists: true}
+		}
+		if err == nil {
+			_, err = f.Write(data)
+			err = errors.Join(err, f.Close())
+		}
+		return bankSavedMsg{path: path, name: b.Name, hash: b.Hash(), err: err}
 	}
+}
+
+// bankDocs is where a saved bank file's header sends its reader: the
+// section of docs/banks.md that describes every key.
+const bankDocs = `docs/banks.md, section "Bank file format (TOML)"`
+
+// bankFile is the text the Bank screen saves: the bank's TOML under a
+// header that names the bank and points at bankDocs. Marshal's own header
+// stays as it is, since its text is also the snapshot stored with every
+// run's answers and a stored snapshot never changes.
+func bankFile(b *banks.Bank) ([]byte, error) {
+	data, err := b.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if head, body, ok := bytes.Cut(data, []byte("\n\n")); ok && bytes.HasPrefix(head, []byte("#")) {
+		data = body
+	}
+	header := fmt.Sprintf("# prism probe bank %s, saved from the Bank screen. Check it with: prism bank validate FILE\n"+
+		"# Every key is described in %s. Changing any wording changes the bank's hash.\n\n", b.Name, bankDocs)
+	return append([]byte(header), data...), nil
 }
 
 // startEdit opens the text area on target with an initial value.
@@ -114,6 +154,7 @@ func (v *bankScreen) attrIndex(c banks.Condition) int {
 // apply validates an edited copy of the bank and adopts it, or reports
 // why not and keeps the old one.
 func (v *bankScreen) apply(nb *banks.Bank, what string) bool {
+	ownName(nb)
 	if err := nb.Validate(); err != nil {
 		v.status, v.statusErr = what+": "+firstLine(err.Error()), true
 		return false
@@ -131,19 +172,55 @@ func (v *bankScreen) apply(nb *banks.Bank, what string) bool {
 	return true
 }
 
+// editedSuffix ends the name of an edited built-in bank.
+const editedSuffix = "-edited"
+
+// ownName gives an edited built-in a name of its own ("quality-edited"),
+// so a saved file never passes for the built-in; an edit that brings the
+// bank back to the built-in gives the built-in back, name and all. The
+// name is part of the bank's hash, so it changes with the edit rather
+// than at the save, which keeps the hash that answers are stored under.
+func ownName(nb *banks.Bank) {
+	base := strings.TrimSuffix(nb.Name, editedSuffix)
+	bi, err := banks.Builtin(base)
+	if err != nil {
+		return
+	}
+	c := nb.Clone()
+	c.Name = base
+	if templated(c).Hash() == templated(bi.Clone()).Hash() {
+		*nb = *bi
+		return
+	}
+	nb.Name = base + editedSuffix
+}
+
+// templated drops every explicit list of wordings that equals the
+// templates' wordings: a wording edited back to the template's leaves
+// such a list, and the bank is the same as without it.
+func templated(b *banks.Bank) *banks.Bank {
+	for i := range b.Attributes {
+		at := &b.Attributes[i]
+		bare := *at
+		bare.Plus, bare.Minus = nil, nil
+		if slices.Equal(at.Plus, bare.Wordings(b.Templates, true)) {
+			at.Plus = nil
+		}
+		if slices.Equal(at.Minus, bare.Wordings(b.Templates, false)) {
+			at.Minus = nil
+		}
+	}
+	return b
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
 
-// commitEdit applies the text input to the bank.
-func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
-	val := strings.TrimSpace(v.input.Value())
-	if v.target != editWording {
-		// A pasted newline has no place in a one-line value.
-		val = strings.ReplaceAll(val, "\n", " ")
-	}
-	v.endEdit()
+// edited is a copy of the bank with val as the wording or clause being
+// edited (of the selected condition); the copy is not validated.
+func (v *bankScreen) edited(val string) *banks.Bank {
 	c := v.selected()
 	nb := v.bank.Clone()
 	switch v.target {
@@ -176,10 +253,36 @@ func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
 				}
 			}
 		}
-		return "", v.apply(nb, "wording of "+c.Probe)
 	case editClause:
-		nb.Attributes[v.attrIndex(c)].Clause = val
-		return "", v.apply(nb, "clause of "+c.Probe)
+		if i := v.attrIndex(c); i >= 0 {
+			nb.Attributes[i].Clause = val
+		}
+	}
+	ownName(nb)
+	return nb
+}
+
+// editValue is the text input's value as an edit keeps it.
+func (v *bankScreen) editValue() string {
+	val := strings.TrimSpace(v.input.Value())
+	if v.target != editWording {
+		// A pasted newline has no place in a one-line value.
+		val = strings.ReplaceAll(val, "\n", " ")
+	}
+	return val
+}
+
+// commitEdit applies the text input to the bank.
+func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
+	val := v.editValue()
+	v.endEdit()
+	c := v.selected()
+	nb := v.bank.Clone()
+	switch v.target {
+	case editWording:
+		return "", v.apply(v.edited(val), "wording of "+c.Probe)
+	case editClause:
+		return "", v.apply(v.edited(val), "clause of "+c.Probe)
 	case editNewAttr:
 		name, clause, ok := strings.Cut(val, ":")
 		name, clause = strings.TrimSpace(name), strings.TrimSpace(clause)
@@ -209,15 +312,40 @@ func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
 	return "", false
 }
 
-// removeSelected removes the attribute (or neutral, or context probe) of
-// the selected condition.
-func (v *bankScreen) removeSelected() bool {
-	c := v.selected()
+// removeWhat names what x removes for condition c (the attribute, neutral
+// clause or context probe) and how many conditions go with it; "" for the
+// baseline.
+func (v *bankScreen) removeWhat(c banks.Condition) (what string, n int) {
+	kind, name, _ := banks.ProbeKind(c.Probe)
+	switch kind {
+	case "plus", "minus":
+		what = "the attribute " + name
+	case "neutral":
+		what = "the neutral clause " + name
+	case "context":
+		what = "the context probe " + name
+	default:
+		return "", 0
+	}
+	for _, o := range v.conds {
+		if k, nm, _ := banks.ProbeKind(o.Probe); nm == name && (k == kind || (kind == "plus" || kind == "minus") && (k == "plus" || k == "minus")) {
+			n++
+		}
+	}
+	return what, n
+}
+
+// removeProbe removes the attribute (or neutral, or context probe) of
+// condition c.
+func (v *bankScreen) removeProbe(c banks.Condition) bool {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	nb := v.bank.Clone()
 	switch kind {
 	case "plus", "minus":
 		i := v.attrIndex(c)
+		if i < 0 {
+			return false
+		}
 		nb.Attributes = append(nb.Attributes[:i], nb.Attributes[i+1:]...)
 	case "neutral":
 		nb.Neutrals = deleteNamed(nb.Neutrals, func(n banks.Neutral) bool { return n.Name == name })
@@ -249,19 +377,26 @@ func (v *bankScreen) selectProbe(probe string) {
 	}
 }
 
-// nextBuiltin switches to the built-in bank after the current one.
-func (v *bankScreen) nextBuiltin() {
+// nextBuiltin is the built-in bank after the current one (the first when
+// the current one is not a built-in or an edited one).
+func (v *bankScreen) nextBuiltin() *banks.Bank {
 	all := banks.Builtins()
 	if len(all) == 0 {
-		return
+		return nil
 	}
 	next := all[0]
+	cur := strings.TrimSuffix(v.bank.Name, editedSuffix)
 	for i, b := range all {
-		if b.Name == v.bank.Name {
+		if b.Name == cur {
 			next = all[(i+1)%len(all)]
 		}
 	}
-	v.setBank(next.Clone(), "builtin:"+next.Name)
+	return next
+}
+
+// switchTo opens the built-in bank next.
+func (v *bankScreen) switchTo(next *banks.Bank) {
+	v.open(next.Clone(), "builtin:"+next.Name)
 	v.list.Select(0)
 	v.status, v.statusErr = fmt.Sprintf("built-in bank %s (%s)", next.Name, shortHash(next.Hash())), false
 	if _, ok := next.Tasks[v.task]; !ok {

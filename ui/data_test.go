@@ -34,6 +34,9 @@ func importFile(t *testing.T, a *App, name, content string) {
 		t.Fatalf("the file picker does not list %s:\n%s", name, frame(a))
 	}
 	press(a, "enter") // the file
+	if _, ok := a.modal.(*importer); ok && a.modal.(*importer).step == importName {
+		press(a, "enter") // the name, as offered
+	}
 }
 
 func storedDatasets(t *testing.T, a *App) []string {

@@ -2,13 +2,17 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/filepicker"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
@@ -17,22 +21,46 @@ import (
 )
 
 // importer is the Data screen's import dialog: choose a format, pick a
-// file, and the dataset is read and stored in one transaction (so a bad
-// file stores nothing); an error stays in the dialog, naming file, line
-// and field as the loader reports them.
+// file (the picker goes up past the directory it starts in), read it,
+// name the dataset (the file's name by default), and store it in one
+// transaction (so a bad file stores nothing). A name the workspace holds
+// already is replaced only after asking. An error stays in the dialog,
+// naming file, line and field as the loader reports them, until the next
+// key.
 type importer struct {
-	step    int // 0: format, 1: file, 2: importing
+	step    importStep
 	formats []string
 	l       list
 	fp      filepicker.Model
+	path    string         // the file picked
+	ds      *model.Dataset // the file read, waiting for its name
+	name    textinput.Model
 	err     string
 }
 
-// importedMsg reports an import: the stored dataset or why not.
-type importedMsg struct {
-	ds  *model.Dataset
-	err error
-}
+type importStep int
+
+const (
+	importFormat  importStep = iota // choose the format
+	importPick                      // pick the file
+	importReading                   // reading the file
+	importName                      // name the dataset
+	importStoring                   // storing it
+	importReplace                   // the name exists: replace it?
+)
+
+type (
+	// importReadMsg carries the file read, or why not.
+	importReadMsg struct {
+		ds  *model.Dataset
+		err error
+	}
+	// importedMsg reports a store: the stored dataset or why not.
+	importedMsg struct {
+		ds  *model.Dataset
+		err error
+	}
+)
 
 // importFormats are the loaders offered: every file format (the demo
 // needs no file).
@@ -50,110 +78,256 @@ func newImporter(dir string, height int) *importer {
 	im := &importer{formats: importFormats()}
 	im.l.SetRows(im.formats)
 	im.fp = filepicker.New()
+	// An absolute directory, so that h goes up past the start: the
+	// parent of "." is "." again.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	im.fp.CurrentDirectory = dir
 	im.fp.AutoHeight = false
 	im.fp.ShowPermissions = false
 	im.fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "up a directory"))
 	im.fp.SetHeight(max(height-14, 3))
+	im.name = newFieldInput() // unstyled, a cursor that does not blink
+	im.name.Prompt = "› "
+	im.name.CharLimit = 40
 	return im
 }
 
 // Init lists the starting directory.
 func (im *importer) Init() tea.Cmd { return im.fp.Init() }
 
-// importCmd reads path with the format's loader and stores the dataset.
-// store.PutDataset is one transaction: nothing is half-imported.
-func importCmd(ctx context.Context, st *store.Store, format, path string) tea.Cmd {
+// readCmd reads path with the format's loader; nothing is stored yet.
+func readCmd(format, path string) tea.Cmd {
 	return func() tea.Msg {
 		ds, err := datasets.Load(format, path)
-		if err != nil {
-			return importedMsg{err: err}
-		}
-		if ds.Name == "" {
-			ds.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		}
-		if err := st.PutDataset(ctx, ds, false); err != nil {
+		return importReadMsg{ds: ds, err: err}
+	}
+}
+
+// storeCmd stores the dataset; store.PutDataset is one transaction, so
+// nothing is half-imported. replace replaces a dataset of the same name.
+func storeCmd(ctx context.Context, st *store.Store, ds *model.Dataset, replace bool) tea.Cmd {
+	return func() tea.Msg {
+		if err := st.PutDataset(ctx, ds, replace); err != nil {
 			return importedMsg{err: err}
 		}
 		return importedMsg{ds: ds}
 	}
 }
 
+// defaultDatasetName is the name a dataset read from path is offered: the
+// loader's (the file's name without its extension), lower-cased, with
+// what a name cannot hold turned into '-'.
+func defaultDatasetName(loaded, path string) string {
+	s := loaded
+	if s == "" {
+		s = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	name := strings.TrimLeft(b.String(), "0123456789_-")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	if name == "" {
+		name = "dataset"
+	}
+	return name
+}
+
 func (im *importer) format() string { return im.formats[im.l.Cursor()] }
 
 func (im *importer) Update(a *App, msg tea.Msg) tea.Cmd {
-	if m, ok := msg.(importedMsg); ok {
+	switch m := msg.(type) {
+	case importReadMsg:
 		if m.err != nil {
-			im.step, im.err = 1, m.err.Error()
+			im.step, im.err = importPick, m.err.Error()
 			return nil
 		}
-		a.modal = nil
-		a.study.Datasets = append(a.study.Datasets, m.ds.Name)
-		return a.onDataset(datasetMsg{ds: m.ds})
+		im.ds, im.step, im.err = m.ds, importName, ""
+		im.name.SetValue(defaultDatasetName(m.ds.Name, im.path))
+		im.name.CursorEnd()
+		return im.name.Focus()
+	case importedMsg:
+		return im.onStored(a, m)
 	}
 	km, isKey := msg.(tea.KeyPressMsg)
-	if isKey && km.String() == "esc" {
-		if im.step == 1 {
-			im.step, im.err = 0, ""
-		} else if im.step == 0 {
-			a.modal = nil
-		}
-		return nil
-	}
 	if isKey && km.String() == "ctrl+c" {
-		return tea.Quit
+		a.modal = nil
+		return a.quit()
+	}
+	if isKey && im.step != importReading && im.step != importStoring {
+		im.err = "" // an old error goes at the next key
 	}
 	switch im.step {
-	case 0:
+	case importFormat:
 		if !isKey {
 			var cmd tea.Cmd
 			im.fp, cmd = im.fp.Update(msg) // the first directory listing
 			return cmd
 		}
 		switch {
+		case km.String() == "esc":
+			a.modal = nil
 		case key.Matches(km, a.keys.Up):
 			im.l.Move(-1)
 		case key.Matches(km, a.keys.Down):
 			im.l.Move(1)
 		case key.Matches(km, a.keys.Enter):
-			im.step = 1
+			im.step = importPick
 			im.fp.DirAllowed = im.format() == datasets.FormatJudgeBench
 		}
-	case 1:
+	case importPick:
+		if isKey && km.String() == "esc" {
+			im.step = importFormat
+			return nil
+		}
 		var cmd tea.Cmd
 		im.fp, cmd = im.fp.Update(msg)
 		if ok, path := im.fp.DidSelectFile(msg); ok {
-			im.step, im.err = 2, ""
-			return importCmd(a.ctx, a.study.Store, im.format(), path)
+			im.path, im.step = path, importReading
+			return readCmd(im.format(), path)
 		}
 		return cmd
+	case importName:
+		if !isKey {
+			var cmd tea.Cmd
+			im.name, cmd = im.name.Update(msg) // a paste
+			return cmd
+		}
+		switch km.String() {
+		case "esc":
+			im.step, im.ds = importPick, nil
+			im.name.Blur()
+			return nil
+		case "enter":
+			name := strings.TrimSpace(im.name.Value())
+			if !model.ValidName(name) {
+				im.err = fmt.Sprintf("name %q: %s", name, model.NameRule)
+				return nil
+			}
+			im.ds.Name, im.step = name, importStoring
+			return storeCmd(a.ctx, a.study.Store, im.ds, false)
+		}
+		var cmd tea.Cmd
+		im.name, cmd = im.name.Update(msg)
+		return cmd
+	case importReplace:
+		if !isKey {
+			return nil
+		}
+		switch {
+		case key.Matches(km, a.keys.Yes):
+			im.step = importStoring
+			return storeCmd(a.ctx, a.study.Store, im.ds, true)
+		case key.Matches(km, a.keys.No):
+			im.step = importName // edit the name instead
+			return im.name.Focus()
+		}
 	}
 	return nil
+}
+
+// onStored follows a store: the study opens the dataset; a name that
+// exists asks to replace; any other refusal (a run acquiring the dataset
+// names itself) stays on the name.
+func (im *importer) onStored(a *App, m importedMsg) tea.Cmd {
+	switch {
+	case m.err == nil:
+		a.modal = nil
+		if !contains(a.study.Datasets, m.ds.Name) {
+			a.study.Datasets = append(a.study.Datasets, m.ds.Name)
+		}
+		return a.onDataset(datasetMsg{ds: m.ds})
+	case errors.Is(m.err, store.ErrExists):
+		im.step = importReplace
+		im.name.Blur()
+	default:
+		im.step, im.err = importName, m.err.Error()
+		return im.name.Focus()
+	}
+	return nil
+}
+
+// count is "1 context", "2 contexts".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// shortDir names a directory for the dialog, the home directory as ~.
+func shortDir(dir string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return dir
 }
 
 func (im *importer) View(a *App, st *styles.Styles) string {
 	w := min(max(a.width*3/4, 56), a.width-2)
 	iw := w - paneChromeW
 	var lines []string
+	keys := ""
 	switch im.step {
-	case 0:
+	case importFormat:
 		h := min(len(im.formats), 9)
 		im.l.SetSize(iw, h)
 		lines = append(lines, "Format of the file:")
 		lines = append(lines, strings.Split(im.l.View(st, true), "\n")...)
-		lines = append(lines, "", st.Muted.Render("enter choose · esc close"))
-	case 1, 2:
-		lines = append(lines, fmt.Sprintf("Format %s · pick a file in %s", im.format(), im.fp.CurrentDirectory))
+		keys = "enter choose · esc close"
+	case importPick, importReading:
+		lines = append(lines, wrap(fmt.Sprintf("Format %s · pick a file in %s", im.format(), shortDir(im.fp.CurrentDirectory)), iw)...)
 		for _, ln := range strings.Split(strings.TrimRight(im.fp.View(), "\n"), "\n") {
 			lines = append(lines, fit(ln, iw))
 		}
-		if im.step == 2 {
+		if im.step == importReading {
+			lines = append(lines, st.Warn.Render("reading…"))
+		}
+		keys = "enter open/read · h up a directory · esc formats"
+	case importName, importStoring:
+		lines = append(lines, wrap(fmt.Sprintf("File %s · format %s · %s · %s", filepath.Base(im.path), im.format(),
+			count(len(im.ds.Contexts), "context"), count(im.ds.NumCandidates(), "candidate")), iw)...)
+		lines = append(lines, "")
+		lines = append(lines, st.Label.Render("Name of the dataset in the workspace:"))
+		im.name.SetWidth(iw - lipgloss.Width(im.name.Prompt) - 1)
+		lines = append(lines, im.name.View())
+		if im.step == importStoring {
 			lines = append(lines, st.Warn.Render("importing…"))
 		}
-		if im.err != "" {
-			lines = append(lines, wrapStyled(st.Bad, "not imported: "+im.err, iw)...)
-		}
-		lines = append(lines, "", st.Muted.Render("enter open/import · h up a directory · esc formats"))
+		keys = "enter import · esc another file"
+	case importReplace:
+		name := im.ds.Name
+		lines = append(lines,
+			fmt.Sprintf("The workspace already holds a dataset named %q.", name), "")
+		lines = append(lines, wrapStyled(st.Muted, "Replacing it deletes it and every answer recorded against it; another name keeps both.", iw)...)
+		lines = append(lines, "", st.Label.Render("y")+" replace "+name+"   "+st.Label.Render("n")+" change the name")
+	}
+	if im.err != "" {
+		lines = append(lines, wrapStyled(st.Bad, "not imported: "+im.err, iw)...)
+	}
+	if keys != "" {
+		lines = append(lines, "", st.Muted.Render(keys))
 	}
 	return dialog(st, w, "Import a dataset", lines)
 }

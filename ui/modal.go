@@ -46,7 +46,51 @@ func dialog(st *styles.Styles, w int, title string, lines []string) string {
 	return pane(st, true, w, len(lines)+paneChromeH+1, title, block(lines, inner, len(lines)))
 }
 
-// confirmQuit asks before quitting with a run in flight.
+// confirm asks a yes/no question about work that could be lost: y does
+// it, n or esc keeps things as they are. Its lines are the question, then
+// what it means (muted).
+type confirm struct {
+	title   string
+	lines   []string
+	yes, no string // what y and n do, for the key line
+	onYes   func(a *App) tea.Cmd
+}
+
+func (c *confirm) Update(a *App, msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(km, a.keys.Yes):
+		a.modal = nil
+		return c.onYes(a)
+	case key.Matches(km, a.keys.No):
+		a.modal = nil
+	}
+	return nil
+}
+
+func (c *confirm) View(a *App, st *styles.Styles) string {
+	return dialog(st, min(60, a.width-2), c.title, confirmLines(st, min(60, a.width-2)-paneChromeW, c.lines, c.yes, c.no))
+}
+
+// confirmLines lays out a confirmation: the first line plain, the rest
+// muted, each wrapped to w, then the y and n keys.
+func confirmLines(st *styles.Styles, w int, lines []string, yes, no string) []string {
+	var out []string
+	for i, ln := range lines {
+		style := st.Text
+		if i > 0 {
+			style = st.Muted
+		}
+		out = append(out, wrapStyled(style, ln, w)...)
+	}
+	return append(out, "", st.Label.Render("y")+" "+yes+"   "+st.Label.Render("n")+" "+no)
+}
+
+// confirmQuit asks before quitting with a run in flight or unsaved bank
+// edits, and says what quitting keeps.
 type confirmQuit struct{}
 
 func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
@@ -75,13 +119,36 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// busy is whether a run or a screen of the bank is in flight.
+func (a *App) busy() bool { return a.run.active() || a.bank.screening != nil }
+
+// quitText is what the quit dialog says: the question, what happens to
+// the answers (stored in a kept workspace; deleted with the demo's
+// temporary one) and to unsaved bank edits, and what y and n do.
+func (a *App) quitText() (lines []string, yes, no string) {
+	bank := fmt.Sprintf("%s (%.7s)", a.bank.bank.Name, a.bank.bank.Hash())
+	if !a.busy() {
+		return []string{
+			"The bank " + bank + " has unsaved edits. Quit without saving them?",
+			"n, then w on the Bank screen, saves them as a TOML file.",
+		}, "quit", "stay"
+	}
+	lines = []string{"A run is in progress. Cancel it and quit?"}
+	if a.study.Temporary {
+		lines = append(lines, "This demo's workspace is temporary: it is deleted on exit, with every answer in it.")
+	} else {
+		lines = append(lines, "Finished answers are stored; rerun to resume.")
+	}
+	if a.bank.unsaved() {
+		lines = append(lines, "The bank "+bank+" has unsaved edits; they are lost too (w on the Bank screen saves them).")
+	}
+	return lines, "cancel and quit", "keep running"
+}
+
 func (confirmQuit) View(a *App, st *styles.Styles) string {
-	return dialog(st, min(56, a.width-2), "Quit?", []string{
-		"A run is in progress. Cancel it and quit?",
-		st.Muted.Render("Finished answers are stored; rerun to resume."),
-		"",
-		st.Label.Render("y") + " cancel and quit   " + st.Label.Render("n") + " keep running",
-	})
+	w := min(60, a.width-2)
+	lines, yes, no := a.quitText()
+	return dialog(st, w, "Quit?", confirmLines(st, w-paneChromeW, lines, yes, no))
 }
 
 type (
@@ -128,8 +195,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok {
 		// The bank cannot render this kind of data: take a built-in that can.
 		if b, src, err := DefaultBank(msg.ds.Task); err == nil {
-			a.bank.setBank(b, src)
-			a.bank.origHash = b.Hash()
+			a.bank.open(b, src)
 			a.study.Bank = b
 			a.data.status += fmt.Sprintf(" · bank %s (has the %s prompt)", b.Name, msg.ds.Task)
 		}
@@ -176,7 +242,8 @@ func (c *datasetChooser) Update(a *App, msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Back):
 		a.modal = nil
 	case key.Matches(km, k.Quit):
-		return tea.Quit
+		a.modal = nil
+		return a.quit()
 	}
 	return nil
 }

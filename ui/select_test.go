@@ -284,7 +284,7 @@ func TestSelectStaleAfterBankEdit(t *testing.T) {
 	if f := frame(a); strings.Contains(f, "has changed since") {
 		t.Fatalf("fresh selection marked stale:\n%s", f)
 	}
-	press(a, "2", "down", "x") // remove accuracy: a new bank version
+	press(a, "2", "down", "x", "y") // remove accuracy: a new bank version
 	press(a, "4")
 	if f := frame(a); !strings.Contains(f, "has changed since") {
 		t.Fatalf("stale selection not marked:\n%s", f)

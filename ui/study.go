@@ -23,6 +23,10 @@ type Study struct {
 	// Store is the open workspace; the App never closes it. Nil leaves the
 	// Run screen and imports disabled.
 	Store *store.Store
+	// Temporary says the workspace is deleted on exit (the demo's, when
+	// no workspace file was given), so the quit dialog does not promise
+	// that answers are kept.
+	Temporary bool
 	// Datasets names every dataset of the workspace; with more than one,
 	// the App opens the dataset chooser at start unless PickedDataset.
 	Datasets      []string

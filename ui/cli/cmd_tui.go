@@ -134,6 +134,7 @@ func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, fun
 	}
 	s.Dataset, s.Bank, s.BankSource = ds, b, source
 	s.Judge, s.Demo, s.Store = "offline (simulator)", demo, st
+	s.Temporary = tmp != "" // cleanup deletes it
 	return s, cleanup, nil
 }
 

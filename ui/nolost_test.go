@@ -1,0 +1,433 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/model"
+)
+
+// Issue 17, "No lost work": what could drop work asks first, says what is
+// kept, or can be named.
+
+// editWording edits the first + wording of accuracy on the Bank screen.
+func editFirstWording(a *App, text string) {
+	press(a, "2", "g", "down", "enter", "ctrl+u")
+	typeText(a, text)
+	press(a, "enter")
+}
+
+// question is what the open confirmation says, its lines joined (the
+// frame wraps them).
+func question(a *App) string {
+	switch m := a.modal.(type) {
+	case *confirm:
+		return strings.Join(m.lines, " ")
+	case confirmQuit:
+		lines, _, _ := a.quitText()
+		return strings.Join(lines, " ")
+	}
+	return ""
+}
+
+// x asks before removing an attribute with all its conditions; n keeps it.
+func TestBankRemoveAsks(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	n := len(a.bank.bank.Attributes)
+	press(a, "2", "down", "x")
+	if _, ok := a.modal.(*confirm); !ok {
+		t.Fatalf("x did not ask: modal %T", a.modal)
+	}
+	if q := question(a); !strings.Contains(q, "Remove the attribute accuracy and its 4 conditions from the bank?") || !strings.Contains(frame(a), "Remove the attribute accuracy") {
+		t.Fatalf("the question does not name what goes: %q\n%s", q, frame(a))
+	}
+	press(a, "n")
+	if a.modal != nil || len(a.bank.bank.Attributes) != n {
+		t.Fatalf("n: modal %T, %d attributes", a.modal, len(a.bank.bank.Attributes))
+	}
+	// The wheel cannot move what y removes: the question's condition goes.
+	press(a, "x")
+	a.bank.Move(5)
+	press(a, "y")
+	if len(a.bank.bank.Attributes) != n-1 || a.bank.bank.Attributes[0].Name == "accuracy" {
+		t.Fatalf("y removed the wrong thing: %+v", a.bank.bank.Attributes[0])
+	}
+	// A neutral clause is one condition; the baseline cannot go.
+	press(a, "G", "x")
+	if q := question(a); !strings.Contains(q, "Remove the neutral clause honest and its condition") {
+		t.Fatalf("neutral: %q", q)
+	}
+	press(a, "esc", "g", "x")
+	if a.modal != nil || !strings.Contains(a.bank.status, "baseline cannot be removed") {
+		t.Fatalf("baseline: modal %T, status %q", a.modal, a.bank.status)
+	}
+}
+
+// b and q go straight on without unsaved edits, and ask with them; a save
+// makes the bank saved again.
+func TestBankUnsavedWarns(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	press(a, "2", "b")
+	if a.modal != nil || a.bank.bank.Name != "style8" {
+		t.Fatalf("b without edits: modal %T, bank %s", a.modal, a.bank.bank.Name)
+	}
+	if !press(a, "q") {
+		t.Fatal("q without edits did not quit")
+	}
+
+	a = demoApp(t, 120, 36)
+	editFirstWording(a, "Weigh factual accuracy heavily.")
+	if !a.bank.unsaved() {
+		t.Fatal("an edited bank is not unsaved")
+	}
+	edited := a.bank.bank.Hash()
+	press(a, "b")
+	if q := question(a); !strings.Contains(q, "has unsaved edits. Switch to style8 and drop them?") {
+		t.Fatalf("b with edits did not warn: %q\n%s", q, frame(a))
+	}
+	press(a, "n")
+	if a.modal != nil || a.bank.bank.Hash() != edited {
+		t.Fatal("n did not keep the edited bank")
+	}
+	if press(a, "q") {
+		t.Fatal("q with unsaved edits quit")
+	}
+	if q := question(a); !strings.Contains(q, "The bank quality-edited ("+edited[:7]+") has unsaved edits. Quit without saving them?") {
+		t.Fatalf("q with edits did not warn: %q\n%s", q, frame(a))
+	}
+	press(a, "n")
+	if a.modal != nil {
+		t.Fatal("n did not close the quit dialog")
+	}
+	// ctrl+c asks too.
+	press(a, "ctrl+c")
+	if _, ok := a.modal.(confirmQuit); !ok {
+		t.Fatalf("ctrl+c with edits: modal %T", a.modal)
+	}
+	press(a, "esc")
+	// y on b drops the edits.
+	press(a, "b", "y")
+	if a.bank.bank.Name != "style8" || a.bank.unsaved() {
+		t.Fatalf("y on b: bank %s, unsaved %v", a.bank.bank.Name, a.bank.unsaved())
+	}
+
+	// Once saved, the bank is not unsaved: b and q go straight on.
+	a = demoApp(t, 120, 36)
+	editFirstWording(a, "Weigh factual accuracy heavily.")
+	press(a, "w", "ctrl+u")
+	typeText(a, filepath.Join(t.TempDir(), "mine.toml"))
+	press(a, "enter")
+	if a.bank.unsaved() {
+		t.Fatalf("saved bank still unsaved: %q", a.bank.status)
+	}
+	if !press(a, "q") {
+		t.Fatal("q after a save asked")
+	}
+	// y on the quit dialog quits.
+	a = demoApp(t, 120, 36)
+	editFirstWording(a, "Weigh factual accuracy heavily.")
+	press(a, "q")
+	if !press(a, "y") {
+		t.Fatal("y on the quit dialog did not quit")
+	}
+}
+
+// An edited built-in is named apart from it, the save offers that name,
+// the file's header points at a section of docs/banks.md that exists, and
+// a file that exists is replaced only after asking.
+func TestBankSaveNameAndHeader(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	orig := a.bank.bank.Attributes[0].Wordings(a.bank.bank.Templates, true)[0]
+	editFirstWording(a, "Weigh factual accuracy heavily.")
+	name := a.bank.bank.Name
+	if name != "quality-edited" {
+		t.Fatalf("edited bank named %q", name)
+	}
+	if _, err := banks.Builtin(name); err == nil {
+		t.Fatalf("%s is a built-in's name", name)
+	}
+	if a.study.Bank.Name != name || !strings.Contains(frame(a), "bank quality-edited") {
+		t.Error("the study or the header keeps the built-in's name")
+	}
+	press(a, "w")
+	if got := a.bank.input.Value(); got != "quality-edited.toml" {
+		t.Fatalf("save offers %q", got)
+	}
+	path := filepath.Join(t.TempDir(), "quality-edited.toml")
+	press(a, "ctrl+u")
+	typeText(a, path)
+	press(a, "enter")
+	if !strings.Contains(a.bank.status, "saved "+path+" (bank quality-edited") {
+		t.Fatalf("status %q", a.bank.status)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "# prism probe bank quality-edited") || !strings.Contains(string(data), bankDocs) {
+		t.Fatalf("header:\n%s", data[:200])
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "docs", "banks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(docs), "\n## Bank file format (TOML)\n") || !strings.Contains(bankDocs, `"Bank file format (TOML)"`) {
+		t.Fatal("the header's section is not a heading of docs/banks.md")
+	}
+	back, err := banks.Parse(data, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Name != name || back.Hash() != a.bank.bank.Hash() {
+		t.Fatalf("read back as %s %.7s, want %s %.7s", back.Name, back.Hash(), name, a.bank.bank.Hash())
+	}
+	// The same file again: asked; n leaves it, y replaces it.
+	editFirstWording(a, "Weigh factual accuracy very heavily.")
+	press(a, "w", "ctrl+u")
+	typeText(a, path)
+	press(a, "enter")
+	if q := question(a); !strings.Contains(q, path+" exists. Replace it with the bank quality-edited?") {
+		t.Fatalf("no replace question: %q", q)
+	}
+	press(a, "n")
+	if now, _ := os.ReadFile(path); string(now) != string(data) || !a.bank.unsaved() {
+		t.Fatal("n changed the file or the bank's saved state")
+	}
+	press(a, "w", "ctrl+u")
+	typeText(a, path)
+	press(a, "enter", "y")
+	if now, _ := os.ReadFile(path); !strings.Contains(string(now), "very heavily") || a.bank.unsaved() {
+		t.Fatalf("y did not replace the file: %q", a.bank.status)
+	}
+	// Editing it back to the built-in's wording gives the name back.
+	editFirstWording(a, orig)
+	if a.bank.bank.Name != "quality" {
+		t.Fatalf("the built-in's wording again, named %q", a.bank.bank.Name)
+	}
+}
+
+// The preview follows the wording and the clause as they are typed; esc
+// gives the bank's back.
+func TestBankPreviewWhileTyping(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	hash := a.bank.bank.Hash()
+	preview := func() string { return strings.Join(a.bank.preview, " ") }
+	press(a, "2", "down", "enter", "ctrl+u")
+	typeText(a, "Weigh zebra stripes heavily.")
+	if !strings.Contains(preview(), "Weigh zebra stripes heavily.") {
+		t.Fatalf("the preview does not show the typed wording:\n%s", preview())
+	}
+	if a.bank.bank.Hash() != hash {
+		t.Fatal("typing changed the bank before enter")
+	}
+	press(a, "ctrl+u")
+	if a.bank.previewErr == nil || !strings.Contains(frame(a), "as typed:") {
+		t.Fatalf("an empty wording: preview error %v", a.bank.previewErr)
+	}
+	press(a, "esc")
+	if a.bank.previewErr != nil || strings.Contains(preview(), "zebra") {
+		t.Fatal("esc kept the typed wording in the preview")
+	}
+	press(a, "c", "ctrl+u")
+	typeText(a, "zebra-ness")
+	if !strings.Contains(preview(), "zebra-ness") {
+		t.Fatalf("the preview does not show the typed clause:\n%s", preview())
+	}
+	press(a, "esc")
+}
+
+// The quit dialog says what happens to the answers: kept in a workspace
+// file, deleted with the demo's temporary workspace.
+func TestQuitTextDemoVsKept(t *testing.T) {
+	for _, temp := range []bool{false, true} {
+		t.Run(fmt.Sprint("temporary=", temp), func(t *testing.T) {
+			s := demoStudy(t)
+			s.Temporary = temp
+			a := New(s)
+			a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+			drive(a, a.Init())
+			g := startHeld(t, a, 0)
+			defer close(g.release)
+			defer a.active.Cancel()
+			press(a, "q")
+			f := frame(a)
+			kept, gone := strings.Contains(f, "Finished answers are stored; rerun to resume."), strings.Contains(f, "workspace is temporary: it is deleted on")
+			if kept == temp || gone != temp {
+				t.Fatalf("temporary %v: the dialog says\n%s", temp, f)
+			}
+		})
+	}
+}
+
+// The import dialog goes up past its start directory, even from ".".
+func TestImportParentDirectory(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "up.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.importDir = sub
+	press(a, "1", "i", "enter")
+	im := a.modal.(*importer)
+	press(a, "h")
+	if im.fp.CurrentDirectory != dir || !strings.Contains(frame(a), "up.jsonl") {
+		t.Fatalf("h went to %s:\n%s", im.fp.CurrentDirectory, frame(a))
+	}
+	press(a, "esc", "esc")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.importDir = "."
+	press(a, "i", "enter", "h")
+	if got := a.modal.(*importer).fp.CurrentDirectory; got != filepath.Dir(wd) {
+		t.Fatalf("h from . went to %s, want %s", got, filepath.Dir(wd))
+	}
+}
+
+const tinyJSONL = `{"context": "c1", "candidate": "A", "source": "S one.", "text": "Alpha text.", "human": 3}
+{"context": "c1", "candidate": "B", "text": "Beta text.", "human": 4}
+`
+
+// pickFile opens the import dialog on a directory holding one file and
+// picks it with the jsonl format: the dialog then asks for the name.
+func pickFile(t *testing.T, a *App, name, content string) *importer {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.importDir = dir
+	press(a, "1", "i")
+	im := a.modal.(*importer)
+	for im.format() != "jsonl" {
+		press(a, "down")
+	}
+	press(a, "enter", "enter")
+	return im
+}
+
+// The dialog names the dataset: the file's name, made a valid name, by
+// default; an edited name is the stored one; an invalid one is refused
+// and its error goes at the next key.
+func TestImportNamesDataset(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	im := pickFile(t, a, "My Tiny.jsonl", tinyJSONL)
+	if im.step != importName || im.name.Value() != "my-tiny" {
+		t.Fatalf("step %d, name %q", im.step, im.name.Value())
+	}
+	if f := frame(a); !strings.Contains(f, "Name of the dataset") || !strings.Contains(f, "my-tiny") {
+		t.Fatalf("no name field:\n%s", f)
+	}
+	press(a, "ctrl+u")
+	typeText(a, "Bad Name")
+	press(a, "enter")
+	if !strings.Contains(frame(a), model.NameRule[:20]) || a.modal == nil {
+		t.Fatalf("an invalid name was not refused:\n%s", frame(a))
+	}
+	press(a, "ctrl+u")
+	if im.err != "" || strings.Contains(frame(a), "not imported") {
+		t.Fatal("the old error stayed after a key")
+	}
+	typeText(a, "renamed")
+	press(a, "enter")
+	if a.modal != nil || a.study.Dataset.Name != "renamed" {
+		t.Fatalf("modal %T, dataset %s", a.modal, a.study.Dataset.Name)
+	}
+	if got := storedDatasets(t, a); strings.Join(got, ",") != "demo,renamed" {
+		t.Fatalf("stored %v", got)
+	}
+}
+
+// A name the workspace holds is replaced only after asking; n goes back
+// to the name, y replaces.
+func TestImportOffersReplace(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
+	press(a, "enter")
+	if im.step != importReplace || !strings.Contains(frame(a), `already holds a dataset named "demo"`) {
+		t.Fatalf("no replace offer (step %d):\n%s", im.step, frame(a))
+	}
+	press(a, "n")
+	if im.step != importName || a.study.Dataset.NumCandidates() != 60 {
+		t.Fatalf("n: step %d", im.step)
+	}
+	press(a, "enter", "y")
+	if a.modal != nil || a.study.Dataset.Name != "demo" || a.study.Dataset.NumCandidates() != 2 {
+		t.Fatalf("y: modal %T, dataset %s with %d", a.modal, a.study.Dataset.Name, a.study.Dataset.NumCandidates())
+	}
+	if got := storedDatasets(t, a); len(got) != 1 || len(a.study.Datasets) != 1 {
+		t.Fatalf("stored %v, study lists %v", got, a.study.Datasets)
+	}
+}
+
+// With a run acquiring the dataset, the store refuses to replace it and
+// the dialog shows why, naming the run.
+func TestImportReplaceBusy(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	g := startHeld(t, a, 0)
+	defer close(g.release)
+	defer a.active.Cancel()
+	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
+	press(a, "enter", "y")
+	if a.modal == nil || im.step != importName || !strings.Contains(im.err, "being acquired by a prism run") {
+		t.Fatalf("step %d, error %q", im.step, im.err)
+	}
+	if f := frame(a); !strings.Contains(f, "not imported: dataset \"demo\" is being acquired") {
+		t.Fatalf("the refusal is not shown:\n%s", f)
+	}
+}
+
+// A failed file's error goes at the next key.
+func TestImportErrorCleared(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	im := pickFile(t, a, "bad.jsonl", `{"context": "c1", "candidate": "B", "human": 4}`+"\n")
+	if im.step != importPick || !strings.Contains(frame(a), "not imported") {
+		t.Fatalf("step %d, error %q", im.step, im.err)
+	}
+	press(a, "down")
+	if im.err != "" || strings.Contains(frame(a), "not imported") {
+		t.Fatal("the error stayed after a key")
+	}
+}
+
+// The new dialogs at 80×24 and 120×36.
+func TestGoldenNoLostWork(t *testing.T) {
+	edit := func(t *testing.T, a *App) { editFirstWording(a, "Weigh factual accuracy heavily.") }
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		for _, sc := range []struct {
+			name string
+			do   func(t *testing.T, a *App)
+		}{
+			{"remove-confirm", func(t *testing.T, a *App) { press(a, "2", "down", "x") }},
+			{"next-bank-unsaved", func(t *testing.T, a *App) { edit(t, a); press(a, "b") }},
+			{"quit-unsaved", func(t *testing.T, a *App) { edit(t, a); press(a, "q") }},
+			{"import-name", func(t *testing.T, a *App) { pickFile(t, a, "tiny.jsonl", tinyJSONL) }},
+			{"import-replace", func(t *testing.T, a *App) { pickFile(t, a, "demo.jsonl", tinyJSONL); press(a, "enter") }},
+		} {
+			t.Run(fmt.Sprintf("%s-%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				a := demoApp(t, size[0], size[1])
+				drive(a, a.Init())
+				sc.do(t, a)
+				if a.modal == nil {
+					t.Fatal("no dialog")
+				}
+				checkFits(t, a, size, sc.name)
+				golden.RequireEqual(t, frame(a))
+			})
+		}
+	}
+}
