@@ -160,9 +160,15 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 		return lines
 	}
 	// The method tables side by side: mean and difference from Vanilla.
+	// A judge's column is as wide as its name when the row has room; a
+	// longer name is cut in its middle.
+	colW := 16 // "0.6917 +0.0304" and two spaces
+	for _, f := range ok {
+		colW = max(colW, min(len([]rune(f.judge)), (w-10)/len(ok)-1))
+	}
 	head := fmt.Sprintf("%-10s", "method")
 	for _, f := range ok {
-		head += fmt.Sprintf(" %-16s", clip(f.judge, 16))
+		head += fmt.Sprintf(" %-*s", colW, clipMiddle(f.judge, colW))
 	}
 	lines = append(lines, st.Label.Render(fit(head, w)))
 	for _, fm := range fitMethods {
@@ -176,7 +182,7 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 					cell += " " + gain4(res.DiffVsVanilla.Mean)
 				}
 			}
-			row += fmt.Sprintf(" %-16s", cell)
+			row += fmt.Sprintf(" %-*s", colW, cell)
 		}
 		if slices.ContainsFunc(ok, func(f judgeFit) bool { return f.rep.Methods.Get(fm.m) != nil }) {
 			lines = append(lines, fit(row, w))

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // humanCount prints a count with a k/M/G suffix past a thousand.
@@ -96,3 +98,22 @@ func wrapSpaces(s string, w int) []string {
 	}
 	return lines
 }
+
+// clipMiddle shortens plain text to w cells by cutting its middle, so
+// that both ends survive: a probe keeps its sign ("accuracy:+" in 8 cells
+// is "accu…y:+") and a judge name its suffix. The start gets the odd
+// cell.
+func clipMiddle(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	switch {
+	case sw <= w:
+		return s
+	case w <= 0:
+		return ""
+	case w == 1:
+		return "…"
+	}
+	head, tail := w/2, (w-1)/2
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
+}
+
