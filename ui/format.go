@@ -117,3 +117,22 @@ func clipMiddle(s string, w int) string {
 	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
 }
 
+// fixed4 prints a profile value or a correction term with its sign and 4
+// decimals, the one precision of the screens that show them, or "—". A
+// value that rounds to zero is "+0.0000", never "-0.0000" nor
+// "-2.034e-05".
+func fixed4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	if s := fmt.Sprintf("%+.4f", f); s != "-0.0000" {
+		return s
+	}
+	return "+0.0000"
+}
+
+// foldRange prints a profile statistic as its mean and its fold range:
+// "+0.0414 [+0.0003, +0.0825]".
+func foldRange(mean, lo, hi float64) string {
+	return fixed4(mean) + " [" + fixed4(lo) + ", " + fixed4(hi) + "]"
+}

@@ -182,3 +182,45 @@ func TestGoldenReadable(t *testing.T) {
 		readableGolden(t, a, "compare")
 	})
 }
+
+// The Compare screen shows each judge's profile numbers beside the marks:
+// under each attribute, per judge, a_k and e_k as the mean over the outer
+// folds with the fold range; the sign columns say "agree" or "differ",
+// never "shared", which is e_k's own name.
+func TestCompareShowsProfileNumbers(t *testing.T) {
+	a := twoJudgeDemo(t, 120, 36)
+	press(a, "8", "c")
+	if len(a.cmp.fits) != 2 {
+		t.Fatalf("%d fits", len(a.cmp.fits))
+	}
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 200}) // every row on screen
+	f := frame(a)
+	for i, jf := range a.cmp.fits {
+		for attr, p := range jf.rep.Profiles {
+			want := fmt.Sprintf("%c %s %s %s", judgeMark(i), jf.judge,
+				foldRange(p.A.Mean, p.A.Min, p.A.Max), foldRange(p.E.Mean, p.E.Min, p.E.Max))
+			found := false
+			for _, ln := range strings.Split(f, "\n") {
+				if strings.Join(strings.Fields(strings.Trim(ln, "│")), " ") == want {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: no row %q:\n%s", attr, want, f)
+			}
+		}
+	}
+	if strings.Contains(f, "shared") {
+		t.Errorf("Compare still says \"shared\":\n%s", f)
+	}
+}
+
+func TestFixed4(t *testing.T) {
+	for f, want := range map[float64]string{
+		0.0414: "+0.0414", -2.034e-05: "+0.0000", 5.327e-06: "+0.0000", -0.00941: "-0.0094", 0: "+0.0000",
+	} {
+		if got := fixed4(f); got != want {
+			t.Errorf("fixed4(%g) = %q, want %q", f, got, want)
+		}
+	}
+}
