@@ -166,8 +166,9 @@ func readableGolden(t *testing.T, a *App, name string) {
 }
 
 // Golden frames of the states issue 17 fixed, at 80×24 and 120×36: the
-// header and the latest responses of a finished run, and the Inspect and
-// Compare screens on the two-judge fixture.
+// header, latest responses and ratio panel of a finished run, and the
+// Inspect, Compare and Bank (screening bars) screens on the two-judge
+// fixture.
 func TestGoldenReadable(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
 		a := finishedRun(t, 80, 24)
@@ -180,6 +181,8 @@ func TestGoldenReadable(t *testing.T) {
 		readableGolden(t, a, "inspect")
 		press(a, "8", "c")
 		readableGolden(t, a, "compare")
+		press(a, "2")
+		readableGolden(t, a, "bank-screened")
 	})
 }
 
@@ -222,5 +225,53 @@ func TestFixed4(t *testing.T) {
 		if got := fixed4(f); got != want {
 			t.Errorf("fixed4(%g) = %q, want %q", f, got, want)
 		}
+	}
+}
+
+// A ratio of 12.8 (as the expected-score mode gives) lies within the Run
+// panel's axis, and its bar keeps a space from its number.
+func TestRunRatioAxisCoversValues(t *testing.T) {
+	a := finishedRun(t, 120, 36)
+	r := &a.run.signal.Rows[0]
+	r.Ratio, r.Lo, r.Hi, r.HasSignal, r.TooFew = 12.8, 11.9, 12.8, true, false
+	f := frame(a)
+	if !strings.Contains(f, "ratio 0…13, │ = 1") {
+		t.Errorf("the axis does not reach 12.8:\n%s", f)
+	}
+	row := paneRow(f, 1, r.Name+" ")
+	bar, _, ok := strings.Cut(row, "12.80")
+	if !ok || !strings.HasSuffix(bar, " ") {
+		t.Errorf("row %q: the bar runs into the number", row)
+	}
+	if ax := ratioAxis(12.8); ax < 12.8 {
+		t.Errorf("ratioAxis(12.8) = %g", ax)
+	}
+}
+
+// The Bank screen's screening bars have an axis: labelled ticks under
+// the bars, the 1 over the bars' │ marker.
+func TestBankScreeningAxis(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 120, 36)
+	press(a, "2")
+	f := frame(a)
+	var bar, ticks string
+	for _, ln := range strings.Split(f, "\n") {
+		parts := strings.Split(ln, "││")
+		if len(parts) != 2 {
+			continue
+		}
+		switch right := []rune(parts[1]); {
+		case strings.HasPrefix(parts[1], " pooled "):
+			bar = string(right)
+		case bar != "" && ticks == "":
+			ticks = string(right)
+		}
+	}
+	one := strings.IndexRune(bar, '│')
+	if one < 0 || !strings.Contains(ticks, " 0 ") || !strings.Contains(ticks, " 2") {
+		t.Fatalf("no axis under the pooled bar %q: %q\n%s", bar, ticks, f)
+	}
+	if i := len([]rune(bar[:one])); len([]rune(ticks)) <= i || []rune(ticks)[i] != '1' {
+		t.Errorf("the tick 1 is not over the marker:\n%s\n%s", bar, ticks)
 	}
 }

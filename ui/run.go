@@ -379,7 +379,7 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 		nameW = max(nameW, min(len(a), 14))
 	}
 	sparkW := max(min((w-nameW)/8, 13), 4)
-	const valW, ciW = 5, 12
+	const valW, ciW = 6, 12 // the value keeps a space from a full bar, also past 10
 	barW := w - nameW - 2*sparkW - valW - ciW - 5
 	showCI := true
 	if barW < 6 {
@@ -402,14 +402,14 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	lines := []string{st.Muted.Render(fit(header, w))}
 	dr := lr.deltaRange()
 	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
-		bar, val, ci := strings.Repeat(" ", barW), "    —", ""
+		bar, val, ci := strings.Repeat(" ", barW), "     —", ""
 		switch {
 		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
 			bar = fmt.Sprintf("%-*s", barW, r.tooFewText(barW))
-			val = fmt.Sprintf("%5.2f", r.Ratio)
+			val = fmt.Sprintf("%6.2f", r.Ratio)
 		case r.HasSignal:
 			bar = ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
-			val = fmt.Sprintf("%5.2f", r.Ratio)
+			val = fmt.Sprintf("%6.2f", r.Ratio)
 			ci = fmt.Sprintf(" [%s,%s]", num(r.Lo), num(r.Hi))
 		default:
 			bar = ratioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)
