@@ -141,7 +141,7 @@ func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 	sum := 0.0
 	for _, a := range ins.attrs {
 		sum += a.Term
-		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), gain4(a.Term)), w))
+		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), fixed4(a.Term)), w))
 	}
 	ctxCols := make([]string, 0, len(ins.ctxTerms))
 	for c := range ins.ctxTerms {
@@ -150,9 +150,9 @@ func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 	sort.Strings(ctxCols)
 	for _, c := range ctxCols {
 		sum += ins.ctxTerms[c]
-		lines = append(lines, fit(row(c, "", "", "", "", gain4(ins.ctxTerms[c])), w))
+		lines = append(lines, fit(row(c, "", "", "", "", fixed4(ins.ctxTerms[c])), w))
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), gain4(sum), num(ins.s0-sum)), w)))
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), fixed4(sum), num(ins.s0-sum)), w)))
 	lines = append(lines, st.Muted.Render(fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
 	return lines
 }

@@ -167,8 +167,8 @@ func readableGolden(t *testing.T, a *App, name string) {
 
 // Golden frames of the states issue 17 fixed, at 80×24 and 120×36: the
 // header, latest responses and ratio panel of a finished run, and the
-// Inspect, Compare and Bank (screening bars) screens on the two-judge
-// fixture.
+// Fit (γ sweep), Profiles (detail), Inspect, Compare and Bank (screening
+// bars) screens on the two-judge fixture.
 func TestGoldenReadable(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
 		a := finishedRun(t, 80, 24)
@@ -177,7 +177,11 @@ func TestGoldenReadable(t *testing.T) {
 	})
 	t.Run("judges", func(t *testing.T) {
 		a := twoJudgeDemo(t, 80, 24)
-		press(a, "5", "f", "1", "down", "right", "down", "enter")
+		press(a, "5", "f")
+		readableGolden(t, a, "fit")
+		press(a, "6")
+		readableGolden(t, a, "profiles")
+		press(a, "1", "down", "right", "down", "enter")
 		readableGolden(t, a, "inspect")
 		press(a, "8", "c")
 		readableGolden(t, a, "compare")
@@ -273,5 +277,35 @@ func TestBankScreeningAxis(t *testing.T) {
 	}
 	if i := len([]rune(bar[:one])); len([]rune(ticks)) <= i || []rune(ticks)[i] != '1' {
 		t.Errorf("the tick 1 is not over the marker:\n%s\n%s", bar, ticks)
+	}
+}
+
+// The profile detail shows every number in one precision, without
+// e-notation, and the γ sweep labels its right-hand number.
+func TestProfileDetailOnePrecision(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 120, 36)
+	press(a, "5", "f")
+	if row := paneRow(frame(a), 1, "γ    "); !strings.HasSuffix(row, " PRISM") {
+		t.Errorf("the γ sweep's right-hand number has no label:\n%s", frame(a))
+	}
+	press(a, "6")
+	for _, size := range readableSizes {
+		a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		for i, attr := range a.prof.attrs {
+			a.prof.cursor = i
+			f := frame(a)
+			for _, word := range strings.Fields(paneText(f)) {
+				if strings.ContainsAny(word, "0123456789") && strings.Contains(word, "e-") {
+					t.Errorf("%s at %dx%d: e-notation %q:\n%s", attr, size[0], size[1], word, f)
+				}
+				if word == "-0.0000" {
+					t.Errorf("%s at %dx%d: negative zero", attr, size[0], size[1])
+				}
+			}
+			p := a.prof.rep.Profiles[attr]
+			if !strings.Contains(paneText(f), "a_k mean "+fixed4(p.A.Mean)+" min "+fixed4(p.A.Min)) {
+				t.Errorf("%s: detail lacks a_k in fixed decimals:\n%s", attr, f)
+			}
+		}
 	}
 }
