@@ -30,7 +30,7 @@ func TestDirection(t *testing.T) {
 // Its Jacobian is the first's with the columns of each attribute swapped
 // and negated (Δ'+ = s− − s0 = −Δ−, Δ'− = s0 − s+ = −Δ+), so its ridge
 // fit is β'± = −β∓ with the same predictions: the same method table,
-// a'_k = −a_k (opposing directions) and e'_k = e_k (shared).
+// a'_k = −a_k (signs differ) and e'_k = e_k (signs agree).
 func twoJudgeDemo(t testing.TB, w, h int) *App {
 	t.Helper()
 	return fixtureApp(t, fixtureTwoJudge, w, h)
