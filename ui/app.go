@@ -360,14 +360,38 @@ func (a *App) header() string {
 	if gap := a.width - lipgloss.Width(line1) - lipgloss.Width(badge); badge != "" && gap > 0 {
 		line1 += strings.Repeat(" ", gap) + badge
 	}
+	return fit(line1, a.width) + "\n" + a.styles.Header.Render(fit(a.studyLine(), a.width))
+}
+
+// studyLine is the header's second line: the dataset, the bank version
+// and the judge. On a narrow terminal the less telling parts give way
+// first (the words of the counts, the counts, the bank's hash, the
+// word "dataset"); the judge's name is cut in its middle only when
+// nothing else is left to give, so that its end (a mode, a backend)
+// stays readable.
+func (a *App) studyLine() string {
 	ds := a.study.Dataset
 	name := ds.Name
 	if name == "" {
 		name = "none"
 	}
-	info := fmt.Sprintf("dataset %s · %d contexts · %d candidates · bank %s %s · judge %s",
-		name, len(ds.Contexts), ds.NumCandidates(), a.study.Bank.Name, shortHash(a.bank.bank.Hash()), a.judgeLabel())
-	return fit(line1, a.width) + "\n" + a.styles.Header.Render(fit(info, a.width))
+	bank, hash, judge := a.study.Bank.Name, shortHash(a.bank.bank.Hash()), a.judgeLabel()
+	nc, nk := len(ds.Contexts), ds.NumCandidates()
+	for _, s := range []string{
+		fmt.Sprintf("dataset %s · %d contexts · %d candidates · bank %s %s · judge %s", name, nc, nk, bank, hash, judge),
+		fmt.Sprintf("dataset %s · %d ctx · %d cand · bank %s %.7s · judge %s", name, nc, nk, bank, hash, judge),
+		fmt.Sprintf("data %s · %d ctx · %d cand · bank %s %.7s · judge %s", name, nc, nk, bank, hash, judge),
+		fmt.Sprintf("data %s · bank %s %.7s · judge %s", name, bank, hash, judge),
+		fmt.Sprintf("data %s · bank %s · judge %s", name, bank, judge),
+	} {
+		if ansi.StringWidth(s) <= a.width {
+			return s
+		}
+	}
+	// The names share what is left, the judge's first.
+	name, bank = clipMiddle(name, 12), clipMiddle(bank, 12)
+	room := a.width - ansi.StringWidth(fmt.Sprintf("data %s · bank %s · judge ", name, bank))
+	return fmt.Sprintf("data %s · bank %s · judge %s", name, bank, clipMiddle(judge, max(room, 8)))
 }
 
 // judgeLabel names the judge of the form, or the study's when the form

@@ -15,8 +15,8 @@ import (
 
 // The Compare screen (paper §3.2): every judge of the workspace with
 // answers on the dataset, fitted the same way, side by side: their method
-// tables, and per attribute their profile means on one axis with shared
-// and opposing correction directions marked.
+// tables, and per attribute their profile means on one axis, whether
+// the signs of the judges agree or differ, and each judge's numbers.
 
 // judgeFit is one judge's fit on the Compare screen.
 type judgeFit struct {
@@ -86,9 +86,10 @@ const overlapMark = '*'
 // judgeMark is the letter of the i-th judge on the shared axes.
 func judgeMark(i int) rune { return rune('A' + i%26) }
 
-// direction says whether the judges' means agree in sign: "shared" when
-// all are on the same side of 0, "opposing" when some are on each side,
-// "" when fewer than two are non-zero.
+// direction says whether the judges' means agree in sign: "agree" when
+// all are on the same side of 0, "differ" when some are on each side,
+// "" when fewer than two are non-zero. (Not "shared": e_k is the shared
+// correction, whatever the signs of the judges.)
 func direction(means []float64) string {
 	pos, neg := 0, 0
 	for _, m := range means {
@@ -101,9 +102,9 @@ func direction(means []float64) string {
 	}
 	switch {
 	case pos > 0 && neg > 0:
-		return "opposing"
+		return "differ"
 	case pos+neg >= 2:
-		return "shared"
+		return "agree"
 	}
 	return ""
 }
@@ -160,9 +161,15 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 		return lines
 	}
 	// The method tables side by side: mean and difference from Vanilla.
+	// A judge's column is as wide as its name when the row has room; a
+	// longer name is cut in its middle.
+	colW := 16 // "0.6917 +0.0304" and two spaces
+	for _, f := range ok {
+		colW = max(colW, min(len([]rune(f.judge)), (w-10)/len(ok)-1))
+	}
 	head := fmt.Sprintf("%-10s", "method")
 	for _, f := range ok {
-		head += fmt.Sprintf(" %-16s", clip(f.judge, 16))
+		head += fmt.Sprintf(" %-*s", colW, clipMiddle(f.judge, colW))
 	}
 	lines = append(lines, st.Label.Render(fit(head, w)))
 	for _, fm := range fitMethods {
@@ -176,14 +183,15 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 					cell += " " + gain4(res.DiffVsVanilla.Mean)
 				}
 			}
-			row += fmt.Sprintf(" %-16s", cell)
+			row += fmt.Sprintf(" %-*s", colW, cell)
 		}
 		if slices.ContainsFunc(ok, func(f judgeFit) bool { return f.rep.Methods.Get(fm.m) != nil }) {
 			lines = append(lines, fit(row, w))
 		}
 	}
 	// Profiles: per attribute the judges' means on one axis for a_k and one
-	// for e_k, and whether their directions are shared or opposing.
+	// for e_k, whether their signs agree, and under it per judge the
+	// numbers: the mean over the outer folds and the fold range.
 	var attrs []string
 	for _, f := range ok {
 		for a := range f.rep.Profiles {
@@ -198,7 +206,8 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 		nw = max(nw, len([]rune(a)))
 	}
 	nw = min(nw, 12)
-	bw := max((w-nw-2*(1+1+8))/2, 6)
+	const signW = 6 // "agree", "differ"
+	bw := max((w-nw-2*(1+1+signW))/2, 6)
 	var as, es []float64
 	for _, f := range ok {
 		for _, p := range f.rep.Profiles {
@@ -207,28 +216,35 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 	}
 	alo, ahi := gainAxis(as...)
 	elo, ehi := gainAxis(es...)
-	lines = append(lines, "", st.Title.Render(fmt.Sprintf("profiles: fold means, a letter per judge (%c: several in one cell), │ zero", overlapMark)),
-		st.Label.Render(fit(fmt.Sprintf("%-*s %-*s %-8s %-*s %s", nw, "attribute", bw, "a_k directional", "", bw, "e_k shared", ""), w)))
+	lines = append(lines, "", st.Title.Render(fit(fmt.Sprintf("profiles: fold means, a letter per judge (%c: several in one cell), │ zero", overlapMark), w)),
+		st.Muted.Render(fit("per judge: mean over the outer folds [fold min, fold max]", w)))
+	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-*s %-*s %-*s %-*s %s", nw, "attribute", bw, "a_k", signW, "signs", bw, "e_k", "signs"), w)))
 	for _, a := range attrs {
 		var am, em []float64
 		var marks []rune
+		var nums []string
 		for i, f := range ok {
 			p, has := f.rep.Profiles[a]
 			if !has {
 				continue
 			}
 			am, em, marks = append(am, p.A.Mean), append(em, p.E.Mean), append(marks, judgeMark(i))
+			nums = append(nums, fmt.Sprintf("%-*s %-*s %s", nw, "  "+clipMiddle(f.judge, nw-2),
+				bw+1+signW, foldRange(p.A.Mean, p.A.Min, p.A.Max), foldRange(p.E.Mean, p.E.Min, p.E.Max)))
 		}
-		row := fmt.Sprintf("%-*s %s %-8s %s %s", nw, clip(a, nw),
-			dotRow(am, marks, 0, alo, ahi, bw, overlapMark), direction(am),
+		row := fmt.Sprintf("%-*s %s %-*s %s %s", nw, clip(a, nw),
+			dotRow(am, marks, 0, alo, ahi, bw, overlapMark), signW, direction(am),
 			dotRow(em, marks, 0, elo, ehi, bw, overlapMark), direction(em))
 		s := st.Text
-		if direction(am) == "opposing" || direction(em) == "opposing" {
+		if direction(am) == "differ" || direction(em) == "differ" {
 			s = st.Warn
 		}
 		lines = append(lines, s.Render(fit(row, w)))
+		for _, n := range nums {
+			lines = append(lines, st.Muted.Render(fit(n, w)))
+		}
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%-*s %-*s %-8s %s", nw, "", bw, gain4(alo)+" … "+gain4(ahi), "", gain4(elo)+" … "+gain4(ehi)), w)))
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%-*s %-*s %-*s %s", nw, "axes", bw, fixed4(alo)+" … "+fixed4(ahi), signW, "", fixed4(elo)+" … "+fixed4(ehi)), w)))
 	return lines
 }
 

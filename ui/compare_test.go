@@ -13,9 +13,9 @@ func TestDirection(t *testing.T) {
 		means []float64
 		want  string
 	}{
-		{[]float64{0.1, 0.3}, "shared"},
-		{[]float64{-0.1, -0.3, -2}, "shared"},
-		{[]float64{0.1, -0.3}, "opposing"},
+		{[]float64{0.1, 0.3}, "agree"},
+		{[]float64{-0.1, -0.3, -2}, "agree"},
+		{[]float64{0.1, -0.3}, "differ"},
 		{[]float64{0.1, 0}, ""}, // one judge corrects, the other does not
 		{[]float64{0.1}, ""},
 	} {
@@ -30,7 +30,7 @@ func TestDirection(t *testing.T) {
 // Its Jacobian is the first's with the columns of each attribute swapped
 // and negated (Δ'+ = s− − s0 = −Δ−, Δ'− = s0 − s+ = −Δ+), so its ridge
 // fit is β'± = −β∓ with the same predictions: the same method table,
-// a'_k = −a_k (opposing directions) and e'_k = e_k (shared).
+// a'_k = −a_k (signs differ) and e'_k = e_k (signs agree).
 func twoJudgeDemo(t testing.TB, w, h int) *App {
 	t.Helper()
 	return fixtureApp(t, fixtureTwoJudge, w, h)
@@ -78,11 +78,11 @@ func TestCompareSwappedJudge(t *testing.T) {
 			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
 		}
 		line := paneRow(f, 0, attr+" ")
-		if p.A.Mean != 0 && !strings.Contains(line, " opposing ") {
-			t.Errorf("%s row %q: a_k not marked opposing", attr, line)
+		if p.A.Mean != 0 && !strings.Contains(line, " differ ") {
+			t.Errorf("%s row %q: the signs of a_k not marked as differing", attr, line)
 		}
-		if p.E.Mean != 0 && !strings.HasSuffix(line, " shared") {
-			t.Errorf("%s row %q: e_k not marked shared", attr, line)
+		if p.E.Mean != 0 && !strings.HasSuffix(line, " agree") {
+			t.Errorf("%s row %q: the signs of e_k not marked as agreeing", attr, line)
 		}
 	}
 	want := fmt.Sprintf("PRISM %s %s %s %s", mean4(x.rep.Methods.PRISM.Mean), gain4(x.rep.Methods.PRISM.DiffVsVanilla.Mean),

@@ -228,7 +228,8 @@ func imputedText(r *calib.Report) string {
 }
 
 // sweepLines draws the γ sweep: per γ, each fitted method's out-of-fold
-// mean at that fixed γ as a mark on one axis, Vanilla's mean as │.
+// mean at that fixed γ as a mark on one axis, Vanilla's mean as │, and
+// at the right PRISM's mean, under the column's label.
 func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil || len(r.Sweep) == 0 {
@@ -253,6 +254,8 @@ func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
 		fmt.Sprintf(" · %c several in one cell · │ Vanilla ", overlapMark)+mean4(van), w)...)
 	lo, hi := valueAxis(vals...)
 	bw := max(w-6-1-8, 8)
+	// The number at the right of a row is PRISM's mean at that γ.
+	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-6s %-*s %7s", "γ", bw, "", "PRISM"), w)))
 	for _, g := range r.GammaGrid {
 		at := r.Sweep[calib.GammaKey(g)]
 		var ms []rune

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // humanCount prints a count with a k/M/G suffix past a thousand.
@@ -95,4 +97,42 @@ func wrapSpaces(s string, w int) []string {
 		}
 	}
 	return lines
+}
+
+// clipMiddle shortens plain text to w cells by cutting its middle, so
+// that both ends survive: a probe keeps its sign ("accuracy:+" in 8 cells
+// is "accu…y:+") and a judge name its suffix. The start gets the odd
+// cell.
+func clipMiddle(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	switch {
+	case sw <= w:
+		return s
+	case w <= 0:
+		return ""
+	case w == 1:
+		return "…"
+	}
+	head, tail := w/2, (w-1)/2
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
+}
+
+// fixed4 prints a profile value or a correction term with its sign and 4
+// decimals, the one precision of the screens that show them, or "—". A
+// value that rounds to zero is "+0.0000", never "-0.0000" nor
+// "-2.034e-05".
+func fixed4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	if s := fmt.Sprintf("%+.4f", f); s != "-0.0000" {
+		return s
+	}
+	return "+0.0000"
+}
+
+// foldRange prints a profile statistic as its mean and its fold range:
+// "+0.0414 [+0.0003, +0.0825]".
+func foldRange(mean, lo, hi float64) string {
+	return fixed4(mean) + " [" + fixed4(lo) + ", " + fixed4(hi) + "]"
 }

@@ -115,7 +115,7 @@ func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 		}
 		return lines
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("judge %s · bank %s · dataset %s", ins.key.judge, shortHash(ins.key.bankHash), ins.key.dataset), w)))
+	lines = append(lines, st.Muted.Render(fit(keyLine(ins.key, w), w)))
 	if v.stale != "" {
 		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}
@@ -123,12 +123,11 @@ func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 	if ins.notInFit != "" {
 		return append(lines, wrapStyled(st.Warn, "not in the fit: "+ins.notInFit, w)...)
 	}
-	lines = append(lines, fmt.Sprintf("rank in context: human %s · before %s · after %s",
-		rankText(ins.rankHuman, ins.n), rankText(ins.rankBefore, ins.n), rankText(ins.rankAfter, ins.n)))
+	lines = append(lines, rankLines(ins, w)...)
 	if ins.fold == 0 {
 		lines = append(lines, wrapStyled(st.Warn, "no fit of these answers yet: f fits them and shows the correction here", w)...)
 	} else {
-		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)))
+		lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)...)
 	}
 	nw := 4
 	for _, a := range ins.attrs {
@@ -142,7 +141,7 @@ func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 	sum := 0.0
 	for _, a := range ins.attrs {
 		sum += a.Term
-		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), gain4(a.Term)), w))
+		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), fixed4(a.Term)), w))
 	}
 	ctxCols := make([]string, 0, len(ins.ctxTerms))
 	for c := range ins.ctxTerms {
@@ -151,11 +150,43 @@ func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
 	sort.Strings(ctxCols)
 	for _, c := range ctxCols {
 		sum += ins.ctxTerms[c]
-		lines = append(lines, fit(row(c, "", "", "", "", gain4(ins.ctxTerms[c])), w))
+		lines = append(lines, fit(row(c, "", "", "", "", fixed4(ins.ctxTerms[c])), w))
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), gain4(sum), num(ins.s0-sum)), w)))
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), fixed4(sum), num(ins.s0-sum)), w)))
 	lines = append(lines, st.Muted.Render(fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
 	return lines
+}
+
+// keyLine names the judge, bank version and dataset of an inspection in
+// w cells: the dataset gives way first, then the bank; the judge's name is
+// cut in its middle only when it alone does not fit.
+func keyLine(k studyKey, w int) string {
+	for _, s := range []string{
+		fmt.Sprintf("judge %s · bank %s · dataset %s", k.judge, shortHash(k.bankHash), k.dataset),
+		fmt.Sprintf("judge %s · bank %s", k.judge, shortHash(k.bankHash)),
+	} {
+		if lipgloss.Width(s) <= w {
+			return s
+		}
+	}
+	return "judge " + clipMiddle(k.judge, w-len("judge "))
+}
+
+// rankLines are the candidate's ranks in its context (human, before and
+// after the correction) in w cells: on one line when it fits, with a
+// shorter label if need be, else one rank a line; a rank is never cut.
+func rankLines(ins *inspection, w int) []string {
+	parts := []string{
+		"human " + rankText(ins.rankHuman, ins.n),
+		"before " + rankText(ins.rankBefore, ins.n),
+		"after " + rankText(ins.rankAfter, ins.n),
+	}
+	for _, label := range []string{"rank in context: ", "rank: "} {
+		if s := label + strings.Join(parts, " · "); lipgloss.Width(s) <= w {
+			return []string{s}
+		}
+	}
+	return append([]string{"rank in context:"}, parts...)
 }
 
 // signedNum prints a difference with its sign and 2 decimals, or "—".

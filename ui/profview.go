@@ -127,8 +127,8 @@ func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
 		p := r.Profiles[a]
 		n := len(p.A.Folds)
 		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, clip(a, nw),
-			gainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), gain4(p.A.Mean),
-			gainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), gain4(p.E.Mean),
+			gainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), fixed4(p.A.Mean),
+			gainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), fixed4(p.E.Mean),
 			fmt.Sprintf("%d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n))
 		row = fit(row, w)
 		switch {
@@ -141,23 +141,21 @@ func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
 		}
 		lines = append(lines, row)
 	}
-	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, gain4(alo)+" … "+gain4(ahi), "", bw, gain4(elo)+" … "+gain4(ehi))
+	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, fixed4(alo)+" … "+fixed4(ahi), "", bw, fixed4(elo)+" … "+fixed4(ehi))
 	return append(lines, st.Muted.Render(fit(axis, w)))
 }
 
-// profileStatText is the exact values of one profile statistic.
+// profileStatText is the values of one profile statistic, all in one
+// precision (fixed4): a fold value too small for 4 decimals is +0.0000,
+// and its sign is in the sign-stable count.
 func profileStatText(name string, s calib.ProfileStat) string {
 	folds := make([]string, len(s.Folds))
 	for i, f := range s.Folds {
-		folds[i] = sig4(f)
+		folds[i] = fixed4(f)
 	}
 	return fmt.Sprintf("%s mean %s  min %s  max %s  sign-stable %d/%d  folds %s",
-		name, sig4(s.Mean), sig4(s.Min), sig4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
+		name, fixed4(s.Mean), fixed4(s.Min), fixed4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
 }
-
-// sig4 prints a value with its sign and 4 significant digits, so a tiny
-// value keeps its sign and size ("-3.2e-05", not "-0.0000").
-func sig4(f float64) string { return fmt.Sprintf("%+.4g", f) }
 
 // detailLines are the exact values of the selected attribute.
 func (v *profScreen) detailLines(st *styles.Styles, w int) []string {

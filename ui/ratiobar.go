@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -44,8 +45,10 @@ func ratioBar(ratio, lo, hi, axisMax float64, w int) string {
 
 // ratioAxis is the axis maximum for a set of ratios and interval upper
 // ends: at least 2 (so the marker at 1 sits mid-bar when nothing moves),
-// else the largest finite value rounded up to a half, at most 6 (a
-// ratio beyond fills the bar; the number beside it tells the rest).
+// else the largest finite value rounded up to a step that reads well
+// (a half up to 6, a whole number up to 20, then 5, 10, …), so that every
+// value lies on the axis: a ratio of 12.8 is drawn on an axis to 13, not
+// past the end of one to 6.
 func ratioAxis(vals ...float64) float64 {
 	top := 2.0
 	for _, v := range vals {
@@ -53,5 +56,49 @@ func ratioAxis(vals ...float64) float64 {
 			top = max(top, v)
 		}
 	}
-	return min(math.Ceil(top*2)/2, 6)
+	step := 0.5
+	switch {
+	case top > 100:
+		step = math.Pow(10, math.Floor(math.Log10(top))-1)
+	case top > 20:
+		step = 5
+	case top > 6:
+		step = 1
+	}
+	return math.Ceil(top/step) * step
+}
+
+// ratioTicks labels the axis of ratioBar(…, axisMax, w) in w cells: 0 at
+// the first cell, 1 at the marker's cell and axisMax ending at the last
+// cell ("0       1       2"); a label that would run into another is
+// left out.
+func ratioTicks(axisMax float64, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if !(axisMax > 0) {
+		axisMax = 2
+	}
+	row := []rune(strings.Repeat(" ", w))
+	free := func(at, n int) bool {
+		if at < 0 || at+n > w {
+			return false
+		}
+		for i := max(at-1, 0); i < min(at+n+1, w); i++ {
+			if row[i] != ' ' {
+				return false
+			}
+		}
+		return true
+	}
+	put := func(at int, label string) {
+		if r := []rune(label); free(at, len(r)) {
+			copy(row[at:], r)
+		}
+	}
+	put(0, "0")
+	top := strconv.FormatFloat(axisMax, 'g', -1, 64)
+	put(w-len(top), top)
+	put(int(math.Floor(1/(axisMax/float64(w)))), "1")
+	return string(row)
 }

@@ -319,24 +319,46 @@ func (v *runScreen) dashboard(st *styles.Styles) string {
 	return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
-// tableLines is the latest responses, newest first, under a header.
+// tableLines is the latest responses, newest first, under a header. The
+// probe column comes first: it gets the width of its longest name (up to
+// 20 cells), and a name longer than its column is cut in the middle so
+// that its sign stays; the candidate comes next, and the context takes
+// what is left, or gives its column up when that is under 5 cells.
 func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
-	const scoreW, deltaW = 5, 5
-	flex := w - scoreW - deltaW - 4 // four separating spaces
-	probeW := min(max(flex/2, 8), 16)
-	candW := min(max((flex-probeW)/3, 3), 10)
-	ctxW := max(flex-probeW-candW, 3)
-	row := func(c, k, p, s, d string) string {
-		return fmt.Sprintf("%-*s %-*s %-*s %*s %*s", ctxW, clip(c, ctxW), candW, clip(k, candW), probeW, clip(p, probeW), scoreW, s, deltaW, d)
-	}
-	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
+	const scoreW, deltaW = 5, 4 // "score"; "-10", "+0.5", "…"
 	lr, top := v.live, v.tableTop()
+	var shown []engine.Result
 	for i := range h - 1 {
 		seq := lr.nRecent - 1 - top - i
 		if !lr.Kept(seq) {
 			break
 		}
-		r := lr.At(seq)
+		shown = append(shown, lr.At(seq))
+	}
+	needP, needK := len("probe"), len("cand")
+	for _, r := range shown {
+		needP = max(needP, lipgloss.Width(r.Probe))
+		needK = max(needK, lipgloss.Width(r.Candidate))
+	}
+	needP, needK = min(needP, 20), min(needK, 10)
+	rest := w - scoreW - deltaW - 4 // context, candidate and probe; four separating spaces
+	candW := min(needK, max(rest/5, 3))
+	probeW, ctxW := needP, rest-candW-needP
+	if ctxW < 5 { // the context gives its column to the probe
+		ctxW = 0
+		probeW = max(min(needP, rest+1-candW), 3)
+		candW = max(rest+1-probeW, 3)
+	}
+	row := func(c, k, p, s, d string) string {
+		cells := fmt.Sprintf("%-*s %-*s %*s %*s", candW, clip(k, candW), probeW, clipMiddle(p, probeW), scoreW, s, deltaW, d)
+		if ctxW == 0 {
+			return cells
+		}
+		return fmt.Sprintf("%-*s %s", ctxW, clip(c, ctxW), cells)
+	}
+	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
+	for i, r := range shown {
+		seq := lr.nRecent - 1 - top - i
 		score := compact(r.Score)
 		if r.ErrKind != "" {
 			score = clip(r.ErrKind, scoreW-1)
@@ -396,7 +418,7 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 		nameW = max(nameW, min(len(a), 14))
 	}
 	sparkW := max(min((w-nameW)/8, 13), 4)
-	const valW, ciW = 5, 12
+	const valW, ciW = 6, 12 // the value keeps a space from a full bar, also past 10
 	barW := w - nameW - 2*sparkW - valW - ciW - 5
 	showCI := true
 	if barW < 6 {
@@ -419,14 +441,14 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	lines := []string{st.Muted.Render(fit(header, w))}
 	dr := lr.deltaRange()
 	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
-		bar, val, ci := strings.Repeat(" ", barW), "    —", ""
+		bar, val, ci := strings.Repeat(" ", barW), "     —", ""
 		switch {
 		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
 			bar = fmt.Sprintf("%-*s", barW, r.tooFewText(barW))
-			val = fmt.Sprintf("%5.2f", r.Ratio)
+			val = fmt.Sprintf("%6.2f", r.Ratio)
 		case r.HasSignal:
 			bar = ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
-			val = fmt.Sprintf("%5.2f", r.Ratio)
+			val = fmt.Sprintf("%6.2f", r.Ratio)
 			ci = fmt.Sprintf(" [%s,%s]", num(r.Lo), num(r.Hi))
 		default:
 			bar = ratioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)

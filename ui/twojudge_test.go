@@ -230,7 +230,7 @@ func TestProgramAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	send("8", "c")
-	waitFor("opposing")
+	waitFor("differ")
 	send("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	final := tm.FinalModel(t).(*App)

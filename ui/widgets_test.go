@@ -95,8 +95,25 @@ func TestRatioBar(t *testing.T) {
 	if got := ratioAxis(2.3, math.NaN(), math.Inf(1)); got != 2.5 {
 		t.Errorf("axis of 2.3 %g, want 2.5", got)
 	}
-	if got := ratioAxis(40); got != 6 {
-		t.Errorf("axis of 40 %g, want the cap 6", got)
+	// The axis covers every value (issue 17: expected mode reached 12.8
+	// on an axis capped at 6).
+	for v, want := range map[float64]float64{5.8: 6, 12.8: 13, 40: 40, 42: 45, 123: 130} {
+		if got := ratioAxis(v, 1.1); got != want || got < v {
+			t.Errorf("axis of %g: %g, want %g", v, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		axis float64
+		w    int
+		want string
+	}{
+		{2, 8, "0   1  2"},
+		{13, 26, "0 1                     13"},
+		{2, 3, "0 2"}, // no room for 1 between them
+	} {
+		if got := ratioTicks(tc.axis, tc.w); got != tc.want {
+			t.Errorf("ratioTicks(%g, %d) = %q, want %q", tc.axis, tc.w, got, tc.want)
+		}
 	}
 }
 
