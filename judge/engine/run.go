@@ -774,7 +774,7 @@ func (p Progress) Why(now time.Time) string {
 		return fmt.Sprintf("waiting %s, until %s: %s", p.WaitUntil.Sub(now).Round(time.Second), p.WaitUntil.Local().Format("15:04:05"), p.Waiting)
 	case p.Retrying != "":
 		return "retrying after " + p.Retrying
-	case p.InFlight > 0 && now.Sub(p.OldestSent) >= QuietAfter:
+	case p.InFlight > 0 && !p.Paused && now.Sub(p.OldestSent) >= QuietAfter:
 		return fmt.Sprintf("waiting for the judge: %d request(s) in flight, the oldest sent %s ago", p.InFlight, now.Sub(p.OldestSent).Round(time.Second))
 	}
 	return ""
