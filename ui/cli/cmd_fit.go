@@ -59,21 +59,13 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts := def
 	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
-	var rows []model.ScoreRow
-	var labs []model.Label
-	if fromFiles {
-		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
-			return err
-		}
-		if labs, err = readFile(*labels, model.ReadLabelsCSV); err != nil {
-			return err
-		}
-	} else {
-		in, err := workspaceFitInput(ctx, fs, *dataset, *judgeName, *bankRef, stderr)
-		if err != nil {
-			return err
-		}
-		rows, labs, opts.ScoresFile = in.rows, in.labels, in.source
+	in, err := readFitInput(ctx, fs, fromFiles, *scores, *labels, *dataset, *judgeName, *bankRef, stderr)
+	if err != nil {
+		return err
+	}
+	rows, labs := in.rows, in.labels
+	if !fromFiles {
+		opts.ScoresFile = in.source
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
@@ -137,6 +129,21 @@ type fitInput struct {
 	dataset string
 	judge   string
 	source  string
+}
+
+// readFitInput reads what a fit or a selection works on: the scores and
+// labels CSVs when fromFiles, else the workspace (workspaceFitInput).
+func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores, labels, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
+	if !fromFiles {
+		return workspaceFitInput(ctx, wf, dataset, judgeName, bankRef, stderr)
+	}
+	var in fitInput
+	var err error
+	if in.rows, err = readFile(scores, model.ReadScoresCSV); err != nil {
+		return in, err
+	}
+	in.labels, err = readFile(labels, model.ReadLabelsCSV)
+	return in, err
 }
 
 // workspaceFitInput reads a judge's answers on a dataset (optionally under

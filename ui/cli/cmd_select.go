@@ -72,21 +72,12 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	opts := def
 	opts.Seed, opts.Metric, opts.Subsets, opts.Forward, opts.MaxForward, opts.MinGain = *seed, *metric, *subsets, *fwd, *maxFwd, *minGain
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
-	var rows []model.ScoreRow
-	var labs []model.Label
-	if fromFiles {
-		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
-			return err
-		}
-		if labs, err = readFile(*labels, model.ReadLabelsCSV); err != nil {
-			return err
-		}
-	} else {
-		in, err := workspaceFitInput(ctx, fs, *dataset, *judgeName, *bank, stderr)
-		if err != nil {
-			return err
-		}
-		rows, labs = in.rows, in.labels
+	in, err := readFitInput(ctx, fs, fromFiles, *scores, *labels, *dataset, *judgeName, *bank, stderr)
+	if err != nil {
+		return err
+	}
+	rows, labs := in.rows, in.labels
+	if !fromFiles {
 		opts.ScoresFile, opts.LabelsFile = in.source, in.source
 		// A screen or an unfinished run scores only part of the dataset:
 		// select on the candidates that have answers.
