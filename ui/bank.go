@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
@@ -180,14 +181,19 @@ func (v *bankScreen) Refresh(c *model.Context, cand *model.Candidate) {
 	}
 }
 
-// title names the bank and its version; an edited bank shows that it is a
-// new version.
-func (v *bankScreen) title() string {
+// title names the bank and its version in w cells; an edited bank shows
+// that it is a new version. When it does not fit, the hash gives way
+// first, then the name is clipped in the middle: "(edited)" always shows.
+func (v *bankScreen) title(w int) string {
 	h := v.bank.Hash()
+	mark := ""
 	if h != v.origHash {
-		return fmt.Sprintf("%s · %.7s (edited)", v.bank.Name, h)
+		mark = " (edited)"
 	}
-	return fmt.Sprintf("%s · %.7s", v.bank.Name, h)
+	if t := fmt.Sprintf("%s · %.7s%s", v.bank.Name, h, mark); ansi.StringWidth(t) <= w {
+		return t
+	}
+	return clipMiddle(v.bank.Name, max(w-ansi.StringWidth(mark), 3)) + mark
 }
 
 // View draws the screen; with a workspace open, the right pane starts
@@ -231,7 +237,7 @@ func (v *bankScreen) View(a *App) string {
 		}
 	}
 	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status...), iw, v.bodyHeight()-v.list.height)
-	left := pane(st, !v.focusRight, lw, v.height, v.title(), body)
+	left := pane(st, !v.focusRight, lw, v.height, v.title(lw-paneChromeW), body)
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
 	previewTitle := "Request preview"
