@@ -161,6 +161,9 @@ type (
 	datasetMsg struct {
 		ds  *model.Dataset
 		err error
+		// dropEdits: the user agreed to lose unsaved bank edits when
+		// this dataset needs another bank.
+		dropEdits bool
 	}
 )
 
@@ -186,6 +189,22 @@ func loadDatasetCmd(ctx context.Context, st *store.Store, name string) tea.Cmd {
 func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	if msg.err != nil {
 		a.data.status, a.data.statusErr = msg.err.Error(), true
+		return nil
+	}
+	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok && a.bank.unsaved() && !msg.dropEdits {
+		// Opening it replaces the bank: unsaved edits would go with it.
+		next := msg
+		next.dropEdits = true
+		a.modal = &confirm{
+			title: "Switch dataset?",
+			lines: []string{
+				fmt.Sprintf("The bank %s (%.7s) has unsaved edits and no %s prompt, so opening %s replaces it. Drop the edits?",
+					a.bank.bank.Name, a.bank.bank.Hash(), msg.ds.Task, msg.ds.Name),
+				"n keeps the dataset and the bank as they are; w on the Bank screen saves the bank.",
+			},
+			yes: "open it and drop the edits", no: "keep both",
+			onYes: func(a *App) tea.Cmd { return a.onDataset(next) },
+		}
 		return nil
 	}
 	a.study.Dataset = msg.ds

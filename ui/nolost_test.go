@@ -431,3 +431,29 @@ func TestGoldenNoLostWork(t *testing.T) {
 		}
 	}
 }
+
+// Opening a dataset the edited bank has no prompt for would replace the
+// bank: it asks first, and n keeps both the dataset and the edits.
+func TestDatasetSwitchWarnsAboutUnsavedBank(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	if _, ok := a.bank.bank.Tasks[model.TaskDialogue]; ok {
+		t.Fatal("the test wants a bank without the dialogue prompt")
+	}
+	editFirstWording(a, "Weigh factual accuracy heavily.")
+	edited, before := a.bank.bank.Hash(), a.study.Dataset
+	chat := &model.Dataset{Name: "chat", Format: "jsonl", Task: model.TaskDialogue, Metric: model.MetricSpearman,
+		Contexts: []model.Context{{ID: "c1", Source: "Hi.", Candidates: []model.Candidate{{ID: "a", Text: "Hello.", Human: 1}, {ID: "b", Text: "Hey.", Human: 2}}}}}
+	a.Update(datasetMsg{ds: chat})
+	if q := question(a); !strings.Contains(q, "has unsaved edits and no dialogue prompt") {
+		t.Fatalf("no warning: %q\n%s", q, frame(a))
+	}
+	press(a, "n")
+	if a.modal != nil || a.study.Dataset != before || a.bank.bank.Hash() != edited {
+		t.Fatalf("n changed the study: dataset %s, bank %.7s", a.study.Dataset.Name, a.bank.bank.Hash())
+	}
+	a.Update(datasetMsg{ds: chat})
+	press(a, "y")
+	if a.study.Dataset != chat || a.bank.bank.Hash() == edited {
+		t.Fatalf("y did not open the dataset with a bank that has its prompt: %s, %.7s", a.study.Dataset.Name, a.bank.bank.Hash())
+	}
+}
