@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -294,5 +295,22 @@ func TestRunCapsServerWaits(t *testing.T) {
 	}
 	if p := studyProgress(t, ws); p.Answered != 152 {
 		t.Errorf("study %+v, want all 152 answered", p)
+	}
+}
+
+// TestSummaryNeverClaimsUnstoredAnswers (item 13): when the store failed
+// mid-run, the summary says how few answers it holds, on the line that
+// counts them and in the stored line read back from the workspace.
+func TestSummaryNeverClaimsUnstoredAnswers(t *testing.T) {
+	var b strings.Builder
+	sum := engine.Summary{Progress: engine.Progress{Total: 2280, Done: 2280, Answered: 2280, Stored: 500, Written: 500},
+		Study: store.Progress{Requests: 500, Answered: 500}}
+	plan := &engine.Plan{Estimate: engine.Estimate{Requests: 2280, PriceModel: "m"}}
+	printSummary(&b, plan, sum, 0)
+	out := b.String()
+	for _, want := range []string{"2280 answered (0 from cache), only 500 of them stored", "stored: 500 answers by this run; the workspace holds answers to 500 of the study's 2280 requests"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
 	}
 }

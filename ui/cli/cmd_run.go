@@ -296,8 +296,14 @@ func limitsText(l engine.Limits) string {
 }
 
 func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Duration) {
-	fmt.Fprintf(w, "done: %d of %d requests in %s: %d answered (%d from cache), %d failed%s\n",
-		s.Done, s.Total, wall.Round(time.Millisecond), s.Answered, s.CacheHits, s.Failed, errorsText(s.Errors))
+	lost := ""
+	if s.Stored < s.Answered {
+		// The store failed mid-run (a full disk): say how few of the
+		// answers it holds, on the line that counts them.
+		lost = fmt.Sprintf(", only %d of them stored", s.Stored)
+	}
+	fmt.Fprintf(w, "done: %d of %d requests in %s: %d answered (%d from cache)%s, %d failed%s\n",
+		s.Done, s.Total, wall.Round(time.Millisecond), s.Answered, s.CacheHits, lost, s.Failed, errorsText(s.Errors))
 	fmt.Fprintf(w, "tokens: %s prompt (%s cached) + %s completion", humanCount(s.PromptTokens), humanCount(s.CachedTokens), humanCount(s.CompletionTokens))
 	if s.Priced {
 		fmt.Fprintf(w, ", cost $%.4f\n", s.Cost)
