@@ -32,6 +32,11 @@ func parseJSON(src string, base int) (*jval, bool) {
 	if !json.Valid([]byte(src)) {
 		return nil, false
 	}
+	return parseValid(src, base)
+}
+
+// parseValid is parseJSON for src already known to be one JSON value.
+func parseValid(src string, base int) (*jval, bool) {
 	dec := json.NewDecoder(strings.NewReader(src))
 	dec.UseNumber()
 	v, err := readJSON(dec, src, base)
@@ -111,7 +116,8 @@ func topObjects(text string) []*jval {
 		err := dec.Decode(&raw)
 		if err == nil {
 			end := i + int(dec.InputOffset())
-			if v, ok := parseJSON(text[i:end], i); ok {
+			// Decode accepted exactly this value: no second validation.
+			if v, ok := parseValid(text[i:end], i); ok {
 				out = append(out, v)
 			}
 			i = end

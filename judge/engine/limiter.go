@@ -158,8 +158,14 @@ func (l *Limiter) Observe(status int, h http.Header) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	if status >= 200 && status < 300 && l.hold429 {
-		l.hold, l.why, l.hold429 = time.Time{}, "", false
+	switch {
+	case status >= 200 && status < 300:
+		l.trouble = ""
+		if l.hold429 {
+			l.hold, l.why, l.hold429 = time.Time{}, "", false
+		}
+	case status >= 400:
+		l.trouble = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	}
 	if status == http.StatusTooManyRequests {
 		if d, ok := judge.ParseRetryAfter(h, now); ok {
@@ -218,9 +224,8 @@ func (t observingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := t.base.RoundTrip(req)
 	if resp != nil {
 		t.lim.Observe(resp.StatusCode, resp.Header)
-		t.lim.note(resp.StatusCode, nil)
 	} else if err != nil && req.Context().Err() == nil {
-		t.lim.note(0, err)
+		t.lim.broken(err)
 	}
 	return resp, err
 }
@@ -241,20 +246,14 @@ func (l *Limiter) Retrying() string {
 	return l.trouble
 }
 
-// note records a response or transport error for Retrying.
-func (l *Limiter) note(status int, err error) {
+// broken records a request that got no response at all, for Retrying
+// (Observe records the statuses).
+func (l *Limiter) broken(err error) {
+	msg := err.Error()
+	if len(msg) > 80 {
+		msg = msg[:80] + "…"
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case err != nil:
-		msg := err.Error()
-		if len(msg) > 80 {
-			msg = msg[:80] + "…"
-		}
-		l.trouble = "network error: " + judge.SanitizeServerText(msg)
-	case status >= 200 && status < 300:
-		l.trouble = ""
-	case status >= 400:
-		l.trouble = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
-	}
+	l.trouble = "network error: " + judge.SanitizeServerText(msg)
 }

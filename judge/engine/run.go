@@ -470,19 +470,19 @@ func (r *Run) worker(work <-chan int) {
 		if err := r.lim.Wait(r.ctx, it.InTokens+it.OutTokens); err != nil || r.ctx.Err() != nil {
 			return
 		}
-		r.mu.Lock()
-		r.prog.InFlight++
-		r.sentAt[it] = time.Now()
-		r.mu.Unlock()
-		j := r.judges[0]
-		if len(r.judges) > 1 {
-			j = r.judges[it.Run]
-		}
 		req, err := r.plan.Request(i)
 		if err != nil {
 			r.stop(fmt.Errorf("render %s/%s %s: %w", it.Row.Context, it.Row.Candidate, it.Row.Probe, err))
 			return
 		}
+		j := r.judges[0]
+		if len(r.judges) > 1 {
+			j = r.judges[it.Run]
+		}
+		r.mu.Lock()
+		r.prog.InFlight++
+		r.sentAt[it] = time.Now()
+		r.mu.Unlock()
 		res, err := j.Score(r.ctx, req)
 		r.mu.Lock()
 		r.prog.InFlight--
