@@ -22,6 +22,7 @@ type Design struct {
 	Columns      []string       // the q columns of J: ATTR:+, ATTR:- per attribute, then ctx:NAME
 	ScoreColumns []string       // the imputed score columns: baseline, then Columns
 	Imputed      map[string]int // per score column, cells filled with the column mean
+	Means        []float64      // per score column, its mean over the design's rows (what filled the missing cells)
 
 	Off   []int     // row offsets, len(Contexts)+1
 	S0    []float64 // baseline score s0 per row, after imputation
@@ -283,6 +284,7 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 			return nil, nil, fmt.Errorf("%s: field \"score\": column %q has no score for any labelled candidate", sf, d.ScoreColumns[c])
 		}
 		mean := s / float64(max(m, 1))
+		d.Means = append(d.Means, mean)
 		d.Imputed[d.ScoreColumns[c]] = n - m
 		for r, li := range order {
 			if k := cnt[li*nc+c]; k > 0 {

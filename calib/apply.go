@@ -1,0 +1,540 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// ApplyOptions configure Calibrator.Apply.
+type ApplyOptions struct {
+	ScoresFile, LabelsFile string // names used in errors ("scores", "labels" when empty)
+	// HumanScale maps every corrected score to the human scale with the
+	// calibrator's monotone map (an error when it has none).
+	HumanScale bool
+	// Bootstrap and Seed drive the transfer check's intervals; Bootstrap 0
+	// takes the calibrator's (its fit's resamples and seed).
+	Bootstrap int
+	Seed      uint64
+}
+
+// Scored is the result of applying a calibrator to new candidates.
+type Scored struct {
+	Method    string
+	Centering string
+	// Units names the contribution terms of each row: the attributes, then
+	// (prism, alpha_prism) the context probes "ctx:NAME".
+	Units      []string
+	Rows       []ScoredRow // by context, then candidate (byte order)
+	Contexts   int
+	Candidates int
+	// Imputed counts, per score column, the cells filled with the
+	// calibrator's training mean; ImputedCandidates the candidates with
+	// at least one.
+	Imputed           map[string]int
+	ImputedCandidates int
+	// IgnoredRows counts score rows of probes the calibrator does not
+	// read (other attributes, neutral clauses).
+	IgnoredRows int
+	// InSample counts scored candidates that were training candidates of
+	// the calibrator (same context and candidate ids).
+	InSample int
+	// HumanScale is set when Scaled holds the human-scale map's values;
+	// Extrapolated counts those outside the training range of the map.
+	HumanScale   bool
+	Extrapolated int
+	// Labelled counts candidates with a human label; Transfer is the
+	// agreement check when at least one context can be scored.
+	Labelled int
+	Transfer *Transfer
+	Warnings []string
+}
+
+// ScoredRow is one candidate's corrected score:
+//
+//	Corrected = α·Baseline − Σ Terms
+//
+// (up to rounding: the prediction itself sums column by column).
+type ScoredRow struct {
+	Context, Candidate string
+	Baseline           float64   // s0 (the training mean when it was missing)
+	Corrected          float64   // ŷ
+	Scaled             float64   // ŷ on the human scale (NaN unless HumanScale)
+	Human              float64   // the human label (NaN when unlabelled)
+	RankBefore         float64   // rank of Baseline within the context: 1 = highest, ties share the mean rank
+	RankAfter          float64   // rank of Corrected, the same way
+	Terms              []float64 // per Units: the amount the unit's probes subtract
+	Imputed            int       // score cells of this candidate filled with a training mean
+	InSample           bool      // a training candidate of the calibrator
+}
+
+// Transfer is the agreement with humans of the baseline and of the
+// corrected scores on scored data that has labels: the calibrator's
+// metric per context (global mode: pooled over all labelled candidates),
+// context-bootstrap intervals and the paired difference.
+type Transfer struct {
+	Metric     string   `json:"metric"`
+	Contexts   int      `json:"contexts"`   // contexts the metric is defined on
+	Candidates int      `json:"candidates"` // labelled candidates in them
+	Bootstrap  int      `json:"bootstrap"`
+	Seed       uint64   `json:"seed"`
+	Baseline   Estimate `json:"baseline"`
+	Corrected  Estimate `json:"corrected"`
+	Diff       Estimate `json:"diff"` // corrected − baseline, paired
+	// InSample counts the labelled candidates that were training
+	// candidates: when it is not 0 the corrected agreement is (partly)
+	// in-sample and overstates transfer.
+	InSample int `json:"in_sample"`
+}
+
+// Apply scores candidates with the calibrator: it averages each
+// candidate's scores per condition (runs and wordings), fills a missing
+// cell with the training mean, centers J, O and H within each context
+// (global mode: with the training means) and evaluates the calibrator's
+// formula (docs/calibrator.md). labels may be nil; with labels it adds the
+// transfer check.
+//
+// Errors name the file, line and field: a probe name that does not parse,
+// a candidate without a baseline score or without any probe score, a
+// context with one candidate in within-context mode (its centered
+// responses are all zero), duplicate labels.
+func (c *Calibrator) Apply(rows []model.ScoreRow, labels []model.Label, opts ApplyOptions) (*Scored, error) {
+	sf, lf := opts.ScoresFile, opts.LabelsFile
+	if sf == "" {
+		sf = "scores"
+	}
+	if lf == "" {
+		lf = "labels"
+	}
+	if opts.HumanScale && c.HumanScale == nil {
+		return nil, fmt.Errorf("%w in the calibrator (%s)", ErrNoHumanScale, c.HumanScaleNote)
+	}
+	m, _ := MethodOf(c.Method)
+	nc := len(c.ScoreColumns)
+	colOf := make(map[string]int, nc)
+	for i, col := range c.ScoreColumns {
+		colOf[col] = i
+	}
+	out := &Scored{Method: c.Method, Centering: c.Centering, Imputed: map[string]int{}, HumanScale: opts.HumanScale}
+	out.Units = slices.Clone(c.Attributes)
+	if m == PRISM || m == AlphaPRISM {
+		out.Units = append(out.Units, c.Columns[2*len(c.Attributes):]...)
+	}
+
+	// Candidates in first-seen order, with per-column sums.
+	type cand struct {
+		ctx, id string
+		line    int // first score row
+		sum     []float64
+		cnt     []int32
+	}
+	var cands []*cand
+	index := map[candKey]*cand{}
+	probeCol := map[string]int{} // probe name → score column, −1: not read
+	var last *cand
+	for i := range rows {
+		r := &rows[i]
+		col, seen := probeCol[r.Probe]
+		if !seen {
+			if _, _, _, err := model.ParseProbe(r.Probe); err != nil {
+				return nil, fmt.Errorf("%s: field \"probe\": %v", at(sf, r.Line), err)
+			}
+			col = -1
+			if k, ok := colOf[r.Probe]; ok {
+				col = k
+			}
+			probeCol[r.Probe] = col
+		}
+		if r.Context == "" || r.Candidate == "" {
+			return nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(sf, r.Line))
+		}
+		if !r.Missing {
+			if err := model.CheckNumber(r.Score); err != nil {
+				return nil, fmt.Errorf("%s: field \"score\": %v", at(sf, r.Line), err)
+			}
+		}
+		if last == nil || last.ctx != r.Context || last.id != r.Candidate {
+			k := candKey{r.Context, r.Candidate}
+			last = index[k]
+			if last == nil {
+				last = &cand{ctx: r.Context, id: r.Candidate, line: r.Line, sum: make([]float64, nc), cnt: make([]int32, nc)}
+				index[k] = last
+				cands = append(cands, last)
+			}
+		}
+		if col < 0 {
+			out.IgnoredRows++
+			continue
+		}
+		if r.Missing {
+			continue
+		}
+		last.sum[col] += r.Score
+		last.cnt[col]++
+	}
+	if len(cands) == 0 {
+		return nil, fmt.Errorf("%s: no score rows", sf)
+	}
+	hasCol := make([]bool, nc)
+	for _, cd := range cands {
+		for k := range nc {
+			hasCol[k] = hasCol[k] || cd.cnt[k] > 0
+		}
+	}
+	if !hasCol[0] {
+		return nil, fmt.Errorf("%s: field \"probe\": no %q rows; the calibrator starts every corrected score from the baseline s0", sf, model.ProbeBaseline)
+	}
+	var noBase, noProbe []*cand
+	for _, cd := range cands {
+		if cd.cnt[0] == 0 {
+			noBase = append(noBase, cd)
+			continue
+		}
+		any := false
+		for k := 1; k < nc; k++ {
+			any = any || cd.cnt[k] > 0
+		}
+		if !any {
+			noProbe = append(noProbe, cd)
+		}
+	}
+	describe := func(cs []*cand) string {
+		cd := cs[0]
+		s := fmt.Sprintf("candidate %q of context %q", cd.id, cd.ctx)
+		if len(cs) > 1 {
+			s += fmt.Sprintf(" and %d more", len(cs)-1)
+		}
+		return s
+	}
+	switch {
+	case len(noBase) > 0:
+		return nil, fmt.Errorf("%s: field \"score\": %s %s no baseline score; the corrected score starts from s0 (acquire it, or leave the candidate out)",
+			at(sf, noBase[0].line), describe(noBase), hasHave(len(noBase)))
+	case len(noProbe) > 0:
+		return nil, fmt.Errorf("%s: field \"score\": %s %s no score under any probe the calibrator reads (%s): nothing to correct with (acquire them, or leave the candidate out)",
+			at(sf, noProbe[0].line), describe(noProbe), hasHave(len(noProbe)), strings.Join(c.ScoreColumns[1:], ", "))
+	}
+
+	// Labels.
+	human := map[candKey]float64{}
+	labelLine := map[candKey]int{}
+	for _, l := range labels {
+		if l.Context == "" || l.Candidate == "" {
+			return nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
+		}
+		if err := model.CheckNumber(l.Human); err != nil {
+			return nil, fmt.Errorf("%s: field \"human\": %v", at(lf, l.Line), err)
+		}
+		k := candKey{l.Context, l.Candidate}
+		if first, dup := labelLine[k]; dup {
+			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", at(lf, l.Line), l.Context, l.Candidate, first)
+		}
+		labelLine[k] = l.Line
+		human[k] = l.Human
+	}
+	unscored := 0
+	for k := range human {
+		if index[k] == nil {
+			unscored++
+		}
+	}
+	if unscored > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %d labelled candidates have no scores and are not scored", lf, unscored))
+	}
+
+	// Contexts in byte order, candidates in byte order.
+	byCtx := map[string][]*cand{}
+	for _, cd := range cands {
+		byCtx[cd.ctx] = append(byCtx[cd.ctx], cd)
+	}
+	ctxs := make([]string, 0, len(byCtx))
+	for k := range byCtx {
+		ctxs = append(ctxs, k)
+	}
+	slices.Sort(ctxs)
+	if c.Centering == CenterWithinContext {
+		for _, k := range ctxs {
+			if cs := byCtx[k]; len(cs) < 2 {
+				return nil, fmt.Errorf("%s: field \"context\": context %q has one candidate (%q); a within-context calibrator centers each context's probe responses, which leaves nothing to correct with one candidate (score it with its context's other candidates, or use a calibrator fitted with --global)",
+					at(sf, cs[0].line), k, cs[0].id)
+			}
+		}
+	}
+
+	// The design of the scored candidates: imputed scores, J, centering.
+	q, K := len(c.Columns), len(c.Attributes)
+	n := len(cands)
+	d := &Design{Columns: c.Columns, Attrs: c.Attributes, Off: make([]int, 1, len(ctxs)+1),
+		S0: make([]float64, n), Human: make([]float64, n), V: make([]float64, n), YStar: make([]float64, n),
+		J: make([]float64, n*q)}
+	ordered := make([]*cand, 0, n)
+	for _, k := range ctxs {
+		cs := byCtx[k]
+		slices.SortFunc(cs, func(a, b *cand) int { return strings.Compare(a.id, b.id) })
+		ordered = append(ordered, cs...)
+		d.Off = append(d.Off, len(ordered))
+	}
+	out.Rows = make([]ScoredRow, n)
+	score := make([]float64, nc)
+	for r, cd := range ordered {
+		row := &out.Rows[r]
+		row.Context, row.Candidate, row.Human = cd.ctx, cd.id, math.NaN()
+		if h, ok := human[candKey{cd.ctx, cd.id}]; ok {
+			row.Human = h
+			out.Labelled++
+		}
+		for k := range nc {
+			if cd.cnt[k] > 0 {
+				score[k] = cd.sum[k] / float64(cd.cnt[k])
+			} else {
+				score[k] = c.Means[k]
+				row.Imputed++
+				out.Imputed[c.ScoreColumns[k]]++
+			}
+		}
+		if row.Imputed > 0 {
+			out.ImputedCandidates++
+		}
+		s0 := score[0]
+		d.S0[r], row.Baseline = s0, s0
+		j := d.J[r*q : (r+1)*q]
+		// Half and Taylor read no context columns (their score columns
+		// stop at the attributes): those stay 0 and unused.
+		for k := 0; k < K; k++ {
+			j[2*k] = score[1+2*k] - s0
+			j[2*k+1] = s0 - score[2+2*k]
+		}
+		for col := 2 * K; col < q && 1+col < nc; col++ {
+			j[col] = score[1+col] - s0
+		}
+		row.InSample = c.inTraining(cd.ctx, cd.id)
+		if row.InSample {
+			out.InSample++
+		}
+	}
+	out.Contexts, out.Candidates = len(ctxs), n
+
+	oc, hc := make([]float64, n*K), make([]float64, n*K)
+	d.JC = slices.Clone(d.J)
+	if c.Centering == CenterWithinContext {
+		for g := range ctxs {
+			lo, hi := d.Off[g], d.Off[g+1]
+			d.centerContext(lo, hi)
+			d.centerOH(lo, hi, oc[lo*K:hi*K], hc[lo*K:hi*K])
+		}
+	} else {
+		gc := c.GlobalCentering
+		for r := 0; r < n; r++ {
+			for col := 0; col < q; col++ {
+				d.JC[r*q+col] = d.J[r*q+col] - gc.J[col]
+			}
+			j := d.J[r*q:]
+			for k := 0; k < K; k++ {
+				oc[r*K+k] = (j[2*k]+j[2*k+1])/2 - gc.O[k]
+				hc[r*K+k] = (j[2*k] - j[2*k+1]) - gc.H[k]
+			}
+		}
+	}
+
+	rl := c.rule()
+	nu := len(out.Units)
+	terms := make([]float64, n*nu)
+	for r := range out.Rows {
+		row := &out.Rows[r]
+		jr, or, hr := d.JC[r*q:(r+1)*q], oc[r*K:(r+1)*K], hc[r*K:(r+1)*K]
+		row.Corrected = rl.predict(row.Baseline, jr, or, hr)
+		t := terms[r*nu : (r+1)*nu : (r+1)*nu]
+		switch m {
+		case PRISM, AlphaPRISM:
+			for k := 0; k < K; k++ {
+				t[k] = jr[2*k]*rl.beta[2*k] + jr[2*k+1]*rl.beta[2*k+1]
+			}
+			for col := 2 * K; col < q; col++ {
+				t[K+col-2*K] = jr[col] * rl.beta[col]
+			}
+		case Half:
+			for k := 0; k < K; k++ {
+				t[k] = or[k] * rl.delta[k]
+			}
+		case Taylor:
+			for k := 0; k < K; k++ {
+				t[k] = or[k]*rl.delta[k] - hr[k]*rl.curv[k]
+			}
+		}
+		row.Terms = t
+		row.Scaled = math.NaN()
+		if opts.HumanScale {
+			row.Scaled = c.HumanScale.At(row.Corrected)
+			if c.HumanScale.Extrapolates(row.Corrected) {
+				out.Extrapolated++
+			}
+		}
+	}
+	// Ranks within each context: 1 = highest.
+	maxN := 0
+	for g := range ctxs {
+		maxN = max(maxN, d.Off[g+1]-d.Off[g])
+	}
+	x, rk, idx := make([]float64, maxN), make([]float64, maxN), make([]int, maxN)
+	for g := range ctxs {
+		lo, hi := d.Off[g], d.Off[g+1]
+		nn := hi - lo
+		for pass := 0; pass < 2; pass++ {
+			for i := lo; i < hi; i++ {
+				if pass == 0 {
+					x[i-lo] = out.Rows[i].Baseline
+				} else {
+					x[i-lo] = out.Rows[i].Corrected
+				}
+			}
+			MidRanks(rk[:nn], x[:nn], idx[:nn])
+			for i := lo; i < hi; i++ {
+				desc := float64(nn+1) - rk[i-lo]
+				if pass == 0 {
+					out.Rows[i].RankBefore = desc
+				} else {
+					out.Rows[i].RankAfter = desc
+				}
+			}
+		}
+	}
+	if out.Labelled > 0 {
+		tr, note := c.transfer(out, d.Off, opts)
+		out.Transfer = tr
+		if note != "" {
+			out.Warnings = append(out.Warnings, note)
+		}
+	}
+	return out, nil
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
+// rule is the calibrator's prediction rule.
+func (c *Calibrator) rule() *rule {
+	m, _ := MethodOf(c.Method)
+	r := newRule(len(c.Columns), len(c.Attributes))
+	r.method, r.alpha = m, c.Alpha
+	switch m {
+	case PRISM, AlphaPRISM:
+		copy(r.beta, c.Beta)
+	default:
+		copy(r.delta, c.Delta)
+		for k, d := range c.Delta {
+			r.curv[k] = d * d / 2
+		}
+	}
+	return r
+}
+
+// inTraining reports whether (ctx, cand) was a training candidate.
+func (c *Calibrator) inTraining(ctx, cand string) bool {
+	ids, ok := c.Training.IDs[ctx]
+	if !ok {
+		return false
+	}
+	_, found := slices.BinarySearch(ids, cand)
+	return found
+}
+
+// transfer computes the agreement check over the labelled candidates: per
+// context (those with two or more labelled candidates, and for pairwise
+// an unequal-human pair) in byte order, exactly as Fit computes Vanilla,
+// or pooled in global mode.
+func (c *Calibrator) transfer(s *Scored, off []int, opts ApplyOptions) (*Transfer, string) {
+	B, seed := opts.Bootstrap, opts.Seed
+	if B == 0 {
+		B, seed = c.CV.Bootstrap, c.CV.Seed
+	}
+	if B < 1 {
+		B = 2000
+	}
+	t := &Transfer{Metric: c.Metric, Bootstrap: B, Seed: seed}
+	if c.Centering == CenterGlobal {
+		var base, corr, hum []float64
+		for _, r := range s.Rows {
+			if !math.IsNaN(r.Human) {
+				base, corr, hum = append(base, r.Baseline), append(corr, r.Corrected), append(hum, r.Human)
+				if r.InSample {
+					t.InSample++
+				}
+			}
+		}
+		if len(hum) < 2 {
+			return nil, "transfer check: fewer than two labelled candidates"
+		}
+		means, ci, diff := PooledBootstrap([][]float64{base, corr}, hum, 0, B, seed)
+		t.Metric = model.MetricSpearman
+		t.Contexts, t.Candidates = 1, len(hum)
+		t.Baseline = Estimate{means[0], ci[0]}
+		t.Corrected = Estimate{means[1], ci[1]}
+		t.Diff = Estimate{means[1] - means[0], diff[1]}
+		return t, ""
+	}
+	pairwise := c.Metric == model.MetricPairwise
+	var vals [2][]float64
+	var base, corr, hum, rb, rc, rh []float64
+	var idx []int
+	for g := 0; g+1 < len(off); g++ {
+		base, corr, hum = base[:0], corr[:0], hum[:0]
+		inSample := 0
+		for _, r := range s.Rows[off[g]:off[g+1]] {
+			if !math.IsNaN(r.Human) {
+				base, corr, hum = append(base, r.Baseline), append(corr, r.Corrected), append(hum, r.Human)
+				if r.InSample {
+					inSample++
+				}
+			}
+		}
+		n := len(hum)
+		if n < 2 {
+			continue
+		}
+		var vb, vc float64
+		if pairwise {
+			var ok bool
+			if vb, ok = PairwiseAccuracy(base, hum); !ok {
+				continue
+			}
+			vc, _ = PairwiseAccuracy(corr, hum)
+		} else {
+			if cap(rb) < n {
+				rb, rc, rh, idx = make([]float64, n), make([]float64, n), make([]float64, n), make([]int, n)
+			}
+			MidRanks(rh[:n], hum, idx[:n])
+			MidRanks(rb[:n], base, idx[:n])
+			MidRanks(rc[:n], corr, idx[:n])
+			vb, vc = pearsonOfRanks(rb[:n], rh[:n]), pearsonOfRanks(rc[:n], rh[:n])
+		}
+		vals[0] = append(vals[0], vb)
+		vals[1] = append(vals[1], vc)
+		t.Contexts++
+		t.Candidates += n
+		t.InSample += inSample
+	}
+	if t.Contexts == 0 {
+		if pairwise {
+			return nil, "transfer check: no context has two labelled candidates with unequal human scores"
+		}
+		return nil, "transfer check: no context has two labelled candidates"
+	}
+	ci, diff := PairedBootstrap(vals[:], 0, B, seed)
+	mb, mc := mean(vals[0]), mean(vals[1])
+	t.Baseline = Estimate{mb, ci[0]}
+	t.Corrected = Estimate{mc, ci[1]}
+	t.Diff = Estimate{mc - mb, diff[1]}
+	return t, ""
+}
+
+// ErrNoHumanScale is returned by Apply when HumanScale is asked of a
+// calibrator without a map.
+var ErrNoHumanScale = errors.New("no human-scale map")
