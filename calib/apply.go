@@ -132,6 +132,11 @@ func (c *Calibrator) Apply(rows []model.ScoreRow, labels []model.Label, opts App
 		sum     []float64
 		cnt     []int32
 	}
+	// Per-candidate sums live in chunks of shared arrays: one allocation
+	// per 1,024 candidates, not two per candidate.
+	var sumPool []float64
+	var cntPool []int32
+	const chunk = 1024
 	var cands []*cand
 	index := map[candKey]*cand{}
 	probeCol := map[string]int{} // probe name → score column, −1: not read
@@ -161,7 +166,11 @@ func (c *Calibrator) Apply(rows []model.ScoreRow, labels []model.Label, opts App
 			k := candKey{r.Context, r.Candidate}
 			last = index[k]
 			if last == nil {
-				last = &cand{ctx: r.Context, id: r.Candidate, line: r.Line, sum: make([]float64, nc), cnt: make([]int32, nc)}
+				if len(sumPool) < nc {
+					sumPool, cntPool = make([]float64, nc*chunk), make([]int32, nc*chunk)
+				}
+				last = &cand{ctx: r.Context, id: r.Candidate, line: r.Line, sum: sumPool[:nc:nc], cnt: cntPool[:nc:nc]}
+				sumPool, cntPool = sumPool[nc:], cntPool[nc:]
 				index[k] = last
 				cands = append(cands, last)
 			}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
@@ -290,6 +291,8 @@ func jsonError(file string, data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	off := int64(-1)
 	switch {
+	case strings.Contains(err.Error(), "unexpected end of JSON input"):
+		return fmt.Errorf("%s: the calibrator ends early at byte %d (truncated file?)", file, len(data))
 	case errors.As(err, &se):
 		off = se.Offset
 	case errors.As(err, &te):

@@ -1,6 +1,6 @@
 # An independent, pure-Python reference of PROTOCOL §2-6 (within-context
 # mode, Spearman; no numpy, no shared code with calib). It writes the
-# numbers TestCrossCheck compares calib against:
+# numbers TestCrossCheck and TestCalibratorCrossCheck compare calib against:
 #
 #   python3 reference.py scores.csv labels.csv order.txt > expected.json
 import csv, json, math, sys
@@ -116,29 +116,49 @@ def split(n, k):
     return b
 
 G = [1e-3, 1e-2, 1e-1, 1, 10, 100, 1000]; B = split(len(order), 5)
-out = {'columns': cols, 'methods': {}}
+
+# Inner CV on the training contexts train (in order): the CV score of each
+# gamma and the chosen one (highest score, exact ties to the largest gamma).
+def select(train, method):
+    ib = split(len(train), 5); scores = []
+    for g in G:
+        vals = {}
+        for p in range(5):
+            part = train[ib[p]:ib[p + 1]]
+            if not part: continue
+            a, beta = fit(train[:ib[p]] + train[ib[p + 1]:], method, g)
+            for c in part: vals[c] = value(c, a, beta, method)
+        s = 0.0
+        for c in train: s += vals[c]
+        scores.append(s / len(train))
+    best = 0
+    for i in range(len(G)):
+        if scores[i] > scores[best] or (scores[i] == scores[best] and G[i] > G[best]): best = i
+    return best, scores
+
+out = {'columns': cols, 'methods': {}, 'final': {},
+       'means': {sc: sum(sum(acc[(c, k, sc)]) / len(acc[(c, k, sc)]) for c, k in rows if (c, k, sc) in acc) /
+                 len([1 for c, k in rows if (c, k, sc) in acc]) for sc in scols}}
 for method in ['prism', 'alpha_prism', 'half']:
     per, folds = {}, []
     for f in range(5):
         test = order[B[f]:B[f + 1]]; train = order[:B[f]] + order[B[f + 1]:]
-        ib = split(len(train), 5); scores = []
-        for g in G:
-            vals = {}
-            for p in range(5):
-                part = train[ib[p]:ib[p + 1]]
-                if not part: continue
-                a, beta = fit(train[:ib[p]] + train[ib[p + 1]:], method, g)
-                for c in part: vals[c] = value(c, a, beta, method)
-            s = 0.0
-            for c in train: s += vals[c]
-            scores.append(s / len(train))
-        best = 0
-        for i in range(len(G)):
-            if scores[i] > scores[best] or (scores[i] == scores[best] and G[i] > G[best]): best = i
+        best, scores = select(train, method)
         a, beta = fit(train, method, G[best])
         for c in test: per[c] = value(c, a, beta, method)
         folds.append({'gamma': G[best], 'alpha': a, 'cv': scores})
     out['methods'][method] = {'per_context': per, 'folds': folds}
+    # The calibrator (prism fit --save): gamma by the same inner CV on every
+    # context in pi order, then the fit on all of them, and its in-sample
+    # predictions per candidate.
+    best, scores = select(order, method)
+    a, beta = fit(order, method, G[best])
+    pred = {}
+    for c in ctxs:
+        d = data[c]; rws = d['Oc'] if method == 'half' else d['Jc']
+        for i, k in enumerate(cands[c]):
+            pred[c + '/' + k] = a * d['s0'][i] - sum(x * b for x, b in zip(rws[i], beta))
+    out['final'][method] = {'gamma': G[best], 'alpha': a, 'coef': beta, 'cv': scores, 'pred': pred}
 out['methods']['vanilla'] = {'per_context': {c: spearman(data[c]['s0'], data[c]['y']) for c in ctxs}}
 json.dump(out, sys.stdout, indent=1, sort_keys=True)
 print()
