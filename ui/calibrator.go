@@ -39,8 +39,11 @@ const calibratorVersion = "dev"
 type calibState struct {
 	path string            // the file cal was read from
 	cal  *calib.Calibrator // nil until one is loaded
-	gen  int               // bumped by every load and apply: older results are dropped
-	busy string            // what is being done ("reading FILE…"), or ""
+	// Generations of the loads and of the applications: the result of an
+	// older one is dropped.
+	loadGen, gen int
+	reading      string // "reading FILE…" while a file is read, or ""
+	busy         string // "applying…" while an application runs, or ""
 	// loadErr is why the last load failed; the calibrator loaded before
 	// (if any) and its application stay.
 	loadErr error
@@ -357,9 +360,9 @@ func (v *dataScreen) loadKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		c := &a.cal
-		c.gen++
-		c.busy, c.loadErr = "reading "+path+"…", nil
-		return loadCalibratorCmd(path, c.gen)
+		c.loadGen++
+		c.reading, c.loadErr = "reading "+path+"…", nil
+		return loadCalibratorCmd(path, c.loadGen)
 	}
 	in, cmd := v.loadIn.Update(msg)
 	*v.loadIn = in
@@ -383,10 +386,10 @@ func loadCalibratorCmd(path string, gen int) tea.Cmd {
 // open dataset; a file that failed leaves the loaded calibrator as it was.
 func (a *App) onCalLoaded(msg calLoadedMsg) tea.Cmd {
 	c := &a.cal
-	if msg.gen != c.gen {
+	if msg.gen != c.loadGen {
 		return nil
 	}
-	c.busy = ""
+	c.reading = ""
 	if msg.err != nil {
 		c.loadErr = msg.err
 		return nil
@@ -549,8 +552,10 @@ func inSampleText(t *calib.Transfer) string {
 func (a *App) calLines(st *styles.Styles, w int) []string {
 	c := &a.cal
 	var lines []string
-	if c.busy != "" {
-		lines = append(lines, wrapSpacesStyled(st.Title, c.busy, w)...)
+	for _, b := range []string{c.reading, c.busy} {
+		if b != "" {
+			lines = append(lines, wrapSpacesStyled(st.Title, b, w)...)
+		}
 	}
 	if c.loadErr != nil {
 		lines = append(lines, wrapSpacesStyled(st.Bad, "calibrator not loaded: "+c.loadErr.Error(), w)...)
