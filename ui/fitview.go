@@ -27,7 +27,7 @@ type fitScreen struct {
 	rep        *calib.Report
 	in         studyInput // the answers and labels rep was fitted on
 	warnings   []string
-	status     string // the last export's outcome
+	status     string // the last export's or calibrator save's outcome
 	statusErr  bool
 	exportIn   *textinput.Model // the export directory asked for after e, or nil
 	saveIn     *textinput.Model // the calibrator's path asked for after S, or nil
