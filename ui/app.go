@@ -71,6 +71,10 @@ type App struct {
 
 	modal modal // a dialog over the screen, or nil
 
+	// The calibrator loaded on the Data screen and its application to a
+	// dataset, which the Data and Inspect screens show (calibrator.go).
+	cal calibState
+
 	// The run in flight (nil when none) and its plan.
 	active       *engine.Run
 	runPlan      *engine.Plan // the plan of the current or last run

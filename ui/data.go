@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -16,12 +17,16 @@ import (
 // context's candidates, the chosen candidate's text and the source on the
 // right.
 type dataScreen struct {
-	ds            *model.Dataset
-	contexts      list
-	candidates    list
-	focusRight    bool
-	status        string // the last import or dataset switch
-	statusErr     bool
+	ds         *model.Dataset
+	contexts   list
+	candidates list
+	focusRight bool
+	status     string // the last import or dataset switch
+	statusErr  bool
+	loadIn     *textinput.Model // the calibrator path asked for after L, or nil
+	// cal is the loaded calibrator applied to this dataset, whose scores
+	// the candidate rows show, or nil (App.cal holds it).
+	cal           *calApplication
 	width, height int
 }
 
@@ -75,9 +80,22 @@ func (v *dataScreen) syncCandidates() {
 	rows := make([]string, len(c.Candidates))
 	for i, cand := range c.Candidates {
 		text := strings.Join(strings.Fields(cand.Text), " ")
+		if v.cal != nil {
+			rows[i] = fmt.Sprintf("%-6s %5.2f %s %s", cand.ID, cand.Human, calRowText(v.cal.row(c.ID, cand.ID)), text)
+			continue
+		}
 		rows[i] = fmt.Sprintf("%-6s %5.2f  %s", cand.ID, cand.Human, text)
 	}
 	v.candidates.SetRows(rows)
+}
+
+// setCalibrated shows p's scores beside the candidates (nil: none).
+func (v *dataScreen) setCalibrated(p *calApplication) {
+	if p != nil && p.scored == nil {
+		p = nil
+	}
+	v.cal = p
+	v.syncCandidates()
 }
 
 func (v *dataScreen) leftWidth() int { return max(v.width/3, 20) }
@@ -126,11 +144,11 @@ func (v *dataScreen) Click(x, y int) {
 // Keys are the Data screen's own bindings.
 func (v *dataScreen) Keys(a *App) []key.Binding {
 	k := a.keys
-	return []key.Binding{k.Inspect, k.Import, k.PickDataset}
+	return []key.Binding{k.Inspect, k.Import, k.PickDataset, k.LoadCalibrator}
 }
 
 func (v *dataScreen) Badge(*App) string { return "" }
-func (v *dataScreen) Editing() bool     { return false }
+func (v *dataScreen) Editing() bool     { return v.loadIn != nil }
 
 // Update handles the Data screen's keys and navigation; its messages
 // (datasets listed and read) change the study and are the App's.
@@ -143,8 +161,23 @@ func (v *dataScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		v.Focus(msg.right)
 	case clickMsg:
 		v.Click(msg.x, msg.y)
+	case tea.PasteMsg:
+		if v.loadIn != nil {
+			in, cmd := v.loadIn.Update(msg)
+			*v.loadIn = in
+			return cmd
+		}
+	case calLoadedMsg:
+		return a.onCalLoaded(msg)
+	case calAppliedMsg:
+		a.onCalApplied(msg)
 	case tea.KeyPressMsg:
+		if v.loadIn != nil {
+			return v.loadKey(a, msg)
+		}
 		switch {
+		case key.Matches(msg, k.LoadCalibrator):
+			return v.loadCalibrator(a)
 		case key.Matches(msg, k.Inspect):
 			return a.insp.open(a, screenData)
 		case key.Matches(msg, k.Import):
@@ -183,10 +216,17 @@ func (v *dataScreen) View(a *App) string {
 
 	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
 	var body strings.Builder
-	body.WriteString(st.Muted.Render(fit("id     human  text", innerW)) + "\n")
+	head := "id     human  text"
+	if v.cal != nil {
+		head = "id     human " + calHeader + " text"
+	}
+	body.WriteString(st.Muted.Render(fit(head, innerW)) + "\n")
 	body.WriteString(v.candidates.View(st, v.focusRight))
 	rest := innerH - 1 - v.candListHeight()
-	var lines []string
+	lines := v.loadLines(st, innerW)
+	if cl := a.calLines(st, innerW); len(cl) > 0 {
+		lines = append(append(lines, ""), cl...)
+	}
 	if cand := v.Candidate(); cand != nil {
 		lines = append(lines, "", st.Label.Render("Candidate "+cand.ID)+st.Muted.Render(criteria(cand)))
 		lines = append(lines, wrap(cand.Text, innerW)...)

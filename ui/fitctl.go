@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
@@ -29,6 +31,10 @@ type fitJob = job[fitResult]
 type fitResult struct {
 	rep *calib.Report
 	in  studyInput
+	// The design rep was fitted on and the options of the fit (without
+	// Progress): the Fit screen's S builds the calibrator from them.
+	d    *calib.Design
+	opts calib.Options
 }
 
 // fitOptions are the options of the Fit screen's fits: the protocol's
@@ -49,8 +55,9 @@ func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.
 		if err != nil {
 			return fitResult{}, nil, err
 		}
-		rep, w, err := fitInput(ctx, in, opts)
-		return fitResult{rep: rep, in: in}, w, err
+		rep, d, w, err := fitInput(ctx, in, opts)
+		opts.Progress = nil
+		return fitResult{rep: rep, in: in, d: d, opts: opts}, w, err
 	})
 }
 
@@ -62,14 +69,22 @@ func fitStored(ctx context.Context, st *store.Store, key studyKey, opts calib.Op
 	if err != nil {
 		return nil, nil, err
 	}
-	return fitInput(ctx, in, opts)
+	rep, _, w, err := fitInput(ctx, in, opts)
+	return rep, w, err
 }
 
-// fitInput runs calib.Fit on what readStudyInput read.
-func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Report, []string, error) {
+// fitInput runs calib.Fit on what readStudyInput read, as its two steps
+// (calib.BuildDesign, then calib.FitDesign), and returns the design too.
+func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Report, *calib.Design, []string, error) {
 	opts.ScoresFile, opts.LabelsFile = in.source, in.source
-	rep, w, err := calib.Fit(ctx, in.rows, in.labels, opts)
-	return rep, append(in.warnings, w...), err
+	warnings := slices.Clone(in.warnings)
+	d, w, err := calib.BuildDesign(in.rows, in.labels, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	warnings = append(warnings, w...)
+	if err != nil {
+		return nil, nil, warnings, err
+	}
+	rep, w, err := calib.FitDesign(ctx, d, opts)
+	return rep, d, append(warnings, w...), err
 }
 
 // studyInput is what a fit or a selection reads from the workspace.
@@ -124,6 +139,7 @@ func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 		return nil
 	}
 	v.rep, v.in, v.warnings, v.key, v.scroll = j.res.rep, j.res.in, j.warnings, j.key, 0
+	v.d, v.fitOpts = j.res.d, j.res.opts
 	a.prof.setReport(j.res.rep)
 	if a.insp.ins != nil {
 		// Inspect follows the newest fit, whatever study it inspected
@@ -225,7 +241,7 @@ func (a *App) compareStale() string {
 // Keys are the Fit screen's own bindings.
 func (v *fitScreen) Keys(a *App) []key.Binding {
 	k := a.keys
-	return []key.Binding{k.Refit, k.Metric, k.Taylor, k.Export}
+	return []key.Binding{k.Refit, k.Metric, k.Taylor, k.Export, k.SaveCalibrator}
 }
 
 // Badge is the fit's progress ("…" until its first fold is counted).
@@ -239,7 +255,7 @@ func (v *fitScreen) Badge(*App) string {
 	return " …"
 }
 
-func (v *fitScreen) Editing() bool { return v.exportIn != nil }
+func (v *fitScreen) Editing() bool { return v.exportIn != nil || v.saveIn != nil }
 
 // Update handles the Fit screen's keys and navigation and the messages
 // of its fit and export.
@@ -248,19 +264,27 @@ func (v *fitScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case moveMsg:
 		v.Move(msg.delta)
 	case tea.KeyPressMsg:
-		if v.exportIn != nil {
+		switch {
+		case v.exportIn != nil:
 			return v.exportKey(a, msg)
-		}
-		if key.Matches(msg, a.keys.Export) {
+		case v.saveIn != nil:
+			return v.saveKey(a, msg)
+		case key.Matches(msg, a.keys.Export):
 			return v.export(a)
+		case key.Matches(msg, a.keys.SaveCalibrator):
+			return v.saveCalibrator(a)
 		}
 		return v.optionKey(a, msg)
 	case tea.PasteMsg:
-		if v.exportIn != nil {
-			in, cmd := v.exportIn.Update(msg)
-			*v.exportIn = in
-			return cmd
+		for _, in := range []*textinput.Model{v.exportIn, v.saveIn} {
+			if in != nil {
+				next, cmd := in.Update(msg)
+				*in = next
+				return cmd
+			}
 		}
+	case calSavedMsg:
+		v.onCalSaved(a, msg)
 	case jobStartedMsg[fitResult]:
 		return msg.follow(&v.jobState)
 	case jobProgressMsg[fitResult]:

@@ -21,18 +21,22 @@ type fitScreen struct {
 	// bootstrap) and why the last fit failed.
 	jobState[fitResult]
 
-	pairwise  bool     // the metric: pairwise accuracy instead of Spearman
-	taylor    bool     // fit the diagonal Taylor correction too
-	key       studyKey // the answers rep was computed from
-	rep       *calib.Report
-	in        studyInput // the answers and labels rep was fitted on
-	warnings  []string
-	status    string // the last export's outcome
-	statusErr bool
-	exportIn  *textinput.Model // the export directory asked for after e, or nil
-	answers   int              // App.answers[key] when the fit started
-	judge     string           // the judge a fit would use, for the hint
-	stale     string           // why rep no longer fits the study, or ""
+	pairwise   bool     // the metric: pairwise accuracy instead of Spearman
+	taylor     bool     // fit the diagonal Taylor correction too
+	key        studyKey // the answers rep was computed from
+	rep        *calib.Report
+	in         studyInput // the answers and labels rep was fitted on
+	warnings   []string
+	status     string // the last export's or calibrator save's outcome
+	statusErr  bool
+	exportIn   *textinput.Model // the export directory asked for after e, or nil
+	saveIn     *textinput.Model // the calibrator's path asked for after S, or nil
+	saveMethod calib.Method     // the method whose calibrator S saves
+	d          *calib.Design    // the design rep was fitted on
+	fitOpts    calib.Options    // the options rep was fitted with
+	answers    int              // App.answers[key] when the fit started
+	judge      string           // the judge a fit would use, for the hint
+	stale      string           // why rep no longer fits the study, or ""
 
 	scroll        int
 	width, height int
@@ -134,6 +138,7 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Title.Render(fit(v.progressText(), w)))
 	}
 	lines = append(lines, v.exportLines(st, w)...)
+	lines = append(lines, v.saveLines(st, w)...)
 	if v.status != "" {
 		s := st.Good
 		if v.statusErr {

@@ -63,7 +63,7 @@ func (v *inspectScreen) View(a *App) string {
 	}
 	if !v.split() {
 		w := v.width - paneChromeW
-		lines := append(v.numberLines(st, w), "")
+		lines := append(v.numberLines(a, st, w), "")
 		lines = append(lines, v.textLines(st, w)...)
 		return pane(st, true, v.width, v.height, v.title(), block(scrolled(lines, 0), w, innerH))
 	}
@@ -71,7 +71,7 @@ func (v *inspectScreen) View(a *App) string {
 	rw := v.width - lw
 	return lipgloss.JoinHorizontal(lipgloss.Top,
 		pane(st, !v.focusRight, lw, v.height, v.title(), block(scrolled(v.textLines(st, lw-paneChromeW), 0), lw-paneChromeW, innerH)),
-		pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", block(scrolled(v.numberLines(st, rw-paneChromeW), 1), rw-paneChromeW, innerH)))
+		pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", block(scrolled(v.numberLines(a, st, rw-paneChromeW), 1), rw-paneChromeW, innerH)))
 }
 
 // textLines are the source and the candidate text, then the replies.
@@ -99,8 +99,14 @@ func (v *inspectScreen) textLines(st *styles.Styles, w int) []string {
 	return lines
 }
 
-// numberLines are the status, the scores, the correction and the ranks.
-func (v *inspectScreen) numberLines(st *styles.Styles, w int) []string {
+// numberLines are the status, the scores, the correction and the ranks,
+// then the terms of the loaded calibrator.
+func (v *inspectScreen) numberLines(a *App, st *styles.Styles, w int) []string {
+	return append(v.fitLines(st, w), a.calInspectLines(st, v.ins, w)...)
+}
+
+// fitLines are the status, the scores, the correction and the ranks.
+func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("reading the answers…"))

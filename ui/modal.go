@@ -221,7 +221,8 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	}
 	a.layout()
 	a.bank.Refresh(a.data.Context(), a.data.Candidate())
-	return a.replan()
+	// A loaded calibrator follows the study to the dataset.
+	return batch(a.replan(), a.applyCalibrator())
 }
 
 // datasetChooser picks one of the workspace's datasets.

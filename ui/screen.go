@@ -35,6 +35,9 @@ import (
 //	Profiles  profview.go (state, keys, view)
 //	Inspect   inspectview.go · inspect.go · inspectview.go
 //	Compare   compare.go
+//
+// The calibrator the Fit screen saves (S), the Data screen loads (L) and
+// Inspect shows is in calibrator.go (state in App.cal).
 type screen interface {
 	Update(a *App, msg tea.Msg) tea.Cmd
 	View(a *App) string

@@ -1,0 +1,715 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// Calibrators in the TUI (docs/calibrator.md): S on the Fit screen saves
+// the calibrator of the fit on screen (calib.NewCalibrator on the fit's
+// design and report) as the file `prism fit --save` writes; L on the Data
+// screen reads a calibrator file and applies it (calib.Calibrator.Apply)
+// to the stored answers of its judge on the open dataset; Inspect shows a
+// candidate's terms under it. Reading, fitting, applying and writing run
+// in commands; the App keeps the loaded calibrator and its application,
+// which the Data and Inspect screens show.
+
+// calibratorVersion is the prism version a calibrator written here
+// records (Calibrator.PrismVersion): this branch has no version constant.
+const calibratorVersion = "dev"
+
+// calibState is the calibrator loaded on the Data screen and its
+// application to a dataset of the workspace.
+type calibState struct {
+	path string            // the file cal was read from
+	cal  *calib.Calibrator // nil until one is loaded
+	// Generations of the loads and of the applications: the result of an
+	// older one is dropped.
+	loadGen, gen int
+	reading      string // "reading FILE…" while a file is read, or ""
+	busy         string // "applying…" while an application runs, or ""
+	// loadErr is why the last load failed; the calibrator loaded before
+	// (if any) and its application stay.
+	loadErr error
+	app     *calApplication // cal on the answers of a dataset, or nil
+	last    string          // the last calibrator path saved or loaded: L's default
+}
+
+// calApplication is a calibrator applied to the stored answers of its
+// judge on one dataset.
+type calApplication struct {
+	key    studyKey // the answers read (dataset, judge, bank hash)
+	stored int      // App.stored when they were read
+	scored *calib.Scored
+	index  map[[2]string]int // (context, candidate) → row of scored
+	ctxN   map[string]int    // context → its scored candidates
+	// mismatches name how the stored judge differs from the
+	// calibrator's (engine.Mismatches): shown, not refused.
+	mismatches []string
+	// missing says that the workspace holds no answers of the judge on
+	// the dataset, and how to get them; err is why applying failed.
+	missing string
+	err     error
+}
+
+// row is the scored row of candidate cand of context ctx, or nil.
+func (p *calApplication) row(ctx, cand string) *calib.ScoredRow {
+	if p == nil || p.scored == nil {
+		return nil
+	}
+	i, ok := p.index[[2]string{ctx, cand}]
+	if !ok {
+		return nil
+	}
+	return &p.scored.Rows[i]
+}
+
+type (
+	// calSavedMsg reports a save of the Fit screen's calibrator.
+	calSavedMsg struct {
+		path   string
+		method string
+		gamma  float64
+		exists bool      // path exists and replace was not asked: ask first
+		src    calSource // what was saved, for the replacement
+		err    error
+	}
+	// calLoadedMsg carries a calibrator file read on the Data screen.
+	calLoadedMsg struct {
+		gen  int
+		path string
+		cal  *calib.Calibrator
+		err  error
+	}
+	// calAppliedMsg carries a calibrator applied to a dataset's answers.
+	calAppliedMsg struct {
+		gen int
+		app *calApplication
+	}
+)
+
+// calSource is what a calibrator is built from: a finished fit.
+type calSource struct {
+	key    studyKey
+	res    fitResult
+	method calib.Method
+}
+
+// safeName makes s usable in a file name: every rune but letters, digits,
+// '.', '_' and '-' becomes '-'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// calibratorDir is where calibrators are saved by default: beside the
+// workspace's file, or in the current directory for the demo (whose
+// workspace is removed at exit) or without a workspace.
+func calibratorDir(s Study) string {
+	if s.Store == nil || s.Demo || s.Store.Path() == "" {
+		return "."
+	}
+	return filepath.Dir(s.Store.Path())
+}
+
+// defaultCalibratorPath is the file S offers for judge's calibrator of
+// method m.
+func defaultCalibratorPath(s Study, judge string, m calib.Method) string {
+	return filepath.Join(calibratorDir(s), fmt.Sprintf("prism-calibrator-%s-%s.json", safeName(judge), m))
+}
+
+// calibratorPrompt labels the save path's input.
+func calibratorPrompt(m calib.Method) string { return "save " + m.String() + " calibrator to: " }
+
+// saveCalibrator asks where to save a calibrator of the fit on screen:
+// PRISM's first (the Fit screen selects no method row); tab in the input
+// goes to the next method the fit has. Vanilla corrects nothing and has
+// no calibrator.
+func (v *fitScreen) saveCalibrator(a *App) tea.Cmd {
+	if v.rep == nil || v.d == nil {
+		v.status, v.statusErr = "no calibrator to save yet: f fits first", true
+		return nil
+	}
+	in := newFieldInput()
+	v.saveMethod = calib.PRISM
+	in.SetValue(defaultCalibratorPath(a.study, v.key.judge, v.saveMethod))
+	in.CursorEnd()
+	in.SetWidth(max(v.width-len([]rune(calibratorPrompt(calib.AlphaPRISM)))-paneChromeW-1, 10))
+	v.saveIn = &in
+	v.status, v.statusErr = "", false
+	return in.Focus()
+}
+
+// nextSaveMethod goes to the next method of the fit after the one to
+// save; the path follows when it is still the default.
+func (v *fitScreen) nextSaveMethod(a *App) {
+	var methods []calib.Method
+	for _, fm := range fitMethods[1:] {
+		if v.rep.Methods.Get(fm.m) != nil {
+			methods = append(methods, fm.m)
+		}
+	}
+	if len(methods) == 0 {
+		return
+	}
+	next := methods[(slices.Index(methods, v.saveMethod)+1)%len(methods)]
+	if v.saveIn.Value() == defaultCalibratorPath(a.study, v.key.judge, v.saveMethod) {
+		v.saveIn.SetValue(defaultCalibratorPath(a.study, v.key.judge, next))
+		v.saveIn.CursorEnd()
+	}
+	v.saveMethod = next
+}
+
+// saveKey handles a key while the calibrator's path is asked for.
+func (v *fitScreen) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "ctrl+c":
+		v.saveIn = nil
+		return a.quit()
+	case "esc":
+		v.saveIn = nil
+		v.status, v.statusErr = "calibrator not saved", false
+		return nil
+	case "tab":
+		v.nextSaveMethod(a)
+		return nil
+	case "enter":
+		path := strings.TrimSpace(v.saveIn.Value())
+		v.saveIn = nil
+		if path == "" {
+			path = defaultCalibratorPath(a.study, v.key.judge, v.saveMethod)
+		}
+		src := calSource{key: v.key, res: fitResult{rep: v.rep, in: v.in, d: v.d, opts: v.fitOpts}, method: v.saveMethod}
+		v.status, v.statusErr = "saving calibrator "+path+"…", false
+		return saveCalibratorCmd(a.ctx, a.study.Store, src, path, false)
+	}
+	in, cmd := v.saveIn.Update(msg)
+	*v.saveIn = in
+	return cmd
+}
+
+// saveLines are the save path's input and how to answer it, or nothing.
+func (v *fitScreen) saveLines(st *styles.Styles, w int) []string {
+	if v.saveIn == nil {
+		return nil
+	}
+	return append([]string{fit(st.Title.Render(calibratorPrompt(v.saveMethod))+v.saveIn.View(), w)},
+		wrapStyled(st.Muted, "enter saves the calibrator of this fit (prism fit --save) · tab: another method (Vanilla corrects nothing: it has none) · esc cancels", w)...)
+}
+
+// onCalSaved reports a save; a file that exists is replaced only after
+// asking.
+func (v *fitScreen) onCalSaved(a *App, msg calSavedMsg) {
+	switch {
+	case msg.exists:
+		src := msg.src
+		a.modal = &confirm{
+			title: "Replace the file?",
+			lines: []string{
+				msg.path + " exists. Replace it with the " + src.method.String() + " calibrator of this fit?",
+				"n keeps the file; S again saves under another name.",
+			},
+			yes: "replace", no: "keep the file",
+			onYes: func(a *App) tea.Cmd {
+				v.status, v.statusErr = "saving calibrator "+msg.path+"…", false
+				return saveCalibratorCmd(a.ctx, a.study.Store, src, msg.path, true)
+			},
+		}
+		v.status, v.statusErr = "", false
+	case msg.err != nil:
+		v.status, v.statusErr = "save calibrator: "+msg.err.Error(), true
+	default:
+		v.status, v.statusErr = fmt.Sprintf("saved calibrator %s (%s, γ %g)", msg.path, msg.method, msg.gamma), false
+		a.cal.last = msg.path
+	}
+}
+
+// saveCalibratorCmd builds the calibrator of src (calib.NewCalibrator on
+// the fit's design and report, the bank and judge from the workspace:
+// engine.Provenance) and writes it to path through a temporary file that
+// is renamed into place; an existing file is replaced only when replace.
+func saveCalibratorCmd(ctx context.Context, st *store.Store, src calSource, path string, replace bool) tea.Cmd {
+	return func() tea.Msg {
+		out := calSavedMsg{path: path, method: src.method.String(), src: src}
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			out.err = fmt.Errorf("%s is a directory: name a file", path)
+			return out
+		} else if err == nil && !replace {
+			out.exists = true
+			return out
+		}
+		cal, err := buildCalibrator(ctx, st, src)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		data, err := cal.Marshal()
+		if err == nil {
+			err = writeFileAtomic(path, data)
+		}
+		out.gamma, out.err = cal.Gamma.Value, err
+		return out
+	}
+}
+
+// buildCalibrator is the calibrator of src, with its provenance.
+func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*calib.Calibrator, error) {
+	if st == nil {
+		return nil, errNoWorkspace
+	}
+	r := src.res
+	cal, err := calib.NewCalibrator(ctx, r.d, r.rep, r.opts, src.method)
+	if err != nil {
+		return nil, err
+	}
+	cal.PrismVersion = calibratorVersion
+	cal.Training.Source, cal.Training.Dataset = r.in.source, src.key.dataset
+	j, err := st.Judge(ctx, src.key.judge)
+	if err != nil {
+		return nil, err
+	}
+	bankHash := src.key.bankHash
+	if j.Backend == store.ImportBackend {
+		bankHash = "" // imported scores have no bank
+	}
+	cal.Bank, cal.Judge, err = engine.Provenance(ctx, st, src.key.dataset, src.key.judge, bankHash, r.in.rows)
+	if err != nil {
+		return nil, err
+	}
+	return cal, nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same directory renamed into place, so that a failed save never leaves
+// a truncated file.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// loadPrompt labels the calibrator path's input on the Data screen.
+const loadPrompt = "calibrator: "
+
+// loadCalibrator asks for a calibrator file to load (L on the Data
+// screen), holding the last one saved or loaded.
+func (v *dataScreen) loadCalibrator(a *App) tea.Cmd {
+	if a.study.Store == nil {
+		v.status, v.statusErr = errNoWorkspace.Error(), true
+		return nil
+	}
+	in := newFieldInput()
+	value := a.cal.last
+	if value == "" {
+		value = calibratorDir(a.study) + string(filepath.Separator)
+	}
+	in.SetValue(value)
+	in.CursorEnd()
+	in.SetWidth(max(v.width-v.leftWidth()-len(loadPrompt)-paneChromeW-1, 10))
+	v.loadIn = &in
+	return in.Focus()
+}
+
+// loadKey handles a key while the calibrator's path is asked for.
+func (v *dataScreen) loadKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "ctrl+c":
+		v.loadIn = nil
+		return a.quit()
+	case "esc":
+		v.loadIn = nil
+		return nil
+	case "enter":
+		path := strings.TrimSpace(v.loadIn.Value())
+		v.loadIn = nil
+		if path == "" {
+			return nil
+		}
+		c := &a.cal
+		c.loadGen++
+		c.reading, c.loadErr = "reading "+path+"…", nil
+		return loadCalibratorCmd(path, c.loadGen)
+	}
+	in, cmd := v.loadIn.Update(msg)
+	*v.loadIn = in
+	return cmd
+}
+
+// loadCalibratorCmd reads and checks the calibrator file path.
+func loadCalibratorCmd(path string, gen int) tea.Cmd {
+	return func() tea.Msg {
+		f, err := model.OpenInput(path, calib.MaxCalibratorFile, "a calibrator (JSON)")
+		if err != nil {
+			return calLoadedMsg{gen: gen, path: path, err: err}
+		}
+		defer f.Close()
+		cal, err := calib.ReadCalibrator(f, path)
+		return calLoadedMsg{gen: gen, path: path, cal: cal, err: err}
+	}
+}
+
+// onCalLoaded takes a calibrator read from a file and applies it to the
+// open dataset; a file that failed leaves the loaded calibrator as it was.
+func (a *App) onCalLoaded(msg calLoadedMsg) tea.Cmd {
+	c := &a.cal
+	if msg.gen != c.loadGen {
+		return nil
+	}
+	c.reading = ""
+	if msg.err != nil {
+		c.loadErr = msg.err
+		return nil
+	}
+	c.path, c.cal, c.last, c.loadErr, c.app = msg.path, msg.cal, msg.path, nil, nil
+	a.data.setCalibrated(nil)
+	return a.applyCalibrator()
+}
+
+// calKey is the answers a calibrator is applied to on the open dataset:
+// its judge's (the study's judge, as the Run form names it, when it
+// records none) under its bank version (the study's when it records none;
+// an imported judge's answers have no bank and are taken under any).
+func (a *App) calKey(cal *calib.Calibrator) (studyKey, error) {
+	if a.study.Store == nil {
+		return studyKey{}, errNoWorkspace
+	}
+	if a.study.Dataset == nil || a.study.Dataset.Name == "" {
+		return studyKey{}, errors.New("no dataset yet: i on the Data screen imports one")
+	}
+	k := studyKey{dataset: a.study.Dataset.Name, bankHash: a.bank.bank.Hash()}
+	if cal.Bank != nil {
+		k.bankHash = cal.Bank.Hash
+	}
+	if cal.Judge != nil {
+		k.judge = cal.Judge.Name
+		return k, nil
+	}
+	cur, err := a.requireKey()
+	if err != nil {
+		return k, fmt.Errorf("the calibrator records no judge, and the study names none: %w", err)
+	}
+	k.judge = cur.judge
+	return k, nil
+}
+
+// applyCalibrator applies the loaded calibrator to the open dataset.
+func (a *App) applyCalibrator() tea.Cmd {
+	c := &a.cal
+	if c.cal == nil {
+		return nil
+	}
+	c.gen++
+	k, err := a.calKey(c.cal)
+	if err != nil {
+		c.busy, c.app = "", &calApplication{key: k, stored: a.stored, err: err}
+		a.data.setCalibrated(nil)
+		return nil
+	}
+	c.busy = "applying the calibrator to dataset " + k.dataset + "…"
+	return applyCalibratorCmd(a.ctx, a.study.Store, c.cal, c.path, k, a.stored, c.gen)
+}
+
+// applyCalibratorCmd applies cal to key's stored answers and the
+// dataset's labels, and compares the stored judge with the calibrator's.
+func applyCalibratorCmd(ctx context.Context, st *store.Store, cal *calib.Calibrator, path string, key studyKey, stored, gen int) tea.Cmd {
+	return func() tea.Msg {
+		return calAppliedMsg{gen: gen, app: applyCalibrator(ctx, st, cal, path, key, stored)}
+	}
+}
+
+func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator, path string, key studyKey, stored int) *calApplication {
+	p := &calApplication{key: key, stored: stored}
+	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+	if err == nil && len(rows) == 0 {
+		err = store.ErrNotFound
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		bank := ""
+		if cal.Bank != nil {
+			bank = " under the calibrator's bank " + cal.Bank.Name + " " + shortHash(key.bankHash)
+		}
+		p.missing = fmt.Sprintf("the workspace has no answers of judge %s%s on dataset %s: score them with prism score --calibrator %s --dataset %s",
+			key.judge, bank, key.dataset, path, key.dataset)
+		return p
+	}
+	if err != nil {
+		p.err = err
+		return p
+	}
+	j, err := st.Judge(ctx, key.judge)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	bankNow := key.bankHash
+	if j.Backend == store.ImportBackend {
+		bankNow = "" // imported answers have no bank to compare
+	}
+	p.mismatches = engine.Mismatches(cal, engine.JudgeSnapshotOf(j, baselineRuns(rows)), bankNow)
+	src := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
+	p.scored, p.err = cal.Apply(rows, labels, calib.ApplyOptions{ScoresFile: src, LabelsFile: src})
+	if p.err != nil {
+		p.scored = nil
+		return p
+	}
+	p.index, p.ctxN = make(map[[2]string]int, len(p.scored.Rows)), map[string]int{}
+	for i, r := range p.scored.Rows {
+		p.index[[2]string{r.Context, r.Candidate}] = i
+		p.ctxN[r.Context]++
+	}
+	return p
+}
+
+// baselineRuns counts the distinct runs of the baseline answers (at least
+// 1), as a calibrator records its judge's runs.
+func baselineRuns(rows []model.ScoreRow) int {
+	runs := map[string]bool{}
+	for _, r := range rows {
+		if r.Probe == model.ProbeBaseline {
+			runs[r.Run] = true
+		}
+	}
+	return max(1, len(runs))
+}
+
+// onCalApplied takes an application of the loaded calibrator.
+func (a *App) onCalApplied(msg calAppliedMsg) {
+	c := &a.cal
+	if msg.gen != c.gen {
+		return
+	}
+	c.busy, c.app = "", msg.app
+	if msg.app.key.dataset == a.data.ds.Name {
+		a.data.setCalibrated(msg.app)
+	}
+}
+
+// calTitle names the loaded calibrator: file, method, γ.
+func (c *calibState) calTitle() string {
+	return fmt.Sprintf("calibrator %s · %s · γ %g", filepath.Base(c.path), c.cal.Method, c.cal.Gamma.Value)
+}
+
+// transferText is the transfer line of an application with labels.
+func transferText(t *calib.Transfer) string {
+	est := func(e calib.Estimate, sign bool) string {
+		f := "%.3f"
+		if sign {
+			f = "%+.3f"
+		}
+		return fmt.Sprintf(f+" ["+f+", "+f+"]", e.Mean, e.CI[0], e.CI[1])
+	}
+	what := fmt.Sprintf("%s, %d contexts", t.Metric, t.Contexts)
+	if t.Contexts == 1 && t.Metric == model.MetricSpearman && t.Candidates > 0 {
+		what = fmt.Sprintf("%s, %d contexts · %d candidates", t.Metric, t.Contexts, t.Candidates)
+	}
+	return fmt.Sprintf("transfer (%s): baseline %s → corrected %s, Δ %s", what,
+		est(t.Baseline, false), est(t.Corrected, false), est(t.Diff, true))
+}
+
+// inSampleText says that labelled candidates were training candidates.
+func inSampleText(t *calib.Transfer) string {
+	return fmt.Sprintf("in-sample: %d of the %d labelled candidates were training candidates of the calibrator, so the corrected agreement overstates transfer",
+		t.InSample, t.Candidates)
+}
+
+// calLines are the Data screen's lines about the loaded calibrator: what
+// is being done, the last load's error, the calibrator, its transfer
+// check on the dataset and what differs from the judge it was fitted on.
+func (a *App) calLines(st *styles.Styles, w int) []string {
+	c := &a.cal
+	var lines []string
+	for _, b := range []string{c.reading, c.busy} {
+		if b != "" {
+			lines = append(lines, wrapSpacesStyled(st.Title, b, w)...)
+		}
+	}
+	if c.loadErr != nil {
+		lines = append(lines, wrapSpacesStyled(st.Bad, "calibrator not loaded: "+c.loadErr.Error(), w)...)
+	}
+	if c.cal == nil {
+		return lines
+	}
+	lines = append(lines, wrapSpacesStyled(st.Label, c.calTitle(), w)...)
+	p := c.app
+	if p == nil {
+		return lines
+	}
+	if p.key.dataset != a.data.ds.Name {
+		return append(lines, wrapSpacesStyled(st.Muted, "applied to dataset "+p.key.dataset+", not this one", w)...)
+	}
+	lines = append(lines, st.Muted.Render(fit(keyLine(p.key, w), w)))
+	if p.missing != "" {
+		return append(lines, wrapSpacesStyled(st.Warn, p.missing, w)...)
+	}
+	if p.err != nil {
+		return append(lines, wrapSpacesStyled(st.Bad, "not applied: "+p.err.Error(), w)...)
+	}
+	if p.stored != a.stored {
+		lines = append(lines, wrapSpacesStyled(st.Warn, "answers were stored since it was applied: L applies it again", w)...)
+	}
+	if len(p.mismatches) > 0 {
+		lines = append(lines, wrapSpacesStyled(st.Warn, "fitted on another judge configuration: "+strings.Join(p.mismatches, "; "), w)...)
+	}
+	s := p.scored
+	if t := s.Transfer; t != nil {
+		lines = append(lines, wrapSpacesStyled(st.Text, transferText(t), w)...)
+		if t.InSample > 0 {
+			lines = append(lines, wrapSpacesStyled(st.Warn, inSampleText(t), w)...)
+		}
+	}
+	for _, wn := range s.Warnings {
+		lines = append(lines, wrapSpacesStyled(st.Warn, wn, w)...)
+	}
+	if s.Centering == calib.CenterWithinContext {
+		lines = append(lines, wrapSpacesStyled(st.Muted, "ŷ orders the candidates of a context; it is not on the human scale", w)...)
+	}
+	return lines
+}
+
+// wrapSpacesStyled wraps text to w cells at spaces only, so that signs
+// stay with their numbers and paths and commands read whole (a word
+// longer than w is broken), and styles each line.
+func wrapSpacesStyled(s lipgloss.Style, text string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	lines := strings.Split(ansi.Wrap(text, w, " "), "\n")
+	for i := range lines {
+		lines[i] = s.Render(strings.TrimRight(lines[i], " "))
+	}
+	return lines
+}
+
+// calRowText is a candidate's calibrator columns on the Data screen:
+// baseline, corrected score and rank before → after, or blanks.
+func calRowText(r *calib.ScoredRow) string {
+	if r == nil {
+		return fmt.Sprintf("%5s %7s %-7s", "—", "—", "")
+	}
+	return fmt.Sprintf("%5.2f %7.3f %-7s", r.Baseline, r.Corrected, midRank(r.RankBefore)+"→"+midRank(r.RankAfter))
+}
+
+// calHeader heads the calibrator columns.
+const calHeader = "   s0       ŷ rank   "
+
+// midRank prints a mid-rank: "2", "2.5".
+func midRank(r float64) string {
+	if math.IsNaN(r) {
+		return "—"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", r), ".0")
+}
+
+// calInspectLines are the Inspect screen's lines about the loaded
+// calibrator for the inspected candidate: its corrected score and ranks
+// and each unit's term, largest |term| first; a line saying why not when
+// the calibrator is applied to other answers.
+func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []string {
+	c := &a.cal
+	if c.cal == nil || ins == nil {
+		return nil
+	}
+	lines := append([]string{""}, wrapSpacesStyled(st.Label, c.calTitle(), w)...)
+	p := c.app
+	switch {
+	case p == nil:
+		return append(lines, wrapSpacesStyled(st.Muted, "not applied yet", w)...)
+	case p.key.dataset != ins.key.dataset || p.key.judge != ins.key.judge:
+		return append(lines, wrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.judge, p.key.dataset), w)...)
+	case p.scored == nil:
+		return append(lines, wrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data screen)", w)...)
+	}
+	r := p.row(ins.context, ins.cand)
+	if r == nil {
+		return append(lines, wrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
+	}
+	n := p.ctxN[ins.context]
+	lines = append(lines, fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
+	if r.InSample {
+		lines = append(lines, wrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
+	}
+	if r.Imputed > 0 {
+		lines = append(lines, wrapSpacesStyled(st.Warn, fmt.Sprintf("%d score cells filled with the training mean", r.Imputed), w)...)
+	}
+	units := p.scored.Units
+	order := make([]int, len(units))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		ax, ay := math.Abs(r.Terms[x]), math.Abs(r.Terms[y])
+		switch {
+		case ax > ay:
+			return -1
+		case ax < ay:
+			return 1
+		}
+		return strings.Compare(units[x], units[y])
+	})
+	nw := 4
+	for _, u := range units {
+		nw = max(nw, len([]rune(u)))
+	}
+	nw = min(nw, 14)
+	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-*s %8s", nw, "unit", "term"), w)))
+	for _, i := range order {
+		lines = append(lines, fit(fmt.Sprintf("%-*s %8s", nw, clip(units[i], nw), fixed4(r.Terms[i])), w))
+	}
+	alpha := ""
+	if c.cal.Alpha != 1 {
+		alpha = fmt.Sprintf("%g·", c.cal.Alpha)
+	}
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = %ss0 − Σ term, s0 %s; a term is what its unit subtracts", alpha, fixedPlain(r.Baseline)), w)))
+	return lines
+}
+
+// fixedPlain prints a score with 4 decimals, or "—".
+func fixedPlain(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", f)
+}
+
+// loadLines are the Data screen's calibrator path input, or nothing.
+func (v *dataScreen) loadLines(st *styles.Styles, w int) []string {
+	if v.loadIn == nil {
+		return nil
+	}
+	return append([]string{fit(st.Title.Render(loadPrompt)+v.loadIn.View(), w)},
+		wrapStyled(st.Muted, "enter loads the calibrator file and applies it to this dataset · esc cancels", w)...)
+}
