@@ -31,10 +31,10 @@ type Spec struct {
 	// calibrator reads. The answers are stored under the full bank's hash,
 	// so they are the same study as prism run's and answers already
 	// stored count as answered. nil: every condition of the bank.
-	Probes []string
-	Task       string // task prompt of the bank; "" uses Dataset.Task
-	JudgeName  string // name the answers are stored under
-	Config     judge.Config
+	Probes    []string
+	Task      string // task prompt of the bank; "" uses Dataset.Task
+	JudgeName string // name the answers are stored under
+	Config    judge.Config
 	// Repeats is the number of runs per condition (≥ 1): run r is a
 	// separate request stored with run label r. Config.Repeats (samples
 	// averaged inside one call) is not used by the engine.
