@@ -271,7 +271,10 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 	conds := fmt.Sprintf("%d conditions", p.Conditions())
 	if all := len(sp.Bank.Conditions()); p.Conditions() < all {
 		// Spec.Probes: only some of the bank's conditions are asked.
-		conds = fmt.Sprintf("%d of its %d conditions: %s", p.Conditions(), all, strings.Join(sp.Probes, " "))
+		conds = fmt.Sprintf("%d of its %d conditions: %d probes", p.Conditions(), all, len(sp.Probes))
+		if len(sp.Probes) <= 5 {
+			conds += " " + strings.Join(sp.Probes, " ")
+		}
 	}
 	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%s, %s) × %d run(s) → judge %q\n",
 		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, conds, short(p.BankHash), sp.Repeats, sp.JudgeName)
