@@ -103,10 +103,24 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			n = "judge-seed"
 		}
 		judgeFlag[n] = fl.Name
-		fs.Var(fl.Value, n, fl.Usage)
-		fs.Lookup(n).DefValue = fl.DefValue
+		usage := fl.Usage
+		if n == "judge-seed" {
+			usage = "the judge's sampling seed, prism run's --seed (repeat r sends seed+r)"
+		}
+		def := fl.DefValue
+		if keyFlags[fl.Name] {
+			// The calibrator's configuration is the default.
+			usage += " (default: the calibrator's)"
+			def = ""
+			switch fl.Value.(flag.Getter).Get().(type) {
+			case int, int64, float64:
+				def = "0"
+			}
+		}
+		fs.Var(fl.Value, n, usage)
+		fs.Lookup(n).DefValue = def
 	})
-	fs.Lookup("repeats").Usage = "runs per condition (default: the calibrator's judge's runs)"
+	fs.Lookup("repeats").Usage = "runs per condition, each a separate request (default: the calibrator's judge's runs)"
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
