@@ -50,6 +50,7 @@ type scoreFix struct {
 	// quality bank (one run); tests that write copy it (copyWorkspace).
 	ws         string
 	wsCal      string  // prism fit --save from ws (prism, 200 resamples)
+	wsCalCov   string  // the same on the coverage attribute alone (5 of the 38 conditions)
 	fitVanilla float64 // prism fit --json on ws: methods.vanilla.mean
 	// Synthetic scores and labels (attributes len and tone, context probe
 	// ctx:expert, a neutral clause): contexts doc00–doc11 train, doc12–doc23
@@ -96,6 +97,10 @@ func buildScoreFixture() (*scoreFix, error) {
 		return nil, err
 	}
 	f.fitVanilla = rep.Methods.Vanilla.Mean
+	f.wsCalCov = filepath.Join(dir, "demo-cal-coverage.json")
+	if _, err := run("fit", "--workspace", f.ws, "--bootstrap", "20", "--attributes", "coverage", "--save", f.wsCalCov); err != nil {
+		return nil, err
+	}
 
 	var s [2]strings.Builder
 	var l [2]strings.Builder
@@ -564,14 +569,14 @@ func TestScoreMismatchRefusedOrRecorded(t *testing.T) {
 	f := scoreFixture(t)
 	ws := copyWorkspace(t, f.ws)
 	out := filepath.Join(t.TempDir(), "out.csv")
-	code, _, errOut := runCmd("score", "--calibrator", f.wsCal, "--workspace", ws, "--mode", "expected", "-o", out)
+	code, _, errOut := runCmd("score", "--calibrator", f.wsCalCov, "--workspace", ws, "--mode", "expected", "-o", out)
 	if code != 1 || !strings.Contains(errOut, "mode: integer (calibrator) vs expected") || !strings.Contains(errOut, "--allow-mismatch") {
 		t.Errorf("mismatch: exit %d, stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("-o written on a refused mismatch: %v", err)
 	}
-	code, stdout, errOut := runCmd("score", "--calibrator", f.wsCal, "--workspace", ws, "--mode", "expected", "--allow-mismatch", "-o", out)
+	code, stdout, errOut := runCmd("score", "--calibrator", f.wsCalCov, "--workspace", ws, "--mode", "expected", "--allow-mismatch", "-o", out)
 	if code != 0 {
 		t.Fatalf("--allow-mismatch: exit %d: %s", code, errOut)
 	}
@@ -584,7 +589,7 @@ func TestScoreMismatchRefusedOrRecorded(t *testing.T) {
 		t.Errorf("notes %q, %d rows", got.notes, len(got.rows))
 	}
 	// The changed configuration is stored under the name prism run gives it.
-	if !strings.Contains(stdout, `→ judge "offline-expected"`) || !strings.Contains(stdout, "1980 to send") {
+	if !strings.Contains(stdout, `→ judge "offline-expected"`) || !strings.Contains(stdout, "300 to send") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }
