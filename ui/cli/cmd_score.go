@@ -186,7 +186,8 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts := calib.ApplyOptions{HumanScale: *scale == "human", Bootstrap: *boot, Seed: *seed}
 	if set["bootstrap"] || set["seed"] {
-		if !set["bootstrap"] {
+		// One of them given: the other is the calibrator's.
+		if *boot == 0 {
 			opts.Bootstrap = cal.CV.Bootstrap
 		}
 		if !set["seed"] {

@@ -550,6 +550,11 @@ func TestScoreHumanScaleKeepsRanks(t *testing.T) {
 			t.Errorf("row %d: human_scale %v", i, r1[i]["human_scale"])
 		}
 	}
+	// Without labels: no human column and no transfer check.
+	h2, r2, errOut := jsonlOutput(t, "--calibrator", f.cal["prism"], "--scores", f.newS)
+	if _, ok := r2[0]["human"]; ok || h2["transfer"] != nil || h2["labelled"].(float64) != 0 || !strings.Contains(errOut, "no labels: no transfer check") {
+		t.Errorf("unlabelled: header %v, first row %v, stderr %q", h2, r2[0], errOut)
+	}
 	// The map is increasing: the human-scale values order the candidates
 	// of a context as the corrected scores do.
 	for i := range r1 {
@@ -980,6 +985,14 @@ func TestScoreWorkspaceSendsOnlyCalibratorProbes(t *testing.T) {
 	second, _ := os.ReadFile(out)
 	if !bytes.Equal(first, second) {
 		t.Error("the rerun wrote other scores")
+	}
+	// An -o FILE ending in .jsonl selects JSON Lines.
+	jl := filepath.Join(t.TempDir(), "fresh.jsonl")
+	if code, _, errOut := runCmd("score", "--calibrator", cal, "--workspace", ws, "--dataset", "fresh", "-o", jl); code != 0 {
+		t.Fatalf("-o .jsonl: exit %d: %s", code, errOut)
+	}
+	if data, _ := os.ReadFile(jl); !bytes.HasPrefix(data, []byte(`{"header":{`)) || bytes.Count(data, []byte("\n")) != 16 {
+		t.Errorf("-o fresh.jsonl:\n%s", data)
 	}
 	// --dry-run prints the estimate of another dataset and sends nothing.
 	code, stdout, errOut = runCmd("score", "--calibrator", cal, "--workspace", ws, "--dataset", "train", "--dry-run")
