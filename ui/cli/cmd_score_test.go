@@ -27,6 +27,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/shareddata"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -1181,5 +1182,73 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 	t.Logf("kill after %d scoring answers: %d committed; the rerun re-sent %d", len(answeredAtKill)-trained, len(committed), resent)
 	if resent > 4 {
 		t.Errorf("%d requests re-sent after the kill, more than the 4 in flight (--concurrency 4)", resent)
+	}
+}
+
+// On the real SummEval with the offline judge: a calibrator on three
+// attributes plans exactly baseline + its 12 probe wordings per candidate
+// (no neutral clause, no other attribute), and applied to its own
+// training data its transfer check's Vanilla agreement is prism fit's
+// Vanilla mean exactly, marked in-sample.
+func TestScoreSummEval(t *testing.T) {
+	path := shareddata.Path(t, "summeval/data.json")
+	if testing.Short() || raceEnabled {
+		t.Skip("60,800 requests and a full fit: not in -short or -race runs")
+	}
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws.db")
+	mustRun(t, "data", "import", "summeval", path, "--name", "summeval", "--workspace", ws)
+	mustRun(t, "run", "--workspace", ws, "--bank", "quality")
+	cal := filepath.Join(dir, "cal.json")
+	out, _ := mustRun(t, "fit", "--workspace", ws, "--attributes", "coverage,coherence,fluency", "--bootstrap", "200", "--json", "--save", cal)
+	var rep calib.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	header, rows, errOut := jsonlOutput(t, "--calibrator", cal, "--workspace", ws)
+	wall := time.Since(start)
+	tr := header["transfer"].(map[string]any)
+	base := tr["baseline"].(map[string]any)["mean"].(float64)
+	corr := tr["corrected"].(map[string]any)["mean"].(float64)
+	t.Logf("SummEval: fit Vanilla %.6f, PRISM (nested CV) %.4f; score: baseline %.6f, corrected (in-sample) %.4f; scoring 1,600 stored candidates took %v",
+		rep.Methods.Vanilla.Mean, rep.Methods.PRISM.Mean, base, corr, wall)
+	if base != rep.Methods.Vanilla.Mean || len(rows) != 1600 {
+		t.Errorf("transfer baseline %v, fit Vanilla %v (want equal); %d rows", base, rep.Methods.Vanilla.Mean, len(rows))
+	}
+	for _, want := range []string{"1600 of 1600 scored candidates were training candidates of the calibrator: the corrected agreement below is in-sample",
+		"(13 of its 38 conditions: 7 probes", "20800 answered, 0 from cache, 0 to send"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	// Under another judge name the calibrator's conditions are acquired
+	// again (from the cache: the messages are the same): per probe,
+	// exactly candidates × wordings.
+	mustRun(t, "score", "--calibrator", cal, "--workspace", ws, "--judge", "again", "-o", filepath.Join(dir, "again.csv"))
+	st, err := store.OpenReadOnly(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stored, err := st.Scores(context.Background(), "summeval", "again", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perProbe := map[string]int{}
+	for _, r := range stored {
+		perProbe[r.Probe]++
+	}
+	want := map[string]int{"baseline": 1600}
+	for _, a := range []string{"coverage", "coherence", "fluency"} {
+		want[a+":+"], want[a+":-"] = 3200, 3200
+	}
+	if len(perProbe) != len(want) {
+		t.Errorf("stored per probe %v, want %v", perProbe, want)
+	}
+	for p, n := range want {
+		if perProbe[p] != n {
+			t.Errorf("probe %s: %d answers stored, want %d", p, perProbe[p], n)
+		}
 	}
 }
