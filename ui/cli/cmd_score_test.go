@@ -1065,7 +1065,7 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	srv := newPrismServer(t, 2*time.Millisecond)
+	srv := newPrismServer(t, 4*time.Millisecond)
 	ws, cal := serverStudyAt(t, 60, srv.URL) // fresh: 180 candidates × 5 conditions = 900 requests
 	dir := t.TempDir()
 	out := filepath.Join(dir, "scored.csv")
