@@ -294,6 +294,10 @@ func jsonError(file string, data []byte, err error) error {
 	case strings.Contains(err.Error(), "unexpected end of JSON input"):
 		return fmt.Errorf("%s: the calibrator ends early at byte %d (truncated file?)", file, len(data))
 	case errors.As(err, &se):
+		if se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
+			// The document stops before it closes: cut short.
+			return fmt.Errorf("%s: the calibrator ends early at byte %d (truncated file?): %v", file, len(data), err)
+		}
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset

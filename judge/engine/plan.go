@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prism-eval/prism/banks"
@@ -23,9 +25,16 @@ type Spec struct {
 	DatasetRev int64
 	Bank       *banks.Bank
 	BankSource string // where the bank came from ("builtin:quality" or a file), stored with its snapshot
-	Task       string // task prompt of the bank; "" uses Dataset.Task
-	JudgeName  string // name the answers are stored under
-	Config     judge.Config
+	// Probes, when not nil, limits the study to the bank's conditions of
+	// these probes ("baseline", "ATTR:+", "ATTR:-", "neutral:NAME",
+	// "ctx:NAME"; every wording of each): prism score asks only what a
+	// calibrator reads. The answers are stored under the full bank's hash,
+	// so they are the same study as prism run's and answers already
+	// stored count as answered. nil: every condition of the bank.
+	Probes    []string
+	Task      string // task prompt of the bank; "" uses Dataset.Task
+	JudgeName string // name the answers are stored under
+	Config    judge.Config
 	// Repeats is the number of runs per condition (≥ 1): run r is a
 	// separate request stored with run label r. Config.Repeats (samples
 	// averaged inside one call) is not used by the engine.
@@ -89,7 +98,7 @@ type Item struct {
 	Run       int
 	Context   int // index into Spec.Dataset.Contexts
 	Candidate int // index into that context's Candidates
-	Condition int // index into Spec.Bank.Conditions()
+	Condition int // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
 	InTokens  int // estimated prompt tokens (EstimateTokens)
 	OutTokens int // estimated completion tokens
 }
@@ -112,9 +121,14 @@ type Plan struct {
 	// start when the stored dataset is another one.
 	DatasetRev int64
 
-	render *banks.Renderer
-	conds  []banks.Condition
+	render  *banks.Renderer
+	conds   []banks.Condition // every condition of the bank
+	planned []int             // indices into conds of the conditions planned (Spec.Probes)
 }
+
+// Conditions is the number of the bank's conditions the plan asks: all of
+// them, or those of Spec.Probes.
+func (p *Plan) Conditions() int { return len(p.planned) }
 
 // Request renders Items[i] (the same request whose key the plan holds).
 func (p *Plan) Request(i int) (banks.Request, error) {
@@ -241,12 +255,16 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
 	}
 	conds := spec.Bank.Conditions()
+	planned, err := plannedConditions(spec.Bank, conds, spec.Probes)
+	if err != nil {
+		return nil, err
+	}
 	// Refuse a study too large to plan before allocating it (a plan
 	// keeps about 200 bytes per request).
-	total := int64(spec.Dataset.NumCandidates()) * int64(len(conds)) * int64(spec.Repeats)
+	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
 	if total > MaxPlanRequests {
 		return nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
-			total, spec.Dataset.NumCandidates(), len(conds), spec.Repeats, MaxPlanRequests)
+			total, spec.Dataset.NumCandidates(), len(planned), spec.Repeats, MaxPlanRequests)
 	}
 	rev := spec.DatasetRev
 	if rev == 0 {
@@ -256,7 +274,7 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		}
 	}
 	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
-		render: rend, conds: conds}
+		render: rend, conds: conds, planned: planned}
 	backend := p.Judge.Backend
 	out := outputTokens(spec.Config)
 	runs := make([]string, spec.Repeats)
@@ -268,17 +286,22 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return nil, err
 	}
 	msgs := make([]store.Message, 0, 2)
+	sel := make([]banks.Condition, len(planned))
+	for i, c := range planned {
+		sel[i] = conds[c]
+	}
 	// Context, then candidate, then condition, then run: everything sent
 	// about one candidate goes out together, so a server's prefix cache
 	// sees the same source text back to back.
 	for ci, c := range spec.Dataset.Contexts {
 		for ki, cand := range c.Candidates {
-			reqs, err := rend.RenderAll(c, cand, conds)
+			reqs, err := rend.RenderAll(c, cand, sel)
 			if err != nil {
 				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
 			}
-			for condi, cond := range conds {
-				req := &reqs[condi]
+			for si, cond := range sel {
+				condi := planned[si]
+				req := &reqs[si]
 				msgs = msgs[:0]
 				for _, m := range req.Messages {
 					msgs = append(msgs, store.Message(m))
@@ -300,6 +323,52 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// plannedConditions returns the indices of conds whose probe is listed
+// in probes (every index when probes is nil). A listed probe the bank has
+// no condition for is an error naming it.
+func plannedConditions(b *banks.Bank, conds []banks.Condition, probes []string) ([]int, error) {
+	var out []int
+	if probes == nil {
+		out = make([]int, len(conds))
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	want := make(map[string]bool, len(probes))
+	for _, p := range probes {
+		want[p] = true
+	}
+	found := map[string]bool{}
+	for i, c := range conds {
+		if want[c.Probe] {
+			out = append(out, i)
+			found[c.Probe] = true
+		}
+	}
+	var missing []string
+	for _, p := range probes {
+		if !found[p] && !slices.Contains(missing, p) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("engine: probes: bank %q has no probe %s (its probes: %s)", b.Name, strings.Join(quoteAll(missing), ", "), strings.Join(b.Probes(), ", "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("engine: probes: an empty list plans nothing (nil plans every condition of bank %q)", b.Name)
+	}
+	return out, nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // resolve fills Pending, Cached and Estimate from the workspace.

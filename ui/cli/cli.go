@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -106,7 +107,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: prism [command] [flags]")
+	fmt.Fprintln(w, "usage: prism [command] [flags]    (prism "+model.Version+")")
 	fmt.Fprintln(w, "\nWith no command, prism opens the TUI on the workspace ($"+store.EnvWorkspace+", else ./prism.db),")
 	fmt.Fprintln(w, "or on the embedded demo study when there is none.")
 	fmt.Fprintln(w, "\ncommands:")

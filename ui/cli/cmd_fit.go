@@ -7,10 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -33,17 +36,30 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	judgeName := fs.String("judge", "", "workspace mode: the stored judge `NAME` whose answers are fitted (default: the only one)")
 	dataset := fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
-	bankRef := fs.String("bank", "", "workspace mode: only answers under this `BANK` (built-in name, TOML file or hash prefix; default: every bank)")
+	bankRef := fs.String("bank", "", "workspace mode: only answers under this `BANK` (built-in name, TOML file or hash prefix; default: every bank); with --scores and --save: the bank the scores came from, embedded in the calibrator")
+	save := fs.String("save", "", "write the calibrator of the final fit to `FILE` (JSON; prism score applies it)")
+	methodName := fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
+	attributes := fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
 	}
 	fromFiles := *scores != "" || *labels != ""
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	method, methodOK := calib.MethodOf(*methodName)
 	switch {
 	case len(pos) > 0:
 		return usageErr(fitUsage, "unexpected argument %q", pos[0])
-	case fromFiles && (*judgeName != "" || *dataset != "" || *bankRef != ""):
+	case fromFiles && (*judgeName != "" || *dataset != "" || (*bankRef != "" && *save == "")):
+		if *bankRef != "" && *judgeName == "" && *dataset == "" {
+			return usageErr(fitUsage, "--bank with --scores and --labels names the bank embedded in a calibrator: give --save too")
+		}
 		return usageErr(fitUsage, "give either --scores and --labels or --judge (a workspace), not both")
+	case set["method"] && *save == "":
+		return usageErr(fitUsage, "--method chooses the method of the saved calibrator: give --save FILE too")
+	case !methodOK:
+		return usageErr(fitUsage, "--method %q: want prism, alpha_prism, half or taylor", *methodName)
 	case fromFiles && (*scores == "" || *labels == ""):
 		return usageErr(fitUsage, "--scores and --labels go together")
 	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
@@ -57,9 +73,14 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 
 	opts := def
-	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor
+	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor || (*save != "" && method == calib.Taylor)
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
-	in, err := readFitInput(ctx, fs, fromFiles, *scores, *labels, *dataset, *judgeName, *bankRef, stderr)
+	var in fitInput
+	if fromFiles {
+		in, err = readFitInput(ctx, fs, true, *scores, *labels, "", "", "", stderr)
+	} else {
+		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "")
+	}
 	if err != nil {
 		return err
 	}
@@ -67,17 +88,42 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !fromFiles {
 		opts.ScoresFile = in.source
 	}
+	if *attributes != "" {
+		if rows, err = calib.KeepUnits(rows, strings.Split(*attributes, ","), opts.ScoresFile); err != nil {
+			return fmt.Errorf("--attributes: %w", err)
+		}
+	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
 			return err
 		}
 	}
-	rep, warnings, err := calib.Fit(ctx, rows, labs, opts)
+	d, warnings, err := calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	var rep *calib.Report
+	if err == nil {
+		var w []string
+		rep, w, err = calib.FitDesign(ctx, d, opts)
+		warnings = append(warnings, w...)
+	}
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism fit: warning:", w)
 	}
 	if err != nil {
 		return err
+	}
+	if *save != "" {
+		src := calibratorSource{dataset: in.dataset, source: in.source, bank: in.bank, judge: in.judgeSnap}
+		if fromFiles {
+			src.source = fmt.Sprintf("scores %s, labels %s", *scores, *labels)
+			if *bankRef != "" {
+				if src.bank, err = bankSnapshotOf(ctx, *bankRef, fs); err != nil {
+					return err
+				}
+			}
+		}
+		if err := saveCalibrator(ctx, *save, d, rep, opts, method, src, stderr); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		return writeJSON(stdout, rep)
@@ -111,24 +157,97 @@ func writeTrimmed(w io.Writer, s string) error {
 	return nil
 }
 
-const fitUsage = `prism fit --scores S.csv --labels L.csv [flags]
+const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CAL.json] [flags]
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
+       flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
 diagonal Taylor correction) under nested cross-validation with
 context-bootstrap intervals. Scores and labels come from CSV files or from
 the workspace: the answers of the stored judge --judge (a name prism ls
 lists, e.g. offline or offline-expected; default: the only one) on the
-dataset (default: the only one), from every bank or one with --bank.`
+dataset (default: the only one), from every bank or one with --bank.
+
+--save FILE also writes a calibrator: the --method (default prism) fitted
+on every labelled context, with γ chosen by the same inner CV an outer fold
+uses, and the bank and judge configuration behind the scores (from the
+workspace; from CSV files, the bank given with --bank, and no judge).
+prism score applies it to new candidates. --attributes a,b,ctx:x fits only
+those units' probes (prism select's choice), so the calibrator needs only
+them.`
 
 // fitInput is a judge's answers on a dataset and the dataset's human
-// labels, read from a workspace; source names them for the report.
+// labels, read from a workspace; source names them for the report. bank
+// and judgeSnap are their provenance, read when a calibrator is saved.
 type fitInput struct {
-	rows    []model.ScoreRow
-	labels  []model.Label
-	dataset string
-	judge   string
-	source  string
+	rows      []model.ScoreRow
+	labels    []model.Label
+	dataset   string
+	judge     string
+	source    string
+	bank      *calib.BankSnapshot
+	judgeSnap *calib.JudgeSnapshot
+}
+
+// calibratorSource is what a saved calibrator records of its training
+// data beside the fit: where the scores came from, the bank and the judge.
+type calibratorSource struct {
+	dataset, source string
+	bank            *calib.BankSnapshot
+	judge           *calib.JudgeSnapshot
+}
+
+// saveCalibrator fits the calibrator of method m on every context of d
+// (calib.NewCalibrator), records its provenance and writes it to path
+// through a temporary file: on any error nothing is written.
+func saveCalibrator(ctx context.Context, path string, d *calib.Design, rep *calib.Report, opts calib.Options, m calib.Method, src calibratorSource, stderr io.Writer) error {
+	c, err := calib.NewCalibrator(ctx, d, rep, opts, m)
+	if err != nil {
+		return fmt.Errorf("--save %s: %w", path, err)
+	}
+	c.PrismVersion = model.Version
+	c.Training.Dataset, c.Training.Source = src.dataset, src.source
+	c.Bank, c.Judge = src.bank, src.judge
+	data, err := c.Marshal()
+	if err != nil {
+		return fmt.Errorf("--save %s: %w", path, err)
+	}
+	if err := writeFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "saved calibrator %s (%s, γ %s, %d columns, cv mean %.4f [%.4f, %.4f] vs Vanilla %.4f; %d contexts, %d candidates)\n",
+		path, c.Method, calib.GammaKey(c.Gamma.Value), len(c.Columns), c.CV.Method.Mean, c.CV.Method.CI[0], c.CV.Method.CI[1], c.CV.Vanilla.Mean,
+		c.Training.Contexts, c.Training.Candidates)
+	return nil
+}
+
+// bankSnapshotOf is the calibrator record of the bank ref names (a
+// built-in name, a TOML file or a workspace hash prefix).
+func bankSnapshotOf(ctx context.Context, ref string, fs workspaceFlags) (*calib.BankSnapshot, error) {
+	b, _, err := resolveBank(ctx, ref, fs)
+	if err != nil {
+		return nil, fmt.Errorf("--bank: %w", err)
+	}
+	text, err := b.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("--bank %s: %w", ref, err)
+	}
+	return &calib.BankSnapshot{Name: b.Name, Hash: b.Hash(), Source: bankSource(ref), TOML: string(text)}, nil
+}
+
+// bankSource names where a bank reference points, as prism run records
+// it: a file, builtin:NAME or workspace:HASH.
+func bankSource(ref string) string {
+	if _, err := os.Stat(ref); err == nil {
+		return ref
+	}
+	if _, err := banks.Builtin(ref); err == nil {
+		return "builtin:" + ref
+	}
+	return "workspace:" + ref
 }
 
 // readFitInput reads what a fit or a selection works on: the scores and
@@ -150,6 +269,13 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 // one bank) and the dataset's human targets from a workspace, for fit and
 // select. An empty dataset or judge is the workspace's only one.
 func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
+	return workspaceFitInputWith(ctx, wf, dataset, judgeName, bankRef, stderr, false)
+}
+
+// workspaceFitInputWith is workspaceFitInput that, with provenance, also
+// reads the bank and judge configuration behind the answers
+// (engine.Provenance) for a saved calibrator.
+func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer, provenance bool) (fitInput, error) {
 	var in fitInput
 	st, err := openWorkspaceRO(ctx, *wf.workspace)
 	if err != nil {
@@ -177,6 +303,11 @@ func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeNam
 	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
 	if hash != "" {
 		in.source += ", bank " + short(hash)
+	}
+	if provenance {
+		if in.bank, in.judgeSnap, err = engine.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
+			return in, fmt.Errorf("%s: %w", st.Path(), err)
+		}
 	}
 	return in, nil
 }

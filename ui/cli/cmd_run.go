@@ -268,8 +268,16 @@ func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, std
 func printEstimate(w io.Writer, p *engine.Plan) {
 	e := p.Estimate
 	sp := p.Spec
-	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%d conditions, %s) × %d run(s) → judge %q\n",
-		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, len(sp.Bank.Conditions()), short(p.BankHash), sp.Repeats, sp.JudgeName)
+	conds := fmt.Sprintf("%d conditions", p.Conditions())
+	if all := len(sp.Bank.Conditions()); p.Conditions() < all {
+		// Spec.Probes: only some of the bank's conditions are asked.
+		conds = fmt.Sprintf("%d of its %d conditions: %d probes", p.Conditions(), all, len(sp.Probes))
+		if len(sp.Probes) <= 5 {
+			conds += " " + strings.Join(sp.Probes, " ")
+		}
+	}
+	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%s, %s) × %d run(s) → judge %q\n",
+		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, conds, short(p.BankHash), sp.Repeats, sp.JudgeName)
 	if sp.Config.Backend == judge.BackendOffline {
 		// The simulator is labelled wherever it appears (docs/judge.md).
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
@@ -315,8 +323,15 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 	if s.StudyErr != nil {
 		fmt.Fprintf(w, "stored: %d answers by this run (reading the study back failed: %v)\n", s.Stored, s.StudyErr)
 	} else {
-		fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds answers to %d of the study's %d requests\n",
-			s.Stored, s.Study.Answered, p.Estimate.Requests)
+		if p.Spec.Bank != nil && p.Conditions() < len(p.Spec.Bank.Conditions()) {
+			// A plan of some of the bank's conditions: the workspace
+			// counts answers under every condition of the bank.
+			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds %d answers of judge %q under bank %s (all its conditions)\n",
+				s.Stored, s.Study.Answered, p.Spec.JudgeName, short(p.BankHash))
+		} else {
+			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds answers to %d of the study's %d requests\n",
+				s.Stored, s.Study.Answered, p.Estimate.Requests)
+		}
 	}
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "failed requests are missing cells for the fit; rerun the same command to retry them\n")

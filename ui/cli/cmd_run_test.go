@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PRISM_TEST_AS_MAIN") == "1" {
 		os.Exit(runMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	cleanupFixtures()
+	os.Exit(code)
 }
 
 // prismServer is an in-process OpenAI-compatible server that answers

@@ -1,0 +1,747 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+func init() {
+	register("score", "apply a calibrator (prism fit --save) to new candidates: corrected scores, ranks, transfer check", runScore)
+}
+
+const scoreUsage = `prism score --calibrator CAL.json --scores S.csv [--labels L.csv] [flags]
+       prism score --calibrator CAL.json [--dataset NAME] [--workspace FILE] [--judge NAME]
+             [--backend offline|openai] [--model M] [--base-url U] [--concurrency N] [--rpm N] [--tpm N]
+             [--prices FILE] [--dry-run] [judge flags] [flags]
+       flags: [-o FILE] [--format csv|jsonl] [--scale corrected|human] [--allow-mismatch] [--bootstrap N] [--seed N]
+
+Applies a calibrator written by prism fit --save to candidates it has not
+seen: corrected = α·baseline − Σ terms, from each candidate's baseline and
+probe scores alone (docs/calibrator.md). Scores come from a CSV file
+(--scores, as prism fit reads them) or from a workspace dataset: then the
+calibrator's bank and judge configuration are used, only the conditions the
+calibrator reads are asked (its baseline and probe columns; no neutral
+clauses), the estimate is printed before anything is sent (--dry-run stops
+there), and the requests go through the same resumable engine as prism run
+(answers already stored are not sent again; rerun the same command to
+resume). Judge flags change the configuration; a configuration or bank other
+than the calibrator's is refused naming each difference, unless
+--allow-mismatch (the output then records them). --judge-seed is the judge's
+sampling seed (prism run's --seed); --seed seeds the transfer check's
+bootstrap.
+
+Output, one row per candidate (CSV, or JSON Lines with --format jsonl or an
+-o FILE ending in .jsonl/.ndjson): context, candidate, baseline, corrected,
+[human_scale,] rank_before, rank_after (within the context, 1 = highest,
+ties share the mean rank), imputed (score cells filled with the training
+mean), in_sample (a training candidate of the calibrator), [human,] then
+each unit's contribution term. In within-context mode corrected scores
+order candidates within a context and need not lie on the human scale;
+--scale human adds the calibrator's monotone map onto it (ranks and
+agreement unchanged). With labels (--labels, or the dataset's human scores)
+the summary adds the transfer check: agreement of the baseline and of the
+corrected scores with the humans, context-bootstrap intervals and the paired
+difference. -o writes through a temporary file: on an error nothing is
+written.`
+
+// scoreJudgeFlags are the judge flags of prism score by their name in
+// judge.AddFlags: the sampling seed is --judge-seed here, since --seed seeds
+// the bootstrap. keyFlags change what is sent (a request's key); the others
+// are transport settings applied over the calibrator's configuration.
+var keyFlags = map[string]bool{
+	"judge-config": true, "backend": true, "model": true, "mode": true, "repeats": true, "temperature": true,
+	"top-p": true, "max-tokens": true, "seed": true, "response-format": true,
+}
+
+func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newWorkspaceFlags("prism score", stderr, scoreUsage)
+	calFile := fs.String("calibrator", "", "the calibrator `FILE` (JSON, from prism fit --save)")
+	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording] (instead of a workspace)")
+	labels := fs.String("labels", "", "with --scores: human labels `CSV` (context,candidate,human) for the transfer check")
+	out := fs.String("o", "", "write the scored candidates to `FILE` (default: standard output)")
+	format := fs.String("format", "", "output `FORMAT`: csv or jsonl (default: jsonl for an -o FILE ending in .jsonl or .ndjson, else csv)")
+	scale := fs.String("scale", "corrected", "`SCALE` of the scores: corrected, or human (adds human_scale: the calibrator's monotone map of the corrected score)")
+	allow := fs.Bool("allow-mismatch", false, "score with a bank or judge configuration other than the calibrator's (every difference is recorded in the output)")
+	boot := fs.Int("bootstrap", 0, "transfer check: context-bootstrap resamples (0: the calibrator's fit's)")
+	seed := fs.Uint64("seed", 0, "transfer check: bootstrap seed (default: the calibrator's fit's)")
+	dataset := fs.String("dataset", "", "workspace mode: dataset `NAME` (default: the only one)")
+	name := fs.String("judge", "", "workspace mode: the stored judge `NAME` of the answers (default: the calibrator's)")
+	prices := fs.String("prices", "", "price table `FILE` (TOML, USD per 1M tokens)")
+	conc := fs.Int("concurrency", 8, "requests in flight at once")
+	rpm := fs.Int("rpm", 0, "requests per minute (0: unlimited)")
+	tpm := fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
+	dry := fs.Bool("dry-run", false, "print the estimate and send nothing")
+	// The judge flags of prism run, registered on their own set and shown
+	// here (the sampling seed as --judge-seed).
+	jfs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	jfs.SetOutput(io.Discard)
+	jf := judge.AddFlags(jfs)
+	judgeFlag := map[string]string{} // score flag name → judge.AddFlags name
+	jfs.VisitAll(func(fl *flag.Flag) {
+		n := fl.Name
+		if n == "seed" {
+			n = "judge-seed"
+		}
+		judgeFlag[n] = fl.Name
+		usage := fl.Usage
+		if n == "judge-seed" {
+			usage = "the judge's sampling seed, prism run's --seed (repeat r sends seed+r)"
+		}
+		def := fl.DefValue
+		if keyFlags[fl.Name] {
+			// The calibrator's configuration is the default.
+			usage += " (default: the calibrator's)"
+			def = ""
+			switch fl.Value.(flag.Getter).Get().(type) {
+			case int, int64, float64:
+				def = "0"
+			}
+		}
+		fs.Var(fl.Value, n, usage)
+		fs.Lookup(n).DefValue = def
+	})
+	fs.Lookup("repeats").Usage = "runs per condition, each a separate request (default: the calibrator's judge's runs)"
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	var judgeSet []string
+	for n, orig := range judgeFlag {
+		if set[n] {
+			if err := jfs.Set(orig, fs.Lookup(n).Value.String()); err != nil {
+				return usageErr(scoreUsage, "--%s: %v", n, err)
+			}
+			judgeSet = append(judgeSet, "--"+n)
+		}
+	}
+	slices.Sort(judgeSet)
+	fromFiles := *scores != "" || *labels != ""
+	workspaceOnly := []string{}
+	for _, n := range []string{"dataset", "judge", "workspace", "prices", "concurrency", "rpm", "tpm", "dry-run"} {
+		if set[n] {
+			workspaceOnly = append(workspaceOnly, "--"+n)
+		}
+	}
+	switch {
+	case len(pos) > 0:
+		return usageErr(scoreUsage, "unexpected argument %q", pos[0])
+	case *calFile == "":
+		return usageErr(scoreUsage, "--calibrator FILE is required (write one with prism fit --save)")
+	case *labels != "" && *scores == "":
+		return usageErr(scoreUsage, "--labels goes with --scores (a workspace dataset brings its own labels)")
+	case fromFiles && len(workspaceOnly)+len(judgeSet) > 0:
+		return usageErr(scoreUsage, "%s: workspace flags, not for --scores (the scores are already recorded)", strings.Join(append(workspaceOnly, judgeSet...), ", "))
+	case *scale != "corrected" && *scale != "human":
+		return usageErr(scoreUsage, "--scale %q: want corrected or human", *scale)
+	case *boot < 0:
+		return usageErr(scoreUsage, "--bootstrap %d: want at least 1 (0: the calibrator's)", *boot)
+	case *conc < 1 || *rpm < 0 || *tpm < 0:
+		return usageErr(scoreUsage, "--concurrency must be ≥ 1 and --rpm, --tpm ≥ 0")
+	}
+	f := *format
+	if f == "" {
+		f = "csv"
+		switch strings.ToLower(filepath.Ext(*out)) {
+		case ".jsonl", ".ndjson":
+			f = "jsonl"
+		}
+	}
+	if f != "csv" && f != "jsonl" {
+		return usageErr(scoreUsage, "--format %q: want csv or jsonl", *format)
+	}
+
+	cal, err := readFile2(*calFile, calib.MaxCalibratorFile, "a calibrator (JSON)", calib.ReadCalibrator)
+	if err != nil {
+		return err
+	}
+	if *scale == "human" && cal.HumanScale == nil {
+		return fmt.Errorf("%s: field \"human_scale\": the calibrator has no map to the human scale (%s); score without --scale human", *calFile, cal.HumanScaleNote)
+	}
+	// Progress and the summary go to stderr when the rows go to stdout.
+	info := stderr
+	if *out != "" {
+		info = stdout
+	}
+	opts := calib.ApplyOptions{HumanScale: *scale == "human", Bootstrap: *boot, Seed: *seed}
+	if set["bootstrap"] || set["seed"] {
+		// One of them given: the other is the calibrator's.
+		if *boot == 0 {
+			opts.Bootstrap = cal.CV.Bootstrap
+		}
+		if !set["seed"] {
+			opts.Seed = cal.CV.Seed
+		}
+	}
+	var rows []model.ScoreRow
+	var labs []model.Label
+	var mismatches []string
+	if fromFiles {
+		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
+			return err
+		}
+		if *labels != "" {
+			if labs, err = readFile(*labels, model.ReadLabelsCSV); err != nil {
+				return err
+			}
+		}
+		opts.ScoresFile, opts.LabelsFile = *scores, *labels
+	} else {
+		ws := scoreWorkspace{fs: fs, cal: cal, calFile: *calFile, jf: jf, jfs: jfs, judgeSet: judgeSet,
+			dataset: *dataset, name: *name, prices: *prices, allow: *allow, dry: *dry,
+			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args}
+		var done bool
+		rows, labs, mismatches, done, err = ws.acquire(ctx)
+		if err != nil || done {
+			return err
+		}
+		opts.ScoresFile, opts.LabelsFile = ws.source, ws.source+" (labels)"
+	}
+	res, err := cal.Apply(rows, labs, opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *calFile, err)
+	}
+	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches}
+	write := doc.writeCSV
+	if f == "jsonl" {
+		write = doc.writeJSONL
+	}
+	if *out != "" {
+		if err := writeFileAtomic(*out, func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<16)
+			if err := write(bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		}); err != nil {
+			return err
+		}
+	} else {
+		bw := bufio.NewWriterSize(stdout, 1<<16)
+		if err := write(bw); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	doc.summary(&buf)
+	if *out != "" {
+		fmt.Fprintf(&buf, "wrote %d scored candidates to %s (%s)\n", len(res.Rows), *out, f)
+	}
+	return writeTrimmed(info, buf.String())
+}
+
+// readFile2 is readFile with the size limit and description of a file
+// kind other than a table.
+func readFile2[T any](path string, limit int64, what string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := model.OpenInput(path, limit, what)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+// scoreWorkspace is prism score on a workspace dataset: the calibrator's
+// study, acquired through the engine.
+type scoreWorkspace struct {
+	fs       workspaceFlags
+	cal      *calib.Calibrator
+	calFile  string
+	jf       *judge.Flags
+	jfs      *flag.FlagSet
+	judgeSet []string
+	dataset  string
+	name     string
+	prices   string
+	allow    bool
+	dry      bool
+	limits   engine.Limits
+	info     io.Writer
+	stderr   io.Writer
+	args     []string
+
+	source string // names the scores in errors
+}
+
+// config is the judge configuration to score with: the calibrator's
+// (engine.ConfigOf), with the judge flags given applied over it; transport
+// settings and the key come from the flags and the environment.
+func (s *scoreWorkspace) config() (judge.Config, error) {
+	flagged, err := s.jf.Config(os.Getenv)
+	if err != nil {
+		return flagged, err
+	}
+	set := map[string]bool{}
+	s.jfs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if s.cal.Judge == nil || set["judge-config"] {
+		if s.cal.Judge == nil && !slices.ContainsFunc(s.judgeSet, func(n string) bool { return keyFlags[strings.TrimPrefix(n, "--")] }) {
+			return flagged, fmt.Errorf("%s: field \"judge\": the calibrator records no judge configuration (it was fitted from CSV files): give the judge flags (--backend, --model, …) that produced its training scores", s.calFile)
+		}
+		return flagged, nil
+	}
+	c := engine.ConfigOf(s.cal.Judge)
+	for n := range set {
+		switch n {
+		case "backend":
+			c.Backend = flagged.Backend
+		case "model":
+			c.Model = flagged.Model
+		case "base-url":
+			c.BaseURL = flagged.BaseURL
+		case "mode":
+			c.Mode = flagged.Mode
+		case "repeats":
+			c.Repeats = flagged.Repeats
+		case "temperature":
+			c.Temperature = flagged.Temperature
+		case "top-p":
+			c.TopP = flagged.TopP
+		case "max-tokens":
+			c.MaxTokens = flagged.MaxTokens
+		case "seed":
+			c.Seed = flagged.Seed
+		case "response-format":
+			c.ResponseFormat = flagged.ResponseFormat
+		}
+	}
+	c.Timeout, c.Retries, c.MaxRetryWait, c.MaxReplyBytes = flagged.Timeout, flagged.Retries, flagged.MaxRetryWait, flagged.MaxReplyBytes
+	c.APIKeyEnv, c.APIKey = flagged.APIKeyEnv, ""
+	c.ApplyEnv(os.Getenv)
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("judge configuration of %s with the judge flags: %w", s.calFile, err)
+	}
+	return c, nil
+}
+
+// acquire plans the calibrator's conditions on the dataset, prints the
+// estimate, sends what is missing and returns the answers and the
+// dataset's labels. done reports a dry run (nothing more to do).
+func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) {
+	cal := s.cal
+	if cal.Bank == nil {
+		return nil, nil, nil, false, fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank (it was fitted from CSV files without --bank), so prism cannot ask its probes: score recorded scores with --scores S.csv", s.calFile)
+	}
+	b, err := cal.ParsedBank()
+	if err != nil {
+		return nil, nil, nil, false, fmt.Errorf("%s: field \"bank.toml\": %w", s.calFile, err)
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	prices := engine.DefaultPrices()
+	if s.prices != "" {
+		data, err := model.ReadFileLimited(s.prices, 1<<20, "a price table (TOML)")
+		if err != nil {
+			return nil, nil, nil, false, err
+		}
+		if prices, err = engine.ParsePrices(data, s.prices); err != nil {
+			return nil, nil, nil, false, err
+		}
+	}
+	path := *s.fs.workspace
+	// Plan on a read-only open: a study already answered (or a dry run)
+	// writes nothing to the workspace.
+	st, err := openWorkspaceRO(ctx, path)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	defer func() { st.Close() }()
+	if cfg.APIKey != "" {
+		st.AddSecret(string(cfg.APIKey))
+	}
+	dsName, err := pickDataset(ctx, st, s.dataset, scoreUsage)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	source := cal.Bank.Source
+	if source == "" {
+		source = "calibrator:" + s.calFile
+	}
+	spec := engine.Spec{BankSource: source, Bank: b, Task: cal.Bank.Task, Config: cfg,
+		Repeats: max(1, cfg.Repeats), Prices: prices, Limits: s.limits, Probes: cal.Probes()}
+	// What differs from the calibrator's judge: a configuration changed
+	// by the judge flags is stored, by default, under the name prism run
+	// gives it, not under the calibrator judge's name.
+	d, err := st.Dataset(ctx, dsName)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	spec.Dataset = d
+	now := engine.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
+	if t, ok := b.Tasks[taskOf(spec)]; ok {
+		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
+	}
+	spec.JudgeName = s.name
+	if spec.JudgeName == "" {
+		spec.JudgeName = engine.DefaultJudgeName(cfg)
+		if cal.Judge != nil && len(engine.Mismatches(cal, now, "")) == 0 {
+			spec.JudgeName = cal.Judge.Name
+		}
+	}
+	name := spec.JudgeName
+	plan, err := s.plan(ctx, st, dsName, spec)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	mismatches = engine.Mismatches(cal, now, plan.BankHash)
+	if len(mismatches) > 0 && !s.allow {
+		return nil, nil, nil, false, fmt.Errorf("%s: the calibrator was fitted on another judge configuration or bank than this scoring would use:\n  %s\nits corrections need not transfer; pass --allow-mismatch to score anyway (the output records every difference)",
+			s.calFile, strings.Join(mismatches, "\n  "))
+	}
+	if err := checkStoredJudge(ctx, st, plan); err != nil {
+		return nil, nil, nil, false, err
+	}
+	if len(mismatches) > 0 {
+		fmt.Fprintf(s.stderr, "prism score: warning: scoring with --allow-mismatch: %s\n", strings.Join(mismatches, "; "))
+	}
+	printEstimate(s.info, plan)
+	if s.dry {
+		return nil, nil, mismatches, true, nil
+	}
+	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
+		// Something to store: plan again on a writable open.
+		st.Close()
+		if st, err = openWorkspace(ctx, path, false); err != nil {
+			return nil, nil, nil, false, err
+		}
+		if cfg.APIKey != "" {
+			st.AddSecret(string(cfg.APIKey))
+		}
+		if plan, err = s.plan(ctx, st, dsName, spec); err != nil {
+			return nil, nil, nil, false, err
+		}
+		sum, err := sendPlan(ctx, st, plan, s.info, s.stderr)
+		if err != nil {
+			return nil, nil, nil, false, err
+		}
+		if sum.Canceled {
+			fmt.Fprintf(s.stderr, "interrupted: %d answers stored by this run; rerun the same command to resume:\n  prism score %s\n", sum.Stored, shellJoin(s.args))
+			return nil, nil, nil, false, fmt.Errorf("interrupted")
+		}
+	}
+	all, labels, err := st.FitInput(ctx, dsName, name, plan.BankHash)
+	if err != nil {
+		return nil, nil, nil, false, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	// The study's runs only: a workspace that holds more runs (a prism
+	// run with --repeats) is scored as the calibrator was trained.
+	runs := map[string]bool{}
+	for r := range plan.Spec.Repeats {
+		runs[strconv.Itoa(r)] = true
+	}
+	for _, r := range all {
+		if runs[r.Run] {
+			rows = append(rows, r)
+		}
+	}
+	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
+	return rows, labels, mismatches, false, nil
+}
+
+// plan reads the dataset at its current revision and plans spec on it.
+func (s *scoreWorkspace) plan(ctx context.Context, st *store.Store, dsName string, spec engine.Spec) (*engine.Plan, error) {
+	d, rev, err := st.DatasetAt(ctx, dsName)
+	if err != nil {
+		return nil, err
+	}
+	spec.Dataset, spec.DatasetRev = d, rev
+	plan, err := engine.NewPlan(ctx, st, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	return plan, nil
+}
+
+func taskOf(s engine.Spec) string {
+	if s.Task != "" {
+		return s.Task
+	}
+	return s.Dataset.Task
+}
+
+// checkStoredJudge refuses, before anything is sent, a judge name the
+// workspace already holds with another configuration (the run would fail
+// storing it).
+func checkStoredJudge(ctx context.Context, st *store.Store, plan *engine.Plan) error {
+	old, err := st.Judge(ctx, plan.Judge.Name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a, _ := json.Marshal(old.Params)
+	b, _ := json.Marshal(plan.Judge.Params)
+	if old.Backend != plan.Judge.Backend || old.Model != plan.Judge.Model || !bytes.Equal(a, b) {
+		return fmt.Errorf("%s: the stored judge %q has another configuration (backend %s, model %q, %s) than this scoring (backend %s, model %q, %s); store these answers under another name with --judge NAME",
+			st.Path(), old.Name, old.Backend, old.Model, a, plan.Judge.Backend, plan.Judge.Model, b)
+	}
+	return nil
+}
+
+// scoreDoc writes a Scored as CSV or JSON Lines and summarises it.
+type scoreDoc struct {
+	file       string
+	cal        *calib.Calibrator
+	res        *calib.Scored
+	mismatches []string
+}
+
+func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// notes are the facts every output states before its rows.
+func (d *scoreDoc) notes() []string {
+	c, r := d.cal, d.res
+	out := []string{
+		fmt.Sprintf("prism score %s: calibrator %s (method %s, centering %s, γ %s, %d columns, prism %s)", model.Version, d.file, c.Method, c.Centering, fmtFloat(c.Gamma.Value), len(c.Columns), c.PrismVersion),
+		"corrected = alpha*baseline - sum of the term columns (docs/calibrator.md)",
+	}
+	if c.Centering == calib.CenterWithinContext {
+		s := "within-context mode: the corrected scores order candidates within a context and need not lie on the human scale"
+		if r.HumanScale {
+			s += "; human_scale maps them onto it (monotone: ranks unchanged)"
+		}
+		out = append(out, s)
+	} else if r.HumanScale {
+		out = append(out, "human_scale maps the corrected scores onto the human scale (monotone: ranks unchanged)")
+	}
+	if r.HumanScale && r.Extrapolated > 0 {
+		out = append(out, fmt.Sprintf("human_scale: %d corrected scores lie outside the training range and are extrapolated", r.Extrapolated))
+	}
+	out = append(out, "imputed: "+d.imputedText())
+	if r.InSample > 0 {
+		out = append(out, fmt.Sprintf("in-sample: %d of %d scored candidates were training candidates of the calibrator", r.InSample, r.Candidates))
+	}
+	for _, m := range d.mismatches {
+		out = append(out, "mismatch (--allow-mismatch): "+m)
+	}
+	return out
+}
+
+// imputedText counts the imputed cells per column.
+func (d *scoreDoc) imputedText() string {
+	var parts []string
+	total := 0
+	for _, col := range d.cal.ScoreColumns {
+		if n := d.res.Imputed[col]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", col, n))
+			total += n
+		}
+	}
+	if total == 0 {
+		return "no score cell was missing"
+	}
+	return fmt.Sprintf("%d score cells in %d candidates filled with the calibrator's training means (%s)", total, d.res.ImputedCandidates, strings.Join(parts, ", "))
+}
+
+func (d *scoreDoc) writeCSV(w io.Writer) error {
+	for _, n := range d.notes() {
+		if _, err := fmt.Fprintf(w, "# %s\n", strings.ReplaceAll(n, "\n", " ")); err != nil {
+			return err
+		}
+	}
+	r := d.res
+	cw := csv.NewWriter(w)
+	head := []string{"context", "candidate", "baseline", "corrected"}
+	if r.HumanScale {
+		head = append(head, "human_scale")
+	}
+	head = append(head, "rank_before", "rank_after", "imputed", "in_sample")
+	if r.Labelled > 0 {
+		head = append(head, "human")
+	}
+	for _, u := range r.Units {
+		head = append(head, "term:"+u)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	rec := make([]string, 0, len(head))
+	for _, row := range r.Rows {
+		rec = append(rec[:0], row.Context, row.Candidate, fmtFloat(row.Baseline), fmtFloat(row.Corrected))
+		if r.HumanScale {
+			rec = append(rec, fmtFloat(row.Scaled))
+		}
+		rec = append(rec, fmtFloat(row.RankBefore), fmtFloat(row.RankAfter), strconv.Itoa(row.Imputed), strconv.FormatBool(row.InSample))
+		if r.Labelled > 0 {
+			h := ""
+			if !math.IsNaN(row.Human) {
+				h = fmtFloat(row.Human)
+			}
+			rec = append(rec, h)
+		}
+		for _, t := range row.Terms {
+			rec = append(rec, fmtFloat(t))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// scoreHeader is the first line of the JSON Lines output.
+type scoreHeader struct {
+	PrismVersion      string          `json:"prism_version"`
+	Calibrator        string          `json:"calibrator"`
+	Method            string          `json:"method"`
+	Centering         string          `json:"centering"`
+	Gamma             float64         `json:"gamma"`
+	Units             []string        `json:"units"`
+	Notes             []string        `json:"notes"`
+	Contexts          int             `json:"contexts"`
+	Candidates        int             `json:"candidates"`
+	Imputed           map[string]int  `json:"imputed"`
+	ImputedCandidates int             `json:"imputed_candidates"`
+	IgnoredRows       int             `json:"ignored_rows"`
+	InSample          int             `json:"in_sample"`
+	HumanScale        bool            `json:"human_scale"`
+	Extrapolated      int             `json:"extrapolated"`
+	Labelled          int             `json:"labelled"`
+	Transfer          *calib.Transfer `json:"transfer"`
+	Mismatches        []string        `json:"mismatches"`
+	Warnings          []string        `json:"warnings,omitempty"`
+}
+
+func (d *scoreDoc) writeJSONL(w io.Writer) error {
+	r := d.res
+	h := scoreHeader{PrismVersion: model.Version, Calibrator: d.file, Method: r.Method, Centering: r.Centering, Gamma: d.cal.Gamma.Value,
+		Units: r.Units, Notes: d.notes(), Contexts: r.Contexts, Candidates: r.Candidates, Imputed: r.Imputed,
+		ImputedCandidates: r.ImputedCandidates, IgnoredRows: r.IgnoredRows, InSample: r.InSample, HumanScale: r.HumanScale,
+		Extrapolated: r.Extrapolated, Labelled: r.Labelled, Transfer: r.Transfer, Mismatches: d.mismatches, Warnings: r.Warnings}
+	if h.Mismatches == nil {
+		h.Mismatches = []string{}
+	}
+	line, err := json.Marshal(map[string]any{"header": h})
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	// Rows by hand: fields in a fixed order, terms keyed by unit in order.
+	var b []byte
+	for _, row := range r.Rows {
+		b = append(b[:0], `{"context":`...)
+		b = appendJSONString(b, row.Context)
+		b = append(b, `,"candidate":`...)
+		b = appendJSONString(b, row.Candidate)
+		b = append(b, `,"baseline":`...)
+		b = strconv.AppendFloat(b, row.Baseline, 'g', -1, 64)
+		b = append(b, `,"corrected":`...)
+		b = strconv.AppendFloat(b, row.Corrected, 'g', -1, 64)
+		if r.HumanScale {
+			b = append(b, `,"human_scale":`...)
+			b = strconv.AppendFloat(b, row.Scaled, 'g', -1, 64)
+		}
+		b = append(b, `,"rank_before":`...)
+		b = strconv.AppendFloat(b, row.RankBefore, 'g', -1, 64)
+		b = append(b, `,"rank_after":`...)
+		b = strconv.AppendFloat(b, row.RankAfter, 'g', -1, 64)
+		b = append(b, `,"imputed":`...)
+		b = strconv.AppendInt(b, int64(row.Imputed), 10)
+		b = append(b, `,"in_sample":`...)
+		b = strconv.AppendBool(b, row.InSample)
+		if r.Labelled > 0 {
+			b = append(b, `,"human":`...)
+			if math.IsNaN(row.Human) {
+				b = append(b, "null"...)
+			} else {
+				b = strconv.AppendFloat(b, row.Human, 'g', -1, 64)
+			}
+		}
+		b = append(b, `,"terms":{`...)
+		for i, u := range r.Units {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, u)
+			b = append(b, ':')
+			b = strconv.AppendFloat(b, row.Terms[i], 'g', -1, 64)
+		}
+		b = append(b, "}}\n"...)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// summary is what prism score says about the scored candidates.
+func (d *scoreDoc) summary(w io.Writer) {
+	r := d.res
+	fmt.Fprintf(w, "scored %d candidates in %d contexts with %s (%s, %s)\n", r.Candidates, r.Contexts, d.file, r.Method, r.Centering)
+	fmt.Fprintf(w, "imputed: %s\n", d.imputedText())
+	if r.IgnoredRows > 0 {
+		fmt.Fprintf(w, "ignored %d score rows of probes the calibrator does not read\n", r.IgnoredRows)
+	}
+	if r.HumanScale && r.Extrapolated > 0 {
+		fmt.Fprintf(w, "human scale: %d corrected scores lie outside the training range and are extrapolated\n", r.Extrapolated)
+	}
+	for _, m := range d.mismatches {
+		fmt.Fprintf(w, "mismatch (--allow-mismatch): %s\n", m)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	if r.InSample > 0 {
+		if r.Transfer != nil {
+			fmt.Fprintf(w, "%d of %d scored candidates were training candidates of the calibrator: the corrected agreement below is in-sample\n", r.InSample, r.Candidates)
+		} else {
+			fmt.Fprintf(w, "%d of %d scored candidates were training candidates of the calibrator\n", r.InSample, r.Candidates)
+		}
+	}
+	t := r.Transfer
+	if t == nil {
+		if r.Labelled == 0 {
+			fmt.Fprintln(w, "no labels: no transfer check")
+		}
+		return
+	}
+	over := fmt.Sprintf("%d contexts", t.Contexts)
+	if d.cal.Centering == calib.CenterGlobal {
+		over = "pooled over all candidates"
+	}
+	fmt.Fprintf(w, "\ntransfer check: %s agreement with the humans, %s, %d labelled candidates; %d bootstrap resamples, seed %d\n",
+		t.Metric, over, t.Candidates, t.Bootstrap, t.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tmean\t95% CI\t")
+	fmt.Fprintf(tw, "baseline\t%.4f\t[%.4f, %.4f]\t\n", t.Baseline.Mean, t.Baseline.CI[0], t.Baseline.CI[1])
+	fmt.Fprintf(tw, "corrected\t%.4f\t[%.4f, %.4f]\t\n", t.Corrected.Mean, t.Corrected.CI[0], t.Corrected.CI[1])
+	fmt.Fprintf(tw, "paired diff\t%+.4f\t[%+.4f, %+.4f]\t\n", t.Diff.Mean, t.Diff.CI[0], t.Diff.CI[1])
+	tw.Flush()
+	fmt.Fprintf(w, "calibrator's nested-CV estimate on its training data: %s %.4f [%.4f, %.4f] vs Vanilla %.4f\n",
+		d.cal.Method, d.cal.CV.Method.Mean, d.cal.CV.Method.CI[0], d.cal.CV.Method.CI[1], d.cal.CV.Vanilla.Mean)
+}

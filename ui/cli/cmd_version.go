@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/prism-eval/prism/model"
+)
+
+func init() {
+	register("version", "print prism's version", runVersion)
+}
+
+func runVersion(_ context.Context, args []string, stdout, _ io.Writer) error {
+	fs := newFlags("prism version", "prism version\n\nPrints prism's version, the one recorded in the calibrator files it writes.")
+	pos, help, err := fs.parse(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(fs.usage, "unexpected argument %q", pos[0])
+	}
+	_, err = fmt.Fprintln(stdout, "prism", model.Version)
+	return err
+}
