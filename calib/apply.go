@@ -13,6 +13,11 @@ import (
 // ApplyOptions configure Calibrator.Apply.
 type ApplyOptions struct {
 	ScoresFile, LabelsFile string // names used in errors ("scores", "labels" when empty)
+	// SkipIncomplete leaves out, with a warning, the candidates Apply
+	// would refuse (no baseline score, no probe score) and then the
+	// contexts left with one candidate in within-context mode: for a view
+	// of a study still being acquired. prism score refuses them instead.
+	SkipIncomplete bool
 	// HumanScale maps every corrected score to the human scale with the
 	// calibrator's monotone map (an error when it has none).
 	HumanScale bool
@@ -40,6 +45,9 @@ type Scored struct {
 	// IgnoredRows counts score rows of probes the calibrator does not
 	// read (other attributes, neutral clauses).
 	IgnoredRows int
+	// Skipped counts what ApplyOptions.SkipIncomplete left out:
+	// candidates and single-candidate contexts.
+	Skipped int
 	// InSample counts scored candidates that were training candidates of
 	// the calibrator (same context and candidate ids).
 	InSample int
@@ -219,6 +227,17 @@ func (c *Calibrator) Apply(rows []model.ScoreRow, labels []model.Label, opts App
 		}
 		return s
 	}
+	if opts.SkipIncomplete && len(noBase)+len(noProbe) > 0 {
+		drop := map[*cand]bool{}
+		for _, cd := range append(noBase, noProbe...) {
+			drop[cd] = true
+			delete(index, candKey{cd.ctx, cd.id})
+		}
+		cands = slices.DeleteFunc(cands, func(cd *cand) bool { return drop[cd] })
+		out.Skipped += len(drop)
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: left out %d candidates without a baseline score (%d) or without any probe score the calibrator reads (%d)", sf, len(drop), len(noBase), len(noProbe)))
+		noBase, noProbe = nil, nil
+	}
 	switch {
 	case len(noBase) > 0:
 		return nil, fmt.Errorf("%s: field \"score\": %s %s no baseline score; the corrected score starts from s0 (acquire it, or leave the candidate out)",
@@ -265,6 +284,28 @@ func (c *Calibrator) Apply(rows []model.ScoreRow, labels []model.Label, opts App
 		ctxs = append(ctxs, k)
 	}
 	slices.Sort(ctxs)
+	if c.Centering == CenterWithinContext && opts.SkipIncomplete {
+		single := 0
+		ctxs = slices.DeleteFunc(ctxs, func(k string) bool {
+			if len(byCtx[k]) < 2 {
+				single++
+				delete(index, candKey{k, byCtx[k][0].id})
+				return true
+			}
+			return false
+		})
+		if single > 0 {
+			out.Skipped += single
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: left out %d contexts with a single scorable candidate (a within-context calibrator needs two)", sf, single))
+		}
+		cands = cands[:0]
+		for _, k := range ctxs {
+			cands = append(cands, byCtx[k]...)
+		}
+		if len(cands) == 0 {
+			return nil, fmt.Errorf("%s: no context has two candidates with a baseline and a probe score", sf)
+		}
+	}
 	if c.Centering == CenterWithinContext {
 		for _, k := range ctxs {
 			if cs := byCtx[k]; len(cs) < 2 {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -559,5 +561,40 @@ func TestNewCalibratorDeterministic(t *testing.T) {
 	}
 	if len(a.Gamma.Order) != len(d.Contexts) || a.Gamma.Order[0] != rep.Order[0] {
 		t.Error("π is not the report's")
+	}
+}
+
+// TestApplySkipIncomplete checks the partial view: candidates Apply
+// refuses and the contexts they leave with one candidate are left out
+// and counted, and the rest is scored as without them.
+func TestApplySkipIncomplete(t *testing.T) {
+	c := &Calibrator{Method: "prism", Metric: "spearman", Centering: CenterWithinContext,
+		Columns: []string{"a:+", "a:-"}, Attributes: []string{"a"}, ScoreColumns: []string{"baseline", "a:+", "a:-"},
+		Means: []float64{6, 7, 6}, Alpha: 1, Beta: []float64{0.5, 0.25}, Gamma: GammaChoice{Value: 1}}
+	row := func(ctx, cand, probe string, s float64) model.ScoreRow {
+		return model.ScoreRow{Context: ctx, Candidate: cand, Probe: probe, Score: s}
+	}
+	complete := []model.ScoreRow{
+		row("g", "x", "baseline", 5), row("g", "x", "a:+", 6), row("g", "x", "a:-", 4),
+		row("g", "y", "baseline", 6), row("g", "y", "a:+", 6), row("g", "y", "a:-", 6),
+	}
+	rows := append(slices.Clone(complete),
+		row("g", "z", "a:+", 9),                               // no baseline
+		row("h", "u", "baseline", 5), row("h", "u", "a:+", 6), // h is left with u alone
+		row("h", "v", "baseline", 5), row("k", "w", "baseline", 4), // v, w: no probe
+	)
+	if _, err := c.Apply(rows, nil, ApplyOptions{}); err == nil {
+		t.Fatal("incomplete candidates accepted without SkipIncomplete")
+	}
+	s, err := c.Apply(rows, nil, ApplyOptions{SkipIncomplete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.Apply(complete, nil, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(s.Rows) != fmt.Sprint(want.Rows) || s.Skipped != 4 || len(s.Warnings) != 2 {
+		t.Errorf("skipped %d, warnings %q, rows %+v; want 4 skipped (z, v, w, context h) and the complete rows %+v", s.Skipped, s.Warnings, s.Rows, want.Rows)
 	}
 }

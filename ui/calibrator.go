@@ -30,10 +30,6 @@ import (
 // in commands; the App keeps the loaded calibrator and its application,
 // which the Data and Inspect screens show.
 
-// calibratorVersion is the prism version a calibrator written here
-// records (Calibrator.PrismVersion): this branch has no version constant.
-const calibratorVersion = "dev"
-
 // calibState is the calibrator loaded on the Data screen and its
 // application to a dataset of the workspace.
 type calibState struct {
@@ -283,7 +279,7 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 	if err != nil {
 		return nil, err
 	}
-	cal.PrismVersion = calibratorVersion
+	cal.PrismVersion = model.Version
 	cal.Training.Source, cal.Training.Dataset = r.in.source, src.key.dataset
 	j, err := st.Judge(ctx, src.key.judge)
 	if err != nil {
@@ -481,7 +477,9 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 	}
 	p.mismatches = engine.Mismatches(cal, engine.JudgeSnapshotOf(j, baselineRuns(rows)), bankNow)
 	src := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
-	p.scored, p.err = cal.Apply(rows, labels, calib.ApplyOptions{ScoresFile: src, LabelsFile: src})
+	// A study still being acquired shows what can be scored; the
+	// warnings say what was left out.
+	p.scored, p.err = cal.Apply(rows, labels, calib.ApplyOptions{ScoresFile: src, LabelsFile: src, SkipIncomplete: true})
 	if p.err != nil {
 		p.scored = nil
 		return p

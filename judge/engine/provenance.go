@@ -45,7 +45,7 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 		}
 	}
 	js := JudgeSnapshotOf(j, runsOf(rows))
-	if bankHash == "" {
+	if bankHash == "" || j.Backend == store.ImportBackend { // imported scores have no bank
 		return nil, js, nil
 	}
 	snap, err := st.Bank(ctx, bankHash)

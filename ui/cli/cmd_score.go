@@ -343,6 +343,9 @@ func (s *scoreWorkspace) config() (judge.Config, error) {
 // dataset's labels. done reports a dry run (nothing more to do).
 func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) {
 	cal := s.cal
+	if cal.Bank == nil && cal.Judge != nil && cal.Judge.Backend == store.ImportBackend {
+		return s.stored(ctx)
+	}
 	if cal.Bank == nil {
 		return nil, nil, nil, false, fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank (it was fitted from CSV files without --bank), so prism cannot ask its probes: score recorded scores with --scores S.csv", s.calFile)
 	}
@@ -462,6 +465,34 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	}
 	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
 	return rows, labels, mismatches, false, nil
+}
+
+// stored reads the workspace answers of a calibrator fitted on imported
+// scores (no bank: nothing can be asked), under its judge name or --judge.
+func (s *scoreWorkspace) stored(ctx context.Context) (rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) {
+	st, err := openWorkspaceRO(ctx, *s.fs.workspace)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	defer st.Close()
+	dsName, err := pickDataset(ctx, st, s.dataset, scoreUsage)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	name := s.name
+	if name == "" {
+		name = s.cal.Judge.Name
+	}
+	fmt.Fprintf(s.info, "the calibrator was fitted on imported scores (no probe bank): scoring the stored answers of judge %s on dataset %s; nothing is sent\n", name, dsName)
+	if s.dry {
+		return nil, nil, nil, true, nil
+	}
+	rows, labels, err = st.FitInput(ctx, dsName, name, "")
+	if err != nil {
+		return nil, nil, nil, false, fmt.Errorf("%s: %w (import them with prism import scores)", st.Path(), err)
+	}
+	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
+	return rows, labels, nil, false, nil
 }
 
 // plan reads the dataset at its current revision and plans spec on it.

@@ -1252,3 +1252,33 @@ func TestScoreSummEval(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreImportedScores checks a calibrator fitted on imported scores
+// (a judge without a bank): prism score on a workspace dataset scores that
+// judge's stored answers and sends nothing, and says so.
+func TestScoreImportedScores(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "study.db")
+	in := filepath.Join(dir, "in.csv")
+	// Scores recorded elsewhere: the offline judge's, exported from
+	// another workspace.
+	other := filepath.Join(dir, "other.db")
+	mustRun(t, "data", "import", "demo", "--workspace", other)
+	mustRun(t, "run", "--workspace", other, "--bank", "style7")
+	mustRun(t, "export", "scores", "--workspace", other, "-o", in)
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	mustRun(t, "import", "scores", "--dataset", "demo", "--judge", "external", in, "--workspace", ws)
+	cal := filepath.Join(dir, "cal.json")
+	mustRun(t, "fit", "--workspace", ws, "--judge", "external", "--bootstrap", "20", "--save", cal)
+	out, errOut := mustRun(t, "score", "--workspace", ws, "--calibrator", cal, "--dataset", "demo")
+	if !strings.Contains(errOut, "fitted on imported scores (no probe bank): scoring the stored answers of judge external on dataset demo; nothing is sent") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	// The demo has 12 contexts × 5 candidates: one row each.
+	if n := strings.Count(out, "\n") - strings.Count(out, "\n#") - 2; n != 60 {
+		t.Errorf("%d candidate rows, want 60:\n%s", n, out)
+	}
+	if !strings.Contains(errOut, "60 of 60 scored candidates were training candidates") {
+		t.Errorf("in-sample not said:\n%s", errOut)
+	}
+}
