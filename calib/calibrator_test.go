@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -47,26 +46,7 @@ func newCal(t testing.TB, d *Design, rep *Report, opts Options, m Method) *Calib
 // must agree to 1e-12, and Apply on the training scores must reproduce the
 // reference's in-sample predictions to 1e-12.
 func TestCalibratorCrossCheck(t *testing.T) {
-	open := func(name string) *os.File {
-		f, err := os.Open("testdata/crosscheck/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	rows, err := model.ReadScoresCSV(open("scores.csv"), "scores.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels, err := model.ReadLabelsCSV(open("labels.csv"), "labels.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	order, err := ReadOrder(open("order.txt"), "order.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, labels, order, open := crossCheckInput(t)
 	var want struct {
 		Means map[string]float64
 		Final map[string]struct {

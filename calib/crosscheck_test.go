@@ -19,26 +19,7 @@ import (
 // fold must be identical, and the inner CV scores, α and per-context
 // out-of-fold values must agree to 1e-12.
 func TestCrossCheck(t *testing.T) {
-	open := func(name string) *os.File {
-		f, err := os.Open("testdata/crosscheck/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	rows, err := model.ReadScoresCSV(open("scores.csv"), "scores.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels, err := model.ReadLabelsCSV(open("labels.csv"), "labels.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	order, err := ReadOrder(open("order.txt"), "order.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, labels, order, open := crossCheckInput(t)
 	var want struct {
 		Columns []string
 		Methods map[string]struct {
@@ -88,4 +69,31 @@ func TestCrossCheck(t *testing.T) {
 			assertClose(t, m.String()+" cv", ff.CV, wf.CV, tol)
 		}
 	}
+}
+
+// crossCheckInput reads the cross-check study (testdata/crosscheck) and
+// returns an opener for its other files.
+func crossCheckInput(t *testing.T) (rows []model.ScoreRow, labels []model.Label, order []string, open func(string) *os.File) {
+	t.Helper()
+	open = func(name string) *os.File {
+		f, err := os.Open("testdata/crosscheck/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	rows, err := model.ReadScoresCSV(open("scores.csv"), "scores.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err = model.ReadLabelsCSV(open("labels.csv"), "labels.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err = ReadOrder(open("order.txt"), "order.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, labels, order, open
 }

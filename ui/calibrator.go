@@ -475,7 +475,7 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 	if j.Backend == store.ImportBackend {
 		bankNow = "" // imported answers have no bank to compare
 	}
-	p.mismatches = engine.Mismatches(cal, engine.JudgeSnapshotOf(j, baselineRuns(rows)), bankNow)
+	p.mismatches = engine.Mismatches(cal, engine.JudgeSnapshotOf(j, engine.RunsOf(rows)), bankNow)
 	src := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
 	// A study still being acquired shows what can be scored; the
 	// warnings say what was left out.
@@ -490,18 +490,6 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 		p.ctxN[r.Context]++
 	}
 	return p
-}
-
-// baselineRuns counts the distinct runs of the baseline answers (at least
-// 1), as a calibrator records its judge's runs.
-func baselineRuns(rows []model.ScoreRow) int {
-	runs := map[string]bool{}
-	for _, r := range rows {
-		if r.Probe == model.ProbeBaseline {
-			runs[r.Run] = true
-		}
-	}
-	return max(1, len(runs))
 }
 
 // onCalApplied takes an application of the loaded calibrator.

@@ -44,7 +44,7 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 			return nil, nil, fmt.Errorf("judge %q answered dataset %q under %d banks (%s); a calibrator records one: choose it with --bank", judgeName, dataset, len(hashes), strings.Join(shortHashes(hashes), ", "))
 		}
 	}
-	js := JudgeSnapshotOf(j, runsOf(rows))
+	js := JudgeSnapshotOf(j, RunsOf(rows))
 	if bankHash == "" || j.Backend == store.ImportBackend { // imported scores have no bank
 		return nil, js, nil
 	}
@@ -85,8 +85,9 @@ func short(h string) string {
 	return h
 }
 
-// runsOf counts the distinct runs of the baseline answers.
-func runsOf(rows []model.ScoreRow) int {
+// RunsOf counts the distinct runs of the baseline answers (at least 1):
+// the runs a calibrator records for its judge.
+func RunsOf(rows []model.ScoreRow) int {
 	runs := map[string]bool{}
 	for _, r := range rows {
 		if r.Probe == model.ProbeBaseline {

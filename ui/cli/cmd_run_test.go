@@ -234,24 +234,8 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = f, f
 		return cmd
 	}
-	first := child("first.log")
-	reached := srv.at(600)
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- first.Wait() }()
 	// Kill once 600 of the 2,280 requests are answered: mid-run.
-	select {
-	case <-reached:
-	case err := <-exited:
-		log, _ := os.ReadFile(filepath.Join(dir, "first.log"))
-		t.Fatalf("the run ended before 600 answers: %v\n%s", err, log)
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
+	killAt(t, child("first.log"), srv.at(600), filepath.Join(dir, "first.log"), "the run ended before 600 answers")
 	// Handlers that were mid-reply when the client died finish counting.
 	srv.idle()
 	answeredAtKill := srv.snapshot()
@@ -475,4 +459,25 @@ func TestRunInterruptSaysHowToResume(t *testing.T) {
 	if !strings.Contains(out2, fmt.Sprintf("%d answered, 0 from cache, %d to send", len(rows), 2280-len(rows))) {
 		t.Errorf("resume:\n%s", out2)
 	}
+}
+
+// killAt starts cmd and sends it SIGKILL once reached is closed; it fails
+// with what (and cmd's log) when cmd ends first.
+func killAt(t *testing.T, cmd *exec.Cmd, reached <-chan struct{}, logPath, what string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-reached:
+	case err := <-exited:
+		log, _ := os.ReadFile(logPath)
+		t.Fatalf("%s: %v\n%s", what, err, log)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
 }

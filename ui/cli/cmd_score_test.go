@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -1085,23 +1084,7 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 	if trained != 240 {
 		t.Fatalf("training: %d requests answered, want 240", trained)
 	}
-	first := child("first.log")
-	reached := srv.at(trained + 300)
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- first.Wait() }()
-	select {
-	case <-reached:
-	case err := <-exited:
-		log, _ := os.ReadFile(filepath.Join(dir, "first.log"))
-		t.Fatalf("prism score ended before 300 answers: %v\n%s", err, log)
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
+	killAt(t, child("first.log"), srv.at(trained+300), filepath.Join(dir, "first.log"), "prism score ended before 300 answers")
 	srv.idle()
 	answeredAtKill := srv.snapshot()
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
