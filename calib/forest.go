@@ -1,0 +1,472 @@
+package calib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// ForestOptions configures FitForest. The zero value of every field but
+// Trees means scikit-learn's RandomForestRegressor default.
+type ForestOptions struct {
+	Trees       int    // number of trees, ≥ 1 (scikit-learn's n_estimators)
+	Seed        uint64 // tree t draws from rand.NewPCG(Seed, 1<<32 + t)
+	MinLeaf     int    // fewest distinct samples in a leaf; 0 means 1 (min_samples_leaf)
+	MaxFeatures int    // features searched per split; 0 means all p (max_features=1.0)
+	MaxDepth    int    // deepest node, the root at depth 0; 0 means unlimited (max_depth=None)
+	NoBootstrap bool   // grow every tree on all n rows, each of weight 1 (bootstrap=False)
+	Workers     int    // trees grown at once; 0 means runtime.GOMAXPROCS(0); no effect on the result
+}
+
+// DefaultForestOptions returns the forest of the SAJA head: 300 trees,
+// seed 42, and scikit-learn's RandomForestRegressor defaults otherwise.
+func DefaultForestOptions() ForestOptions {
+	return ForestOptions{Trees: 300, Seed: 42}
+}
+
+// forestStream is the PCG stream offset of tree 0; tree t uses
+// forestStream + t, apart from the streams 0 (context order) and 1
+// (bootstrap intervals) that other draws of a fit use with the same seed.
+const forestStream = 1 << 32
+
+// featureTol is scikit-learn's FEATURE_THRESHOLD: two sorted values of a
+// feature closer than this are not split between, and a feature whose
+// values in a node span no more than it is constant there.
+const featureTol = 1e-7
+
+// pureTol is scikit-learn's purity cutoff (the float64 machine epsilon):
+// a node whose weighted variance of y is at most this is a leaf.
+const pureTol = 0x1p-52
+
+// forestNode is a node of a tree. feat < 0 marks a leaf, whose prediction
+// is val; otherwise a row goes to node left when row[feat] ≤ thr and to
+// node left+1 when not.
+type forestNode struct {
+	thr  float64
+	val  float64
+	feat int32
+	left int32
+}
+
+// Forest is a fitted random forest regressor. Its methods are safe for
+// concurrent use.
+type Forest struct {
+	p     int
+	trees [][]forestNode
+}
+
+// FitForest fits a random forest regressor to the n rows of x (n×p,
+// row-major) and their targets y, with the semantics of scikit-learn's
+// RandomForestRegressor (criterion squared error, splitter best; the
+// defaults when opts is DefaultForestOptions):
+//
+// Tree t (0 ≤ t < Trees) draws from Go's PCG-DXSM generator
+// rand.NewPCG(Seed, 2³² + t). Unless NoBootstrap, it first draws n row
+// indices with replacement, i = ⌊x · n / 2⁶⁴⌋ with x = Uint64(); a row's
+// weight wᵢ is the number of times it was drawn, and rows never drawn
+// take no part in the tree. Starting from the root holding every row of
+// positive weight, a node is a leaf, predicting the weighted mean
+// Σwᵢyᵢ / Σwᵢ, when it holds fewer than max(2, 2·MinLeaf) distinct rows,
+// when its weighted variance Σwᵢ(yᵢ − ȳ)² / Σwᵢ is at most the float64
+// machine epsilon (pure), when it is at MaxDepth, or when no split below
+// is admissible. Otherwise the node visits the features in an order
+// shuffled by Fisher–Yates draws of the same generator, skipping (and
+// dropping for its descendants) each feature whose node values span at
+// most 10⁻⁷, until MaxFeatures non-constant features were searched. For
+// a feature it sorts the node's rows by value; every position between
+// consecutive values a < b with b > a + 10⁻⁷ that leaves at least MinLeaf
+// distinct rows on either side is a candidate split with threshold
+// (a + b)/2 (a, if the midpoint rounds to b), rows with value ≤ threshold
+// going left. The node takes the candidate of the largest impurity
+// decrease, which for squared error is the largest
+//
+//	S_L²/W_L + S_R²/W_R,   S = Σ wᵢyᵢ, W = Σ wᵢ over each side,
+//
+// the first one met on ties (visit order, then increasing threshold).
+// Predict averages the trees' predictions.
+//
+// The result depends on x, y and the options except Workers: each tree
+// has its own generator, so fits are bitwise identical for any number of
+// workers. FitForest returns an error, without fitting, when n < 2, p < 1,
+// the lengths of x and y do not match n and p, a value is NaN or
+// infinite, Trees < 1, or another option is negative or MaxFeatures > p;
+// and ctx's error when ctx ends before the fit.
+func FitForest(ctx context.Context, x []float64, n, p int, y []float64, opts ForestOptions) (*Forest, error) {
+	switch {
+	case n < 2:
+		return nil, fmt.Errorf("calib: a forest needs at least 2 rows, got %d", n)
+	case p < 1:
+		return nil, fmt.Errorf("calib: a forest needs at least 1 feature, got %d", p)
+	case len(x) != n*p:
+		return nil, fmt.Errorf("calib: forest features hold %d values, want n×p = %d×%d = %d", len(x), n, p, n*p)
+	case len(y) != n:
+		return nil, fmt.Errorf("calib: forest targets hold %d values, want n = %d", len(y), n)
+	case opts.Trees < 1:
+		return nil, fmt.Errorf("calib: a forest needs at least 1 tree, got %d", opts.Trees)
+	case opts.MinLeaf < 0 || opts.MaxDepth < 0 || opts.Workers < 0 || opts.MaxFeatures < 0:
+		return nil, errors.New("calib: forest MinLeaf, MaxDepth, MaxFeatures and Workers must not be negative")
+	case opts.MaxFeatures > p:
+		return nil, fmt.Errorf("calib: forest MaxFeatures %d exceeds the %d features", opts.MaxFeatures, p)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("calib: forest feature %d of row %d is %v", i%p, i/p, v)
+		}
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("calib: forest target of row %d is %v", i, v)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d := newForestData(x, n, p, y, opts)
+	workers := opts.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, opts.Trees)
+	trees := make([][]forestNode, opts.Trees)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := newTreeBuilder(d)
+			for !failed.Load() {
+				t := int(next.Add(1) - 1)
+				if t >= opts.Trees {
+					return
+				}
+				if ctx.Err() != nil {
+					failed.Store(true)
+					return
+				}
+				trees[t] = b.grow(opts.Seed, uint64(t))
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() {
+		return nil, ctx.Err()
+	}
+	return &Forest{p: p, trees: trees}, nil
+}
+
+// Trees returns the number of trees.
+func (f *Forest) Trees() int { return len(f.trees) }
+
+// Features returns p, the length of a row.
+func (f *Forest) Features() int { return f.p }
+
+// Predict returns the forest's prediction for one row of p features: the
+// mean over the trees, in tree order, of the value of the leaf the row
+// reaches. A NaN feature goes right at every split on it. Predict panics
+// if len(row) ≠ p.
+func (f *Forest) Predict(row []float64) float64 {
+	if len(row) != f.p {
+		panic(fmt.Sprintf("calib: Forest.Predict got %d features, want %d", len(row), f.p))
+	}
+	var s float64
+	for _, t := range f.trees {
+		s += t[leafOf(t, row)].val
+	}
+	return s / float64(len(f.trees))
+}
+
+// PredictRows returns Predict of each row of x (m×p, row-major), appended
+// to dst. It panics if len(x) is not a multiple of p.
+func (f *Forest) PredictRows(dst, x []float64) []float64 {
+	if len(x)%f.p != 0 {
+		panic(fmt.Sprintf("calib: Forest.PredictRows got %d values, not rows of %d", len(x), f.p))
+	}
+	for i := 0; i < len(x); i += f.p {
+		dst = append(dst, f.Predict(x[i:i+f.p]))
+	}
+	return dst
+}
+
+func leafOf(t []forestNode, row []float64) int {
+	i := 0
+	for t[i].feat >= 0 {
+		nd := &t[i]
+		if row[nd.feat] <= nd.thr {
+			i = int(nd.left)
+		} else {
+			i = int(nd.left) + 1
+		}
+	}
+	return i
+}
+
+// forestData is what every tree reads: the features by column and, for
+// each feature, the row indices sorted by its value (ties by index).
+type forestData struct {
+	n, p       int
+	xcol       []float64 // p×n, column-major
+	y          []float64
+	order      []int32 // p×n
+	minLeaf    int
+	maxFeat    int
+	maxDepth   int
+	noBootstrp bool
+}
+
+func newForestData(x []float64, n, p int, y []float64, opts ForestOptions) *forestData {
+	d := &forestData{n: n, p: p, xcol: make([]float64, n*p), y: y, order: make([]int32, n*p),
+		minLeaf: max(opts.MinLeaf, 1), maxFeat: opts.MaxFeatures, maxDepth: opts.MaxDepth, noBootstrp: opts.NoBootstrap}
+	if d.maxFeat == 0 {
+		d.maxFeat = p
+	}
+	for i := range n {
+		for f := range p {
+			d.xcol[f*n+i] = x[i*p+f]
+		}
+	}
+	for f := range p {
+		col := d.xcol[f*n : (f+1)*n]
+		o := d.order[f*n : (f+1)*n]
+		for i := range o {
+			o[i] = int32(i)
+		}
+		slices.SortFunc(o, func(a, b int32) int {
+			switch va, vb := col[a], col[b]; {
+			case va < vb:
+				return -1
+			case va > vb:
+				return 1
+			}
+			return int(a - b)
+		})
+	}
+	return d
+}
+
+// treeBuilder holds one worker's buffers, reused tree after tree. Rows of
+// positive weight are renumbered 0..m−1 (local ids, in row order) so the
+// per-row arrays of a tree are dense.
+type treeBuilder struct {
+	d      *forestData
+	g      rand.PCG
+	count  []int32   // n: bootstrap counts
+	local  []int32   // n: local id, or −1 when out of the bag
+	lx     []float64 // p×m: features by column, local ids
+	lw     []float64 // m: weights
+	lwy    []float64 // m: weight × y
+	ly     []float64 // m: y
+	idx    []int32   // p×m: per feature, local ids sorted by value; nodes own segments
+	mem    []int32   // m: local ids; nodes own segments (the node's rows in any order)
+	left   []bool    // m: goes left at the split being applied
+	tmp    []int32   // m: partition buffer
+	feats  []int32   // arena of the features still worth searching, per node
+	perm   []int32   // p: this node's visit order
+	stack  []forestTask
+	nodes  []forestNode
+	m      int
+	splitF []int32 // p: this node's non-constant features
+}
+
+// forestTask is a node to grow: rows [lo, hi) of every live segment, and
+// its live features feats[fo : fo+fn].
+type forestTask struct {
+	node, lo, hi, depth, fo, fn int
+}
+
+func newTreeBuilder(d *forestData) *treeBuilder {
+	n, p := d.n, d.p
+	return &treeBuilder{d: d, count: make([]int32, n), local: make([]int32, n),
+		lx: make([]float64, n*p), lw: make([]float64, n), lwy: make([]float64, n), ly: make([]float64, n),
+		idx: make([]int32, n*p), mem: make([]int32, n), left: make([]bool, n), tmp: make([]int32, n),
+		perm: make([]int32, p), splitF: make([]int32, 0, p)}
+}
+
+// draw returns ⌊x · k / 2⁶⁴⌋ for the generator's next x.
+func (b *treeBuilder) draw(k int) int {
+	hi, _ := bits.Mul64(b.g.Uint64(), uint64(k))
+	return int(hi)
+}
+
+// grow grows tree t and returns its nodes in a slice of their own.
+func (b *treeBuilder) grow(seed, t uint64) []forestNode {
+	d := b.d
+	n, p := d.n, d.p
+	b.g.Seed(seed, forestStream+t)
+	if d.noBootstrp {
+		for i := range b.count {
+			b.count[i] = 1
+		}
+	} else {
+		clear(b.count)
+		for range n {
+			b.count[b.draw(n)]++
+		}
+	}
+	m := 0
+	for i, c := range b.count {
+		if c == 0 {
+			b.local[i] = -1
+			continue
+		}
+		b.local[i] = int32(m)
+		b.lw[m] = float64(c)
+		b.ly[m] = d.y[i]
+		b.lwy[m] = float64(c) * d.y[i]
+		b.mem[m] = int32(m)
+		m++
+	}
+	b.m = m
+	for f := range p {
+		col, lcol := d.xcol[f*n:(f+1)*n], b.lx[f*m:(f+1)*m]
+		for i, c := range b.count {
+			if c != 0 {
+				lcol[b.local[i]] = col[i]
+			}
+		}
+		seg := b.idx[f*m : f*m : (f+1)*m]
+		for _, i := range d.order[f*n : (f+1)*n] {
+			if l := b.local[i]; l >= 0 {
+				seg = append(seg, l)
+			}
+		}
+	}
+	b.feats = b.feats[:0]
+	for f := range p {
+		b.feats = append(b.feats, int32(f))
+	}
+	b.nodes = append(b.nodes[:0], forestNode{feat: -1})
+	b.stack = append(b.stack[:0], forestTask{node: 0, lo: 0, hi: m, depth: 0, fo: 0, fn: p})
+	for len(b.stack) > 0 {
+		task := b.stack[len(b.stack)-1]
+		b.stack = b.stack[:len(b.stack)-1]
+		b.split(task)
+	}
+	return slices.Clone(b.nodes)
+}
+
+// split makes node task.node a leaf or splits it and queues its children.
+func (b *treeBuilder) split(task forestTask) {
+	d, m := b.d, b.m
+	lo, hi := task.lo, task.hi
+	rows := b.mem[lo:hi]
+	var W, S float64
+	for _, l := range rows {
+		W += b.lw[l]
+		S += b.lwy[l]
+	}
+	mean := S / W
+	nd := &b.nodes[task.node]
+	nd.val, nd.feat = mean, -1
+	cnt := hi - lo
+	if cnt < 2 || cnt < 2*d.minLeaf || (d.maxDepth > 0 && task.depth >= d.maxDepth) {
+		return
+	}
+	var ss float64
+	for _, l := range rows {
+		r := b.ly[l] - mean
+		ss += b.lw[l] * r * r
+	}
+	if ss/W <= pureTol {
+		return
+	}
+
+	fn := task.fn
+	perm := b.perm[:fn]
+	copy(perm, b.feats[task.fo:task.fo+fn])
+	b.splitF = b.splitF[:0]
+	best, bestF, bestPos, bestThr := math.Inf(-1), -1, 0, 0.0
+	searched, j := 0, 0
+	for ; j < fn && searched < d.maxFeat; j++ {
+		r := j + b.draw(fn-j)
+		perm[j], perm[r] = perm[r], perm[j]
+		f := int(perm[j])
+		seg := b.idx[f*m+lo : f*m+hi]
+		col := b.lx[f*m : (f+1)*m]
+		if col[seg[cnt-1]] <= col[seg[0]]+featureTol {
+			continue // constant here and below
+		}
+		b.splitF = append(b.splitF, int32(f))
+		searched++
+		var sL, wL float64
+		xv := col[seg[0]]
+		for k := 0; k < cnt-1; k++ {
+			l := seg[k]
+			sL += b.lwy[l]
+			wL += b.lw[l]
+			xn := col[seg[k+1]]
+			if xn <= xv+featureTol {
+				xv = xn
+				continue
+			}
+			nl := k + 1
+			if nl >= d.minLeaf && cnt-nl >= d.minLeaf {
+				sR, wR := S-sL, W-wL
+				if q := sL*sL/wL + sR*sR/wR; q > best {
+					best, bestF, bestPos = q, f, nl
+					bestThr = xv/2 + xn/2
+					if bestThr == xn || math.IsInf(bestThr, 0) {
+						bestThr = xv
+					}
+				}
+			}
+			xv = xn
+		}
+	}
+	if bestF < 0 {
+		return
+	}
+	// Features not visited stay live; those found constant are dropped.
+	b.splitF = append(b.splitF, perm[j:]...)
+	slices.Sort(b.splitF) // a canonical order, independent of this node's shuffle
+
+	for _, l := range rows {
+		b.left[l] = false
+	}
+	for _, l := range b.idx[bestF*m+lo : bestF*m+lo+bestPos] {
+		b.left[l] = true
+	}
+	b.partition(rows, bestPos)
+	for _, f := range b.splitF {
+		if int(f) != bestF {
+			b.partition(b.idx[int(f)*m+lo:int(f)*m+hi], bestPos)
+		}
+	}
+
+	fo := len(b.feats)
+	b.feats = append(b.feats, b.splitF...)
+	child := len(b.nodes)
+	nd = &b.nodes[task.node]
+	nd.feat, nd.thr, nd.left = int32(bestF), bestThr, int32(child)
+	b.nodes = append(b.nodes, forestNode{feat: -1}, forestNode{feat: -1})
+	mid := lo + bestPos
+	b.stack = append(b.stack,
+		forestTask{node: child + 1, lo: mid, hi: hi, depth: task.depth + 1, fo: fo, fn: len(b.splitF)},
+		forestTask{node: child, lo: lo, hi: mid, depth: task.depth + 1, fo: fo, fn: len(b.splitF)})
+}
+
+// partition reorders seg stably so that its rows going left (nl of them)
+// come first.
+func (b *treeBuilder) partition(seg []int32, nl int) {
+	w, r := 0, b.tmp[:0]
+	for _, l := range seg {
+		if b.left[l] {
+			seg[w] = l
+			w++
+		} else {
+			r = append(r, l)
+		}
+	}
+	if w != nl {
+		panic("calib: forest partition lost rows")
+	}
+	copy(seg[w:], r)
+}
