@@ -209,13 +209,27 @@ func leafOf(t []forestNode, row []float64) int {
 	return i
 }
 
-// forestData is what every tree reads: the features by column and, for
-// each feature, the row indices sorted by its value (ties by index).
+// histBins is the most distinct values a feature may take for its splits
+// to be searched by histogram: per node, the rows' weights and weighted
+// targets are summed by value, then the values are scanned in order.
+// Other features keep their rows sorted by value in every node. Both
+// searches visit the same candidates in the same order (a variable so
+// that tests run either search).
+var histBins = 32
+
+// forestData is what every tree reads: the features by column; for a
+// histogram feature, each row's value code and the sorted distinct values;
+// for another, the row indices sorted by value (ties by index).
 type forestData struct {
 	n, p       int
 	xcol       []float64 // p×n, column-major
 	y          []float64
-	order      []int32 // p×n
+	hid        []int       // p: histogram index of a feature, or −1
+	sid        []int       // p: sorted-list index of a feature, or −1
+	hfeat      []int       // pH: feature of histogram index h
+	vals       [][]float64 // pH: sorted distinct values
+	code       []uint8     // n×pH, row-major: rank of the row's value in vals[h]
+	order      []int32     // pS×n: rows sorted by value, per sorted feature
 	minLeaf    int
 	maxFeat    int
 	maxDepth   int
@@ -223,7 +237,7 @@ type forestData struct {
 }
 
 func newForestData(x []float64, n, p int, y []float64, opts ForestOptions) *forestData {
-	d := &forestData{n: n, p: p, xcol: make([]float64, n*p), y: y, order: make([]int32, n*p),
+	d := &forestData{n: n, p: p, xcol: make([]float64, n*p), y: y, hid: make([]int, p), sid: make([]int, p),
 		minLeaf: max(opts.MinLeaf, 1), maxFeat: opts.MaxFeatures, maxDepth: opts.MaxDepth, noBootstrp: opts.NoBootstrap}
 	if d.maxFeat == 0 {
 		d.maxFeat = p
@@ -233,9 +247,34 @@ func newForestData(x []float64, n, p int, y []float64, opts ForestOptions) *fore
 			d.xcol[f*n+i] = x[i*p+f]
 		}
 	}
+	var sorted []int
 	for f := range p {
 		col := d.xcol[f*n : (f+1)*n]
-		o := d.order[f*n : (f+1)*n]
+		v := slices.Clone(col)
+		slices.Sort(v)
+		v = slices.Compact(v)
+		d.hid[f], d.sid[f] = -1, -1
+		if len(v) <= histBins {
+			d.hid[f] = len(d.hfeat)
+			d.hfeat = append(d.hfeat, f)
+			d.vals = append(d.vals, v)
+		} else {
+			d.sid[f] = len(sorted)
+			sorted = append(sorted, f)
+		}
+	}
+	pH := len(d.hfeat)
+	d.code = make([]uint8, n*pH)
+	for h, f := range d.hfeat {
+		for i, v := range d.xcol[f*n : (f+1)*n] {
+			c, _ := slices.BinarySearch(d.vals[h], v)
+			d.code[i*pH+h] = uint8(c)
+		}
+	}
+	d.order = make([]int32, len(sorted)*n)
+	for s, f := range sorted {
+		col := d.xcol[f*n : (f+1)*n]
+		o := d.order[s*n : (s+1)*n]
 		for i := range o {
 			o[i] = int32(i)
 		}
@@ -252,28 +291,41 @@ func newForestData(x []float64, n, p int, y []float64, opts ForestOptions) *fore
 	return d
 }
 
+// histCell sums the rows of a node that take one value of a feature.
+type histCell struct{ w, wy, n float64 }
+
 // treeBuilder holds one worker's buffers, reused tree after tree. Rows of
 // positive weight are renumbered 0..m−1 (local ids, in row order) so the
 // per-row arrays of a tree are dense.
 type treeBuilder struct {
-	d      *forestData
-	g      rand.PCG
-	count  []int32   // n: bootstrap counts
-	local  []int32   // n: local id, or −1 when out of the bag
-	lx     []float64 // p×m: features by column, local ids
-	lw     []float64 // m: weights
-	lwy    []float64 // m: weight × y
-	ly     []float64 // m: y
-	idx    []int32   // p×m: per feature, local ids sorted by value; nodes own segments
-	mem    []int32   // m: local ids; nodes own segments (the node's rows in any order)
-	left   []bool    // m: goes left at the split being applied
-	tmp    []int32   // m: partition buffer
-	feats  []int32   // arena of the features still worth searching, per node
-	perm   []int32   // p: this node's visit order
-	stack  []forestTask
-	nodes  []forestNode
-	m      int
-	splitF []int32 // p: this node's non-constant features
+	d       *forestData
+	g       rand.PCG
+	count   []int32   // n: bootstrap counts
+	local   []int32   // n: local id, or −1 when out of the bag
+	lx      []float64 // p×m: features by column, local ids
+	lw      []float64 // m: weights
+	lwy     []float64 // m: weight × y
+	ly      []float64 // m: y
+	lcode   []uint8   // m×pH: value codes, local ids
+	idx     []int32   // pS×m: per sorted feature, local ids sorted by value; nodes own segments
+	mem     []int32   // m: local ids; nodes own segments (the node's rows in any order)
+	left    []bool    // m: goes left at the split being applied
+	tmp     []int32   // m: partition buffer
+	hist    []histCell
+	feats   []int32 // arena of the features still worth searching, per node
+	perm    []int32 // p: this node's visit order
+	liveH   []int   // this node's histogram indices
+	done    []bool  // pH: histogram scanned (and cleared) at this node
+	isConst []bool  // p: found constant at this node
+	stack   []forestTask
+	nodes   []forestNode
+	m       int
+	// the best split so far of the node being split
+	best           float64
+	bestF, bestPos int
+	bestThr        float64
+	nodeW, nodeS   float64
+	nodeCnt        int
 }
 
 // forestTask is a node to grow: rows [lo, hi) of every live segment, and
@@ -283,11 +335,12 @@ type forestTask struct {
 }
 
 func newTreeBuilder(d *forestData) *treeBuilder {
-	n, p := d.n, d.p
+	n, p, pH := d.n, d.p, len(d.hfeat)
 	return &treeBuilder{d: d, count: make([]int32, n), local: make([]int32, n),
 		lx: make([]float64, n*p), lw: make([]float64, n), lwy: make([]float64, n), ly: make([]float64, n),
-		idx: make([]int32, n*p), mem: make([]int32, n), left: make([]bool, n), tmp: make([]int32, n),
-		perm: make([]int32, p), splitF: make([]int32, 0, p)}
+		lcode: make([]uint8, n*pH), idx: make([]int32, n*(p-pH)), mem: make([]int32, n),
+		left: make([]bool, n), tmp: make([]int32, n), hist: make([]histCell, pH*histBins),
+		perm: make([]int32, p), liveH: make([]int, 0, pH), done: make([]bool, pH), isConst: make([]bool, p)}
 }
 
 // draw returns ⌊x · k / 2⁶⁴⌋ for the generator's next x.
@@ -299,7 +352,7 @@ func (b *treeBuilder) draw(k int) int {
 // grow grows tree t and returns its nodes in a slice of their own.
 func (b *treeBuilder) grow(seed, t uint64) []forestNode {
 	d := b.d
-	n, p := d.n, d.p
+	n, p, pH := d.n, d.p, len(d.hfeat)
 	b.g.Seed(seed, forestStream+t)
 	if d.noBootstrp {
 		for i := range b.count {
@@ -322,6 +375,7 @@ func (b *treeBuilder) grow(seed, t uint64) []forestNode {
 		b.ly[m] = d.y[i]
 		b.lwy[m] = float64(c) * d.y[i]
 		b.mem[m] = int32(m)
+		copy(b.lcode[m*pH:(m+1)*pH], d.code[i*pH:(i+1)*pH])
 		m++
 	}
 	b.m = m
@@ -332,8 +386,10 @@ func (b *treeBuilder) grow(seed, t uint64) []forestNode {
 				lcol[b.local[i]] = col[i]
 			}
 		}
-		seg := b.idx[f*m : f*m : (f+1)*m]
-		for _, i := range d.order[f*n : (f+1)*n] {
+	}
+	for s := range p - pH {
+		seg := b.idx[s*m : s*m : (s+1)*m]
+		for _, i := range d.order[s*n : (s+1)*n] {
 			if l := b.local[i]; l >= 0 {
 				seg = append(seg, l)
 			}
@@ -351,6 +407,81 @@ func (b *treeBuilder) grow(seed, t uint64) []forestNode {
 		b.split(task)
 	}
 	return slices.Clone(b.nodes)
+}
+
+// consider offers the split of the node's rows between feature values a <
+// b, nl distinct rows and sums sL, wL on the left.
+func (b *treeBuilder) consider(f, nl int, sL, wL, a, v float64) {
+	if nl < b.d.minLeaf || b.nodeCnt-nl < b.d.minLeaf {
+		return
+	}
+	sR, wR := b.nodeS-sL, b.nodeW-wL
+	if q := sL*sL/wL + sR*sR/wR; q > b.best {
+		b.best, b.bestF, b.bestPos = q, f, nl
+		b.bestThr = a/2 + v/2
+		if b.bestThr == v || math.IsInf(b.bestThr, 0) {
+			b.bestThr = a
+		}
+	}
+}
+
+// searchSorted searches the splits of sorted feature f over rows [lo, hi)
+// and reports whether f is constant there.
+func (b *treeBuilder) searchSorted(f, lo, hi int) (constant bool) {
+	m, cnt := b.m, hi-lo
+	s := b.d.sid[f]
+	seg := b.idx[s*m+lo : s*m+hi]
+	col := b.lx[f*m : (f+1)*m]
+	if col[seg[cnt-1]] <= col[seg[0]]+featureTol {
+		return true
+	}
+	// Rows of one value are summed first, then added to the left side,
+	// as searchHist does: both searches compute the same bits.
+	var sL, wL, gS, gW float64
+	xv := col[seg[0]]
+	for k := 0; k < cnt-1; k++ {
+		l := seg[k]
+		gS += b.lwy[l]
+		gW += b.lw[l]
+		xn := col[seg[k+1]]
+		if xn != xv {
+			sL, wL, gS, gW = sL+gS, wL+gW, 0, 0
+			if xn > xv+featureTol {
+				b.consider(f, k+1, sL, wL, xv, xn)
+			}
+		}
+		xv = xn
+	}
+	return false
+}
+
+// searchHist searches the splits of histogram feature f from its
+// histogram, which it clears, and reports whether f is constant.
+func (b *treeBuilder) searchHist(f int) (constant bool) {
+	h := b.d.hid[f]
+	vals := b.d.vals[h]
+	cells := b.hist[h*histBins : h*histBins+len(vals)]
+	first := -1
+	var sL, wL, nl float64
+	prev := 0.0
+	for c := range cells {
+		e := cells[c]
+		if e.n == 0 {
+			continue
+		}
+		cells[c] = histCell{}
+		v := vals[c]
+		if first < 0 {
+			first = c
+		} else if v > prev+featureTol {
+			b.consider(f, int(nl), sL, wL, prev, v)
+		}
+		sL += e.wy
+		wL += e.w
+		nl += e.n
+		prev = v
+	}
+	return prev <= vals[first]+featureTol
 }
 
 // split makes node task.node a leaf or splits it and queues its children.
@@ -380,77 +511,93 @@ func (b *treeBuilder) split(task forestTask) {
 	}
 
 	fn := task.fn
+	live := b.feats[task.fo : task.fo+fn]
+	b.liveH = b.liveH[:0]
+	for _, f := range live {
+		if h := d.hid[f]; h >= 0 {
+			b.liveH = append(b.liveH, h)
+			b.done[h] = false
+		}
+	}
+	if pH := len(d.hfeat); len(b.liveH) > 0 {
+		for _, l := range rows {
+			w, wy := b.lw[l], b.lwy[l]
+			codes := b.lcode[int(l)*pH : int(l)*pH+pH]
+			for _, h := range b.liveH {
+				e := &b.hist[h*histBins+int(codes[h])]
+				e.w += w
+				e.wy += wy
+				e.n++
+			}
+		}
+	}
+
 	perm := b.perm[:fn]
-	copy(perm, b.feats[task.fo:task.fo+fn])
-	b.splitF = b.splitF[:0]
-	best, bestF, bestPos, bestThr := math.Inf(-1), -1, 0, 0.0
-	searched, j := 0, 0
-	for ; j < fn && searched < d.maxFeat; j++ {
+	copy(perm, live)
+	b.best, b.bestF, b.bestPos, b.bestThr = math.Inf(-1), -1, 0, 0
+	b.nodeW, b.nodeS, b.nodeCnt = W, S, cnt
+	searched := 0
+	for j := 0; j < fn && searched < d.maxFeat; j++ {
 		r := j + b.draw(fn-j)
 		perm[j], perm[r] = perm[r], perm[j]
 		f := int(perm[j])
-		seg := b.idx[f*m+lo : f*m+hi]
-		col := b.lx[f*m : (f+1)*m]
-		if col[seg[cnt-1]] <= col[seg[0]]+featureTol {
-			continue // constant here and below
+		var constant bool
+		if h := d.hid[f]; h >= 0 {
+			constant = b.searchHist(f)
+			b.done[h] = true
+		} else {
+			constant = b.searchSorted(f, lo, hi)
 		}
-		b.splitF = append(b.splitF, int32(f))
-		searched++
-		var sL, wL float64
-		xv := col[seg[0]]
-		for k := 0; k < cnt-1; k++ {
-			l := seg[k]
-			sL += b.lwy[l]
-			wL += b.lw[l]
-			xn := col[seg[k+1]]
-			if xn <= xv+featureTol {
-				xv = xn
-				continue
-			}
-			nl := k + 1
-			if nl >= d.minLeaf && cnt-nl >= d.minLeaf {
-				sR, wR := S-sL, W-wL
-				if q := sL*sL/wL + sR*sR/wR; q > best {
-					best, bestF, bestPos = q, f, nl
-					bestThr = xv/2 + xn/2
-					if bestThr == xn || math.IsInf(bestThr, 0) {
-						bestThr = xv
-					}
-				}
-			}
-			xv = xn
+		b.isConst[f] = constant
+		if !constant { // a constant feature is dropped below, and not counted
+			searched++
 		}
 	}
+	for _, h := range b.liveH {
+		if !b.done[h] {
+			clear(b.hist[h*histBins : (h+1)*histBins])
+		}
+	}
+	bestF := b.bestF
 	if bestF < 0 {
+		for _, f := range live {
+			b.isConst[f] = false
+		}
 		return
 	}
-	// Features not visited stay live; those found constant are dropped.
-	b.splitF = append(b.splitF, perm[j:]...)
-	slices.Sort(b.splitF) // a canonical order, independent of this node's shuffle
 
+	// The children search this node's features but those found constant,
+	// in this node's order.
+	fo := len(b.feats)
+	for _, f := range b.feats[task.fo : task.fo+fn] {
+		if b.isConst[f] {
+			b.isConst[f] = false
+		} else {
+			b.feats = append(b.feats, f)
+		}
+	}
+	cfn := len(b.feats) - fo
+
+	col := b.lx[bestF*m : (bestF+1)*m]
 	for _, l := range rows {
-		b.left[l] = false
+		b.left[l] = col[l] <= b.bestThr
 	}
-	for _, l := range b.idx[bestF*m+lo : bestF*m+lo+bestPos] {
-		b.left[l] = true
-	}
-	b.partition(rows, bestPos)
-	for _, f := range b.splitF {
-		if int(f) != bestF {
-			b.partition(b.idx[int(f)*m+lo:int(f)*m+hi], bestPos)
+	nl := b.bestPos
+	b.partition(rows, nl)
+	for _, f := range b.feats[fo:] {
+		if s := d.sid[f]; s >= 0 && int(f) != bestF {
+			b.partition(b.idx[s*m+lo:s*m+hi], nl)
 		}
 	}
 
-	fo := len(b.feats)
-	b.feats = append(b.feats, b.splitF...)
 	child := len(b.nodes)
 	nd = &b.nodes[task.node]
-	nd.feat, nd.thr, nd.left = int32(bestF), bestThr, int32(child)
+	nd.feat, nd.thr, nd.left = int32(bestF), b.bestThr, int32(child)
 	b.nodes = append(b.nodes, forestNode{feat: -1}, forestNode{feat: -1})
-	mid := lo + bestPos
+	mid := lo + nl
 	b.stack = append(b.stack,
-		forestTask{node: child + 1, lo: mid, hi: hi, depth: task.depth + 1, fo: fo, fn: len(b.splitF)},
-		forestTask{node: child, lo: lo, hi: mid, depth: task.depth + 1, fo: fo, fn: len(b.splitF)})
+		forestTask{node: child + 1, lo: mid, hi: hi, depth: task.depth + 1, fo: fo, fn: cfn},
+		forestTask{node: child, lo: lo, hi: mid, depth: task.depth + 1, fo: fo, fn: cfn})
 }
 
 // partition reorders seg stably so that its rows going left (nl of them)

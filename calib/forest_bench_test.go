@@ -13,7 +13,10 @@ var forestSink float64
 // criterion ratings on a 1–5 scale (mean-imputed cells make a few
 // non-integers), a human rating depending on a handful of them.
 func forestBenchData(n, p int) (x, y []float64) {
-	r := rand.New(rand.NewPCG(16, 28))
+	return forestBenchDataR(rand.New(rand.NewPCG(16, 28)), n, p)
+}
+
+func forestBenchDataR(r *rand.Rand, n, p int) (x, y []float64) {
 	x, y = make([]float64, n*p), make([]float64, n)
 	for i := range n {
 		q := r.NormFloat64()
@@ -60,5 +63,52 @@ func BenchmarkForestPredict1600x28(b *testing.B) {
 	for b.Loop() {
 		dst = f.PredictRows(dst[:0], x)
 		forestSink += dst[0]
+	}
+}
+
+// BenchmarkForest5Folds1600x28 is the SAJA head's out-of-fold use on
+// SummEval size: five contiguous folds, each fitted on the other four
+// (1,280 rows) and predicting its own 320.
+func BenchmarkForest5Folds1600x28(b *testing.B) {
+	n, p := 1600, 28
+	x, y := forestBenchData(n, p)
+	bounds := SplitParts(n, 5)
+	xs, ys := make([]float64, 0, n*p), make([]float64, 0, n)
+	pred := make([]float64, 0, n)
+	b.ReportAllocs()
+	for b.Loop() {
+		pred = pred[:0]
+		for k := range 5 {
+			lo, hi := bounds[k], bounds[k+1]
+			xs = append(append(xs[:0], x[:lo*p]...), x[hi*p:]...)
+			ys = append(append(ys[:0], y[:lo]...), y[hi:]...)
+			f, err := FitForest(context.Background(), xs, n-(hi-lo), p, ys, DefaultForestOptions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			pred = f.PredictRows(pred, x[lo*p:hi*p])
+		}
+		forestSink += pred[0]
+	}
+}
+
+// BenchmarkForest1600x28Continuous is BenchmarkForest1600x28 with every
+// feature continuous (no value repeats), so every split is searched on
+// rows kept sorted rather than by histogram.
+func BenchmarkForest1600x28Continuous(b *testing.B) {
+	n, p := 1600, 28
+	x, y := forestBenchData(n, p)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range x {
+		x[i] += 0.1 * r.NormFloat64()
+	}
+	o := DefaultForestOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := FitForest(context.Background(), x, n, p, y, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		forestSink += f.Predict(x[:p])
 	}
 }

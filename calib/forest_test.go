@@ -20,8 +20,19 @@ func fitForestT(t testing.TB, x []float64, n, p int, y []float64, o ForestOption
 	return f
 }
 
+// bothSearches runs test with the histogram search on features of few
+// values (the default) and with sorted rows for every feature.
+func bothSearches(t *testing.T, test func(t *testing.T)) {
+	t.Run("histogram", test)
+	defer func(b int) { histBins = b }(histBins)
+	histBins = 0
+	t.Run("sorted", test)
+}
+
 // One tree, no bootstrap: the CART splits and midpoint thresholds by hand.
-func TestForestHandTree(t *testing.T) {
+func TestForestHandTree(t *testing.T) { bothSearches(t, testForestHandTree) }
+
+func testForestHandTree(t *testing.T) {
 	one := ForestOptions{Trees: 1, NoBootstrap: true}
 	// y = 0 0 10 20 at x = 1 2 3 4. Root candidates S_L²/W_L + S_R²/W_R:
 	// after x=1: 0 + 30²/3 = 300; after 2: 0 + 30²/2 = 450; after 3:
@@ -65,6 +76,24 @@ func TestForestHandTree(t *testing.T) {
 	f = fitForestT(t, []float64{0, 3, 1, 4, 0, 5, 1, 6}, 4, 2, []float64{1, 1, 2, 2}, one)
 	if tr := f.trees[0]; tr[0].feat != 1 || tr[0].thr != 4.5 || len(tr) != 3 {
 		t.Errorf("two features: root x%d ≤ %v with %d nodes, want x1 ≤ 4.5 with 3", tr[0].feat, tr[0].thr, len(tr))
+	}
+	// MaxFeatures 1: a feature constant in a node (to 1e-7) is skipped
+	// without counting, so every node searches x1 too, and the tree
+	// fits y exactly whichever feature the shuffle offers first.
+	for _, eps := range []float64{0, 1e-9} {
+		n := 12
+		xs, ys := make([]float64, 2*n), make([]float64, n)
+		for i := range n {
+			xs[2*i], xs[2*i+1], ys[i] = 1+eps*float64(i), float64(i*i), float64(i%5)
+		}
+		for seed := range uint64(4) {
+			f = fitForestT(t, xs, n, 2, ys, ForestOptions{Trees: 1, Seed: seed, NoBootstrap: true, MaxFeatures: 1})
+			for i := range n {
+				if got := f.Predict(xs[2*i : 2*i+2]); got != ys[i] {
+					t.Fatalf("MaxFeatures 1, x0 spread %g, seed %d: Predict(row %d) = %v, want %v", eps, seed, i, got, ys[i])
+				}
+			}
+		}
 	}
 	// Adjacent floats 1e10 apart by 1.9e-6: the midpoint rounds to one of
 	// them, and the threshold is the lower value.
@@ -176,7 +205,9 @@ func cmpF(a, b float64) int {
 // split), which the forest breaks at random and the reference by feature
 // order: there the trees stop at depth 4 and must agree on every row of
 // the sample, which tied splits partition alike.
-func TestForestMatchesNaiveCART(t *testing.T) {
+func TestForestMatchesNaiveCART(t *testing.T) { bothSearches(t, testForestMatchesNaiveCART) }
+
+func testForestMatchesNaiveCART(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for trial := range 16 {
 		n, p := 30+r.IntN(60), 1+trial%4
@@ -318,6 +349,29 @@ func TestForestDeterministic(t *testing.T) {
 	}
 	if slices.Equal(pa, c.PredictRows(nil, xt)) || slices.Equal(pa, d.PredictRows(nil, xt)) {
 		t.Error("MaxFeatures 2 or seed 43 gives the same predictions as the default")
+	}
+}
+
+// The two searches grow the same trees, bit for bit.
+func TestForestSearchesAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	n, p := 400, 8
+	x, y := forestBenchDataR(r, n, p)
+	o := ForestOptions{Trees: 10, Seed: 5, MaxFeatures: 3}
+	a := fitForestT(t, x, n, p, y, o)
+	defer func(b int) { histBins = b }(histBins)
+	histBins = 0
+	b := fitForestT(t, x, n, p, y, o)
+	for i := range a.trees {
+		ta, tb := a.trees[i], b.trees[i]
+		if len(ta) != len(tb) {
+			t.Fatalf("tree %d: %d nodes by histogram, %d by sorted rows", i, len(ta), len(tb))
+		}
+		for j := range ta {
+			if ta[j].feat != tb[j].feat || ta[j].thr != tb[j].thr || ta[j].left != tb[j].left || ta[j].val != tb[j].val {
+				t.Fatalf("tree %d node %d: %+v by histogram, %+v by sorted rows", i, j, ta[j], tb[j])
+			}
+		}
 	}
 }
 
