@@ -341,6 +341,12 @@ func TestForestDeterministic(t *testing.T) {
 		if math.Float64bits(pa[i]) != math.Float64bits(pb[i]) {
 			t.Fatalf("row %d: Workers 1 gives %v, Workers 4 %v", i, pa[i], pb[i])
 		}
+		if v := a.Predict(xt[i*p : (i+1)*p]); math.Float64bits(v) != math.Float64bits(pa[i]) {
+			t.Fatalf("row %d: Predict %v, PredictRows %v", i, v, pa[i])
+		}
+	}
+	if got := a.PredictRows([]float64{7}, xt[:2*p]); len(got) != 3 || got[0] != 7 || got[1] != pa[0] || got[2] != pa[1] {
+		t.Errorf("PredictRows appending to [7]: %v", got)
 	}
 	for i := range a.trees {
 		if !slices.Equal(a.trees[i], b.trees[i]) {
