@@ -10,4 +10,7 @@
 // the signal diagnostics of section 8 (probe/neutral and repeat RMS
 // ratios, the screen, cross-run reproducibility) and Select the probe
 // selection of section 9 (every subset, omission, forward selection).
+// FitForest is a random forest regressor with scikit-learn's semantics,
+// deterministic for a seed whatever the number of cores, the head of the
+// rubric baselines.
 package calib

@@ -69,21 +69,24 @@ type Forest struct {
 //
 // Tree t (0 ≤ t < Trees) draws from Go's PCG-DXSM generator
 // rand.NewPCG(Seed, 2³² + t). Unless NoBootstrap, it first draws n row
-// indices with replacement, i = ⌊x · n / 2⁶⁴⌋ with x = Uint64(); a row's
+// indices with replacement, i = ⌊u · n / 2⁶⁴⌋ with u = Uint64(); a row's
 // weight wᵢ is the number of times it was drawn, and rows never drawn
 // take no part in the tree. Starting from the root holding every row of
 // positive weight, a node is a leaf, predicting the weighted mean
 // Σwᵢyᵢ / Σwᵢ, when it holds fewer than max(2, 2·MinLeaf) distinct rows,
 // when its weighted variance Σwᵢ(yᵢ − ȳ)² / Σwᵢ is at most the float64
 // machine epsilon (pure), when it is at MaxDepth, or when no split below
-// is admissible. Otherwise the node visits the features in an order
-// shuffled by Fisher–Yates draws of the same generator, skipping (and
-// dropping for its descendants) each feature whose node values span at
-// most 10⁻⁷, until MaxFeatures non-constant features were searched. For
+// is admissible. Otherwise the node visits its k live features (at the
+// root all p; a node's live features are its parent's but those found
+// constant there), listed in increasing order and shuffled as it goes:
+// for j = 0, 1, …, it swaps entries j and j + ⌊u · (k − j) / 2⁶⁴⌋ of the
+// same generator and visits entry j. It skips each feature whose node
+// values span at most 10⁻⁷ (constant: neither counted nor live in the
+// children) and stops after MaxFeatures non-constant features. For
 // a feature it sorts the node's rows by value; every position between
 // consecutive values a < b with b > a + 10⁻⁷ that leaves at least MinLeaf
 // distinct rows on either side is a candidate split with threshold
-// (a + b)/2 (a, if the midpoint rounds to b), rows with value ≤ threshold
+// a/2 + b/2 (a, if that rounds to b), rows with value ≤ threshold
 // going left. The node takes the candidate of the largest impurity
 // decrease, which for squared error is the largest
 //
@@ -91,6 +94,11 @@ type Forest struct {
 //
 // the first one met on ties (visit order, then increasing threshold).
 // Predict averages the trees' predictions.
+//
+// This is scikit-learn's algorithm, not its random streams: the same
+// options give forests of the same distribution, not the same forests.
+// scikit-learn also rounds x to float32 before fitting and predicting;
+// FitForest keeps float64.
 //
 // The result depends on x, y and the options except Workers: each tree
 // has its own generator, so fits are bitwise identical for any number of
