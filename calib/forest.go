@@ -19,7 +19,7 @@ type ForestOptions struct {
 	Trees       int    // number of trees, ≥ 1 (scikit-learn's n_estimators)
 	Seed        uint64 // tree t draws from rand.NewPCG(Seed, 1<<32 + t)
 	MinLeaf     int    // fewest distinct samples in a leaf; 0 means 1 (min_samples_leaf)
-	MaxFeatures int    // features searched per split; 0 means all p (max_features=1.0)
+	MaxFeatures int    // features visited per split; 0 means all p (max_features=1.0)
 	MaxDepth    int    // deepest node, the root at depth 0; 0 means unlimited (max_depth=None)
 	NoBootstrap bool   // grow every tree on all n rows, each of weight 1 (bootstrap=False)
 	Workers     int    // trees grown at once; 0 means runtime.GOMAXPROCS(0); no effect on the result
@@ -76,13 +76,15 @@ type Forest struct {
 // Σwᵢyᵢ / Σwᵢ, when it holds fewer than max(2, 2·MinLeaf) distinct rows,
 // when its weighted variance Σwᵢ(yᵢ − ȳ)² / Σwᵢ is at most the float64
 // machine epsilon (pure), when it is at MaxDepth, or when no split below
-// is admissible. Otherwise the node visits its k live features (at the
-// root all p; a node's live features are its parent's but those found
-// constant there), listed in increasing order and shuffled as it goes:
-// for j = 0, 1, …, it swaps entries j and j + ⌊u · (k − j) / 2⁶⁴⌋ of the
-// same generator and visits entry j. It skips each feature whose node
-// values span at most 10⁻⁷ (constant: neither counted nor live in the
-// children) and stops after MaxFeatures non-constant features. For
+// is admissible. Otherwise the node visits the features in a random
+// order, the list 0, …, p−1 shuffled as it goes: for j = 0, 1, …, it
+// swaps entries j and j + ⌊u · (p − j) / 2⁶⁴⌋ of the same generator and
+// visits entry j. It stops after MaxFeatures visits once it has searched
+// a feature that is not constant; a feature is constant in a node when
+// its values there span at most 10⁻⁷ (then also in the node's
+// descendants, which skip it too), and a visit to it searches nothing.
+// (With MaxFeatures = p every feature is visited: the node visits only
+// the features not known constant, in the same manner.) For
 // a feature it sorts the node's rows by value; every position between
 // consecutive values a < b with b > a + 10⁻⁷ that leaves at least MinLeaf
 // distinct rows on either side is a candidate split with threshold
@@ -337,6 +339,7 @@ type treeBuilder struct {
 	liveH   []int   // this node's histogram indices
 	done    []bool  // pH: histogram scanned (and cleared) at this node
 	isConst []bool  // p: found constant at this node
+	isLive  []bool  // p: live at this node (with MaxFeatures < p)
 	stack   []forestTask
 	nodes   []forestNode
 	m       int
@@ -360,7 +363,7 @@ func newTreeBuilder(d *forestData) *treeBuilder {
 		lx: make([]float64, n*p), lw: make([]float64, n), lwy: make([]float64, n), ly: make([]float64, n),
 		lcode: make([]uint8, n*pH), idx: make([]int32, n*(p-pH)), mem: make([]int32, n),
 		left: make([]bool, n), tmp: make([]int32, n), hist: make([]histCell, pH*histBins),
-		perm: make([]int32, p), liveH: make([]int, 0, pH), done: make([]bool, pH), isConst: make([]bool, p)}
+		perm: make([]int32, p), liveH: make([]int, 0, pH), done: make([]bool, pH), isConst: make([]bool, p), isLive: make([]bool, p)}
 }
 
 // draw returns ⌊x · k / 2⁶⁴⌋ for the generator's next x.
@@ -531,6 +534,9 @@ func (b *treeBuilder) split(task forestTask) {
 	}
 
 	fn := task.fn
+	if fn == 0 {
+		return // every feature constant
+	}
 	live := b.feats[task.fo : task.fo+fn]
 	b.liveH = b.liveH[:0]
 	for _, f := range live {
@@ -552,15 +558,32 @@ func (b *treeBuilder) split(task forestTask) {
 		}
 	}
 
+	// The visit order: a shuffle of all p features, dead ones (constant
+	// in an ancestor) counted but not searched. When every feature is to
+	// be visited, the live ones alone, in the same order, suffice.
+	some := d.maxFeat < d.p
 	perm := b.perm[:fn]
 	copy(perm, live)
+	if some {
+		perm = b.perm[:d.p]
+		for f := range perm {
+			perm[f] = int32(f)
+		}
+		for _, f := range live {
+			b.isLive[f] = true
+		}
+	}
 	b.best, b.bestF, b.bestPos, b.bestThr = math.Inf(-1), -1, 0, 0
 	b.nodeW, b.nodeS, b.nodeCnt = W, S, cnt
-	searched := 0
-	for j := 0; j < fn && searched < d.maxFeat; j++ {
-		r := j + b.draw(fn-j)
+	visited, searched := 0, 0
+	for j := 0; j < len(perm) && (visited < d.maxFeat || searched == 0); j++ {
+		r := j + b.draw(len(perm)-j)
 		perm[j], perm[r] = perm[r], perm[j]
 		f := int(perm[j])
+		visited++
+		if some && !b.isLive[f] {
+			continue
+		}
 		var constant bool
 		if h := d.hid[f]; h >= 0 {
 			constant = b.searchHist(f)
@@ -569,8 +592,13 @@ func (b *treeBuilder) split(task forestTask) {
 			constant = b.searchSorted(f, lo, hi)
 		}
 		b.isConst[f] = constant
-		if !constant { // a constant feature is dropped below, and not counted
+		if !constant { // a constant feature is dropped below
 			searched++
+		}
+	}
+	if some {
+		for _, f := range live {
+			b.isLive[f] = false
 		}
 	}
 	for _, h := range b.liveH {

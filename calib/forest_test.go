@@ -130,11 +130,14 @@ func TestForestStep(t *testing.T) {
 	}
 }
 
-// refTree is an independent, naive CART on unit-weight rows: at each node
-// every feature and every split between distinct sorted values, the SSE
-// of each side recomputed from scratch; the smallest total SSE wins, the
-// first feature on ties. depth < 0: unlimited.
-func refTree(x [][]float64, y []float64, rows []int, minLeaf, depth int) func([]float64) float64 {
+// refTree is an independent, naive CART on unit-weight rows, following
+// FitForest's documentation: at each node the features are visited in the
+// documented order drawn from g (all features but the dead ones when
+// maxFeat is p, else all p with the dead ones counted), every split
+// between values more than 1e-7 apart is scored by the SSE of each side
+// recomputed from scratch, and the smallest total SSE wins, the first
+// visited on ties. depth < 0: unlimited.
+func refTree(x [][]float64, y []float64, rows []int, minLeaf, depth int, g *rand.PCG, maxFeat int, dead []bool) func([]float64) float64 {
 	mean := func(r []int) float64 {
 		s := 0.0
 		for _, i := range r {
@@ -150,13 +153,38 @@ func refTree(x [][]float64, y []float64, rows []int, minLeaf, depth int) func([]
 		return s
 	}
 	mu := mean(rows)
+	leaf := func([]float64) float64 { return mu }
 	if depth == 0 || len(rows) < 2*minLeaf || sse(rows)/float64(len(rows)) <= 0x1p-52 {
-		return func([]float64) float64 { return mu }
+		return leaf
 	}
+	p := len(x[0])
+	var pool []int
+	for f := range p {
+		if maxFeat < p || !dead[f] {
+			pool = append(pool, f)
+		}
+	}
+	if !slices.Contains(dead, false) {
+		return leaf
+	}
+	childDead := slices.Clone(dead)
 	best, bf, bthr := math.Inf(1), -1, 0.0
-	for f := range x[0] {
+	visited, searched := 0, 0
+	for j := 0; j < len(pool) && (visited < maxFeat || searched == 0); j++ {
+		hi, _ := bits.Mul64(g.Uint64(), uint64(len(pool)-j))
+		pool[j], pool[j+int(hi)] = pool[j+int(hi)], pool[j]
+		f := pool[j]
+		visited++
+		if dead[f] {
+			continue
+		}
 		r := slices.Clone(rows)
 		slices.SortStableFunc(r, func(a, b int) int { return cmpF(x[a][f], x[b][f]) })
+		if x[r[len(r)-1]][f] <= x[r[0]][f]+1e-7 {
+			childDead[f] = true
+			continue
+		}
+		searched++
 		for k := 1; k < len(r); k++ {
 			lo, hi := x[r[k-1]][f], x[r[k]][f]
 			if hi <= lo+1e-7 || k < minLeaf || len(r)-k < minLeaf {
@@ -168,7 +196,7 @@ func refTree(x [][]float64, y []float64, rows []int, minLeaf, depth int) func([]
 		}
 	}
 	if bf < 0 {
-		return func([]float64) float64 { return mu }
+		return leaf
 	}
 	var l, r []int
 	for _, i := range rows {
@@ -178,7 +206,8 @@ func refTree(x [][]float64, y []float64, rows []int, minLeaf, depth int) func([]
 			r = append(r, i)
 		}
 	}
-	lt, rt := refTree(x, y, l, minLeaf, depth-1), refTree(x, y, r, minLeaf, depth-1)
+	lt := refTree(x, y, l, minLeaf, depth-1, g, maxFeat, childDead)
+	rt := refTree(x, y, r, minLeaf, depth-1, g, maxFeat, childDead)
 	return func(q []float64) float64 {
 		if q[bf] <= bthr {
 			return lt(q)
@@ -197,20 +226,24 @@ func cmpF(a, b float64) int {
 	return 0
 }
 
-// A one-tree forest with bootstrap equals the naive CART on its bootstrap
-// sample, drawn by the documented rule (rand.NewPCG(seed, 2³²), indices
-// ⌊x·n/2⁶⁴⌋): a row drawn c times weighs as c copies of it. With one
-// feature the trees must agree everywhere. With several, small nodes have
-// ties across features (any feature separating two rows is a perfect
-// split), which the forest breaks at random and the reference by feature
-// order: there the trees stop at depth 4 and must agree on every row of
-// the sample, which tied splits partition alike.
+// A one-tree forest equals the naive CART, bootstrap sample and visit
+// order drawn by the documented rules (rand.NewPCG(seed, 2³²), indices
+// ⌊u·n/2⁶⁴⌋, then the nodes depth first, left before right): a row drawn
+// c times weighs as c copies of it. With one feature the trees must agree
+// everywhere. With several, nodes may have ties across features that
+// rounding breaks differently in the two (the same partition summed in
+// another order): there the trees stop at depth 4 and must agree on every
+// row of the sample, which tied splits partition alike.
 func TestForestMatchesNaiveCART(t *testing.T) { bothSearches(t, testForestMatchesNaiveCART) }
 
 func testForestMatchesNaiveCART(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
-	for trial := range 16 {
+	for trial := range 24 {
 		n, p := 30+r.IntN(60), 1+trial%4
+		maxFeat := p
+		if p > 2 {
+			maxFeat = 1 + (trial/2)%p
+		}
 		depth := -1
 		if p > 1 {
 			depth = 4
@@ -223,7 +256,7 @@ func testForestMatchesNaiveCART(t *testing.T) {
 			for f := range p {
 				v := r.NormFloat64()
 				if f%2 == 1 {
-					v = float64(r.IntN(5)) // discrete, ties
+					v = float64(r.IntN(2 + trial%4)) // discrete, ties; soon constant
 				}
 				x[i*p+f] = v
 			}
@@ -232,11 +265,11 @@ func testForestMatchesNaiveCART(t *testing.T) {
 		}
 		seed := uint64(100 + trial)
 		for _, boot := range []bool{false, true} {
-			o := ForestOptions{Trees: 1, Seed: seed, NoBootstrap: !boot, MinLeaf: minLeaf, MaxDepth: max(depth, 0)}
+			o := ForestOptions{Trees: 1, Seed: seed, NoBootstrap: !boot, MinLeaf: minLeaf, MaxDepth: max(depth, 0), MaxFeatures: maxFeat}
 			f := fitForestT(t, x, n, p, y, o)
 			var sample []int
+			g := rand.NewPCG(seed, 1<<32)
 			if boot {
-				g := rand.NewPCG(seed, 1<<32)
 				for range n {
 					hi, _ := bits.Mul64(g.Uint64(), uint64(n))
 					sample = append(sample, int(hi))
@@ -251,7 +284,7 @@ func testForestMatchesNaiveCART(t *testing.T) {
 			if boot && minLeaf > 1 {
 				continue
 			}
-			ref := refTree(rows, y, sample, minLeaf, depth)
+			ref := refTree(rows, y, sample, minLeaf, depth, g, maxFeat, make([]bool, p))
 			var queries [][]float64
 			for _, i := range sample {
 				queries = append(queries, rows[i])
@@ -262,8 +295,8 @@ func testForestMatchesNaiveCART(t *testing.T) {
 			}
 			for _, q := range queries {
 				if got, want := f.Predict(q), ref(q); math.Abs(got-want) > 1e-9 {
-					t.Fatalf("trial %d (n %d, p %d, MinLeaf %d) bootstrap %v: Predict(%v) = %v, naive CART %v",
-						trial, n, p, minLeaf, boot, q, got, want)
+					t.Fatalf("trial %d (n %d, p %d, MinLeaf %d, MaxFeatures %d) bootstrap %v: Predict(%v) = %v, naive CART %v",
+						trial, n, p, minLeaf, maxFeat, boot, q, got, want)
 				}
 			}
 		}
