@@ -236,7 +236,7 @@ func leafOf(t []forestNode, row []float64) int {
 // targets are summed by value, then the values are scanned in order.
 // Other features keep their rows sorted by value in every node. Both
 // searches visit the same candidates in the same order (a variable so
-// that tests run either search).
+// that tests run either search); at most 32, the bits of a uint32 mask.
 var histBins = 32
 
 // forestData is what every tree reads: the features by column; for a
@@ -313,8 +313,12 @@ func newForestData(x []float64, n, p int, y []float64, opts ForestOptions) *fore
 	return d
 }
 
-// histCell sums the rows of a node that take one value of a feature.
-type histCell struct{ w, wy, n float64 }
+// histCell sums the rows of a node that take one value of a feature: Σwy,
+// and Σw·2³² + the number of rows (weights and counts are integers).
+type histCell struct {
+	wy float64
+	wn uint64
+}
 
 // treeBuilder holds one worker's buffers, reused tree after tree. Rows of
 // positive weight are renumbered 0..m−1 (local ids, in row order) so the
@@ -327,6 +331,7 @@ type treeBuilder struct {
 	lx      []float64 // p×m: features by column, local ids
 	lw      []float64 // m: weights
 	lwy     []float64 // m: weight × y
+	lwn     []uint64  // m: weight·2³² + 1, a row's share of histCell.wn
 	ly      []float64 // m: y
 	lcode   []uint8   // m×pH: value codes, local ids
 	idx     []int32   // pS×m: per sorted feature, local ids sorted by value; nodes own segments
@@ -334,12 +339,13 @@ type treeBuilder struct {
 	left    []bool    // m: goes left at the split being applied
 	tmp     []int32   // m: partition buffer
 	hist    []histCell
-	feats   []int32 // arena of the features still worth searching, per node
-	perm    []int32 // p: this node's visit order
-	liveH   []int   // this node's histogram indices
-	done    []bool  // pH: histogram scanned (and cleared) at this node
-	isConst []bool  // p: found constant at this node
-	isLive  []bool  // p: live at this node (with MaxFeatures < p)
+	present []uint32 // pH: the cells of hist in use, a bit each
+	feats   []int32  // arena of the features still worth searching, per node
+	perm    []int32  // p: this node's visit order
+	liveH   []int    // this node's histogram indices
+	done    []bool   // pH: histogram scanned (and cleared) at this node
+	isConst []bool   // p: found constant at this node
+	isLive  []bool   // p: live at this node (with MaxFeatures < p)
 	stack   []forestTask
 	nodes   []forestNode
 	m       int
@@ -360,9 +366,9 @@ type forestTask struct {
 func newTreeBuilder(d *forestData) *treeBuilder {
 	n, p, pH := d.n, d.p, len(d.hfeat)
 	return &treeBuilder{d: d, count: make([]int32, n), local: make([]int32, n),
-		lx: make([]float64, n*p), lw: make([]float64, n), lwy: make([]float64, n), ly: make([]float64, n),
+		lx: make([]float64, n*p), lw: make([]float64, n), lwy: make([]float64, n), lwn: make([]uint64, n), ly: make([]float64, n),
 		lcode: make([]uint8, n*pH), idx: make([]int32, n*(p-pH)), mem: make([]int32, n),
-		left: make([]bool, n), tmp: make([]int32, n), hist: make([]histCell, pH*histBins),
+		left: make([]bool, n), tmp: make([]int32, n), hist: make([]histCell, pH*histBins), present: make([]uint32, pH),
 		perm: make([]int32, p), liveH: make([]int, 0, pH), done: make([]bool, pH), isConst: make([]bool, p), isLive: make([]bool, p)}
 }
 
@@ -397,6 +403,7 @@ func (b *treeBuilder) grow(seed, t uint64) []forestNode {
 		b.lw[m] = float64(c)
 		b.ly[m] = d.y[i]
 		b.lwy[m] = float64(c) * d.y[i]
+		b.lwn[m] = uint64(c)<<32 | 1
 		b.mem[m] = int32(m)
 		copy(b.lcode[m*pH:(m+1)*pH], d.code[i*pH:(i+1)*pH])
 		m++
@@ -483,27 +490,26 @@ func (b *treeBuilder) searchSorted(f, lo, hi int) (constant bool) {
 func (b *treeBuilder) searchHist(f int) (constant bool) {
 	h := b.d.hid[f]
 	vals := b.d.vals[h]
-	cells := b.hist[h*histBins : h*histBins+len(vals)]
+	cells := b.hist[h*histBins : (h+1)*histBins]
 	first := -1
-	var sL, wL, nl float64
-	prev := 0.0
-	for c := range cells {
+	var sL, wL float64
+	nl, prev := 0, 0.0
+	for mask := b.present[h]; mask != 0; mask &= mask - 1 {
+		c := bits.TrailingZeros32(mask)
 		e := cells[c]
-		if e.n == 0 {
-			continue
-		}
 		cells[c] = histCell{}
 		v := vals[c]
 		if first < 0 {
 			first = c
 		} else if v > prev+featureTol {
-			b.consider(f, int(nl), sL, wL, prev, v)
+			b.consider(f, nl, sL, wL, prev, v)
 		}
 		sL += e.wy
-		wL += e.w
-		nl += e.n
+		wL += float64(e.wn >> 32)
+		nl += int(uint32(e.wn))
 		prev = v
 	}
+	b.present[h] = 0
 	return prev <= vals[first]+featureTol
 }
 
@@ -547,13 +553,14 @@ func (b *treeBuilder) split(task forestTask) {
 	}
 	if pH := len(d.hfeat); len(b.liveH) > 0 {
 		for _, l := range rows {
-			w, wy := b.lw[l], b.lwy[l]
+			wn, wy := b.lwn[l], b.lwy[l]
 			codes := b.lcode[int(l)*pH : int(l)*pH+pH]
 			for _, h := range b.liveH {
-				e := &b.hist[h*histBins+int(codes[h])]
-				e.w += w
+				c := codes[h]
+				b.present[h] |= 1 << c
+				e := &b.hist[h*histBins+int(c)]
 				e.wy += wy
-				e.n++
+				e.wn += wn
 			}
 		}
 	}
@@ -604,6 +611,7 @@ func (b *treeBuilder) split(task forestTask) {
 	for _, h := range b.liveH {
 		if !b.done[h] {
 			clear(b.hist[h*histBins : (h+1)*histBins])
+			b.present[h] = 0
 		}
 	}
 	bestF := b.bestF
