@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -446,5 +447,20 @@ func TestCriterionHelpers(t *testing.T) {
 	}
 	if got := (Criterion{Scale: Scale{Min: 1, Max: 3}}).Unit(2); got != .5 {
 		t.Errorf("1–3 Unit(2) = %v", got)
+	}
+}
+
+// TestRubricDocs: docs/rubrics.md lists every built-in rubric with its
+// kind, criterion count and current hash prefix.
+func TestRubricDocs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "rubrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range BuiltinRubrics() {
+		row := "| `" + r.Name + "` | " + r.Kind + " | " + strconv.Itoa(len(r.Criteria)) + " |"
+		if !strings.Contains(string(doc), row) || !strings.Contains(string(doc), "`"+r.Hash()[:12]+"`") {
+			t.Errorf("docs/rubrics.md: no row %q with hash %s", row, r.Hash()[:12])
+		}
 	}
 }
