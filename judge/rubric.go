@@ -376,3 +376,14 @@ func GEvalScore(crits []banks.Criterion, scores map[string]float64) (float64, er
 	}
 	return sum / float64(len(crits)), nil
 }
+
+// ItemIDs returns the ids of a request's items, as Result.Finish takes
+// them: the candidate ids of a batched request, the criterion names of a
+// SAJA request (one item per criterion), nil for a request with one score
+// (a bank request or a G-Eval request).
+func ItemIDs(req banks.Request) []string {
+	if req.Rubric != nil && req.Rubric.Kind == banks.RubricSAJA {
+		return req.Rubric.Names()
+	}
+	return req.BatchIDs
+}
