@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"testing"
+
+	"github.com/prism-eval/prism/banks"
 )
 
 // FuzzParseSAJA: ParseSAJA never panics and returns one item per
@@ -75,6 +77,34 @@ func FuzzLocateRating(f *testing.F) {
 		}
 		if g, err := strconv.ParseFloat(text[sp.Start:sp.End], 64); err != nil || g != v {
 			t.Fatalf("LocateRating(%q) = %v but the span holds %q", text, v, text[sp.Start:sp.End])
+		}
+	})
+}
+
+// FuzzReadRatingLogprobs: never panics; a score is inside the scale with
+// positive mass; every error is classified.
+func FuzzReadRatingLogprobs(f *testing.F) {
+	f.Add("- Coherence:| 4|\n", []byte{0, 8, 16}, 1, 5)
+	f.Add("3", []byte{1, 2}, 1, 3)
+	f.Add("9|x", []byte{0}, 1, 5)
+	f.Add("Coherence (1-5):| 1|0", []byte{3, 1, 4, 1, 5}, 1, 10)
+	f.Fuzz(func(t *testing.T, s string, p []byte, lo, hi int) {
+		sc := banks.Scale{Min: lo, Max: hi}
+		toks := tokensFrom(s, p)
+		ex, err := ReadRatingLogprobs(toks, "Coherence", sc)
+		if err != nil {
+			if KindOf(err) == "" {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		if !(ex.Mass > 0) || math.IsNaN(ex.Score) || ex.Score < float64(lo)-1e-9 || ex.Score > float64(hi)+1e-9 {
+			t.Fatalf("ReadRatingLogprobs(%q) = %+v on %d–%d", s, ex, lo, hi)
+		}
+		if len(toks) > 0 {
+			if ex, err := ExpectedRating(toks[0].Top, sc); err == nil && (ex.Score < float64(lo)-1e-9 || ex.Score > float64(hi)+1e-9) {
+				t.Fatalf("ExpectedRating = %+v on %d–%d", ex, lo, hi)
+			}
 		}
 	})
 }
