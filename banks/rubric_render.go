@@ -81,8 +81,12 @@ type RubricRenderer struct {
 }
 
 // Renderer returns a RubricRenderer for task over a copy of the rubric
-// taken now.
+// taken now. The rubric must be valid (Validate): one built in code is
+// checked here, as ParseRubric checks a file.
 func (r *Rubric) Renderer(task string) (*RubricRenderer, error) {
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("banks: rubric %q is invalid: %w", r.Name, err)
+	}
 	t, ok := r.Tasks[task]
 	if !ok {
 		return nil, fmt.Errorf("banks: rubric %q has no task %q (it has %s)", r.Name, task, strings.Join(r.TaskNames(), ", "))

@@ -323,6 +323,12 @@ func TestRenderSAJA(t *testing.T) {
 	if _, err := rr.RenderCriterion(c, cand, "a"); err == nil {
 		t.Error("RenderCriterion on a SAJA rubric")
 	}
+	// A rubric edited in code into an invalid one does not render.
+	broken := r.Clone()
+	broken.Criteria = nil
+	if _, err := broken.Render("dialogue", c, cand); err == nil || !strings.Contains(err.Error(), "no criterion") {
+		t.Errorf("an invalid rubric renders: %v", err)
+	}
 }
 
 func TestRenderGEval(t *testing.T) {
