@@ -98,3 +98,29 @@ func (b *Bank) TaskNames() []string {
 	sort.Strings(out)
 	return out
 }
+
+func newHash() hash.Hash { return sha256.New() }
+
+func (w *hashWriter) sum() string { return hex.EncodeToString(w.h.Sum(nil)) }
+
+// scale writes a scale: its ends and its anchors.
+func (w *hashWriter) scale(s Scale) {
+	w.int(s.Min)
+	w.int(s.Max)
+	w.int(len(s.Anchors))
+	for _, a := range s.Anchors {
+		w.int(a.From)
+		w.int(a.To)
+		w.str(a.Label)
+	}
+}
+
+// sortedKeys returns a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

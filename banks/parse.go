@@ -21,9 +21,25 @@ func Parse(data []byte, file string) (*Bank, error) {
 		return nil, &model.SizeError{File: file, Limit: MaxFileSize, What: fileKind}
 	}
 	var b Bank
-	md, err := toml.Decode(string(data), &b)
+	errs := decodeFile(data, file, &b, schema, func() error {
+		b.normalize()
+		return b.Validate()
+	})
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &b, nil
+}
+
+// decodeFile decodes a TOML file into v and checks it: TOML syntax and type
+// errors, keys not in sch (exact spelling required), then check's Errors
+// (run only when decoding succeeded), each given the file and the line and
+// column of its field. The errors come sorted by line; none means v is
+// valid.
+func decodeFile(data []byte, file string, v any, sch map[string]any, check func() error) Errors {
+	md, err := toml.Decode(string(data), v)
 	if err != nil {
-		return nil, Errors{decodeError(err, file)}
+		return Errors{decodeError(err, file)}
 	}
 	keys := scanKeys(data)
 	var errs Errors
@@ -46,26 +62,22 @@ func Parse(data []byte, file string) (*Bank, error) {
 		}
 	}
 	for _, k := range md.Keys() {
-		if !knownKey(k) {
+		if !knownKey(sch, k) {
 			unknown(k)
 		}
 	}
 	for _, k := range md.Undecoded() {
 		unknown(k)
 	}
-	b.normalize()
-	if err := b.Validate(); err != nil {
+	if err := check(); err != nil {
 		for _, fe := range err.(Errors) {
 			fe.File = file
 			fe.Line, fe.Column = lineOf(keys, fe.Field)
 			errs = append(errs, fe)
 		}
 	}
-	if len(errs) > 0 {
-		sortByLine(errs)
-		return nil, errs
-	}
-	return &b, nil
+	sortByLine(errs)
+	return errs
 }
 
 // schema lists the allowed keys; "*" matches any task kind (checked by
@@ -84,11 +96,11 @@ var schema = map[string]any{
 	}},
 }
 
-// knownKey reports whether k, spelled exactly, is in the schema. The toml
+// knownKey reports whether k, spelled exactly, is in the schema sch. The toml
 // package matches field names case-insensitively; requiring the exact
 // spelling keeps "Clause" and "clause" from silently overwriting each other.
-func knownKey(k toml.Key) bool {
-	level := schema
+func knownKey(sch map[string]any, k toml.Key) bool {
+	level := sch
 	for i, seg := range k {
 		next, ok := level[seg]
 		if !ok {

@@ -46,4 +46,10 @@ type Request struct {
 	// them ({"scores": {"1": 7, …}}), never by candidate ids, which can
 	// give away a candidate's origin (e.g. "Original Ground Truth").
 	BatchLabels []string
+
+	// Rubric is set on a rubric request (SAJA or G-Eval, docs/rubrics.md)
+	// and nil on a bank's: it says which criteria the reply rates and on
+	// which scales. BankHash then holds the rubric's hash and Scale, for a
+	// SAJA request, spans every criterion's scale.
+	Rubric *RubricCall
 }

@@ -169,8 +169,13 @@ func (v *validator) task(p, kind string, t Task) {
 		}
 		seen[e.Field] = true
 	}
-	s := t.Scale
-	sp := p + ".scale"
+	v.scale(p+".scale", t.Scale)
+}
+
+// scale checks a score scale at field sp: ends within ±scaleLimit, min <
+// max (at least two points), anchors inside the scale, each with from ≤ to
+// and a label, in increasing order without overlap.
+func (v *validator) scale(sp string, s Scale) {
 	if s.Min < -scaleLimit || s.Max > scaleLimit {
 		v.add(sp, "scale %d–%d is outside ±%d", s.Min, s.Max, scaleLimit)
 	}

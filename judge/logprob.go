@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,19 @@ func ReadExpected(tokens []TokenLogprob, sc banks.Scale) (Expected, error) {
 // Errors (*Error): KindNoLogprobs when the token at t has no alternatives,
 // KindUnparseable when no valid score has positive probability.
 func ExpectedAt(tokens []TokenLogprob, at int, sc banks.Scale) (Expected, error) {
+	ex, err := distAt(tokens, at, sc)
+	if err != nil {
+		return Expected{}, err
+	}
+	if !ex.finish() {
+		return Expected{}, &Error{Kind: KindUnparseable, Msg: noMassMsg(sc)}
+	}
+	return ex, nil
+}
+
+// distAt is ExpectedAt's distribution (Dist and Approx) before it is
+// summed: errors are the positional ones only.
+func distAt(tokens []TokenLogprob, at int, sc banks.Scale) (Expected, error) {
 	off := 0
 	t := -1
 	for i, tok := range tokens {
@@ -95,17 +109,35 @@ func ExpectedAt(tokens []TokenLogprob, at int, sc banks.Scale) (Expected, error)
 	}
 	ex := Expected{Dist: map[int]float64{}}
 	expand(tokens, t, "", 1, sc, &ex, 0)
-	for _, p := range ex.Dist {
-		ex.Mass += p
+	return ex, nil
+}
+
+// finish sums Dist into Mass and sets Score to the mean renormalised over
+// it; false when no valid score has positive probability.
+func (ex *Expected) finish() bool {
+	// Summed in score order, so that the result does not depend on map
+	// iteration order in the last bit.
+	vs := make([]int, 0, len(ex.Dist))
+	for v := range ex.Dist {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	ex.Mass, ex.Score = 0, 0
+	for _, v := range vs {
+		ex.Mass += ex.Dist[v]
 	}
 	if !(ex.Mass > 0) {
-		return Expected{}, &Error{Kind: KindUnparseable, Msg: fmt.Sprintf("no probability on scores %d–%d at the score token", sc.Min, sc.Max)}
+		return false
 	}
-	for v, p := range ex.Dist {
-		ex.Score += float64(v) * p
+	for _, v := range vs {
+		ex.Score += float64(v) * ex.Dist[v]
 	}
 	ex.Score /= ex.Mass
-	return ex, nil
+	return true
+}
+
+func noMassMsg(sc banks.Scale) string {
+	return fmt.Sprintf("no probability on scores %d–%d at the score token", sc.Min, sc.Max)
 }
 
 // expand distributes weight w over the numbers that start with prefix and

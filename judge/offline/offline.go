@@ -9,6 +9,11 @@
 // relevance): it over-rewards length, specificity, extractiveness and
 // overlap with the lead, and under-rewards grounding and coherence. That
 // gives PRISM a real bias to correct.
+//
+// It answers rubric requests too (banks.Request.Rubric set: SAJA and
+// G-Eval, docs/rubrics.md), rating each criterion from the feature it
+// names with a halo towards its overall impression and a leniency shift
+// (see scoreRubric), so the rubric baselines run with no network.
 package offline
 
 import (
@@ -131,6 +136,9 @@ func (j *Judge) Score(ctx context.Context, req banks.Request) (judge.Result, err
 		return res, e
 	}
 	start := time.Now()
+	if req.Rubric != nil {
+		return j.scoreRubric(req, start)
+	}
 	src := j.source(req.Source)
 	eff := j.effect(req.Instruction)
 	texts, ids := []string{req.CandidateText}, []string(nil)

@@ -105,16 +105,17 @@ func (c *Client) Score(ctx context.Context, req banks.Request) (judge.Result, er
 		res.Err = err
 		return res, err
 	}
+	ids := judge.ItemIDs(req)
 	for r := range c.cfg.Repeats {
 		s := c.sample(ctx, req, r)
 		res.Samples = append(res.Samples, s)
 		if s.Err != nil && s.Err.Kind.StopsRun() {
-			res.Finish(req.BatchIDs)
+			res.Finish(ids)
 			res.Err = s.Err
 			return res, s.Err
 		}
 	}
-	if err := res.Finish(req.BatchIDs); err != nil {
+	if err := res.Finish(ids); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -128,6 +129,10 @@ func checkRequest(req banks.Request) *judge.Error {
 		return &judge.Error{Kind: judge.KindConfig, Msg: fmt.Sprintf("scale %d–%d is empty", req.Scale.Min, req.Scale.Max)}
 	case len(req.BatchIDs) != len(req.BatchTexts) && len(req.BatchTexts) > 0:
 		return &judge.Error{Kind: judge.KindConfig, Msg: "batch ids and texts differ in length"}
+	case req.Rubric != nil && len(req.BatchIDs) > 0:
+		return &judge.Error{Kind: judge.KindConfig, Msg: "a rubric request is not batched"}
+	case req.Rubric != nil && (len(req.Rubric.Criteria) == 0 || req.Rubric.Kind == banks.RubricGEval && len(req.Rubric.Criteria) != 1):
+		return &judge.Error{Kind: judge.KindConfig, Msg: "a rubric request asks every criterion (SAJA) or exactly one (G-Eval)"}
 	}
 	return nil
 }
@@ -193,6 +198,10 @@ func (c *Client) read(s *judge.Sample, req banks.Request, finish goopenai.Finish
 		}
 		return e
 	}
+	if req.Rubric != nil {
+		c.readRubric(s, req, truncated)
+		return
+	}
 	if c.cfg.Mode == judge.ModeExpected {
 		if len(s.Logprobs) == 0 {
 			s.Err = &judge.Error{Kind: judge.KindNoLogprobs, Msg: "the server returned no logprobs; it was not scored another way"}
@@ -220,6 +229,44 @@ func (c *Client) read(s *judge.Sample, req banks.Request, finish goopenai.Finish
 		return
 	}
 	s.Score, s.HasScore = float64(v), true
+}
+
+// readRubric parses a rubric reply (docs/rubrics.md). SAJA: the JSON
+// object's ratings, one item per criterion (missing cells carry their
+// error; a reply with no object of ratings fails as a whole), integers in
+// either mode. G-Eval: in expected mode the weighted mean over the valid
+// ratings at the rating's token (ReadRatingLogprobs), else the sampled
+// rating (ParseRating), leading or after the criterion's label.
+func (c *Client) readRubric(s *judge.Sample, req banks.Request, truncated func(*judge.Error) *judge.Error) {
+	rc := req.Rubric
+	if rc.Kind == banks.RubricSAJA {
+		items, err := judge.ParseSAJA(s.Raw, rc.Criteria)
+		s.Items = items
+		if err != nil {
+			s.Err = truncated(err.(*judge.Error))
+		}
+		return
+	}
+	cr := rc.Criteria[0]
+	if c.cfg.Mode == judge.ModeExpected {
+		if len(s.Logprobs) == 0 {
+			s.Err = &judge.Error{Kind: judge.KindNoLogprobs, Msg: "the server returned no logprobs; it was not scored another way"}
+			return
+		}
+		ex, err := judge.ReadRatingLogprobs(s.Logprobs, cr.Label, cr.Scale)
+		if err != nil {
+			s.Err = truncated(err.(*judge.Error))
+			return
+		}
+		s.Score, s.HasScore, s.ProbMass, s.Approx = ex.Score, true, ex.Mass, ex.Approx
+		return
+	}
+	v, err := judge.ParseRating(s.Raw, cr.Label, cr.Scale)
+	if err != nil {
+		s.Err = truncated(err.(*judge.Error))
+		return
+	}
+	s.Score, s.HasScore = v, true
 }
 
 func expectedItems(toks []judge.TokenLogprob, keys, ids []string, sc banks.Scale) []judge.Item {
@@ -303,22 +350,32 @@ func (c *Client) chatRequest(req banks.Request, repeat int) (goopenai.ChatComple
 		cr.LogProbs = true
 		cr.TopLogProbs = c.cfg.TopLogprobs
 	}
-	switch c.cfg.ResponseFormat {
-	case judge.FormatJSONSchema:
+	switch {
+	case req.Rubric != nil && req.Rubric.Kind == banks.RubricGEval:
+		// A G-Eval reply is free text after a form line: no response_format.
+	case c.cfg.ResponseFormat == judge.FormatJSONSchema:
 		cr.ResponseFormat = schemaFormat(req)
-	case judge.FormatAuto:
+	case c.cfg.ResponseFormat == judge.FormatAuto:
 		if !c.schemaOff.Load() {
 			cr.ResponseFormat = schemaFormat(req)
 		}
-	case judge.FormatJSONObject:
+	case c.cfg.ResponseFormat == judge.FormatJSONObject:
 		cr.ResponseFormat = &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	return cr, ci
 }
 
 // schemaFormat is the json_schema response format: {"score": int in
-// [Min, Max]} for one candidate, {"scores": {LABEL: int, …}} for a batch.
+// [Min, Max]} for one candidate, {"scores": {LABEL: int, …}} for a batch,
+// the rubric's schema for a SAJA request.
 func schemaFormat(req banks.Request) *goopenai.ChatCompletionResponseFormat {
+	if raw := req.Rubric.Schema(); raw != nil {
+		// A SAJA request: one integer member per criterion (docs/rubrics.md).
+		return &goopenai.ChatCompletionResponseFormat{
+			Type:       goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{Name: banks.SchemaName, Schema: raw, Strict: true},
+		}
+	}
 	intSchema := map[string]any{"type": "integer", "minimum": req.Scale.Min, "maximum": req.Scale.Max}
 	var schema map[string]any
 	if len(req.BatchIDs) == 0 {
