@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -118,8 +119,13 @@ func (f *fitter) predict(g int, r *rule, dst []float64) []float64 {
 
 // value is the within-context metric of context g under rule r.
 func (f *fitter) value(g int, r *rule) float64 {
+	return f.metricOf(g, f.predict(g, r, f.pred))
+}
+
+// metricOf is the within-context metric of context g's predictions pred
+// (one per row of the context, in row order).
+func (f *fitter) metricOf(g int, pred []float64) float64 {
 	lo, hi := f.d.Off[g], f.d.Off[g+1]
-	pred := f.predict(g, r, f.pred)
 	if f.pairwise {
 		acc, _ := PairwiseAccuracy(pred, f.d.Human[lo:hi])
 		return acc
@@ -199,6 +205,15 @@ func (f *fitter) pickGamma(vals []float64, train []int, cv []float64) int {
 func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 	prog := newFitProgress(f.opts)
 	d := f.d
+	bds, err := prepareBaselines(d, f.opts)
+	if err != nil {
+		return err
+	}
+	for _, bd := range bds {
+		if bd.kind == BaselineRidge {
+			bd.res.Gammas = make([]float64, f.opts.Folds)
+		}
+	}
 	gammas := f.opts.Gammas
 	G, nctx := len(gammas), len(d.Contexts)
 	tab := newOuterTables(gammas, f.methods, nctx) // out-of-fold values per method, γ and context
@@ -258,6 +273,17 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
 				return
 			}
+			sp := w.baselineSpace()
+			for _, bd := range bds {
+				gam, err := fitBaselineFold(ctx, bd, sp, d.Human, train, test, f.opts)
+				if err != nil {
+					errs[fo] = fmt.Errorf("calib: outer fold %d: rubric baseline %q: %w", fo+1, bd.b.Name, err)
+					return
+				}
+				if bd.res.Gammas != nil {
+					bd.res.Gammas[fo] = gam
+				}
+			}
 			prog.step()
 		}()
 	}
@@ -303,7 +329,18 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			values[u][i] = selected[m][g]
 		}
 	}
+	for _, bd := range bds {
+		v := make([]float64, len(defined))
+		for i, g := range defined {
+			v[i] = f.metricOf(g, bd.pred[d.Off[g]:d.Off[g+1]])
+		}
+		values = append(values, v)
+	}
 	ci, diff := PairedBootstrap(values, 0, f.opts.Bootstrap, f.opts.Seed)
+	var diffP [][2]float64 // vs PRISM, on the same draws
+	if len(bds) > 0 {
+		_, diffP = PairedBootstrap(values, prismRow(used), f.opts.Bootstrap, f.opts.Seed)
+	}
 	prog.step()
 	for u, m := range used {
 		res := &MethodResult{Mean: mean(values[u]), CI: ci[u], PerContext: map[string]float64{}}
@@ -314,6 +351,17 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			res.DiffVsVanilla = &Diff{Mean: res.Mean - mean(values[0]), CI: diff[u]}
 		}
 		*r.Methods.byMethod(m) = res
+	}
+	for b, bd := range bds {
+		u := len(used) + b
+		res := bd.res
+		res.MethodResult = MethodResult{Mean: mean(values[u]), CI: ci[u], PerContext: map[string]float64{}}
+		for i, g := range defined {
+			res.PerContext[d.Contexts[g]] = values[u][i]
+		}
+		res.DiffVsVanilla = &Diff{Mean: res.Mean - mean(values[0]), CI: diff[u]}
+		res.DiffVsPRISM = &Diff{Mean: res.Mean - mean(values[prismRow(used)]), CI: diffP[u]}
+		r.addBaseline(bd.b.Name, res)
 	}
 	for k, a := range d.Attrs {
 		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
@@ -386,4 +434,33 @@ func summarize(x []float64) ProfileStat {
 		}
 	}
 	return st
+}
+
+// baselineSpace maps contexts to their rows and scores them as the inner
+// CV does (pickGamma): the mean, over the units where the metric is
+// defined, in the order given, of the within-context metric.
+func (f *fitter) baselineSpace() baselineSpace {
+	d := f.d
+	return baselineSpace{
+		rowsOf: func(units []int) []int { return contextRows(d, units) },
+		score: func(units []int, pred []float64) float64 {
+			var s float64
+			c := 0
+			for _, g := range units {
+				if f.defined[g] {
+					s += f.metricOf(g, pred[d.Off[g]:d.Off[g+1]])
+					c++
+				}
+			}
+			if c > 0 {
+				s /= float64(c)
+			}
+			return s
+		},
+	}
+}
+
+// prismRow is the index of PRISM among the bootstrap rows used.
+func prismRow(used []Method) int {
+	return slices.Index(used, PRISM)
 }

@@ -34,6 +34,11 @@ type Options struct {
 	// Folds + 1 steps. Calls never overlap and done increases by one each
 	// time; folds finish in any order.
 	Progress func(done, total int)
+	// Baselines are rubric-based methods (SAJA forest or ridge heads,
+	// G-Eval) scored on the same outer folds and bootstrap draws as the
+	// fitted methods and reported in Report.Baselines (docs/protocol.md
+	// §12). They change no other number of the report.
+	Baselines []Baseline
 
 	ScoresFile, LabelsFile, OrderFile string // names used in error messages
 }

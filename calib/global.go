@@ -169,6 +169,16 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for _, u := range order {
 		r.Order = append(r.Order, f.ids[u])
 	}
+	bds, err := prepareBaselines(d, opts)
+	if err != nil {
+		return err
+	}
+	for _, bd := range bds {
+		if bd.kind == BaselineRidge {
+			bd.res.Gammas = make([]float64, opts.Folds)
+		}
+	}
+	sp := f.baselineSpace()
 	gammas := opts.Gammas
 	G := len(gammas)
 	tab := newOuterTables(gammas, f.methods, n)
@@ -211,6 +221,15 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		if err != nil {
 			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
 		}
+		for _, bd := range bds {
+			gam, err := fitBaselineFold(ctx, bd, sp, d.Human, train, test, opts)
+			if err != nil {
+				return fmt.Errorf("calib: global mode, outer fold %d: rubric baseline %q: %w", fo+1, bd.b.Name, err)
+			}
+			if bd.res.Gammas != nil {
+				bd.res.Gammas[fo] = gam
+			}
+		}
 		r.Folds = append(r.Folds, fold)
 		prog.step()
 	}
@@ -230,7 +249,14 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for u, m := range used {
 		preds[u] = selected[m]
 	}
+	for _, bd := range bds {
+		preds = append(preds, bd.pred)
+	}
 	means, ci, diff := PooledBootstrap(preds, d.Human, 0, opts.Bootstrap, opts.Seed)
+	var diffP [][2]float64 // vs PRISM, on the same draws
+	if len(bds) > 0 {
+		_, _, diffP = PooledBootstrap(preds, d.Human, prismRow(used), opts.Bootstrap, opts.Seed)
+	}
 	prog.step()
 	for u, m := range used {
 		res := &MethodResult{Mean: means[u], CI: ci[u], PerContext: map[string]float64{GlobalContext: means[u]}}
@@ -238,6 +264,14 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 			res.DiffVsVanilla = &Diff{Mean: means[u] - means[0], CI: diff[u]}
 		}
 		*r.Methods.byMethod(m) = res
+	}
+	for b, bd := range bds {
+		u := len(used) + b
+		res := bd.res
+		res.MethodResult = MethodResult{Mean: means[u], CI: ci[u], PerContext: map[string]float64{GlobalContext: means[u]}}
+		res.DiffVsVanilla = &Diff{Mean: means[u] - means[0], CI: diff[u]}
+		res.DiffVsPRISM = &Diff{Mean: means[u] - means[prismRow(used)], CI: diffP[u]}
+		r.addBaseline(bd.b.Name, res)
 	}
 	for k, a := range d.Attrs {
 		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
@@ -326,4 +360,19 @@ func PooledBootstrap(preds [][]float64, human []float64, ref, B int, seed uint64
 	}
 	ci, diff = percentileIntervals(stats, M, B, ref)
 	return means, ci, diff
+}
+
+// baselineSpace maps candidates (units are rows) to themselves and scores
+// a set of them by the pooled Spearman correlation, as the inner CV does.
+func (f *globalFitter) baselineSpace() baselineSpace {
+	return baselineSpace{
+		rowsOf: func(units []int) []int { return slices.Sorted(slices.Values(units)) },
+		score: func(units []int, pred []float64) float64 {
+			p := make([]float64, len(units))
+			for i, u := range units {
+				p[i] = pred[u]
+			}
+			return f.pooled(units, p)
+		},
+	}
 }

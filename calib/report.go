@@ -21,6 +21,17 @@ type Report struct {
 	// Sweep maps γ (formatted with strconv 'g', e.g. "0.001", "1000") to the
 	// out-of-fold mean of each fitted method at that fixed γ in every fold.
 	Sweep map[string]map[string]float64 `json:"sweep"`
+	// Baselines maps a rubric baseline's name (Options.Baselines) to its
+	// result, scored on the same folds and bootstrap draws as Methods
+	// (docs/protocol.md §12); absent without baselines.
+	Baselines map[string]*BaselineResult `json:"baselines,omitempty"`
+}
+
+func (r *Report) addBaseline(name string, res *BaselineResult) {
+	if r.Baselines == nil {
+		r.Baselines = map[string]*BaselineResult{}
+	}
+	r.Baselines[name] = res
 }
 
 // Methods holds one result per method.
