@@ -124,8 +124,14 @@ func prepareBaseline(d *Design, b Baseline) (*baselineData, error) {
 			return nil, fmt.Errorf("rubric baseline %q: criterion %q: scale %v–%v: want finite min < max", name, b.Criteria[c], sc[0], sc[1])
 		}
 	}
-	if kind == BaselineForest && b.Forest.Trees == 0 {
-		b.Forest = DefaultForestOptions()
+	if kind == BaselineForest {
+		if b.Forest.Trees == 0 {
+			b.Forest = DefaultForestOptions()
+		}
+		fo := b.Forest
+		if fo.Trees < 0 || fo.MinLeaf < 0 || fo.MaxDepth < 0 || fo.Workers < 0 || fo.MaxFeatures < 0 || fo.MaxFeatures > p {
+			return nil, fmt.Errorf("rubric baseline %q: forest options %+v: want no negative value and MaxFeatures ≤ %d criteria", name, fo, p)
+		}
 	}
 	n := d.Rows()
 	bd := &baselineData{b: b, kind: kind, p: p, x: make([]float64, n*p), all: make([]float64, p), pred: make([]float64, n),
@@ -290,10 +296,10 @@ func (bd *baselineData) fitRidge(rows []int, human []float64) (*ridgeHead, error
 	return h, nil
 }
 
-// predictRows stores in dst[r] the prediction at γ of each row r of rows.
-func (h *ridgeHead) predictRows(bd *baselineData, gamma float64, rows []int, dst []float64) {
+// predictRows stores in dst[r] the prediction at γ of each row r of rows,
+// whose filled ratings (bd.fill with h.mu) are x.
+func (h *ridgeHead) predictRows(bd *baselineData, gamma float64, rows []int, x, dst []float64) {
 	h.path.solve(gamma, h.beta)
-	x := bd.fill(rows, h.mu)
 	p := bd.p
 	for i, r := range rows {
 		var s float64
@@ -360,8 +366,9 @@ func fitBaselineFold(ctx context.Context, bd *baselineData, sp baselineSpace, hu
 			return 0, fmt.Errorf("inner fold %d: %w", p+1, err)
 		}
 		part := sp.rowsOf(train[lo:hi])
+		x := bd.fill(part, h.mu)
 		for gi, gam := range gammas {
-			h.predictRows(bd, gam, part, preds[gi])
+			h.predictRows(bd, gam, part, x, preds[gi])
 		}
 	}
 	cv := make([]float64, G)
@@ -373,7 +380,7 @@ func fitBaselineFold(ctx context.Context, bd *baselineData, sp baselineSpace, hu
 	if err != nil {
 		return 0, err
 	}
-	h.predictRows(bd, gam, testRows, bd.pred)
+	h.predictRows(bd, gam, testRows, bd.fill(testRows, h.mu), bd.pred)
 	return gam, nil
 }
 
