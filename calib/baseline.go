@@ -56,10 +56,23 @@ type BaselineResult struct {
 	Missing    map[string]int `json:"missing"`
 	OutOfScale int            `json:"out_of_scale"`
 	Absent     int            `json:"absent"`
+	// Forest is the forest head's configuration (kind forest only).
+	Forest *ForestSpec `json:"forest,omitempty"`
 	// Gammas is the ridge head's γ chosen by the inner CV, per outer fold.
 	Gammas             []float64 `json:"gammas,omitempty"`
 	CallsPerCandidate  float64   `json:"calls_per_candidate,omitempty"`
 	TokensPerCandidate float64   `json:"tokens_per_candidate,omitempty"`
+}
+
+// ForestSpec records the options a forest head was fitted with (the
+// result-affecting fields of ForestOptions; 0 means scikit-learn's default).
+type ForestSpec struct {
+	Trees       int    `json:"trees"`
+	Seed        uint64 `json:"seed"`
+	MinLeaf     int    `json:"min_leaf"`
+	MaxFeatures int    `json:"max_features"`
+	MaxDepth    int    `json:"max_depth"`
+	NoBootstrap bool   `json:"no_bootstrap"`
 }
 
 // baselineData is one baseline's criterion matrix over the design's rows.
@@ -139,6 +152,10 @@ func prepareBaseline(d *Design, b Baseline) (*baselineData, error) {
 			CallsPerCandidate: b.CallsPerCandidate, TokensPerCandidate: b.TokensPerCandidate}}
 	for _, c := range b.Criteria {
 		bd.res.Missing[c] = 0
+	}
+	if kind == BaselineForest {
+		fo := b.Forest
+		bd.res.Forest = &ForestSpec{Trees: fo.Trees, Seed: fo.Seed, MinLeaf: fo.MinLeaf, MaxFeatures: fo.MaxFeatures, MaxDepth: fo.MaxDepth, NoBootstrap: fo.NoBootstrap}
 	}
 	for g, ctx := range d.Contexts {
 		for i, cand := range d.Candidates[g] {

@@ -91,6 +91,9 @@ func TestBaselineSignal(t *testing.T) {
 	if g := r.Baselines["saja_ridge"].Gammas; len(g) != opts.Folds {
 		t.Errorf("ridge γ per fold: %v", g)
 	}
+	if f := r.Baselines["saja"].Forest; f == nil || f.Trees != 50 || f.Seed != 42 || r.Baselines["geval"].Forest != nil {
+		t.Errorf("forest spec %+v", f)
+	}
 	if r.Baselines["saja"].CallsPerCandidate != 1 || r.Baselines["saja"].Kind != BaselineForest {
 		t.Errorf("saja: %+v", r.Baselines["saja"])
 	}
@@ -326,5 +329,17 @@ func BenchmarkFitForestBaseline(b *testing.B) {
 			b.Fatal(err)
 		}
 		sinkReport = r
+	}
+}
+
+func TestBaselineCancel(t *testing.T) {
+	rows, labels := synth(20, 6, 3, 12)
+	opts := DefaultOptions()
+	opts.Bootstrap = 10
+	opts.Baselines = signalBaselines(rows, labels)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := Fit(ctx, rows, labels, opts); err == nil {
+		t.Error("a cancelled fit returned no error")
 	}
 }
