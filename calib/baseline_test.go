@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // rubricScores builds a baseline's scores over the labelled candidates of
@@ -341,5 +342,145 @@ func TestBaselineCancel(t *testing.T) {
 	cancel()
 	if _, _, err := Fit(ctx, rows, labels, opts); err == nil {
 		t.Error("a cancelled fit returned no error")
+	}
+}
+
+// TestBaselineForestSameFolds refits the forest head by hand on each
+// outer fold's training contexts, as listed in the report, and finds the
+// report's per-context values bit for bit.
+func TestBaselineForestSameFolds(t *testing.T) {
+	rows, labels := synth(15, 6, 2, 21)
+	opts := DefaultOptions()
+	opts.Bootstrap = 20
+	bl := signalBaselines(rows, labels)[0]
+	for k, v := range bl.Scores { // a few missing cells, to exercise the imputation
+		if k[1] == "m01" {
+			v[0] = math.NaN()
+		}
+	}
+	opts.Baselines = []Baseline{bl}
+	r, _, err := Fit(context.Background(), rows, labels, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := len(bl.Criteria)
+	for _, fold := range r.Folds {
+		test := map[string]bool{}
+		for _, c := range fold.TestContexts {
+			test[c] = true
+		}
+		var xtr, ytr []float64
+		sum, cnt := make([]float64, p), make([]float64, p)
+		for g, c := range d.Contexts { // design order
+			if test[c] {
+				continue
+			}
+			for i, cand := range d.Candidates[g] {
+				for j, v := range bl.Scores[[2]string{c, cand}] {
+					if !math.IsNaN(v) {
+						sum[j] += v
+						cnt[j]++
+					}
+				}
+				ytr = append(ytr, d.Human[d.Off[g]+i])
+			}
+		}
+		row := func(c, cand string) []float64 {
+			out := make([]float64, p)
+			for j, v := range bl.Scores[[2]string{c, cand}] {
+				if math.IsNaN(v) {
+					v = sum[j] / cnt[j]
+				}
+				out[j] = v
+			}
+			return out
+		}
+		for g, c := range d.Contexts {
+			if !test[c] {
+				for _, cand := range d.Candidates[g] {
+					xtr = append(xtr, row(c, cand)...)
+				}
+			}
+		}
+		fo, err := FitForest(context.Background(), xtr, len(ytr), p, ytr, bl.Forest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g, c := range d.Contexts {
+			if !test[c] {
+				continue
+			}
+			var pred []float64
+			for _, cand := range d.Candidates[g] {
+				pred = append(pred, fo.Predict(row(c, cand)))
+			}
+			if got, want := r.Baselines["saja"].PerContext[c], Spearman(pred, d.Human[d.Off[g]:d.Off[g+1]]); got != want {
+				t.Errorf("fold %d context %s: %v, refit by hand %v", fold.Fold, c, got, want)
+			}
+		}
+	}
+}
+
+// TestRidgeHeadSolve checks the ridge head against a direct solve of its
+// normal equations.
+func TestRidgeHeadSolve(t *testing.T) {
+	rows, labels := synth(6, 5, 2, 3)
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores := rubricScores(rows, labels, 3, func(c int, y, _ float64, rng *rand.Rand) float64 { return float64(c+1)*y + rng.NormFloat64() })
+	bd, err := prepareBaseline(d, Baseline{Name: "r", Kind: BaselineRidge, Criteria: criteria(3), Scores: scores})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := contextRows(d, []int{0, 2, 3, 5})
+	h, err := bd.fitRidge(train, d.Human)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gamma = 0.1
+	all := contextRows(d, []int{0, 1, 2, 3, 4, 5})
+	pred := make([]float64, d.Rows())
+	h.predictRows(bd, gamma, all, bd.fill(all, h.mu), pred)
+	// Direct: centered X and y over train, (XᵀX + μI)β = Xᵀy.
+	p := 3
+	n := float64(len(train))
+	mx, my := make([]float64, p), 0.0
+	for _, r := range train {
+		for c := 0; c < p; c++ {
+			mx[c] += bd.x[r*p+c] / n
+		}
+		my += d.Human[r] / n
+	}
+	a, b := mat.NewDense(p, p, nil), mat.NewVecDense(p, nil)
+	for _, r := range train {
+		for c := 0; c < p; c++ {
+			for e := 0; e < p; e++ {
+				a.Set(c, e, a.At(c, e)+(bd.x[r*p+c]-mx[c])*(bd.x[r*p+e]-mx[e]))
+			}
+			b.SetVec(c, b.AtVec(c)+(bd.x[r*p+c]-mx[c])*(d.Human[r]-my))
+		}
+	}
+	mu := gamma * (a.At(0, 0) + a.At(1, 1) + a.At(2, 2)) / float64(p)
+	for c := 0; c < p; c++ {
+		a.Set(c, c, a.At(c, c)+mu)
+	}
+	var beta mat.VecDense
+	if err := beta.SolveVec(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		want := my
+		for c := 0; c < p; c++ {
+			want += (bd.x[r*p+c] - mx[c]) * beta.AtVec(c)
+		}
+		if math.Abs(pred[r]-want) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("row %d: %v, direct %v", r, pred[r], want)
+		}
 	}
 }
