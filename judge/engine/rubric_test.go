@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+func builtinRubric(t testing.TB, name string) *banks.Rubric {
+	t.Helper()
+	r, err := banks.BuiltinRubric(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func rubricSpec(t testing.TB, d *model.Dataset, name string) Spec {
+	return Spec{Dataset: d, Rubric: builtinRubric(t, name), RubricSource: "builtin:" + name, JudgeName: "offline",
+		Config: judge.Defaults(), Repeats: 1, Limits: Limits{Concurrency: 2}}
+}
+
+// countJudge counts calls per request identity and can alter replies.
+type countJudge struct {
+	inner judge.Judge
+	mu    sync.Mutex
+	calls map[string]int
+	after func(n int64) // called after each call with the call count
+	n     atomic.Int64
+	alter func(*judge.Result)
+}
+
+func (c *countJudge) Name() string { return "count" }
+func (c *countJudge) Score(ctx context.Context, req banks.Request) (judge.Result, error) {
+	res, err := c.inner.Score(ctx, req)
+	if c.alter != nil {
+		c.alter(&res)
+		if len(res.Items) > 0 {
+			err = nil
+		}
+	}
+	c.mu.Lock()
+	c.calls[req.ContextID+"/"+req.CandidateID+"/"+req.Probe]++
+	c.mu.Unlock()
+	if c.after != nil {
+		c.after(c.n.Add(1))
+	}
+	return res, err
+}
+
+func runRubric(t *testing.T, st *store.Store, spec Spec, cj *countJudge, cancelAfter int64) (*Plan, Summary) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := PlanJudges(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj.inner = js[0]
+	var run atomic.Pointer[Run]
+	cj.after = nil
+	if cancelAfter > 0 {
+		cj.after = func(n int64) {
+			if n == cancelAfter {
+				if r := run.Load(); r != nil {
+					r.Cancel()
+				}
+			}
+		}
+		cj.n.Store(0)
+	}
+	r, err := Start(ctx, st, []judge.Judge{cj}, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Store(r)
+	for range r.Events() {
+	}
+	sum, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, sum
+}
+
+func perCriterion(t *testing.T, st *store.Store, d *model.Dataset, hash string) (map[string]int, map[string]int) {
+	t.Helper()
+	rows, err := st.Scores(context.Background(), d.Name, "offline", hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scored, missing := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		if _, _, ok := model.SplitRubricProbe(r.Probe); !ok {
+			t.Fatalf("row probe %q is no rubric probe", r.Probe)
+		}
+		if r.Missing {
+			missing[r.Probe]++
+		} else {
+			scored[r.Probe]++
+		}
+	}
+	return scored, missing
+}
+
+func TestRubricSAJAOneCallPerCandidate(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "saja-broad")
+	crits := spec.Rubric.CriterionNames()
+	cj := &countJudge{calls: map[string]int{}}
+	// Cancel after the first call, then resume: nothing is sent twice.
+	p, sum := runRubric(t, st, spec, cj, 1)
+	if n := len(crits) * d.NumCandidates(); p.Estimate.Requests != n || p.Estimate.Send != d.NumCandidates() || p.Estimate.Calls != d.NumCandidates() {
+		t.Fatalf("estimate %+v, want %d ratings in %d calls", p.Estimate, n, d.NumCandidates())
+	}
+	if sum.Answered%len(crits) != 0 || sum.Answered == 0 {
+		t.Fatalf("first run stored %d ratings, want whole calls of %d", sum.Answered, len(crits))
+	}
+	runRubric(t, st, spec, cj, 0)
+	for id, n := range cj.calls {
+		if n != 1 {
+			t.Errorf("%s sent %d times", id, n)
+		}
+	}
+	if len(cj.calls) != d.NumCandidates() {
+		t.Errorf("%d calls, want %d", len(cj.calls), d.NumCandidates())
+	}
+	scored, missing := perCriterion(t, st, d, p.BankHash)
+	for _, c := range crits {
+		if got := scored[model.RubricProbe("saja-broad", c)]; got != d.NumCandidates() {
+			t.Errorf("criterion %s: %d scores, want %d", c, got, d.NumCandidates())
+		}
+	}
+	if len(missing) != 0 {
+		t.Errorf("missing cells %v", missing)
+	}
+	// A rerun sends nothing.
+	p2, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.Estimate.Send != 0 || p2.Estimate.Answered != p2.Estimate.Requests {
+		t.Errorf("rerun estimate %+v", p2.Estimate)
+	}
+	// The snapshot is stored as a rubric's.
+	snap, err := st.Bank(context.Background(), p.BankHash)
+	if err != nil || !snap.IsRubric() || snap.Name != "saja-broad" {
+		t.Errorf("snapshot %+v, %v", snap.Source, err)
+	}
+}
+
+func TestRubricSAJAMissingCellIsNoFailure(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "saja-broad")
+	cj := &countJudge{calls: map[string]int{}, alter: func(r *judge.Result) {
+		// The reply leaves out the second criterion.
+		r.Items[1].HasScore, r.Items[1].Score = false, 0
+		r.Items[1].Err = &judge.Error{Kind: judge.KindUnparseable, Msg: "missing"}
+	}}
+	p, sum := runRubric(t, st, spec, cj, 0)
+	if sum.Failed != 0 || sum.Missing != d.NumCandidates() {
+		t.Fatalf("failed %d missing %d, want 0 and %d", sum.Failed, sum.Missing, d.NumCandidates())
+	}
+	_, missing := perCriterion(t, st, d, p.BankHash)
+	c1 := model.RubricProbe("saja-broad", spec.Rubric.Criteria[1].Name)
+	if missing[c1] != d.NumCandidates() || len(missing) != 1 {
+		t.Errorf("missing %v", missing)
+	}
+	p2, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.Estimate.Send != 0 {
+		t.Errorf("a missing cell is sent again: %+v", p2.Estimate)
+	}
+}
+
+func TestRubricGEvalSamples(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "geval-summeval")
+	spec.Samples = 5
+	crits := spec.Rubric.CriterionNames()
+	var samples atomic.Int64
+	cj := &countJudge{calls: map[string]int{}, alter: func(r *judge.Result) { samples.Add(int64(len(r.Samples))) }}
+	p, _ := runRubric(t, st, spec, cj, 3)
+	n := len(crits) * d.NumCandidates()
+	if p.Estimate.Send != n || p.Estimate.Calls != 5*n {
+		t.Fatalf("estimate %+v, want %d requests of 5 calls", p.Estimate, n)
+	}
+	if cfg := p.SendConfig(); cfg.Temperature == nil || *cfg.Temperature != 1 || cfg.TopP == nil || *cfg.TopP != 1 || cfg.Repeats != 5 {
+		t.Errorf("send config %+v", cfg)
+	}
+	runRubric(t, st, spec, cj, 0)
+	for id, k := range cj.calls {
+		if k != 1 {
+			t.Errorf("%s sent %d times", id, k)
+		}
+	}
+	if len(cj.calls) != n || samples.Load() != int64(5*n) {
+		t.Errorf("%d requests, %d samples; want %d, %d", len(cj.calls), samples.Load(), n, 5*n)
+	}
+	scored, _ := perCriterion(t, st, d, p.BankHash)
+	for _, c := range spec.Rubric.Criteria {
+		pr := model.RubricProbe("geval-summeval", c.Name)
+		if scored[pr] != d.NumCandidates() {
+			t.Errorf("%s: %d scores", pr, scored[pr])
+		}
+	}
+	rows, _ := st.Scores(context.Background(), d.Name, "offline", p.BankHash)
+	for _, r := range rows {
+		_, c, _ := model.SplitRubricProbe(r.Probe)
+		cr, _ := spec.Rubric.Criterion(c)
+		if r.Score < float64(cr.Scale.Min) || r.Score > float64(cr.Scale.Max) || math.IsNaN(r.Score) {
+			t.Errorf("%s score %v outside %d–%d", r.Probe, r.Score, cr.Scale.Min, cr.Scale.Max)
+		}
+	}
+	// Another sample count is another study of the same rubric: new keys.
+	spec.Samples = 6
+	p3, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3.Items[0].Row.Key == p.Items[0].Row.Key {
+		t.Error("the sample count is not in the request key")
+	}
+}
