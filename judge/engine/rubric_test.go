@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"sync"
@@ -235,5 +236,18 @@ func TestRubricGEvalSamples(t *testing.T) {
 	}
 	if p3.Items[0].Row.Key == p.Items[0].Row.Key {
 		t.Error("the sample count is not in the request key")
+	}
+}
+
+func TestRubricBatchExportRefused(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	p, err := NewPlan(context.Background(), st, rubricSpec(t, d, "saja-broad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := ExportBatch(context.Background(), st, p, &buf); err == nil || buf.Len() != 0 {
+		t.Errorf("batch export of a rubric study: %v, %d bytes", err, buf.Len())
 	}
 }
