@@ -41,6 +41,9 @@ type countJudge struct {
 func (c *countJudge) Name() string { return "count" }
 func (c *countJudge) Score(ctx context.Context, req banks.Request) (judge.Result, error) {
 	res, err := c.inner.Score(ctx, req)
+	if judge.KindOf(err) == judge.KindCanceled {
+		return res, err // refused before answering: nothing was sent
+	}
 	if c.alter != nil {
 		c.alter(&res)
 		if len(res.Items) > 0 {
