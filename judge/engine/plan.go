@@ -492,7 +492,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 	}
 	e.PriceModel = priceModel(p.Spec.Config)
 	e.Cost, e.Priced = p.Spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
-	e.Time = estimateTime(e.Send, e.InputTokens+e.OutputTokens, p.Spec)
+	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, p.Spec)
 	return nil
 }
 

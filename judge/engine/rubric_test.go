@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
@@ -252,5 +253,58 @@ func TestRubricBatchExportRefused(t *testing.T) {
 	var buf bytes.Buffer
 	if _, err := ExportBatch(context.Background(), st, p, &buf); err == nil || buf.Len() != 0 {
 		t.Errorf("batch export of a rubric study: %v, %d bytes", err, buf.Len())
+	}
+}
+
+// lockedClock is a fakeClock safe to read from the run's ticker.
+type lockedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *lockedClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *lockedClock) sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+	return nil
+}
+
+// Every sampled G-Eval call is charged a start: RPM bounds calls, not
+// requests.
+func TestRubricGEvalSamplesAreRateLimited(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "geval-summeval")
+	spec.Samples = 3
+	spec.Limits = Limits{Concurrency: 1, RPM: 60}
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := p.Estimate.Calls // 4 candidates × 4 criteria × 3 samples
+	if calls != 48 || p.Estimate.Time < 47*time.Second {
+		t.Fatalf("estimate: %d calls in %s", calls, p.Estimate.Time)
+	}
+	c := &lockedClock{t: time.Unix(1_000_000, 0)}
+	lim := NewLimiter(spec.Limits)
+	lim.now, lim.sleep = c.now, c.sleep
+	t0 := c.now()
+	js, err := PlanJudges(p, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Start(context.Background(), st, js, p, Options{Limiter: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range r.Events() {
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// 48 starts 1 s apart: the last starts 47 s after the first.
+	if got := c.now().Sub(t0); got < 47*time.Second {
+		t.Errorf("48 calls at 60 rpm took %s of limiter time, want ≥ 47s", got)
 	}
 }

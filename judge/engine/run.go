@@ -474,8 +474,17 @@ func (r *Run) worker(work <-chan int) {
 			return
 		}
 		it := &r.plan.Items[i]
-		if err := r.lim.Wait(r.ctx, it.InTokens+it.OutTokens); err != nil || r.ctx.Err() != nil {
-			return
+		// A G-Eval request samples N calls: each is charged a start and
+		// its share of the tokens, so RPM and TPM bound the calls.
+		n := r.plan.samples()
+		for s := range n {
+			tok := (it.InTokens + it.OutTokens) / n
+			if s == 0 {
+				tok += (it.InTokens + it.OutTokens) % n
+			}
+			if err := r.lim.Wait(r.ctx, tok); err != nil || r.ctx.Err() != nil {
+				return
+			}
 		}
 		req, err := r.plan.Request(i)
 		if err != nil {
