@@ -3,7 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"math"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/openai"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -306,5 +311,75 @@ func TestRubricGEvalSamplesAreRateLimited(t *testing.T) {
 	// 48 starts 1 s apart: the last starts 47 s after the first.
 	if got := c.now().Sub(t0); got < 47*time.Second {
 		t.Errorf("48 calls at 60 rpm took %s of limiter time, want ≥ 47s", got)
+	}
+}
+
+// A SAJA study against an OpenAI-compatible server: the rubric's schema
+// is sent, one call per candidate, every criterion stored, an
+// out-of-scale criterion a missing cell, and the call's tokens counted
+// once.
+func TestRubricSAJAOverHTTP(t *testing.T) {
+	s := newChatServer(t)
+	var schemas atomic.Int64
+	s.fault = func(id string, seen int) (int, http.Header, string) {
+		c, _ := json.Marshal(`{"accuracy": 4, "grounding": 5, "overall": 3, "coherence": 4, "fluency": 5, "engagement": 2, "helpfulness": 3, "safety": 9}`)
+		return 200, nil, `{"id":"c","object":"chat.completion","created":1,"model":"m",` +
+			`"choices":[{"index":0,"message":{"role":"assistant","content":` + string(c) + `},"finish_reason":"stop"}],` +
+			`"usage":{"prompt_tokens":100,"completion_tokens":30,"total_tokens":130}}`
+	}
+	inner := s.Config.Handler
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), `"json_schema"`) && strings.Contains(string(b), `"helpfulness"`) {
+			schemas.Add(1)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		inner.ServeHTTP(w, r)
+	})
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 2})
+	spec.Bank, spec.BankSource = nil, ""
+	spec.Rubric, spec.RubricSource = builtinRubric(t, "saja-broad"), "builtin:saja-broad"
+	spec.Config.ResponseFormat = judge.FormatJSONSchema
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := PlanJudges(p, nil, openai.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Start(context.Background(), st, js, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range r.Events() {
+	}
+	sum, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := d.NumCandidates()
+	if seen, _ := s.counts(); len(seen) != n || schemas.Load() != int64(n) {
+		t.Errorf("%d calls, %d with the rubric's schema; want %d", len(seen), schemas.Load(), n)
+	}
+	if sum.Answered != 8*n || sum.Missing != n || sum.Failed != 0 {
+		t.Errorf("answered %d missing %d failed %d", sum.Answered, sum.Missing, sum.Failed)
+	}
+	if sum.PromptTokens != int64(100*n) || sum.CompletionTokens != int64(30*n) {
+		t.Errorf("tokens %d + %d, want each call's once: %d + %d", sum.PromptTokens, sum.CompletionTokens, 100*n, 30*n)
+	}
+	scored, missing := map[string]int{}, map[string]int{}
+	rows, _ := st.Scores(context.Background(), d.Name, "srv", p.BankHash)
+	for _, row := range rows {
+		if row.Missing {
+			missing[row.Probe]++
+		} else {
+			scored[row.Probe] += int(row.Score)
+		}
+	}
+	if missing["rubric:saja-broad/safety"] != n || len(missing) != 1 || scored["rubric:saja-broad/grounding"] != 5*n {
+		t.Errorf("scored %v missing %v", scored, missing)
 	}
 }
