@@ -383,3 +383,29 @@ func TestRubricSAJAOverHTTP(t *testing.T) {
 		t.Errorf("scored %v missing %v", scored, missing)
 	}
 }
+
+// In expected mode a G-Eval request is one call read by its logprobs.
+func TestRubricGEvalExpectedIsOneCall(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "geval-summeval")
+	spec.Config.Mode = judge.ModeExpected
+	spec.JudgeName = "offline-expected"
+	var samples atomic.Int64
+	cj := &countJudge{calls: map[string]int{}, alter: func(r *judge.Result) { samples.Add(int64(len(r.Samples))) }}
+	p, sum := runRubric(t, st, spec, cj, 0)
+	n := 4 * d.NumCandidates()
+	if p.Estimate.Calls != n || p.SendConfig().Repeats > 1 || samples.Load() != int64(n) || sum.Answered != n {
+		t.Errorf("calls %d, repeats %d, samples %d, answered %d; want %d one-call requests", p.Estimate.Calls, p.SendConfig().Repeats, samples.Load(), sum.Answered, n)
+	}
+	rows, _ := st.Scores(context.Background(), d.Name, "offline-expected", p.BankHash)
+	frac := 0
+	for _, r := range rows {
+		if r.Score != math.Trunc(r.Score) {
+			frac++
+		}
+	}
+	if len(rows) != n || frac == 0 {
+		t.Errorf("%d rows, %d with a fractional (weighted-mean) score", len(rows), frac)
+	}
+}

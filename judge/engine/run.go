@@ -601,7 +601,17 @@ func toResponse(it *Item, res judge.Result, err error) store.Response {
 		Latency:          res.Latency,
 		Time:             time.Now(),
 	}
-	if len(res.Samples) > 0 {
+	if len(res.Samples) > 1 {
+		// G-Eval's N sampled replies of one request: all of them, as a
+		// JSON array of strings (docs/rubrics.md).
+		raws := make([]string, len(res.Samples))
+		for i, s := range res.Samples {
+			raws[i] = s.Raw
+		}
+		if b, jerr := json.Marshal(raws); jerr == nil {
+			resp.Raw = string(b)
+		}
+	} else if len(res.Samples) > 0 {
 		s := res.Samples[0]
 		resp.Raw = s.Raw
 		if len(s.Logprobs) > 0 {
