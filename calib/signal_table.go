@@ -179,7 +179,7 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Missing {
+		if r.Missing || probeOf[r.Probe].kind == model.ProbeRubric {
 			continue
 		}
 		run, c := runOf[r.Run], candOf[candKey{r.Context, r.Candidate}]
