@@ -409,3 +409,32 @@ func TestRubricGEvalExpectedIsOneCall(t *testing.T) {
 		t.Errorf("%d rows, %d with a fractional (weighted-mean) score", len(rows), frac)
 	}
 }
+
+// SAJA with runs: one call per candidate and run, each criterion's item
+// led by its run's call.
+func TestRubricSAJARepeats(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "saja-broad")
+	spec.Repeats = 2
+	cj := &countJudge{calls: map[string]int{}}
+	p, sum := runRubric(t, st, spec, cj, 0)
+	n := d.NumCandidates()
+	if p.Estimate.Send != 2*n || sum.Answered != 2*8*n {
+		t.Fatalf("send %d answered %d", p.Estimate.Send, sum.Answered)
+	}
+	for i, it := range p.Items {
+		lead := p.Items[it.Lead]
+		if lead.Run != it.Run || lead.Row.Context != it.Row.Context || lead.Row.Candidate != it.Row.Candidate || lead.Part != 0 || it.Part != it.Condition {
+			t.Fatalf("item %d %+v led by %+v", i, it.Row, lead.Row)
+		}
+	}
+	rows, _ := st.Scores(context.Background(), d.Name, "offline", p.BankHash)
+	runs := map[string]int{}
+	for _, r := range rows {
+		runs[r.Run]++
+	}
+	if runs["0"] != 8*n || runs["1"] != 8*n {
+		t.Errorf("rows per run %v", runs)
+	}
+}
