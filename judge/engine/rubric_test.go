@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -436,5 +437,44 @@ func TestRubricSAJARepeats(t *testing.T) {
 	}
 	if runs["0"] != 8*n || runs["1"] != 8*n {
 		t.Errorf("rows per run %v", runs)
+	}
+}
+
+// One run per rubric study (the lease is on the rubric's hash), while the
+// same judge's bank study runs beside it.
+func TestRubricStudyLease(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, path := openStore(t, d)
+	ctx := context.Background()
+	spec := rubricSpec(t, d, "saja-broad")
+	spec.Limits.Concurrency = 1
+	r, sj, p := heldRun(t, st, spec, Options{})
+
+	st2, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	p2, err := NewPlan(ctx, st2, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := NewJudges(spec.Config, 1, nil)
+	if _, err := Start(ctx, st2, js, p2, Options{}); !errors.Is(err, store.ErrBusy) {
+		t.Fatalf("second run on the rubric study: %v, want ErrBusy", err)
+	}
+	pb, err := NewPlan(ctx, st2, offlineSpec(t, d, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := Start(ctx, st2, js, pb, Options{})
+	if err != nil {
+		t.Fatalf("the bank study beside the rubric run: %v", err)
+	}
+	if _, err := rb.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if sum := finishHeld(t, r, sj); sum.Answered != len(p.Items) {
+		t.Errorf("held rubric run answered %d of %d", sum.Answered, len(p.Items))
 	}
 }
