@@ -34,8 +34,8 @@ type Spec struct {
 	Rubric       *banks.Rubric
 	RubricSource string // "builtin:saja-broad" or the file it came from
 	// Samples is G-Eval's N in integer mode: each G-Eval request's score is
-	// the mean of N sampled ratings, at temperature 1 and top_p 1 unless
-	// the config sets them (0: DefaultGEvalSamples). In expected mode a
+	// the mean of N sampled ratings, at temperature 1 and top_p 1 whatever
+	// the config says (0: DefaultGEvalSamples). In expected mode a
 	// G-Eval request is one call whose logprobs give the weighted mean.
 	Samples int
 	// Probes, when not nil, limits the study to the bank's conditions of

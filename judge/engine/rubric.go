@@ -27,8 +27,7 @@ import (
 //     at all fails every criterion, which a rerun sends again.
 //   - G-Eval: one request per criterion per candidate (and run), whose
 //     score is the probability-weighted mean rating in expected mode, else
-//     the mean of Spec.Samples sampled ratings (temperature 1, top_p 1
-//     unless the config sets them).
+//     the mean of Spec.Samples sampled ratings (at temperature 1, top_p 1).
 //
 // The request key of a rating hashes its messages under the judge's key
 // parameters plus the rubric's ("rubric": kind, and for G-Eval "samples"
@@ -65,20 +64,17 @@ func (p *Plan) IsRubric() bool { return p.rubric != nil }
 
 // SendConfig is the judge configuration the plan's requests are sent
 // with: the spec's, except for G-Eval in integer mode, which samples
-// Samples ratings per request at temperature 1 and top_p 1 (unless the
-// config sets them). The stored judge row keeps the spec's configuration:
-// rubric scores are stored under the same judge as its bank scores.
+// Samples ratings per request at temperature 1 and top_p 1, G-Eval's
+// setting, whatever the configuration says (a bank study's judge is often
+// at temperature 0, which would make the N samples one). The stored judge
+// row keeps the spec's configuration: rubric scores are stored under the
+// same judge as its bank scores.
 func (p *Plan) SendConfig() judge.Config {
 	cfg := p.Spec.Config
-	if n := p.samples(); n > 1 || (p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricGEval && cfg.Mode != judge.ModeExpected) {
-		one := 1.0
-		if cfg.Temperature == nil {
-			cfg.Temperature = &one
-		}
-		if cfg.TopP == nil {
-			cfg.TopP = &one
-		}
-		cfg.Repeats = n
+	if p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricGEval && cfg.Mode != judge.ModeExpected {
+		one, top := 1.0, 1.0
+		cfg.Temperature, cfg.TopP = &one, &top
+		cfg.Repeats = p.samples()
 	}
 	return cfg
 }

@@ -478,3 +478,35 @@ func TestRubricStudyLease(t *testing.T) {
 		t.Errorf("held rubric run answered %d of %d", sum.Answered, len(p.Items))
 	}
 }
+
+// G-Eval samples at temperature 1 and top_p 1 even when the judge's
+// configuration (shared with its bank study) says otherwise; the stored
+// judge keeps its configuration.
+func TestRubricGEvalSamplingOverridesTemperature(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "geval-summeval")
+	zero, half := 0.0, 0.5
+	spec.Config.Temperature, spec.Config.TopP = &zero, &half
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.SendConfig()
+	if *cfg.Temperature != 1 || *cfg.TopP != 1 || cfg.Repeats != DefaultGEvalSamples {
+		t.Errorf("send config: temperature %v top_p %v repeats %d", *cfg.Temperature, *cfg.TopP, cfg.Repeats)
+	}
+	if p.Judge.Params["temperature"] != 0.0 || p.Judge.Params["top_p"] != 0.5 {
+		t.Errorf("stored judge params %v", p.Judge.Params)
+	}
+	// SAJA sends with the judge's configuration.
+	spec = rubricSpec(t, d, "saja-broad")
+	spec.Config.Temperature = &zero
+	p, err = NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := p.SendConfig(); *cfg.Temperature != 0 || cfg.Repeats != 1 || p.Samples() != 1 {
+		t.Errorf("SAJA send config %+v", cfg)
+	}
+}
