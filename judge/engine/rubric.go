@@ -187,7 +187,48 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 	if err := p.resolve(ctx, st); err != nil {
 		return nil, err
 	}
+	if err := p.checkSameParams(ctx, st); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkSameParams refuses a rubric plan whose answered ratings were
+// stored with other request parameters: G-Eval's N (--samples) and the
+// sampling parameters are part of the key but not of the stored judge, so
+// the same judge name with another N would otherwise count the old
+// answers as this study's. One answered rating is checked: the parameters
+// are the plan's, for every rating alike.
+func (p *Plan) checkSameParams(ctx context.Context, st *store.Store) error {
+	answered := -1
+	j := 0
+	for i := range p.Items {
+		if j < len(p.Pending) && p.Pending[j] == i {
+			j++
+			continue
+		}
+		answered = i
+		break
+	}
+	if answered < 0 {
+		return nil
+	}
+	row := p.Items[answered].Row
+	rows, err := st.RequestsByKey(ctx, row.Key, row.Run)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	for _, q := range rows {
+		if q == row {
+			return nil
+		}
+	}
+	what := "other request parameters"
+	if p.Spec.Rubric.Kind == banks.RubricGEval {
+		what = "other sampling parameters (--samples, or the score mode)"
+	}
+	return fmt.Errorf("engine: judge %q already holds rubric %s ratings on dataset %q made with %s; one judge name holds one configuration: give this study another --judge name",
+		p.Spec.JudgeName, p.Spec.Rubric.Name, p.Spec.Dataset.Name, what)
 }
 
 // rubricRequest renders a rubric plan's item.

@@ -239,7 +239,7 @@ func TestRubricGEvalSamples(t *testing.T) {
 		}
 	}
 	// Another sample count is another study of the same rubric: new keys.
-	spec.Samples = 6
+	spec.Samples, spec.JudgeName = 6, "offline-n6"
 	p3, err := NewPlan(context.Background(), st, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -508,5 +508,29 @@ func TestRubricGEvalSamplingOverridesTemperature(t *testing.T) {
 	}
 	if cfg := p.SendConfig(); *cfg.Temperature != 0 || cfg.Repeats != 1 || p.Samples() != 1 {
 		t.Errorf("SAJA send config %+v", cfg)
+	}
+}
+
+// Another G-Eval N under the same judge name is refused: the answers
+// stored at the same coordinates were made with other samples.
+func TestRubricGEvalOtherSamplesRefused(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := rubricSpec(t, d, "geval-summeval")
+	spec.Samples = 2
+	runRubric(t, st, spec, &countJudge{calls: map[string]int{}}, 0)
+	spec.Samples = 3
+	if _, err := NewPlan(context.Background(), st, spec); err == nil || !strings.Contains(err.Error(), "another --judge name") {
+		t.Fatalf("another N under the same judge: %v", err)
+	}
+	spec.JudgeName = "offline-n3"
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil || p.Estimate.Send != len(p.Items) {
+		t.Fatalf("another judge name: %v", err)
+	}
+	// The same N plans again without complaint.
+	spec.Samples, spec.JudgeName = 2, "offline"
+	if p, err := NewPlan(context.Background(), st, spec); err != nil || p.Estimate.Send != 0 {
+		t.Fatalf("same N again: %v", err)
 	}
 }
