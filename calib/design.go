@@ -197,6 +197,9 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 	for i := range rows {
 		r := &rows[i]
 		// Rows usually come candidate by candidate: reuse the last lookup.
+		if probes[rowProbe[i]].kind == model.ProbeRubric {
+			continue // rubric ratings are no probe: not even counted (docs/rubrics.md)
+		}
 		if i == 0 || r.Context != last.ctx || r.Candidate != last.cand {
 			last = candKey{r.Context, r.Candidate}
 			lastIdx, lastOK = labelOf[last]

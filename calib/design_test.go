@@ -1,7 +1,11 @@
 package calib
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -166,5 +170,53 @@ func TestBuildDesignWarnings(t *testing.T) {
 		if !strings.Contains(all, s) {
 			t.Errorf("warnings %q lack %q", all, s)
 		}
+	}
+}
+
+// Rubric ratings (rubric:RUBRIC/CRITERION, docs/rubrics.md) stored beside
+// a bank's scores are no column: the design is the same with or without.
+func TestBuildDesignIgnoresRubricRows(t *testing.T) {
+	rows, all := synth(6, 5, 3, 7)
+	labels := all[1:] // one unlabelled candidate: its rows are counted in a warning
+	d0, w0, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := append([]model.ScoreRow(nil), rows...)
+	for _, l := range all {
+		with = append(with, sr(l.Context, l.Candidate, model.RubricProbe("saja-broad", "accuracy"), 3),
+			model.ScoreRow{Context: l.Context, Candidate: l.Candidate, Probe: model.RubricProbe("saja-broad", "safety"), Missing: true})
+	}
+	d1, w1, err := BuildDesign(with, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w0) == 0 || !reflect.DeepEqual(d0, d1) || !reflect.DeepEqual(w0, w1) {
+		t.Errorf("rubric rows changed the design: columns %v vs %v, warnings %q vs %q", d0.ScoreColumns, d1.ScoreColumns, w0, w1)
+	}
+}
+
+// The probe signal table skips rubric ratings too.
+func TestSignalIgnoresRubricRows(t *testing.T) {
+	rows, _ := synth(6, 5, 3, 7)
+	r0, err := Signal(context.Background(), rows, SignalOptions{Bootstrap: 50, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := append([]model.ScoreRow(nil), rows...)
+	for _, r := range rows {
+		if r.Probe == "baseline" {
+			with = append(with, sr(r.Context, r.Candidate, model.RubricProbe("geval-summeval", "fluency"), 2))
+		}
+	}
+	r1, err := Signal(context.Background(), with, SignalOptions{Bootstrap: 50, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// NaN fields make DeepEqual false on equal reports: compare the JSON.
+	j0, err0 := json.Marshal(r0)
+	j1, err1 := json.Marshal(r1)
+	if err0 != nil || err1 != nil || len(j0) < 100 || !bytes.Equal(j0, j1) {
+		t.Errorf("rubric rows changed the signal report (%v, %v):\n%s\n%s", err0, err1, j0, j1)
 	}
 }

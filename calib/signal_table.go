@@ -69,6 +69,9 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 			p = probeInfo{kind, name, sign}
 			probeOf[r.Probe] = p
 		}
+		if p.kind == model.ProbeRubric {
+			continue // rubric ratings are no probe of the bank (docs/rubrics.md)
+		}
 		if r.Missing {
 			continue
 		}
@@ -140,7 +143,7 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 		}
 		return m
 	}
-	names := slices.Collect(maps.Keys(wordings))
+	names := slices.Collect(maps.Keys(wordings)) // rubric probes were skipped above
 	slices.SortFunc(names, func(a, b string) int {
 		pa, pb := probeOf[a], probeOf[b]
 		return strings.Compare(probeOrder(pa.kind, pa.name, pa.sign), probeOrder(pb.kind, pb.name, pb.sign))
@@ -176,7 +179,7 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Missing {
+		if r.Missing || probeOf[r.Probe].kind == model.ProbeRubric {
 			continue
 		}
 		run, c := runOf[r.Run], candOf[candKey{r.Context, r.Candidate}]

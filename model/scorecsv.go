@@ -33,17 +33,49 @@ const (
 	ProbeAttr     = "attr"     // an attribute probe ATTR:+ or ATTR:-
 	ProbeNeutral  = "neutral"  // a neutral control clause, never a regression column
 	ProbeContext  = "ctx"      // a one-sided context probe, one regression column
+	// ProbeRubric is a rubric criterion's rating ("rubric:RUBRIC/CRITERION",
+	// docs/rubrics.md): stored beside a bank's scores, never a PRISM
+	// regression column (the fit ignores it as it ignores neutral probes).
+	ProbeRubric = "rubric"
 )
+
+// RubricProbe is the probe name a rubric criterion's ratings are stored
+// under: "rubric:RUBRIC/CRITERION" (e.g. "rubric:saja-broad/accuracy").
+func RubricProbe(rubric, criterion string) string {
+	return "rubric:" + rubric + "/" + criterion
+}
+
+// SplitRubricProbe returns the rubric and criterion of a rubric probe
+// name, ok false for any other name.
+func SplitRubricProbe(name string) (rubric, criterion string, ok bool) {
+	rest, found := strings.CutPrefix(name, "rubric:")
+	if !found {
+		return "", "", false
+	}
+	rubric, criterion, ok = strings.Cut(rest, "/")
+	if !ok || !ValidName(rubric) || !ValidName(criterion) {
+		return "", "", false
+	}
+	return rubric, criterion, true
+}
 
 // ParseProbe splits a probe name into its kind (one of the Probe*
 // constants), the attribute or clause name, and the sign ("+" or "-", only
 // for ProbeAttr). Accepted names: "baseline", "ATTR:+", "ATTR:-",
 // "neutral:NAME", "ctx:NAME", with ATTR and NAME as ValidName accepts (the
-// names a bank may give). It is the probe-name validator of every reader.
+// names a bank may give), and "rubric:RUBRIC/CRITERION" (ProbeRubric; attr
+// is then "RUBRIC/CRITERION"). It is the probe-name validator of every
+// reader.
 func ParseProbe(name string) (kind, attr, sign string, err error) {
 	switch {
 	case name == "baseline":
 		return ProbeBaseline, "", "", nil
+	case strings.HasPrefix(name, "rubric:"):
+		r, c, ok := SplitRubricProbe(name)
+		if !ok {
+			return "", "", "", fmt.Errorf("probe %q: a rubric probe is rubric:RUBRIC/CRITERION, each name valid: %s", name, NameRule)
+		}
+		return ProbeRubric, r + "/" + c, "", nil
 	case strings.HasPrefix(name, "neutral:"):
 		kind, attr = ProbeNeutral, name[len("neutral:"):]
 	case strings.HasPrefix(name, "ctx:"):
@@ -51,7 +83,7 @@ func ParseProbe(name string) (kind, attr, sign string, err error) {
 	case strings.HasSuffix(name, ":+") || strings.HasSuffix(name, ":-"):
 		kind, attr, sign = ProbeAttr, name[:len(name)-2], name[len(name)-1:]
 	default:
-		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME", name)
+		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME, rubric:RUBRIC/CRITERION", name)
 	}
 	if !ValidName(attr) {
 		return "", "", "", fmt.Errorf("probe %q: name %q is not valid: %s", name, attr, NameRule)

@@ -33,6 +33,14 @@ func TestParseProbe(t *testing.T) {
 		{"coherence", "", "", "", false},
 		{"Baseline", "", "", "", false},
 		{"", "", "", "", false},
+		// Rubric ratings (docs/rubrics.md).
+		{"rubric:saja-broad/accuracy", ProbeRubric, "saja-broad/accuracy", "", true},
+		{"rubric:geval-summeval/coherence", ProbeRubric, "geval-summeval/coherence", "", true},
+		{"rubric:saja-broad", "", "", "", false},
+		{"rubric:saja-broad/", "", "", "", false},
+		{"rubric:/accuracy", "", "", "", false},
+		{"rubric:a/b/c", "", "", "", false},
+		{"rubric:Saja/accuracy", "", "", "", false},
 	} {
 		kind, attr, sign, err := ParseProbe(tc.name)
 		if (err == nil) != tc.ok || kind != tc.kind || attr != tc.attr || sign != tc.sign {
@@ -220,5 +228,20 @@ func TestScoredLabels(t *testing.T) {
 	kept, dropped := ScoredLabels(rows, labels)
 	if dropped != 1 || len(kept) != 2 || kept[0] != labels[1] || kept[1] != labels[2] {
 		t.Fatalf("kept %+v, dropped %d; want c1/b and c2/a kept, 1 dropped", kept, dropped)
+	}
+}
+
+func TestRubricProbeRoundTrip(t *testing.T) {
+	p := RubricProbe("saja-granular", "key-details")
+	if p != "rubric:saja-granular/key-details" {
+		t.Fatalf("RubricProbe = %q", p)
+	}
+	if r, c, ok := SplitRubricProbe(p); !ok || r != "saja-granular" || c != "key-details" {
+		t.Errorf("SplitRubricProbe(%q) = %q, %q, %v", p, r, c, ok)
+	}
+	for _, bad := range []string{"baseline", "ctx:x", "rubric:x", "rubric:x/", "rubric:x/y/z"} {
+		if _, _, ok := SplitRubricProbe(bad); ok {
+			t.Errorf("SplitRubricProbe(%q) ok", bad)
+		}
 	}
 }

@@ -91,14 +91,17 @@ func ChatBody(cfg judge.Config, req banks.Request, run int) ([]byte, error) {
 // identical messages already in the workspace are stored at once instead
 // of exported. It returns the number of lines written.
 func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (int, error) {
+	if p.rubric != nil {
+		return 0, errors.New("engine: batch export of a rubric study is not supported yet: run it with prism run --rubric")
+	}
 	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
 		return 0, err
 	}
-	text, err := p.Spec.Bank.Marshal()
+	snap, err := p.snapshot()
 	if err != nil {
 		return 0, err
 	}
-	if err := st.PutBank(ctx, store.BankSnapshot{Hash: p.BankHash, Name: p.Spec.Bank.Name, Source: p.Spec.BankSource, Text: string(text)}); err != nil {
+	if err := st.PutBank(ctx, snap); err != nil {
 		return 0, err
 	}
 	var cached []store.Response

@@ -25,6 +25,19 @@ type Spec struct {
 	DatasetRev int64
 	Bank       *banks.Bank
 	BankSource string // where the bank came from ("builtin:quality" or a file), stored with its snapshot
+	// Rubric, when set instead of Bank, makes the study a rubric
+	// baseline's (docs/rubrics.md): one SAJA call per candidate, or one
+	// G-Eval call per criterion per candidate, each criterion's rating
+	// stored as its own score under model.RubricProbe. The rubric's hash
+	// plays the bank hash's part; its snapshot is stored with source
+	// store.RubricSourcePrefix + RubricSource.
+	Rubric       *banks.Rubric
+	RubricSource string // "builtin:saja-broad" or the file it came from
+	// Samples is G-Eval's N in integer mode: each G-Eval request's score is
+	// the mean of N sampled ratings, at temperature 1 and top_p 1 whatever
+	// the config says (0: DefaultGEvalSamples). In expected mode a
+	// G-Eval request is one call whose logprobs give the weighted mean.
+	Samples int
 	// Probes, when not nil, limits the study to the bank's conditions of
 	// these probes ("baseline", "ATTR:+", "ATTR:-", "neutral:NAME",
 	// "ctx:NAME"; every wording of each): prism score asks only what a
@@ -101,6 +114,13 @@ type Item struct {
 	Condition int // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
 	InTokens  int // estimated prompt tokens (EstimateTokens)
 	OutTokens int // estimated completion tokens
+	// Lead is the item whose request is sent for this one: itself, except
+	// in a SAJA plan, where one call per candidate and run answers every
+	// criterion (the criterion's items lead to the first one's).
+	Lead int
+	// Part is the index of this item's rating in the call's Result.Items
+	// (a SAJA criterion), or -1 when the item is the call's Score.
+	Part int
 }
 
 // Plan is a study turned into requests, with what the workspace already
@@ -121,9 +141,18 @@ type Plan struct {
 	// start when the stored dataset is another one.
 	DatasetRev int64
 
+	// Sends lists, in send order, the items whose requests the run sends
+	// (the leads of the pending items not answered from the cache).
+	Sends []int
+
 	render  *banks.Renderer
 	conds   []banks.Condition // every condition of the bank
 	planned []int             // indices into conds of the conditions planned (Spec.Probes)
+
+	rubric *banks.RubricRenderer // a rubric plan's renderer (nil for a bank's)
+	// group maps a SAJA call's lead to its pending items not answered from
+	// the cache, in criterion order (nil: every item is its own call).
+	group map[int][]int
 }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
@@ -131,18 +160,45 @@ type Plan struct {
 func (p *Plan) Conditions() int { return len(p.planned) }
 
 // Request renders Items[i] (the same request whose key the plan holds).
+// In a SAJA plan every criterion's item renders the same request.
 func (p *Plan) Request(i int) (banks.Request, error) {
 	it := &p.Items[i]
 	c := p.Spec.Dataset.Contexts[it.Context]
+	if p.rubric != nil {
+		return p.rubricRequest(it, c)
+	}
 	return p.render.Render(c, c.Candidates[it.Candidate], p.conds[it.Condition])
 }
 
+// members returns the items a call to lead answers and the run stores:
+// lead alone, or the pending items of a SAJA call.
+func (p *Plan) members(lead int) []int {
+	if p.group != nil {
+		return p.group[lead]
+	}
+	return []int{lead}
+}
+
+// wording is an item's wording index.
+func (p *Plan) wording(it *Item) int {
+	if p.rubric != nil {
+		return 0
+	}
+	return p.conds[it.Condition].Wording
+}
+
 // Estimate is a plan's size and cost before anything is sent.
+//
+// In a rubric plan a request is one stored rating (a criterion of a
+// candidate), and Send counts calls: one SAJA call answers every criterion
+// of a candidate, and a G-Eval request in integer mode is Samples calls
+// (Calls counts those).
 type Estimate struct {
 	Requests     int   // every request of the study
 	Answered     int   // already answered at their coordinates
 	CacheHits    int   // identical messages answered elsewhere: stored, not sent
 	Send         int   // requests to send
+	Calls        int   // calls to the judge those sends make (Send, or Send × Samples for G-Eval)
 	InputTokens  int64 // estimated prompt tokens of the requests to send
 	OutputTokens int64 // estimated completion tokens of the requests to send
 	Cost         float64
@@ -229,8 +285,8 @@ const MaxPlanRequests = 2_000_000
 // which are answered. It writes nothing. Errors name the spec field at
 // fault.
 func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
-	if spec.Dataset == nil || spec.Bank == nil {
-		return nil, errors.New("engine: spec needs a dataset and a bank")
+	if spec.Dataset == nil || (spec.Bank == nil) == (spec.Rubric == nil) {
+		return nil, errors.New("engine: spec needs a dataset and either a bank or a rubric")
 	}
 	if spec.JudgeName == "" {
 		return nil, errors.New("engine: spec needs a judge name")
@@ -249,6 +305,9 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	task := spec.Task
 	if task == "" {
 		task = spec.Dataset.Task
+	}
+	if spec.Rubric != nil {
+		return newRubricPlan(ctx, st, spec, task)
 	}
 	rend, err := spec.Bank.Renderer(task)
 	if err != nil {
@@ -310,7 +369,7 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 				in := EstimateTokens(req.Messages)
 				for r, run := range runs {
 					p.Items = append(p.Items, Item{
-						Run: r, Context: ci, Candidate: ki, Condition: condi, InTokens: in, OutTokens: out,
+						Run: r, Context: ci, Candidate: ki, Condition: condi, InTokens: in, OutTokens: out, Lead: len(p.Items), Part: -1,
 						Row: store.Request{Key: key, Judge: spec.JudgeName, Dataset: spec.Dataset.Name,
 							Context: c.ID, Candidate: cand.ID, BankHash: p.BankHash,
 							Probe: cond.Probe, Wording: strconv.Itoa(cond.Wording), Run: run},
@@ -404,20 +463,36 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 			p.Cached[i] = resp
 		}
 	}
+	if p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA {
+		p.group = map[int][]int{}
+	}
+	for _, i := range p.Pending {
+		if _, ok := p.Cached[i]; ok {
+			continue
+		}
+		lead := p.Items[i].Lead
+		if p.group == nil {
+			p.Sends = append(p.Sends, i)
+			continue
+		}
+		if _, ok := p.group[lead]; !ok {
+			p.Sends = append(p.Sends, lead)
+		}
+		p.group[lead] = append(p.group[lead], i)
+	}
 	e := &p.Estimate
 	e.Requests = len(p.Items)
 	e.Answered = len(p.Items) - len(p.Pending)
 	e.CacheHits = len(p.Cached)
-	e.Send = len(p.Pending) - len(p.Cached)
-	for _, i := range p.Pending {
-		if _, ok := p.Cached[i]; !ok {
-			e.InputTokens += int64(p.Items[i].InTokens)
-			e.OutputTokens += int64(p.Items[i].OutTokens)
-		}
+	e.Send = len(p.Sends)
+	e.Calls = e.Send * p.samples()
+	for _, i := range p.Sends {
+		e.InputTokens += int64(p.Items[i].InTokens)
+		e.OutputTokens += int64(p.Items[i].OutTokens)
 	}
 	e.PriceModel = priceModel(p.Spec.Config)
 	e.Cost, e.Priced = p.Spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
-	e.Time = estimateTime(e.Send, e.InputTokens+e.OutputTokens, p.Spec)
+	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, p.Spec)
 	return nil
 }
 

@@ -32,7 +32,9 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 		}
 		var hashes []string
 		for _, s := range studies {
-			if s.Dataset == dataset && s.Judge == judgeName && s.BankHash != "" {
+			// Rubric studies (docs/rubrics.md) are no bank: a
+			// calibrator reads the probes of one bank.
+			if s.Dataset == dataset && s.Judge == judgeName && s.BankHash != "" && !s.Rubric {
 				hashes = append(hashes, s.BankHash)
 			}
 		}

@@ -88,10 +88,13 @@ type Progress struct {
 	Sent      int // sent to the judge and finished
 	CacheHits int
 	Answered  int
-	Failed    int
-	InFlight  int
-	Written   int // responses committed to the store, failures included
-	Stored    int // answers committed to the store
+	// Missing counts the answers without a score: a SAJA reply's criteria
+	// it did not rate validly (missing cells, docs/rubrics.md).
+	Missing  int
+	Failed   int
+	InFlight int
+	Written  int // responses committed to the store, failures included
+	Stored   int // answers committed to the store
 
 	PromptTokens, CachedTokens, CompletionTokens int64
 	Cost                                         float64
@@ -177,13 +180,19 @@ var errCanceled = errors.New("run canceled")
 // only when cfg.Seed is set). Server calls go through lim (when not nil),
 // which observes their rate-limit headers.
 func NewJudges(cfg judge.Config, repeats int, lim *Limiter, opts ...openai.Option) ([]judge.Judge, error) {
+	return newJudges(cfg, repeats, 1, lim, opts...)
+}
+
+// newJudges is NewJudges whose judges make samples calls per request
+// (averaged: G-Eval's N sampled ratings).
+func newJudges(cfg judge.Config, repeats, samples int, lim *Limiter, opts ...openai.Option) ([]judge.Judge, error) {
 	if lim != nil {
 		opts = append([]openai.Option{openai.WithBaseTransport(lim.Transport(http.DefaultTransport))}, opts...)
 	}
 	out := make([]judge.Judge, max(1, repeats))
 	for r := range out {
 		c := cfg
-		c.Repeats = 1
+		c.Repeats = max(1, samples)
 		if c.Backend == judge.BackendOffline || c.Backend == "" || c.Seed != nil {
 			s := r
 			if c.Seed != nil {
@@ -222,12 +231,12 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		release()
 		return nil, err
 	}
-	text, err := p.Spec.Bank.Marshal()
+	snap, err := p.snapshot()
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("engine: bank snapshot: %w", err)
 	}
-	if err := st.PutBank(ctx, store.BankSnapshot{Hash: p.BankHash, Name: p.Spec.Bank.Name, Source: p.Spec.BankSource, Text: string(text)}); err != nil {
+	if err := st.PutBank(ctx, snap); err != nil {
 		release()
 		return nil, err
 	}
@@ -401,16 +410,14 @@ func (r *Run) run() {
 			r.finish(&r.plan.Items[i], resp, true, nil)
 		}
 	}
+	// Then the calls to send (Plan.Sends: a SAJA call answers several items).
 	work := make(chan int)
 	for range r.plan.Spec.Limits.concurrency() {
 		workerWG.Add(1)
 		go func() { defer workerWG.Done(); r.worker(work) }()
 	}
 feed:
-	for _, i := range r.plan.Pending {
-		if _, ok := r.plan.Cached[i]; ok {
-			continue
-		}
+	for _, i := range r.plan.Sends {
 		select {
 		case work <- i:
 		case <-r.ctx.Done():
@@ -467,8 +474,17 @@ func (r *Run) worker(work <-chan int) {
 			return
 		}
 		it := &r.plan.Items[i]
-		if err := r.lim.Wait(r.ctx, it.InTokens+it.OutTokens); err != nil || r.ctx.Err() != nil {
-			return
+		// A G-Eval request samples N calls: each is charged a start and
+		// its share of the tokens, so RPM and TPM bound the calls.
+		n := r.plan.samples()
+		for s := range n {
+			tok := (it.InTokens + it.OutTokens) / n
+			if s == 0 {
+				tok += (it.InTokens + it.OutTokens) % n
+			}
+			if err := r.lim.Wait(r.ctx, tok); err != nil || r.ctx.Err() != nil {
+				return
+			}
 		}
 		req, err := r.plan.Request(i)
 		if err != nil {
@@ -496,7 +512,17 @@ func (r *Run) worker(work <-chan int) {
 		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
 			r.lim.Adjust(actual - it.InTokens - it.OutTokens)
 		}
-		r.finish(it, toResponse(it, res, err), false, ack)
+		// One call may answer several items (SAJA's criteria): each is
+		// stored; only the last waits for its commit, which the writer
+		// makes after (or with) the others'.
+		members := r.plan.members(i)
+		for m, k := range members {
+			var a chan struct{}
+			if m == len(members)-1 {
+				a = ack
+			}
+			r.finish(&r.plan.Items[k], cellResponse(&r.plan.Items[k], m == 0, res, err), false, a)
+		}
 		// The next request starts only once this answer is committed, so
 		// at any moment at most Concurrency requests are answered but not
 		// yet stored: all a kill -9 can make the next run send again.
@@ -575,7 +601,17 @@ func toResponse(it *Item, res judge.Result, err error) store.Response {
 		Latency:          res.Latency,
 		Time:             time.Now(),
 	}
-	if len(res.Samples) > 0 {
+	if len(res.Samples) > 1 {
+		// G-Eval's N sampled replies of one request: all of them, as a
+		// JSON array of strings (docs/rubrics.md).
+		raws := make([]string, len(res.Samples))
+		for i, s := range res.Samples {
+			raws[i] = s.Raw
+		}
+		if b, jerr := json.Marshal(raws); jerr == nil {
+			resp.Raw = string(b)
+		}
+	} else if len(res.Samples) > 0 {
 		s := res.Samples[0]
 		resp.Raw = s.Raw
 		if len(s.Logprobs) > 0 {
@@ -610,7 +646,7 @@ type write struct {
 func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
 	r.writes <- write{resp, ack}
 	res := Result{Context: it.Row.Context, Candidate: it.Row.Candidate, Probe: it.Row.Probe,
-		Wording: r.plan.conds[it.Condition].Wording, Run: it.Run, Score: resp.Score, Cached: cached,
+		Wording: r.plan.wording(it), Run: it.Run, Score: resp.Score, Cached: cached,
 		ErrKind: resp.ErrKind, Err: resp.Err}
 	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	r.mu.Lock()
@@ -627,6 +663,9 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 	}
 	if resp.ErrKind == "" {
 		p.Answered++
+		if math.IsNaN(resp.Score) {
+			p.Missing++
+		}
 	} else {
 		p.Failed++
 		p.Errors[resp.ErrKind]++

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,18 @@ type BankSnapshot struct {
 	Text    string
 	Created time.Time
 }
+
+// RubricSourcePrefix opens the Source of a rubric's snapshot
+// ("rubric:builtin:saja-broad", "rubric:FILE"): rubric studies
+// (docs/rubrics.md) store their rubric in the banks table, under the
+// rubric's hash, as a bank study stores its bank.
+const RubricSourcePrefix = "rubric:"
+
+// IsRubricSource reports whether a snapshot source is a rubric's.
+func IsRubricSource(source string) bool { return strings.HasPrefix(source, RubricSourcePrefix) }
+
+// IsRubric reports whether the snapshot is a rubric's.
+func (b BankSnapshot) IsRubric() bool { return IsRubricSource(b.Source) }
 
 // PutBank stores a snapshot. Storing the same hash again is a no-op when
 // the text is the same and an error when it differs, since one hash must

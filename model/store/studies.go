@@ -11,6 +11,9 @@ type StudyInfo struct {
 	Judge    string
 	BankHash string
 	BankName string // "" when the snapshot is not stored
+	// Rubric is set for a rubric study (its snapshot's source starts with
+	// RubricSourcePrefix): its requests are rubric ratings, not probes.
+	Rubric   bool
 	Requests int
 	Answered int
 	Failed   int
@@ -21,7 +24,7 @@ type StudyInfo struct {
 // bank name.
 func (s *Store) Studies(ctx context.Context) ([]StudyInfo, error) {
 	rows, err := s.r.QueryContext(ctx, `
-		SELECT d.name, j.name, r.bank_hash, coalesce(b.name, ''), count(*),
+		SELECT d.name, j.name, r.bank_hash, coalesce(b.name, ''), coalesce(b.source, ''), count(*),
 		       coalesce(sum(EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1)), 0),
 		       coalesce(sum(NOT EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1)
 		                    AND EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 0)), 0),
@@ -39,9 +42,11 @@ func (s *Store) Studies(ctx context.Context) ([]StudyInfo, error) {
 	var out []StudyInfo
 	for rows.Next() {
 		var st StudyInfo
-		if err := rows.Scan(&st.Dataset, &st.Judge, &st.BankHash, &st.BankName, &st.Requests, &st.Answered, &st.Failed, &st.Failures); err != nil {
+		var source string
+		if err := rows.Scan(&st.Dataset, &st.Judge, &st.BankHash, &st.BankName, &source, &st.Requests, &st.Answered, &st.Failed, &st.Failures); err != nil {
 			return nil, err
 		}
+		st.Rubric = IsRubricSource(source)
 		out = append(out, st)
 	}
 	return out, rows.Err()

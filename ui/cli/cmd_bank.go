@@ -85,8 +85,9 @@ func bankRow(w io.Writer, b *banks.Bank, source string) {
 		len(b.Conditions()), strings.Join(b.TaskNames(), ","), short(b.Hash()), source)
 }
 
-// workspaceBanks lists the snapshots stored in the workspace, or none when
-// the workspace file does not exist (listing never creates one).
+// workspaceBanks lists the bank snapshots stored in the workspace (not the
+// rubric snapshots), or none when the workspace file does not exist
+// (listing never creates one).
 func workspaceBanks(ctx context.Context, fs workspaceFlags) ([]store.BankSnapshot, string, error) {
 	path := *fs.workspace
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
@@ -97,7 +98,14 @@ func workspaceBanks(ctx context.Context, fs workspaceFlags) ([]store.BankSnapsho
 		return nil, path, err
 	}
 	defer s.Close()
-	snaps, err := s.Banks(ctx)
+	all, err := s.Banks(ctx)
+	// Rubric snapshots share the table (docs/rubrics.md) but are no bank.
+	snaps := all[:0]
+	for _, b := range all {
+		if !b.IsRubric() {
+			snaps = append(snaps, b)
+		}
+	}
 	return snaps, path, err
 }
 

@@ -21,7 +21,8 @@ func init() {
 	register("run", "acquire judge scores: dataset × bank × judge × repeats, resumable, rate-limited", runRun)
 }
 
-const runUsage = `prism run [--bank BANK] [--dataset NAME] [--backend offline|openai] [--model M] [--base-url U]
+const runUsage = `prism run [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
+          [--backend offline|openai] [--model M] [--base-url U]
           [--judge NAME] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
           [--dry-run] [--workspace FILE] [judge flags]
 
@@ -31,7 +32,14 @@ kill -9) resumes by running the same command: answered requests are never
 sent again (after a kill -9, at most the --concurrency requests in flight at
 the kill are). One run per study: a second run on the same dataset, judge
 name and bank is refused, and the dataset cannot be replaced or removed
-while the run holds it. --dry-run prints the estimate (requests, tokens, cost, time) and
+while the run holds it. --rubric RUBRIC (a built-in rubric: saja-broad,
+saja-granular, geval-summeval, or a rubric file) acquires a rubric baseline
+instead of a bank's probes (docs/rubrics.md): one SAJA call per candidate, or
+one G-Eval request per criterion per candidate (the mean of --samples N
+sampled ratings at temperature 1, default 20; one call read by its logprobs
+in --mode expected); each criterion's rating is stored as the score of probe
+rubric:RUBRIC/CRITERION under the same judge. --prompts DIR reads G-Eval
+prompt files (the official ones: coh_detailed.txt, …). --dry-run prints the estimate (requests, tokens, cost, time) and
 sends nothing. --repeats N sends each condition N times as separate requests
 (run labels 0…N-1). --backend says what answers (offline: the simulator;
 openai: any OpenAI-compatible server); --judge NAME is the stored judge the
@@ -57,6 +65,10 @@ type study struct {
 	conc     *int
 	rpm, tpm *int
 	resolved bool
+
+	// prism run only: a rubric study instead of a bank's (nil elsewhere).
+	rubric, prompts *string
+	samples         *int
 }
 
 func newStudyFlags(name, usage string, stderr io.Writer) *study {
@@ -130,22 +142,36 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 			return nil, spec, err
 		}
 	}
-	if *s.bank == "" {
-		name, err := defaultBankFor(ctx, s)
-		if err != nil {
+	var b *banks.Bank
+	var rub *banks.Rubric
+	var source string
+	if s.rubric != nil && *s.rubric != "" {
+		if *s.bank != "" {
+			return nil, spec, usageErr(s.fs.usage, "give --bank or --rubric, not both")
+		}
+		if rub, source, err = resolveRubric(*s.rubric, *s.prompts); err != nil {
 			return nil, spec, err
 		}
-		*s.bank = name
-	}
-	b, _, err := resolveBank(ctx, *s.bank, s.fs)
-	if err != nil {
-		return nil, spec, err
-	}
-	source := *s.bank // a file
-	if _, err := os.Stat(*s.bank); err != nil {
-		source = "workspace:" + *s.bank
-		if _, err := banks.Builtin(*s.bank); err == nil {
-			source = "builtin:" + *s.bank
+	} else {
+		if s.prompts != nil && (*s.prompts != "" || *s.samples != 0) {
+			return nil, spec, usageErr(s.fs.usage, "--prompts and --samples are for a rubric study (--rubric)")
+		}
+		if *s.bank == "" {
+			name, err := defaultBankFor(ctx, s)
+			if err != nil {
+				return nil, spec, err
+			}
+			*s.bank = name
+		}
+		if b, _, err = resolveBank(ctx, *s.bank, s.fs); err != nil {
+			return nil, spec, err
+		}
+		source = *s.bank // a file
+		if _, err := os.Stat(*s.bank); err != nil {
+			source = "workspace:" + *s.bank
+			if _, err := banks.Builtin(*s.bank); err == nil {
+				source = "builtin:" + *s.bank
+			}
 		}
 	}
 	st, err := openWorkspace(ctx, *s.fs.workspace, false)
@@ -172,7 +198,41 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	spec = engine.Spec{Dataset: d, DatasetRev: rev, Bank: b, BankSource: source, Task: *s.task, JudgeName: name,
 		Config: cfg, Repeats: cfg.Repeats, Prices: prices,
 		Limits: engine.Limits{Concurrency: *s.conc, RPM: *s.rpm, TPM: *s.tpm}}
+	if rub != nil {
+		spec.Bank, spec.BankSource = nil, ""
+		spec.Rubric, spec.RubricSource, spec.Samples = rub, source, *s.samples
+	}
 	return st, spec, nil
+}
+
+// resolveRubric reads RUBRIC: a built-in rubric's name or a rubric file,
+// with G-Eval prompt files from prompts when not empty. source says where
+// it came from, for its stored snapshot.
+func resolveRubric(ref, prompts string) (*banks.Rubric, string, error) {
+	var r *banks.Rubric
+	source := ref
+	looksLikeFile := strings.ContainsRune(ref, '/') || strings.HasSuffix(ref, ".toml")
+	if b, err := banks.BuiltinRubric(ref); err == nil && !looksLikeFile {
+		r, source = b, "builtin:"+ref
+	} else if _, serr := os.Stat(ref); serr == nil || looksLikeFile {
+		if r, err = banks.ReadRubricFile(ref); err != nil {
+			return nil, "", err
+		}
+	} else {
+		names := make([]string, 0, 3)
+		for _, b := range banks.BuiltinRubrics() {
+			names = append(names, b.Name)
+		}
+		return nil, "", fmt.Errorf("rubric %q: no built-in rubric of that name (%s) and no such file", ref, strings.Join(names, ", "))
+	}
+	if prompts != "" {
+		var err error
+		if r, err = r.LoadPrompts(prompts); err != nil {
+			return nil, "", err
+		}
+		source += " with prompts from " + prompts
+	}
+	return r, source, nil
 }
 
 // pickDataset returns name, or the workspace's only dataset; several
@@ -204,6 +264,9 @@ func pickDataset(ctx context.Context, st *store.Store, name, usage string) (stri
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := newStudyFlags("prism run", runUsage, stderr)
 	dry := s.fs.Bool("dry-run", false, "print the estimate and send nothing")
+	s.rubric = s.fs.String("rubric", "", "acquire a rubric baseline instead of a bank: a built-in `RUBRIC` (saja-broad, saja-granular, geval-summeval) or a rubric file (docs/rubrics.md)")
+	s.prompts = s.fs.String("prompts", "", "G-Eval prompt files `DIR` (one per criterion: NAME.txt or the official coh_detailed.txt, …)")
+	s.samples = s.fs.Int("samples", 0, "G-Eval: sampled ratings averaged per request in integer mode (0: 20)")
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -221,12 +284,23 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	printEstimate(stdout, plan)
-	if *dry || plan.Estimate.Send+plan.Estimate.CacheHits == 0 {
+	if *dry {
+		return nil
+	}
+	if plan.Estimate.Send+plan.Estimate.CacheHits == 0 {
+		if plan.IsRubric() {
+			return printRubricCounts(ctx, stdout, st, plan)
+		}
 		return nil
 	}
 	sum, err := sendPlan(ctx, st, plan, stdout, stderr)
 	if err != nil {
 		return err
+	}
+	if plan.IsRubric() {
+		if err := printRubricCounts(ctx, stdout, st, plan); err != nil {
+			return err
+		}
 	}
 	if sum.Canceled {
 		left := plan.Estimate.Requests - sum.Study.Answered
@@ -243,7 +317,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stderr io.Writer) (engine.Summary, error) {
 	spec := plan.Spec
 	lim := engine.NewLimiter(spec.Limits)
-	judges, err := engine.NewJudges(spec.Config, spec.Repeats, lim)
+	judges, err := engine.PlanJudges(plan, lim)
 	if err != nil {
 		return engine.Summary{}, err
 	}
@@ -266,6 +340,10 @@ func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, std
 }
 
 func printEstimate(w io.Writer, p *engine.Plan) {
+	if p.IsRubric() {
+		printRubricEstimate(w, p)
+		return
+	}
 	e := p.Estimate
 	sp := p.Spec
 	conds := fmt.Sprintf("%d conditions", p.Conditions())
@@ -310,8 +388,16 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 		// answers it holds, on the line that counts them.
 		lost = fmt.Sprintf(", only %d of them stored", s.Stored)
 	}
-	fmt.Fprintf(w, "done: %d of %d requests in %s: %d answered (%d from cache)%s, %d failed%s\n",
-		s.Done, s.Total, wall.Round(time.Millisecond), s.Answered, s.CacheHits, lost, s.Failed, errorsText(s.Errors))
+	what := "requests"
+	if p.IsRubric() {
+		what = "ratings"
+	}
+	missing := ""
+	if s.Missing > 0 {
+		missing = fmt.Sprintf(" (%d of them missing cells: a criterion the reply did not rate validly)", s.Missing)
+	}
+	fmt.Fprintf(w, "done: %d of %d %s in %s: %d answered (%d from cache)%s%s, %d failed%s\n",
+		s.Done, s.Total, what, wall.Round(time.Millisecond), s.Answered, s.CacheHits, missing, lost, s.Failed, errorsText(s.Errors))
 	fmt.Fprintf(w, "tokens: %s prompt (%s cached) + %s completion", humanCount(s.PromptTokens), humanCount(s.CachedTokens), humanCount(s.CompletionTokens))
 	if s.Priced {
 		fmt.Fprintf(w, ", cost $%.4f\n", s.Cost)
