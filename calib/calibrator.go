@@ -226,6 +226,17 @@ func (c *Calibrator) sum() (string, error) {
 	return "sha256:" + hex.EncodeToString(h[:]), nil
 }
 
+// ReadCalibratorFile opens path (a regular file or pipe of at most
+// MaxCalibratorFile bytes) and reads it with ReadCalibrator.
+func ReadCalibratorFile(path string) (*Calibrator, error) {
+	f, err := model.OpenInput(path, MaxCalibratorFile, "a calibrator (JSON)")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadCalibrator(f, path)
+}
+
 // ReadCalibrator reads and checks a calibrator file: its kind and schema
 // (a newer schema is refused), unknown fields, the checksum (a file edited
 // by hand or truncated is refused), the embedded bank (its text must hash

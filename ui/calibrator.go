@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -262,7 +263,7 @@ func saveCalibratorCmd(ctx context.Context, st *store.Store, src calSource, path
 		}
 		data, err := cal.Marshal()
 		if err == nil {
-			err = writeFileAtomic(path, data)
+			err = model.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 		}
 		out.gamma, out.err = cal.Gamma.Value, err
 		return out
@@ -294,28 +295,6 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 		return nil, err
 	}
 	return cal, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the
-// same directory renamed into place, so that a failed save never leaves
-// a truncated file.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	err = errors.Join(err, f.Close())
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // loadPrompt labels the calibrator path's input on the Data screen.
@@ -368,12 +347,7 @@ func (v *dataScreen) loadKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // loadCalibratorCmd reads and checks the calibrator file path.
 func loadCalibratorCmd(path string, gen int) tea.Cmd {
 	return func() tea.Msg {
-		f, err := model.OpenInput(path, calib.MaxCalibratorFile, "a calibrator (JSON)")
-		if err != nil {
-			return calLoadedMsg{gen: gen, path: path, err: err}
-		}
-		defer f.Close()
-		cal, err := calib.ReadCalibrator(f, path)
+		cal, err := calib.ReadCalibratorFile(path)
 		return calLoadedMsg{gen: gen, path: path, cal: cal, err: err}
 	}
 }

@@ -67,7 +67,7 @@ func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *out == "" {
 		n, err = engine.ExportBatch(ctx, st, plan, stdout)
 	} else {
-		err = writeFileAtomic(*out, func(w io.Writer) error {
+		err = model.WriteFileAtomic(*out, func(w io.Writer) error {
 			var werr error
 			n, werr = engine.ExportBatch(ctx, st, plan, w)
 			return werr

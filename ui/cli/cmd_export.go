@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -80,7 +77,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *out == "" {
 		return model.WriteScoresCSV(stdout, rows)
 	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }); err != nil {
+	if err := model.WriteFileAtomic(*out, func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d scores to %s\n", len(rows), *out)
@@ -115,7 +112,7 @@ func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Write
 	if *out == "" {
 		return model.WriteLabelsCSV(stdout, labels)
 	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return model.WriteLabelsCSV(w, labels) }); err != nil {
+	if err := model.WriteFileAtomic(*out, func(w io.Writer) error { return model.WriteLabelsCSV(w, labels) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d labels to %s\n", len(labels), *out)
@@ -129,26 +126,4 @@ func hasDataset(infos []store.DatasetInfo, name string) bool {
 		}
 	}
 	return false
-}
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory and renames it into place, so a failed export never leaves a
-// truncated file behind.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return errors.Join(fmt.Errorf("writing %s", path), err)
-	}
-	return nil
 }

@@ -212,7 +212,7 @@ func saveCalibrator(ctx context.Context, path string, d *calib.Design, rep *cali
 	if err != nil {
 		return fmt.Errorf("--save %s: %w", path, err)
 	}
-	if err := writeFileAtomic(path, func(w io.Writer) error {
+	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	}); err != nil {

@@ -132,15 +132,9 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	if *s.conc < 1 || *s.rpm < 0 || *s.tpm < 0 {
 		return nil, spec, usageErr(s.fs.usage, "--concurrency must be ≥ 1 and --rpm, --tpm ≥ 0")
 	}
-	prices := engine.DefaultPrices()
-	if *s.prices != "" {
-		data, err := model.ReadFileLimited(*s.prices, 1<<20, "a price table (TOML)")
-		if err != nil {
-			return nil, spec, err
-		}
-		if prices, err = engine.ParsePrices(data, *s.prices); err != nil {
-			return nil, spec, err
-		}
+	prices, err := readPrices(*s.prices)
+	if err != nil {
+		return nil, spec, err
 	}
 	var b *banks.Bank
 	var rub *banks.Rubric
@@ -233,6 +227,18 @@ func resolveRubric(ref, prompts string) (*banks.Rubric, string, error) {
 		source += " with prompts from " + prompts
 	}
 	return r, source, nil
+}
+
+// readPrices reads a --prices table; "" is the default table.
+func readPrices(path string) (engine.Prices, error) {
+	if path == "" {
+		return engine.DefaultPrices(), nil
+	}
+	data, err := model.ReadFileLimited(path, 1<<20, "a price table (TOML)")
+	if err != nil {
+		return nil, err
+	}
+	return engine.ParsePrices(data, path)
 }
 
 // pickDataset returns name, or the workspace's only dataset; several

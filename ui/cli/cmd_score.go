@@ -172,7 +172,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr(scoreUsage, "--format %q: want csv or jsonl", *format)
 	}
 
-	cal, err := readFile2(*calFile, calib.MaxCalibratorFile, "a calibrator (JSON)", calib.ReadCalibrator)
+	cal, err := calib.ReadCalibratorFile(*calFile)
 	if err != nil {
 		return err
 	}
@@ -227,24 +227,20 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f == "jsonl" {
 		write = doc.writeJSONL
 	}
-	if *out != "" {
-		if err := writeFileAtomic(*out, func(w io.Writer) error {
-			bw := bufio.NewWriterSize(w, 1<<16)
-			if err := write(bw); err != nil {
-				return err
-			}
-			return bw.Flush()
-		}); err != nil {
-			return err
-		}
-	} else {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
+	buffered := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
 		if err := write(bw); err != nil {
 			return err
 		}
-		if err := bw.Flush(); err != nil {
-			return err
-		}
+		return bw.Flush()
+	}
+	if *out != "" {
+		err = model.WriteFileAtomic(*out, buffered)
+	} else {
+		err = buffered(stdout)
+	}
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	doc.summary(&buf)
@@ -252,18 +248,6 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(&buf, "wrote %d scored candidates to %s (%s)\n", len(res.Rows), *out, f)
 	}
 	return writeTrimmed(info, buf.String())
-}
-
-// readFile2 is readFile with the size limit and description of a file
-// kind other than a table.
-func readFile2[T any](path string, limit int64, what string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := model.OpenInput(path, limit, what)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer f.Close()
-	return read(f, path)
 }
 
 // scoreWorkspace is prism score on a workspace dataset: the calibrator's
@@ -357,15 +341,9 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
-	prices := engine.DefaultPrices()
-	if s.prices != "" {
-		data, err := model.ReadFileLimited(s.prices, 1<<20, "a price table (TOML)")
-		if err != nil {
-			return nil, nil, nil, false, err
-		}
-		if prices, err = engine.ParsePrices(data, s.prices); err != nil {
-			return nil, nil, nil, false, err
-		}
+	prices, err := readPrices(s.prices)
+	if err != nil {
+		return nil, nil, nil, false, err
 	}
 	path := *s.fs.workspace
 	// Plan on a read-only open: a study already answered (or a dry run)
