@@ -25,6 +25,17 @@ type Report struct {
 	// result, scored on the same folds and bootstrap draws as Methods
 	// (docs/protocol.md §12); absent without baselines.
 	Baselines map[string]*BaselineResult `json:"baselines,omitempty"`
+	// Budgets maps a method's name to the calls and tokens per candidate
+	// its scores took, when the caller knows them (prism fit from a
+	// workspace); absent otherwise. The fit does not compute or use them.
+	Budgets map[string]Budget `json:"budgets,omitempty"`
+}
+
+// Budget is what one candidate's scores cost a method: judge calls and
+// tokens (prompt + completion) per candidate, averaged over candidates.
+type Budget struct {
+	CallsPerCandidate  float64 `json:"calls_per_candidate"`
+	TokensPerCandidate float64 `json:"tokens_per_candidate"`
 }
 
 func (r *Report) addBaseline(name string, res *BaselineResult) {

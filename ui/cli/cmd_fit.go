@@ -39,6 +39,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	bankRef := fs.String("bank", "", "workspace mode: only answers under this `BANK` (built-in name, TOML file or hash prefix; default: every bank); with --scores and --save: the bank the scores came from, embedded in the calibrator")
 	save := fs.String("save", "", "write the calibrator of the final fit to `FILE` (JSON; prism score applies it)")
 	methodName := fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
+	bf := addBaselineFlags(fs.FlagSet)
 	attributes := fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
@@ -71,17 +72,32 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *boot < 1 {
 		return usageErr(fitUsage, "--bootstrap %d: want at least 1", *boot)
 	}
+	if err := bf.check(fitUsage, fromFiles); err != nil {
+		return err
+	}
 
 	opts := def
 	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor || (*save != "" && method == calib.Taylor)
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
 	var in fitInput
 	if fromFiles {
-		in, err = readFitInput(ctx, fs, true, *scores, *labels, "", "", "", stderr)
+		if in, err = readFitInput(ctx, fs, true, *scores, *labels, "", "", "", stderr); err == nil {
+			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
+		}
 	} else {
-		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "")
+		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "",
+			func(st *store.Store, in *fitInput, hash string) (err error) {
+				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil {
+					return err
+				}
+				in.usage, err = st.Usage(ctx, in.dataset, in.judge, hash)
+				return err
+			})
 	}
 	if err != nil {
+		return err
+	}
+	if opts.Baselines, err = bf.baselines(in.rubrics); err != nil {
 		return err
 	}
 	rows, labs := in.rows, in.labels
@@ -104,7 +120,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		var w []string
 		rep, w, err = calib.FitDesign(ctx, d, opts)
 		warnings = append(warnings, w...)
+		if err == nil && len(rep.Baselines) > 0 {
+			rep.Budgets = engine.MethodBudgets(in.usage, d.Columns)
+		}
 	}
+	warnings = append(in.warnings, warnings...)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism fit: warning:", w)
 	}
@@ -187,6 +207,12 @@ type fitInput struct {
 	source    string
 	bank      *calib.BankSnapshot
 	judgeSnap *calib.JudgeSnapshot
+	// rubrics are the judge's rubric ratings (fit's baselines), usage the
+	// cost of its answers (fit's budgets), warnings what reading them
+	// found; set by fit only.
+	rubrics  []engine.RubricRatings
+	usage    []store.ProbeUsage
+	warnings []string
 }
 
 // calibratorSource is what a saved calibrator records of its training
@@ -269,13 +295,17 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 // one bank) and the dataset's human targets from a workspace, for fit and
 // select. An empty dataset or judge is the workspace's only one.
 func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
-	return workspaceFitInputWith(ctx, wf, dataset, judgeName, bankRef, stderr, false)
+	return workspaceFitInputWith(ctx, wf, dataset, judgeName, bankRef, stderr, false, nil)
 }
 
 // workspaceFitInputWith is workspaceFitInput that, with provenance, also
 // reads the bank and judge configuration behind the answers
 // (engine.Provenance) for a saved calibrator.
-func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer, provenance bool) (fitInput, error) {
+//
+// more, when not nil, reads more from the open store (hash: the bank
+// filter, "" for every bank).
+func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer, provenance bool,
+	more func(st *store.Store, in *fitInput, hash string) error) (fitInput, error) {
 	var in fitInput
 	st, err := openWorkspaceRO(ctx, *wf.workspace)
 	if err != nil {
@@ -307,6 +337,11 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judg
 	if provenance {
 		if in.bank, in.judgeSnap, err = engine.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
 			return in, fmt.Errorf("%s: %w", st.Path(), err)
+		}
+	}
+	if more != nil {
+		if err := more(st, &in, hash); err != nil {
+			return in, err
 		}
 	}
 	return in, nil
@@ -427,7 +462,14 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tmean\t95% CI\tΔ vs Vanilla\t95% CI\t")
+	if len(r.Baselines) > 0 {
+		if err := printTable2(w, r, methods); err != nil {
+			return err
+		}
+		methods = methods[:0]
+	} else {
+		fmt.Fprintln(tw, "method\tmean\t95% CI\tΔ vs Vanilla\t95% CI\t")
+	}
 	for _, ml := range methods {
 		res := r.Methods.Get(ml.m)
 		fmt.Fprintf(tw, "%s\t%.4f\t[%.4f, %.4f]\t", ml.label, res.Mean, res.CI[0], res.CI[1])
