@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -49,32 +50,35 @@ func BaselineName(r *banks.Rubric) string {
 // StoredRubricRatings reads every rubric study of judge on dataset, in
 // the order of the rubrics' names (then hashes).
 func StoredRubricRatings(ctx context.Context, st *store.Store, dataset, judge string) ([]RubricRatings, error) {
-	studies, err := st.Studies(ctx)
+	hashes, err := st.StudyHashes(ctx, dataset, judge)
 	if err != nil {
 		return nil, err
 	}
 	var out []RubricRatings
-	for _, s := range studies {
-		if !s.Rubric || s.Dataset != dataset || s.Judge != judge || s.Answered == 0 {
-			continue
+	for _, hash := range hashes {
+		snap, err := st.Bank(ctx, hash)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !snap.IsRubric()) {
+			continue // a bank study, or imported scores without a snapshot
 		}
-		snap, err := st.Bank(ctx, s.BankHash)
 		if err != nil {
-			return nil, fmt.Errorf("rubric study %s: %w", short(s.BankHash), err)
+			return nil, fmt.Errorf("rubric study %s: %w", short(hash), err)
 		}
-		r, err := banks.ParseRubric([]byte(snap.Text), "rubric snapshot "+short(s.BankHash))
-		if err != nil {
-			return nil, err
-		}
-		rows, err := st.Scores(ctx, dataset, judge, s.BankHash)
+		r, err := banks.ParseRubric([]byte(snap.Text), "rubric snapshot "+short(hash))
 		if err != nil {
 			return nil, err
 		}
-		use, err := st.Usage(ctx, dataset, judge, s.BankHash)
+		rows, err := st.Scores(ctx, dataset, judge, hash)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, RubricRatings{Hash: s.BankHash, Source: strings.TrimPrefix(snap.Source, store.RubricSourcePrefix),
+		use, err := st.Usage(ctx, dataset, judge, hash)
+		if err != nil {
+			return nil, err
+		}
+		if len(use) == 0 {
+			continue // no answer yet
+		}
+		out = append(out, RubricRatings{Hash: hash, Source: strings.TrimPrefix(snap.Source, store.RubricSourcePrefix),
 			Rubric: r, Rows: onlyRubric(rows, r.Name), Usage: use})
 	}
 	slices.SortStableFunc(out, func(a, b RubricRatings) int {

@@ -28,7 +28,7 @@ func (s *Store) Usage(ctx context.Context, dataset, judge, bankHash string) ([]P
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.probe, count(*), count(DISTINCT r.context || char(0) || r.candidate),
 		       coalesce(sum(p.prompt_tokens), 0), coalesce(sum(p.completion_tokens), 0),
-		       coalesce(max(CASE WHEN json_valid(p.raw) AND json_type(p.raw) = 'array'
+		       coalesce(max(CASE WHEN substr(p.raw, 1, 1) = '[' AND json_valid(p.raw)
 		                         THEN json_array_length(p.raw) ELSE 1 END), 1)
 		FROM requests r
 		JOIN judges j ON j.id = r.judge_id
@@ -48,6 +48,31 @@ func (s *Store) Usage(ctx context.Context, dataset, judge, bankHash string) ([]P
 			return nil, err
 		}
 		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// StudyHashes lists the bank and rubric snapshot hashes a judge has
+// requests under on a dataset, sorted: a cheap Studies for one judge.
+func (s *Store) StudyHashes(ctx context.Context, dataset, judge string) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT DISTINCT r.bank_hash
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		WHERE d.name = ? AND j.name = ?
+		ORDER BY r.bank_hash`, dataset, judge)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
 	}
 	return out, rows.Err()
 }

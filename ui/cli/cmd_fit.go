@@ -180,6 +180,7 @@ func writeTrimmed(w io.Writer, s string) error {
 const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CAL.json] [flags]
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
+              [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
 diagonal Taylor correction) under nested cross-validation with
@@ -194,7 +195,14 @@ uses, and the bank and judge configuration behind the scores (from the
 workspace; from CSV files, the bank given with --bank, and no judge).
 prism score applies it to new candidates. --attributes a,b,ctx:x fits only
 those units' probes (prism select's choice), so the calibrator needs only
-them.`
+them.
+
+Rubric ratings of the judge (prism run --rubric; in a --scores file, rows
+of probes rubric:NAME/CRITERION of a built-in rubric or a --rubric-file)
+are scored beside the methods on the same folds and bootstrap draws, as
+the paper's Table 2: SAJA with a random-forest head (--head ridge for a
+ridge head), G-Eval as the mean of its criteria on [0, 1], each with its
+calls and tokens per candidate. --baselines none leaves them out.`
 
 // fitInput is a judge's answers on a dataset and the dataset's human
 // labels, read from a workspace; source names them for the report. bank

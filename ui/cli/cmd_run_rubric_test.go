@@ -14,7 +14,8 @@ import (
 
 // Rubric studies with the offline judge on the demo dataset: stored counts
 // per criterion, a rerun sends nothing, the scores are exported, and the
-// PRISM fit of the quality bank is unchanged by their presence.
+// PRISM fit of the quality bank is unchanged by their presence (without
+// the baselines' rows, which TestFitRubricBaselines checks).
 func TestRunRubricOfflineDemo(t *testing.T) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "ws.db")
@@ -66,7 +67,7 @@ func TestRunRubricOfflineDemo(t *testing.T) {
 		t.Errorf("rubric scores in FitInput: %v", per)
 	}
 
-	after, _ := mustRun(t, "fit", "--workspace", ws)
+	after, _ := mustRun(t, "fit", "--workspace", ws, "--baselines", "none")
 	if after != before {
 		t.Errorf("the fit changed with rubric scores present:\n%s\nvs\n%s", before, after)
 	}

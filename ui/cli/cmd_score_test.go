@@ -43,6 +43,23 @@ func cleanupFixtures() {
 	if fixtures.dir != "" {
 		os.RemoveAll(fixtures.dir)
 	}
+	for _, d := range fixtureDirs {
+		os.RemoveAll(d)
+	}
+}
+
+// fixtureDirs are other fixtures' directories (tempDirOnce), removed by
+// TestMain.
+var fixtureDirs []string
+
+// tempDirOnce makes a directory for a fixture built once per package run;
+// TestMain removes it.
+func tempDirOnce(prefix string) (string, error) {
+	d, err := os.MkdirTemp("", prefix)
+	if err == nil {
+		fixtureDirs = append(fixtureDirs, d)
+	}
+	return d, err
 }
 
 type scoreFix struct {
