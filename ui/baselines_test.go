@@ -384,3 +384,75 @@ func TestGoldenBaselines(t *testing.T) {
 	g.capture(c, "compare")
 	g.check(t)
 }
+
+// An imported judge's rubric rows of a rubric prism does not know are
+// left out with a warning, and rows a built-in rubric cannot read (a
+// criterion it lacks) leave the baselines out with a warning: the
+// methods are fitted all the same.
+func TestFitBaselinesWarnings(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 160, 48)
+	rows, err := swappedRows(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.study.Dataset.Contexts[0]
+	for _, p := range []string{model.RubricProbe("my-rubric", "depth"), model.RubricProbe("saja-broad", "no-such-criterion")} {
+		rows = append(rows, model.ScoreRow{Context: c.ID, Candidate: c.Candidates[0].ID, Probe: p, Run: "0", Score: 3})
+	}
+	k, _ := a.currentKey()
+	if _, err := a.study.Store.ImportScores(context.Background(), k.dataset, "odd", rows); err != nil {
+		t.Fatal(err)
+	}
+	setFormField(t, a, fName, "odd")
+	press(a, "5", "f")
+	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.judge != "odd" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	}
+	if len(a.fit.rep.Baselines) != 0 || a.fit.rep.Budgets != nil {
+		t.Errorf("baselines %v, budgets %v: want none", a.fit.rep.Baselines, a.fit.rep.Budgets)
+	}
+	text := strings.Join(a.fit.warnings, "\n")
+	for _, want := range []string{`rubric ratings of "my-rubric": no built-in rubric of that name`, "rubric baselines left out: ", "no-such-criterion"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("warnings lack %q:\n%s", want, text)
+		}
+	}
+	if f := paneText(frame(a)); !strings.Contains(f, "method mean 95% CI Δ vs Van 95% CI") || strings.Contains(f, groupRubric) {
+		t.Errorf("without baselines the table is the methods' alone:\n%s", f)
+	}
+}
+
+// Ratings the fit cannot use (here SAJA broad with one criterion rated,
+// the others never) leave the baselines out with the fit's reason; the
+// methods are fitted.
+func TestFitBaselinesUnusable(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 160, 48)
+	rows, err := swappedRows(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := banks.BuiltinRubric("saja-broad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range a.study.Dataset.Contexts {
+		for _, cand := range c.Candidates {
+			rows = append(rows, model.ScoreRow{Context: c.ID, Candidate: cand.ID, Probe: model.RubricProbe(r.Name, r.Criteria[0].Name), Run: "0", Score: 3})
+		}
+	}
+	k, _ := a.currentKey()
+	if _, err := a.study.Store.ImportScores(context.Background(), k.dataset, "partial", rows); err != nil {
+		t.Fatal(err)
+	}
+	setFormField(t, a, fName, "partial")
+	press(a, "5", "f")
+	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.judge != "partial" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	}
+	if len(a.fit.rep.Baselines) != 0 {
+		t.Errorf("baselines %v: want none", a.fit.rep.Baselines)
+	}
+	if text := strings.Join(a.fit.warnings, "\n"); !strings.Contains(text, "rubric baselines left out: ") {
+		t.Errorf("warnings lack the baselines' reason:\n%s", text)
+	}
+}

@@ -98,6 +98,17 @@ func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Re
 		opts.Baselines = bs
 	}
 	rep, w, err := calib.FitDesign(ctx, d, opts)
+	if err != nil && len(opts.Baselines) > 0 && ctx.Err() == nil {
+		// Ratings the fit cannot use (e.g. a criterion without any
+		// rating) fail it; `prism fit --baselines none` is the CLI's way
+		// around, the screen's is to fit the methods alone and say why.
+		opts.Baselines = nil
+		var again error
+		if rep, w, again = calib.FitDesign(ctx, d, opts); again == nil {
+			warnings = append(warnings, "rubric baselines left out: "+err.Error())
+		}
+		err = again
+	}
 	if err == nil && len(rep.Baselines) > 0 {
 		rep.Budgets = engine.MethodBudgets(in.usage, d.Columns)
 	}
