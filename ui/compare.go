@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	tea "charm.land/bubbletea/v2"
@@ -160,35 +161,7 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 		}
 		return lines
 	}
-	// The method tables side by side: mean and difference from Vanilla.
-	// A judge's column is as wide as its name when the row has room; a
-	// longer name is cut in its middle.
-	colW := 16 // "0.6917 +0.0304" and two spaces
-	for _, f := range ok {
-		colW = max(colW, min(len([]rune(f.judge)), (w-10)/len(ok)-1))
-	}
-	head := fmt.Sprintf("%-10s", "method")
-	for _, f := range ok {
-		head += fmt.Sprintf(" %-*s", colW, clipMiddle(f.judge, colW))
-	}
-	lines = append(lines, st.Label.Render(fit(head, w)))
-	for _, fm := range fitMethods {
-		row := fmt.Sprintf("%-10s", clip(fm.label, 10))
-		for _, f := range ok {
-			res := f.rep.Methods.Get(fm.m)
-			cell := "—"
-			if res != nil {
-				cell = mean4(res.Mean)
-				if res.DiffVsVanilla != nil {
-					cell += " " + gain4(res.DiffVsVanilla.Mean)
-				}
-			}
-			row += fmt.Sprintf(" %-*s", colW, cell)
-		}
-		if slices.ContainsFunc(ok, func(f judgeFit) bool { return f.rep.Methods.Get(fm.m) != nil }) {
-			lines = append(lines, fit(row, w))
-		}
-	}
+	lines = append(lines, compareMethodLines(st, ok, w)...)
 	// Profiles: per attribute the judges' means on one axis for a_k and one
 	// for e_k, whether their signs agree, and under it per judge the
 	// numbers: the mean over the outer folds and the fold range.
@@ -245,6 +218,93 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 		}
 	}
 	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%-*s %-*s %-*s %s", nw, "axes", bw, fixed4(alo)+" … "+fixed4(ahi), signW, "", fixed4(elo)+" … "+fixed4(ehi)), w)))
+	return lines
+}
+
+// compareMethodLines are the judges' method tables side by side: per
+// method each judge's mean and difference from Vanilla. A judge's column
+// is as wide as its name when the row has room; a longer name is cut in
+// its middle. When a judge has rubric baselines, the rows are grouped as
+// Table 2: each judge's rubric-based rows (its own SAJA and G-Eval
+// ratings; — for a judge without them), then the rubric-free methods.
+func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
+	type cmpRow struct {
+		group, label string
+		res          func(r *calib.Report) *calib.MethodResult
+	}
+	var rows []cmpRow
+	labelW := 10
+	var names []string
+	for _, f := range ok {
+		for _, n := range baselineNames(f.rep) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) > 0 {
+		// Every judge's names in Table 2's order (SAJA, then G-Eval).
+		union := &calib.Report{Baselines: map[string]*calib.BaselineResult{}}
+		for _, f := range ok {
+			maps.Copy(union.Baselines, f.rep.Baselines)
+		}
+		for _, n := range baselineNames(union) {
+			rows = append(rows, cmpRow{group: groupRubric, label: "  " + baselineLabel(n, union.Baselines[n].Kind),
+				res: func(r *calib.Report) *calib.MethodResult {
+					if b := r.Baselines[n]; b != nil {
+						return &b.MethodResult
+					}
+					return nil
+				}})
+		}
+	}
+	for _, fm := range fitMethods {
+		label := clip(fm.label, 10)
+		if len(names) > 0 {
+			label = "  " + fm.label
+		}
+		rows = append(rows, cmpRow{group: groupFree, label: label, res: func(r *calib.Report) *calib.MethodResult { return r.Methods.Get(fm.m) }})
+	}
+	if len(names) > 0 {
+		for _, row := range rows {
+			labelW = max(labelW, len([]rune(row.label)))
+		}
+	}
+	colW := 16 // "0.6917 +0.0304" and two spaces
+	for _, f := range ok {
+		colW = max(colW, min(len([]rune(f.judge)), (w-labelW)/len(ok)-1))
+	}
+	head := fmt.Sprintf("%-*s", labelW, "method")
+	for _, f := range ok {
+		head += fmt.Sprintf(" %-*s", colW, clipMiddle(f.judge, colW))
+	}
+	lines := []string{st.Label.Render(fit(head, w))}
+	group := ""
+	for _, cr := range rows {
+		if !slices.ContainsFunc(ok, func(f judgeFit) bool { return cr.res(f.rep) != nil }) {
+			continue
+		}
+		if len(names) > 0 && cr.group != group {
+			group = cr.group
+			lines = append(lines, st.Title.Render(fit(group, w)))
+		}
+		row := fmt.Sprintf("%-*s", labelW, cr.label)
+		for _, f := range ok {
+			res := cr.res(f.rep)
+			cell := "—"
+			if res != nil {
+				cell = mean4(res.Mean)
+				if res.DiffVsVanilla != nil {
+					cell += " " + gain4(res.DiffVsVanilla.Mean)
+				}
+			}
+			row += fmt.Sprintf(" %-*s", colW, cell)
+		}
+		lines = append(lines, fit(row, w))
+	}
+	if len(names) > 0 {
+		lines = append(lines, st.Muted.Render(fit("per judge: mean, Δ vs its Vanilla; rubric rows from its own rubric ratings (— none)", w)))
+	}
 	return lines
 }
 

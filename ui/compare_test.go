@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/prism-eval/prism/model"
 )
 
 func TestDirection(t *testing.T) {
@@ -39,11 +41,22 @@ func twoJudgeDemo(t testing.TB, w, h int) *App {
 // importSwapped imports the answers of a's judge, signs swapped, as the
 // judge "swapped" (see twoJudgeDemo).
 func importSwapped(a *App) error {
-	k, _ := a.currentKey()
-	ctx := context.Background()
-	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
+	rows, err := swappedRows(a)
 	if err != nil {
 		return err
+	}
+	k, _ := a.currentKey()
+	_, err = a.study.Store.ImportScores(context.Background(), k.dataset, "swapped", rows)
+	return err
+}
+
+// swappedRows are the answers of a's judge with every attribute's + and −
+// probes swapped.
+func swappedRows(a *App) ([]model.ScoreRow, error) {
+	k, _ := a.currentKey()
+	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
+	if err != nil {
+		return nil, err
 	}
 	for i, r := range rows {
 		switch {
@@ -53,8 +66,7 @@ func importSwapped(a *App) error {
 			rows[i].Probe = strings.TrimSuffix(r.Probe, "-") + "+"
 		}
 	}
-	_, err = a.study.Store.ImportScores(ctx, k.dataset, "swapped", rows)
-	return err
+	return rows, nil
 }
 
 func TestCompareSwappedJudge(t *testing.T) {

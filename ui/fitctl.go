@@ -2,8 +2,10 @@ package ui
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/figures"
+	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
@@ -51,7 +54,7 @@ func fitOptions(metric string, taylor bool) calib.Options {
 func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*fitJob, tea.Cmd) {
 	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
 		opts.Progress = progress
-		in, err := readStudyInput(ctx, st, key, "fitting")
+		in, err := readFitInput(ctx, st, key)
 		if err != nil {
 			return fitResult{}, nil, err
 		}
@@ -65,7 +68,7 @@ func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.
 // candidates that have answers (a screen or an unfinished run scores part
 // of the dataset).
 func fitStored(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*calib.Report, []string, error) {
-	in, err := readStudyInput(ctx, st, key, "fitting")
+	in, err := readFitInput(ctx, st, key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,8 +76,11 @@ func fitStored(ctx context.Context, st *store.Store, key studyKey, opts calib.Op
 	return rep, w, err
 }
 
-// fitInput runs calib.Fit on what readStudyInput read, as its two steps
+// fitInput runs calib.Fit on what readFitInput read, as its two steps
 // (calib.BuildDesign, then calib.FitDesign), and returns the design too.
+// The judge's rubric ratings, when it has any, are scored beside the
+// methods as the report's baselines (SAJA with the forest head, as
+// `prism fit`), with every method's budget per candidate.
 func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Report, *calib.Design, []string, error) {
 	opts.ScoresFile, opts.LabelsFile = in.source, in.source
 	warnings := slices.Clone(in.warnings)
@@ -83,8 +89,36 @@ func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Re
 	if err != nil {
 		return nil, nil, warnings, err
 	}
+	if len(in.rubrics) > 0 {
+		bs, err := engine.Baselines(in.rubrics, baselineOptions())
+		if err != nil {
+			// The methods do not depend on the ratings: fit them alone.
+			warnings = append(warnings, "rubric baselines left out: "+err.Error())
+		}
+		opts.Baselines = bs
+	}
 	rep, w, err := calib.FitDesign(ctx, d, opts)
+	if err != nil && len(opts.Baselines) > 0 && ctx.Err() == nil {
+		// Ratings the fit cannot use (e.g. a criterion without any
+		// rating) fail it; `prism fit --baselines none` is the CLI's way
+		// around, the screen's is to fit the methods alone and say why.
+		opts.Baselines = nil
+		var again error
+		if rep, w, again = calib.FitDesign(ctx, d, opts); again == nil {
+			warnings = append(warnings, "rubric baselines left out: "+err.Error())
+		}
+		err = again
+	}
+	if err == nil && len(rep.Baselines) > 0 {
+		rep.Budgets = engine.MethodBudgets(in.usage, d.Columns)
+	}
 	return rep, d, append(warnings, w...), err
+}
+
+// baselineOptions turn rubric ratings into baselines as `prism fit`'s
+// defaults do: SAJA with the random-forest head (300 trees, seed 42).
+func baselineOptions() engine.BaselineOptions {
+	return engine.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
 }
 
 // studyInput is what a fit or a selection reads from the workspace.
@@ -93,6 +127,47 @@ type studyInput struct {
 	labels   []model.Label // of the candidates with answers
 	warnings []string
 	source   string // names the workspace, dataset and judge in reports
+	// A fit's only (readFitInput): the judge's rubric ratings on the
+	// dataset, which become the report's baselines, and what its answers
+	// under the bank version cost, which become the methods' budgets.
+	rubrics []engine.RubricRatings
+	usage   []store.ProbeUsage
+}
+
+// readFitInput is readStudyInput for a fit: with the judge's rubric
+// ratings (its rubric studies on the dataset, and rubric rows among
+// imported scores whose rubric is built in, as `prism fit` reads them)
+// and the usage of its answers under key's bank version.
+func readFitInput(ctx context.Context, st *store.Store, key studyKey) (studyInput, error) {
+	in, err := readStudyInput(ctx, st, key, "fitting")
+	if err != nil {
+		return in, err
+	}
+	stored, err := engine.StoredRubricRatings(ctx, st, key.dataset, key.judge)
+	if err != nil {
+		return in, fmt.Errorf("rubric ratings: %w", err)
+	}
+	covered := map[string]bool{}
+	for _, rr := range stored {
+		covered[rr.Rubric.Name] = true
+	}
+	var rest []model.ScoreRow
+	for _, r := range in.rows {
+		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !covered[name] {
+			rest = append(rest, r)
+		}
+	}
+	found, unknown := engine.RatingsFromRows(rest, nil)
+	in.rubrics = append(stored, found...)
+	for _, name := range unknown {
+		in.warnings = append(in.warnings, fmt.Sprintf("rubric ratings of %q: no built-in rubric of that name (prism fit --rubric-file scores them); not shown", name))
+	}
+	if len(in.rubrics) > 0 {
+		if in.usage, err = st.Usage(ctx, key.dataset, key.judge, key.bankHash); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
 }
 
 // readStudyInput reads key's answers and the labels of the candidates
@@ -365,8 +440,35 @@ func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Re
 			sig, sigErr = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
 		}
 		paths, err := figures.Export(dir, rep, sig)
+		if err == nil && len(rep.Baselines) > 0 {
+			var p string
+			p, err = writeTable2(dir, rep)
+			if err == nil {
+				paths = append(paths, p)
+			}
+		}
 		return exportedMsg{paths: paths, err: err, sigErr: sigErr}
 	}
+}
+
+// table2File is the export's Table 2, written when the report has
+// rubric baselines.
+const table2File = "table2.csv"
+
+// writeTable2 writes rep's Table 2 (table2CSV) as table2.csv into dir.
+func writeTable2(dir string, rep *calib.Report) (string, error) {
+	p := filepath.Join(dir, table2File)
+	err := model.WriteFileAtomic(p, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.WriteAll(table2CSV(rep)); err != nil {
+			return err
+		}
+		return cw.Error()
+	})
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", p, err)
+	}
+	return p, nil
 }
 
 // exportDirName is the directory exports go to by default, beside the
@@ -445,7 +547,11 @@ func (v *fitScreen) onExported(a *App, msg exportedMsg) {
 		v.status, v.statusErr = "export: "+msg.err.Error(), true
 		return
 	}
-	v.status, v.statusErr = fmt.Sprintf("exported %d files (report JSON, CSV, figures PNG, SVG) to %s", len(msg.paths), a.exportDir), false
+	what := "report JSON, CSV, figures PNG, SVG"
+	if slices.ContainsFunc(msg.paths, func(p string) bool { return filepath.Base(p) == table2File }) {
+		what = "report JSON, CSV, Table 2 CSV, figures PNG, SVG"
+	}
+	v.status, v.statusErr = fmt.Sprintf("exported %d files (%s) to %s", len(msg.paths), what, a.exportDir), false
 	if msg.sigErr != nil {
 		v.status += "; no signal figure: " + msg.sigErr.Error()
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -71,6 +72,9 @@ func (v *fitScreen) View(a *App) string {
 		return pane(st, true, v.width, v.height, v.title(), block(lines[v.scroll:], v.width-paneChromeW, innerH))
 	}
 	rw := max(v.width*2/5, 40)
+	if v.rep != nil && len(v.rep.Baselines) > 0 {
+		rw = max(v.width/3, 40) // Table 2's wider rows get more of the width
+	}
 	lw := v.width - rw
 	left := v.tableLines(st, lw-paneChromeW)
 	v.scroll = min(v.scroll, max(len(left)-innerH, 0))
@@ -130,6 +134,143 @@ func methodRow(label string, res *calib.MethodResult) string {
 	return fmt.Sprintf("%-12s %7s %-18s %8s %s", label, mean4(res.Mean), ciText(res.CI), d, dci)
 }
 
+// rowStyle is a method row's style: green when the whole interval of its
+// gain over Vanilla is above 0.
+func rowStyle(st *styles.Styles, res *calib.MethodResult) lipgloss.Style {
+	if res.DiffVsVanilla != nil && res.DiffVsVanilla.CI[0] > 0 {
+		return st.Good
+	}
+	return st.Text
+}
+
+// The columns of the Fit screen's Table 2, after the row's label.
+const (
+	t2Mean = iota
+	t2CI
+	t2DVan
+	t2DVanCI
+	t2DPRISM
+	t2DPRISMCI
+	t2Calls
+	t2Tokens
+	t2Cols
+)
+
+var (
+	t2Heads  = [t2Cols]string{"mean", "95% CI", "Δ vs Van", "95% CI", "Δ vs PRISM", "95% CI", "calls", "tokens"}
+	t2Widths = [t2Cols]int{7, 18, 8, 18, 10, 18, 5, 7}
+	t2Left   = [t2Cols]bool{t2CI: true, t2DVanCI: true, t2DPRISMCI: true}
+	// t2Drop is the order in which columns leave a narrow pane: the
+	// interval of Δ vs PRISM first, then the budget, Δ vs PRISM, the
+	// interval of Δ vs Vanilla and Δ vs Vanilla; the mean and its
+	// interval stay.
+	t2Drop = []int{t2DPRISMCI, t2Tokens, t2Calls, t2DPRISM, t2DVanCI, t2DVan}
+)
+
+// t2Cells are a row's cells in column order.
+func t2Cells(row t2Row) [t2Cols]string {
+	var c [t2Cols]string
+	c[t2Mean], c[t2CI] = mean4(row.res.Mean), ciText(row.res.CI)
+	if d := row.res.DiffVsVanilla; d != nil {
+		c[t2DVan], c[t2DVanCI] = gain4(d.Mean), diffCIText(d.CI)
+	}
+	if d := row.vsPRISM; d != nil {
+		c[t2DPRISM], c[t2DPRISMCI] = gain4(d.Mean), diffCIText(d.CI)
+	}
+	c[t2Calls], c[t2Tokens] = countText(row.budget.CallsPerCandidate), tokensText(row.budget.TokensPerCandidate)
+	return c
+}
+
+// t2Columns chooses the columns that fit w after a label of labelW: all
+// of them when they fit, else without those t2Drop names first. The
+// budget columns are left out when no row knows its budget.
+func t2Columns(rows []t2Row, labelW, w int) [t2Cols]bool {
+	var show [t2Cols]bool
+	for i := range show {
+		show[i] = true
+	}
+	show[t2Calls] = slices.ContainsFunc(rows, func(r t2Row) bool { return r.budget.CallsPerCandidate > 0 })
+	show[t2Tokens] = slices.ContainsFunc(rows, func(r t2Row) bool { return r.budget.TokensPerCandidate > 0 })
+	width := func() int {
+		n := labelW
+		for i, on := range show {
+			if on {
+				n += 1 + t2Widths[i]
+			}
+		}
+		return n
+	}
+	for _, c := range t2Drop {
+		if width() <= w {
+			break
+		}
+		show[c] = false
+	}
+	return show
+}
+
+// t2Line lays out a label and cells in the shown columns, trailing blanks
+// trimmed.
+func t2Line(label string, labelW int, cells [t2Cols]string, show [t2Cols]bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s", labelW, label)
+	for i, on := range show {
+		if !on {
+			continue
+		}
+		if t2Left[i] {
+			fmt.Fprintf(&b, " %-*s", t2Widths[i], cells[i])
+		} else {
+			fmt.Fprintf(&b, " %*s", t2Widths[i], cells[i])
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// table2Lines draws the method table as the paper's Table 2 when the
+// report has rubric baselines: the rubric-based rows, then the
+// rubric-free ones, each with its mean and interval, the paired
+// difference from Vanilla, a rubric row's from PRISM, and the calls and
+// tokens per candidate its answers took; columns leave a narrow pane in
+// t2Drop's order. Under it, the missing rubric cells that were imputed.
+func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
+	rows := table2(r)
+	labelW := 12
+	for _, row := range rows {
+		labelW = max(labelW, 2+len([]rune(row.label)))
+	}
+	show := t2Columns(rows, labelW, w)
+	var head [t2Cols]string
+	copy(head[:], t2Heads[:])
+	lines := []string{"", st.Label.Render(fit(t2Line("method", labelW, head, show), w))}
+	group := ""
+	for _, row := range rows {
+		if row.group != group {
+			group = row.group
+			lines = append(lines, st.Title.Render(fit(group, w)))
+		}
+		lines = append(lines, rowStyle(st, row.res).Render(fit(t2Line("  "+row.label, labelW, t2Cells(row), show), w)))
+	}
+	var budget []string
+	for _, c := range []int{t2Calls, t2Tokens} {
+		if show[c] {
+			budget = append(budget, t2Heads[c])
+		}
+	}
+	if len(budget) > 0 {
+		lines = append(lines, st.Muted.Render(fit(strings.Join(budget, ", ")+" per candidate, from the judge's stored answers (– not known)", w)))
+	}
+	for _, row := range rows {
+		if row.base == nil {
+			continue
+		}
+		if m := missingText(row.base); m != "" {
+			lines = append(lines, wrapStyled(st.Text, row.label+": "+m, w)...)
+		}
+	}
+	return lines
+}
+
 // tableLines draws the status, the method table, γ per fold and the
 // imputed cells.
 func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
@@ -165,14 +306,14 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 	for _, wn := range v.warnings {
 		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
 	}
-	lines = append(lines, "", st.Label.Render(fit(fmt.Sprintf("%-12s %7s %-18s %8s %s", "method", "mean", "95% CI", "Δ vs Van", "95% CI"), w)))
-	for _, fm := range fitMethods {
-		if res := r.Methods.Get(fm.m); res != nil {
-			s := st.Text
-			if res.DiffVsVanilla != nil && res.DiffVsVanilla.CI[0] > 0 {
-				s = st.Good // the whole interval of the gain is above 0
+	if len(r.Baselines) > 0 {
+		lines = append(lines, table2Lines(st, r, w)...)
+	} else {
+		lines = append(lines, "", st.Label.Render(fit(fmt.Sprintf("%-12s %7s %-18s %8s %s", "method", "mean", "95% CI", "Δ vs Van", "95% CI"), w)))
+		for _, fm := range fitMethods {
+			if res := r.Methods.Get(fm.m); res != nil {
+				lines = append(lines, rowStyle(st, res).Render(fit(methodRow(fm.label, res), w)))
 			}
-			lines = append(lines, s.Render(fit(methodRow(fm.label, res), w)))
 		}
 	}
 	lines = append(lines, "", st.Title.Render("γ per outer fold (inner CV)"))

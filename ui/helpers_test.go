@@ -56,6 +56,12 @@ const (
 	fixtureDemo     = "demo"      // the demo dataset stored, nothing answered
 	fixtureScreened = "screened"  // plus the Bank screen's screen (both runs of every condition)
 	fixtureTwoJudge = "two-judge" // plus the imported judge "swapped" (see twoJudgeDemo)
+	// The screened demo plus the offline judge's rubric studies (SAJA
+	// broad, SAJA granular, G-Eval), as `prism run --rubric` stores them.
+	fixtureRubric = "rubric"
+	// fixtureRubric plus the imported judge "swapped" whose scores hold
+	// SAJA broad's ratings too (see rubricTwoJudgeDemo).
+	fixtureRubricTwoJudge = "rubric-two-judge"
 )
 
 var fixtures = struct {
@@ -93,6 +99,10 @@ func buildFixture(name, dir string) (string, error) {
 		})
 	case fixtureTwoJudge:
 		return buildOn(dir, fixtureScreened, importSwapped)
+	case fixtureRubric:
+		return buildOn(dir, fixtureScreened, runRubrics)
+	case fixtureRubricTwoJudge:
+		return buildOn(dir, fixtureRubric, importSwappedRubric)
 	}
 	return "", fmt.Errorf("no fixture %q", name)
 }

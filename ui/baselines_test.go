@@ -1,0 +1,458 @@
+package ui
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// fixtureRubrics are the rubric studies of fixtureRubric.
+var fixtureRubrics = []string{"saja-broad", "saja-granular", "geval-summeval"}
+
+// runRubrics runs the rubric studies of fixtureRubrics with a's judge
+// (the Run form's), one run each, as `prism run --rubric R` does.
+func runRubrics(a *App) error {
+	sp, err := a.spec()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	st := a.study.Store
+	for _, name := range fixtureRubrics {
+		r, err := banks.BuiltinRubric(name)
+		if err != nil {
+			return err
+		}
+		rs := sp
+		rs.Bank, rs.BankSource = nil, ""
+		rs.Rubric, rs.RubricSource, rs.Repeats = r, "builtin:"+name, 1
+		p, err := engine.NewPlan(ctx, st, rs)
+		if err != nil {
+			return err
+		}
+		lim := engine.NewLimiter(rs.Limits)
+		js, err := engine.PlanJudges(p, lim)
+		if err != nil {
+			return err
+		}
+		run, err := engine.Start(ctx, st, js, p, engine.Options{Limiter: lim})
+		if err != nil {
+			return err
+		}
+		for range run.Events() {
+		}
+		if _, err := run.Wait(); err != nil {
+			return fmt.Errorf("rubric %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// importSwappedRubric imports the judge "swapped" (see twoJudgeDemo) with
+// a's judge's SAJA broad ratings among its scores: an imported judge's
+// rubric rows, matched to the built-in rubric by name.
+func importSwappedRubric(a *App) error {
+	rows, err := swappedRows(a)
+	if err != nil {
+		return err
+	}
+	k, _ := a.currentKey()
+	ctx := context.Background()
+	rrs, err := engine.StoredRubricRatings(ctx, a.study.Store, k.dataset, k.judge)
+	if err != nil {
+		return err
+	}
+	for _, rr := range rrs {
+		if rr.Rubric.Name == "saja-broad" {
+			rows = append(rows, rr.Rows...)
+		}
+	}
+	_, err = a.study.Store.ImportScores(ctx, k.dataset, "swapped", rows)
+	return err
+}
+
+// rubricTwoJudgeDemo is fixtureRubricTwoJudge: the offline judge with its
+// three rubric studies, and the judge "swapped" with SAJA broad's
+// ratings alone.
+func rubricTwoJudgeDemo(t testing.TB, w, h int) *App {
+	t.Helper()
+	return fixtureApp(t, fixtureRubricTwoJudge, w, h)
+}
+
+// wantFit is what `prism fit --judge J --bank B` computes from the
+// workspace with its default baselines (every rubric with ratings, SAJA's
+// forest head), by the engine's and calib's exported functions: the
+// report the Fit and Compare screens must show.
+func wantFit(t testing.TB, st *store.Store, k studyKey, opts calib.Options) *calib.Report {
+	t.Helper()
+	ctx := context.Background()
+	rows, labels, err := st.FitInput(ctx, k.dataset, k.judge, k.bankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, _ = model.ScoredLabels(rows, labels)
+	rrs, err := engine.StoredRubricRatings(ctx, st, k.dataset, k.judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest []model.ScoreRow
+	for _, r := range rows {
+		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !slices.ContainsFunc(rrs, func(rr engine.RubricRatings) bool { return rr.Rubric.Name == name }) {
+			rest = append(rest, r)
+		}
+	}
+	found, _ := engine.RatingsFromRows(rest, nil)
+	if opts.Baselines, err = engine.Baselines(append(rrs, found...), engine.BaselineOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := calib.BuildDesign(rows, labels, calib.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, err := calib.FitDesign(ctx, d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Baselines) > 0 {
+		usage, err := st.Usage(ctx, k.dataset, k.judge, k.bankHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Budgets = engine.MethodBudgets(usage, d.Columns)
+	}
+	return rep
+}
+
+// fittedRubric is the rubric fixture fitted on the Fit screen at w×h,
+// with the report wantFit computes.
+func fittedRubric(t testing.TB, w, h int) (*App, *calib.Report) {
+	t.Helper()
+	a := fixtureApp(t, fixtureRubric, w, h)
+	press(a, "5", "f")
+	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
+	}
+	return a, wantFit(t, a.study.Store, a.fit.key, a.fit.options())
+}
+
+// table2Want is row's text in a 160-column frame, runs of blanks as one:
+// the label, mean and interval, Δ vs Vanilla and its interval, a rubric
+// row's Δ vs PRISM (its interval does not fit) and the calls per
+// candidate (the offline judge counts no tokens: no tokens column).
+func table2Want(row t2Row) string {
+	f := []string{row.label, mean4(row.res.Mean), ciText(row.res.CI)}
+	if d := row.res.DiffVsVanilla; d != nil {
+		f = append(f, gain4(d.Mean), diffCIText(d.CI))
+	}
+	if d := row.vsPRISM; d != nil {
+		f = append(f, gain4(d.Mean))
+	}
+	f = append(f, countText(row.budget.CallsPerCandidate))
+	return strings.Join(strings.Fields(strings.Join(f, " ")), " ")
+}
+
+// With rubric studies of the judge, the Fit screen's report is `prism
+// fit`'s with its baselines and budgets, and its table is Table 2: the
+// rubric-based rows, then the rubric-free ones, with the report's
+// numbers as the screen formats them.
+func TestFitScreenBaselines(t *testing.T) {
+	a, rep := fittedRubric(t, 160, 48)
+	if got, want := jsonOf(t, a.fit.rep), jsonOf(t, rep); got != want {
+		t.Fatalf("the Fit screen's report differs from prism fit's:\n got %s\nwant %s", got, want)
+	}
+	if got := slices.Sorted(maps.Keys(rep.Baselines)); !slices.Equal(got, []string{"geval", "saja_broad", "saja_granular"}) {
+		t.Fatalf("baselines %v", got)
+	}
+	if rep.Budgets["prism"].CallsPerCandidate == 0 || rep.Baselines["geval"].CallsPerCandidate == 0 {
+		t.Fatalf("budgets not known: %+v, G-Eval %g", rep.Budgets, rep.Baselines["geval"].CallsPerCandidate)
+	}
+	f := frame(a)
+	rows := table2(rep)
+	if len(rows) != 3+4 || rows[0].key != "saja_broad" || rows[1].key != "saja_granular" || rows[2].key != "geval" || rows[3].key != "vanilla" {
+		t.Fatalf("Table 2's rows: %+v", rows)
+	}
+	for _, row := range rows {
+		line := strings.Join(strings.Fields(paneRow(f, 0, "  "+row.label+" ")), " ")
+		if want := table2Want(row); line != want {
+			t.Errorf("%s row %q, want %q", row.key, line, want)
+		}
+	}
+	rb, rf := strings.Index(f, groupRubric), strings.Index(f, groupFree)
+	if rb < 0 || rf < rb || strings.Index(f, "SAJA broad (RF)") < rb || strings.Index(f, "  Vanilla") < rf {
+		t.Errorf("the groups are not Rubric-based, then Rubric-free:\n%s", f)
+	}
+	if head := strings.Join(strings.Fields(paneRow(f, 0, "method ")), " "); head != "method mean 95% CI Δ vs Van 95% CI Δ vs PRISM calls" {
+		t.Errorf("header %q", head)
+	}
+	// The methods' numbers are those of the fit without baselines.
+	plain, _ := fittedDemo(t, 160, 48)
+	if got, want := jsonOf(t, a.fit.rep.Methods), jsonOf(t, plain.fit.rep.Methods); got != want {
+		t.Errorf("the baselines changed the methods:\n got %s\nwant %s", got, want)
+	}
+}
+
+// Table 2's columns leave a narrow pane in t2Drop's order; the mean and
+// its interval stay. Imputed rubric cells are listed under the table.
+func TestTable2Narrow(t *testing.T) {
+	a, rep := fittedRubric(t, 80, 24)
+	rows := table2(rep)
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{
+		{200, "method mean 95% CI Δ vs Van 95% CI Δ vs PRISM 95% CI calls"},
+		{92, "method mean 95% CI Δ vs Van 95% CI Δ vs PRISM calls"},
+		{76, "method mean 95% CI Δ vs Van 95% CI"},
+		{56, "method mean 95% CI Δ vs Van"},
+		{55, "method mean 95% CI"},
+		{30, "method mean 95% CI"},
+	} {
+		show := t2Columns(rows, 20, tc.w)
+		var head [t2Cols]string
+		copy(head[:], t2Heads[:])
+		line := t2Line("method", 20, head, show)
+		if got := strings.Join(strings.Fields(line), " "); got != tc.want {
+			t.Errorf("width %d: header %q, want %q", tc.w, got, tc.want)
+		}
+		if tc.w >= 47 && len([]rune(line)) > tc.w {
+			t.Errorf("width %d: header %q is %d wide", tc.w, line, len([]rune(line)))
+		}
+	}
+	// A report whose SAJA broad ratings had missing cells says so.
+	r := *rep
+	r.Baselines = maps.Clone(rep.Baselines)
+	b := *r.Baselines["saja_broad"]
+	b.Missing = map[string]int{b.Criteria[0]: 3, b.Criteria[1]: 2}
+	b.Absent = 1
+	r.Baselines["saja_broad"] = &b
+	text := paneText(ansi.Strip(strings.Join(table2Lines(a.styles, &r, 76), "\n")))
+	want := fmt.Sprintf("SAJA broad (RF): 5 missing cell(s) mean-imputed (%s 3, %s 2); 1 candidate(s) without any rating", b.Criteria[0], b.Criteria[1])
+	if !strings.Contains(text, want) {
+		t.Errorf("table lacks %q:\n%s", want, text)
+	}
+	if text := strings.Join(table2Lines(a.styles, rep, 76), "\n"); strings.Contains(text, "mean-imputed") {
+		t.Errorf("no missing cells, yet:\n%s", text)
+	}
+}
+
+// The Compare screen shows each judge's rubric rows beside its methods:
+// the offline judge's three, the imported judge's SAJA broad (from its
+// imported scores) and — where it has none; each judge's report is
+// `prism fit`'s.
+func TestCompareBaselines(t *testing.T) {
+	a := rubricTwoJudgeDemo(t, 160, 48)
+	press(a, "8", "c")
+	if a.cmp.busy || a.cmp.err != nil || len(a.cmp.fits) != 2 {
+		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.busy, a.cmp.err, len(a.cmp.fits))
+	}
+	k, _ := a.currentKey()
+	var reps []*calib.Report
+	for _, jf := range a.cmp.fits {
+		if jf.err != nil {
+			t.Fatalf("%s: %v", jf.judge, jf.err)
+		}
+		want := wantFit(t, a.study.Store, studyKey{k.dataset, jf.judge, k.bankHash}, a.fit.options())
+		if got, want := jsonOf(t, jf.rep), jsonOf(t, want); got != want {
+			t.Errorf("%s: the Compare screen's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
+		}
+		reps = append(reps, jf.rep)
+	}
+	if len(reps[0].Baselines) != 3 || len(reps[1].Baselines) != 1 || reps[1].Baselines["saja_broad"] == nil {
+		t.Fatalf("baselines: %d and %d", len(reps[0].Baselines), len(reps[1].Baselines))
+	}
+	cell := func(res *calib.MethodResult) string {
+		if res == nil {
+			return "—"
+		}
+		s := mean4(res.Mean)
+		if res.DiffVsVanilla != nil {
+			s += " " + gain4(res.DiffVsVanilla.Mean)
+		}
+		return s
+	}
+	f := frame(a)
+	for _, row := range table2(reps[0]) {
+		want := row.label
+		for _, r := range reps {
+			var res *calib.MethodResult
+			if row.base != nil {
+				if b := r.Baselines[row.key]; b != nil {
+					res = &b.MethodResult
+				}
+			} else {
+				res = r.Methods.Get(methodOf(t, row.key))
+			}
+			want += " " + cell(res)
+		}
+		if line := strings.Join(strings.Fields(paneRow(f, 0, "  "+row.label+" ")), " "); line != want {
+			t.Errorf("%s row %q, want %q", row.key, line, want)
+		}
+	}
+	if !strings.Contains(f, groupRubric) || !strings.Contains(f, groupFree) {
+		t.Errorf("no groups:\n%s", f)
+	}
+}
+
+// methodOf is the method of a report key.
+func methodOf(t *testing.T, key string) calib.Method {
+	t.Helper()
+	for _, fm := range fitMethods {
+		if fm.m.String() == key {
+			return fm.m
+		}
+	}
+	t.Fatalf("no method %q", key)
+	return 0
+}
+
+// e with baselines writes table2.csv beside the report: Table 2's rows
+// with the report's numbers; report.json holds the baselines and budgets.
+func TestFitExportBaselines(t *testing.T) {
+	a, rep := fittedRubric(t, 80, 24)
+	a.exportDir = filepath.Join(t.TempDir(), "export")
+	press(a, "e", "enter")
+	want := fmt.Sprintf("exported 10 files (report JSON, CSV, Table 2 CSV, figures PNG, SVG) to %s", a.exportDir)
+	if a.fit.status != want || a.fit.statusErr {
+		t.Fatalf("status %q, want %q", a.fit.status, want)
+	}
+	fh, err := os.Open(filepath.Join(a.exportDir, table2File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	got, err := csv.NewReader(fh).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := jsonOf(t, got), jsonOf(t, table2CSV(rep)); g != w {
+		t.Errorf("table2.csv:\n got %s\nwant %s", g, w)
+	}
+	if len(got) != 1+3+4 || !slices.Equal(got[0], table2Header) {
+		t.Fatalf("table2.csv has %d rows, header %v", len(got), got[0])
+	}
+	b := rep.Baselines["saja_broad"]
+	row := got[1]
+	if row[0] != "rubric_based" || row[1] != "saja_broad" || row[2] != "SAJA broad (RF)" || row[3] != rep.Metric ||
+		row[4] != fmt.Sprint(b.Mean) || row[10] != fmt.Sprint(b.DiffVsPRISM.Mean) || row[13] != fmt.Sprint(b.CallsPerCandidate) ||
+		row[14] != "" || row[15] != "0" || row[16] != "0" {
+		t.Errorf("saja_broad row %q", row)
+	}
+	if van := got[4]; van[0] != "rubric_free" || van[1] != "vanilla" || van[7] != "" || van[10] != "" || van[15] != "" {
+		t.Errorf("vanilla row %q", van)
+	}
+	data, err := os.ReadFile(filepath.Join(a.exportDir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back calib.Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if g, w := jsonOf(t, back.Baselines), jsonOf(t, rep.Baselines); g != w {
+		t.Errorf("report.json baselines %s, want %s", g, w)
+	}
+	if g, w := jsonOf(t, back.Budgets), jsonOf(t, rep.Budgets); g != w {
+		t.Errorf("report.json budgets %s, want %s", g, w)
+	}
+}
+
+// Golden frames of the Fit screen with rubric baselines (its top and its
+// end) and of the Compare screen with two judges' baselines.
+func TestGoldenBaselines(t *testing.T) {
+	a, _ := fittedRubric(t, goldenSizes[0][0], goldenSizes[0][1])
+	g := goldenFrames{}
+	g.capture(a, "fit")
+	press(a, "G")
+	g.capture(a, "fit-bottom")
+	c := rubricTwoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
+	press(c, "8", "c")
+	g.capture(c, "compare")
+	g.check(t)
+}
+
+// An imported judge's rubric rows of a rubric prism does not know are
+// left out with a warning, and rows a built-in rubric cannot read (a
+// criterion it lacks) leave the baselines out with a warning: the
+// methods are fitted all the same.
+func TestFitBaselinesWarnings(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 160, 48)
+	rows, err := swappedRows(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.study.Dataset.Contexts[0]
+	for _, p := range []string{model.RubricProbe("my-rubric", "depth"), model.RubricProbe("saja-broad", "no-such-criterion")} {
+		rows = append(rows, model.ScoreRow{Context: c.ID, Candidate: c.Candidates[0].ID, Probe: p, Run: "0", Score: 3})
+	}
+	k, _ := a.currentKey()
+	if _, err := a.study.Store.ImportScores(context.Background(), k.dataset, "odd", rows); err != nil {
+		t.Fatal(err)
+	}
+	setFormField(t, a, fName, "odd")
+	press(a, "5", "f")
+	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.judge != "odd" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	}
+	if len(a.fit.rep.Baselines) != 0 || a.fit.rep.Budgets != nil {
+		t.Errorf("baselines %v, budgets %v: want none", a.fit.rep.Baselines, a.fit.rep.Budgets)
+	}
+	text := strings.Join(a.fit.warnings, "\n")
+	for _, want := range []string{`rubric ratings of "my-rubric": no built-in rubric of that name`, "rubric baselines left out: ", "no-such-criterion"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("warnings lack %q:\n%s", want, text)
+		}
+	}
+	if f := paneText(frame(a)); !strings.Contains(f, "method mean 95% CI Δ vs Van 95% CI") || strings.Contains(f, groupRubric) {
+		t.Errorf("without baselines the table is the methods' alone:\n%s", f)
+	}
+}
+
+// Ratings the fit cannot use (here SAJA broad with one criterion rated,
+// the others never) leave the baselines out with the fit's reason; the
+// methods are fitted.
+func TestFitBaselinesUnusable(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 160, 48)
+	rows, err := swappedRows(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := banks.BuiltinRubric("saja-broad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range a.study.Dataset.Contexts {
+		for _, cand := range c.Candidates {
+			rows = append(rows, model.ScoreRow{Context: c.ID, Candidate: cand.ID, Probe: model.RubricProbe(r.Name, r.Criteria[0].Name), Run: "0", Score: 3})
+		}
+	}
+	k, _ := a.currentKey()
+	if _, err := a.study.Store.ImportScores(context.Background(), k.dataset, "partial", rows); err != nil {
+		t.Fatal(err)
+	}
+	setFormField(t, a, fName, "partial")
+	press(a, "5", "f")
+	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.judge != "partial" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	}
+	if len(a.fit.rep.Baselines) != 0 {
+		t.Errorf("baselines %v: want none", a.fit.rep.Baselines)
+	}
+	if text := strings.Join(a.fit.warnings, "\n"); !strings.Contains(text, "rubric baselines left out: ") {
+		t.Errorf("warnings lack the baselines' reason:\n%s", text)
+	}
+}
