@@ -539,6 +539,9 @@ func taskScale(ctx context.Context, st *store.Store, dataset, bankHash string) (
 	if err != nil {
 		return banks.Scale{}, err
 	}
+	if snap.IsRubric() {
+		return banks.Scale{}, fmt.Errorf("its key is a rating of rubric %s: a rubric call's line is named saja:KEY:RUN, geval:KEY:RUN or geval:KEY:RUN:S/N", snap.Name)
+	}
 	b, err := banks.Parse([]byte(snap.Text), "bank "+bankHash)
 	if err != nil {
 		return banks.Scale{}, err

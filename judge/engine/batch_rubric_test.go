@@ -448,6 +448,13 @@ func TestRubricBatchImportErrors(t *testing.T) {
 	}
 	gid, _ := parseRubricID(func() string { var in BatchInput; _ = json.Unmarshal([]byte(g[0]), &in); return in.CustomID }())
 	sid, _ := parseRubricID(func() string { var in BatchInput; _ = json.Unmarshal([]byte(s[0]), &in); return in.CustomID }())
+	withContent := ""
+	for _, l := range s {
+		if !strings.Contains(l, `"content":null`) {
+			withContent = strings.Replace(l, ":0\"", "\"", 1)
+			break
+		}
+	}
 	other := sp.Items[saja.Repeats].Row.Key // criterion 1 of the first call: not the call's first
 	tests := []struct {
 		name, in, want string
@@ -461,6 +468,7 @@ func TestRubricBatchImportErrors(t *testing.T) {
 		{"saja id of a geval key", replace(g[0], "geval:"+gid.key+":0:0/3", "saja:"+gid.key+":0"), "names a saja call, but its key is a rating of geval rubric geval-summeval"},
 		{"bank key", replace(s[0], sid.key, bp.Items[0].Row.Key), "is a request of bank quality"},
 		{"not the lead", replace(s[0], sid.key, other), "a SAJA call is named by its first criterion's (accuracy)"},
+		{"bare key of a rubric rating", replace(withContent, "saja:", ""), "out.jsonl:1:1: custom_id: its key is a rating of rubric saja-broad"},
 		{"good line then a bad one", s[0] + "\n" + g[0] + "\n" + replace(g[1], gid.key, strings.Repeat("ab", 32)), "out.jsonl:3:1: custom_id:"},
 	}
 	for _, tc := range tests {
