@@ -90,10 +90,13 @@ func ChatBody(cfg judge.Config, req banks.Request, run int) ([]byte, error) {
 // snapshot) so that ImportBatch can match the output back. Answers to
 // identical messages already in the workspace are stored at once instead
 // of exported. It returns the number of lines written.
+//
+// A rubric plan's lines are its calls (Plan.Sends), each with the body
+// the live openai client sends for it (openai.RequestBody) and a
+// custom_id RubricCustomID names: one line per SAJA call or G-Eval
+// request in expected mode, N lines (one per sample) per sampled G-Eval
+// request.
 func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (int, error) {
-	if p.rubric != nil {
-		return 0, errors.New("engine: batch export of a rubric study is not supported yet: run it with prism run --rubric")
-	}
 	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
 		return 0, err
 	}
@@ -114,6 +117,16 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 		if resp, ok := p.Cached[i]; ok {
 			resp.Time = time.Now()
 			cached = append(cached, resp)
+		}
+	}
+	if p.rubric != nil {
+		var err error
+		if n, rows, err = p.exportRubric(enc); err != nil {
+			return n, err
+		}
+	}
+	for _, i := range p.Pending {
+		if _, ok := p.Cached[i]; ok || p.rubric != nil {
 			continue
 		}
 		it := &p.Items[i]
@@ -195,6 +208,8 @@ type BatchOutcome struct {
 	ErrKind  string  // "" for an answer
 	Err      string
 	Logprobs []judge.TokenLogprob
+	// Refusal and FinishReason are the reply's, as the server gave them.
+	Refusal, FinishReason string
 
 	PromptTokens, CachedTokens, CompletionTokens int
 }
@@ -204,6 +219,21 @@ type BatchOutcome struct {
 // request that failed (HTTP error, non-HTTP error, no score) is an outcome
 // with ErrKind set, not an error. Blank lines are skipped.
 func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (banks.Scale, judge.Mode, error)) ([]BatchOutcome, error) {
+	return parseBatchLines(r, file, func(oc *BatchOutcome) error {
+		sc, mode, err := scale(oc.CustomID)
+		if err != nil {
+			return err
+		}
+		scoreOutcome(oc, oc.Refusal, oc.FinishReason, sc, mode)
+		return nil
+	})
+}
+
+// parseBatchLines reads a batch output JSONL as ParseBatchOutput does and
+// calls score on each reply (not on failed lines); an error of score is
+// the line's custom_id error. A rubric call's reply (isRubricID) may have
+// no content when the model refused.
+func parseBatchLines(r io.Reader, file string, score func(oc *BatchOutcome) error) ([]BatchOutcome, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	var out []BatchOutcome
@@ -259,7 +289,8 @@ func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (ban
 			out = append(out, oc)
 			continue
 		}
-		if len(cc.Choices) == 0 || cc.Choices[0].Message.Content == nil {
+		if len(cc.Choices) == 0 || cc.Choices[0].Message.Content == nil && !(isRubricID(o.CustomID) &&
+			(cc.Choices[0].Message.Refusal != "" || cc.Choices[0].FinishReason == "content_filter")) {
 			return nil, at("response.body.choices", "no message content")
 		}
 		oc.PromptTokens, oc.CompletionTokens = cc.Usage.PromptTokens, cc.Usage.CompletionTokens
@@ -267,7 +298,10 @@ func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (ban
 			oc.CachedTokens = d.CachedTokens
 		}
 		ch := cc.Choices[0]
-		oc.Raw = *ch.Message.Content
+		if ch.Message.Content != nil {
+			oc.Raw = *ch.Message.Content
+		}
+		oc.Refusal, oc.FinishReason = ch.Message.Refusal, ch.FinishReason
 		if lp := ch.Logprobs; lp != nil {
 			for _, t := range lp.Content {
 				tl := judge.TokenLogprob{Token: t.Token, Logprob: t.Logprob}
@@ -277,11 +311,9 @@ func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (ban
 				oc.Logprobs = append(oc.Logprobs, tl)
 			}
 		}
-		scale, mode, err := scale(o.CustomID)
-		if err != nil {
+		if err := score(&oc); err != nil {
 			return nil, at("custom_id", "%v", err)
 		}
-		scoreOutcome(&oc, ch.Message.Refusal, ch.FinishReason, scale, mode)
 		out = append(out, oc)
 	}
 	if err := sc.Err(); err != nil {
@@ -370,12 +402,22 @@ func statusKind(status int) string {
 	return string(judge.KindServer)
 }
 
-// ImportStats counts what ImportBatch stored.
+// ImportStats counts what ImportBatch stored. A bank request's line
+// counts once in Answered or Failed; a rubric call's lines count each
+// rating they store (every criterion of a SAJA call).
 type ImportStats struct {
 	Lines    int            // outcomes read
 	Answered int            // answers stored
 	Failed   int            // failures stored
 	Errors   map[string]int // failures by kind
+
+	// Rubric calls only (docs/rubrics.md): Missing counts the answers
+	// stored without a score (SAJA missing cells, among Answered);
+	// Incomplete the sampled G-Eval requests whose N samples were not all
+	// answered in the file (stored as failures of kind KindIncomplete or
+	// of their failed sample's kind, among Failed); Skipped the ratings
+	// already answered in the workspace, left as they are.
+	Missing, Incomplete, Skipped int
 }
 
 // ImportBatch reads a batch output file and stores every outcome at the
@@ -383,6 +425,10 @@ type ImportStats struct {
 // scored with the scale of the request's bank and dataset task and the
 // mode of its judge. A custom_id that no exported request has is an error
 // naming the line; nothing is stored unless the whole file reads.
+//
+// A rubric call's lines (RubricCustomID) are read as the live openai
+// client reads its replies and stored as a live run stores them
+// (importRubric).
 func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string) (ImportStats, error) {
 	stats := ImportStats{Errors: map[string]int{}}
 	rowsOf := map[string][]store.Request{}
@@ -417,13 +463,28 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 		}
 		return sc, mode, nil
 	}
-	outs, err := ParseBatchOutput(r, file, lookup)
+	outs, err := parseBatchLines(r, file, func(oc *BatchOutcome) error {
+		if isRubricID(oc.CustomID) {
+			return nil // read by importRubric, with the rubric's parsers
+		}
+		sc, mode, err := lookup(oc.CustomID)
+		if err != nil {
+			return err
+		}
+		scoreOutcome(oc, oc.Refusal, oc.FinishReason, sc, mode)
+		return nil
+	})
 	if err != nil {
 		return stats, err
 	}
 	var rs []store.Response
+	var rubric []BatchOutcome
 	now := time.Now()
 	for _, oc := range outs {
+		if isRubricID(oc.CustomID) {
+			rubric = append(rubric, oc)
+			continue
+		}
 		rows, err := requestsFor(ctx, st, rowsOf, oc.CustomID)
 		if err != nil {
 			return stats, fmt.Errorf("%s:%d:1: custom_id: %w", file, oc.Line, err)
@@ -444,6 +505,13 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 			stats.Failed++
 			stats.Errors[oc.ErrKind]++
 		}
+	}
+	if len(rubric) > 0 {
+		more, err := importRubric(ctx, st, file, rubric, &stats)
+		if err != nil {
+			return stats, err
+		}
+		rs = append(rs, more...)
 	}
 	return stats, st.PutResponses(ctx, rs)
 }
@@ -470,6 +538,9 @@ func taskScale(ctx context.Context, st *store.Store, dataset, bankHash string) (
 	snap, err := st.Bank(ctx, bankHash)
 	if err != nil {
 		return banks.Scale{}, err
+	}
+	if snap.IsRubric() {
+		return banks.Scale{}, fmt.Errorf("its key is a rating of rubric %s: a rubric call's line is named saja:KEY:RUN, geval:KEY:RUN or geval:KEY:RUN:S/N", snap.Name)
 	}
 	b, err := banks.Parse([]byte(snap.Text), "bank "+bankHash)
 	if err != nil {

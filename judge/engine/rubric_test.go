@@ -249,19 +249,6 @@ func TestRubricGEvalSamples(t *testing.T) {
 	}
 }
 
-func TestRubricBatchExportRefused(t *testing.T) {
-	d := tinyDataset("tiny")
-	st, _ := openStore(t, d)
-	p, err := NewPlan(context.Background(), st, rubricSpec(t, d, "saja-broad"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := ExportBatch(context.Background(), st, p, &buf); err == nil || buf.Len() != 0 {
-		t.Errorf("batch export of a rubric study: %v, %d bytes", err, buf.Len())
-	}
-}
-
 // lockedClock is a fakeClock safe to read from the run's ticker.
 type lockedClock struct {
 	mu sync.Mutex

@@ -191,22 +191,29 @@ func newJudges(cfg judge.Config, repeats, samples int, lim *Limiter, opts ...ope
 	}
 	out := make([]judge.Judge, max(1, repeats))
 	for r := range out {
-		c := cfg
-		c.Repeats = max(1, samples)
-		if c.Backend == judge.BackendOffline || c.Backend == "" || c.Seed != nil {
-			s := r
-			if c.Seed != nil {
-				s += *c.Seed
-			}
-			c.Seed = &s
-		}
-		j, err := backend.New(c, opts...)
+		j, err := backend.New(runConfig(cfg, r, samples), opts...)
 		if err != nil {
 			return nil, err
 		}
 		out[r] = j
 	}
 	return out, nil
+}
+
+// runConfig is the configuration of run r's judge: samples calls per
+// request, and seed + r (the offline simulator always gets a seed; a
+// server only when cfg.Seed is set), so that runs differ.
+func runConfig(cfg judge.Config, r, samples int) judge.Config {
+	c := cfg
+	c.Repeats = max(1, samples)
+	if c.Backend == judge.BackendOffline || c.Backend == "" || c.Seed != nil {
+		s := r
+		if c.Seed != nil {
+			s += *c.Seed
+		}
+		c.Seed = &s
+	}
+	return c
 }
 
 // Start stores the plan's judge and bank snapshot and starts sending the

@@ -101,11 +101,14 @@ func isLocalValidation(err error) bool {
 }
 
 // redact removes the API key from s.
-func (c *Client) redact(s string) string {
-	if c.key == "" {
+func (c *Client) redact(s string) string { return redactKey(c.key, s) }
+
+// redactKey removes key from s.
+func redactKey(key, s string) string {
+	if key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, c.key, "[redacted]")
+	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
 func clipMsg(s string) string {

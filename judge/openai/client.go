@@ -170,28 +170,60 @@ func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judg
 		return s
 	}
 	ch := resp.Choices[0]
-	s.Raw = c.redact(ch.Message.Content) // a reply is stored; a key echoed into it must not be
+	rep := Reply{Content: ch.Message.Content, Refusal: ch.Message.Refusal, FinishReason: string(ch.FinishReason)}
 	if ch.LogProbs != nil {
-		s.Logprobs = convertLogprobs(ch.LogProbs)
+		rep.Logprobs = convertLogprobs(ch.LogProbs)
 	}
-	if ch.Message.Refusal != "" || ch.FinishReason == goopenai.FinishReasonContentFilter {
-		msg := ch.Message.Refusal
-		if msg == "" {
-			msg = "content filter"
-		}
-		s.Err = &judge.Error{Kind: judge.KindRefusal, Msg: clipMsg(c.redact(judge.SanitizeServerText(msg))), Attempts: ci.attempts}
-		return s
-	}
-	c.read(&s, req, ch.FinishReason)
+	readReply(c.cfg.Mode, c.redact, &s, req, rep)
 	if s.Err != nil {
 		s.Err.Attempts = ci.attempts
-		s.Err.Msg = c.redact(judge.SanitizeServerText(s.Err.Msg))
 	}
 	return s
 }
 
+// Reply is the first choice of a chat completion: what a sample reads.
+// A batch output line carries one (judge/engine's ImportBatch).
+type Reply struct {
+	Content      string
+	Refusal      string // the message's refusal, when the model declined
+	FinishReason string
+	Logprobs     []judge.TokenLogprob
+}
+
+// ReadReply reads a reply to req as a Client for cfg reads a live one:
+// a refusal or content filter is KindRefusal; otherwise the score (bank
+// requests) or the ratings (rubric requests: a SAJA reply's items, a
+// G-Eval rating or its logprob mean) in cfg's mode. The sample has no
+// token counts, latency or attempts; the caller fills them.
+func ReadReply(cfg judge.Config, req banks.Request, r Reply) judge.Sample {
+	var s judge.Sample
+	key := string(cfg.APIKey)
+	readReply(cfg.Mode, func(t string) string { return redactKey(key, t) }, &s, req, r)
+	return s
+}
+
+// readReply fills s from a reply: the text (redacted: a reply is stored,
+// a key echoed into it must not be), the logprobs, and the score or the
+// error.
+func readReply(mode judge.Mode, redact func(string) string, s *judge.Sample, req banks.Request, r Reply) {
+	s.Raw = redact(r.Content)
+	s.Logprobs = r.Logprobs
+	if r.Refusal != "" || goopenai.FinishReason(r.FinishReason) == goopenai.FinishReasonContentFilter {
+		msg := r.Refusal
+		if msg == "" {
+			msg = "content filter"
+		}
+		s.Err = &judge.Error{Kind: judge.KindRefusal, Msg: clipMsg(redact(judge.SanitizeServerText(msg)))}
+		return
+	}
+	read(mode, s, req, goopenai.FinishReason(r.FinishReason))
+	if s.Err != nil {
+		s.Err.Msg = redact(judge.SanitizeServerText(s.Err.Msg))
+	}
+}
+
 // read parses the reply of a sample into its score or items.
-func (c *Client) read(s *judge.Sample, req banks.Request, finish goopenai.FinishReason) {
+func read(mode judge.Mode, s *judge.Sample, req banks.Request, finish goopenai.FinishReason) {
 	truncated := func(e *judge.Error) *judge.Error {
 		if finish == goopenai.FinishReasonLength && e.Kind == judge.KindUnparseable {
 			e.Msg += " (reply cut by max_tokens)"
@@ -199,10 +231,10 @@ func (c *Client) read(s *judge.Sample, req banks.Request, finish goopenai.Finish
 		return e
 	}
 	if req.Rubric != nil {
-		c.readRubric(s, req, truncated)
+		readRubric(mode, s, req, truncated)
 		return
 	}
-	if c.cfg.Mode == judge.ModeExpected {
+	if mode == judge.ModeExpected {
 		if len(s.Logprobs) == 0 {
 			s.Err = &judge.Error{Kind: judge.KindNoLogprobs, Msg: "the server returned no logprobs; it was not scored another way"}
 			return
@@ -237,7 +269,7 @@ func (c *Client) read(s *judge.Sample, req banks.Request, finish goopenai.Finish
 // either mode. G-Eval: in expected mode the weighted mean over the valid
 // ratings at the rating's token (ReadRatingLogprobs), else the sampled
 // rating (ParseRating), leading or after the criterion's label.
-func (c *Client) readRubric(s *judge.Sample, req banks.Request, truncated func(*judge.Error) *judge.Error) {
+func readRubric(mode judge.Mode, s *judge.Sample, req banks.Request, truncated func(*judge.Error) *judge.Error) {
 	rc := req.Rubric
 	if rc.Kind == banks.RubricSAJA {
 		items, err := judge.ParseSAJA(s.Raw, rc.Criteria)
@@ -248,7 +280,7 @@ func (c *Client) readRubric(s *judge.Sample, req banks.Request, truncated func(*
 		return
 	}
 	cr := rc.Criteria[0]
-	if c.cfg.Mode == judge.ModeExpected {
+	if mode == judge.ModeExpected {
 		if len(s.Logprobs) == 0 {
 			s.Err = &judge.Error{Kind: judge.KindNoLogprobs, Msg: "the server returned no logprobs; it was not scored another way"}
 			return
@@ -319,47 +351,74 @@ func reasoningModel(m string) bool {
 
 // chatRequest builds the go-openai request for one repeat.
 func (c *Client) chatRequest(req banks.Request, repeat int) (goopenai.ChatCompletionRequest, *callInfo) {
+	return chatRequest(c.cfg, req, repeat, c.schemaOff.Load())
+}
+
+// RequestBody is the JSON body a Client for cfg sends for repeat `repeat`
+// of req (seed + repeat when a seed is set) on its first try, byte for
+// byte: under the auto response format the JSON schema is sent, as
+// nothing has refused it yet. It never holds the API key (which travels
+// in a header). A batch line's body (judge/engine's ExportBatch for rubric
+// studies) is this.
+func RequestBody(cfg judge.Config, req banks.Request, repeat int) ([]byte, error) {
+	if err := checkRequest(req); err != nil {
+		return nil, err
+	}
+	cr, ci := chatRequest(cfg, req, repeat, false)
+	b, err := json.Marshal(cr)
+	if err != nil {
+		return nil, err
+	}
+	if len(ci.patch) > 0 {
+		b = patchJSON(b, ci.patch)
+	}
+	return b, nil
+}
+
+// chatRequest builds the go-openai request for one repeat under cfg;
+// schemaOff drops the auto response format's schema (the server refused it).
+func chatRequest(cfg judge.Config, req banks.Request, repeat int, schemaOff bool) (goopenai.ChatCompletionRequest, *callInfo) {
 	ci := &callInfo{patch: map[string]any{}}
-	cr := goopenai.ChatCompletionRequest{Model: c.cfg.Model}
+	cr := goopenai.ChatCompletionRequest{Model: cfg.Model}
 	for _, m := range req.Messages {
 		cr.Messages = append(cr.Messages, goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
-	if c.cfg.MaxTokens > 0 {
-		if reasoningModel(c.cfg.Model) {
-			cr.MaxCompletionTokens = c.cfg.MaxTokens
+	if cfg.MaxTokens > 0 {
+		if reasoningModel(cfg.Model) {
+			cr.MaxCompletionTokens = cfg.MaxTokens
 		} else {
-			cr.MaxTokens = c.cfg.MaxTokens
+			cr.MaxTokens = cfg.MaxTokens
 		}
 	}
 	// go-openai drops zero floats (omitempty); an explicit 0 is patched
 	// into the body by the transport so that "temperature 0" is exact.
-	if t := c.cfg.Temperature; t != nil {
+	if t := cfg.Temperature; t != nil {
 		cr.Temperature = float32(*t)
 		if *t == 0 {
 			ci.patch["temperature"] = 0
 		}
 	}
-	if p := c.cfg.TopP; p != nil {
+	if p := cfg.TopP; p != nil {
 		cr.TopP = float32(*p)
 	}
-	if c.cfg.Seed != nil {
-		s := *c.cfg.Seed + repeat
+	if cfg.Seed != nil {
+		s := *cfg.Seed + repeat
 		cr.Seed = &s
 	}
-	if c.cfg.Mode == judge.ModeExpected {
+	if cfg.Mode == judge.ModeExpected {
 		cr.LogProbs = true
-		cr.TopLogProbs = c.cfg.TopLogprobs
+		cr.TopLogProbs = cfg.TopLogprobs
 	}
 	switch {
 	case req.Rubric != nil && req.Rubric.Kind == banks.RubricGEval:
 		// A G-Eval reply is free text after a form line: no response_format.
-	case c.cfg.ResponseFormat == judge.FormatJSONSchema:
+	case cfg.ResponseFormat == judge.FormatJSONSchema:
 		cr.ResponseFormat = schemaFormat(req)
-	case c.cfg.ResponseFormat == judge.FormatAuto:
-		if !c.schemaOff.Load() {
+	case cfg.ResponseFormat == judge.FormatAuto:
+		if !schemaOff {
 			cr.ResponseFormat = schemaFormat(req)
 		}
-	case c.cfg.ResponseFormat == judge.FormatJSONObject:
+	case cfg.ResponseFormat == judge.FormatJSONObject:
 		cr.ResponseFormat = &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	return cr, ci

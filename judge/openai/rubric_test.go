@@ -2,8 +2,10 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/prism-eval/prism/banks"
@@ -110,5 +112,55 @@ func TestGEvalThroughClient(t *testing.T) {
 	c = newClient(t, f.URL, &recorder{}, func(c *judge.Config) { c.Mode = judge.ModeExpected })
 	if _, err := c.Score(context.Background(), rubricRequest(t, gevalRubric, 0)); judge.KindOf(err) != judge.KindNoMass {
 		t.Errorf("no mass on valid ratings: %v", err)
+	}
+}
+
+// RequestBody is what the client sends on its first try, repeat by repeat
+// (seed + repeat), for SAJA under the auto format (the rubric's schema)
+// and G-Eval at temperature 0 (patched in) with logprobs; ReadReply reads
+// a reply as the client does.
+func TestRequestBodyIsWhatTheClientSends(t *testing.T) {
+	seed, zero := 7, 0.0
+	for _, tc := range []struct {
+		name string
+		req  banks.Request
+		mod  func(*judge.Config)
+	}{
+		{"saja", rubricRequest(t, sajaRubric, 0), func(c *judge.Config) { c.ResponseFormat = judge.FormatAuto; c.Repeats = 2; c.Seed = &seed }},
+		{"geval", rubricRequest(t, gevalRubric, 0), func(c *judge.Config) {
+			c.Mode, c.Temperature, c.Seed, c.Repeats = judge.ModeExpected, &zero, &seed, 2
+		}},
+	} {
+		f := newFake(t, reply("4"))
+		c := newClient(t, f.URL, &recorder{}, tc.mod)
+		_, _ = c.Score(context.Background(), tc.req)
+		if len(f.bodies) != 2 {
+			t.Fatalf("%s: %d calls", tc.name, len(f.bodies))
+		}
+		for r := range 2 {
+			b, err := RequestBody(c.Config(), tc.req, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), fakeKey) {
+				t.Errorf("%s: the body holds the API key", tc.name)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil || !reflect.DeepEqual(m, f.bodies[r]) {
+				t.Errorf("%s repeat %d: RequestBody %s\nthe client sent %v", tc.name, r, b, f.bodies[r])
+			}
+		}
+	}
+	if _, err := RequestBody(judge.Defaults(), banks.Request{}, 0); err == nil {
+		t.Error("a request without messages has a body")
+	}
+
+	s := ReadReply(judge.Config{}, rubricRequest(t, sajaRubric, 0), Reply{Content: `{"a": 4, "b": 11}`})
+	if len(s.Items) != 2 || s.Items[0].Score != 4 || s.Items[1].HasScore || s.Items[1].Err.Kind != judge.KindOutOfRange || s.Err != nil {
+		t.Errorf("SAJA reply read %+v", s)
+	}
+	s = ReadReply(judge.Config{}, rubricRequest(t, sajaRubric, 0), Reply{Refusal: "no", FinishReason: "stop"})
+	if s.Err == nil || s.Err.Kind != judge.KindRefusal {
+		t.Errorf("refusal read %+v", s)
 	}
 }

@@ -14,8 +14,9 @@ func init() {
 }
 
 const batchUsage = `
-  prism batch export [--bank BANK] [--dataset NAME] --backend openai --model M [--judge NAME]
-                     [--repeats N] [-o FILE] [--workspace FILE] [judge flags]
+  prism batch export [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
+                     --backend openai --model M [--judge NAME] [--repeats N] [-o FILE]
+                     [--workspace FILE] [judge flags]
   prism batch import FILE [--workspace FILE]
 
 export writes every request of the study that has no answer yet as OpenAI
@@ -26,7 +27,19 @@ requests in the workspace. import reads the output file (OpenAI's or vLLM's
 shape) and stores each answer at the coordinates it was exported with;
 failed lines are stored as failures and stay pending. The flags of export
 are those of prism run: --backend is what answers, --judge the stored judge
-name the answers go under (default: the model).`
+name the answers go under (default: the model).
+
+With --rubric (docs/rubrics.md) a line is one judge call, its body what
+prism run --rubric sends for it: "saja:KEY:RUN" for a SAJA call (every
+criterion of a candidate, with the rubric's JSON schema), "geval:KEY:RUN"
+for a G-Eval request in --mode expected (with logprobs), and
+"geval:KEY:RUN:S/N" for sample S of the N (--samples) of a sampled G-Eval
+request. import reads the replies as prism run --rubric does and stores each
+criterion's rating; a sampled request is scored only when all its N samples
+came back, else it fails and stays pending. A line whose custom_id is not a
+call of a study exported to this workspace (unknown, repeated, another N or
+mode, another study) is an error naming the file and line, and nothing is
+stored.`
 
 func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -46,6 +59,7 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := newStudyFlags("prism batch export", batchUsage, stderr)
+	s.addRubricFlags()
 	out := s.fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
@@ -80,6 +94,12 @@ func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if dest == "" {
 		dest = "standard output"
 	}
+	if plan.IsRubric() {
+		e := plan.Estimate
+		fmt.Fprintf(stderr, "exported %d lines to %s: %d call(s) for %d rating(s) of rubric %s (%d already answered, %d stored from cache)\n",
+			n, dest, e.Calls, e.Requests-e.Answered-e.CacheHits, plan.Spec.Rubric.Name, e.Answered, e.CacheHits)
+		return nil
+	}
 	fmt.Fprintf(stderr, "exported %d requests to %s (%d already answered, %d stored from cache)\n",
 		n, dest, plan.Estimate.Answered, plan.Estimate.CacheHits)
 	return nil
@@ -112,6 +132,15 @@ func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "imported %d results from %s: %d answers, %d failures%s\n",
 		stats.Lines, pos[0], stats.Answered, stats.Failed, errorsText(stats.Errors))
+	if stats.Missing > 0 {
+		fmt.Fprintf(stdout, "%d of the answers are missing cells (a criterion the SAJA reply left out or rated off its scale)\n", stats.Missing)
+	}
+	if stats.Incomplete > 0 {
+		fmt.Fprintf(stdout, "%d sampled G-Eval request(s) did not get all their samples back: not scored from fewer, they stay pending\n", stats.Incomplete)
+	}
+	if stats.Skipped > 0 {
+		fmt.Fprintf(stdout, "%d rating(s) already answered in the workspace were left as they are\n", stats.Skipped)
+	}
 	if stats.Failed > 0 {
 		fmt.Fprintln(stdout, "failed requests stay pending: export again to retry them")
 	}

@@ -66,7 +66,8 @@ type study struct {
 	rpm, tpm *int
 	resolved bool
 
-	// prism run only: a rubric study instead of a bank's (nil elsewhere).
+	// prism run and batch export only: a rubric study instead of a
+	// bank's (nil elsewhere).
 	rubric, prompts *string
 	samples         *int
 }
@@ -267,12 +268,18 @@ func pickDataset(ctx context.Context, st *store.Store, name, usage string) (stri
 	return "", usageErr(usage, "%s holds %d datasets (%s); choose one with --dataset", st.Path(), len(names), strings.Join(names, ", "))
 }
 
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s := newStudyFlags("prism run", runUsage, stderr)
-	dry := s.fs.Bool("dry-run", false, "print the estimate and send nothing")
+// addRubricFlags adds --rubric, --prompts and --samples (prism run and
+// prism batch export).
+func (s *study) addRubricFlags() {
 	s.rubric = s.fs.String("rubric", "", "acquire a rubric baseline instead of a bank: a built-in `RUBRIC` (saja-broad, saja-granular, geval-summeval) or a rubric file (docs/rubrics.md)")
 	s.prompts = s.fs.String("prompts", "", "G-Eval prompt files `DIR` (one per criterion: NAME.txt or the official coh_detailed.txt, …)")
 	s.samples = s.fs.Int("samples", 0, "G-Eval: sampled ratings averaged per request in integer mode (0: 20)")
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	s := newStudyFlags("prism run", runUsage, stderr)
+	dry := s.fs.Bool("dry-run", false, "print the estimate and send nothing")
+	s.addRubricFlags()
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
 		return err

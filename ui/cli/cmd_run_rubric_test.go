@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -100,5 +103,84 @@ func TestRunRubricUsageErrors(t *testing.T) {
 		if code := runMain(context.Background(), args, &out, &errb); code == 0 || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, code, errb.String(), tc.want)
 		}
+	}
+}
+
+// Rubric studies through prism batch: export, a batch engine's answers,
+// import; a rerun of prism run --rubric then sends nothing imported, and
+// a sampled G-Eval request missing a sample stays pending.
+func TestBatchRubricRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	server := []string{"--workspace", ws, "--backend", "openai", "--model", "gpt-4o-mini"}
+	answer := func(in string, content func(i int, id string) string) string {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var req engine.BatchInput
+			if err := json.Unmarshal([]byte(line), &req); err != nil {
+				t.Fatal(err)
+			}
+			c := content(i, req.CustomID)
+			if c == "" {
+				continue
+			}
+			cj, _ := json.Marshal(c)
+			fmt.Fprintf(&out, `{"id":"b%d","custom_id":%q,"response":{"status_code":200,"request_id":"r","body":{"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}},"error":null}`+"\n", i, req.CustomID, cj)
+		}
+		f := filepath.Join(dir, "out-"+filepath.Base(in))
+		if err := os.WriteFile(f, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+
+	saja := filepath.Join(dir, "saja.jsonl")
+	_, errOut := mustRun(t, append([]string{"batch", "export", "--rubric", "saja-broad", "-o", saja}, server...)...)
+	if !strings.Contains(errOut, "exported 60 lines") || !strings.Contains(errOut, "60 call(s) for 480 rating(s) of rubric saja-broad") {
+		t.Fatalf("export: %s", errOut)
+	}
+	out := answer(saja, func(i int, _ string) string {
+		if i == 0 {
+			return `{"accuracy": 4}` // one rated criterion: seven missing cells
+		}
+		return `{"accuracy": 4, "grounding": 5, "overall": 3, "coherence": 4, "fluency": 5, "engagement": 2, "helpfulness": 3, "safety": 5}`
+	})
+	got, _ := mustRun(t, "batch", "import", out, "--workspace", ws)
+	if !strings.Contains(got, "imported 60 results") || !strings.Contains(got, "480 answers, 0 failures") || !strings.Contains(got, "7 of the answers are missing cells") {
+		t.Fatalf("import: %s", got)
+	}
+	got, _ = mustRun(t, append([]string{"run", "--rubric", "saja-broad", "--dry-run"}, server...)...)
+	if !strings.Contains(got, "480 answered, 0 from cache; 0 request(s) to send, 0 call(s)") {
+		t.Fatalf("after import: %s", got)
+	}
+
+	geval := filepath.Join(dir, "geval.jsonl")
+	_, errOut = mustRun(t, append([]string{"batch", "export", "--rubric", "geval-summeval", "--samples", "2", "-o", geval}, server...)...)
+	if !strings.Contains(errOut, "exported 480 lines") {
+		t.Fatalf("export: %s", errOut)
+	}
+	out = answer(geval, func(i int, id string) string {
+		if i == 1 {
+			return "" // the first request's second sample never came back
+		}
+		return "2"
+	})
+	got, _ = mustRun(t, "batch", "import", out, "--workspace", ws)
+	if !strings.Contains(got, "239 answers, 1 failures (incomplete 1)") || !strings.Contains(got, "1 sampled G-Eval request(s) did not get all their samples back") {
+		t.Fatalf("import: %s", got)
+	}
+	got, _ = mustRun(t, append([]string{"run", "--rubric", "geval-summeval", "--samples", "2", "--dry-run"}, server...)...)
+	if !strings.Contains(got, "239 answered, 0 from cache; 1 request(s) to send, 2 call(s)") {
+		t.Fatalf("after import: %s", got)
+	}
+	// A G-Eval export with another N is another study: refused under the
+	// same judge name, as for prism run.
+	if code, _, errOut := runPrism(t, append([]string{"batch", "export", "--rubric", "geval-summeval", "--samples", "3", "-o", geval}, server...)...); code == 0 || !strings.Contains(errOut, "another --judge name") {
+		t.Errorf("export with another N: %d %s", code, errOut)
 	}
 }
