@@ -1,5 +1,11 @@
 package calib
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // Report is the result of Fit and the JSON document of `prism fit --json`.
 // Its field names and JSON keys are a documented, stable format (see the
 // README); every number prism shows comes from a Report.
@@ -138,4 +144,71 @@ type ProfileStat struct {
 	Max        float64   `json:"max"`
 	Folds      []float64 `json:"folds"`       // per outer fold, fold order
 	SignStable int       `json:"sign_stable"` // folds whose value has the sign of the mean (strictly)
+}
+
+// BaselineNames are r's rubric baselines in the paper's Table 2 order:
+// the fitted-head (SAJA) rows, then G-Eval, each by name.
+func (r *Report) BaselineNames() []string {
+	names := make([]string, 0, len(r.Baselines))
+	for n := range r.Baselines {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	slices.SortStableFunc(names, func(a, b string) int {
+		ga, gb := r.Baselines[a].Kind == BaselineGEval, r.Baselines[b].Kind == BaselineGEval
+		switch {
+		case ga == gb:
+			return 0
+		case ga:
+			return 1
+		}
+		return -1
+	})
+	return names
+}
+
+// BaselineLabel is the display name of a rubric baseline's row, as the
+// paper's Table 2 names it, with its head: "SAJA broad (RF)",
+// "SAJA granular (ridge)", "G-Eval"; other names are shown as they are.
+func BaselineLabel(name, kind string) string {
+	label := name
+	switch {
+	case name == "saja_broad":
+		label = "SAJA broad"
+	case name == "saja_granular":
+		label = "SAJA granular"
+	case name == "geval" || strings.HasPrefix(name, "geval_"):
+		label = "G-Eval" + strings.TrimPrefix(name, "geval")
+	}
+	switch kind {
+	case BaselineForest:
+		label += " (RF)"
+	case BaselineRidge:
+		label += " (ridge)"
+	}
+	return label
+}
+
+// MissingText says which cells of a rubric row were missing and
+// mean-imputed, or "" when none were.
+func MissingText(b *BaselineResult) string {
+	var cells []string
+	total := 0
+	for _, c := range b.Criteria {
+		if n := b.Missing[c]; n > 0 {
+			cells = append(cells, fmt.Sprintf("%s %d", c, n))
+			total += n
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d missing cell(s) mean-imputed (%s)", total, strings.Join(cells, ", "))
+	if b.OutOfScale > 0 {
+		s += fmt.Sprintf(", %d of them out of scale", b.OutOfScale)
+	}
+	if b.Absent > 0 {
+		s += fmt.Sprintf("; %d candidate(s) without any rating", b.Absent)
+	}
+	return s
 }

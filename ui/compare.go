@@ -236,7 +236,7 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 	labelW := 10
 	var names []string
 	for _, f := range ok {
-		for _, n := range baselineNames(f.rep) {
+		for _, n := range f.rep.BaselineNames() {
 			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
@@ -248,8 +248,8 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 		for _, f := range ok {
 			maps.Copy(union.Baselines, f.rep.Baselines)
 		}
-		for _, n := range baselineNames(union) {
-			rows = append(rows, cmpRow{group: groupRubric, label: "  " + baselineLabel(n, union.Baselines[n].Kind),
+		for _, n := range union.BaselineNames() {
+			rows = append(rows, cmpRow{group: groupRubric, label: "  " + calib.BaselineLabel(n, union.Baselines[n].Kind),
 				res: func(r *calib.Report) *calib.MethodResult {
 					if b := r.Baselines[n]; b != nil {
 						return &b.MethodResult

@@ -264,7 +264,7 @@ func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
 		if row.base == nil {
 			continue
 		}
-		if m := missingText(row.base); m != "" {
+		if m := calib.MissingText(row.base); m != "" {
 			lines = append(lines, wrapStyled(st.Text, row.label+": "+m, w)...)
 		}
 	}

@@ -1,11 +1,8 @@
 package ui
 
 import (
-	"fmt"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/prism-eval/prism/calib"
 )
@@ -34,55 +31,13 @@ type t2Row struct {
 	base    *calib.BaselineResult // the rubric row's result, or nil
 }
 
-// baselineLabel is the shown name of a rubric baseline's row, as prism
-// fit prints it ("SAJA broad (RF)", "G-Eval").
-func baselineLabel(name, kind string) string {
-	label := name
-	switch {
-	case name == "saja_broad":
-		label = "SAJA broad"
-	case name == "saja_granular":
-		label = "SAJA granular"
-	case name == "geval" || strings.HasPrefix(name, "geval_"):
-		label = "G-Eval" + strings.TrimPrefix(name, "geval")
-	}
-	switch kind {
-	case calib.BaselineForest:
-		label += " (RF)"
-	case calib.BaselineRidge:
-		label += " (ridge)"
-	}
-	return label
-}
-
-// baselineNames are r's baselines in Table 2's order: the SAJA rows,
-// then G-Eval, each by name.
-func baselineNames(r *calib.Report) []string {
-	var names []string
-	for n := range r.Baselines {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	slices.SortStableFunc(names, func(a, b string) int {
-		ga, gb := r.Baselines[a].Kind == calib.BaselineGEval, r.Baselines[b].Kind == calib.BaselineGEval
-		switch {
-		case ga == gb:
-			return 0
-		case ga:
-			return 1
-		}
-		return -1
-	})
-	return names
-}
-
 // table2 is r's rows: the rubric-based ones (none without baselines),
 // then the rubric-free methods r has, in report order.
 func table2(r *calib.Report) []t2Row {
 	var rows []t2Row
-	for _, n := range baselineNames(r) {
+	for _, n := range r.BaselineNames() {
 		b := r.Baselines[n]
-		rows = append(rows, t2Row{group: groupRubric, key: n, label: baselineLabel(n, b.Kind), res: &b.MethodResult,
+		rows = append(rows, t2Row{group: groupRubric, key: n, label: calib.BaselineLabel(n, b.Kind), res: &b.MethodResult,
 			vsPRISM: b.DiffVsPRISM, budget: calib.Budget{CallsPerCandidate: b.CallsPerCandidate, TokensPerCandidate: b.TokensPerCandidate}, base: b})
 	}
 	for _, fm := range fitMethods {
@@ -111,30 +66,6 @@ func tokensText(v float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
-}
-
-// missingText says which cells of a rubric row were missing and
-// mean-imputed, or "" when none were.
-func missingText(b *calib.BaselineResult) string {
-	var cells []string
-	total := 0
-	for _, c := range b.Criteria {
-		if n := b.Missing[c]; n > 0 {
-			cells = append(cells, fmt.Sprintf("%s %d", c, n))
-			total += n
-		}
-	}
-	if total == 0 {
-		return ""
-	}
-	s := fmt.Sprintf("%d missing cell(s) mean-imputed (%s)", total, strings.Join(cells, ", "))
-	if b.OutOfScale > 0 {
-		s += fmt.Sprintf(", %d of them out of scale", b.OutOfScale)
-	}
-	if b.Absent > 0 {
-		s += fmt.Sprintf("; %d candidate(s) without any rating", b.Absent)
-	}
-	return s
 }
 
 // table2Header is table2.csv's header.

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -136,49 +135,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// baselineLabel is the printed name of a rubric baseline's row.
-func baselineLabel(name string, res *calib.BaselineResult) string {
-	label := name
-	switch {
-	case name == "saja_broad":
-		label = "SAJA broad"
-	case name == "saja_granular":
-		label = "SAJA granular"
-	case name == "geval" || strings.HasPrefix(name, "geval_"):
-		label = "G-Eval" + strings.TrimPrefix(name, "geval")
-	}
-	switch res.Kind {
-	case calib.BaselineForest:
-		label += " (RF)"
-	case calib.BaselineRidge:
-		label += " (ridge)"
-	}
-	return label
-}
-
-// sortedBaselines are the report's baseline names in print order: SAJA
-// rows, then G-Eval, each by name.
-func sortedBaselines(r *calib.Report) []string {
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range r.Baselines {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	slices.SortStableFunc(names, func(a, b string) int {
-		ga, gb := r.Baselines[a].Kind == calib.BaselineGEval, r.Baselines[b].Kind == calib.BaselineGEval
-		switch {
-		case ga == gb:
-			return 0
-		case gb:
-			return -1
-		}
-		return 1
-	})
-	return names
-}
-
 // printTable2 writes the methods and the rubric baselines grouped as the
 // paper's Table 2: rubric-based rows, then rubric-free ones, each with its
 // paired difference from Vanilla and from PRISM, and the calls and tokens
@@ -203,9 +159,9 @@ func printTable2(w io.Writer, r *calib.Report, methods []methodLabel) error {
 		return c + "\t" + t + "\t"
 	}
 	fmt.Fprintln(tw, "Rubric-based\t\t\t\t\t\t\t\t\t")
-	for _, name := range sortedBaselines(r) {
+	for _, name := range r.BaselineNames() {
 		b := r.Baselines[name]
-		fmt.Fprintf(tw, "  %s\t%.4f\t[%.4f, %.4f]\t%s%s%s\n", baselineLabel(name, b), b.Mean, b.CI[0], b.CI[1],
+		fmt.Fprintf(tw, "  %s\t%.4f\t[%.4f, %.4f]\t%s%s%s\n", calib.BaselineLabel(name, b.Kind), b.Mean, b.CI[0], b.CI[1],
 			diff(b.DiffVsVanilla), diff(b.DiffVsPRISM), budget(b.CallsPerCandidate, b.TokensPerCandidate))
 	}
 	fmt.Fprintln(tw, "Rubric-free\t\t\t\t\t\t\t\t\t")
@@ -221,22 +177,9 @@ func printTable2(w io.Writer, r *calib.Report, methods []methodLabel) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, name := range sortedBaselines(r) {
-		b := r.Baselines[name]
-		var cells []string
-		total := 0
-		for _, c := range b.Criteria {
-			if n := b.Missing[c]; n > 0 {
-				cells = append(cells, fmt.Sprintf("%s %d", c, n))
-				total += n
-			}
-		}
-		if total > 0 {
-			extra := ""
-			if b.Absent > 0 {
-				extra = fmt.Sprintf("; %d candidate(s) without any rating", b.Absent)
-			}
-			fmt.Fprintf(w, "%s: %d missing cell(s) mean-imputed (%s)%s\n", name, total, strings.Join(cells, ", "), extra)
+	for _, name := range r.BaselineNames() {
+		if m := calib.MissingText(r.Baselines[name]); m != "" {
+			fmt.Fprintf(w, "%s: %s\n", name, m)
 		}
 	}
 	return nil
