@@ -323,16 +323,7 @@ func (v *validator) rubricTask(p, task, kind string, t RubricTask) {
 	if kind == RubricSAJA && t.StepsLabel != "" {
 		v.add(p+".steps_label", "evaluation steps are for G-Eval rubrics (kind = %q)", RubricGEval)
 	}
-	seen := map[string]bool{}
-	for i, e := range t.Extras {
-		ep := fmt.Sprintf("%s.extras[%d]", p, i)
-		v.text(ep+".field", e.Field)
-		v.text(ep+".label", e.Label)
-		if seen[e.Field] {
-			v.add(ep+".field", "duplicate extra field %q", e.Field)
-		}
-		seen[e.Field] = true
-	}
+	v.extras(p, t.Extras)
 }
 
 func knownTask(kind string) bool {

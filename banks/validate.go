@@ -159,8 +159,18 @@ func (v *validator) task(p, kind string, t Task) {
 	if t.CandidateLabel == "" {
 		v.add(p+".candidate_label", "empty")
 	}
+	v.extras(p, t.Extras)
+	v.scale(p+".scale", t.Scale)
+}
+
+// scale checks a score scale at field sp: ends within ±scaleLimit, min <
+// max (at least two points), anchors inside the scale, each with from ≤ to
+// and a label, in increasing order without overlap.
+// extras checks a task's extra fields (p: the task's path): each with a
+// field and a label, no field twice.
+func (v *validator) extras(p string, extras []Extra) {
 	seen := map[string]bool{}
-	for i, e := range t.Extras {
+	for i, e := range extras {
 		ep := fmt.Sprintf("%s.extras[%d]", p, i)
 		v.text(ep+".field", e.Field)
 		v.text(ep+".label", e.Label)
@@ -169,12 +179,8 @@ func (v *validator) task(p, kind string, t Task) {
 		}
 		seen[e.Field] = true
 	}
-	v.scale(p+".scale", t.Scale)
 }
 
-// scale checks a score scale at field sp: ends within ±scaleLimit, min <
-// max (at least two points), anchors inside the scale, each with from ≤ to
-// and a label, in increasing order without overlap.
 func (v *validator) scale(sp string, s Scale) {
 	if s.Min < -scaleLimit || s.Max > scaleLimit {
 		v.add(sp, "scale %d–%d is outside ±%d", s.Min, s.Max, scaleLimit)
