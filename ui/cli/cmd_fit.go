@@ -40,6 +40,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	save := fs.String("save", "", "write the calibrator of the final fit to `FILE` (JSON; prism score applies it)")
 	methodName := fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
 	attributes := fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
+	confirm := addConfirmFlags(fs)
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -64,6 +65,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageErr(fitUsage, "--scores and --labels go together")
 	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
 		return usageErr(fitUsage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
+	}
+	if err := confirm.check(set, fromFiles); err != nil {
+		return err
+	}
+	if *confirm.protocol == protocolConfirm && !set["metric"] {
+		*metric = model.MetricPairwise
 	}
 	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
 		return usageErr(fitUsage, "--metric %q: want spearman or pairwise", *metric)
@@ -97,6 +104,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
 			return err
 		}
+	}
+	if *confirm.protocol == protocolConfirm {
+		return runFitConfirm(ctx, confirm, rows, labs, opts, in.dataset, *asJSON, stdout, stderr)
 	}
 	d, warnings, err := calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
 	var rep *calib.Report
@@ -160,6 +170,7 @@ func writeTrimmed(w io.Writer, s string) error {
 const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CAL.json] [flags]
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
+       prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
 diagonal Taylor correction) under nested cross-validation with
@@ -174,7 +185,14 @@ uses, and the bank and judge configuration behind the scores (from the
 workspace; from CSV files, the bank given with --bank, and no judge).
 prism score applies it to new candidates. --attributes a,b,ctx:x fits only
 those units' probes (prism select's choice), so the calibrator needs only
-them.`
+them.
+
+--protocol confirm splits the contexts by a hash of --benchmark (default:
+the dataset's name; required with --scores) and each context id into
+exploration and confirmation (docs/protocol.md §13); screens the units,
+chooses γ and fits every pool on exploration only, and scores each
+predictor once on confirmation with paired context-bootstrap intervals.
+Its metric is pairwise unless --metric says otherwise.`
 
 // fitInput is a judge's answers on a dataset and the dataset's human
 // labels, read from a workspace; source names them for the report. bank
