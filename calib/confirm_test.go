@@ -491,3 +491,131 @@ func readWith[T any](path string, read func(io.Reader, string) (T, error)) (T, e
 	defer f.Close()
 	return read(f, path)
 }
+
+// TestConfirmCrossCheck compares Confirm on the cross-check study with the
+// independent Python reference (testdata/crosscheck/reference.py, key
+// "confirm"): the split, the eligible contexts and evaluation pairs, π on
+// exploration, and for the pools all, properties and one-sided (every unit
+// passes this study's screen) each method's γ exactly and α, CV scores,
+// coefficients and per-context confirmation accuracy to 1e-12; then
+// Vanilla's and PRISM's intervals and their paired difference from the
+// reference's replay of the bootstrap.
+func TestConfirmCrossCheck(t *testing.T) {
+	r, err := confirmFixture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fit struct {
+		Gamma, Alpha float64
+		Coef, CV     []float64
+		PerContext   map[string]float64 `json:"per_context"`
+	}
+	var want struct {
+		Confirm struct {
+			Benchmark                                  string
+			Exploration, Confirmation, Eligible, Order []string
+			EvalPairs                                  int `json:"eval_pairs"`
+			Vanilla                                    map[string]float64
+			Pools                                      map[string]map[string]json.RawMessage
+			Bootstrap                                  struct {
+				Resamples      int
+				Seed           uint64
+				VanillaCI      []float64 `json:"vanilla_ci"`
+				PrismAllCI     []float64 `json:"prism_all_ci"`
+				PrismAllDiffCI []float64 `json:"prism_all_diff_ci"`
+			}
+		}
+	}
+	rows, _, _, err := crossCheckFiles()
+	if err != nil || len(rows) == 0 {
+		t.Fatal(err)
+	}
+	f, err := os.Open("testdata/crosscheck/expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := json.NewDecoder(f).Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	w := want.Confirm
+	if w.Benchmark != r.Benchmark || !slices.Equal(w.Exploration, r.Split.Exploration) || !slices.Equal(w.Confirmation, r.Split.Confirmation) ||
+		!slices.Equal(w.Eligible, r.Split.Eligible) || w.EvalPairs != r.Split.EvalPairs || !slices.Equal(w.Order, r.Order) {
+		t.Fatalf("split: got %s %v %v %v %d %v\nreference %s %v %v %v %d %v", r.Benchmark, r.Split.Exploration, r.Split.Confirmation, r.Split.Eligible, r.Split.EvalPairs, r.Order,
+			w.Benchmark, w.Exploration, w.Confirmation, w.Eligible, w.EvalPairs, w.Order)
+	}
+	if !slices.Equal(r.Screen.Passed, r.Units) {
+		t.Fatalf("screen passed %v of %v; the pools below assume every unit passes", r.Screen.Passed, r.Units)
+	}
+	const tol = 1e-12
+	perContext := func(what string, got, ref map[string]float64) {
+		if len(got) != len(ref) || len(ref) == 0 {
+			t.Errorf("%s: %d contexts, reference %d", what, len(got), len(ref))
+		}
+		for c, v := range ref {
+			if math.Abs(got[c]-v) > tol {
+				t.Errorf("%s %s: %.15g, reference %.15g", what, c, got[c], v)
+			}
+		}
+	}
+	perContext("vanilla", r.Vanilla.PerContext, w.Vanilla)
+	checked := 0
+	for name, ref := range w.Pools {
+		i := slices.IndexFunc(r.Pools, func(p *ConfirmPool) bool { return p.Name == name })
+		if i < 0 {
+			t.Fatalf("no pool %s", name)
+		}
+		p := r.Pools[i]
+		var cols []string
+		if err := json.Unmarshal(ref["columns"], &cols); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cols, p.Columns) {
+			t.Errorf("pool %s: columns %v, reference %v", name, p.Columns, cols)
+		}
+		for _, m := range []Method{PRISM, AlphaPRISM, Half} {
+			got := p.Fit(m)
+			raw, ok := ref[m.String()]
+			if (got == nil) != !ok {
+				t.Fatalf("pool %s %v: fitted %v, in the reference %v", name, m, got != nil, ok)
+			}
+			if !ok {
+				continue
+			}
+			var rf fit
+			if err := json.Unmarshal(raw, &rf); err != nil {
+				t.Fatal(err)
+			}
+			what := name + "/" + m.String()
+			if got.Gamma != rf.Gamma {
+				t.Errorf("%s: γ %v, reference %v (cv %v vs %v)", what, got.Gamma, rf.Gamma, got.CV, rf.CV)
+			}
+			if math.Abs(got.Alpha-rf.Alpha) > tol {
+				t.Errorf("%s: α %v, reference %v", what, got.Alpha, rf.Alpha)
+			}
+			assertClose(t, what+" cv", got.CV, rf.CV, tol)
+			names := p.Columns
+			if m == Half {
+				names = slices.DeleteFunc(slices.Clone(p.Units), func(u string) bool { return strings.HasPrefix(u, "ctx:") })
+			}
+			coef := make([]float64, len(names))
+			for k, n := range names {
+				coef[k] = got.Coef[n]
+			}
+			assertClose(t, what+" coef", coef, rf.Coef, tol)
+			perContext(what, got.PerContext, rf.PerContext)
+			checked++
+		}
+	}
+	if checked != 8 {
+		t.Fatalf("%d fits compared, want 8 (3 + 3 + 2)", checked)
+	}
+	b := w.Bootstrap
+	if b.Resamples != r.Bootstrap || b.Seed != r.Seed {
+		t.Fatalf("bootstrap %d/%d, reference %d/%d", r.Bootstrap, r.Seed, b.Resamples, b.Seed)
+	}
+	all := r.Pools[slices.IndexFunc(r.Pools, func(p *ConfirmPool) bool { return p.Name == PoolAll })]
+	assertClose(t, "vanilla ci", r.Vanilla.CI[:], b.VanillaCI, tol)
+	assertClose(t, "all/prism ci", all.PRISM.CI[:], b.PrismAllCI, tol)
+	assertClose(t, "all/prism − vanilla ci", all.PRISM.DiffVsVanilla.CI[:], b.PrismAllDiffCI, tol)
+}
