@@ -90,6 +90,9 @@ func parsePools(s string) ([]string, error) {
 func runFitConfirm(ctx context.Context, c confirmFlags, rows []model.ScoreRow, labels []model.Label, opts calib.Options, dataset string, asJSON bool, stdout, stderr io.Writer) error {
 	co := calib.DefaultConfirmOptions()
 	co.Options = opts
+	if co.LabelsFile == "" { // workspace mode: errors name the workspace source
+		co.LabelsFile = co.ScoresFile
+	}
 	co.Benchmark = *c.benchmark
 	if co.Benchmark == "" {
 		co.Benchmark = dataset
