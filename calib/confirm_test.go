@@ -107,9 +107,32 @@ func handOptions() ConfirmOptions {
 
 func TestConfirmMetricHand(t *testing.T) {
 	rows, labels := handStudy()
-	r, _, err := Confirm(context.Background(), rows, labels, handOptions())
+	o := handOptions()
+	// A G-Eval baseline (no head) on one criterion with scale [0, 10]:
+	// g0 rates 2 2 5 1 against humans 1 2 2 0: ½ + 1 + 1 + 1 + 1 over 5
+	// pairs = 0.9; g2 rates 1 2 3 against 3 2 1: 0. Mean 0.45.
+	ge := Baseline{Name: "geval", Kind: BaselineGEval, Criteria: []string{"overall"}, Scales: [][2]float64{{0, 10}}, Scores: map[[2]string][]float64{}}
+	for i, v := range []float64{2, 2, 5, 1} {
+		ge.Scores[[2]string{"g0", fmt.Sprintf("x%d", i)}] = []float64{v}
+	}
+	for i, v := range []float64{1, 2, 3} {
+		ge.Scores[[2]string{"g2", fmt.Sprintf("x%d", i)}] = []float64{v}
+	}
+	for _, l := range labels {
+		if _, ok := ge.Scores[[2]string{l.Context, l.Candidate}]; !ok && l.Context != "g1" {
+			ge.Scores[[2]string{l.Context, l.Candidate}] = []float64{7}
+		}
+	}
+	o.Baselines = []Baseline{ge}
+	r, _, err := Confirm(context.Background(), rows, labels, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Baselines) != 1 {
+		t.Fatalf("%d baselines", len(r.Baselines))
+	}
+	if b := r.Baselines[0]; b.PerContext["g0"] != 0.9 || b.PerContext["g2"] != 0 || b.Mean != 0.45 || b.DiffVsVanilla == nil || b.Absent != 3 {
+		t.Errorf("G-Eval on confirmation: %+v, want g0 0.9, g2 0, mean 0.45, 3 absent candidates (g1)", b)
 	}
 	s := r.Split
 	if !slices.Equal(s.Exploration, sortedCopy(handExplore)) || !slices.Equal(s.Confirmation, sortedCopy(handConfirm)) {
@@ -173,6 +196,16 @@ func crossCheckConfirmOptions(order []string) ConfirmOptions {
 	o.Order = order
 	o.Bootstrap = 500
 	o.Screen.Bootstrap = 200
+	// A forest head on two made-up criteria (docs/protocol.md §12): one
+	// follows the human score, one does not.
+	_, labels, _, _ := crossCheckFiles()
+	fo := DefaultForestOptions()
+	fo.Trees = 25
+	b := Baseline{Name: "saja", Kind: BaselineForest, Criteria: []string{"c1", "c2"}, Forest: fo, Scores: map[[2]string][]float64{}}
+	for i, l := range labels {
+		b.Scores[[2]string{l.Context, l.Candidate}] = []float64{math.Round(2 * (l.Human + math.Sin(float64(i)))), math.Cos(float64(3 * i))}
+	}
+	o.Baselines = []Baseline{b}
 	return o
 }
 
@@ -231,6 +264,27 @@ func TestConfirmExplorationOnly(t *testing.T) {
 	})
 	if a, b := exploredParts(t, base), exploredParts(t, conf); a != b {
 		t.Errorf("changing confirmation labels changed the exploration fit:\n%s\n%s", a, b)
+	}
+	// Reversed labels turn each pair's credit c into 1 − c, so a predictor
+	// fitted without confirmation labels scores exactly 1 − its value in
+	// every context: Vanilla, every pool's fits and the forest head.
+	pairs := [][2]*ConfirmScore{{base.Vanilla, conf.Vanilla}, {&base.Baselines[0].ConfirmScore, &conf.Baselines[0].ConfirmScore}}
+	for i, p := range base.Pools {
+		for _, m := range []Method{PRISM, AlphaPRISM, Half} {
+			if f := p.Fit(m); f != nil {
+				pairs = append(pairs, [2]*ConfirmScore{&f.ConfirmScore, &conf.Pools[i].Fit(m).ConfirmScore})
+			}
+		}
+	}
+	for k, pr := range pairs {
+		for c, v := range pr[0].PerContext {
+			if w := pr[1].PerContext[c]; math.Abs(w-(1-v)) > 1e-12 {
+				t.Errorf("row %d context %s: %v with reversed confirmation labels, want 1 − %v", k, c, w, v)
+			}
+		}
+	}
+	if len(pairs) < 10 {
+		t.Fatalf("%d rows compared", len(pairs))
 	}
 	if conf.Vanilla.Mean == base.Vanilla.Mean || conf.Pools[0].PRISM.Mean == base.Pools[0].PRISM.Mean {
 		t.Errorf("reversed confirmation labels left the confirmation scores at %v, %v", conf.Vanilla.Mean, conf.Pools[0].PRISM.Mean)

@@ -172,7 +172,11 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 			if m.m == calib.AlphaPRISM {
 				label += fmt.Sprintf(" (α %.3f)", f.Alpha)
 			}
-			row(label, fmt.Sprint(len(p.Units)), fmt.Sprint(len(p.Columns)), calib.GammaKey(f.Gamma), fmt.Sprintf("%.4f", f.CVScore), &f.ConfirmScore)
+			cols := len(p.Columns)
+			if m.m == calib.Half { // one half-difference column O_k per attribute
+				cols = len(f.Coef)
+			}
+			row(label, fmt.Sprint(len(p.Units)), fmt.Sprint(cols), calib.GammaKey(f.Gamma), fmt.Sprintf("%.4f", f.CVScore), &f.ConfirmScore)
 		}
 	}
 	tw.Flush()
