@@ -44,6 +44,10 @@ type BuildOptions struct {
 	ScoresFile string // name used in errors about score rows ("scores" when empty)
 	LabelsFile string // name used in errors about labels ("labels" when empty)
 	Global     bool   // keep contexts with a single candidate (global mode groups all rows)
+	// MeanOver, when not nil, restricts the column means that fill missing
+	// cells to the candidates of the contexts it accepts (the exploration
+	// contexts of docs/protocol.md §13); nil: every candidate of the design.
+	MeanOver func(context string) bool
 }
 
 type candKey struct{ ctx, cand string }
@@ -276,19 +280,27 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 	score := make([]float64, n*nc)
 	for c := 0; c < nc; c++ {
 		var s float64
-		m := 0
+		m, present := 0, 0
 		for _, li := range order {
 			if k := cnt[li*nc+c]; k > 0 {
+				present++
+				if opts.MeanOver != nil && !opts.MeanOver(labels[li].Context) {
+					continue
+				}
 				s += sum[li*nc+c] / float64(k)
 				m++
 			}
 		}
 		if m == 0 && n > 0 {
-			return nil, nil, fmt.Errorf("%s: field \"score\": column %q has no score for any labelled candidate", sf, d.ScoreColumns[c])
+			of := ""
+			if opts.MeanOver != nil {
+				of = " of the contexts its mean is taken over (exploration)"
+			}
+			return nil, nil, fmt.Errorf("%s: field \"score\": column %q has no score for any labelled candidate%s", sf, d.ScoreColumns[c], of)
 		}
 		mean := s / float64(max(m, 1))
 		d.Means = append(d.Means, mean)
-		d.Imputed[d.ScoreColumns[c]] = n - m
+		d.Imputed[d.ScoreColumns[c]] = n - present
 		for r, li := range order {
 			if k := cnt[li*nc+c]; k > 0 {
 				score[r*nc+c] = sum[li*nc+c] / float64(k)

@@ -10,6 +10,9 @@
 // the signal diagnostics of section 8 (probe/neutral and repeat RMS
 // ratios, the screen, cross-run reproducibility) and Select the probe
 // selection of section 9 (every subset, omission, forward selection).
+// Confirm runs the exploration/confirmation protocol of section 13 (the
+// paper's §A.5 and Table 21): a hash split of the contexts, screen, pools
+// and fits on exploration, one paired-bootstrap score on confirmation.
 // FitForest is a random forest regressor with scikit-learn's semantics,
 // deterministic for a seed whatever the number of cores, the head of the
 // rubric baselines.

@@ -41,6 +41,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	methodName := fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
 	bf := addBaselineFlags(fs.FlagSet)
 	attributes := fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
+	confirm := addConfirmFlags(fs)
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -65,6 +66,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageErr(fitUsage, "--scores and --labels go together")
 	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
 		return usageErr(fitUsage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
+	}
+	if err := confirm.check(set, fromFiles); err != nil {
+		return err
+	}
+	if *confirm.protocol == protocolConfirm && !set["metric"] {
+		*metric = model.MetricPairwise
 	}
 	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
 		return usageErr(fitUsage, "--metric %q: want spearman or pairwise", *metric)
@@ -114,6 +121,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
+	for _, w := range in.warnings {
+		fmt.Fprintln(stderr, "prism fit: warning:", w)
+	}
+	if *confirm.protocol == protocolConfirm {
+		return runFitConfirm(ctx, confirm, rows, labs, opts, in.dataset, *asJSON, stdout, stderr)
+	}
 	d, warnings, err := calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
 	var rep *calib.Report
 	if err == nil {
@@ -124,7 +137,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			rep.Budgets = engine.MethodBudgets(in.usage, d.Columns)
 		}
 	}
-	warnings = append(in.warnings, warnings...)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism fit: warning:", w)
 	}
@@ -181,6 +193,7 @@ const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CA
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
+       prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
 diagonal Taylor correction) under nested cross-validation with
@@ -202,7 +215,15 @@ of probes rubric:NAME/CRITERION of a built-in rubric or a --rubric-file)
 are scored beside the methods on the same folds and bootstrap draws, as
 the paper's Table 2: SAJA with a random-forest head (--head ridge for a
 ridge head), G-Eval as the mean of its criteria on [0, 1], each with its
-calls and tokens per candidate. --baselines none leaves them out.`
+calls and tokens per candidate. --baselines none leaves them out.
+
+--protocol confirm splits the contexts by a hash of --benchmark (default:
+the dataset's name; required with --scores) and each context id into
+exploration and confirmation (docs/protocol.md §13); screens the units,
+chooses γ and fits every pool on exploration only, and scores each
+predictor once on confirmation with paired context-bootstrap intervals.
+Its metric is pairwise unless --metric says otherwise; rubric ratings are
+scored there too, their heads fitted on exploration.`
 
 // fitInput is a judge's answers on a dataset and the dataset's human
 // labels, read from a workspace; source names them for the report. bank

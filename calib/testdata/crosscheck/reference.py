@@ -1,6 +1,9 @@
 # An independent, pure-Python reference of PROTOCOL §2-6 (within-context
-# mode, Spearman; no numpy, no shared code with calib). It writes the
-# numbers TestCrossCheck and TestCalibratorCrossCheck compare calib against:
+# mode, Spearman; no numpy, no shared code with calib), and of the
+# exploration/confirmation protocol of docs/protocol.md §13 (split, fits on
+# exploration, pairwise accuracy on confirmation, paired bootstrap; key
+# "confirm"). It writes the numbers TestCrossCheck,
+# TestCalibratorCrossCheck and TestConfirmCrossCheck compare calib against:
 #
 #   python3 reference.py scores.csv labels.csv order.txt > expected.json
 import csv, json, math, sys
@@ -20,37 +23,40 @@ scols = ['baseline'] + cols
 ctxs = sorted({c for c, _ in labels})
 cands = {c: sorted(k for cc, k in labels if cc == c) for c in ctxs}
 rows = [(c, k) for c in ctxs for k in cands[c]]
-val = {}
-for sc in scols:
-    have = [sum(acc[(c, k, sc)]) / len(acc[(c, k, sc)]) for c, k in rows if (c, k, sc) in acc]
+def build(mean_ok):
+  val = {}
+  for sc in scols:
+    have = [sum(acc[(c, k, sc)]) / len(acc[(c, k, sc)]) for c, k in rows if (c, k, sc) in acc and mean_ok(c)]
     m = sum(have) / len(have)
     for c, k in rows:
         a = acc.get((c, k, sc))
         val[(c, k, sc)] = sum(a) / len(a) if a else m
-data = {}
-for c in ctxs:
-    s0 = [val[(c, k, 'baseline')] for k in cands[c]]
-    J = []
-    for i, k in enumerate(cands[c]):
-        row = []
-        for col in cols:
-            if col.startswith('ctx:'): row.append(val[(c, k, col)] - s0[i])
-            elif col.endswith(':+'): row.append(val[(c, k, col)] - s0[i])
-            else: row.append(s0[i] - val[(c, k, col)])
-        J.append(row)
-    n = len(s0)
-    y = [labels[(c, k)] for k in cands[c]]
-    ms, my = sum(s0) / n, sum(y) / n
-    v = [x - ms for x in s0]; cy = [x - my for x in y]
-    nv, ny = math.sqrt(sum(x * x for x in v)), math.sqrt(sum(x * x for x in cy))
-    ys = [x * nv / ny if ny > 0 else 0 for x in cy]
-    means = [sum(J[i][j] for i in range(n)) / n for j in range(q)]
-    Jc = [[J[i][j] - means[j] for j in range(q)] for i in range(n)]
-    # Half-differences O_k = (dk+ + dk-)/2, centered from O itself.
-    O = [[(J[i][2 * k] + J[i][2 * k + 1]) / 2 for k in range(K)] for i in range(n)]
-    mo = [sum(O[i][k] for i in range(n)) / n for k in range(K)]
-    Oc = [[O[i][k] - mo[k] for k in range(K)] for i in range(n)]
-    data[c] = dict(s0=s0, y=y, v=v, ys=ys, Jc=Jc, Oc=Oc)
+  data = {}
+  for c in ctxs:
+      s0 = [val[(c, k, 'baseline')] for k in cands[c]]
+      J = []
+      for i, k in enumerate(cands[c]):
+          row = []
+          for col in cols:
+              if col.startswith('ctx:'): row.append(val[(c, k, col)] - s0[i])
+              elif col.endswith(':+'): row.append(val[(c, k, col)] - s0[i])
+              else: row.append(s0[i] - val[(c, k, col)])
+          J.append(row)
+      n = len(s0)
+      y = [labels[(c, k)] for k in cands[c]]
+      ms, my = sum(s0) / n, sum(y) / n
+      v = [x - ms for x in s0]; cy = [x - my for x in y]
+      nv, ny = math.sqrt(sum(x * x for x in v)), math.sqrt(sum(x * x for x in cy))
+      ys = [x * nv / ny if ny > 0 else 0 for x in cy]
+      means = [sum(J[i][j] for i in range(n)) / n for j in range(q)]
+      Jc = [[J[i][j] - means[j] for j in range(q)] for i in range(n)]
+      # Half-differences O_k = (dk+ + dk-)/2, centered from O itself.
+      O = [[(J[i][2 * k] + J[i][2 * k + 1]) / 2 for k in range(K)] for i in range(n)]
+      mo = [sum(O[i][k] for i in range(n)) / n for k in range(K)]
+      Oc = [[O[i][k] - mo[k] for k in range(K)] for i in range(n)]
+      data[c] = dict(s0=s0, y=y, v=v, ys=ys, Jc=Jc, Oc=Oc)
+  return data
+data = build(lambda c: True)
 
 def solve(A, b):
     n = len(b); M = [A[i][:] + [b[i]] for i in range(n)]
@@ -108,7 +114,23 @@ def value(c, alpha, beta, method):
     d = data[c]
     rows = d['Oc'] if method == 'half' else d['Jc']
     pred = [alpha * d['s0'][i] - sum(a * b for a, b in zip(rows[i], beta)) for i in range(len(d['s0']))]
-    return spearman(pred, d['y'])
+    return pairwise(pred, d['y']) if METRIC == 'pairwise' else spearman(pred, d['y'])
+
+# Pairwise accuracy: pairs with unequal human scores count, 1 when the
+# prediction orders them the same way, 1/2 when it ties; None without such
+# a pair (the context is not eligible).
+def pairwise(pred, y):
+    credit, pairs = 0.0, 0
+    for i in range(len(y)):
+        for j in range(i + 1, len(y)):
+            if y[i] == y[j]: continue
+            pairs += 1
+            dp = pred[i] - pred[j]
+            if dp == 0: credit += 0.5
+            elif (dp > 0) == (y[i] - y[j] > 0): credit += 1
+    return credit / pairs if pairs else None
+
+METRIC = 'spearman'
 
 def split(n, k):
     b = [0]
@@ -128,9 +150,10 @@ def select(train, method):
             if not part: continue
             a, beta = fit(train[:ib[p]] + train[ib[p + 1]:], method, g)
             for c in part: vals[c] = value(c, a, beta, method)
-        s = 0.0
-        for c in train: s += vals[c]
-        scores.append(s / len(train))
+        s, cnt = 0.0, 0
+        for c in train:
+            if vals[c] is not None: s += vals[c]; cnt += 1
+        scores.append(s / cnt if cnt else 0.0)
     best = 0
     for i in range(len(G)):
         if scores[i] > scores[best] or (scores[i] == scores[best] and G[i] > G[best]): best = i
@@ -160,5 +183,70 @@ for method in ['prism', 'alpha_prism', 'half']:
             pred[c + '/' + k] = a * d['s0'][i] - sum(x * b for x, b in zip(rws[i], beta))
     out['final'][method] = {'gamma': G[best], 'alpha': a, 'coef': beta, 'cv': scores, 'pred': pred}
 out['methods']['vanilla'] = {'per_context': {c: spearman(data[c]['s0'], data[c]['y']) for c in ctxs}}
+
+# The exploration/confirmation protocol (docs/protocol.md §13) under
+# benchmark "crosscheck": SHA-256(benchmark 0x00 context) top bit set ->
+# confirmation. Column means over exploration rows only; gamma by the
+# inner CV over the exploration contexts in pi order; the fit on all of
+# them; pairwise accuracy on the eligible confirmation contexts; the paired
+# bootstrap of fit.md (pcg(seed, 1), index (x * n) >> 64, type 7).
+import hashlib
+BENCH = 'crosscheck'
+def confirmation(c): return hashlib.sha256(BENCH.encode() + b'\0' + c.encode()).digest()[0] >= 128
+M64 = (1 << 64) - 1
+MUL = (2549297995355413924 << 64) | 4865540595714422341
+INC = (6364136223846793005 << 64) | 1442695040888963407
+def pcg(seed1, seed2):
+    st = (seed1 << 64) | seed2
+    while True:
+        st = (st * MUL + INC) & ((1 << 128) - 1)
+        hi, lo = st >> 64, st & M64
+        hi ^= hi >> 32; hi = (hi * 0xda942042e4dd58b5) & M64
+        hi ^= hi >> 48; hi = (hi * (lo | 1)) & M64
+        yield hi
+def q7(p, x):
+    h = (len(x) - 1) * p; lo = math.floor(h)
+    return x[-1] if lo >= len(x) - 1 else x[lo] + (h - lo) * (x[lo + 1] - x[lo])
+METRIC = 'pairwise'
+full = build(lambda c: not confirmation(c))
+explore = [c for c in order if not confirmation(c)]
+conf = [c for c in ctxs if confirmation(c)]
+eligible = [c for c in conf if pairwise(full[c]['y'], full[c]['y']) is not None]
+def restrict(cols_kept):
+    attrs_kept = sorted({cols[j][:-2] for j in cols_kept if not cols[j].startswith('ctx:')})
+    ks = [attrs.index(a) for a in attrs_kept]
+    return {c: dict(d, Jc=[[r[j] for j in cols_kept] for r in d['Jc']], Oc=[[r[k] for k in ks] for r in d['Oc']])
+            for c, d in full.items()}, attrs_kept
+pools = {'all': list(range(q)),
+         'properties': [j for j in range(q) if not cols[j].startswith('ctx:')],
+         'one-sided': [j for j in range(q) if cols[j].startswith('ctx:')]}
+conf_out = {'benchmark': BENCH, 'exploration': sorted(c for c in ctxs if not confirmation(c)), 'confirmation': conf,
+            'eligible': eligible, 'order': explore,
+            'eval_pairs': sum(1 for c in eligible for i in range(len(full[c]['y'])) for j in range(i + 1, len(full[c]['y'])) if full[c]['y'][i] != full[c]['y'][j]),
+            'vanilla': {c: pairwise(full[c]['s0'], full[c]['y']) for c in eligible}, 'pools': {}}
+for name, kept in pools.items():
+    data, attrs_kept = restrict(kept)
+    po = {'columns': [cols[j] for j in kept]}
+    for method in (['prism', 'alpha_prism', 'half'] if attrs_kept else ['prism', 'alpha_prism']):
+        best, scores = select(explore, method)
+        a, beta = fit(explore, method, G[best])
+        po[method] = {'gamma': G[best], 'alpha': a, 'coef': beta, 'cv': scores,
+                      'per_context': {c: value(c, a, beta, method) for c in eligible}}
+    conf_out['pools'][name] = po
+# Paired bootstrap of Vanilla and PRISM on all units: 500 resamples, seed 42.
+gen, n, B = pcg(42, 1), len(eligible), 500
+van = [conf_out['vanilla'][c] for c in eligible]
+pri = [conf_out['pools']['all']['prism']['per_context'][c] for c in eligible]
+mv, mp, md = [], [], []
+for b in range(B):
+    idx = [(next(gen) * n) >> 64 for _ in range(n)]
+    sv = sp = 0.0
+    for i in idx: sv += van[i]; sp += pri[i]
+    mv.append(sv / n); mp.append(sp / n); md.append(sp / n - sv / n)
+conf_out['bootstrap'] = {'resamples': B, 'seed': 42,
+    'vanilla_ci': [q7(0.025, sorted(mv)), q7(0.975, sorted(mv))],
+    'prism_all_ci': [q7(0.025, sorted(mp)), q7(0.975, sorted(mp))],
+    'prism_all_diff_ci': [q7(0.025, sorted(md)), q7(0.975, sorted(md))]}
+out['confirm'] = conf_out
 json.dump(out, sys.stdout, indent=1, sort_keys=True)
 print()
