@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -149,12 +150,17 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 	}
 	if len(r.Baselines) > 0 {
 		fmt.Fprintln(tw, "Rubric-based\t\t\t\t\t\t\t\t\t\t\t")
-		for _, b := range r.Baselines {
+		// Table 2's order: the fitted heads (SAJA), then G-Eval.
+		bs := slices.Clone(r.Baselines)
+		slices.SortStableFunc(bs, func(a, b *calib.ConfirmBaseline) int {
+			return cmp.Compare(boolInt(a.Kind == calib.BaselineGEval), boolInt(b.Kind == calib.BaselineGEval))
+		})
+		for _, b := range bs {
 			gamma := ""
 			if b.Kind == calib.BaselineRidge {
 				gamma = calib.GammaKey(b.Gamma)
 			}
-			row("  "+b.Name+" ("+b.Kind+")", "", fmt.Sprint(len(b.Criteria)), gamma, "", &b.ConfirmScore)
+			row("  "+calib.BaselineLabel(b.Name, b.Kind), "", fmt.Sprint(len(b.Criteria)), gamma, "", &b.ConfirmScore)
 		}
 	}
 	fmt.Fprintln(tw, "Rubric-free\t\t\t\t\t\t\t\t\t\t\t")
@@ -215,4 +221,11 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
