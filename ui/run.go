@@ -9,7 +9,10 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
@@ -152,6 +155,9 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 	case v.plan == nil:
 		return []string{st.Muted.Render("no estimate yet")}
 	}
+	if v.plan.IsRubric() {
+		return rubricEstimateLines(st, v.plan, w)
+	}
 	p, e := v.plan, v.plan.Estimate
 	sp := p.Spec
 	scale := ""
@@ -167,6 +173,14 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 		st.Title.Render(fmt.Sprintf("to send   %d", e.Send)),
 		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
 	}
+	return append(lines, estimateTail(st, p)...)
+}
+
+// estimateTail is the end of an estimate: the cost, the time and what s
+// does.
+func estimateTail(st *styles.Styles, p *engine.Plan) []string {
+	e, sp := p.Estimate, p.Spec
+	var lines []string
 	if e.Priced {
 		lines = append(lines, fmt.Sprintf("cost      ≈ $%.2f (%s prices)", e.Cost, e.PriceModel))
 	} else {
@@ -180,6 +194,60 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Muted.Render("s starts the run; it resumes where it stops"))
 	}
 	return lines
+}
+
+// rubricEstimateLines is the estimate of a rubric study, as prism run
+// --rubric --dry-run prints it: the rubric, its budget per candidate
+// (calls and tokens, which differ between methods: docs/rubrics.md),
+// the ratings to acquire and the calls that sends.
+func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
+	e, sp := p.Estimate, p.Spec
+	r := sp.Rubric
+	calls, how := rubricBudget(p)
+	in, out := perCandidateTokens(p)
+	lines := []string{
+		fmt.Sprintf("dataset   %s · %d candidates", sp.Dataset.Name, sp.Dataset.NumCandidates()),
+		fmt.Sprintf("rubric    %s %s · %s · %d criteria", r.Name, shortHash(p.BankHash), r.Kind, len(r.Criteria)),
+		fmt.Sprintf("judge     %s · %s × %d run(s)", sp.JudgeName, sp.Config.Mode, sp.Repeats),
+		"",
+		st.Title.Render(fmt.Sprintf("per cand  %d call(s) · ≈ %s in · %s out", calls, humanCount(in), humanCount(out))),
+	}
+	lines = append(lines, wrapStyled(st.Muted, "          "+how, w)...)
+	lines = append(lines, "",
+		fmt.Sprintf("ratings   %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
+		st.Title.Render(fmt.Sprintf("to send   %d request(s) · %d call(s)", e.Send, e.Calls)),
+		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
+	)
+	return append(lines, estimateTail(st, p)...)
+}
+
+// rubricBudget is a rubric study's calls per candidate and how they are
+// made, as prism run --rubric prints them.
+func rubricBudget(p *engine.Plan) (calls int, how string) {
+	sp := p.Spec
+	r := sp.Rubric
+	calls, how = sp.Repeats, "one call rates every criterion"
+	if r.Kind == banks.RubricGEval {
+		calls *= len(r.Criteria) * p.Samples()
+		how = fmt.Sprintf("%d criteria × %d sample(s)", len(r.Criteria), p.Samples())
+		if sp.Config.Mode == judge.ModeExpected {
+			how = fmt.Sprintf("%d criteria, each one call read by its logprobs", len(r.Criteria))
+		} else if cfg := p.SendConfig(); cfg.Temperature != nil && cfg.TopP != nil {
+			how += fmt.Sprintf(" at temperature %g, top_p %g", *cfg.Temperature, *cfg.TopP)
+		}
+	}
+	return calls, how
+}
+
+// perCandidateTokens is the estimated tokens of the whole study per
+// candidate, sent or not (as prism run --rubric prints them).
+func perCandidateTokens(p *engine.Plan) (in, out int64) {
+	for i := range p.Items {
+		in += int64(p.Items[i].InTokens)
+		out += int64(p.Items[i].OutTokens)
+	}
+	n := int64(max(1, p.Spec.Dataset.NumCandidates()))
+	return (in + n/2) / n, (out + n/2) / n
 }
 
 func taskOf(sp engine.Spec) string {
@@ -335,9 +403,13 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 		}
 		shown = append(shown, lr.At(seq))
 	}
-	needP, needK := len("probe"), len("cand")
+	probeHead := "probe"
+	if lr.rubric != nil {
+		probeHead = "criterion"
+	}
+	needP, needK := len(probeHead), len("cand")
 	for _, r := range shown {
-		needP = max(needP, lipgloss.Width(r.Probe))
+		needP = max(needP, lipgloss.Width(probeName(r.Probe)))
 		needK = max(needK, lipgloss.Width(r.Candidate))
 	}
 	needP, needK = min(needP, 20), min(needK, 10)
@@ -356,7 +428,7 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 		}
 		return fmt.Sprintf("%-*s %s", ctxW, clip(c, ctxW), cells)
 	}
-	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
+	lines := []string{st.Muted.Render(row("context", "cand", probeHead, "score", "Δ"))}
 	for i, r := range shown {
 		seq := lr.nRecent - 1 - top - i
 		score := compact(r.Score)
@@ -366,10 +438,16 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 			score += "c"
 		}
 		delta := signed(r.Delta, r.HasDelta)
-		if r.HasScore && !r.HasDelta && r.Probe != "baseline" {
+		if r.HasScore && !r.HasDelta && r.Probe != "baseline" && lr.rubric == nil {
 			delta = "…" // its baseline has not arrived yet
 		}
-		line := row(r.Context, r.Candidate, r.Probe, score, delta)
+		if lr.rubric != nil {
+			delta = "" // a criterion's rating has no baseline
+			if r.ErrKind == "" && !r.HasScore {
+				score = "miss" // a missing cell: the reply did not rate it validly
+			}
+		}
+		line := row(r.Context, r.Candidate, probeName(r.Probe), score, delta)
 		switch {
 		case seq == v.pick-1 && !v.focusRight:
 			line = st.Selected.Render(line)
@@ -386,6 +464,15 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 	return lines
 }
 
+// probeName is how the latest responses name a probe: a rubric probe by
+// its criterion (the pane's title names the rubric).
+func probeName(probe string) string {
+	if _, c, ok := model.SplitRubricProbe(probe); ok {
+		return c
+	}
+	return probe
+}
+
 // clip truncates plain text to w cells with an ellipsis.
 func clip(s string, w int) string {
 	if lipgloss.Width(s) <= w {
@@ -395,6 +482,9 @@ func clip(s string, w int) string {
 }
 
 func (v *runScreen) signalTitle() string {
+	if r := v.live.rubric; r != nil {
+		return fmt.Sprintf("Ratings per criterion · %s (%s)", r.Name, r.Kind)
+	}
 	t := "RMS ratio vs neutral"
 	if s := v.signal; s != nil {
 		kind := "live"
@@ -413,6 +503,9 @@ func (v *runScreen) signalTitle() string {
 // reference and how the wordings were pooled.
 func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
+	if lr.rubric != nil {
+		return v.criteriaLines(st, w)
+	}
 	nameW := 10
 	for _, a := range lr.attrs {
 		nameW = max(nameW, min(len(a), 14))
@@ -506,4 +599,36 @@ func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
 		}
 	}
 	return out
+}
+
+// criteriaLines is a rubric study's panel in place of the ratio panel:
+// per criterion, the ratings stored with a score, the missing cells
+// (answers without a valid rating), the failed requests and the mean
+// rating so far, as prism run --rubric counts them after a run.
+func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
+	lr := v.live
+	nameW := len("criterion")
+	for _, c := range lr.rubric.Criteria {
+		nameW = max(nameW, min(lipgloss.Width(c.Name), 20))
+	}
+	row := func(name, scored, missing, failed, mean string) string {
+		return fit(fmt.Sprintf("%-*s %7s %7s %6s %6s", nameW, clip(name, nameW), scored, missing, failed, mean), w)
+	}
+	lines := []string{st.Muted.Render(row("criterion", "scored", "missing", "failed", "mean"))}
+	for _, c := range lr.rubric.Criteria {
+		t := lr.crits[c.Name]
+		mean := "—"
+		if t.scored > 0 {
+			mean = fmt.Sprintf("%.2f", t.sum/float64(t.scored))
+		}
+		line := row(c.Name, fmt.Sprint(t.scored), fmt.Sprint(t.missing), fmt.Sprint(t.failed), mean)
+		if t.failed > 0 {
+			line = st.Bad.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "")
+	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its %s row beside the bank's methods.",
+		lr.rubric.Name, baselineLabel(engine.BaselineName(lr.rubric), "")), w)...)
+	return lines
 }
