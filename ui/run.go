@@ -210,10 +210,13 @@ func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
 		fmt.Sprintf("rubric    %s %s · %s · %d criteria", r.Name, shortHash(p.BankHash), r.Kind, len(r.Criteria)),
 		fmt.Sprintf("judge     %s · %s × %d run(s)", sp.JudgeName, sp.Config.Mode, sp.Repeats),
 		"",
-		st.Title.Render(fmt.Sprintf("per cand  %d call(s) · ≈ %s in · %s out", calls, humanCount(in), humanCount(out))),
+		st.Title.Render(fmt.Sprintf("per cand  %d call(s)", calls)),
 	}
-	lines = append(lines, wrapStyled(st.Muted, "          "+how, w)...)
-	lines = append(lines, "",
+	const indent = "          " // under the values
+	for _, l := range wrap(how, max(w-len(indent), 8)) {
+		lines = append(lines, indent+st.Muted.Render(l))
+	}
+	lines = append(lines, fmt.Sprintf("%s≈ %s in · %s out tokens", indent, humanCount(in), humanCount(out)), "",
 		fmt.Sprintf("ratings   %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
 		st.Title.Render(fmt.Sprintf("to send   %d request(s) · %d call(s)", e.Send, e.Calls)),
 		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
@@ -602,9 +605,9 @@ func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
 }
 
 // criteriaLines is a rubric study's panel in place of the ratio panel:
-// per criterion, the ratings stored with a score, the missing cells
-// (answers without a valid rating), the failed requests and the mean
-// rating so far, as prism run --rubric counts them after a run.
+// per criterion, the ratings stored with a score (rated), the missing
+// cells (answers without a valid rating), the failed requests and the
+// mean rating so far, as prism run --rubric counts them after a run.
 func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	nameW := len("criterion")
@@ -612,9 +615,9 @@ func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
 		nameW = max(nameW, min(lipgloss.Width(c.Name), 20))
 	}
 	row := func(name, scored, missing, failed, mean string) string {
-		return fit(fmt.Sprintf("%-*s %7s %7s %6s %6s", nameW, clip(name, nameW), scored, missing, failed, mean), w)
+		return fit(fmt.Sprintf("%-*s %5s %5s %5s %5s", nameW, clip(name, nameW), scored, missing, failed, mean), w)
 	}
-	lines := []string{st.Muted.Render(row("criterion", "scored", "missing", "failed", "mean"))}
+	lines := []string{st.Muted.Render(row("criterion", "rated", "miss", "fail", "mean"))}
 	for _, c := range lr.rubric.Criteria {
 		t := lr.crits[c.Name]
 		mean := "—"
