@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"context"
 	"strings"
 	"testing"
@@ -260,4 +261,55 @@ func TestGoldenRunRubric(t *testing.T) {
 	chooseStudy(t, a, "geval-summeval")
 	g.capture(a, "geval")
 	g.check(t)
+}
+
+// A rubric run pauses, resumes and cancels like a bank's, and the next
+// start sends only what is left.
+func TestRunRubricCancelResume(t *testing.T) {
+	a := demoApp(t, 100, 30)
+	drive(a, a.Init())
+	chooseStudy(t, a, "saja-broad")
+	crits := len(a.run.plan.Spec.Rubric.Criteria)
+	gate(t, a, 5) // five SAJA calls: every criterion of five candidates
+	_, cmd := a.Update(keyMsg("s"))
+	a.Update(cmd()) // runStartedMsg
+	run := a.active
+	if run == nil {
+		t.Fatalf("run did not start: %v", a.run.live.err)
+	}
+	press(a, "p")
+	if !run.Snapshot().Paused || !strings.Contains(frame(a), "paused") {
+		t.Fatal("p did not pause the rubric run")
+	}
+	press(a, "p")
+	for a.run.live.prog.Done < 5*crits {
+		a.Update(waitEvents(run)())
+	}
+	if f := frame(a); !strings.Contains(f, "running") || !strings.Contains(f, "Ratings per criterion") {
+		t.Fatalf("the live dashboard:\n%s", f)
+	}
+	press(a, "x")
+	for a.active != nil {
+		_, cmd := a.Update(waitEvents(run)())
+		if m, ok := cmd().(runDoneMsg); ok {
+			drive(a, func() tea.Msg { return m })
+		}
+	}
+	if lr := a.run.live; lr.summary == nil || !lr.summary.Canceled || lr.prog.Done != 5*crits || lr.prog.Failed != 0 {
+		t.Fatalf("after cancel: %+v", lr.prog)
+	}
+	if k, _ := a.currentKey(); a.rubrics[k.judgeOf()] != 1 {
+		t.Errorf("the canceled run's ratings did not count: %v", a.rubrics)
+	}
+	e := a.run.plan.Estimate
+	cands := a.study.Dataset.NumCandidates()
+	if !a.run.plan.IsRubric() || e.Answered != 5*crits || e.Send != cands-5 {
+		t.Fatalf("re-estimate after cancel: %+v", e)
+	}
+	a.newJudges = defaultJudges
+	press(a, "s")
+	if lr := a.run.live; lr.phase != phaseDone || lr.err != nil || lr.prog.Total != (cands-5)*crits {
+		t.Fatalf("resumed run: %+v", lr.prog)
+	}
+	checkRatings(t, a, "saja-broad", cands)
 }
