@@ -631,7 +631,7 @@ func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "")
-	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its %s row beside the bank's methods.",
-		lr.rubric.Name, baselineLabel(engine.BaselineName(lr.rubric), "")), w)...)
+	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
+		lr.rubric.Name, engine.BaselineName(lr.rubric)), w)...)
 	return lines
 }

@@ -141,7 +141,7 @@ func TestRunRubricSAJA(t *testing.T) {
 	}
 	checkRatings(t, a, "saja-broad", cands)
 	f = frame(a)
-	for _, want := range []string{"finished", "Ratings per criterion · saja-broad (saja)", "criterion", "SAJA broad row"} {
+	for _, want := range []string{"finished", "Ratings per criterion · saja-broad (saja)", "criterion", "rubric baseline saja_broad"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("the dashboard lacks %q:\n%s", want, f)
 		}
