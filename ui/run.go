@@ -9,8 +9,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
@@ -203,8 +201,8 @@ func estimateTail(st *styles.Styles, p *engine.Plan) []string {
 func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
 	e, sp := p.Estimate, p.Spec
 	r := sp.Rubric
-	calls, how := rubricBudget(p)
-	in, out := perCandidateTokens(p)
+	b := p.CandidateBudget()
+	calls, how, in, out := b.Calls, b.How, b.InTokens, b.OutTokens
 	lines := []string{
 		fmt.Sprintf("dataset   %s · %d candidates", sp.Dataset.Name, sp.Dataset.NumCandidates()),
 		fmt.Sprintf("rubric    %s %s · %s · %d criteria", r.Name, shortHash(p.BankHash), r.Kind, len(r.Criteria)),
@@ -222,35 +220,6 @@ func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
 		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
 	)
 	return append(lines, estimateTail(st, p)...)
-}
-
-// rubricBudget is a rubric study's calls per candidate and how they are
-// made, as prism run --rubric prints them.
-func rubricBudget(p *engine.Plan) (calls int, how string) {
-	sp := p.Spec
-	r := sp.Rubric
-	calls, how = sp.Repeats, "one call rates every criterion"
-	if r.Kind == banks.RubricGEval {
-		calls *= len(r.Criteria) * p.Samples()
-		how = fmt.Sprintf("%d criteria × %d sample(s)", len(r.Criteria), p.Samples())
-		if sp.Config.Mode == judge.ModeExpected {
-			how = fmt.Sprintf("%d criteria, each one call read by its logprobs", len(r.Criteria))
-		} else if cfg := p.SendConfig(); cfg.Temperature != nil && cfg.TopP != nil {
-			how += fmt.Sprintf(" at temperature %g, top_p %g", *cfg.Temperature, *cfg.TopP)
-		}
-	}
-	return calls, how
-}
-
-// perCandidateTokens is the estimated tokens of the whole study per
-// candidate, sent or not (as prism run --rubric prints them).
-func perCandidateTokens(p *engine.Plan) (in, out int64) {
-	for i := range p.Items {
-		in += int64(p.Items[i].InTokens)
-		out += int64(p.Items[i].OutTokens)
-	}
-	n := int64(max(1, p.Spec.Dataset.NumCandidates()))
-	return (in + n/2) / n, (out + n/2) / n
 }
 
 func taskOf(sp engine.Spec) string {
