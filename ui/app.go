@@ -90,6 +90,10 @@ type App struct {
 	sigGen  int              // of any key; older signal reports are stale
 	answers map[studyKey]int // per key
 	stored  int              // of any key
+	// Bumped when a rubric study stores ratings: per dataset and judge
+	// (whose fit scores them as its baselines), and of any.
+	rubrics      map[judgeKey]int
+	rubricStored int
 
 	width, height int
 }
@@ -104,6 +108,7 @@ func New(s Study) *App {
 		importDir: ".",
 		exportDir: defaultExportDir(s),
 		answers:   map[studyKey]int{},
+		rubrics:   map[judgeKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),

@@ -72,6 +72,7 @@ type compareScreen struct {
 	metric  string
 	taylor  bool
 	answers int    // App.stored when the fits started
+	rubrics int    // App.rubricStored when the fits started
 	stale   string // why fits no longer describe the study, or ""
 
 	width, height int

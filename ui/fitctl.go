@@ -205,6 +205,7 @@ func (v *fitScreen) refit(a *App) tea.Cmd {
 	job, cmd := startFitCmd(a.ctx, a.study.Store, k, v.options())
 	v.start(job)
 	v.answers = a.answers[k]
+	v.rubrics = a.rubrics[k.judgeOf()]
 	return cmd
 }
 
@@ -293,6 +294,8 @@ func (a *App) fitStale() string {
 		return "the Taylor setting has changed since this fit: f refits"
 	case a.answers[k] != v.answers:
 		return "new answers were stored since this fit: f refits"
+	case a.rubrics[k.judgeOf()] != v.rubrics:
+		return "new rubric ratings were stored since this fit: f refits (Table 2)"
 	}
 	return ""
 }
@@ -307,6 +310,8 @@ func (a *App) compareStale() string {
 		return "the dataset or bank has changed since these fits: c refits"
 	case v.metric != a.fit.metric() || v.taylor != a.fit.taylor:
 		return "the metric or the Taylor setting has changed since these fits: c refits"
+	case a.rubricStored != v.rubrics:
+		return "new rubric ratings were stored since these fits: c refits"
 	case a.stored != v.answers:
 		return "new answers were stored since these fits: c refits"
 	}
@@ -568,5 +573,6 @@ func (v *compareScreen) refit(a *App) tea.Cmd {
 	v.gen++
 	v.busy, v.err = true, nil
 	v.key, v.metric, v.taylor, v.answers = k, a.fit.metric(), a.fit.taylor, a.stored
+	v.rubrics = a.rubricStored
 	return compareCmd(a.ctx, a.study.Store, k.dataset, k.bankHash, a.fit.options(), v.gen)
 }

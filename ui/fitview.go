@@ -36,6 +36,7 @@ type fitScreen struct {
 	d          *calib.Design    // the design rep was fitted on
 	fitOpts    calib.Options    // the options rep was fitted with
 	answers    int              // App.answers[key] when the fit started
+	rubrics    int              // App.rubrics of key's judge when the fit started
 	judge      string           // the judge a fit would use, for the hint
 	stale      string           // why rep no longer fits the study, or ""
 

@@ -304,8 +304,8 @@ func (g *gatedJudge) Score(ctx context.Context, req banks.Request) (judge.Result
 func gate(t testing.TB, a *App, open int) *gatedJudge {
 	t.Helper()
 	g := &gatedJudge{open: open, release: make(chan struct{})}
-	a.newJudges = func(cfg judge.Config, repeats int, lim *engine.Limiter) ([]judge.Judge, error) {
-		js, err := engine.NewJudges(cfg, 1, lim)
+	a.newJudges = func(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error) {
+		js, err := engine.PlanJudges(p, lim)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
@@ -152,6 +153,9 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 	case v.plan == nil:
 		return []string{st.Muted.Render("no estimate yet")}
 	}
+	if v.plan.IsRubric() {
+		return rubricEstimateLines(st, v.plan, w)
+	}
 	p, e := v.plan, v.plan.Estimate
 	sp := p.Spec
 	scale := ""
@@ -167,6 +171,14 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 		st.Title.Render(fmt.Sprintf("to send   %d", e.Send)),
 		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
 	}
+	return append(lines, estimateTail(st, p)...)
+}
+
+// estimateTail is the end of an estimate: the cost, the time and what s
+// does.
+func estimateTail(st *styles.Styles, p *engine.Plan) []string {
+	e, sp := p.Estimate, p.Spec
+	var lines []string
 	if e.Priced {
 		lines = append(lines, fmt.Sprintf("cost      ≈ $%.2f (%s prices)", e.Cost, e.PriceModel))
 	} else {
@@ -180,6 +192,34 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Muted.Render("s starts the run; it resumes where it stops"))
 	}
 	return lines
+}
+
+// rubricEstimateLines is the estimate of a rubric study, as prism run
+// --rubric --dry-run prints it: the rubric, its budget per candidate
+// (calls and tokens, which differ between methods: docs/rubrics.md),
+// the ratings to acquire and the calls that sends.
+func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
+	e, sp := p.Estimate, p.Spec
+	r := sp.Rubric
+	b := p.CandidateBudget()
+	calls, how, in, out := b.Calls, b.How, b.InTokens, b.OutTokens
+	lines := []string{
+		fmt.Sprintf("dataset   %s · %d candidates", sp.Dataset.Name, sp.Dataset.NumCandidates()),
+		fmt.Sprintf("rubric    %s %s · %s · %d criteria", r.Name, shortHash(p.BankHash), r.Kind, len(r.Criteria)),
+		fmt.Sprintf("judge     %s · %s × %d run(s)", sp.JudgeName, sp.Config.Mode, sp.Repeats),
+		"",
+		st.Title.Render(fmt.Sprintf("per cand  %d call(s)", calls)),
+	}
+	const indent = "          " // under the values
+	for _, l := range wrap(how, max(w-len(indent), 8)) {
+		lines = append(lines, indent+st.Muted.Render(l))
+	}
+	lines = append(lines, fmt.Sprintf("%s≈ %s in · %s out tokens", indent, humanCount(in), humanCount(out)), "",
+		fmt.Sprintf("ratings   %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
+		st.Title.Render(fmt.Sprintf("to send   %d request(s) · %d call(s)", e.Send, e.Calls)),
+		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
+	)
+	return append(lines, estimateTail(st, p)...)
 }
 
 func taskOf(sp engine.Spec) string {
@@ -335,9 +375,13 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 		}
 		shown = append(shown, lr.At(seq))
 	}
-	needP, needK := len("probe"), len("cand")
+	probeHead := "probe"
+	if lr.rubric != nil {
+		probeHead = "criterion"
+	}
+	needP, needK := len(probeHead), len("cand")
 	for _, r := range shown {
-		needP = max(needP, lipgloss.Width(r.Probe))
+		needP = max(needP, lipgloss.Width(probeName(r.Probe)))
 		needK = max(needK, lipgloss.Width(r.Candidate))
 	}
 	needP, needK = min(needP, 20), min(needK, 10)
@@ -356,7 +400,7 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 		}
 		return fmt.Sprintf("%-*s %s", ctxW, clip(c, ctxW), cells)
 	}
-	lines := []string{st.Muted.Render(row("context", "cand", "probe", "score", "Δ"))}
+	lines := []string{st.Muted.Render(row("context", "cand", probeHead, "score", "Δ"))}
 	for i, r := range shown {
 		seq := lr.nRecent - 1 - top - i
 		score := compact(r.Score)
@@ -366,10 +410,16 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 			score += "c"
 		}
 		delta := signed(r.Delta, r.HasDelta)
-		if r.HasScore && !r.HasDelta && r.Probe != "baseline" {
+		if r.HasScore && !r.HasDelta && r.Probe != "baseline" && lr.rubric == nil {
 			delta = "…" // its baseline has not arrived yet
 		}
-		line := row(r.Context, r.Candidate, r.Probe, score, delta)
+		if lr.rubric != nil {
+			delta = "" // a criterion's rating has no baseline
+			if r.ErrKind == "" && !r.HasScore {
+				score = "miss" // a missing cell: the reply did not rate it validly
+			}
+		}
+		line := row(r.Context, r.Candidate, probeName(r.Probe), score, delta)
 		switch {
 		case seq == v.pick-1 && !v.focusRight:
 			line = st.Selected.Render(line)
@@ -386,6 +436,15 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 	return lines
 }
 
+// probeName is how the latest responses name a probe: a rubric probe by
+// its criterion (the pane's title names the rubric).
+func probeName(probe string) string {
+	if _, c, ok := model.SplitRubricProbe(probe); ok {
+		return c
+	}
+	return probe
+}
+
 // clip truncates plain text to w cells with an ellipsis.
 func clip(s string, w int) string {
 	if lipgloss.Width(s) <= w {
@@ -395,6 +454,9 @@ func clip(s string, w int) string {
 }
 
 func (v *runScreen) signalTitle() string {
+	if r := v.live.rubric; r != nil {
+		return fmt.Sprintf("Ratings per criterion · %s (%s)", r.Name, r.Kind)
+	}
 	t := "RMS ratio vs neutral"
 	if s := v.signal; s != nil {
 		kind := "live"
@@ -413,6 +475,9 @@ func (v *runScreen) signalTitle() string {
 // reference and how the wordings were pooled.
 func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
+	if lr.rubric != nil {
+		return v.criteriaLines(st, w)
+	}
 	nameW := 10
 	for _, a := range lr.attrs {
 		nameW = max(nameW, min(len(a), 14))
@@ -506,4 +571,36 @@ func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
 		}
 	}
 	return out
+}
+
+// criteriaLines is a rubric study's panel in place of the ratio panel:
+// per criterion, the ratings stored with a score (rated), the missing
+// cells (answers without a valid rating), the failed requests and the
+// mean rating so far, as prism run --rubric counts them after a run.
+func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
+	lr := v.live
+	nameW := len("criterion")
+	for _, c := range lr.rubric.Criteria {
+		nameW = max(nameW, min(lipgloss.Width(c.Name), 20))
+	}
+	row := func(name, scored, missing, failed, mean string) string {
+		return fit(fmt.Sprintf("%-*s %5s %5s %5s %5s", nameW, clip(name, nameW), scored, missing, failed, mean), w)
+	}
+	lines := []string{st.Muted.Render(row("criterion", "rated", "miss", "fail", "mean"))}
+	for _, c := range lr.rubric.Criteria {
+		t := lr.crits[c.Name]
+		mean := "—"
+		if t.scored > 0 {
+			mean = fmt.Sprintf("%.2f", t.sum/float64(t.scored))
+		}
+		line := row(c.Name, fmt.Sprint(t.scored), fmt.Sprint(t.missing), fmt.Sprint(t.failed), mean)
+		if t.failed > 0 {
+			line = st.Bad.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "")
+	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
+		lr.rubric.Name, engine.BaselineName(lr.rubric)), w)...)
+	return lines
 }

@@ -25,7 +25,7 @@ func TestRunPausesWhenServerLooksDown(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	setConcurrency(a, 1)
-	a.newJudges = func(judge.Config, int, *engine.Limiter) ([]judge.Judge, error) {
+	a.newJudges = func(*engine.Plan, *engine.Limiter) ([]judge.Judge, error) {
 		return []judge.Judge{deadJudge{}}, nil
 	}
 	_, cmd := a.Update(keyMsg("s"))

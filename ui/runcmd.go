@@ -85,12 +85,14 @@ func storedCmd(ctx context.Context, st *store.Store, p *engine.Plan) tea.Cmd {
 	}
 }
 
-// judgeFactory builds the judges of a run (engine.NewJudges; tests swap
-// in slow or failing judges).
-type judgeFactory func(cfg judge.Config, repeats int, lim *engine.Limiter) ([]judge.Judge, error)
+// judgeFactory builds the judges of a plan's run (engine.PlanJudges: one
+// per run, and for a G-Eval study in integer mode judges that draw its N
+// samples per request; tests swap in slow or failing judges). p's
+// configuration holds the API key.
+type judgeFactory func(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error)
 
-func defaultJudges(cfg judge.Config, repeats int, lim *engine.Limiter) ([]judge.Judge, error) {
-	return engine.NewJudges(cfg, repeats, lim)
+func defaultJudges(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error) {
+	return engine.PlanJudges(p, lim)
 }
 
 // startCmd builds the judges and starts the plan. The API key is read from
@@ -109,8 +111,12 @@ func startCmd(ctx context.Context, st *store.Store, p *engine.Plan, newJudges ju
 				st.AddSecret(k)
 			}
 		}
+		// A copy of the plan carries the key: the App's plan is shared
+		// with Update and never holds it.
+		keyed := *p
+		keyed.Spec.Config = cfg
 		lim := engine.NewLimiter(p.Spec.Limits)
-		judges, err := newJudges(cfg, p.Spec.Repeats, lim)
+		judges, err := newJudges(&keyed, lim)
 		if err != nil {
 			return runStartedMsg{err: err}
 		}

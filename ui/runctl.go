@@ -31,6 +31,29 @@ func (a *App) spec() (engine.Spec, error) {
 	}, nil
 }
 
+// studySpec is the spec of the study the Run screen starts: the bank's
+// (spec), or, when the form's study field names a rubric, that rubric's
+// with the form's G-Eval N (prism run --rubric NAME --samples N). The
+// ratings are stored under the same judge name as the bank's answers, so
+// the Fit screen scores them as the judge's rubric baselines.
+func (a *App) studySpec() (engine.Spec, error) {
+	sp, err := a.spec()
+	if err != nil {
+		return sp, err
+	}
+	r := a.run.form.Rubric()
+	if r == nil {
+		return sp, nil
+	}
+	n, err := a.run.form.Samples()
+	if err != nil {
+		return sp, err
+	}
+	sp.Bank, sp.BankSource = nil, ""
+	sp.Rubric, sp.RubricSource, sp.Samples = r, "builtin:"+r.Name, n
+	return sp, nil
+}
+
 // replan asks for a fresh estimate; an older plan arriving later is
 // dropped by its generation.
 func (a *App) replan() tea.Cmd {
@@ -41,7 +64,7 @@ func (a *App) replan() tea.Cmd {
 		a.run.planErr = errNoWorkspace
 		return nil
 	}
-	sp, err := a.spec()
+	sp, err := a.studySpec()
 	if err != nil {
 		a.run.planErr = err
 		return nil
@@ -101,20 +124,11 @@ func (v *runScreen) onStored(a *App, msg storedMsg) tea.Cmd {
 	}
 	p := msg.plan
 	a.runPlan = p
-	v.live = newStoredRun(p.Spec.Bank, scoreSpan(p), msg.progress, msg.rows)
+	v.live = newStoredRun(newPlanRun(p), msg.progress, msg.rows)
 	v.signal, v.signalErr = nil, nil
 	v.showForm, v.pick = false, 0
 	v.signalFinal = true
 	return v.maybeSignal(a, true)
-}
-
-// scoreSpan is the width of the score scale of p's task (10 when the
-// bank does not say).
-func scoreSpan(p *engine.Plan) float64 {
-	if t, ok := p.Spec.Bank.Tasks[taskOf(p.Spec)]; ok {
-		return float64(t.Scale.Max - t.Scale.Min)
-	}
-	return 10
 }
 
 // start starts the current plan, or waits for it when it is being made.
@@ -141,7 +155,7 @@ func (a *App) start() tea.Cmd {
 	}
 	p := a.run.plan
 	a.runPlan = p
-	a.run.live = newLiveRun(p.Spec.Bank, scoreSpan(p))
+	a.run.live = newPlanRun(p)
 	a.run.live.phase = phaseStarting
 	a.run.live.prog.Total = len(p.Pending)
 	a.run.signal, a.run.signalErr = nil, nil
@@ -188,7 +202,13 @@ func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	a.active = nil
 	v.signalFinal = true
 	if p := a.runPlan; p != nil {
-		a.bank.dropSignal(a, studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}, msg.summary.Progress)
+		k := studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}
+		a.bank.dropSignal(a, k, msg.summary.Progress)
+		if pr := msg.summary.Progress; p.IsRubric() && pr.Done > pr.Failed {
+			// The judge's fits score these ratings as their baselines.
+			a.rubrics[k.judgeOf()]++
+			a.rubricStored++
+		}
 	}
 	if a.quitAfterRun {
 		return tea.Quit
@@ -204,6 +224,12 @@ func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 func (v *runScreen) maybeSignal(a *App, now bool) tea.Cmd {
 	lr := v.live
 	if lr == nil || v.signalBusy || a.study.Store == nil || a.runPlan == nil {
+		return nil
+	}
+	if lr.rubric != nil {
+		// A rubric study has no neutral clauses: its panel counts the
+		// criteria's ratings from the events instead.
+		v.signalFinal = false
 		return nil
 	}
 	final := v.signalFinal

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
@@ -46,7 +48,23 @@ const (
 	fTPM     = "tpm"
 	fRepeats = "repeats"
 	fName    = "judge_name"
+	fStudy   = "study"
+	fSamples = "samples"
 )
+
+// studyBank is the study field's choice that runs the Bank screen's bank;
+// its other choices are the built-in rubrics (banks.BuiltinRubrics).
+const studyBank = "bank"
+
+// studyChoices are the study field's choices: the bank, then the
+// built-in rubrics by name.
+func studyChoices() []string {
+	out := []string{studyBank}
+	for _, r := range banks.BuiltinRubrics() {
+		out = append(out, r.Name)
+	}
+	return out
+}
 
 // runForm is the judge configuration of the Run screen. Values are kept as
 // text so a half-typed number is never lost; spec parses and validates
@@ -57,6 +75,9 @@ type runForm struct {
 	editing bool
 	input   textinput.Model
 	base    judge.Config // fields the form does not show (timeouts, retries)
+	// samples is G-Eval's N field, shown (after the study field) only
+	// while a G-Eval rubric is chosen; it keeps its value while hidden.
+	samples formField
 }
 
 func newRunForm(cfg judge.Config) runForm {
@@ -79,8 +100,59 @@ func newRunForm(cfg judge.Config) runForm {
 		{key: fTPM, label: "tpm limit", kind: fieldInt, value: "0", hint: "0: none"},
 		{key: fRepeats, label: "repeats", kind: fieldInt, value: strconv.Itoa(max(cfg.Repeats, 1))},
 		{key: fName, label: "judge name", kind: fieldText, value: "", hint: "default: backend or model"},
+		{key: fStudy, label: "study", kind: fieldChoice, choices: studyChoices(), value: studyBank},
 	}
+	f.samples = formField{key: fSamples, label: "samples", kind: fieldInt, value: strconv.Itoa(engine.DefaultGEvalSamples), hint: "G-Eval's N"}
 	return f
+}
+
+// Rubric is the built-in rubric the study field chooses, or nil for the
+// bank.
+func (f *runForm) Rubric() *banks.Rubric {
+	name := f.get(fStudy)
+	if name == studyBank || name == "" {
+		return nil
+	}
+	r, err := banks.BuiltinRubric(name)
+	if err != nil {
+		return nil // the choices are the built-ins
+	}
+	return r
+}
+
+// Samples parses G-Eval's N (the samples field, which only a G-Eval
+// rubric shows; 0 otherwise).
+func (f *runForm) Samples() (int, error) {
+	if r := f.Rubric(); r == nil || r.Kind != banks.RubricGEval {
+		return 0, nil
+	}
+	return f.intField(fSamples, 1)
+}
+
+// syncFields shows the samples field right after the study field while a
+// G-Eval rubric is chosen, and hides it (keeping its value) otherwise.
+func (f *runForm) syncFields() {
+	at := -1
+	for i, fl := range f.fields {
+		if fl.key == fSamples {
+			at = i
+		}
+	}
+	r := f.Rubric()
+	want := r != nil && r.Kind == banks.RubricGEval
+	switch {
+	case want && at < 0:
+		for i, fl := range f.fields {
+			if fl.key == fStudy {
+				f.fields = slices.Insert(f.fields, i+1, f.samples)
+				break
+			}
+		}
+	case !want && at >= 0:
+		f.samples = f.fields[at]
+		f.fields = slices.Delete(f.fields, at, at+1)
+		f.cursor = min(f.cursor, len(f.fields)-1)
+	}
 }
 
 // newFieldInput is the form's text input: no prompt (the label is one),
@@ -136,6 +208,7 @@ func (f *runForm) Activate() (changed bool, cmd tea.Cmd) {
 			}
 		}
 		fl.value = fl.choices[(i+1)%len(fl.choices)]
+		f.syncFields()
 		return true, nil
 	}
 	f.editing = true
@@ -234,6 +307,9 @@ func (f *runForm) Lines(st *styles.Styles, w int, focused bool) []string {
 			val = "‹" + val + "›"
 		case val == "" && fl.hint != "":
 			val = st.Muted.Render(fl.hint)
+		case fl.key == fSamples && judge.Mode(f.get(fMode)) == judge.ModeExpected:
+			// Expected mode reads one call's logprobs: N is not used.
+			val = st.Muted.Render(val + " (unused in expected mode)")
 		}
 		row := fmt.Sprintf("%-12s %s", fl.label, val)
 		if i == f.cursor && !f.editing {

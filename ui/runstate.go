@@ -47,9 +47,14 @@ type liveRun struct {
 	baselines map[candRun]float64
 	pending   map[candRun][]engine.Result
 	summary   *engine.Summary
-	stored    store.Progress // the study as stored (phaseStored)
-	err       error          // why the run could not start or stopped early
-	events    int            // events applied, for tests and the status line
+	// rubric is the rubric of a rubric study's run (nil for a bank's):
+	// its results are criteria's ratings, tallied per criterion in crits
+	// in place of the Δ histograms.
+	rubric *banks.Rubric
+	crits  map[string]*critTally
+	stored store.Progress // the study as stored (phaseStored)
+	err    error          // why the run could not start or stopped early
+	events int            // events applied, for tests and the status line
 }
 
 // candRun keys a candidate's results within one run.
@@ -69,6 +74,43 @@ func newLiveRun(b *banks.Bank, span float64) *liveRun {
 	return lr
 }
 
+// critTally counts one criterion's ratings of a rubric run.
+type critTally struct {
+	scored, missing, failed int
+	sum                     float64 // of the scored ratings
+}
+
+// newPlanRun is the live state of a run of p: a bank's or a rubric's.
+func newPlanRun(p *engine.Plan) *liveRun {
+	if r := p.Spec.Rubric; p.IsRubric() && r != nil {
+		return newRubricRun(r)
+	}
+	return newLiveRun(p.Spec.Bank, scoreSpan(p))
+}
+
+// newRubricRun is the live state of a rubric study's run: no attributes,
+// a tally per criterion.
+func newRubricRun(r *banks.Rubric) *liveRun {
+	lr := newLiveRun(&banks.Bank{}, 10)
+	lr.rubric, lr.crits = r, map[string]*critTally{}
+	for _, c := range r.Criteria {
+		lr.crits[c.Name] = &critTally{}
+	}
+	return lr
+}
+
+// scoreSpan is the width of the score scale of p's task (10 when the
+// bank does not say, and for a rubric study).
+func scoreSpan(p *engine.Plan) float64 {
+	if p.Spec.Bank == nil {
+		return 10
+	}
+	if t, ok := p.Spec.Bank.Tasks[taskOf(p.Spec)]; ok {
+		return float64(t.Scale.Max - t.Scale.Min)
+	}
+	return 10
+}
+
 // Apply records one engine event.
 func (lr *liveRun) Apply(ev engine.Event) {
 	lr.events++
@@ -86,6 +128,11 @@ func (lr *liveRun) record(r engine.Result, keep bool) {
 		if keep {
 			lr.push(r)
 		}
+	}
+	if lr.rubric != nil {
+		lr.tally(r)
+		push(r)
+		return
 	}
 	if !r.HasScore {
 		push(r)
@@ -113,6 +160,25 @@ func (lr *liveRun) record(r engine.Result, keep bool) {
 		return
 	}
 	lr.addDelta(r)
+}
+
+// tally counts a rubric result in its criterion's tally: a rating, a
+// missing cell (an answer without a valid rating) or a failed request.
+func (lr *liveRun) tally(r engine.Result) {
+	_, crit, ok := model.SplitRubricProbe(r.Probe)
+	t := lr.crits[crit]
+	if !ok || t == nil {
+		return
+	}
+	switch {
+	case r.ErrKind != "":
+		t.failed++
+	case r.HasScore:
+		t.scored++
+		t.sum += r.Score
+	default:
+		t.missing++
+	}
 }
 
 // push puts r in the ring of latest results.
@@ -170,10 +236,14 @@ func (lr *liveRun) deltaRange() float64 {
 // newStoredRun is the Run screen's view of a study read from the
 // workspace rather than run: its stored progress, and no results.
 // Its Δ histograms are filled from the stored scores rows.
-func newStoredRun(b *banks.Bank, span float64, p store.Progress, rows []model.ScoreRow) *liveRun {
-	lr := newLiveRun(b, span)
+// A rubric study's rows fill its criteria's tallies, missing cells too.
+func newStoredRun(lr *liveRun, p store.Progress, rows []model.ScoreRow) *liveRun {
 	lr.phase, lr.stored = phaseStored, p
 	for _, row := range rows {
+		if lr.rubric != nil {
+			lr.tally(engine.Result{Probe: row.Probe, Score: row.Score, HasScore: !row.Missing})
+			continue
+		}
 		if row.Missing {
 			continue
 		}

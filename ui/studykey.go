@@ -7,6 +7,13 @@ import "errors"
 // are all computed from (and cached by) the answers of one key.
 type studyKey struct{ dataset, judge, bankHash string }
 
+// judgeKey names a judge's answers on a dataset under any bank version or
+// rubric: a fit of the judge reads all its rubric ratings there.
+type judgeKey struct{ dataset, judge string }
+
+// judgeOf is the dataset and judge of k.
+func (k studyKey) judgeOf() judgeKey { return judgeKey{k.dataset, k.judge} }
+
 // currentKey is the study's current key: its dataset, the Run form's
 // judge and the Bank screen's bank version; ok is false when the form is
 // invalid or no workspace is open.

@@ -296,3 +296,36 @@ func (p *Plan) snapshot() (store.BankSnapshot, error) {
 	}
 	return store.BankSnapshot{Hash: p.BankHash, Name: p.Spec.Bank.Name, Source: p.Spec.BankSource, Text: string(text)}, nil
 }
+
+// CandidateBudget is what one candidate of a study costs (docs/rubrics.md,
+// "Budget"): the judge calls of all its runs, how they are made, and the
+// estimated input and output tokens of all its requests, sent or not.
+type CandidateBudget struct {
+	Calls               int
+	How                 string // e.g. "one call rates every criterion"
+	InTokens, OutTokens int64
+}
+
+// CandidateBudget is the plan's cost per candidate, as prism run prints it
+// before a rubric study: a SAJA call per run, or G-Eval's criteria × N
+// samples (one logprob call each in expected mode).
+func (p *Plan) CandidateBudget() CandidateBudget {
+	sp := p.Spec
+	b := CandidateBudget{Calls: sp.Repeats, How: "one call rates every criterion"}
+	if r := sp.Rubric; r != nil && r.Kind == banks.RubricGEval {
+		b.Calls *= len(r.Criteria) * p.Samples()
+		b.How = fmt.Sprintf("%d criteria × %d sample(s)", len(r.Criteria), p.Samples())
+		if sp.Config.Mode == judge.ModeExpected {
+			b.How = fmt.Sprintf("%d criteria, each one call read by its logprobs", len(r.Criteria))
+		} else if cfg := p.SendConfig(); cfg.Temperature != nil && cfg.TopP != nil {
+			b.How += fmt.Sprintf(" at temperature %g, top_p %g", *cfg.Temperature, *cfg.TopP)
+		}
+	}
+	for i := range p.Items {
+		b.InTokens += int64(p.Items[i].InTokens)
+		b.OutTokens += int64(p.Items[i].OutTokens)
+	}
+	n := int64(max(1, sp.Dataset.NumCandidates()))
+	b.InTokens, b.OutTokens = (b.InTokens+n/2)/n, (b.OutTokens+n/2)/n
+	return b
+}

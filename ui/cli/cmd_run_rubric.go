@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
@@ -26,19 +25,8 @@ func printRubricEstimate(w io.Writer, p *engine.Plan) {
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
 	}
 	cands := max(1, sp.Dataset.NumCandidates())
-	calls := sp.Repeats
-	how := "one call rates every criterion"
-	if r.Kind == banks.RubricGEval {
-		calls *= len(r.Criteria) * p.Samples()
-		how = fmt.Sprintf("%d criteria × %d sample(s)", len(r.Criteria), p.Samples())
-		if sp.Config.Mode == judge.ModeExpected {
-			how = fmt.Sprintf("%d criteria, each one call read by its logprobs", len(r.Criteria))
-		} else if cfg := p.SendConfig(); cfg.Temperature != nil && cfg.TopP != nil {
-			how += fmt.Sprintf(" at temperature %g, top_p %g", *cfg.Temperature, *cfg.TopP)
-		}
-	}
-	in, out := perCandidateTokens(p)
-	fmt.Fprintf(w, "budget per candidate: %d call(s) (%s), ≈ %s input + %s output tokens\n", calls, how, humanCount(in), humanCount(out))
+	b := p.CandidateBudget()
+	fmt.Fprintf(w, "budget per candidate: %d call(s) (%s), ≈ %s input + %s output tokens\n", b.Calls, b.How, humanCount(b.InTokens), humanCount(b.OutTokens))
 	fmt.Fprintf(w, "ratings: %d in all (%d candidates × %d criteria × %d run(s)), %d answered, %d from cache; %d request(s) to send, %d call(s)\n",
 		e.Requests, cands, len(r.Criteria), sp.Repeats, e.Answered, e.CacheHits, e.Send, e.Calls)
 	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
@@ -48,17 +36,6 @@ func printRubricEstimate(w io.Writer, p *engine.Plan) {
 		fmt.Fprintf(w, ", cost unknown (no price for %q; pass --prices FILE)", e.PriceModel)
 	}
 	fmt.Fprintf(w, ", time ≈ %s at %s\n", e.Time.Round(time.Second), limitsText(sp.Limits))
-}
-
-// perCandidateTokens is the estimated tokens of the whole study per
-// candidate, sent or not.
-func perCandidateTokens(p *engine.Plan) (in, out int64) {
-	for i := range p.Items {
-		in += int64(p.Items[i].InTokens)
-		out += int64(p.Items[i].OutTokens)
-	}
-	n := int64(max(1, p.Spec.Dataset.NumCandidates()))
-	return (in + n/2) / n, (out + n/2) / n
 }
 
 // printRubricCounts prints what the workspace holds of a rubric study, per

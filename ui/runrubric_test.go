@@ -1,0 +1,315 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+)
+
+// formTo puts the Run form's cursor on the field key, showing the form
+// first when the Run screen shows a study's answers.
+func formTo(t *testing.T, a *App, key string) {
+	t.Helper()
+	press(a, "3")
+	if !a.run.formShown() {
+		press(a, "e")
+	}
+	press(a, "g") // the first field
+	for i := 0; a.run.form.fields[a.run.form.cursor].key != key; i++ {
+		if i > 2*len(a.run.form.fields) {
+			t.Fatalf("no form field %q", key)
+		}
+		press(a, "down")
+	}
+}
+
+// chooseStudy sets the Run form's study field to name (the bank or a
+// built-in rubric) with the keys a user presses: enter cycles it.
+func chooseStudy(t *testing.T, a *App, name string) {
+	t.Helper()
+	formTo(t, a, fStudy)
+	for i := 0; a.run.form.get(fStudy) != name; i++ {
+		if i > len(studyChoices()) {
+			t.Fatalf("the study field has no choice %q", name)
+		}
+		press(a, "enter")
+	}
+	if a.run.plan == nil {
+		t.Fatalf("no estimate for %s: %v", name, a.run.planErr)
+	}
+}
+
+// countJudges makes a's runs count how often their judges are built (once
+// per started run) around the default factory.
+func countJudges(a *App) *int {
+	n := new(int)
+	a.newJudges = func(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error) {
+		*n++
+		return engine.PlanJudges(p, lim)
+	}
+	return n
+}
+
+// storedRatings counts the ratings the workspace holds of a rubric plan's
+// study per probe: scored and missing cells alike.
+func storedRatings(t *testing.T, a *App, p *engine.Plan) map[string]int {
+	t.Helper()
+	rows, err := a.study.Store.Scores(context.Background(), p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, r := range rows {
+		n[r.Probe]++
+	}
+	return n
+}
+
+// checkRatings checks that the workspace holds cands ratings of every
+// criterion of rubric name, under its probes and nothing else.
+func checkRatings(t *testing.T, a *App, name string, cands int) {
+	t.Helper()
+	p := a.runPlan
+	if p == nil || !p.IsRubric() || p.Spec.Rubric.Name != name {
+		t.Fatalf("the last run's plan is not rubric %s's: %+v", name, p)
+	}
+	r, err := banks.BuiltinRubric(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := storedRatings(t, a, p)
+	if len(got) != len(r.Criteria) {
+		t.Errorf("%d probes stored, want %d criteria: %v", len(got), len(r.Criteria), got)
+	}
+	for _, c := range r.Criteria {
+		if pr := model.RubricProbe(name, c.Name); got[pr] != cands {
+			t.Errorf("%s: %d ratings, want %d", pr, got[pr], cands)
+		}
+	}
+}
+
+// A SAJA study starts from the Run screen like a bank's: the estimate
+// gives its budget per candidate, the run rates every criterion of every
+// candidate under the judge's name, and a second start sends nothing. The
+// Fit screen's report is then stale, and a refit has the SAJA row.
+func TestRunRubricSAJA(t *testing.T) {
+	a := fixtureApp(t, fixtureScreened, 160, 48)
+	built := countJudges(a)
+	press(a, "5", "f")
+	if a.fit.rep == nil || a.fit.err != nil {
+		t.Fatalf("fit: %v", a.fit.err)
+	}
+	if len(a.fit.rep.Baselines) != 0 || a.fitStale() != "" {
+		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.rep.Baselines, a.fitStale())
+	}
+	press(a, "8", "c")
+	if a.cmp.err != nil || a.compareStale() != "" {
+		t.Fatalf("compare: %v, stale %q", a.cmp.err, a.compareStale())
+	}
+
+	chooseStudy(t, a, "saja-broad")
+	cands := a.study.Dataset.NumCandidates()
+	crits := len(a.run.plan.Spec.Rubric.Criteria)
+	e := a.run.plan.Estimate
+	if e.Requests != crits*cands || e.Send != cands || e.Calls != cands {
+		t.Fatalf("estimate %+v, want %d ratings in %d calls", e, crits*cands, cands)
+	}
+	f := frame(a)
+	for _, want := range []string{"study        ‹saja-broad›", "rubric    saja-broad", "per cand  1 call(s)", "one call rates every criterion", "≈ 640 in · 36 out tokens",
+		"ratings   480 · 0 answered", "to send   60 request(s) · 60 call(s)"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the estimate lacks %q:\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, "samples") {
+		t.Errorf("a SAJA study shows G-Eval's samples:\n%s", f)
+	}
+
+	press(a, "s")
+	lr := a.run.live
+	if lr == nil || lr.phase != phaseDone || lr.err != nil || lr.rubric == nil {
+		t.Fatalf("run: %+v", lr)
+	}
+	if *built != 1 || lr.prog.Done != crits*cands || lr.prog.Failed != 0 {
+		t.Fatalf("judges built %d times, done %d, failed %d", *built, lr.prog.Done, lr.prog.Failed)
+	}
+	checkRatings(t, a, "saja-broad", cands)
+	f = frame(a)
+	for _, want := range []string{"finished", "Ratings per criterion · saja-broad (saja)", "criterion", "rubric baseline saja_broad"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the dashboard lacks %q:\n%s", want, f)
+		}
+	}
+	var scored int
+	for _, c := range lr.crits {
+		scored += c.scored + c.missing
+	}
+	if scored != crits*cands {
+		t.Errorf("the criteria panel counts %d ratings, want %d", scored, crits*cands)
+	}
+
+	// Nothing left to send: s shows the stored ratings and sends nothing.
+	before := storedRatings(t, a, a.runPlan)
+	press(a, "s")
+	if *built != 1 || a.active != nil || a.run.live.phase != phaseStored {
+		t.Fatalf("second start: judges built %d times, active %v, phase %d", *built, a.active != nil, a.run.live.phase)
+	}
+	if after := storedRatings(t, a, a.runPlan); len(after) != len(before) {
+		t.Errorf("second start stored %v, had %v", after, before)
+	}
+	if f := frame(a); !strings.Contains(f, "stored") || !strings.Contains(f, "Ratings per criterion") {
+		t.Errorf("the stored study's dashboard:\n%s", f)
+	}
+	if lr := a.run.live; lr.crits["coherence"] == nil || lr.crits["coherence"].scored+lr.crits["coherence"].missing != cands {
+		t.Errorf("the stored panel's tallies: %+v", lr.crits)
+	}
+
+	// The fits do not hold the new ratings: stale, and a refit has them.
+	if s := a.fitStale(); !strings.Contains(s, "rubric ratings") {
+		t.Errorf("fit stale %q, want new rubric ratings", s)
+	}
+	if s := a.compareStale(); !strings.Contains(s, "rubric ratings") {
+		t.Errorf("compare stale %q, want new rubric ratings", s)
+	}
+	press(a, "5")
+	if f := frame(a); !strings.Contains(f, "new rubric ratings were stored since this fit") {
+		t.Errorf("the Fit screen does not say it is stale:\n%s", f)
+	}
+	press(a, "f")
+	if a.fit.rep == nil || a.fitStale() != "" {
+		t.Fatalf("refit: %v, stale %q", a.fit.err, a.fitStale())
+	}
+	if _, ok := a.fit.rep.Baselines["saja_broad"]; !ok || len(a.fit.rep.Baselines) != 1 {
+		t.Fatalf("refit baselines %v, want saja_broad", a.fit.rep.Baselines)
+	}
+	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, groupRubric) {
+		t.Errorf("the refit's table has no SAJA row:\n%s", f)
+	}
+}
+
+// G-Eval's N is the form's samples field, shown only for a G-Eval
+// rubric: N = 2 makes each rating two sampled calls.
+func TestRunRubricGEval(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	chooseStudy(t, a, "geval-summeval")
+	if a.run.plan.Samples() != engine.DefaultGEvalSamples {
+		t.Fatalf("default N %d, want %d", a.run.plan.Samples(), engine.DefaultGEvalSamples)
+	}
+	press(a, "down")
+	if k := a.run.form.fields[a.run.form.cursor].key; k != fSamples {
+		t.Fatalf("the field after the study is %q, want samples", k)
+	}
+	press(a, "enter", "ctrl+u")
+	typeText(a, "2")
+	press(a, "enter")
+	p := a.run.plan
+	if p == nil || p.Samples() != 2 {
+		t.Fatalf("plan after N=2: %+v, %v", p, a.run.planErr)
+	}
+	cands, crits := a.study.Dataset.NumCandidates(), len(p.Spec.Rubric.Criteria)
+	if e := p.Estimate; e.Requests != crits*cands || e.Send != crits*cands || e.Calls != 2*crits*cands {
+		t.Fatalf("estimate %+v", e)
+	}
+	f := frame(a)
+	for _, want := range []string{"samples      2", "per cand  8 call(s)", "4 criteria × 2 sample(s) at", "temperature 1, top_p 1"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the form or estimate lacks %q:\n%s", want, f)
+		}
+	}
+	press(a, "s")
+	if lr := a.run.live; lr == nil || lr.phase != phaseDone || lr.err != nil || lr.prog.Failed != 0 {
+		t.Fatalf("run: %+v", a.run.live)
+	}
+	checkRatings(t, a, "geval-summeval", cands)
+
+	// Back to the bank: the samples field goes, keeping its value.
+	chooseStudy(t, a, studyBank)
+	for _, fl := range a.run.form.fields {
+		if fl.key == fSamples {
+			t.Fatal("the bank study shows the samples field")
+		}
+	}
+	if a.run.plan.IsRubric() || a.run.form.samples.value != "2" {
+		t.Errorf("back to the bank: rubric plan %v, samples %q", a.run.plan.IsRubric(), a.run.form.samples.value)
+	}
+	// A bad N names the field.
+	chooseStudy(t, a, "geval-summeval")
+	formTo(t, a, fSamples)
+	press(a, "enter", "ctrl+u")
+	typeText(a, "0")
+	press(a, "enter")
+	if a.run.planErr == nil || !strings.Contains(a.run.planErr.Error(), "samples") {
+		t.Errorf("N = 0: plan error %v", a.run.planErr)
+	}
+}
+
+// The Run form with a rubric chosen: SAJA's (no samples field) and
+// G-Eval's (its N), with their estimates.
+func TestGoldenRunRubric(t *testing.T) {
+	a := demoApp(t, goldenSizes[0][0], goldenSizes[0][1])
+	drive(a, a.Init())
+	var g goldenFrames
+	chooseStudy(t, a, "saja-broad")
+	g.capture(a, "saja")
+	chooseStudy(t, a, "geval-summeval")
+	g.capture(a, "geval")
+	g.check(t)
+}
+
+// A rubric run pauses, resumes and cancels like a bank's, and the next
+// start sends only what is left.
+func TestRunRubricCancelResume(t *testing.T) {
+	a := demoApp(t, 100, 30)
+	drive(a, a.Init())
+	chooseStudy(t, a, "saja-broad")
+	crits := len(a.run.plan.Spec.Rubric.Criteria)
+	gate(t, a, 5) // five SAJA calls: every criterion of five candidates
+	_, cmd := a.Update(keyMsg("s"))
+	a.Update(cmd()) // runStartedMsg
+	run := a.active
+	if run == nil {
+		t.Fatalf("run did not start: %v", a.run.live.err)
+	}
+	press(a, "p")
+	if !run.Snapshot().Paused || !strings.Contains(frame(a), "paused") {
+		t.Fatal("p did not pause the rubric run")
+	}
+	press(a, "p")
+	for a.run.live.prog.Done < 5*crits {
+		a.Update(waitEvents(run)())
+	}
+	if f := frame(a); !strings.Contains(f, "running") || !strings.Contains(f, "Ratings per criterion") {
+		t.Fatalf("the live dashboard:\n%s", f)
+	}
+	press(a, "x")
+	for a.active != nil {
+		_, cmd := a.Update(waitEvents(run)())
+		if m, ok := cmd().(runDoneMsg); ok {
+			drive(a, func() tea.Msg { return m })
+		}
+	}
+	if lr := a.run.live; lr.summary == nil || !lr.summary.Canceled || lr.prog.Done != 5*crits || lr.prog.Failed != 0 {
+		t.Fatalf("after cancel: %+v", lr.prog)
+	}
+	if k, _ := a.currentKey(); a.rubrics[k.judgeOf()] != 1 {
+		t.Errorf("the canceled run's ratings did not count: %v", a.rubrics)
+	}
+	e := a.run.plan.Estimate
+	cands := a.study.Dataset.NumCandidates()
+	if !a.run.plan.IsRubric() || e.Answered != 5*crits || e.Send != cands-5 {
+		t.Fatalf("re-estimate after cancel: %+v", e)
+	}
+	a.newJudges = defaultJudges
+	press(a, "s")
+	if lr := a.run.live; lr.phase != phaseDone || lr.err != nil || lr.prog.Total != (cands-5)*crits {
+		t.Fatalf("resumed run: %+v", lr.prog)
+	}
+	checkRatings(t, a, "saja-broad", cands)
+}
