@@ -6,7 +6,10 @@
 package synthstudy
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 
@@ -120,4 +123,24 @@ func Scores(nctx, ncand, K, wordings int, seed uint64) ([]model.ScoreRow, []mode
 		}
 	}
 	return rows, labels
+}
+
+// WriteJSONL writes d in the generic JSON Lines layout `prism data import
+// jsonl` reads (docs/datasets.md): one object per candidate, the context's
+// source and the task on its first candidate.
+func WriteJSONL(w io.Writer, d *model.Dataset) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, c := range d.Contexts {
+		for i, k := range c.Candidates {
+			row := map[string]any{"context": c.ID, "candidate": k.ID, "text": k.Text, "human": k.Human}
+			if i == 0 {
+				row["source"], row["task"] = c.Source, d.Task
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
 }

@@ -1,10 +1,12 @@
 package synthstudy
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 )
 
 func TestDatasetIsValidAndDeterministic(t *testing.T) {
@@ -45,5 +47,33 @@ func TestScoresShape(t *testing.T) {
 	again, _ := Scores(3, 4, 2, 2, 9)
 	if !reflect.DeepEqual(rows, again) {
 		t.Error("not deterministic")
+	}
+}
+
+// The JSONL file imports back as the same dataset (ids, texts, sources,
+// human scores).
+func TestWriteJSONLRoundTrip(t *testing.T) {
+	d := Dataset(4, 3, 5)
+	var buf bytes.Buffer
+	if err := WriteJSONL(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := datasets.Read("jsonl", &buf, "synth.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Contexts) != 4 || got.Task != d.Task {
+		t.Fatalf("%d contexts, task %q", len(got.Contexts), got.Task)
+	}
+	for g, c := range got.Contexts {
+		want := d.Contexts[g]
+		if c.ID != want.ID || c.Source != want.Source || len(c.Candidates) != 3 {
+			t.Fatalf("context %d: %q", g, c.ID)
+		}
+		for i, k := range c.Candidates {
+			if k.ID != want.Candidates[i].ID || k.Text != want.Candidates[i].Text || k.Human != want.Candidates[i].Human {
+				t.Errorf("%s/%s differs", c.ID, k.ID)
+			}
+		}
 	}
 }
