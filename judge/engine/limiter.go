@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/openai"
 )
 
 // Limiter paces request starts under a requests-per-minute and a
@@ -206,11 +207,12 @@ func roundWait(d time.Duration) time.Duration {
 	return d.Round(10 * time.Millisecond)
 }
 
-// Transport wraps base (nil: http.DefaultTransport) so that every response
-// the judge's client receives, retries included, is observed.
+// Transport wraps base (nil: openai.HTTPTransport(), whose idle pool
+// keeps a connection per request in flight) so that every response the
+// judge's client receives, retries included, is observed.
 func (l *Limiter) Transport(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
-		base = http.DefaultTransport
+		base = openai.HTTPTransport()
 	}
 	return observingTransport{base: base, lim: l}
 }

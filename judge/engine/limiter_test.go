@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/prism-eval/prism/judge/openai"
 )
 
 // fakeClock makes a Limiter's sleeps advance time instantly.
@@ -110,5 +112,14 @@ func TestLimiterWaitHonoursCancel(t *testing.T) {
 	cancel()
 	if err := lim.Wait(ctx, 0); err == nil {
 		t.Error("Wait returned nil on a canceled context with a minute to wait")
+	}
+}
+
+// A limiter's transport over nil sends through the OpenAI client's shared
+// transport, whose idle pool keeps a connection per request in flight.
+func TestLimiterTransportDefault(t *testing.T) {
+	ot, ok := NewLimiter(Limits{}).Transport(nil).(observingTransport)
+	if !ok || ot.base != openai.HTTPTransport() {
+		t.Fatalf("%#v", ot)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,7 +186,7 @@ func NewJudges(cfg judge.Config, repeats int, lim *Limiter, opts ...openai.Optio
 // (averaged: G-Eval's N sampled ratings).
 func newJudges(cfg judge.Config, repeats, samples int, lim *Limiter, opts ...openai.Option) ([]judge.Judge, error) {
 	if lim != nil {
-		opts = append([]openai.Option{openai.WithBaseTransport(lim.Transport(http.DefaultTransport))}, opts...)
+		opts = append([]openai.Option{openai.WithBaseTransport(lim.Transport(nil))}, opts...)
 	}
 	out := make([]judge.Judge, max(1, repeats))
 	for r := range out {

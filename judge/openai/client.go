@@ -34,7 +34,8 @@ type Client struct {
 // Option adjusts a Client.
 type Option func(*Client)
 
-// WithBaseTransport sets the HTTP transport under the retry layer.
+// WithBaseTransport sets the HTTP transport under the retry layer
+// (default: HTTPTransport()).
 func WithBaseTransport(rt http.RoundTripper) Option {
 	return func(c *Client) { c.transport.Base = rt }
 }
