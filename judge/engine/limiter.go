@@ -177,12 +177,16 @@ func (l *Limiter) Observe(status int, h http.Header) {
 			l.holdLocked(now.Add(d), why, true)
 		}
 	}
-	for _, lim := range [...]string{"requests", "tokens"} {
-		rem, err := strconv.ParseFloat(strings.TrimSpace(h.Get("x-ratelimit-remaining-"+lim)), 64)
+	for i, lim := range [...]string{"requests", "tokens"} {
+		v := h.Get(remainingHeaders[i])
+		if v == "" {
+			continue // most servers send none: no parse (and no error value) per answer
+		}
+		rem, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
 			continue
 		}
-		reset, ok := judge.ParseReset(h.Get("x-ratelimit-reset-" + lim))
+		reset, ok := judge.ParseReset(h.Get(resetHeaders[i]))
 		if !ok {
 			continue
 		}
@@ -198,6 +202,13 @@ func (l *Limiter) Observe(status int, h http.Header) {
 		}
 	}
 }
+
+// The x-ratelimit headers Observe reads, for requests and tokens, in
+// canonical form (Header.Get then neither builds nor converts the key).
+var (
+	remainingHeaders = [...]string{"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens"}
+	resetHeaders     = [...]string{"X-Ratelimit-Reset-Requests", "X-Ratelimit-Reset-Tokens"}
+)
 
 // roundWait prints a wait to a readable precision.
 func roundWait(d time.Duration) time.Duration {

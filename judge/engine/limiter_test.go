@@ -123,3 +123,12 @@ func TestLimiterTransportDefault(t *testing.T) {
 		t.Fatalf("%#v", ot)
 	}
 }
+
+func TestRateLimitHeadersCanonical(t *testing.T) {
+	for i, lim := range []string{"requests", "tokens"} {
+		if remainingHeaders[i] != http.CanonicalHeaderKey("x-ratelimit-remaining-"+lim) ||
+			resetHeaders[i] != http.CanonicalHeaderKey("x-ratelimit-reset-"+lim) {
+			t.Errorf("%s: %q %q", lim, remainingHeaders[i], resetHeaders[i])
+		}
+	}
+}

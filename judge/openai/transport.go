@@ -133,7 +133,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ci := infoFrom(req.Context())
 	var body []byte
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
+		b, err := readBody(req.Body, -1, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -228,7 +228,7 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	}
 	// One byte past the limit tells a body of exactly limit bytes from a
 	// longer one; nothing beyond it is read.
-	data, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	data, rerr := readBody(resp.Body, limit+1, resp.ContentLength)
 	resp.Body.Close()
 	over := int64(len(data)) > limit
 	if over {
@@ -259,6 +259,24 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		return resp, judge.KindServer, "the answer is not JSON"
 	}
 	return resp, "", ""
+}
+
+// readBody reads r to its end, or its first max bytes when max ≥ 0, as
+// io.ReadAll would; size is the length r announced (< 0: unknown), read
+// into one buffer when it is right rather than a doubling series.
+func readBody(r io.Reader, max, size int64) ([]byte, error) {
+	if max >= 0 {
+		r = io.LimitReader(r, max)
+		size = min(size, max)
+	}
+	if size < 0 || size > 1<<20 {
+		size = 0 // unknown, or too large to trust before reading it
+	}
+	// ReadFrom keeps MinRead bytes free before each read: the read that
+	// finds the end needs no new buffer.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // badURL explains why u cannot be sent anywhere, or returns "".
