@@ -25,7 +25,7 @@ import (
 type Client struct {
 	cfg       judge.Config
 	key       string
-	api       *goopenai.Client
+	send      *sender
 	transport *Transport
 	// schemaOff is set once the server rejected json_schema (FormatAuto).
 	schemaOff atomic.Bool
@@ -86,8 +86,7 @@ func New(cfg judge.Config, opts ...Option) (*Client, error) {
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
-	oc.HTTPClient = &http.Client{Transport: c.transport}
-	c.api = goopenai.NewClientWithConfig(oc)
+	c.send = newSender(oc, cfg.Model, &http.Client{Transport: c.transport})
 	return c, nil
 }
 
@@ -142,14 +141,14 @@ func checkRequest(req banks.Request) *judge.Error {
 func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judge.Sample {
 	creq, ci := c.chatRequest(req, repeat)
 	start := time.Now()
-	resp, err := c.api.CreateChatCompletion(withInfo(ctx, ci), creq)
+	resp, err := c.send.create(withInfo(ctx, ci), creq)
 	if err != nil && c.cfg.ResponseFormat == judge.FormatAuto && creq.ResponseFormat != nil && schemaRejected(err) {
 		// The server does not take json_schema: drop it for this client
 		// and ask again; the parser reads the plain reply (JSON or a bare number).
 		c.schemaOff.Store(true)
 		creq.ResponseFormat = nil
 		ci2 := &callInfo{patch: ci.patch}
-		resp, err = c.api.CreateChatCompletion(withInfo(ctx, ci2), creq)
+		resp, err = c.send.create(withInfo(ctx, ci2), creq)
 		ci2.attempts += ci.attempts
 		ci = ci2
 	}
