@@ -27,7 +27,10 @@ func sendCases(t *testing.T) (cfgs []judge.Config, reqs []banks.Request) {
 		func(c *judge.Config) {},
 		func(c *judge.Config) { c.Temperature, c.TopP, c.Seed, c.MaxTokens = &zero, &one, &seed, 20 },
 		func(c *judge.Config) { c.Temperature, c.TopP = &half, &half; c.ResponseFormat = judge.FormatNone },
-		func(c *judge.Config) { c.Mode, c.TopLogprobs = judge.ModeExpected, 20; c.ResponseFormat = judge.FormatJSONObject },
+		func(c *judge.Config) {
+			c.Mode, c.TopLogprobs = judge.ModeExpected, 20
+			c.ResponseFormat = judge.FormatJSONObject
+		},
 		func(c *judge.Config) { c.Model, c.MaxTokens = "gpt-5-mini", 64 },
 		func(c *judge.Config) { c.ResponseFormat = judge.FormatAuto },
 		// go-openai refuses these before sending (reasoning models).
