@@ -54,7 +54,8 @@ func newSender(oc goopenai.ClientConfig, model string, hc *http.Client) *sender 
 	case errors.Is(err, goopenai.ErrChatCompletionInvalidModel):
 		s.modelErr = err
 	case d.req != nil:
-		s.url = d.req.URL.String()
+		// s.url is the very string go-openai builds the request from (its
+		// fullURL for an OpenAI-type config without an API version).
 		s.header = d.req.Header.Clone()
 		// sendRequest's own headers, set once the request is built.
 		s.header.Set("Accept", "application/json")
