@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -151,6 +149,10 @@ func (f *globalFitter) pooled(units []int, pred []float64) float64 {
 
 func (f *globalFitter) paths() ([]*methodPath, error) { return pathsFor(f.methods, f.sum, f.K) }
 
+// globalBootstrap is runGlobal's bootstrap; a variable so that the tests
+// can compare the reports with those of the sort-per-resample reference.
+var globalBootstrap = pooledBootstrap
+
 // runGlobal is FitDesign in global mode.
 func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	prog := newFitProgress(opts)
@@ -252,10 +254,15 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for _, bd := range bds {
 		preds = append(preds, bd.pred)
 	}
-	means, ci, diff := PooledBootstrap(preds, d.Human, 0, opts.Bootstrap, opts.Seed)
-	var diffP [][2]float64 // vs PRISM, on the same draws
+	refs := []int{0}
 	if len(bds) > 0 {
-		_, _, diffP = PooledBootstrap(preds, d.Human, prismRow(used), opts.Bootstrap, opts.Seed)
+		refs = append(refs, prismRow(used)) // vs PRISM, on the same draws
+	}
+	means, ci, diffs := globalBootstrap(preds, d.Human, opts.Bootstrap, opts.Seed, refs...)
+	diff := diffs[0]
+	var diffP [][2]float64
+	if len(bds) > 0 {
+		diffP = diffs[1]
 	}
 	prog.step()
 	for u, m := range used {
@@ -316,50 +323,15 @@ func unitOrder(ids []string, opts Options) ([]int, error) {
 // PairedBootstrap, from rand.NewPCG(seed, 1)) and recomputes the pooled
 // Spearman correlation of every row of preds with human on the resample.
 // It returns the full-sample correlations, the percentile 95% intervals and
-// the paired intervals of row − ref.
+// the paired intervals of row − ref. The resamples are ranked without
+// sorting them and spread over GOMAXPROCS workers (global_rank.go); the
+// numbers do not depend on GOMAXPROCS.
 //
 // PooledBootstrap panics if a row of preds differs in length from human or
 // B < 1.
 func PooledBootstrap(preds [][]float64, human []float64, ref, B int, seed uint64) (means []float64, ci, diff [][2]float64) {
-	n, M := len(human), len(preds)
-	if B < 1 || n == 0 {
-		panic("calib: PooledBootstrap needs data and B ≥ 1")
-	}
-	for _, p := range preds {
-		if len(p) != n {
-			panic("calib: PooledBootstrap rows differ in length")
-		}
-	}
-	means = make([]float64, M)
-	for m, p := range preds {
-		means[m] = Spearman(p, human)
-	}
-	stats := make([]float64, 2*M*B)
-	draw := make([]int, n)
-	x, y := make([]float64, n), make([]float64, n)
-	rx, ry := make([]float64, n), make([]float64, n)
-	idx := make([]int, n)
-	g := rand.NewPCG(seed, 1)
-	for b := 0; b < B; b++ {
-		for k := range draw {
-			i, _ := bits.Mul64(g.Uint64(), uint64(n))
-			draw[k] = int(i)
-			y[k] = human[i]
-		}
-		MidRanks(ry, y, idx)
-		for m, p := range preds {
-			for k, i := range draw {
-				x[k] = p[i]
-			}
-			MidRanks(rx, x, idx)
-			stats[m*B+b] = pearsonOfRanks(rx, ry)
-		}
-		for m := range preds {
-			stats[(M+m)*B+b] = stats[m*B+b] - stats[ref*B+b]
-		}
-	}
-	ci, diff = percentileIntervals(stats, M, B, ref)
-	return means, ci, diff
+	means, ci, diffs := pooledBootstrap(preds, human, B, seed, ref)
+	return means, ci, diffs[0]
 }
 
 // baselineSpace maps candidates (units are rows) to themselves and scores

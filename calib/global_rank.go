@@ -1,0 +1,253 @@
+package calib
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// The global-mode bootstrap (docs/protocol.md §3 and §6) recomputes a pooled
+// Spearman correlation on every resample. A resample is a multiset of the n
+// original candidates: candidate u drawn c_u times. Sorting the resample
+// is not needed to rank it: with each series sorted once, the tied values
+// of the resample that equal one distinct original value v occupy the
+// sorted positions lo … hi−1, with lo the number of draws of smaller
+// values and hi − lo the draws of v, so their mid-rank is (lo + hi + 1)/2,
+// the same integer expression MidRanks evaluates on the sorted resample.
+// One pass over the sorted order with the counts gives every mid-rank, and
+// a resample costs O(n) per series instead of a sort.
+//
+// The Pearson step then runs over the draws in draw order with the ranks
+// of the drawn candidates, so it adds the same terms in the same order as
+// pearsonOfRanks on the materialised resample: the statistics are equal
+// (==) to those of ranking each resample with MidRanks (TestPooledRanks).
+// Resamples are independent; they are spread over GOMAXPROCS workers, each
+// writing its resample's slots, so the result does not depend on the
+// scheduling. The draws come from one generator in resample order.
+
+// rankSeries is one series sorted once: ord lists the candidates by
+// value, and the candidates ord[start[g]:start[g+1]] share the g-th
+// distinct value.
+type rankSeries struct {
+	ord   []int32
+	start []int32
+}
+
+func newRankSeries(x []float64) rankSeries {
+	n := len(x)
+	ord := make([]int32, n)
+	for i := range ord {
+		ord[i] = int32(i)
+	}
+	slices.SortFunc(ord, func(a, b int32) int { return cmp.Compare(x[a], x[b]) })
+	start := make([]int32, 0, n+1)
+	for i := 0; i < n; {
+		start = append(start, int32(i))
+		j := i + 1
+		for j < n && x[ord[j]] == x[ord[i]] {
+			j++
+		}
+		i = j
+	}
+	start = append(start, int32(n))
+	return rankSeries{ord: ord, start: start}
+}
+
+// deviations sets dev[u] to the mid-rank of candidate u in the resample
+// with counts cnt, minus the mean rank m = (n+1)/2, for every candidate
+// drawn (and some value for the others).
+func (s *rankSeries) deviations(dev []float64, cnt []int32, m float64) {
+	ord, start := s.ord, s.start
+	pos := 0
+	for g := 0; g < len(start)-1; g++ {
+		a, b := start[g], start[g+1]
+		lo := pos
+		if b == a+1 { // a distinct value: the common case
+			u := ord[a]
+			pos += int(cnt[u])
+			dev[u] = float64(lo+pos+1)/2 - m
+			continue
+		}
+		for _, u := range ord[a:b] {
+			pos += int(cnt[u])
+		}
+		d := float64(lo+pos+1)/2 - m // mean of ranks lo+1 … pos, as MidRanks
+		for _, u := range ord[a:b] {
+			dev[u] = d
+		}
+	}
+}
+
+// pooledParallelMin is the least n × (rows + 1) that pooledStats spreads
+// over workers; smaller bootstraps do not repay the goroutines. A variable
+// for the tests.
+var pooledParallelMin = 4096
+
+// pooledScratch is one worker's memory.
+type pooledScratch struct {
+	cnt        []int32
+	devx, devy []float64
+}
+
+// pooledStats sets stats[m*B+b] to the Spearman correlation of preds[m]
+// and human on resample b, the resamples drawn as PooledBootstrap
+// documents.
+func pooledStats(preds [][]float64, human []float64, B int, seed uint64, stats []float64) {
+	n := len(human)
+	if hasNaN(human) || slices.ContainsFunc(preds, hasNaN) {
+		// NaN has no place in a sorted order; rank every resample as before.
+		pooledStatsSorted(preds, human, B, seed, stats)
+		return
+	}
+	series := make([]rankSeries, len(preds)+1)
+	series[0] = newRankSeries(human)
+	for m, p := range preds {
+		series[m+1] = newRankSeries(p)
+	}
+	newScratch := func() *pooledScratch {
+		return &pooledScratch{cnt: make([]int32, n), devx: make([]float64, n), devy: make([]float64, n)}
+	}
+	one := func(b int, draw []int, sc *pooledScratch) {
+		clear(sc.cnt)
+		for _, i := range draw {
+			sc.cnt[i]++
+		}
+		m := float64(n+1) / 2
+		series[0].deviations(sc.devy, sc.cnt, m)
+		var syy float64
+		for _, i := range draw {
+			dy := sc.devy[i]
+			syy += dy * dy
+		}
+		for p := range preds {
+			series[p+1].deviations(sc.devx, sc.cnt, m)
+			var sxy, sxx float64
+			for _, i := range draw {
+				dx, dy := sc.devx[i], sc.devy[i]
+				sxy += dx * dy
+				sxx += dx * dx
+			}
+			if sxx == 0 || syy == 0 {
+				stats[p*B+b] = 0
+			} else {
+				stats[p*B+b] = sxy / math.Sqrt(sxx*syy)
+			}
+		}
+	}
+	g := rand.NewPCG(seed, 1)
+	fill := func(draw []int) {
+		for k := range draw {
+			i, _ := bits.Mul64(g.Uint64(), uint64(n))
+			draw[k] = int(i)
+		}
+	}
+	W := min(runtime.GOMAXPROCS(0), B)
+	if W <= 1 || n*(len(preds)+1) < pooledParallelMin {
+		sc, draw := newScratch(), make([]int, n)
+		for b := 0; b < B; b++ {
+			fill(draw)
+			one(b, draw, sc)
+		}
+		return
+	}
+	// One goroutine (this one) draws the resamples in order into free
+	// buffers; W workers rank them.
+	type job struct {
+		b    int
+		draw []int
+	}
+	free := make(chan []int, 2*W)
+	for range 2 * W {
+		free <- make([]int, n)
+	}
+	jobs := make(chan job, W)
+	var wg sync.WaitGroup
+	for range W {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := newScratch()
+			for j := range jobs {
+				one(j.b, j.draw, sc)
+				free <- j.draw
+			}
+		}()
+	}
+	for b := 0; b < B; b++ {
+		draw := <-free
+		fill(draw)
+		jobs <- job{b, draw}
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+func hasNaN(x []float64) bool { return slices.ContainsFunc(x, math.IsNaN) }
+
+// pooledStatsSorted is pooledStats ranking each resample with MidRanks, on
+// one core.
+func pooledStatsSorted(preds [][]float64, human []float64, B int, seed uint64, stats []float64) {
+	n := len(human)
+	draw := make([]int, n)
+	x, y := make([]float64, n), make([]float64, n)
+	rx, ry := make([]float64, n), make([]float64, n)
+	idx := make([]int, n)
+	g := rand.NewPCG(seed, 1)
+	for b := 0; b < B; b++ {
+		for k := range draw {
+			i, _ := bits.Mul64(g.Uint64(), uint64(n))
+			draw[k] = int(i)
+			y[k] = human[i]
+		}
+		MidRanks(ry, y, idx)
+		for m, p := range preds {
+			for k, i := range draw {
+				x[k] = p[i]
+			}
+			MidRanks(rx, x, idx)
+			stats[m*B+b] = pearsonOfRanks(rx, ry)
+		}
+	}
+}
+
+// pooledBootstrap is PooledBootstrap with the paired intervals against
+// each of refs, all on the same resamples: diffs[r] is diff for refs[r].
+func pooledBootstrap(preds [][]float64, human []float64, B int, seed uint64, refs ...int) (means []float64, ci [][2]float64, diffs [][][2]float64) {
+	n, M := len(human), len(preds)
+	if B < 1 || n == 0 {
+		panic("calib: PooledBootstrap needs data and B ≥ 1")
+	}
+	for _, p := range preds {
+		if len(p) != n {
+			panic("calib: PooledBootstrap rows differ in length")
+		}
+	}
+	means = make([]float64, M)
+	for m, p := range preds {
+		means[m] = Spearman(p, human)
+	}
+	stats := make([]float64, 2*M*B)
+	pooledStats(preds, human, B, seed, stats[:M*B])
+	rows := stats[:M*B]
+	if len(refs) > 1 {
+		rows = slices.Clone(rows) // percentileIntervals sorts stats in place
+	}
+	for r, ref := range refs {
+		for m := range preds {
+			for b := 0; b < B; b++ {
+				stats[(M+m)*B+b] = rows[m*B+b] - rows[ref*B+b]
+			}
+		}
+		var diff [][2]float64
+		ci, diff = percentileIntervals(stats, M, B, ref)
+		diffs = append(diffs, diff)
+		if r+1 < len(refs) {
+			copy(stats, rows)
+		}
+	}
+	return means, ci, diffs
+}
