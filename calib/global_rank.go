@@ -21,13 +21,19 @@ import (
 // One pass over the sorted order with the counts gives every mid-rank, and
 // a resample costs O(n) per series instead of a sort.
 //
-// The Pearson step then runs over the draws in draw order with the ranks
-// of the drawn candidates, so it adds the same terms in the same order as
-// pearsonOfRanks on the materialised resample: the statistics are equal
-// (==) to those of ranking each resample with MidRanks (TestPooledRanks).
+// The Pearson step needs Σ dx·dy and Σ dx² over the draws (Σ dy² once per
+// resample). A candidate drawn c times adds its term c times, so the sums
+// are also Σ_u c_u·dx_u·dy_u over the candidates, taken in the same pass
+// over the sorted order. pearsonOfRanks adds the terms in draw order, but
+// for n ≤ exactRankN every one of these sums is exact (see there), so the
+// order does not matter and the statistics are equal (==) to those of
+// ranking each materialised resample with MidRanks. Beyond that bound the
+// terms are added in draw order, as pearsonOfRanks does. TestPooledRanks
+// checks both paths against the sorting reference.
+//
 // Resamples are independent; they are spread over GOMAXPROCS workers, each
-// writing its resample's slots, so the result does not depend on the
-// scheduling. The draws come from one generator in resample order.
+// writing its resample's slots of stats, so the result does not depend on
+// the scheduling. The draws come from one generator in resample order.
 
 // rankSeries is one series sorted once: ord lists the candidates by
 // value, and the candidates ord[start[g]:start[g+1]] share the g-th
@@ -59,8 +65,9 @@ func newRankSeries(x []float64) rankSeries {
 
 // deviations sets dev[u] to the mid-rank of candidate u in the resample
 // with counts cnt, minus the mean rank m = (n+1)/2, for every candidate
-// drawn (and some value for the others).
-func (s *rankSeries) deviations(dev []float64, cnt []int32, m float64) {
+// (a candidate not drawn gets the value it would have). It returns
+// Σ_u cnt[u]·dev[u]², which is exact when n ≤ exactRankN.
+func (s *rankSeries) deviations(dev []float64, cnt []int32, m float64) (ss float64) {
 	ord, start := s.ord, s.start
 	pos := 0
 	for g := 0; g < len(start)-1; g++ {
@@ -68,8 +75,11 @@ func (s *rankSeries) deviations(dev []float64, cnt []int32, m float64) {
 		lo := pos
 		if b == a+1 { // a distinct value: the common case
 			u := ord[a]
-			pos += int(cnt[u])
-			dev[u] = float64(lo+pos+1)/2 - m
+			c := int(cnt[u])
+			pos += c
+			d := float64(lo+pos+1)/2 - m
+			dev[u] = d
+			ss += float64(c) * (d * d)
 			continue
 		}
 		for _, u := range ord[a:b] {
@@ -79,8 +89,53 @@ func (s *rankSeries) deviations(dev []float64, cnt []int32, m float64) {
 		for _, u := range ord[a:b] {
 			dev[u] = d
 		}
+		ss += float64(pos-lo) * (d * d)
 	}
+	return ss
 }
+
+// crossSums returns Σ_u cnt[u]·dx_u·devy[u] and Σ_u cnt[u]·dx_u², with
+// dx_u the rank deviation deviations would store, without storing it.
+// Both sums are exact when n ≤ exactRankN.
+func (s *rankSeries) crossSums(cnt []int32, devy []float64, m float64) (sxy, sxx float64) {
+	ord, start := s.ord, s.start
+	pos := 0
+	for g := 0; g < len(start)-1; g++ {
+		a, b := start[g], start[g+1]
+		lo := pos
+		if b == a+1 {
+			u := ord[a]
+			c := int(cnt[u])
+			pos += c
+			d := float64(lo+pos+1)/2 - m
+			fc := float64(c)
+			sxy += fc * (d * devy[u])
+			sxx += fc * (d * d)
+			continue
+		}
+		var cy float64 // Σ cnt[u]·devy[u] over the tie group
+		for _, u := range ord[a:b] {
+			pos += int(cnt[u])
+			cy += float64(cnt[u]) * devy[u]
+		}
+		d := float64(lo+pos+1)/2 - m
+		sxy += d * cy
+		sxx += float64(pos-lo) * (d * d)
+	}
+	return sxy, sxx
+}
+
+// exactRankN is the largest resample size n for which Pearson's sums over
+// mid-rank deviations are exact in float64, whatever the order of the
+// terms. A mid-rank is a multiple of ½ and so is its deviation from
+// (n+1)/2, with |deviation| ≤ (n−1)/2; a product of two deviations, times
+// a count ≤ n, is a multiple of ¼, and every partial sum of such terms is
+// a multiple of ¼ of magnitude at most n·((n−1)/2)² < n³/4. Multiples of ¼
+// below 2⁵¹ in magnitude are exact float64 values, so with n³ < 2⁵³
+// (n ≤ 208,063) every addition and product is exact, and the sums equal
+// those pearsonOfRanks accumulates draw by draw. Above the bound pooledStats
+// adds the terms in draw order, as pearsonOfRanks does.
+const exactRankN = 200_000
 
 // pooledParallelMin is the least n × (rows + 1) that pooledStats spreads
 // over workers; smaller bootstraps do not repay the goroutines. A variable
@@ -109,7 +164,11 @@ func pooledStats(preds [][]float64, human []float64, B int, seed uint64, stats [
 		series[m+1] = newRankSeries(p)
 	}
 	newScratch := func() *pooledScratch {
-		return &pooledScratch{cnt: make([]int32, n), devx: make([]float64, n), devy: make([]float64, n)}
+		sc := &pooledScratch{cnt: make([]int32, n), devy: make([]float64, n)}
+		if n > exactRankN {
+			sc.devx = make([]float64, n)
+		}
+		return sc
 	}
 	one := func(b int, draw []int, sc *pooledScratch) {
 		clear(sc.cnt)
@@ -117,20 +176,27 @@ func pooledStats(preds [][]float64, human []float64, B int, seed uint64, stats [
 			sc.cnt[i]++
 		}
 		m := float64(n+1) / 2
-		series[0].deviations(sc.devy, sc.cnt, m)
-		var syy float64
-		for _, i := range draw {
-			dy := sc.devy[i]
-			syy += dy * dy
+		syy := series[0].deviations(sc.devy, sc.cnt, m)
+		if n > exactRankN {
+			syy = 0
+			for _, i := range draw {
+				dy := sc.devy[i]
+				syy += dy * dy
+			}
 		}
 		for p := range preds {
-			series[p+1].deviations(sc.devx, sc.cnt, m)
 			var sxy, sxx float64
-			for _, i := range draw {
-				dx, dy := sc.devx[i], sc.devy[i]
-				sxy += dx * dy
-				sxx += dx * dx
+			if n <= exactRankN {
+				sxy, sxx = series[p+1].crossSums(sc.cnt, sc.devy, m)
+			} else {
+				series[p+1].deviations(sc.devx, sc.cnt, m)
+				for _, i := range draw {
+					dx, dy := sc.devx[i], sc.devy[i]
+					sxy += dx * dy
+					sxx += dx * dx
+				}
 			}
+			// pearsonOfRanks's last step
 			if sxx == 0 || syy == 0 {
 				stats[p*B+b] = 0
 			} else {

@@ -170,6 +170,31 @@ func TestPooledRanks(t *testing.T) {
 	}
 }
 
+// TestPooledRanksLarge: beyond exactRankN the sums are taken in draw
+// order; they still equal the reference's, now that rounding happens.
+func TestPooledRanksLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ranks 600,000 candidates")
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	n := 600_000 // sums ≈ n³/12 > 2⁵³: rounding happens
+	human := make([]float64, n)
+	preds := [][]float64{make([]float64, n), make([]float64, n)}
+	for i := range human {
+		h := rng.NormFloat64()
+		human[i] = math.Round(3 + h)
+		preds[0][i] = h + rng.NormFloat64()
+		preds[1][i] = math.Round(2 * (h + rng.NormFloat64()))
+	}
+	wm, wci, wd := pooledBootstrapSorted(preds, human, 0, 2, 9)
+	withProcs(t, func(t *testing.T) {
+		gm, gci, gd := PooledBootstrap(preds, human, 0, 2, 9)
+		if !reflect.DeepEqual(wm, gm) || !sameIntervals(wci, gci) || !sameIntervals(wd, gd) {
+			t.Errorf("means %v / %v, ci %v / %v, diff %v / %v", gm, wm, gci, wci, gd, wd)
+		}
+	})
+}
+
 // TestPooledRanksNaN: a NaN takes the sorting path, so the numbers are
 // still the reference's.
 func TestPooledRanksNaN(t *testing.T) {
@@ -242,10 +267,28 @@ func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 // methods), 2,000 resamples; the human scores and two rows are on a
 // 1–5 scale, so there are ties.
 func BenchmarkPooledBootstrap(b *testing.B) {
+	preds, human := pooledBenchData()
+	b.ReportAllocs()
+	for b.Loop() {
+		PooledBootstrap(preds, human, 0, 2000, 42)
+	}
+}
+
+// BenchmarkPooledBootstrapSorted is BenchmarkPooledBootstrap with the
+// sort-per-resample reference (the code before issue 21).
+func BenchmarkPooledBootstrapSorted(b *testing.B) {
+	preds, human := pooledBenchData()
+	b.ReportAllocs()
+	for b.Loop() {
+		pooledBootstrapSorted(preds, human, 0, 2000, 42)
+	}
+}
+
+func pooledBenchData() (preds [][]float64, human []float64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 16000
-	human := make([]float64, n)
-	preds := make([][]float64, 4)
+	human = make([]float64, n)
+	preds = make([][]float64, 4)
 	for m := range preds {
 		preds[m] = make([]float64, n)
 	}
@@ -259,10 +302,7 @@ func BenchmarkPooledBootstrap(b *testing.B) {
 			}
 		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		PooledBootstrap(preds, human, 0, 2000, 42)
-	}
+	return preds, human
 }
 
 // BenchmarkFitGlobal times `prism fit --global` at the scale of issue 21:
