@@ -30,15 +30,16 @@ type globalFitter struct {
 	sum     *gram
 	rl      *rule
 	// scratch for the pooled metric
-	rx, ry, ryr []float64
-	idx         []int
+	rx, ry []float64
+	idx    []int
+	pairs  []rankPair
 }
 
 func newGlobalFitter(d *Design, opts Options) *globalFitter {
 	n, q := d.Rows(), d.Q()
 	f := &globalFitter{d: d, opts: opts, q: q, K: len(d.Attrs), methods: methodsFor(opts), sum: newGram(q), rl: newRule(q, len(d.Attrs)),
 		jg: make([]float64, n*q), sg: make([]float64, n), yg: make([]float64, n),
-		rx: make([]float64, n), ry: make([]float64, n), ryr: make([]float64, n), idx: make([]int, n)}
+		rx: make([]float64, n), ry: make([]float64, n), idx: make([]int, n)}
 	for c := 0; c < q; c++ {
 		var m float64
 		for r := 0; r < n; r++ {
@@ -136,15 +137,38 @@ func (f *globalFitter) predict(r int, rl *rule) float64 {
 
 // pooled is the Spearman correlation of pred and the human scores of units.
 func (f *globalFitter) pooled(units []int, pred []float64) float64 {
+	return f.pooledWith(f.humanRanks(units), pred)
+}
+
+// humanRanks returns the mid-ranks of the human scores of units, for
+// pooledWith.
+func (f *globalFitter) humanRanks(units []int) []float64 {
 	n := len(units)
 	y := f.ry[:n]
 	for i, u := range units {
 		y[i] = f.d.Human[u]
 	}
-	rx, ry := f.rx[:n], f.ryr[:n]
-	MidRanks(rx, pred, f.idx[:n])
-	MidRanks(ry, y, f.idx[:n])
+	ry := make([]float64, n)
+	f.midRanks(ry, y)
+	return ry
+}
+
+// pooledWith is pooled with the human scores' mid-ranks ry already
+// computed: the same arithmetic (docs/protocol.md §6), the ranks of the
+// units' human scores shared by every prediction scored on those units.
+func (f *globalFitter) pooledWith(ry, pred []float64) float64 {
+	rx := f.rx[:len(ry)]
+	f.midRanks(rx, pred)
 	return pearsonOfRanks(rx, ry)
+}
+
+// midRanks is MidRanks with a faster sort (sortedMidRanks).
+func (f *globalFitter) midRanks(dst, x []float64) {
+	if !globalSortedMidRanks || hasNaN(x) {
+		MidRanks(dst, x, f.idx[:len(x)])
+		return
+	}
+	f.pairs = sortedMidRanks(dst, x, f.pairs)
 }
 
 func (f *globalFitter) paths() ([]*methodPath, error) { return pathsFor(f.methods, f.sum, f.K) }
@@ -152,6 +176,10 @@ func (f *globalFitter) paths() ([]*methodPath, error) { return pathsFor(f.method
 // globalBootstrap is runGlobal's bootstrap; a variable so that the tests
 // can compare the reports with those of the sort-per-resample reference.
 var globalBootstrap = pooledBootstrap
+
+// globalSortedMidRanks selects sortedMidRanks for the pooled metric of the
+// folds; false (the tests' reference) ranks with MidRanks.
+var globalSortedMidRanks = true
 
 // runGlobal is FitDesign in global mode.
 func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
@@ -239,10 +267,11 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for i := range all {
 		all[i] = i
 	}
+	ryAll := f.humanRanks(all)
 	for gi, gam := range gammas {
 		row := map[string]float64{}
 		for mi, m := range f.methods {
-			row[m.String()] = f.pooled(all, oof[(mi*G+gi)*n:(mi*G+gi+1)*n])
+			row[m.String()] = f.pooledWith(ryAll, oof[(mi*G+gi)*n:(mi*G+gi+1)*n])
 		}
 		r.Sweep[GammaKey(gam)] = row
 	}
@@ -301,10 +330,11 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 		return sel, cv, err
 	}
 	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
+	ry := f.humanRanks(train)
 	for mi := range f.methods {
 		cv[mi] = make([]float64, G)
 		for gi := range gammas {
-			cv[mi][gi] = f.pooled(train, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
+			cv[mi][gi] = f.pooledWith(ry, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
 		}
 		sel[mi] = bestGamma(cv[mi], gammas)
 	}

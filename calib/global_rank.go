@@ -252,6 +252,40 @@ func pooledStats(preds [][]float64, human []float64, B int, seed uint64, stats [
 	wg.Wait()
 }
 
+// rankPair is a value and its index, sorted together by sortedMidRanks.
+type rankPair struct {
+	v float64
+	i int32
+}
+
+// sortedMidRanks stores in dst the mid-ranks of x, which holds no NaN, as
+// MidRanks does, sorting (value, index) pairs in buf (grown as needed and
+// returned) instead of an index through an interface. Mid-ranks do not
+// depend on how a sort orders equal values, so they are MidRanks' exactly.
+func sortedMidRanks(dst, x []float64, buf []rankPair) []rankPair {
+	n := len(x)
+	if len(dst) != n {
+		panic("calib: sortedMidRanks length mismatch")
+	}
+	buf = slices.Grow(buf[:0], n)[:n]
+	for i, v := range x {
+		buf[i] = rankPair{v, int32(i)}
+	}
+	slices.SortFunc(buf, func(a, b rankPair) int { return cmp.Compare(a.v, b.v) })
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && buf[j].v == buf[i].v {
+			j++
+		}
+		r := float64(i+j+1) / 2 // mean of ranks i+1 … j
+		for k := i; k < j; k++ {
+			dst[buf[k].i] = r
+		}
+		i = j
+	}
+	return buf
+}
+
 func hasNaN(x []float64) bool { return slices.ContainsFunc(x, math.IsNaN) }
 
 // pooledStatsSorted is pooledStats ranking each resample with MidRanks, on

@@ -170,6 +170,26 @@ func TestPooledRanks(t *testing.T) {
 	}
 }
 
+// TestSortedMidRanks: sortedMidRanks gives MidRanks' ranks (==) on
+// series with ties.
+func TestSortedMidRanks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	var buf []rankPair
+	for trial := 0; trial < 500; trial++ {
+		n := 1 + rng.IntN(200)
+		if trial%50 == 0 {
+			n = 20000
+		}
+		x := tiedSeries(rng, n)
+		want, got := make([]float64, n), make([]float64, n)
+		MidRanks(want, x, make([]int, n))
+		buf = sortedMidRanks(got, x, buf)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: sortedMidRanks(%v) = %v, want %v", trial, x, got, want)
+		}
+	}
+}
+
 // TestPooledRanksLarge: beyond exactRankN the sums are taken in draw
 // order; they still equal the reference's, now that rounding happens.
 func TestPooledRanksLarge(t *testing.T) {
@@ -214,7 +234,8 @@ func TestPooledRanksNaN(t *testing.T) {
 
 // TestGlobalFitMatchesSortedBootstrap: whole global-mode reports (every
 // mean, interval, difference, fold value and profile) equal those of the
-// sort-per-resample bootstrap, on a SummEval-sized synthetic study with
+// sort-per-resample bootstrap and of MidRanks in the folds (the code
+// before issue 21), on a SummEval-sized synthetic study with
 // rubric baselines (so the paired intervals against PRISM are drawn too)
 // and on the 1,000 × 16 study of the issue-21 benchmark with fewer
 // resamples, at GOMAXPROCS 1 and 2.
@@ -239,9 +260,9 @@ func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 		if s.base {
 			opts.Baselines = signalBaselines(s.rows, s.labels)
 		}
-		globalBootstrap = globalBootstrapSorted
+		globalBootstrap, globalSortedMidRanks = globalBootstrapSorted, false
 		want, _, err := Fit(context.Background(), s.rows, s.labels, opts)
-		globalBootstrap = pooledBootstrap
+		globalBootstrap, globalSortedMidRanks = pooledBootstrap, true
 		if err != nil {
 			t.Fatal(err)
 		}
