@@ -99,6 +99,9 @@ func (s *rankSeries) deviations(dev []float64, cnt []int32, m float64) (ss float
 // Both sums are exact when n ≤ exactRankN.
 func (s *rankSeries) crossSums(cnt []int32, devy []float64, m float64) (sxy, sxx float64) {
 	ord, start := s.ord, s.start
+	if len(start) == len(ord)+1 {
+		return s.crossSumsDistinct(cnt, devy, m)
+	}
 	pos := 0
 	for g := 0; g < len(start)-1; g++ {
 		a, b := start[g], start[g+1]
@@ -123,6 +126,37 @@ func (s *rankSeries) crossSums(cnt []int32, devy []float64, m float64) (sxy, sxx
 		sxx += float64(pos-lo) * (d * d)
 	}
 	return sxy, sxx
+}
+
+// crossSumsDistinct is crossSums for a series without ties, two
+// candidates a step with two sets of sums (exact, so their order and
+// grouping do not matter).
+func (s *rankSeries) crossSumsDistinct(cnt []int32, devy []float64, m float64) (sxy, sxx float64) {
+	ord := s.ord
+	var sxy1, sxx1 float64
+	pos, j := 0, 0
+	for ; j+1 < len(ord); j += 2 {
+		u0, u1 := ord[j], ord[j+1]
+		c0, c1 := int(cnt[u0]), int(cnt[u1])
+		d0 := float64(2*pos+c0+1)/2 - m // (lo + hi + 1)/2 with hi = lo + c
+		pos += c0
+		d1 := float64(2*pos+c1+1)/2 - m
+		pos += c1
+		f0, f1 := float64(c0), float64(c1)
+		sxy += f0 * (d0 * devy[u0])
+		sxx += f0 * (d0 * d0)
+		sxy1 += f1 * (d1 * devy[u1])
+		sxx1 += f1 * (d1 * d1)
+	}
+	if j < len(ord) {
+		u := ord[j]
+		c := int(cnt[u])
+		d := float64(2*pos+c+1)/2 - m
+		f := float64(c)
+		sxy += f * (d * devy[u])
+		sxx += f * (d * d)
+	}
+	return sxy + sxy1, sxx + sxx1
 }
 
 // exactRankN is the largest resample size n for which Pearson's sums over
