@@ -267,11 +267,12 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for i := range all {
 		all[i] = i
 	}
-	ryAll := f.humanRanks(all)
+	sweep := make([]float64, len(f.methods)*G)
+	pooledAll(f.humanRanks(all), oof[:len(sweep)*n], sweep)
 	for gi, gam := range gammas {
 		row := map[string]float64{}
 		for mi, m := range f.methods {
-			row[m.String()] = f.pooledWith(ryAll, oof[(mi*G+gi)*n:(mi*G+gi+1)*n])
+			row[m.String()] = sweep[mi*G+gi]
 		}
 		r.Sweep[GammaKey(gam)] = row
 	}
@@ -330,12 +331,10 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 		return sel, cv, err
 	}
 	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
-	ry := f.humanRanks(train)
+	vals := make([]float64, len(f.methods)*G)
+	pooledAll(f.humanRanks(train), preds, vals)
 	for mi := range f.methods {
-		cv[mi] = make([]float64, G)
-		for gi := range gammas {
-			cv[mi][gi] = f.pooledWith(ry, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
-		}
+		cv[mi] = vals[mi*G : (mi+1)*G : (mi+1)*G]
 		sel[mi] = bestGamma(cv[mi], gammas)
 	}
 	return sel, cv, nil

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // The global-mode bootstrap (docs/protocol.md §3 and §6) recomputes a pooled
@@ -283,6 +284,46 @@ func pooledStats(preds [][]float64, human []float64, B int, seed uint64, stats [
 		jobs <- job{b, draw}
 	}
 	close(jobs)
+	wg.Wait()
+}
+
+// pooledAll sets out[k] to the pooled Spearman correlation (pearsonOfRanks)
+// of preds[k*n:(k+1)*n] with the human mid-ranks ry, n = len(ry), for
+// every k < len(out), on GOMAXPROCS workers. Each value is written to its
+// own slot and computed as one call of globalFitter.pooledWith would
+// compute it, so the values do not depend on the scheduling.
+func pooledAll(ry, preds, out []float64) {
+	n := len(ry)
+	W := min(runtime.GOMAXPROCS(0), len(out))
+	if n*len(out) < pooledParallelMin {
+		W = 1
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range W {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rx, idx := make([]float64, n), []int(nil)
+			var pairs []rankPair
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(out) {
+					return
+				}
+				x := preds[k*n : (k+1)*n]
+				if !globalSortedMidRanks || hasNaN(x) {
+					if idx == nil {
+						idx = make([]int, n)
+					}
+					MidRanks(rx, x, idx)
+				} else {
+					pairs = sortedMidRanks(rx, x, pairs)
+				}
+				out[k] = pearsonOfRanks(rx, ry)
+			}
+		}()
+	}
 	wg.Wait()
 }
 
