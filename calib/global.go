@@ -334,7 +334,7 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 	vals := make([]float64, len(f.methods)*G)
 	pooledAll(f.humanRanks(train), preds, vals)
 	for mi := range f.methods {
-		cv[mi] = vals[mi*G : (mi+1)*G : (mi+1)*G]
+		cv[mi] = slices.Clone(vals[mi*G : (mi+1)*G])
 		sel[mi] = bestGamma(cv[mi], gammas)
 	}
 	return sel, cv, nil
