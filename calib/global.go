@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -32,15 +30,16 @@ type globalFitter struct {
 	sum     *gram
 	rl      *rule
 	// scratch for the pooled metric
-	rx, ry, ryr []float64
-	idx         []int
+	rx, ry []float64
+	idx    []int
+	pairs  []rankPair
 }
 
 func newGlobalFitter(d *Design, opts Options) *globalFitter {
 	n, q := d.Rows(), d.Q()
 	f := &globalFitter{d: d, opts: opts, q: q, K: len(d.Attrs), methods: methodsFor(opts), sum: newGram(q), rl: newRule(q, len(d.Attrs)),
 		jg: make([]float64, n*q), sg: make([]float64, n), yg: make([]float64, n),
-		rx: make([]float64, n), ry: make([]float64, n), ryr: make([]float64, n), idx: make([]int, n)}
+		rx: make([]float64, n), ry: make([]float64, n), idx: make([]int, n)}
 	for c := 0; c < q; c++ {
 		var m float64
 		for r := 0; r < n; r++ {
@@ -138,18 +137,49 @@ func (f *globalFitter) predict(r int, rl *rule) float64 {
 
 // pooled is the Spearman correlation of pred and the human scores of units.
 func (f *globalFitter) pooled(units []int, pred []float64) float64 {
+	return f.pooledWith(f.humanRanks(units), pred)
+}
+
+// humanRanks returns the mid-ranks of the human scores of units, for
+// pooledWith.
+func (f *globalFitter) humanRanks(units []int) []float64 {
 	n := len(units)
 	y := f.ry[:n]
 	for i, u := range units {
 		y[i] = f.d.Human[u]
 	}
-	rx, ry := f.rx[:n], f.ryr[:n]
-	MidRanks(rx, pred, f.idx[:n])
-	MidRanks(ry, y, f.idx[:n])
+	ry := make([]float64, n)
+	f.midRanks(ry, y)
+	return ry
+}
+
+// pooledWith is pooled with the human scores' mid-ranks ry already
+// computed: the same arithmetic (docs/protocol.md §6), the ranks of the
+// units' human scores shared by every prediction scored on those units.
+func (f *globalFitter) pooledWith(ry, pred []float64) float64 {
+	rx := f.rx[:len(ry)]
+	f.midRanks(rx, pred)
 	return pearsonOfRanks(rx, ry)
 }
 
+// midRanks is MidRanks with a faster sort (sortedMidRanks).
+func (f *globalFitter) midRanks(dst, x []float64) {
+	if !globalSortedMidRanks || hasNaN(x) {
+		MidRanks(dst, x, f.idx[:len(x)])
+		return
+	}
+	f.pairs = sortedMidRanks(dst, x, f.pairs)
+}
+
 func (f *globalFitter) paths() ([]*methodPath, error) { return pathsFor(f.methods, f.sum, f.K) }
+
+// globalBootstrap is runGlobal's bootstrap; a variable so that the tests
+// can compare the reports with those of the sort-per-resample reference.
+var globalBootstrap = pooledBootstrap
+
+// globalSortedMidRanks selects sortedMidRanks for the pooled metric of the
+// folds; false (the tests' reference) ranks with MidRanks.
+var globalSortedMidRanks = true
 
 // runGlobal is FitDesign in global mode.
 func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
@@ -237,10 +267,12 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for i := range all {
 		all[i] = i
 	}
+	sweep := make([]float64, len(f.methods)*G)
+	pooledAll(f.humanRanks(all), oof[:len(sweep)*n], sweep)
 	for gi, gam := range gammas {
 		row := map[string]float64{}
 		for mi, m := range f.methods {
-			row[m.String()] = f.pooled(all, oof[(mi*G+gi)*n:(mi*G+gi+1)*n])
+			row[m.String()] = sweep[mi*G+gi]
 		}
 		r.Sweep[GammaKey(gam)] = row
 	}
@@ -252,10 +284,15 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 	for _, bd := range bds {
 		preds = append(preds, bd.pred)
 	}
-	means, ci, diff := PooledBootstrap(preds, d.Human, 0, opts.Bootstrap, opts.Seed)
-	var diffP [][2]float64 // vs PRISM, on the same draws
+	refs := []int{0}
 	if len(bds) > 0 {
-		_, _, diffP = PooledBootstrap(preds, d.Human, prismRow(used), opts.Bootstrap, opts.Seed)
+		refs = append(refs, prismRow(used)) // vs PRISM, on the same draws
+	}
+	means, ci, diffs := globalBootstrap(preds, d.Human, opts.Bootstrap, opts.Seed, refs...)
+	diff := diffs[0]
+	var diffP [][2]float64
+	if len(bds) > 0 {
+		diffP = diffs[1]
 	}
 	prog.step()
 	for u, m := range used {
@@ -294,11 +331,10 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 		return sel, cv, err
 	}
 	sel, cv = make([]int, len(f.methods)), make([][]float64, len(f.methods))
+	vals := make([]float64, len(f.methods)*G)
+	pooledAll(f.humanRanks(train), preds, vals)
 	for mi := range f.methods {
-		cv[mi] = make([]float64, G)
-		for gi := range gammas {
-			cv[mi][gi] = f.pooled(train, preds[(mi*G+gi)*nt:(mi*G+gi+1)*nt])
-		}
+		cv[mi] = slices.Clone(vals[mi*G : (mi+1)*G])
 		sel[mi] = bestGamma(cv[mi], gammas)
 	}
 	return sel, cv, nil
@@ -316,50 +352,15 @@ func unitOrder(ids []string, opts Options) ([]int, error) {
 // PairedBootstrap, from rand.NewPCG(seed, 1)) and recomputes the pooled
 // Spearman correlation of every row of preds with human on the resample.
 // It returns the full-sample correlations, the percentile 95% intervals and
-// the paired intervals of row − ref.
+// the paired intervals of row − ref. The resamples are ranked without
+// sorting them and spread over GOMAXPROCS workers (global_rank.go); the
+// numbers do not depend on GOMAXPROCS.
 //
 // PooledBootstrap panics if a row of preds differs in length from human or
 // B < 1.
 func PooledBootstrap(preds [][]float64, human []float64, ref, B int, seed uint64) (means []float64, ci, diff [][2]float64) {
-	n, M := len(human), len(preds)
-	if B < 1 || n == 0 {
-		panic("calib: PooledBootstrap needs data and B ≥ 1")
-	}
-	for _, p := range preds {
-		if len(p) != n {
-			panic("calib: PooledBootstrap rows differ in length")
-		}
-	}
-	means = make([]float64, M)
-	for m, p := range preds {
-		means[m] = Spearman(p, human)
-	}
-	stats := make([]float64, 2*M*B)
-	draw := make([]int, n)
-	x, y := make([]float64, n), make([]float64, n)
-	rx, ry := make([]float64, n), make([]float64, n)
-	idx := make([]int, n)
-	g := rand.NewPCG(seed, 1)
-	for b := 0; b < B; b++ {
-		for k := range draw {
-			i, _ := bits.Mul64(g.Uint64(), uint64(n))
-			draw[k] = int(i)
-			y[k] = human[i]
-		}
-		MidRanks(ry, y, idx)
-		for m, p := range preds {
-			for k, i := range draw {
-				x[k] = p[i]
-			}
-			MidRanks(rx, x, idx)
-			stats[m*B+b] = pearsonOfRanks(rx, ry)
-		}
-		for m := range preds {
-			stats[(M+m)*B+b] = stats[m*B+b] - stats[ref*B+b]
-		}
-	}
-	ci, diff = percentileIntervals(stats, M, B, ref)
-	return means, ci, diff
+	means, ci, diffs := pooledBootstrap(preds, human, B, seed, ref)
+	return means, ci, diffs[0]
 }
 
 // baselineSpace maps candidates (units are rows) to themselves and scores
