@@ -30,106 +30,293 @@ const ImportBackend = "import"
 // as bytes.
 //
 // SQLite only finds the rows (by the requests index); the order is made
-// here from the dataset's positions, which costs far less than a sort
-// over joined text columns.
+// here, which costs far less than a sort over joined text columns: rows
+// are bucketed by their candidate's place in the dataset (a counting
+// sort), and within a candidate ordered by the rank of their condition
+// (probe, wording, run, bank), of which a study has a few dozen. Each
+// row's strings are shared with every other row of its candidate and
+// condition, and SQLite hands over two text columns per row, not six.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
 	pos, err := s.positions(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash, p.score
+	sr := newStudyRows(pos)
+	err = s.scanScoresPacked(ctx, sr, dataset, judge, bankHash)
+	if errors.Is(err, errPackedAmbiguous) {
+		// An id holds a NUL byte, the packed columns' separator: read the
+		// columns one by one instead.
+		sr = newStudyRows(pos)
+		err = s.scanScoresPlain(ctx, sr, dataset, judge, bankHash)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sr.ordered(), nil
+}
+
+// scoresFrom is the FROM and WHERE of both score queries.
+const scoresFrom = `
 		FROM requests r
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)`,
-		dataset, judge, bankHash, bankHash, ImportBackend)
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)`
+
+// errPackedAmbiguous says a packed column held a NUL byte of its own.
+var errPackedAmbiguous = errors.New("store: an id holds a NUL byte")
+
+// scanScoresPacked reads the answers with each row's coordinates packed in
+// two NUL-separated text columns, context and candidate, then probe,
+// wording, run and bank hash. A column with more NULs than separators
+// stops the scan with errPackedAmbiguous.
+func (s *Store) scanScoresPacked(ctx context.Context, sr *studyRows, dataset, judge, bankHash string) error {
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT r.context || char(0) || r.candidate,
+		       r.probe || char(0) || r.wording || char(0) || r.run || char(0) || r.bank_hash,
+		       p.score`+scoresFrom, dataset, judge, bankHash, bankHash, ImportBackend)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	type keyed struct {
-		row      model.ScoreRow
-		ctx, can int // positions; -1 when the dataset lacks the id
-		bank     string
-	}
-	var ks []keyed
+	var lastPair string
+	pair := int32(-1)
+	condOf := map[string]int32{}
+	var score sql.NullFloat64
 	for rows.Next() {
-		var k keyed
-		var score sql.NullFloat64
-		if err := rows.Scan(&k.row.Context, &k.row.Candidate, &k.row.Probe, &k.row.Wording, &k.row.Run, &k.bank, &score); err != nil {
-			return nil, err
+		var pk, ck string
+		if err := rows.Scan(&pk, &ck, &score); err != nil {
+			return err
 		}
-		if score.Valid {
-			k.row.Score = score.Float64
-		} else {
-			k.row.Score, k.row.Missing = math.NaN(), true
+		// Rows come candidate by candidate: reuse the last lookup.
+		if pair < 0 || pk != lastPair {
+			if strings.Count(pk, "\x00") != 1 {
+				return errPackedAmbiguous
+			}
+			c, k, _ := strings.Cut(pk, "\x00")
+			pair, lastPair = sr.pair(c, k), pk
 		}
-		k.ctx, k.can = pos.of(k.row.Context, k.row.Candidate)
-		ks = append(ks, k)
+		cond, ok := condOf[ck]
+		if !ok {
+			if strings.Count(ck, "\x00") != 3 {
+				return errPackedAmbiguous
+			}
+			probe, rest, _ := strings.Cut(ck, "\x00")
+			wording, rest, _ := strings.Cut(rest, "\x00")
+			run, bank, _ := strings.Cut(rest, "\x00")
+			cond = sr.cond(probe, wording, run, bank)
+			condOf[ck] = cond
+		}
+		sr.add(pair, cond, score)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.ctx, b.ctx), cmp.Compare(a.can, b.can),
-			strings.Compare(a.row.Context, b.row.Context), strings.Compare(a.row.Candidate, b.row.Candidate),
-			strings.Compare(a.row.Probe, b.row.Probe), strings.Compare(a.row.Wording, b.row.Wording),
-			strings.Compare(a.row.Run, b.row.Run), strings.Compare(a.bank, b.bank))
-	})
-	out := make([]model.ScoreRow, len(ks))
-	for i, k := range ks {
-		out[i] = k.row
-	}
-	return out, nil
+	return rows.Err()
 }
 
-// datasetPositions are the file positions of a dataset's contexts and of
-// the candidates within each.
-type datasetPositions struct {
-	ctx  map[string]int
-	cand map[[2]string]int
-}
-
-// of returns the positions of a context and a candidate, -1 for an id the
-// dataset does not hold (so such rows sort first, as SQL sorts NULL).
-func (p datasetPositions) of(context, candidate string) (int, int) {
-	c, ok := p.ctx[context]
-	if !ok {
-		return -1, -1
-	}
-	k, ok := p.cand[[2]string{context, candidate}]
-	if !ok {
-		return c, -1
-	}
-	return c, k
-}
-
-// positions reads the positions of dataset's contexts and candidates.
-func (s *Store) positions(ctx context.Context, dataset string) (datasetPositions, error) {
-	p := datasetPositions{ctx: map[string]int{}, cand: map[[2]string]int{}}
+// scanScoresPlain reads the answers with one text column per coordinate.
+func (s *Store) scanScoresPlain(ctx context.Context, sr *studyRows, dataset, judge, bankHash string) error {
 	rows, err := s.r.QueryContext(ctx, `
-		SELECT c.ext_id, c.pos, k.ext_id, k.pos
+		SELECT r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash, p.score`+scoresFrom,
+		dataset, judge, bankHash, bankHash, ImportBackend)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var c, k, probe, wording, run, bank string
+	var score sql.NullFloat64
+	for rows.Next() {
+		if err := rows.Scan(&c, &k, &probe, &wording, &run, &bank, &score); err != nil {
+			return err
+		}
+		sr.add(sr.pair(c, k), sr.cond(probe, wording, run, bank), score)
+	}
+	return rows.Err()
+}
+
+// studyRows collects a study's answers compactly: each row names its
+// candidate (pair) and condition by index into shared tables.
+type studyRows struct {
+	pos    datasetPositions
+	pairs  []scorePair
+	pairOf map[[2]string]int32
+	conds  []scoreCond
+	condOf map[[4]string]int32
+	recs   []scoreRec
+}
+
+type scorePair struct {
+	context, candidate string
+	bucket             int32 // datasetPositions.bucket
+}
+
+type scoreCond struct {
+	probe, wording, run, bank string
+	rank                      int32 // place in (probe, wording, run, bank) byte order
+}
+
+type scoreRec struct {
+	pair, cond int32
+	missing    bool
+	score      float64
+}
+
+func newStudyRows(pos datasetPositions) *studyRows {
+	return &studyRows{pos: pos, pairOf: map[[2]string]int32{}, condOf: map[[4]string]int32{}}
+}
+
+func (sr *studyRows) pair(context, candidate string) int32 {
+	key := [2]string{context, candidate}
+	i, ok := sr.pairOf[key]
+	if !ok {
+		i = int32(len(sr.pairs))
+		sr.pairs = append(sr.pairs, scorePair{context, candidate, sr.pos.bucket(context, candidate)})
+		sr.pairOf[key] = i
+	}
+	return i
+}
+
+func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
+	key := [4]string{probe, wording, run, bank}
+	i, ok := sr.condOf[key]
+	if !ok {
+		i = int32(len(sr.conds))
+		sr.conds = append(sr.conds, scoreCond{probe: probe, wording: wording, run: run, bank: bank})
+		sr.condOf[key] = i
+	}
+	return i
+}
+
+func (sr *studyRows) add(pair, cond int32, score sql.NullFloat64) {
+	sr.recs = append(sr.recs, scoreRec{pair: pair, cond: cond, missing: !score.Valid, score: score.Float64})
+}
+
+// ordered returns the rows in the order Scores documents: by bucket (a
+// counting sort), then within a bucket by context and candidate id (which
+// differ only in the buckets of ids the dataset lacks) and the condition's
+// rank.
+func (sr *studyRows) ordered() []model.ScoreRow {
+	// Rank the conditions.
+	byName := make([]int32, len(sr.conds))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortFunc(byName, func(a, b int32) int {
+		x, y := &sr.conds[a], &sr.conds[b]
+		return cmp.Or(strings.Compare(x.probe, y.probe), strings.Compare(x.wording, y.wording),
+			strings.Compare(x.run, y.run), strings.Compare(x.bank, y.bank))
+	})
+	for r, i := range byName {
+		sr.conds[i].rank = int32(r)
+	}
+	// Counting sort by bucket.
+	start := make([]int, sr.pos.buckets+1)
+	for _, r := range sr.recs {
+		start[sr.pairs[r.pair].bucket+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	order := make([]int32, len(sr.recs))
+	next := slices.Clone(start[:len(start)-1])
+	for i, r := range sr.recs {
+		b := sr.pairs[r.pair].bucket
+		order[next[b]] = int32(i)
+		next[b]++
+	}
+	for b := 0; b < sr.pos.buckets; b++ {
+		seg := order[start[b]:start[b+1]]
+		if len(seg) < 2 {
+			continue
+		}
+		if sr.pos.known(int32(b)) {
+			// One candidate: its conditions are distinct.
+			slices.SortFunc(seg, func(a, b int32) int {
+				return cmp.Compare(sr.conds[sr.recs[a].cond].rank, sr.conds[sr.recs[b].cond].rank)
+			})
+			continue
+		}
+		slices.SortFunc(seg, func(a, b int32) int {
+			x, y := &sr.recs[a], &sr.recs[b]
+			if x.pair != y.pair {
+				p, q := &sr.pairs[x.pair], &sr.pairs[y.pair]
+				if c := strings.Compare(p.context, q.context); c != 0 {
+					return c
+				}
+				if c := strings.Compare(p.candidate, q.candidate); c != 0 {
+					return c
+				}
+			}
+			return cmp.Compare(sr.conds[x.cond].rank, sr.conds[y.cond].rank)
+		})
+	}
+	out := make([]model.ScoreRow, len(order))
+	for i, ri := range order {
+		r := &sr.recs[ri]
+		p, c := &sr.pairs[r.pair], &sr.conds[r.cond]
+		out[i] = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
+		if r.missing {
+			out[i].Score, out[i].Missing = math.NaN(), true
+		}
+	}
+	return out
+}
+
+// datasetPositions number the places of a dataset's candidates in file
+// order, as buckets of Scores' counting sort: bucket 0 holds the rows of
+// contexts the dataset lacks; each context then has a bucket for the rows
+// of candidates it lacks, followed by one per candidate, in file order.
+// Buckets compare as (context position, candidate position) with −1 for
+// an id the dataset lacks, as SQL sorts NULL first.
+type datasetPositions struct {
+	ctx     map[string]int32    // context id → its bucket of unknown candidates
+	cand    map[[2]string]int32 // (context, candidate) → its bucket
+	isCand  []bool              // per bucket: a candidate of the dataset
+	buckets int
+}
+
+// bucket returns the bucket of a context and candidate.
+func (p datasetPositions) bucket(context, candidate string) int32 {
+	if b, ok := p.cand[[2]string{context, candidate}]; ok {
+		return b
+	}
+	return p.ctx[context] // 0 when the context is absent too
+}
+
+// known says whether bucket b is one candidate's.
+func (p datasetPositions) known(b int32) bool { return p.isCand[b] }
+
+// positions reads the places of dataset's contexts and candidates.
+func (s *Store) positions(ctx context.Context, dataset string) (datasetPositions, error) {
+	p := datasetPositions{ctx: map[string]int32{}, cand: map[[2]string]int32{}, isCand: []bool{false}}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT c.ext_id, k.ext_id
 		FROM datasets d
 		JOIN contexts c ON c.dataset_id = d.id
 		LEFT JOIN candidates k ON k.context_id = c.id
-		WHERE d.name = ?`, dataset)
+		WHERE d.name = ?
+		ORDER BY c.pos, k.pos`, dataset)
 	if err != nil {
 		return p, err
 	}
 	defer rows.Close()
+	last := ""
+	first := true
 	for rows.Next() {
-		var cid, kid sql.NullString
-		var cpos, kpos sql.NullInt64
-		if err := rows.Scan(&cid, &cpos, &kid, &kpos); err != nil {
+		var cid string
+		var kid sql.NullString
+		if err := rows.Scan(&cid, &kid); err != nil {
 			return p, err
 		}
-		p.ctx[cid.String] = int(cpos.Int64)
+		if first || cid != last {
+			p.ctx[cid] = int32(len(p.isCand))
+			p.isCand = append(p.isCand, false)
+			last, first = cid, false
+		}
 		if kid.Valid {
-			p.cand[[2]string{cid.String, kid.String}] = int(kpos.Int64)
+			p.cand[[2]string{cid, kid.String}] = int32(len(p.isCand))
+			p.isCand = append(p.isCand, true)
 		}
 	}
+	p.buckets = len(p.isCand)
 	return p, rows.Err()
 }
 
