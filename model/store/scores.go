@@ -29,25 +29,49 @@ const ImportBackend = "import"
 // context and candidate id, probe, wording, run and bank hash, compared
 // as bytes.
 //
-// SQLite only finds the rows (by the requests index); the order is made
-// here, which costs far less than a sort over joined text columns: rows
-// are bucketed by their candidate's place in the dataset (a counting
-// sort), and within a candidate ordered by the rank of their condition
-// (probe, wording, run, bank), of which a study has a few dozen. Each
-// row's strings are shared with every other row of its candidate and
-// condition, and SQLite hands over two text columns per row, not six.
+// SQLite only finds the rows, and reads them in two passes without a
+// join: the study's requests from the requests index (their coordinates
+// packed in two text columns, not six), then the answers' scores by a
+// range scan over request ids (a join looks each answer up on its own,
+// which costs more than the rest of the read). The order is made here,
+// which costs far less than a sort over joined text columns: rows are
+// bucketed by their candidate's place in the dataset (a counting sort),
+// and within a candidate ordered by the rank of their condition (probe,
+// wording, run, bank), of which a study has a few dozen. Each row's
+// strings are shared with every other row of its candidate and condition.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
 	pos, err := s.positions(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
+	// One read transaction: both passes see the same snapshot.
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
 	sr := newStudyRows(pos)
-	err = s.scanScoresPacked(ctx, sr, dataset, judge, bankHash)
+	var q studyQuery
+	err = tx.QueryRowContext(ctx, `
+		SELECT j.id, d.id, ? = '' OR j.backend = ?
+		FROM judges j, datasets d WHERE j.name = ? AND d.name = ?`,
+		bankHash, ImportBackend, judge, dataset).Scan(&q.judge, &q.dataset, &q.anyBank)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sr.ordered(), nil // no such judge or dataset: no rows
+	}
+	if err != nil {
+		return nil, err
+	}
+	q.bank = bankHash
+	err = scanRequestsPacked(ctx, tx, sr, q)
 	if errors.Is(err, errPackedAmbiguous) {
 		// An id holds a NUL byte, the packed columns' separator: read the
 		// columns one by one instead.
 		sr = newStudyRows(pos)
-		err = s.scanScoresPlain(ctx, sr, dataset, judge, bankHash)
+		err = scanRequestsPlain(ctx, tx, sr, q)
+	}
+	if err == nil {
+		err = scanAnswers(ctx, tx, sr, q)
 	}
 	if err != nil {
 		return nil, err
@@ -55,26 +79,32 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 	return sr.ordered(), nil
 }
 
-// scoresFrom is the FROM and WHERE of both score queries.
-const scoresFrom = `
-		FROM requests r
-		JOIN judges j ON j.id = r.judge_id
-		JOIN datasets d ON d.id = r.dataset_id
-		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)`
+// studyQuery selects a study's requests: a judge's on a dataset, under
+// one bank unless anyBank.
+type studyQuery struct {
+	judge, dataset int64
+	anyBank        bool
+	bank           string
+}
+
+const (
+	studyWhere    = ` WHERE r.judge_id = ? AND r.dataset_id = ? AND (? OR r.bank_hash = ?)`
+	studyRequests = ` FROM requests r` + studyWhere
+)
+
+func (q studyQuery) args() []any { return []any{q.judge, q.dataset, q.anyBank, q.bank} }
 
 // errPackedAmbiguous says a packed column held a NUL byte of its own.
 var errPackedAmbiguous = errors.New("store: an id holds a NUL byte")
 
-// scanScoresPacked reads the answers with each row's coordinates packed in
-// two NUL-separated text columns, context and candidate, then probe,
-// wording, run and bank hash. A column with more NULs than separators
-// stops the scan with errPackedAmbiguous.
-func (s *Store) scanScoresPacked(ctx context.Context, sr *studyRows, dataset, judge, bankHash string) error {
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT r.context || char(0) || r.candidate,
-		       r.probe || char(0) || r.wording || char(0) || r.run || char(0) || r.bank_hash,
-		       p.score`+scoresFrom, dataset, judge, bankHash, bankHash, ImportBackend)
+// scanRequestsPacked reads the study's requests with each row's
+// coordinates packed in two NUL-separated text columns, context and
+// candidate, then probe, wording, run and bank hash. A column with more
+// NULs than separators stops the scan with errPackedAmbiguous.
+func scanRequestsPacked(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT r.id, r.context || char(0) || r.candidate,
+		       r.probe || char(0) || r.wording || char(0) || r.run || char(0) || r.bank_hash`+studyRequests, q.args()...)
 	if err != nil {
 		return err
 	}
@@ -82,10 +112,10 @@ func (s *Store) scanScoresPacked(ctx context.Context, sr *studyRows, dataset, ju
 	var lastPair string
 	pair := int32(-1)
 	condOf := map[string]int32{}
-	var score sql.NullFloat64
+	var id int64
+	var pk, ck string
 	for rows.Next() {
-		var pk, ck string
-		if err := rows.Scan(&pk, &ck, &score); err != nil {
+		if err := rows.Scan(&id, &pk, &ck); err != nil {
 			return err
 		}
 		// Rows come candidate by candidate: reuse the last lookup.
@@ -107,27 +137,98 @@ func (s *Store) scanScoresPacked(ctx context.Context, sr *studyRows, dataset, ju
 			cond = sr.cond(probe, wording, run, bank)
 			condOf[ck] = cond
 		}
-		sr.add(pair, cond, score)
+		sr.add(id, pair, cond)
 	}
 	return rows.Err()
 }
 
-// scanScoresPlain reads the answers with one text column per coordinate.
-func (s *Store) scanScoresPlain(ctx context.Context, sr *studyRows, dataset, judge, bankHash string) error {
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash, p.score`+scoresFrom,
-		dataset, judge, bankHash, bankHash, ImportBackend)
+// scanRequestsPlain reads the study's requests with one text column per
+// coordinate.
+func scanRequestsPlain(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT r.id, r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash`+studyRequests, q.args()...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	var id int64
 	var c, k, probe, wording, run, bank string
-	var score sql.NullFloat64
 	for rows.Next() {
-		if err := rows.Scan(&c, &k, &probe, &wording, &run, &bank, &score); err != nil {
+		if err := rows.Scan(&id, &c, &k, &probe, &wording, &run, &bank); err != nil {
 			return err
 		}
-		sr.add(sr.pair(c, k), sr.cond(probe, wording, run, bank), score)
+		sr.add(id, sr.pair(c, k), sr.cond(probe, wording, run, bank))
+	}
+	return rows.Err()
+}
+
+// denseSpan is the widest range of request ids scanAnswers reads by one
+// range scan for n requests: it then skips at most three other rows per
+// row of the study.
+var denseSpan = func(n int) int64 { return 4*int64(n) + 1024 }
+
+// scanAnswers gives each request read its answer's score. When the
+// requests' ids are dense (one run stores a study's requests in a block)
+// the answers are read by one range scan over request ids, those of other
+// studies in the range skipped; otherwise each request's answer is found
+// by a join.
+func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
+	if len(sr.recs) == 0 {
+		return nil
+	}
+	lo, hi := sr.recs[0].id, sr.recs[0].id
+	for _, r := range sr.recs {
+		lo, hi = min(lo, r.id), max(hi, r.id)
+	}
+	var rows *sql.Rows
+	var err error
+	var at func(id int64) int32
+	if span := hi - lo + 1; span <= denseSpan(len(sr.recs)) {
+		index := make([]int32, span)
+		for i := range index {
+			index[i] = -1
+		}
+		for i, r := range sr.recs {
+			index[r.id-lo] = int32(i)
+		}
+		at = func(id int64) int32 {
+			if id < lo || id > hi {
+				return -1
+			}
+			return index[id-lo]
+		}
+		rows, err = tx.QueryContext(ctx, `
+			SELECT p.request_id, p.score FROM responses p
+			WHERE p.ok = 1 AND p.request_id BETWEEN ? AND ?`, lo, hi)
+	} else {
+		index := make(map[int64]int32, len(sr.recs))
+		for i, r := range sr.recs {
+			index[r.id] = int32(i)
+		}
+		at = func(id int64) int32 {
+			if i, ok := index[id]; ok {
+				return i
+			}
+			return -1
+		}
+		rows, err = tx.QueryContext(ctx, `
+			SELECT p.request_id, p.score FROM requests r
+			JOIN responses p ON p.request_id = r.id AND p.ok = 1`+studyWhere, q.args()...)
+	}
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id int64
+	var score sql.NullFloat64
+	for rows.Next() {
+		if err := rows.Scan(&id, &score); err != nil {
+			return err
+		}
+		if i := at(id); i >= 0 {
+			r := &sr.recs[i]
+			r.answered, r.missing, r.score = true, !score.Valid, score.Float64
+		}
 	}
 	return rows.Err()
 }
@@ -154,9 +255,10 @@ type scoreCond struct {
 }
 
 type scoreRec struct {
-	pair, cond int32
-	missing    bool
-	score      float64
+	id                int64 // the request's
+	pair, cond        int32
+	answered, missing bool
+	score             float64
 }
 
 func newStudyRows(pos datasetPositions) *studyRows {
@@ -185,8 +287,8 @@ func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
 	return i
 }
 
-func (sr *studyRows) add(pair, cond int32, score sql.NullFloat64) {
-	sr.recs = append(sr.recs, scoreRec{pair: pair, cond: cond, missing: !score.Valid, score: score.Float64})
+func (sr *studyRows) add(id int64, pair, cond int32) {
+	sr.recs = append(sr.recs, scoreRec{id: id, pair: pair, cond: cond})
 }
 
 // ordered returns the rows in the order Scores documents: by bucket (a
@@ -210,14 +312,19 @@ func (sr *studyRows) ordered() []model.ScoreRow {
 	// Counting sort by bucket.
 	start := make([]int, sr.pos.buckets+1)
 	for _, r := range sr.recs {
-		start[sr.pairs[r.pair].bucket+1]++
+		if r.answered {
+			start[sr.pairs[r.pair].bucket+1]++
+		}
 	}
 	for b := 1; b < len(start); b++ {
 		start[b] += start[b-1]
 	}
-	order := make([]int32, len(sr.recs))
+	order := make([]int32, start[len(start)-1])
 	next := slices.Clone(start[:len(start)-1])
 	for i, r := range sr.recs {
+		if !r.answered {
+			continue
+		}
 		b := sr.pairs[r.pair].bucket
 		order[next[b]] = int32(i)
 		next[b]++
