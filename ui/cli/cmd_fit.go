@@ -94,8 +94,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	} else {
 		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "",
 			func(st *store.Store, in *fitInput, hash string) (err error) {
-				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil {
-					return err
+				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
+					return err // budgets are reported beside rubric baselines only
 				}
 				in.usage, err = st.Usage(ctx, in.dataset, in.judge, hash)
 				return err
