@@ -191,33 +191,50 @@ func parseNumber(at, field, s string) (float64, error) {
 // the five times of a slice grown by appending; rows share their strings
 // (ScanScoresCSV).
 func ReadScoresCSV(r io.Reader, file string) ([]ScoreRow, error) {
-	const block = 1 << 14
-	var blocks [][]ScoreRow
-	cur := make([]ScoreRow, 0, block)
-	n := 0
-	err := ScanScoresCSV(r, file, func(row ScoreRow) error {
-		if len(cur) == cap(cur) {
-			blocks = append(blocks, cur)
-			cur = make([]ScoreRow, 0, block)
-		}
-		cur = append(cur, row)
-		n++
+	var rows blocks[ScoreRow]
+	if err := ScanScoresCSV(r, file, func(row ScoreRow) error {
+		rows.add(row)
 		return nil
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	if len(blocks) == 0 {
-		if n == 0 {
-			return nil, nil
+	return rows.slice(), nil
+}
+
+// blocks gathers values in fixed blocks and copies them once into a slice
+// of the exact length: a slice grown by append to n large values is copied
+// about five times over, as it grows by a quarter at a time.
+type blocks[T any] struct {
+	full [][]T
+	cur  []T
+	n    int
+}
+
+func (b *blocks[T]) add(v T) {
+	const size = 1 << 14
+	if len(b.cur) == cap(b.cur) {
+		if b.cur != nil {
+			b.full = append(b.full, b.cur)
 		}
-		return cur, nil
+		b.cur = make([]T, 0, min(size, max(16, 2*cap(b.cur))))
 	}
-	rows := make([]ScoreRow, 0, n)
-	for _, b := range blocks {
-		rows = append(rows, b...)
+	b.cur = append(b.cur, v)
+	b.n++
+}
+
+// slice returns the values in order, nil when there are none.
+func (b *blocks[T]) slice() []T {
+	if b.n == 0 {
+		return nil
 	}
-	return append(rows, cur...), nil
+	if len(b.full) == 0 {
+		return b.cur
+	}
+	out := make([]T, 0, b.n)
+	for _, f := range b.full {
+		out = append(out, f...)
+	}
+	return append(out, b.cur...)
 }
 
 // ScanScoresCSV reads what ReadScoresCSV reads and passes each row to fn
@@ -362,16 +379,25 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 	}
 	type key struct{ ctx, cand string }
 	seen := map[key]int{}
-	var labels []Label
+	var labels blocks[Label]
+	var lastCtx string
 	for {
 		rec, line, err := t.next()
 		if err == io.EOF {
-			return labels, nil
+			return labels.slice(), nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		l := Label{Context: t.field(rec, "context"), Candidate: t.field(rec, "candidate"), Line: line}
+		l := Label{Context: t.field(rec, "context"), Candidate: strings.Clone(t.field(rec, "candidate")), Line: line}
+		// Labels come context by context: share the context's id, and
+		// keep no line alive.
+		if l.Context == lastCtx {
+			l.Context = lastCtx
+		} else {
+			l.Context = strings.Clone(l.Context)
+			lastCtx = l.Context
+		}
 		if l.Context == "" {
 			return nil, fmt.Errorf("%s: field \"context\" is empty", t.at("context"))
 		}
@@ -386,7 +412,7 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", t.at("candidate"), l.Context, l.Candidate, first)
 		}
 		seen[k] = line
-		labels = append(labels, l)
+		labels.add(l)
 	}
 }
 
