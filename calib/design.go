@@ -76,6 +76,7 @@ func at(file string, line int) string {
 // file can feed one as it reads and never hold them all.
 func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions) (*Design, []string, error) {
 	b := NewDesignBuilder(opts)
+	b.reserve(len(labels)) // usually one candidate per label
 	for i := range rows {
 		if err := b.Add(&rows[i]); err != nil {
 			return nil, nil, err
@@ -106,6 +107,7 @@ type DesignBuilder struct {
 	sums        [][]float64 // per probe, per candidate; nil for other probes
 	cnts        [][]int32
 	nrows       int
+	hint        int // candidates expected (reserve)
 	last        candKey
 	lastIdx     int32
 	haveLastIdx bool
@@ -125,6 +127,14 @@ func NewDesignBuilder(opts BuildOptions) *DesignBuilder {
 	return &DesignBuilder{opts: opts, sf: sf, probeOf: map[string]int32{}, candOf: map[candKey]int32{}}
 }
 
+// reserve sizes the builder for n candidates.
+func (b *DesignBuilder) reserve(n int) {
+	b.hint = n
+	b.cands = slices.Grow(b.cands, n)
+	b.rowsOf = slices.Grow(b.rowsOf, n)
+	b.candOf = make(map[candKey]int32, n)
+}
+
 // Add folds in one score row. It fails, naming the row's line, on a probe
 // name ParseProbe refuses or a score CheckNumber refuses.
 func (b *DesignBuilder) Add(r *model.ScoreRow) error {
@@ -140,7 +150,8 @@ func (b *DesignBuilder) Add(r *model.ScoreRow) error {
 		var sum []float64
 		var cnt []int32
 		if kind == model.ProbeBaseline || kind == model.ProbeAttr || kind == model.ProbeContext {
-			sum, cnt = make([]float64, 0, len(b.cands)), make([]int32, 0, len(b.cands))
+			n := max(len(b.cands), b.hint)
+			sum, cnt = make([]float64, 0, n), make([]int32, 0, n)
 		}
 		b.sums, b.cnts = append(b.sums, sum), append(b.cnts, cnt)
 	}
