@@ -283,3 +283,39 @@ func TestScoresOrderMatchesSQLSort(t *testing.T) {
 		}
 	}
 }
+
+// StudyHashes lists the same hashes as a DISTINCT over the study's
+// requests, and none for an unknown judge or dataset.
+func TestStudyHashes(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	if _, err := s.PutJudge(ctx, Judge{Name: "k", Backend: "openai", Model: "gpt-y"}); err != nil {
+		t.Fatal(err)
+	}
+	var rs []Response
+	for i, bank := range []string{"b2", "b1", "", "b3", "b1", "a"} {
+		r := answer("c1", "x", "baseline", fmt.Sprint(i), 1)
+		r.BankHash = bank
+		rs = append(rs, r)
+	}
+	other := answer("c1", "x", "baseline", "0", 1)
+	other.Judge, other.BankHash = "k", "zz"
+	if err := s.PutResponses(ctx, append(rs, other)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dataset, judge string
+		want           []string
+	}{
+		{"tiny", "j", []string{"", "a", "b1", "b2", "b3"}},
+		{"tiny", "k", []string{"zz"}},
+		{"tiny", "nobody", nil},
+		{"absent", "j", nil},
+	} {
+		got, err := s.StudyHashes(ctx, tc.dataset, tc.judge)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("StudyHashes(%q, %q) = %q, %v; want %q", tc.dataset, tc.judge, got, err, tc.want)
+		}
+	}
+}
