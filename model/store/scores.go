@@ -30,15 +30,16 @@ const ImportBackend = "import"
 // as bytes.
 //
 // SQLite only finds the rows, and reads them in two passes without a
-// join: the study's requests from the requests index (their coordinates
-// packed in two text columns, not six), then the answers' scores by a
-// range scan over request ids (a join looks each answer up on its own,
-// which costs more than the rest of the read). The order is made here,
-// which costs far less than a sort over joined text columns: rows are
-// bucketed by their candidate's place in the dataset (a counting sort),
-// and within a candidate ordered by the rank of their condition (probe,
-// wording, run, bank), of which a study has a few dozen. Each row's
-// strings are shared with every other row of its candidate and condition.
+// join: the study's requests from the requests index, one row per
+// candidate with its requests packed in one text column (what crosses the
+// driver row by row costs more than SQLite's own work), then the answers'
+// scores by a range scan over request ids (a join looks each answer up on
+// its own). The order is made here, which costs far less than a sort over
+// joined text columns: rows are bucketed by their candidate's place in
+// the dataset (a counting sort), and within a candidate ordered by the
+// rank of their condition (probe, wording, run, bank), of which a study
+// has a few dozen. Each row's strings are shared with every other row of
+// its candidate and condition.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
 	pos, err := s.positions(ctx, dataset)
 	if err != nil {
@@ -97,47 +98,54 @@ func (q studyQuery) args() []any { return []any{q.judge, q.dataset, q.anyBank, q
 // errPackedAmbiguous says a packed column held a NUL byte of its own.
 var errPackedAmbiguous = errors.New("store: an id holds a NUL byte")
 
-// scanRequestsPacked reads the study's requests with each row's
-// coordinates packed in two NUL-separated text columns, context and
-// candidate, then probe, wording, run and bank hash. A column with more
-// NULs than separators stops the scan with errPackedAmbiguous.
+// scanRequestsPacked reads the study's requests one candidate (and bank)
+// at a time: a row holds the context and candidate ids NUL-separated, the
+// candidate's request count, and its requests joined by \x01, each its
+// probe, wording, run, bank hash and id NUL-separated, so the rows that
+// cross the driver are a study's candidates, not its requests. The
+// separators are checked by count (4 NULs per request, one \x01 fewer
+// than requests; one NUL in the ids): an id or name holding either byte
+// stops the scan with errPackedAmbiguous.
 func scanRequestsPacked(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT r.id, r.context || char(0) || r.candidate,
-		       r.probe || char(0) || r.wording || char(0) || r.run || char(0) || r.bank_hash`+studyRequests, q.args()...)
+		SELECT r.context || char(0) || r.candidate, count(*),
+		       group_concat(r.probe || char(0) || r.wording || char(0) || r.run || char(0) || r.bank_hash || char(0) || r.id, char(1))`+
+		studyRequests+`
+		GROUP BY r.bank_hash, r.context, r.candidate`, q.args()...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var lastPair string
-	pair := int32(-1)
 	condOf := map[string]int32{}
-	var id int64
-	var pk, ck string
+	var pk, reqs string
+	var n int
 	for rows.Next() {
-		if err := rows.Scan(&id, &pk, &ck); err != nil {
+		if err := rows.Scan(&pk, &n, &reqs); err != nil {
 			return err
 		}
-		// Rows come candidate by candidate: reuse the last lookup.
-		if pair < 0 || pk != lastPair {
-			if strings.Count(pk, "\x00") != 1 {
-				return errPackedAmbiguous
-			}
-			c, k, _ := strings.Cut(pk, "\x00")
-			pair, lastPair = sr.pair(c, k), pk
+		if strings.Count(pk, "\x00") != 1 || strings.Count(reqs, "\x00") != 4*n || strings.Count(reqs, "\x01") != n-1 {
+			return errPackedAmbiguous
 		}
-		cond, ok := condOf[ck]
-		if !ok {
-			if strings.Count(ck, "\x00") != 3 {
-				return errPackedAmbiguous
+		c, k, _ := strings.Cut(pk, "\x00")
+		pair := sr.pair(c, k)
+		for req := range strings.SplitSeq(reqs, "\x01") {
+			i := strings.LastIndexByte(req, 0)
+			ck, idText := req[:i], req[i+1:]
+			id, err := strconv.ParseInt(idText, 10, 64)
+			if err != nil {
+				return fmt.Errorf("store: request id %q: %w", idText, err)
 			}
-			probe, rest, _ := strings.Cut(ck, "\x00")
-			wording, rest, _ := strings.Cut(rest, "\x00")
-			run, bank, _ := strings.Cut(rest, "\x00")
-			cond = sr.cond(probe, wording, run, bank)
-			condOf[ck] = cond
+			cond, ok := condOf[ck]
+			if !ok {
+				ck = strings.Clone(ck) // not the whole candidate's string
+				probe, rest, _ := strings.Cut(ck, "\x00")
+				wording, rest, _ := strings.Cut(rest, "\x00")
+				run, bank, _ := strings.Cut(rest, "\x00")
+				cond = sr.cond(probe, wording, run, bank)
+				condOf[ck] = cond
+			}
+			sr.add(id, pair, cond)
 		}
-		sr.add(id, pair, cond)
 	}
 	return rows.Err()
 }

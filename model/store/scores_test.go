@@ -223,10 +223,10 @@ func scoresBySQL(t *testing.T, s *Store, dataset, judge, bankHash string) []mode
 // Scores orders rows as one SQL sort over the joined columns would, over
 // every kind of row: ids the dataset lacks (whole contexts and single
 // candidates), several banks, wordings and runs, missing scores, and ids
-// holding the NUL byte that separates Scores' packed columns.
+// holding the NUL and \x01 bytes that separate Scores' packed columns.
 func TestScoresOrderMatchesSQLSort(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct{ withNUL, sparse bool }{{false, false}, {true, false}, {false, true}} {
+	for _, c := range []struct{ withNUL, sparse bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		withNUL := c.withNUL
 		if c.sparse { // answers found by the join, not the range scan
 			defer func(f func(int) int64) { denseSpan = f }(denseSpan)
@@ -242,8 +242,12 @@ func TestScoresOrderMatchesSQLSort(t *testing.T) {
 		i := 0
 		for _, id := range ids {
 			for _, probe := range []string{"len:+", "baseline", "len:-", "ctx:x"} {
+				wordings := []string{"1", "0"}
+				if withNUL {
+					wordings = append(wordings, "w\x01")
+				}
 				for _, bank := range []string{testBank, "another", "b"} {
-					for _, w := range []string{"1", "0"} {
+					for _, w := range wordings {
 						for _, run := range []string{"0", "r1"} {
 							i++
 							if i%3 == 0 {
