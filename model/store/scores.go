@@ -296,6 +296,11 @@ func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
 }
 
 func (sr *studyRows) add(id int64, pair, cond int32) {
+	if len(sr.recs) == cap(sr.recs) {
+		// Double: append grows a large slice by a quarter, copying it
+		// about five times over on the way to a study's size.
+		sr.recs = slices.Grow(sr.recs, max(len(sr.recs), 1024))
+	}
 	sr.recs = append(sr.recs, scoreRec{id: id, pair: pair, cond: cond})
 }
 
