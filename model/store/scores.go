@@ -550,3 +550,40 @@ func ensureImportJudge(ctx context.Context, tx *sql.Tx, name string) error {
 	}
 	return nil
 }
+
+// Labels returns the human targets of dataset's candidates as labels, in
+// file order, leaving out candidates without one: Dataset(…).Labels()
+// without reading the texts.
+func (s *Store) Labels(ctx context.Context, dataset string) ([]model.Label, error) {
+	var id int64
+	err := s.r.QueryRowContext(ctx, "SELECT id FROM datasets WHERE name = ?", dataset).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("dataset %q: %w", dataset, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT c.ext_id, k.ext_id, k.human
+		FROM contexts c JOIN candidates k ON k.context_id = c.id
+		WHERE c.dataset_id = ? AND k.human IS NOT NULL
+		ORDER BY c.pos, k.pos`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ls []model.Label
+	var last string
+	for rows.Next() {
+		var l model.Label
+		if err := rows.Scan(&l.Context, &l.Candidate, &l.Human); err != nil {
+			return nil, err
+		}
+		if l.Context == last { // share the context's id
+			l.Context = last
+		}
+		last = l.Context
+		ls = append(ls, l)
+	}
+	return ls, rows.Err()
+}

@@ -323,3 +323,21 @@ func TestStudyHashes(t *testing.T) {
 		}
 	}
 }
+
+// Labels equals the stored dataset's Labels, without its texts.
+func TestLabelsEqualDatasetLabels(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	d, err := s.Dataset(ctx, "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Labels(ctx, "tiny")
+	if err != nil || !reflect.DeepEqual(got, d.Labels()) || len(got) == 0 {
+		t.Errorf("Labels = %+v, %v; want %+v", got, err, d.Labels())
+	}
+	if _, err := s.Labels(ctx, "absent"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Labels of an absent dataset: %v, want ErrNotFound", err)
+	}
+}
