@@ -71,46 +71,152 @@ func at(file string, line int) string {
 // Scores of unlabelled candidates are ignored and contexts with fewer than
 // two labelled candidates skipped, each with a warning. Errors name the
 // file, line and field.
+//
+// BuildDesign is a DesignBuilder fed rows: a caller reading rows from a
+// file can feed one as it reads and never hold them all.
 func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions) (*Design, []string, error) {
-	sf, lf := opts.ScoresFile, opts.LabelsFile
+	b := NewDesignBuilder(opts)
+	b.reserve(len(labels)) // usually one candidate per label
+	for i := range rows {
+		if err := b.Add(&rows[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b.Build(labels)
+}
+
+// DesignBuilder folds score rows, one at a time and in order, into what
+// BuildDesign needs of them: per candidate and probe the sum and count of
+// its scores. Its memory grows with candidates × probes, not with rows.
+// Feeding rows to Add and then calling Build gives what BuildDesign gives
+// for the same rows, number for number and error for error.
+type DesignBuilder struct {
+	opts BuildOptions
+	sf   string // the scores file's name in errors
+
+	// Each distinct probe name is parsed once; rows keep its index.
+	probes  []probeInfo
+	probeOf map[string]int32
+
+	// Candidates in order of first row; per candidate its rows other
+	// than rubric ratings, and per score-column probe (baseline, an
+	// attribute sign, a context probe) the sum and count of its scores.
+	cands       []candKey
+	candOf      map[candKey]int32
+	rowsOf      []int32
+	sums        [][]float64 // per probe, per candidate; nil for other probes
+	cnts        [][]int32
+	nrows       int
+	hint        int // candidates expected (reserve)
+	last        candKey
+	lastIdx     int32
+	haveLastIdx bool
+}
+
+type probeInfo struct {
+	name, kind, attr, sign string
+	line                   int // first row with this probe
+}
+
+// NewDesignBuilder returns an empty builder; opts are BuildDesign's.
+func NewDesignBuilder(opts BuildOptions) *DesignBuilder {
+	sf := opts.ScoresFile
 	if sf == "" {
 		sf = "scores"
 	}
+	return &DesignBuilder{opts: opts, sf: sf, probeOf: map[string]int32{}, candOf: map[candKey]int32{}}
+}
+
+// reserve sizes the builder for n candidates.
+func (b *DesignBuilder) reserve(n int) {
+	b.hint = n
+	b.cands = slices.Grow(b.cands, n)
+	b.rowsOf = slices.Grow(b.rowsOf, n)
+	b.candOf = make(map[candKey]int32, n)
+}
+
+// Add folds in one score row. It fails, naming the row's line, on a probe
+// name ParseProbe refuses or a score CheckNumber refuses.
+func (b *DesignBuilder) Add(r *model.ScoreRow) error {
+	pi, seen := b.probeOf[r.Probe]
+	if !seen {
+		kind, attr, sign, err := model.ParseProbe(r.Probe)
+		if err != nil {
+			return fmt.Errorf("%s: field \"probe\": %v", at(b.sf, r.Line), err)
+		}
+		pi = int32(len(b.probes))
+		b.probes = append(b.probes, probeInfo{r.Probe, kind, attr, sign, r.Line})
+		b.probeOf[r.Probe] = pi
+		var sum []float64
+		var cnt []int32
+		if kind == model.ProbeBaseline || kind == model.ProbeAttr || kind == model.ProbeContext {
+			n := max(len(b.cands), b.hint)
+			sum, cnt = make([]float64, 0, n), make([]int32, 0, n)
+		}
+		b.sums, b.cnts = append(b.sums, sum), append(b.cnts, cnt)
+	}
+	if err := model.CheckNumber(r.Score); !r.Missing && err != nil {
+		return fmt.Errorf("%s: field \"score\": %v", at(b.sf, r.Line), err)
+	}
+	b.nrows++
+	p := &b.probes[pi]
+	if p.kind == model.ProbeRubric {
+		return nil // rubric ratings are no probe: not even counted (docs/rubrics.md)
+	}
+	// Rows usually come candidate by candidate: reuse the last lookup.
+	if !b.haveLastIdx || r.Context != b.last.ctx || r.Candidate != b.last.cand {
+		k := candKey{r.Context, r.Candidate}
+		ci, ok := b.candOf[k]
+		if !ok {
+			ci = int32(len(b.cands))
+			b.cands = append(b.cands, k)
+			b.candOf[k] = ci
+			b.rowsOf = append(b.rowsOf, 0)
+		}
+		b.last, b.lastIdx, b.haveLastIdx = k, ci, true
+	}
+	ci := b.lastIdx
+	b.rowsOf[ci]++
+	if b.sums[pi] == nil || r.Missing { // neutral probes are controls, not columns
+		return nil
+	}
+	sum, cnt := b.sums[pi], b.cnts[pi]
+	if int(ci) >= len(sum) {
+		sum, cnt = growTo(sum, int(ci)+1), growTo(cnt, int(ci)+1)
+		b.sums[pi], b.cnts[pi] = sum, cnt
+	}
+	sum[ci] += r.Score
+	cnt[ci]++
+	return nil
+}
+
+// growTo extends s with zeros to length n, doubling its capacity when it
+// must grow: a slice grown one candidate at a time by append is copied
+// about five times over at large sizes, one doubled about twice.
+func growTo[T any](s []T, n int) []T {
+	if n > cap(s) {
+		t := make([]T, len(s), max(n, 2*cap(s), 64))
+		copy(t, s)
+		s = t
+	}
+	return s[:n]
+}
+
+// Build makes the design of the rows added so far and labels.
+func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
+	opts := b.opts
+	sf, lf := b.sf, opts.LabelsFile
 	if lf == "" {
 		lf = "labels"
 	}
 	var warnings []string
+	probes := b.probes
 
 	// Probe names: attributes need both signs, and a baseline must exist.
 	type signLines struct{ plus, minus int }
 	attrSeen := map[string]*signLines{}
 	ctxSeen := map[string]bool{}
 	baseline := false
-	// Each distinct probe name is parsed once; rows keep its index.
-	type probeInfo struct {
-		name, kind, attr, sign string
-		line                   int // first row with this probe
-	}
-	var probes []probeInfo
-	probeOf := map[string]int32{}
-	rowProbe := make([]int32, len(rows))
-	for i := range rows {
-		r := &rows[i]
-		pi, seen := probeOf[r.Probe]
-		if !seen {
-			kind, attr, sign, err := model.ParseProbe(r.Probe)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: field \"probe\": %v", at(sf, r.Line), err)
-			}
-			pi = int32(len(probes))
-			probes = append(probes, probeInfo{r.Probe, kind, attr, sign, r.Line})
-			probeOf[r.Probe] = pi
-		}
-		rowProbe[i] = pi
-		if err := model.CheckNumber(r.Score); !r.Missing && err != nil {
-			return nil, nil, fmt.Errorf("%s: field \"score\": %v", at(sf, r.Line), err)
-		}
-	}
 	for _, p := range probes {
 		switch p.kind {
 		case model.ProbeBaseline:
@@ -130,7 +236,7 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 			}
 		}
 	}
-	if len(rows) == 0 {
+	if b.nrows == 0 {
 		return nil, nil, fmt.Errorf("%s: no score rows", sf)
 	}
 	if !baseline {
@@ -184,56 +290,53 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 		labelOf[k] = i
 	}
 
-	// Average scores per labelled candidate and score column.
-	sum := make([]float64, len(labels)*nc)
-	cnt := make([]int32, len(labels)*nc)
-	unlabelledRows := 0
-	unlabelled := map[candKey]bool{}
-	colOfProbe := make([]int, len(probes)) // −1: neutral, not a column
+	// Per labelled candidate and score column, the sum and count of its
+	// scores (no count: no score).
+	probeOfCol := make([]int32, nc)
 	for i, p := range probes {
-		c, ok := colOf[p.name]
-		if !ok {
-			c = -1
+		if c, ok := colOf[p.name]; ok {
+			probeOfCol[c] = int32(i)
 		}
-		colOfProbe[i] = c
 	}
-	last, lastIdx, lastOK := candKey{}, 0, false
-	for i := range rows {
-		r := &rows[i]
-		// Rows usually come candidate by candidate: reuse the last lookup.
-		if probes[rowProbe[i]].kind == model.ProbeRubric {
-			continue // rubric ratings are no probe: not even counted (docs/rubrics.md)
+	candOfLabel := make([]int32, len(labels))
+	unlabelledRows, unlabelled := 0, 0
+	labelled := make([]bool, len(b.cands))
+	for i, l := range labels {
+		ci, ok := b.candOf[candKey{l.Context, l.Candidate}]
+		if !ok {
+			ci = -1
+		} else {
+			labelled[ci] = true
 		}
-		if i == 0 || r.Context != last.ctx || r.Candidate != last.cand {
-			last = candKey{r.Context, r.Candidate}
-			lastIdx, lastOK = labelOf[last]
+		candOfLabel[i] = ci
+	}
+	for ci, ok := range labelled {
+		if !ok && b.rowsOf[ci] > 0 {
+			unlabelledRows += int(b.rowsOf[ci])
+			unlabelled++
 		}
-		li := lastIdx
-		if !lastOK {
-			unlabelledRows++
-			unlabelled[last] = true
-			continue
+	}
+	cell := func(li, c int) (sum float64, cnt int32) {
+		ci := candOfLabel[li]
+		p := probeOfCol[c]
+		if ci < 0 || int(ci) >= len(b.cnts[p]) {
+			return 0, 0
 		}
-		c := colOfProbe[rowProbe[i]]
-		if c < 0 || r.Missing { // neutral probes are controls, not columns
-			continue
-		}
-		sum[li*nc+c] += r.Score
-		cnt[li*nc+c]++
+		return b.sums[p][ci], b.cnts[p][ci]
 	}
 	if unlabelledRows > 0 {
-		warnings = append(warnings, fmt.Sprintf("%s: ignored %d score rows of %d candidates without a label in %s", sf, unlabelledRows, len(unlabelled), lf))
+		warnings = append(warnings, fmt.Sprintf("%s: ignored %d score rows of %d candidates without a label in %s", sf, unlabelledRows, unlabelled, lf))
 	}
 	for i, l := range labels {
 		any := false
 		for c := 0; c < nc; c++ {
-			any = any || cnt[i*nc+c] > 0
+			_, k := cell(i, c)
+			any = any || k > 0
 		}
 		if !any {
 			return nil, nil, fmt.Errorf("%s: field \"candidate\": labelled candidate %q of context %q has no scores in %s", at(lf, l.Line), l.Candidate, l.Context, sf)
 		}
 	}
-
 	// Group labels by context; skip contexts with fewer than two candidates.
 	byCtx := map[string][]int{}
 	for i, l := range labels {
@@ -276,18 +379,29 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 	}
 	n := len(order)
 
-	// Score matrix with column-mean imputation over the design's rows.
-	score := make([]float64, n*nc)
+	// Column-mean imputation over the design's rows, then J (eq. 1): each
+	// score column is filled in and differenced with s0 straight into J's
+	// column, never held as a whole score matrix.
+	q := d.Q()
+	K := len(d.Attrs)
+	d.S0 = make([]float64, n)
+	d.Human = make([]float64, n)
+	d.V = make([]float64, n)
+	d.YStar = make([]float64, n)
+	d.JC = make([]float64, n*q)
+	for r, li := range order {
+		d.Human[r] = labels[li].Human
+	}
 	for c := 0; c < nc; c++ {
 		var s float64
 		m, present := 0, 0
 		for _, li := range order {
-			if k := cnt[li*nc+c]; k > 0 {
+			if sum, k := cell(li, c); k > 0 {
 				present++
 				if opts.MeanOver != nil && !opts.MeanOver(labels[li].Context) {
 					continue
 				}
-				s += sum[li*nc+c] / float64(k)
+				s += sum / float64(k)
 				m++
 			}
 		}
@@ -302,34 +416,20 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 		d.Means = append(d.Means, mean)
 		d.Imputed[d.ScoreColumns[c]] = n - present
 		for r, li := range order {
-			if k := cnt[li*nc+c]; k > 0 {
-				score[r*nc+c] = sum[li*nc+c] / float64(k)
-			} else {
-				score[r*nc+c] = mean
+			v := mean
+			if sum, k := cell(li, c); k > 0 {
+				v = sum / float64(k)
 			}
-		}
-	}
-
-	// J (eq. 1), then centering and the target per context (§3).
-	q := d.Q()
-	K := len(d.Attrs)
-	d.S0 = make([]float64, n)
-	d.Human = make([]float64, n)
-	d.V = make([]float64, n)
-	d.YStar = make([]float64, n)
-	d.JC = make([]float64, n*q)
-	for r, li := range order {
-		row := score[r*nc : (r+1)*nc]
-		s0 := row[0]
-		d.S0[r] = s0
-		d.Human[r] = labels[li].Human
-		j := d.JC[r*q : (r+1)*q]
-		for k := 0; k < K; k++ {
-			j[2*k] = row[1+2*k] - s0   // Δk+ = s(pk+) − s0
-			j[2*k+1] = s0 - row[2+2*k] // Δk− = s0 − s(pk−)
-		}
-		for c := 2 * K; c < q; c++ {
-			j[c] = row[1+c] - s0
+			switch {
+			case c == 0:
+				d.S0[r] = v
+			case c <= 2*K && c%2 == 1: // ATTR:+: Δk+ = s(pk+) − s0
+				d.JC[r*q+c-1] = v - d.S0[r]
+			case c <= 2*K: // ATTR:-: Δk− = s0 − s(pk−)
+				d.JC[r*q+c-1] = d.S0[r] - v
+			default: // ctx:NAME
+				d.JC[r*q+c-1] = v - d.S0[r]
+			}
 		}
 	}
 	d.J = slices.Clone(d.JC)

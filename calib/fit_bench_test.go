@@ -3,6 +3,8 @@ package calib
 import (
 	"context"
 	"testing"
+
+	"github.com/prism-eval/prism/model/synthstudy"
 )
 
 var sinkReport *Report
@@ -68,5 +70,26 @@ func BenchmarkBuildDesign(b *testing.B) {
 			b.Fatal(err)
 		}
 		sinkDesign = d
+	}
+}
+
+// BenchmarkFitStudy1k fits synthgen's default study at 1,000 contexts:
+// 16 candidates × 8 attributes (272,000 score rows), default options.
+func BenchmarkFitStudy1k(b *testing.B) { benchFitStudy(b, 1000) }
+
+// BenchmarkFitStudy5k is BenchmarkFitStudy1k at 5,000 contexts
+// (1,360,000 score rows): time and allocation grow with the contexts.
+func BenchmarkFitStudy5k(b *testing.B) { benchFitStudy(b, 5000) }
+
+func benchFitStudy(b *testing.B, nctx int) {
+	rows, labels := synthstudy.Scores(nctx, 16, 8, 1, 1)
+	opts := DefaultOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _, err := Fit(context.Background(), rows, labels, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkReport = r
 	}
 }

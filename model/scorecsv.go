@@ -185,44 +185,165 @@ func parseNumber(at, field, s string) (float64, error) {
 // at least context,candidate,probe,score (optional run and wording
 // columns are kept, others ignored), then one row per score. An empty score
 // is a missing cell (Missing true). Errors name file, line and field.
+//
+// Rows are gathered in blocks and copied once into a slice of the exact
+// length, so reading costs about twice the rows' memory at its peak, not
+// the five times of a slice grown by appending; rows share their strings
+// (ScanScoresCSV).
 func ReadScoresCSV(r io.Reader, file string) ([]ScoreRow, error) {
-	t, err := openCSV(r, file, "a score file", []string{"context", "candidate", "probe", "score"})
-	if err != nil {
+	var rows blocks[ScoreRow]
+	if err := ScanScoresCSV(r, file, func(row ScoreRow) error {
+		rows.add(row)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	var rows []ScoreRow
+	return rows.slice(), nil
+}
+
+// blocks gathers values in fixed blocks and copies them once into a slice
+// of the exact length: a slice grown by append to n large values is copied
+// about five times over, as it grows by a quarter at a time.
+type blocks[T any] struct {
+	full [][]T
+	cur  []T
+	n    int
+}
+
+func (b *blocks[T]) add(v T) {
+	const size = 1 << 14
+	if len(b.cur) == cap(b.cur) {
+		if b.cur != nil {
+			b.full = append(b.full, b.cur)
+		}
+		b.cur = make([]T, 0, min(size, max(16, 2*cap(b.cur))))
+	}
+	b.cur = append(b.cur, v)
+	b.n++
+}
+
+// slice returns the values in order, nil when there are none.
+func (b *blocks[T]) slice() []T {
+	if b.n == 0 {
+		return nil
+	}
+	if len(b.full) == 0 {
+		return b.cur
+	}
+	out := make([]T, 0, b.n)
+	for _, f := range b.full {
+		out = append(out, f...)
+	}
+	return append(out, b.cur...)
+}
+
+// ScanScoresCSV reads what ReadScoresCSV reads and passes each row to fn
+// in file order, holding none: a caller that folds the rows as they come
+// (calib.DesignBuilder) needs memory for its result only. An error from
+// fn stops the scan and is returned.
+//
+// Rows share their strings: a context or candidate id equal to the
+// previous row's is that string, and probes, runs and wordings are
+// interned, so the rows of a file do not keep its lines alive.
+func ScanScoresCSV(r io.Reader, file string, fn func(ScoreRow) error) error {
+	t, err := openCSV(r, file, "a score file", []string{"context", "candidate", "probe", "score"})
+	if err != nil {
+		return err
+	}
+	ci, ki, pi, si := t.col["context"], t.col["candidate"], t.col["probe"], t.col["score"]
+	ri, hasRun := t.col["run"]
+	wi, hasWording := t.col["wording"]
+	var lastCtx, lastCand string
+	probes := internTable{} // valid probe names
+	labels := internTable{} // runs and wordings
 	for {
 		rec, line, err := t.next()
 		if err == io.EOF {
-			return rows, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		row := ScoreRow{
-			Context:   t.field(rec, "context"),
-			Candidate: t.field(rec, "candidate"),
-			Probe:     t.field(rec, "probe"),
-			Run:       t.field(rec, "run"),
-			Wording:   t.field(rec, "wording"),
-			Line:      line,
+		row := ScoreRow{Line: line}
+		switch c := strings.TrimSpace(rec[ci]); {
+		case c == "":
+			return fmt.Errorf("%s: field \"context\" is empty", t.at("context"))
+		case c == lastCtx:
+			row.Context = lastCtx
+		default:
+			row.Context = strings.Clone(c)
+			lastCtx = row.Context
 		}
-		if row.Context == "" {
-			return nil, fmt.Errorf("%s: field \"context\" is empty", t.at("context"))
+		switch k := strings.TrimSpace(rec[ki]); {
+		case k == "":
+			return fmt.Errorf("%s: field \"candidate\" is empty", t.at("candidate"))
+		case k == lastCand:
+			row.Candidate = lastCand
+		default:
+			row.Candidate = strings.Clone(k)
+			lastCand = row.Candidate
 		}
-		if row.Candidate == "" {
-			return nil, fmt.Errorf("%s: field \"candidate\" is empty", t.at("candidate"))
+		p := strings.TrimSpace(rec[pi])
+		if row.Probe = probes.get(p); row.Probe == "" {
+			if _, _, _, err := ParseProbe(p); err != nil {
+				return fmt.Errorf("%s: field \"probe\": %v", t.at("probe"), err)
+			}
+			row.Probe = probes.put(p)
 		}
-		if _, _, _, err := ParseProbe(row.Probe); err != nil {
-			return nil, fmt.Errorf("%s: field \"probe\": %v", t.at("probe"), err)
+		if hasRun {
+			row.Run = labels.intern(strings.TrimSpace(rec[ri]))
 		}
-		if s := t.field(rec, "score"); s == "" {
+		if hasWording {
+			row.Wording = labels.intern(strings.TrimSpace(rec[wi]))
+		}
+		if s := strings.TrimSpace(rec[si]); s == "" {
 			row.Missing = true
-		} else if row.Score, err = parseNumber(t.at("score"), "score", s); err != nil {
-			return nil, err
+		} else if row.Score, err = parseNumberAt(t, "score", s); err != nil {
+			return err
 		}
-		rows = append(rows, row)
+		if err := fn(row); err != nil {
+			return err
+		}
 	}
+}
+
+// internTable shares the strings of a column with few distinct values.
+// It holds at most maxInterned; later values are copied each time.
+type internTable map[string]string
+
+const maxInterned = 1024
+
+// get returns the interned copy of s, or "" when s has none.
+func (m internTable) get(s string) string { return m[s] }
+
+// put interns s (when there is room) and returns its copy.
+func (m internTable) put(s string) string {
+	c := strings.Clone(s)
+	if len(m) < maxInterned {
+		m[c] = c
+	}
+	return c
+}
+
+// intern returns the shared copy of s, "" for "".
+func (m internTable) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c := m.get(s); c != "" {
+		return c
+	}
+	return m.put(s)
+}
+
+// parseNumberAt is parseNumber locating the field only when it fails:
+// formatting the location of every field was a tenth of a read.
+func parseNumberAt(t *csvTable, field, s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && CheckNumber(v) == nil {
+		return v, nil
+	}
+	return parseNumber(t.at(field), field, s)
 }
 
 // WriteScoresCSV writes rows with the header
@@ -258,23 +379,32 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 	}
 	type key struct{ ctx, cand string }
 	seen := map[key]int{}
-	var labels []Label
+	var labels blocks[Label]
+	var lastCtx string
 	for {
 		rec, line, err := t.next()
 		if err == io.EOF {
-			return labels, nil
+			return labels.slice(), nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		l := Label{Context: t.field(rec, "context"), Candidate: t.field(rec, "candidate"), Line: line}
+		l := Label{Context: t.field(rec, "context"), Candidate: strings.Clone(t.field(rec, "candidate")), Line: line}
+		// Labels come context by context: share the context's id, and
+		// keep no line alive.
+		if l.Context == lastCtx {
+			l.Context = lastCtx
+		} else {
+			l.Context = strings.Clone(l.Context)
+			lastCtx = l.Context
+		}
 		if l.Context == "" {
 			return nil, fmt.Errorf("%s: field \"context\" is empty", t.at("context"))
 		}
 		if l.Candidate == "" {
 			return nil, fmt.Errorf("%s: field \"candidate\" is empty", t.at("candidate"))
 		}
-		if l.Human, err = parseNumber(t.at("human"), "human", t.field(rec, "human")); err != nil {
+		if l.Human, err = parseNumberAt(t, "human", t.field(rec, "human")); err != nil {
 			return nil, err
 		}
 		k := key{l.Context, l.Candidate}
@@ -282,7 +412,7 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", t.at("candidate"), l.Context, l.Candidate, first)
 		}
 		seen[k] = line
-		labels = append(labels, l)
+		labels.add(l)
 	}
 }
 

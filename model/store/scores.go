@@ -29,107 +29,414 @@ const ImportBackend = "import"
 // context and candidate id, probe, wording, run and bank hash, compared
 // as bytes.
 //
-// SQLite only finds the rows (by the requests index); the order is made
-// here from the dataset's positions, which costs far less than a sort
-// over joined text columns.
+// SQLite only finds the rows, and reads them in two passes without a
+// join: the study's requests from the requests index, one row per
+// candidate with its requests packed in one text column (what crosses the
+// driver row by row costs more than SQLite's own work), then the answers'
+// scores by a range scan over request ids (a join looks each answer up on
+// its own). The order is made here, which costs far less than a sort over
+// joined text columns: rows are bucketed by their candidate's place in
+// the dataset (a counting sort), and within a candidate ordered by the
+// rank of their condition (probe, wording, run, bank), of which a study
+// has a few dozen. Each row's strings are shared with every other row of
+// its candidate and condition.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
 	pos, err := s.positions(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash, p.score
-		FROM requests r
-		JOIN judges j ON j.id = r.judge_id
-		JOIN datasets d ON d.id = r.dataset_id
-		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)`,
-		dataset, judge, bankHash, bankHash, ImportBackend)
+	// One read transaction: both passes see the same snapshot.
+	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	type keyed struct {
-		row      model.ScoreRow
-		ctx, can int // positions; -1 when the dataset lacks the id
-		bank     string
+	defer tx.Rollback()
+	sr := newStudyRows(pos)
+	var q studyQuery
+	err = tx.QueryRowContext(ctx, `
+		SELECT j.id, d.id, ? = '' OR j.backend = ?
+		FROM judges j, datasets d WHERE j.name = ? AND d.name = ?`,
+		bankHash, ImportBackend, judge, dataset).Scan(&q.judge, &q.dataset, &q.anyBank)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sr.ordered(), nil // no such judge or dataset: no rows
 	}
-	var ks []keyed
-	for rows.Next() {
-		var k keyed
-		var score sql.NullFloat64
-		if err := rows.Scan(&k.row.Context, &k.row.Candidate, &k.row.Probe, &k.row.Wording, &k.row.Run, &k.bank, &score); err != nil {
-			return nil, err
-		}
-		if score.Valid {
-			k.row.Score = score.Float64
-		} else {
-			k.row.Score, k.row.Missing = math.NaN(), true
-		}
-		k.ctx, k.can = pos.of(k.row.Context, k.row.Candidate)
-		ks = append(ks, k)
-	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.ctx, b.ctx), cmp.Compare(a.can, b.can),
-			strings.Compare(a.row.Context, b.row.Context), strings.Compare(a.row.Candidate, b.row.Candidate),
-			strings.Compare(a.row.Probe, b.row.Probe), strings.Compare(a.row.Wording, b.row.Wording),
-			strings.Compare(a.row.Run, b.row.Run), strings.Compare(a.bank, b.bank))
+	q.bank = bankHash
+	err = scanRequestsPacked(ctx, tx, sr, q)
+	if errors.Is(err, errPackedAmbiguous) {
+		// An id holds a NUL byte, the packed columns' separator: read the
+		// columns one by one instead.
+		sr = newStudyRows(pos)
+		err = scanRequestsPlain(ctx, tx, sr, q)
+	}
+	if err == nil {
+		err = scanAnswers(ctx, tx, sr, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sr.ordered(), nil
+}
+
+// studyQuery selects a study's requests: a judge's on a dataset, under
+// one bank unless anyBank.
+type studyQuery struct {
+	judge, dataset int64
+	anyBank        bool
+	bank           string
+}
+
+const (
+	studyWhere    = ` WHERE r.judge_id = ? AND r.dataset_id = ? AND (? OR r.bank_hash = ?)`
+	studyRequests = ` FROM requests r` + studyWhere
+)
+
+func (q studyQuery) args() []any { return []any{q.judge, q.dataset, q.anyBank, q.bank} }
+
+// errPackedAmbiguous says a packed column held a NUL byte of its own.
+var errPackedAmbiguous = errors.New("store: an id holds a NUL byte")
+
+// scanRequestsPacked reads the study's requests one candidate (and bank)
+// at a time: a row holds the context and candidate ids NUL-separated, the
+// candidate's request count, and its requests joined by \x01, each its
+// probe, wording, run, bank hash and id NUL-separated, so the rows that
+// cross the driver are a study's candidates, not its requests. The
+// separators are checked by count (4 NULs per request, one \x01 fewer
+// than requests; one NUL in the ids): an id or name holding either byte
+// stops the scan with errPackedAmbiguous.
+func scanRequestsPacked(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT r.context || char(0) || r.candidate, count(*),
+		       group_concat(r.probe || char(0) || r.wording || char(0) || r.run || char(0) || r.bank_hash || char(0) || r.id, char(1))`+
+		studyRequests+`
+		GROUP BY r.bank_hash, r.context, r.candidate`, q.args()...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	condOf := map[string]int32{}
+	var pk, reqs string
+	var n int
+	for rows.Next() {
+		if err := rows.Scan(&pk, &n, &reqs); err != nil {
+			return err
+		}
+		if strings.Count(pk, "\x00") != 1 || strings.Count(reqs, "\x00") != 4*n || strings.Count(reqs, "\x01") != n-1 {
+			return errPackedAmbiguous
+		}
+		c, k, _ := strings.Cut(pk, "\x00")
+		pair := sr.pair(c, k)
+		for req := range strings.SplitSeq(reqs, "\x01") {
+			i := strings.LastIndexByte(req, 0)
+			ck, idText := req[:i], req[i+1:]
+			id, err := strconv.ParseInt(idText, 10, 64)
+			if err != nil {
+				return fmt.Errorf("store: request id %q: %w", idText, err)
+			}
+			cond, ok := condOf[ck]
+			if !ok {
+				ck = strings.Clone(ck) // not the whole candidate's string
+				probe, rest, _ := strings.Cut(ck, "\x00")
+				wording, rest, _ := strings.Cut(rest, "\x00")
+				run, bank, _ := strings.Cut(rest, "\x00")
+				cond = sr.cond(probe, wording, run, bank)
+				condOf[ck] = cond
+			}
+			sr.add(id, pair, cond)
+		}
+	}
+	return rows.Err()
+}
+
+// scanRequestsPlain reads the study's requests with one text column per
+// coordinate.
+func scanRequestsPlain(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT r.id, r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash`+studyRequests, q.args()...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id int64
+	var c, k, probe, wording, run, bank string
+	for rows.Next() {
+		if err := rows.Scan(&id, &c, &k, &probe, &wording, &run, &bank); err != nil {
+			return err
+		}
+		sr.add(id, sr.pair(c, k), sr.cond(probe, wording, run, bank))
+	}
+	return rows.Err()
+}
+
+// denseSpan is the widest range of request ids scanAnswers reads by one
+// range scan for n requests: it then skips at most three other rows per
+// row of the study.
+var denseSpan = func(n int) int64 { return 4*int64(n) + 1024 }
+
+// scanAnswers gives each request read its answer's score. When the
+// requests' ids are dense (one run stores a study's requests in a block)
+// the answers are read by one range scan over request ids, those of other
+// studies in the range skipped; otherwise each request's answer is found
+// by a join.
+func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
+	if len(sr.recs) == 0 {
+		return nil
+	}
+	lo, hi := sr.recs[0].id, sr.recs[0].id
+	for _, r := range sr.recs {
+		lo, hi = min(lo, r.id), max(hi, r.id)
+	}
+	var rows *sql.Rows
+	var err error
+	var at func(id int64) int32
+	if span := hi - lo + 1; span <= denseSpan(len(sr.recs)) {
+		index := make([]int32, span)
+		for i := range index {
+			index[i] = -1
+		}
+		for i, r := range sr.recs {
+			index[r.id-lo] = int32(i)
+		}
+		at = func(id int64) int32 {
+			if id < lo || id > hi {
+				return -1
+			}
+			return index[id-lo]
+		}
+		rows, err = tx.QueryContext(ctx, `
+			SELECT p.request_id, p.score FROM responses p
+			WHERE p.ok = 1 AND p.request_id BETWEEN ? AND ?`, lo, hi)
+	} else {
+		index := make(map[int64]int32, len(sr.recs))
+		for i, r := range sr.recs {
+			index[r.id] = int32(i)
+		}
+		at = func(id int64) int32 {
+			if i, ok := index[id]; ok {
+				return i
+			}
+			return -1
+		}
+		rows, err = tx.QueryContext(ctx, `
+			SELECT p.request_id, p.score FROM requests r
+			JOIN responses p ON p.request_id = r.id AND p.ok = 1`+studyWhere, q.args()...)
+	}
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id int64
+	var score sql.NullFloat64
+	for rows.Next() {
+		if err := rows.Scan(&id, &score); err != nil {
+			return err
+		}
+		if i := at(id); i >= 0 {
+			r := &sr.recs[i]
+			r.answered, r.missing, r.score = true, !score.Valid, score.Float64
+		}
+	}
+	return rows.Err()
+}
+
+// studyRows collects a study's answers compactly: each row names its
+// candidate (pair) and condition by index into shared tables.
+type studyRows struct {
+	pos    datasetPositions
+	pairs  []scorePair
+	pairOf map[[2]string]int32
+	conds  []scoreCond
+	condOf map[[4]string]int32
+	recs   []scoreRec
+}
+
+type scorePair struct {
+	context, candidate string
+	bucket             int32 // datasetPositions.bucket
+}
+
+type scoreCond struct {
+	probe, wording, run, bank string
+	rank                      int32 // place in (probe, wording, run, bank) byte order
+}
+
+type scoreRec struct {
+	id                int64 // the request's
+	pair, cond        int32
+	answered, missing bool
+	score             float64
+}
+
+func newStudyRows(pos datasetPositions) *studyRows {
+	return &studyRows{pos: pos, pairOf: map[[2]string]int32{}, condOf: map[[4]string]int32{}}
+}
+
+func (sr *studyRows) pair(context, candidate string) int32 {
+	key := [2]string{context, candidate}
+	i, ok := sr.pairOf[key]
+	if !ok {
+		i = int32(len(sr.pairs))
+		sr.pairs = append(sr.pairs, scorePair{context, candidate, sr.pos.bucket(context, candidate)})
+		sr.pairOf[key] = i
+	}
+	return i
+}
+
+func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
+	key := [4]string{probe, wording, run, bank}
+	i, ok := sr.condOf[key]
+	if !ok {
+		i = int32(len(sr.conds))
+		sr.conds = append(sr.conds, scoreCond{probe: probe, wording: wording, run: run, bank: bank})
+		sr.condOf[key] = i
+	}
+	return i
+}
+
+func (sr *studyRows) add(id int64, pair, cond int32) {
+	if len(sr.recs) == cap(sr.recs) {
+		// Double: append grows a large slice by a quarter, copying it
+		// about five times over on the way to a study's size.
+		sr.recs = slices.Grow(sr.recs, max(len(sr.recs), 1024))
+	}
+	sr.recs = append(sr.recs, scoreRec{id: id, pair: pair, cond: cond})
+}
+
+// ordered returns the rows in the order Scores documents: by bucket (a
+// counting sort), then within a bucket by context and candidate id (which
+// differ only in the buckets of ids the dataset lacks) and the condition's
+// rank.
+func (sr *studyRows) ordered() []model.ScoreRow {
+	// Rank the conditions.
+	byName := make([]int32, len(sr.conds))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortFunc(byName, func(a, b int32) int {
+		x, y := &sr.conds[a], &sr.conds[b]
+		return cmp.Or(strings.Compare(x.probe, y.probe), strings.Compare(x.wording, y.wording),
+			strings.Compare(x.run, y.run), strings.Compare(x.bank, y.bank))
 	})
-	out := make([]model.ScoreRow, len(ks))
-	for i, k := range ks {
-		out[i] = k.row
+	for r, i := range byName {
+		sr.conds[i].rank = int32(r)
 	}
-	return out, nil
+	// Counting sort by bucket.
+	start := make([]int, sr.pos.buckets+1)
+	for _, r := range sr.recs {
+		if r.answered {
+			start[sr.pairs[r.pair].bucket+1]++
+		}
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	order := make([]int32, start[len(start)-1])
+	next := slices.Clone(start[:len(start)-1])
+	for i, r := range sr.recs {
+		if !r.answered {
+			continue
+		}
+		b := sr.pairs[r.pair].bucket
+		order[next[b]] = int32(i)
+		next[b]++
+	}
+	for b := 0; b < sr.pos.buckets; b++ {
+		seg := order[start[b]:start[b+1]]
+		if len(seg) < 2 {
+			continue
+		}
+		if sr.pos.known(int32(b)) {
+			// One candidate: its conditions are distinct.
+			slices.SortFunc(seg, func(a, b int32) int {
+				return cmp.Compare(sr.conds[sr.recs[a].cond].rank, sr.conds[sr.recs[b].cond].rank)
+			})
+			continue
+		}
+		slices.SortFunc(seg, func(a, b int32) int {
+			x, y := &sr.recs[a], &sr.recs[b]
+			if x.pair != y.pair {
+				p, q := &sr.pairs[x.pair], &sr.pairs[y.pair]
+				if c := strings.Compare(p.context, q.context); c != 0 {
+					return c
+				}
+				if c := strings.Compare(p.candidate, q.candidate); c != 0 {
+					return c
+				}
+			}
+			return cmp.Compare(sr.conds[x.cond].rank, sr.conds[y.cond].rank)
+		})
+	}
+	out := make([]model.ScoreRow, len(order))
+	for i, ri := range order {
+		r := &sr.recs[ri]
+		p, c := &sr.pairs[r.pair], &sr.conds[r.cond]
+		out[i] = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
+		if r.missing {
+			out[i].Score, out[i].Missing = math.NaN(), true
+		}
+	}
+	return out
 }
 
-// datasetPositions are the file positions of a dataset's contexts and of
-// the candidates within each.
+// datasetPositions number the places of a dataset's candidates in file
+// order, as buckets of Scores' counting sort: bucket 0 holds the rows of
+// contexts the dataset lacks; each context then has a bucket for the rows
+// of candidates it lacks, followed by one per candidate, in file order.
+// Buckets compare as (context position, candidate position) with −1 for
+// an id the dataset lacks, as SQL sorts NULL first.
 type datasetPositions struct {
-	ctx  map[string]int
-	cand map[[2]string]int
+	ctx     map[string]int32    // context id → its bucket of unknown candidates
+	cand    map[[2]string]int32 // (context, candidate) → its bucket
+	isCand  []bool              // per bucket: a candidate of the dataset
+	buckets int
 }
 
-// of returns the positions of a context and a candidate, -1 for an id the
-// dataset does not hold (so such rows sort first, as SQL sorts NULL).
-func (p datasetPositions) of(context, candidate string) (int, int) {
-	c, ok := p.ctx[context]
-	if !ok {
-		return -1, -1
+// bucket returns the bucket of a context and candidate.
+func (p datasetPositions) bucket(context, candidate string) int32 {
+	if b, ok := p.cand[[2]string{context, candidate}]; ok {
+		return b
 	}
-	k, ok := p.cand[[2]string{context, candidate}]
-	if !ok {
-		return c, -1
-	}
-	return c, k
+	return p.ctx[context] // 0 when the context is absent too
 }
 
-// positions reads the positions of dataset's contexts and candidates.
+// known says whether bucket b is one candidate's.
+func (p datasetPositions) known(b int32) bool { return p.isCand[b] }
+
+// positions reads the places of dataset's contexts and candidates.
 func (s *Store) positions(ctx context.Context, dataset string) (datasetPositions, error) {
-	p := datasetPositions{ctx: map[string]int{}, cand: map[[2]string]int{}}
+	p := datasetPositions{ctx: map[string]int32{}, cand: map[[2]string]int32{}, isCand: []bool{false}}
 	rows, err := s.r.QueryContext(ctx, `
-		SELECT c.ext_id, c.pos, k.ext_id, k.pos
+		SELECT c.ext_id, k.ext_id
 		FROM datasets d
 		JOIN contexts c ON c.dataset_id = d.id
 		LEFT JOIN candidates k ON k.context_id = c.id
-		WHERE d.name = ?`, dataset)
+		WHERE d.name = ?
+		ORDER BY c.pos, k.pos`, dataset)
 	if err != nil {
 		return p, err
 	}
 	defer rows.Close()
+	last := ""
+	first := true
 	for rows.Next() {
-		var cid, kid sql.NullString
-		var cpos, kpos sql.NullInt64
-		if err := rows.Scan(&cid, &cpos, &kid, &kpos); err != nil {
+		var cid string
+		var kid sql.NullString
+		if err := rows.Scan(&cid, &kid); err != nil {
 			return p, err
 		}
-		p.ctx[cid.String] = int(cpos.Int64)
+		if first || cid != last {
+			p.ctx[cid] = int32(len(p.isCand))
+			p.isCand = append(p.isCand, false)
+			last, first = cid, false
+		}
 		if kid.Valid {
-			p.cand[[2]string{cid.String, kid.String}] = int(kpos.Int64)
+			p.cand[[2]string{cid, kid.String}] = int32(len(p.isCand))
+			p.isCand = append(p.isCand, true)
 		}
 	}
+	p.buckets = len(p.isCand)
 	return p, rows.Err()
 }
 
@@ -242,4 +549,41 @@ func ensureImportJudge(ctx context.Context, tx *sql.Tx, name string) error {
 		return fmt.Errorf("judge %q has backend %q; import scores under a new judge name", name, backend)
 	}
 	return nil
+}
+
+// Labels returns the human targets of dataset's candidates as labels, in
+// file order, leaving out candidates without one: Dataset(…).Labels()
+// without reading the texts.
+func (s *Store) Labels(ctx context.Context, dataset string) ([]model.Label, error) {
+	var id int64
+	err := s.r.QueryRowContext(ctx, "SELECT id FROM datasets WHERE name = ?", dataset).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("dataset %q: %w", dataset, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT c.ext_id, k.ext_id, k.human
+		FROM contexts c JOIN candidates k ON k.context_id = c.id
+		WHERE c.dataset_id = ? AND k.human IS NOT NULL
+		ORDER BY c.pos, k.pos`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ls []model.Label
+	var last string
+	for rows.Next() {
+		var l model.Label
+		if err := rows.Scan(&l.Context, &l.Candidate, &l.Human); err != nil {
+			return nil, err
+		}
+		if l.Context == last { // share the context's id
+			l.Context = last
+		}
+		last = l.Context
+		ls = append(ls, l)
+	}
+	return ls, rows.Err()
 }

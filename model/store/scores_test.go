@@ -179,3 +179,165 @@ func fmtRows(rows []model.ScoreRow) []string {
 	}
 	return out
 }
+
+// scoresBySQL is the reference order of Scores: one SQL sort over the
+// joined text columns, positions first (NULL, an id the dataset lacks,
+// sorts first), then the ids, probe, wording, run and bank as bytes.
+func scoresBySQL(t *testing.T, s *Store, dataset, judge, bankHash string) []model.ScoreRow {
+	t.Helper()
+	rows, err := s.r.Query(`
+		SELECT r.context, r.candidate, r.probe, r.wording, r.run, p.score
+		FROM requests r
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		JOIN responses p ON p.request_id = r.id AND p.ok = 1
+		LEFT JOIN contexts c ON c.dataset_id = d.id AND c.ext_id = r.context
+		LEFT JOIN candidates k ON k.context_id = c.id AND k.ext_id = r.candidate
+		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ? OR j.backend = ?)
+		ORDER BY c.pos, k.pos, r.context, r.candidate, r.probe, r.wording, r.run, r.bank_hash`,
+		dataset, judge, bankHash, bankHash, ImportBackend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []model.ScoreRow
+	for rows.Next() {
+		var r model.ScoreRow
+		var score *float64
+		if err := rows.Scan(&r.Context, &r.Candidate, &r.Probe, &r.Wording, &r.Run, &score); err != nil {
+			t.Fatal(err)
+		}
+		if score == nil {
+			r.Score, r.Missing = math.NaN(), true
+		} else {
+			r.Score = *score
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Scores orders rows as one SQL sort over the joined columns would, over
+// every kind of row: ids the dataset lacks (whole contexts and single
+// candidates), several banks, wordings and runs, missing scores, and ids
+// holding the NUL and \x01 bytes that separate Scores' packed columns.
+func TestScoresOrderMatchesSQLSort(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ withNUL, sparse bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		withNUL := c.withNUL
+		if c.sparse { // answers found by the join, not the range scan
+			defer func(f func(int) int64) { denseSpan = f }(denseSpan)
+			denseSpan = func(int) int64 { return 0 }
+		}
+		s := openTemp(t)
+		seedJudgeAndDataset(t, s)
+		ids := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}, {"c2", "zz"}, {"c0", "a"}, {"c3", "b"}, {"c1", "a"}}
+		if withNUL {
+			ids = append(ids, [2]string{"c\x00", "a"}, [2]string{"c2", "b\x00c"})
+		}
+		var rs []Response
+		i := 0
+		for _, id := range ids {
+			for _, probe := range []string{"len:+", "baseline", "len:-", "ctx:x"} {
+				wordings := []string{"1", "0"}
+				if withNUL {
+					wordings = append(wordings, "w\x01")
+				}
+				for _, bank := range []string{testBank, "another", "b"} {
+					for _, w := range wordings {
+						for _, run := range []string{"0", "r1"} {
+							i++
+							if i%3 == 0 {
+								continue
+							}
+							r := answer(id[0], id[1], probe, run, float64(i)/7)
+							r.BankHash, r.Wording = bank, w
+							r.Key = keyOf(id[0]+bank+w+run, id[1], probe)
+							if i%11 == 0 {
+								r.Score = math.NaN()
+							}
+							rs = append(rs, r)
+						}
+					}
+				}
+			}
+		}
+		if err := s.PutResponses(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		for _, bank := range []string{"", testBank, "another"} {
+			got, err := s.Scores(ctx, "tiny", "j", bank)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := scoresBySQL(t, s, "tiny", "j", bank)
+			if len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("NUL %v bank %q: %d rows, want %d", withNUL, bank, len(got), len(want))
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Context != w.Context || g.Candidate != w.Candidate || g.Probe != w.Probe || g.Run != w.Run ||
+					g.Wording != w.Wording || g.Missing != w.Missing || math.Float64bits(g.Score) != math.Float64bits(w.Score) && !w.Missing {
+					t.Fatalf("NUL %v bank %q: row %d = %+v, want %+v", withNUL, bank, i, g, w)
+				}
+			}
+		}
+	}
+}
+
+// StudyHashes lists the same hashes as a DISTINCT over the study's
+// requests, and none for an unknown judge or dataset.
+func TestStudyHashes(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	if _, err := s.PutJudge(ctx, Judge{Name: "k", Backend: "openai", Model: "gpt-y"}); err != nil {
+		t.Fatal(err)
+	}
+	var rs []Response
+	for i, bank := range []string{"b2", "b1", "", "b3", "b1", "a"} {
+		r := answer("c1", "x", "baseline", fmt.Sprint(i), 1)
+		r.BankHash = bank
+		rs = append(rs, r)
+	}
+	other := answer("c1", "x", "baseline", "0", 1)
+	other.Judge, other.BankHash = "k", "zz"
+	if err := s.PutResponses(ctx, append(rs, other)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dataset, judge string
+		want           []string
+	}{
+		{"tiny", "j", []string{"", "a", "b1", "b2", "b3"}},
+		{"tiny", "k", []string{"zz"}},
+		{"tiny", "nobody", nil},
+		{"absent", "j", nil},
+	} {
+		got, err := s.StudyHashes(ctx, tc.dataset, tc.judge)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("StudyHashes(%q, %q) = %q, %v; want %q", tc.dataset, tc.judge, got, err, tc.want)
+		}
+	}
+}
+
+// Labels equals the stored dataset's Labels, without its texts.
+func TestLabelsEqualDatasetLabels(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	d, err := s.Dataset(ctx, "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Labels(ctx, "tiny")
+	if err != nil || !reflect.DeepEqual(got, d.Labels()) || len(got) == 0 {
+		t.Errorf("Labels = %+v, %v; want %+v", got, err, d.Labels())
+	}
+	if _, err := s.Labels(ctx, "absent"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Labels of an absent dataset: %v, want ErrNotFound", err)
+	}
+}

@@ -87,15 +87,22 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor || (*save != "" && method == calib.Taylor)
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
 	var in fitInput
+	// A plain fit from files folds the score rows into its design as they
+	// are read and never holds them (the rubric ratings aside): a fit
+	// needs memory for its design, not for the file.
+	var builder *calib.DesignBuilder
+	if fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
+		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	}
 	if fromFiles {
-		if in, err = readFitInput(ctx, fs, true, *scores, *labels, "", "", "", stderr); err == nil {
+		if in, err = readFitInputInto(ctx, *scores, *labels, builder); err == nil {
 			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
 		}
 	} else {
 		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "",
 			func(st *store.Store, in *fitInput, hash string) (err error) {
-				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil {
-					return err
+				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
+					return err // budgets are reported beside rubric baselines only
 				}
 				in.usage, err = st.Usage(ctx, in.dataset, in.judge, hash)
 				return err
@@ -127,7 +134,13 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *confirm.protocol == protocolConfirm {
 		return runFitConfirm(ctx, confirm, rows, labs, opts, in.dataset, *asJSON, stdout, stderr)
 	}
-	d, warnings, err := calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	var d *calib.Design
+	var warnings []string
+	if builder != nil {
+		d, warnings, err = builder.Build(labs)
+	} else {
+		d, warnings, err = calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	}
 	var rep *calib.Report
 	if err == nil {
 		var w []string
@@ -314,6 +327,30 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 	var in fitInput
 	var err error
 	if in.rows, err = readFile(scores, model.ReadScoresCSV); err != nil {
+		return in, err
+	}
+	in.labels, err = readFile(labels, model.ReadLabelsCSV)
+	return in, err
+}
+
+// readFitInputInto reads score and label files. With a builder, each
+// score row goes to the builder as it is read and only the rubric
+// ratings' rows are kept in rows (what rubricRatings reads); without one,
+// every row is kept.
+func readFitInputInto(ctx context.Context, scores, labels string, b *calib.DesignBuilder) (fitInput, error) {
+	if b == nil {
+		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, "", "", "", nil)
+	}
+	var in fitInput
+	_, err := readFile(scores, func(r io.Reader, file string) (struct{}, error) {
+		return struct{}{}, model.ScanScoresCSV(r, file, func(row model.ScoreRow) error {
+			if strings.HasPrefix(row.Probe, "rubric:") {
+				in.rows = append(in.rows, row)
+			}
+			return b.Add(&row)
+		})
+	})
+	if err != nil {
 		return in, err
 	}
 	in.labels, err = readFile(labels, model.ReadLabelsCSV)
