@@ -140,9 +140,9 @@ func TestPooledRanks(t *testing.T) {
 		t.Cleanup(func() { pooledParallelMin = old })
 		withProcs(t, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(21, uint64(par)))
-			for trial := 0; trial < 300; trial++ {
+			for trial := 0; trial < 120; trial++ {
 				n := 1 + rng.IntN(120)
-				if trial%25 == 0 {
+				if trial%30 == 0 {
 					n = 2000 + rng.IntN(3000)
 				}
 				M := 1 + rng.IntN(5)
@@ -248,10 +248,13 @@ func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 		base   bool
 	}
 	rows, labels := synth(100, 16, 16, 1)
-	studies := []study{{"summeval-sized", rows, labels, 2000, true}}
+	// The previous code sorts every resample, so the studies are kept
+	// small enough for a busy machine: equality does not depend on size
+	// below the exactness bound (TestPooledRanksLarge checks beyond it).
+	studies := []study{{"summeval-sized", rows, labels, 400, true}}
 	if !testing.Short() {
-		rows, labels := synthstudy.Scores(1000, 16, 8, 1, 1)
-		studies = append(studies, study{"1000x16", rows, labels, 150, false})
+		rows, labels := synthstudy.Scores(300, 16, 8, 1, 1)
+		studies = append(studies, study{"300x16", rows, labels, 60, false})
 	}
 	for _, s := range studies {
 		opts := DefaultOptions()
