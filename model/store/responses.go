@@ -172,25 +172,40 @@ func checkRequest(r *Request) error {
 // requestUpsert records requests inside one transaction: the row at a
 // request's coordinates is created, or kept when it exists, and must carry
 // the request's key. PutRequests and PutResponses both record through it.
+//
+// It inserts with ON CONFLICT DO NOTHING and reads the new row's id from
+// the statement's result; only when the row already exists (a request
+// failed before, or exported by prism batch) does it look the row up.
+// That is one plain statement per new request instead of an upsert with
+// RETURNING, whose result rows cost the writer more than the insert.
 type requestUpsert struct {
 	ids  *idCache
-	stmt *sql.Stmt
+	ins  *sql.Stmt
+	find *sql.Stmt
 }
 
 func prepareRequestUpsert(ctx context.Context, tx *sql.Tx) (*requestUpsert, error) {
-	stmt, err := tx.PrepareContext(ctx, `
+	ins, err := tx.PrepareContext(ctx, `
 		INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
-		DO UPDATE SET key = key
-		RETURNING id, key`)
+		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run) DO NOTHING`)
 	if err != nil {
 		return nil, err
 	}
-	return &requestUpsert{ids: newIDCache(tx), stmt: stmt}, nil
+	find, err := tx.PrepareContext(ctx, `
+		SELECT id, key FROM requests
+		WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ? AND context = ? AND candidate = ?
+		  AND probe = ? AND wording = ? AND run = ?`)
+	if err != nil {
+		ins.Close()
+		return nil, err
+	}
+	return &requestUpsert{ids: newIDCache(tx), ins: ins, find: find}, nil
 }
 
-func (u *requestUpsert) Close() error { return u.stmt.Close() }
+func (u *requestUpsert) Close() error {
+	return errors.Join(u.ins.Close(), u.find.Close())
+}
 
 // put records r and returns its row id. Recording a different key at the
 // same coordinates is an error: the rendered request changed under the
@@ -207,9 +222,18 @@ func (u *requestUpsert) put(ctx context.Context, r *Request) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	res, err := u.ins.ExecContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run)
+	if err != nil {
+		return 0, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return 0, err
+	} else if n == 1 {
+		return res.LastInsertId()
+	}
 	var id int64
 	var key string
-	if err := u.stmt.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).
+	if err := u.find.QueryRowContext(ctx, judgeID, dsID, r.BankHash, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
 		Scan(&id, &key); err != nil {
 		return 0, err
 	}
