@@ -102,12 +102,13 @@ func (l Limits) concurrency() int {
 	return l.Concurrency
 }
 
-// Item is one request of a plan: where it comes from, its stored
-// coordinates and key, and its estimated token counts. The rendered
+// Item is one request of a plan: where it comes from, its key, and its
+// estimated token counts; Row spells its stored coordinates. The rendered
 // request is not kept (a study's messages repeat each source text dozens
-// of times); Plan.Request renders it again when it is sent.
+// of times); Plan.Request renders it again when it is sent. An item holds
+// indices and its key's 32 bytes, no strings: a plan of 608,000 requests
+// is about 60 MB.
 type Item struct {
-	Row       store.Request
 	Run       int
 	Context   int // index into Spec.Dataset.Contexts
 	Candidate int // index into that context's Candidates
@@ -121,6 +122,38 @@ type Item struct {
 	// Part is the index of this item's rating in the call's Result.Items
 	// (a SAJA criterion), or -1 when the item is the call's Score.
 	Part int
+
+	key  [32]byte // store.Keyer.Sum of the messages
+	plan *Plan
+}
+
+// Key is the item's request key (store.RequestKey of its messages).
+func (it *Item) Key() string { return store.KeyString(it.key) }
+
+// Row is the item's stored coordinates and request key.
+func (it *Item) Row() store.Request {
+	p := it.plan
+	c := &p.Spec.Dataset.Contexts[it.Context]
+	return store.Request{Key: it.Key(), Judge: p.Spec.JudgeName, Dataset: p.Spec.Dataset.Name,
+		Context: c.ID, Candidate: c.Candidates[it.Candidate].ID, BankHash: p.BankHash,
+		Probe: p.probe(it), Wording: p.wordingLabel(it), Run: strconv.Itoa(it.Run)}
+}
+
+// probe is an item's stored probe: its condition's, or its rubric
+// criterion's model.RubricProbe.
+func (p *Plan) probe(it *Item) string {
+	if p.rubric != nil {
+		return p.critProbes[it.Condition]
+	}
+	return p.conds[it.Condition].Probe
+}
+
+// wordingLabel is an item's stored wording label.
+func (p *Plan) wordingLabel(it *Item) string {
+	if p.rubric != nil {
+		return "0"
+	}
+	return strconv.Itoa(p.conds[it.Condition].Wording)
 }
 
 // Plan is a study turned into requests, with what the workspace already
@@ -149,7 +182,8 @@ type Plan struct {
 	conds   []banks.Condition // every condition of the bank
 	planned []int             // indices into conds of the conditions planned (Spec.Probes)
 
-	rubric *banks.RubricRenderer // a rubric plan's renderer (nil for a bank's)
+	rubric     *banks.RubricRenderer // a rubric plan's renderer (nil for a bank's)
+	critProbes []string              // a rubric plan's stored probe of each criterion
 	// group maps a SAJA call's lead to its pending items not answered from
 	// the cache, in criterion order (nil: every item is its own call).
 	group map[int][]int
@@ -336,10 +370,7 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		render: rend, conds: conds, planned: planned}
 	backend := p.Judge.Backend
 	out := outputTokens(spec.Config)
-	runs := make([]string, spec.Repeats)
-	for r := range runs {
-		runs[r] = strconv.Itoa(r)
-	}
+	p.Items = make([]Item, 0, total)
 	keyer, err := store.NewKeyer(backend, spec.Config.Model, p.Judge.Params)
 	if err != nil {
 		return nil, err
@@ -358,21 +389,19 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 			if err != nil {
 				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
 			}
-			for si, cond := range sel {
+			for si := range sel {
 				condi := planned[si]
 				req := &reqs[si]
 				msgs = msgs[:0]
 				for _, m := range req.Messages {
 					msgs = append(msgs, store.Message(m))
 				}
-				key := keyer.Key(msgs)
+				key := keyer.Sum(msgs)
 				in := EstimateTokens(req.Messages)
-				for r, run := range runs {
+				for r := range spec.Repeats {
 					p.Items = append(p.Items, Item{
 						Run: r, Context: ci, Candidate: ki, Condition: condi, InTokens: in, OutTokens: out, Lead: len(p.Items), Part: -1,
-						Row: store.Request{Key: key, Judge: spec.JudgeName, Dataset: spec.Dataset.Name,
-							Context: c.ID, Candidate: cand.ID, BankHash: p.BankHash,
-							Probe: cond.Probe, Wording: strconv.Itoa(cond.Wording), Run: run},
+						key: key, plan: p,
 					})
 				}
 			}
@@ -432,41 +461,58 @@ func quoteAll(ss []string) []string {
 
 // resolve fills Pending, Cached and Estimate from the workspace.
 func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
-	rows := make([]store.Request, len(p.Items))
-	for i := range p.Items {
-		rows[i] = p.Items[i].Row
-	}
-	pend, err := st.Pending(ctx, rows)
+	// The items are asked about one by one against the study's answered
+	// coordinates (no list of every request's row is built).
+	ans, err := st.Answered(ctx, p.Spec.JudgeName, p.Spec.Dataset.Name, p.BankHash)
 	if err != nil {
 		return fmt.Errorf("engine: pending requests: %w", err)
 	}
-	// Pending keeps order and returns a subsequence of rows, so one pass
-	// recovers the indices.
-	j := 0
-	for i := range rows {
-		if j < len(pend) && pend[j] == rows[i] {
-			p.Pending = append(p.Pending, i)
-			j++
+	if ans.Len() == 0 {
+		p.Pending = make([]int, len(p.Items))
+		for i := range p.Pending {
+			p.Pending[i] = i
+		}
+	} else {
+		for i := range p.Items {
+			it := &p.Items[i]
+			c := &p.Spec.Dataset.Contexts[it.Context]
+			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), strconv.Itoa(it.Run)) {
+				p.Pending = append(p.Pending, i)
+			}
 		}
 	}
-	want := make([][2]string, len(p.Pending))
-	for j, i := range p.Pending {
-		want[j] = [2]string{p.Items[i].Row.Key, p.Items[i].Row.Run}
-	}
-	cached, err := st.CachedAnswers(ctx, want)
+	// Cached answers: only when the workspace holds any answer at all.
+	some, err := st.AnyAnswer(ctx)
 	if err != nil {
 		return fmt.Errorf("engine: cached answers: %w", err)
 	}
-	for j, i := range p.Pending {
-		if resp, ok := cached[want[j]]; ok {
-			resp.Request = p.Items[i].Row
-			p.Cached[i] = resp
+	if some {
+		want := make([][2]string, len(p.Pending))
+		for j, i := range p.Pending {
+			it := &p.Items[i]
+			want[j] = [2]string{it.Key(), strconv.Itoa(it.Run)}
+		}
+		cached, err := st.CachedAnswers(ctx, want)
+		if err != nil {
+			return fmt.Errorf("engine: cached answers: %w", err)
+		}
+		for j, i := range p.Pending {
+			if resp, ok := cached[want[j]]; ok {
+				resp.Request = p.Items[i].Row()
+				p.Cached[i] = resp
+			}
 		}
 	}
 	if p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA {
 		p.group = map[int][]int{}
 	}
+	if p.group == nil && len(p.Cached) == 0 {
+		p.Sends = p.Pending
+	}
 	for _, i := range p.Pending {
+		if p.group == nil && len(p.Cached) == 0 {
+			break
+		}
 		if _, ok := p.Cached[i]; ok {
 			continue
 		}

@@ -506,7 +506,8 @@ func (r *Run) worker(work <-chan int) {
 		}
 		req, err := r.plan.Request(i)
 		if err != nil {
-			r.stop(fmt.Errorf("render %s/%s %s: %w", it.Row.Context, it.Row.Candidate, it.Row.Probe, err))
+			row := it.Row()
+			r.stop(fmt.Errorf("render %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err))
 			return
 		}
 		j := r.judges[0]
@@ -539,7 +540,8 @@ func (r *Run) worker(work <-chan int) {
 			if m == len(members)-1 {
 				a = ack
 			}
-			r.finish(&r.plan.Items[k], cellResponse(&r.plan.Items[k], m == 0, res, err), false, a)
+			mk := &r.plan.Items[k]
+			r.finish(mk, cellResponse(mk.Row(), mk.Part, m == 0, res, err), false, a)
 		}
 		// The next request starts only once this answer is committed, so
 		// at any moment at most Concurrency requests are answered but not
@@ -609,9 +611,9 @@ func (r *Run) stop(err error) {
 
 // toResponse records one Score call: an answer when it scored, else a
 // failure of the error's kind.
-func toResponse(it *Item, res judge.Result, err error) store.Response {
+func toResponse(row store.Request, res judge.Result, err error) store.Response {
 	resp := store.Response{
-		Request:          it.Row,
+		Request:          row,
 		Score:            math.NaN(),
 		PromptTokens:     res.PromptTokens,
 		CachedTokens:     res.CachedPromptTokens,
@@ -663,7 +665,7 @@ type write struct {
 // ack receives when resp's transaction has ended.
 func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
 	r.writes <- write{resp, ack}
-	res := Result{Context: it.Row.Context, Candidate: it.Row.Candidate, Probe: it.Row.Probe,
+	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
 		Wording: r.plan.wording(it), Run: it.Run, Score: resp.Score, Cached: cached,
 		ErrKind: resp.ErrKind, Err: resp.Err}
 	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
@@ -688,9 +690,9 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 		p.Failed++
 		p.Errors[resp.ErrKind]++
 	}
-	bk := baseKey{it.Row.Context, it.Row.Candidate, it.Run}
+	bk := baseKey{resp.Context, resp.Candidate, it.Run}
 	if res.HasScore {
-		if it.Row.Probe == "baseline" {
+		if resp.Probe == "baseline" {
 			r.baselines[bk] = res.Score
 		} else if b, ok := r.baselines[bk]; ok {
 			res.Delta, res.HasDelta = res.Score-b, true

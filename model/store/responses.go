@@ -322,6 +322,36 @@ func (s *Store) Pending(ctx context.Context, reqs []Request) ([]Request, error) 
 	return out, nil
 }
 
+// AnsweredSet holds the coordinates of a study's answers (one judge,
+// dataset and bank hash), for a planner that asks about its requests one
+// by one without first building them all (Pending does that for a list).
+type AnsweredSet struct{ set map[coord]bool }
+
+// Answered reads the coordinates of judge's answers on dataset under one
+// bank hash; failed attempts are not answers. A judge or dataset not yet
+// stored has none.
+func (s *Store) Answered(ctx context.Context, judge, dataset, bankHash string) (AnsweredSet, error) {
+	set, err := answeredSet(ctx, s.r, judge, dataset, bankHash)
+	return AnsweredSet{set}, err
+}
+
+// Len is the number of answered coordinates.
+func (a AnsweredSet) Len() int { return len(a.set) }
+
+// Has reports whether the request at these coordinates (of the set's
+// judge, dataset and bank) has an answer.
+func (a AnsweredSet) Has(context, candidate, probe, wording, run string) bool {
+	return a.set[coord{context, candidate, probe, wording, run}]
+}
+
+// AnyAnswer reports whether the workspace holds any answer at all: when it
+// holds none, no request can be answered from the cache (CachedAnswers).
+func (s *Store) AnyAnswer(ctx context.Context) (bool, error) {
+	var answered bool
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM responses WHERE ok = 1)`).Scan(&answered)
+	return answered, err
+}
+
 // querier is what *sql.DB and *sql.Tx share for reading.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
