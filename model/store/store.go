@@ -77,7 +77,7 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		q += "&_pragma=query_only(1)"
 	} else {
-		q += "&_txlock=immediate&_pragma=cache_size(-65536)"
+		q += "&_txlock=immediate"
 	}
 	return path + "?" + q
 }
