@@ -312,62 +312,21 @@ func priceModel(cfg judge.Config) string {
 
 // MaxPlanRequests bounds the requests of one plan (candidates ×
 // conditions × runs): 2,000,000 is 33 runs of SummEval's 1,600 candidates
-// under 38 conditions, and about 0.5 GB of plan.
+// under 38 conditions, and about 0.2 GB of plan. EstimatePlan, which
+// holds no request, estimates a study of any size.
 const MaxPlanRequests = 2_000_000
 
 // NewPlan renders every request of spec, keys it, and asks the workspace
 // which are answered. It writes nothing. Errors name the spec field at
 // fault.
 func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
-	if spec.Dataset == nil || (spec.Bank == nil) == (spec.Rubric == nil) {
-		return nil, errors.New("engine: spec needs a dataset and either a bank or a rubric")
+	p, err := planHead(ctx, st, spec, true)
+	if err != nil || p.rubric != nil {
+		return p, err
 	}
-	if spec.JudgeName == "" {
-		return nil, errors.New("engine: spec needs a judge name")
-	}
-	if spec.Repeats < 1 {
-		return nil, fmt.Errorf("engine: repeats: %d, want at least 1", spec.Repeats)
-	}
-	if spec.Prices == nil {
-		spec.Prices = DefaultPrices()
-	}
-	if spec.Limits.MaxWait <= 0 && spec.Config.MaxRetryWait > 0 {
-		// One knob: the longest server-requested wait a request retries
-		// after is also the longest the whole run holds for.
-		spec.Limits.MaxWait = time.Duration(spec.Config.MaxRetryWait)
-	}
-	task := spec.Task
-	if task == "" {
-		task = spec.Dataset.Task
-	}
-	if spec.Rubric != nil {
-		return newRubricPlan(ctx, st, spec, task)
-	}
-	rend, err := spec.Bank.Renderer(task)
-	if err != nil {
-		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
-	}
-	conds := spec.Bank.Conditions()
-	planned, err := plannedConditions(spec.Bank, conds, spec.Probes)
-	if err != nil {
-		return nil, err
-	}
-	// Refuse a study too large to plan before allocating it (a plan
-	// keeps about 200 bytes per request).
+	spec = p.Spec
+	rend, conds, planned := p.render, p.conds, p.planned
 	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
-	if total > MaxPlanRequests {
-		return nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
-			total, spec.Dataset.NumCandidates(), len(planned), spec.Repeats, MaxPlanRequests)
-	}
-	rev := spec.DatasetRev
-	if rev == 0 {
-		rev, err = st.DatasetRevision(ctx, spec.Dataset.Name)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
-	}
-	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
-		render: rend, conds: conds, planned: planned}
 	backend := p.Judge.Backend
 	out := outputTokens(spec.Config)
 	p.Items = make([]Item, 0, total)
@@ -411,6 +370,61 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// planHead checks spec and returns a bank plan without items (its
+// renderer and conditions set), or a rubric spec's whole plan. With
+// limit, a bank study of more than MaxPlanRequests is refused.
+func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Plan, error) {
+	if spec.Dataset == nil || (spec.Bank == nil) == (spec.Rubric == nil) {
+		return nil, errors.New("engine: spec needs a dataset and either a bank or a rubric")
+	}
+	if spec.JudgeName == "" {
+		return nil, errors.New("engine: spec needs a judge name")
+	}
+	if spec.Repeats < 1 {
+		return nil, fmt.Errorf("engine: repeats: %d, want at least 1", spec.Repeats)
+	}
+	if spec.Prices == nil {
+		spec.Prices = DefaultPrices()
+	}
+	if spec.Limits.MaxWait <= 0 && spec.Config.MaxRetryWait > 0 {
+		// One knob: the longest server-requested wait a request retries
+		// after is also the longest the whole run holds for.
+		spec.Limits.MaxWait = time.Duration(spec.Config.MaxRetryWait)
+	}
+	task := spec.Task
+	if task == "" {
+		task = spec.Dataset.Task
+	}
+	if spec.Rubric != nil {
+		return newRubricPlan(ctx, st, spec, task)
+	}
+	rend, err := spec.Bank.Renderer(task)
+	if err != nil {
+		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
+	}
+	conds := spec.Bank.Conditions()
+	planned, err := plannedConditions(spec.Bank, conds, spec.Probes)
+	if err != nil {
+		return nil, err
+	}
+	// Refuse a study too large to plan before allocating it (a plan
+	// keeps about 100 bytes per request); EstimatePlan has no limit.
+	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
+	if limit && total > MaxPlanRequests {
+		return nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
+			total, spec.Dataset.NumCandidates(), len(planned), spec.Repeats, MaxPlanRequests)
+	}
+	rev := spec.DatasetRev
+	if rev == 0 {
+		rev, err = st.DatasetRevision(ctx, spec.Dataset.Name)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+	}
+	return &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
+		render: rend, conds: conds, planned: planned}, nil
 }
 
 // plannedConditions returns the indices of conds whose probe is listed

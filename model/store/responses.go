@@ -344,6 +344,54 @@ func (a AnsweredSet) Has(context, candidate, probe, wording, run string) bool {
 	return a.set[coord{context, candidate, probe, wording, run}]
 }
 
+// Each calls f with the coordinates of every answer in the set, in no
+// particular order.
+func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)) {
+	for c := range a.set {
+		f(c.context, c.candidate, c.probe, c.wording, c.run)
+	}
+}
+
+// AnsweredRuns returns, for each of keys with an answer at any
+// coordinates, the run labels answered: the (key, run) pairs CachedAnswers
+// would find, without their answers. A planner that counts rather than
+// stores (an estimate of many runs) asks this instead.
+func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	args := make([]any, 0, cachedChunk)
+	for len(keys) > 0 {
+		n := min(len(keys), cachedChunk)
+		args = args[:0]
+		for _, k := range keys[:n] {
+			args = append(args, k)
+		}
+		keys = keys[n:]
+		rows, err := s.r.QueryContext(ctx, `
+			SELECT DISTINCT r.key, r.run
+			FROM requests r
+			JOIN responses p ON p.request_id = r.id AND p.ok = 1
+			WHERE r.key IN (?`+strings.Repeat(", ?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var k, run string
+			if err := rows.Scan(&k, &run); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[k] = append(out[k], run)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // AnyAnswer reports whether the workspace holds any answer at all: when it
 // holds none, no request can be answered from the cache (CachedAnswers).
 func (s *Store) AnyAnswer(ctx context.Context) (bool, error) {
