@@ -134,7 +134,7 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 		if err != nil {
 			return n, err
 		}
-		body, err := ChatBody(p.Spec.Config, req, it.Run)
+		body, err := ChatBody(p.Spec.Config, req, int(it.Run))
 		if err != nil {
 			return n, err
 		}

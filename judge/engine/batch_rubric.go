@@ -130,14 +130,14 @@ func (p *Plan) exportRubric(enc *json.Encoder) (int, []store.Request, error) {
 		if err != nil {
 			return lines, nil, err
 		}
-		rc := runConfig(cfg, it.Run, n)
+		rc := runConfig(cfg, int(it.Run), n)
 		for s := range n {
 			body, err := openai.RequestBody(rc, req, s)
 			if err != nil {
 				row := it.Row()
 				return lines, nil, fmt.Errorf("engine: %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err)
 			}
-			id := RubricCustomID(kind, it.Key(), strconv.Itoa(it.Run), s, named)
+			id := RubricCustomID(kind, it.Key(), strconv.Itoa(int(it.Run)), s, named)
 			if err := enc.Encode(BatchInput{CustomID: id, Method: "POST", URL: BatchURL, Body: body}); err != nil {
 				return lines, nil, err
 			}

@@ -107,21 +107,21 @@ func (l Limits) concurrency() int {
 // request is not kept (a study's messages repeat each source text dozens
 // of times); Plan.Request renders it again when it is sent. An item holds
 // indices and its key's 32 bytes, no strings: a plan of 608,000 requests
-// is about 60 MB.
+// is about 44 MB.
 type Item struct {
-	Run       int
-	Context   int // index into Spec.Dataset.Contexts
-	Candidate int // index into that context's Candidates
-	Condition int // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
-	InTokens  int // estimated prompt tokens (EstimateTokens)
-	OutTokens int // estimated completion tokens
+	Run       int32
+	Context   int32 // index into Spec.Dataset.Contexts
+	Candidate int32 // index into that context's Candidates
+	Condition int32 // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
+	InTokens  int32 // estimated prompt tokens (EstimateTokens)
+	OutTokens int32 // estimated completion tokens
 	// Lead is the item whose request is sent for this one: itself, except
 	// in a SAJA plan, where one call per candidate and run answers every
 	// criterion (the criterion's items lead to the first one's).
-	Lead int
+	Lead int32
 	// Part is the index of this item's rating in the call's Result.Items
 	// (a SAJA criterion), or -1 when the item is the call's Score.
-	Part int
+	Part int32
 
 	key  [32]byte // store.Keyer.Sum of the messages
 	plan *Plan
@@ -136,7 +136,7 @@ func (it *Item) Row() store.Request {
 	c := &p.Spec.Dataset.Contexts[it.Context]
 	return store.Request{Key: it.Key(), Judge: p.Spec.JudgeName, Dataset: p.Spec.Dataset.Name,
 		Context: c.ID, Candidate: c.Candidates[it.Candidate].ID, BankHash: p.BankHash,
-		Probe: p.probe(it), Wording: p.wordingLabel(it), Run: strconv.Itoa(it.Run)}
+		Probe: p.probe(it), Wording: p.wordingLabel(it), Run: strconv.Itoa(int(it.Run))}
 }
 
 // probe is an item's stored probe: its condition's, or its rubric
@@ -359,7 +359,8 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 				in := EstimateTokens(req.Messages)
 				for r := range spec.Repeats {
 					p.Items = append(p.Items, Item{
-						Run: r, Context: ci, Candidate: ki, Condition: condi, InTokens: in, OutTokens: out, Lead: len(p.Items), Part: -1,
+						Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int32(condi), InTokens: int32(in), OutTokens: int32(out),
+						Lead: int32(len(p.Items)), Part: -1,
 						key: key, plan: p,
 					})
 				}
@@ -490,7 +491,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 		for i := range p.Items {
 			it := &p.Items[i]
 			c := &p.Spec.Dataset.Contexts[it.Context]
-			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), strconv.Itoa(it.Run)) {
+			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), strconv.Itoa(int(it.Run))) {
 				p.Pending = append(p.Pending, i)
 			}
 		}
@@ -504,7 +505,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 		want := make([][2]string, len(p.Pending))
 		for j, i := range p.Pending {
 			it := &p.Items[i]
-			want[j] = [2]string{it.Key(), strconv.Itoa(it.Run)}
+			want[j] = [2]string{it.Key(), strconv.Itoa(int(it.Run))}
 		}
 		cached, err := st.CachedAnswers(ctx, want)
 		if err != nil {
@@ -530,7 +531,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 		if _, ok := p.Cached[i]; ok {
 			continue
 		}
-		lead := p.Items[i].Lead
+		lead := int(p.Items[i].Lead)
 		if p.group == nil {
 			p.Sends = append(p.Sends, i)
 			continue

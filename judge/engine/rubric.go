@@ -161,7 +161,7 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 				l, part = first+r, crit
 			}
 			p.Items = append(p.Items, Item{
-				Run: r, Context: ci, Candidate: ki, Condition: crit, InTokens: in, OutTokens: o, Lead: l, Part: part,
+				Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int32(crit), InTokens: int32(in), OutTokens: int32(o), Lead: int32(l), Part: int32(part),
 				key: key, plan: p,
 			})
 		}

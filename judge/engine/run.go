@@ -271,10 +271,17 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if lim == nil {
 		lim = NewLimiter(p.Spec.Limits)
 	}
+	// Room for the writer's next batch while it commits one. The offline
+	// simulator's workers outrun the writer whatever the room (they only
+	// wait when it is full), so it gets one batch's worth, not four.
+	queue := 4 * opts.FlushEvery
+	if p.Judge.Backend == judge.BackendOffline {
+		queue = opts.FlushEvery
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
-		events: make(chan Event, opts.EventBuffer), writes: make(chan write, 4*opts.FlushEvery),
+		events: make(chan Event, opts.EventBuffer), writes: make(chan write, queue),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
 		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{},
 	}
@@ -496,9 +503,9 @@ func (r *Run) worker(work <-chan int) {
 		// its share of the tokens, so RPM and TPM bound the calls.
 		n := r.plan.samples()
 		for s := range n {
-			tok := (it.InTokens + it.OutTokens) / n
+			tok := int(it.InTokens+it.OutTokens) / n
 			if s == 0 {
-				tok += (it.InTokens + it.OutTokens) % n
+				tok += int(it.InTokens+it.OutTokens) % n
 			}
 			if err := r.lim.Wait(r.ctx, tok); err != nil || r.ctx.Err() != nil {
 				return
@@ -529,7 +536,7 @@ func (r *Run) worker(work <-chan int) {
 			return
 		}
 		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
-			r.lim.Adjust(actual - it.InTokens - it.OutTokens)
+			r.lim.Adjust(actual - int(it.InTokens) - int(it.OutTokens))
 		}
 		// One call may answer several items (SAJA's criteria): each is
 		// stored; only the last waits for its commit, which the writer
@@ -541,7 +548,7 @@ func (r *Run) worker(work <-chan int) {
 				a = ack
 			}
 			mk := &r.plan.Items[k]
-			r.finish(mk, cellResponse(mk.Row(), mk.Part, m == 0, res, err), false, a)
+			r.finish(mk, cellResponse(mk.Row(), int(mk.Part), m == 0, res, err), false, a)
 		}
 		// The next request starts only once this answer is committed, so
 		// at any moment at most Concurrency requests are answered but not
@@ -666,7 +673,7 @@ type write struct {
 func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
 	r.writes <- write{resp, ack}
 	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
-		Wording: r.plan.wording(it), Run: it.Run, Score: resp.Score, Cached: cached,
+		Wording: r.plan.wording(it), Run: int(it.Run), Score: resp.Score, Cached: cached,
 		ErrKind: resp.ErrKind, Err: resp.Err}
 	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	r.mu.Lock()
@@ -690,7 +697,7 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 		p.Failed++
 		p.Errors[resp.ErrKind]++
 	}
-	bk := baseKey{resp.Context, resp.Candidate, it.Run}
+	bk := baseKey{resp.Context, resp.Candidate, int(it.Run)}
 	if res.HasScore {
 		if resp.Probe == "baseline" {
 			r.baselines[bk] = res.Score

@@ -291,7 +291,7 @@ func mustRequest(t testing.TB, p *Plan, i int) banks.Request {
 
 // itemIdentity is the chatServer identity of the request of p.Items[i].
 func itemIdentity(t testing.TB, p *Plan, i int) string {
-	body, err := ChatBody(p.Spec.Config, mustRequest(t, p, i), p.Items[i].Run)
+	body, err := ChatBody(p.Spec.Config, mustRequest(t, p, i), int(p.Items[i].Run))
 	if err != nil {
 		t.Fatal(err)
 	}

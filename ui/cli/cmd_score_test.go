@@ -1160,7 +1160,7 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := engine.ChatBody(cfg, req, it.Run)
+		body, _ := engine.ChatBody(cfg, req, int(it.Run))
 		idOf[it.Row().Context+"|"+it.Row().Candidate+"|"+it.Row().Probe+"|"+it.Row().Wording] = requestIdentity(body)
 	}
 	final := srv.snapshot()
