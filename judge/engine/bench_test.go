@@ -147,3 +147,20 @@ func BenchmarkOfflineSynth100x16(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEstimatePlanDemo100000Runs estimates the demo study × the
+// quality bank × 100,000 runs (228,000,000 requests) as prism run
+// --dry-run does: its time and memory are those of the 2,280 conditions,
+// not of the requests.
+func BenchmarkEstimatePlanDemo100000Runs(b *testing.B) {
+	d := datasets.Demo()
+	st, _ := openStore(b, d)
+	spec := Spec{Dataset: d, Bank: quality(b), JudgeName: "offline", Config: judge.Defaults(), Repeats: 100_000}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := EstimatePlan(context.Background(), st, spec)
+		if err != nil || p.Estimate.Requests != 228_000_000 {
+			b.Fatalf("%+v %v", p.Estimate, err)
+		}
+	}
+}
