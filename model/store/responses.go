@@ -94,8 +94,171 @@ func (s *Store) PutResponseBatch(ctx context.Context, rs []Response) error {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(rs[a].Key, rs[b].Key) })
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return s.putResponsesOrdered(ctx, tx, rs, 0, order)
+		return s.putResponsesChunked(ctx, tx, rs, order)
 	})
+}
+
+// batchChunk is how many responses putResponsesChunked writes per
+// statement: their request rows in one INSERT, their response rows in
+// another (batchChunk × 12 parameters, far below SQLite's 32,766).
+const batchChunk = 64
+
+// putResponsesChunked writes rs inside tx in the order of the indices
+// order lists, as putResponsesTx does, batchChunk at a time: one
+// statement per table per chunk instead of two per response, which is
+// what the writer of a large run spends its time on. The request rows of
+// a chunk get explicit row ids from max(id) + 1 on (what SQLite would
+// give them; the transaction holds the write lock) with ON CONFLICT DO
+// NOTHING: when every row went in, the ids are known; otherwise (a
+// request recorded before, e.g. after a failure, or twice in the chunk)
+// each row of the chunk is looked up and its key checked, as
+// requestUpsert does.
+func (s *Store) putResponsesChunked(ctx context.Context, tx *sql.Tx, rs []Response, order []int) error {
+	secrets := s.knownSecrets()
+	ids := newIDCache(tx)
+	find, err := tx.PrepareContext(ctx, `
+		SELECT id, key FROM requests
+		WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ? AND context = ? AND candidate = ?
+		  AND probe = ? AND wording = ? AND run = ?`)
+	if err != nil {
+		return err
+	}
+	defer find.Close()
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM requests`).Scan(&next); err != nil {
+		return err
+	}
+	stmts := map[string]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	exec := func(query string, args []any) (sql.Result, error) {
+		st, ok := stmts[query]
+		if !ok {
+			var err error
+			if st, err = tx.PrepareContext(ctx, query); err != nil {
+				return nil, err
+			}
+			stmts[query] = st
+		}
+		return st.ExecContext(ctx, args...)
+	}
+	type row struct {
+		i               int // index into rs
+		id, judge, data int64
+	}
+	chunk := make([]row, 0, batchChunk)
+	reqArgs := make([]any, 0, batchChunk*10)
+	respArgs := make([]any, 0, batchChunk*respColumns)
+	for lo := 0; lo < len(order); lo += batchChunk {
+		hi := min(lo+batchChunk, len(order))
+		chunk, reqArgs, respArgs = chunk[:0], reqArgs[:0], respArgs[:0]
+		for _, i := range order[lo:hi] {
+			r := &rs[i]
+			where := func(err error) error {
+				return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+			}
+			if err := checkResponse(r); err != nil {
+				return where(err)
+			}
+			if err := checkRequest(&r.Request); err != nil {
+				return where(err)
+			}
+			if len(r.Logprobs) > 0 && !json.Valid(r.Logprobs) {
+				return where(errors.New("logprobs are not valid JSON"))
+			}
+			j, err := ids.judge(ctx, r.Judge)
+			if err != nil {
+				return where(err)
+			}
+			d, err := ids.dataset(ctx, r.Dataset)
+			if err != nil {
+				return where(err)
+			}
+			chunk = append(chunk, row{i: i, id: next, judge: j, data: d})
+			reqArgs = append(reqArgs, next, r.Key, j, d, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run)
+			next++
+		}
+		res, err := exec(insertRequests(len(chunk)), reqArgs)
+		if err != nil {
+			return fmt.Errorf("responses %d to %d: %w", lo, hi-1, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if int(n) != len(chunk) {
+			// Some rows were there already: find each one's id and key.
+			for c := range chunk {
+				w := &chunk[c]
+				r := &rs[w.i]
+				var key string
+				if err := find.QueryRowContext(ctx, w.judge, w.data, r.BankHash, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
+					Scan(&w.id, &key); err != nil {
+					return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", w.i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+				}
+				if key != r.Key {
+					return fmt.Errorf("response %d (%s/%s %s/%s %s): these coordinates were recorded with request key %s, not %s: the request text changed",
+						w.i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, key, r.Key)
+				}
+			}
+		}
+		for _, w := range chunk {
+			r := &rs[w.i]
+			ok := 0
+			if r.Answered() {
+				ok = 1
+			}
+			var logprobs any
+			if len(r.Logprobs) > 0 {
+				logprobs = string(r.Logprobs)
+			}
+			t := r.Time
+			if t.IsZero() {
+				t = time.Now()
+			}
+			// As in putResponsesTx: credentials removed, reply text bounded.
+			respArgs = append(respArgs, w.id, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
+				r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
+				r.ErrKind, Redact(r.Err, secrets...), formatTime(t))
+		}
+		if _, err := exec(insertResponses(len(chunk)), respArgs); err != nil {
+			return fmt.Errorf("responses %d to %d: %w", lo, hi-1, err)
+		}
+	}
+	return nil
+}
+
+// respColumns is the number of parameters of one response row.
+const respColumns = 12
+
+// insertRequests is the INSERT of n request rows with explicit ids; a row
+// whose coordinates are recorded already is left out.
+func insertRequests(n int) string {
+	return multiInsert(`INSERT INTO requests(id, key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run) VALUES `,
+		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", n, ` ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run) DO NOTHING`)
+}
+
+// insertResponses is the INSERT of n response rows; a second answer to a
+// request is left out (the responses_answer index), row by row in order.
+func insertResponses(n int) string {
+	return multiInsert(`INSERT INTO responses(request_id, ok, raw, score, logprobs, prompt_tokens, cached_tokens,
+		completion_tokens, latency_ns, error_kind, error, created) VALUES `, "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", n, " ON CONFLICT DO NOTHING")
+}
+
+func multiInsert(head, row string, n int, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	b.WriteString(tail)
+	return b.String()
 }
 
 // putResponsesTx writes rs inside tx; offset numbers them in errors.
