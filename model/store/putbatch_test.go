@@ -55,7 +55,7 @@ func TestPutResponseBatchEqualsPutResponses(t *testing.T) {
 	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
 	for round := range 4 {
 		var rs []Response
-		for range 3*batchChunk + 17 {
+		for range 3*64 + 17 {
 			c := cands[rng.IntN(len(cands))]
 			p := probes[rng.IntN(len(probes))]
 			run := fmt.Sprint(rng.IntN(40))
