@@ -590,14 +590,17 @@ type Progress struct {
 // or over all banks when bankHash is "".
 func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error) {
 	var p Progress
+	// A request has at most one answer (the responses_answer index), so
+	// its failed attempts are its responses less its answer: both counted
+	// from indexes, without reading a response row.
 	err := s.r.QueryRowContext(ctx, `
-		SELECT count(*),
-		       coalesce(sum(EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1)), 0),
-		       coalesce(sum((SELECT count(*) FROM responses p WHERE p.request_id = r.id AND p.ok = 0)), 0)
-		FROM requests r
-		JOIN judges j ON j.id = r.judge_id
-		JOIN datasets d ON d.id = r.dataset_id
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?)`, dataset, judge, bankHash, bankHash).
+		SELECT count(*), coalesce(sum(a), 0), coalesce(sum(n - a), 0)
+		FROM (SELECT EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1) AS a,
+		             (SELECT count(*) FROM responses p WHERE p.request_id = r.id) AS n
+		      FROM requests r
+		      JOIN judges j ON j.id = r.judge_id
+		      JOIN datasets d ON d.id = r.dataset_id
+		      WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?))`, dataset, judge, bankHash, bankHash).
 		Scan(&p.Requests, &p.Answered, &p.Failures)
 	return p, err
 }
