@@ -134,14 +134,15 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 		if err != nil {
 			return n, err
 		}
-		body, err := ChatBody(p.Spec.Config, req, it.Run)
+		body, err := ChatBody(p.Spec.Config, req, int(it.Run))
 		if err != nil {
 			return n, err
 		}
-		if err := enc.Encode(BatchInput{CustomID: CustomID(it.Row.Key, it.Row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
+		row := it.Row()
+		if err := enc.Encode(BatchInput{CustomID: CustomID(row.Key, row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
 			return n, err
 		}
-		rows = append(rows, it.Row)
+		rows = append(rows, row)
 		n++
 	}
 	if err := bw.Flush(); err != nil {

@@ -130,20 +130,21 @@ func (p *Plan) exportRubric(enc *json.Encoder) (int, []store.Request, error) {
 		if err != nil {
 			return lines, nil, err
 		}
-		rc := runConfig(cfg, it.Run, n)
+		rc := runConfig(cfg, int(it.Run), n)
 		for s := range n {
 			body, err := openai.RequestBody(rc, req, s)
 			if err != nil {
-				return lines, nil, fmt.Errorf("engine: %s/%s %s: %w", it.Row.Context, it.Row.Candidate, it.Row.Probe, err)
+				row := it.Row()
+				return lines, nil, fmt.Errorf("engine: %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err)
 			}
-			id := RubricCustomID(kind, it.Row.Key, it.Row.Run, s, named)
+			id := RubricCustomID(kind, it.Key(), strconv.Itoa(int(it.Run)), s, named)
 			if err := enc.Encode(BatchInput{CustomID: id, Method: "POST", URL: BatchURL, Body: body}); err != nil {
 				return lines, nil, err
 			}
 			lines++
 		}
 		for _, k := range p.members(lead) {
-			rows = append(rows, p.Items[k].Row)
+			rows = append(rows, p.Items[k].Row())
 		}
 	}
 	return lines, rows, nil
@@ -469,11 +470,11 @@ func (s *rubricStudy) responses(req banks.Request, ratings, pending []store.Requ
 	}
 	out := make([]store.Response, len(pending))
 	for m, q := range pending {
-		it := &Item{Row: q, Part: -1}
+		k := -1
 		if s.rubric.Kind == banks.RubricSAJA {
-			it.Part = part[q.Probe]
+			k = part[q.Probe]
 		}
-		out[m] = cellResponse(it, m == 0, res, err)
+		out[m] = cellResponse(q, k, m == 0, res, err)
 	}
 	return out, true
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
+	"github.com/prism-eval/prism/model/synthstudy"
 )
 
 var benchSink Summary
@@ -107,6 +108,59 @@ func BenchmarkOfflineSummEval38(b *testing.B) {
 		benchSink, err = r.Wait()
 		if err != nil || benchSink.Written != 60800 {
 			b.Fatalf("%+v %v", benchSink.Progress, err)
+		}
+	}
+}
+
+// BenchmarkOfflineSynth100x16 runs the offline judge over a synthetic
+// study of 100 contexts × 16 candidates × the quality bank's 38
+// conditions (60,800 requests) into a new workspace: plan, judge calls
+// and store writes, the path of prism run --backend offline. The
+// dataset is built once; each op opens a fresh workspace.
+func BenchmarkOfflineSynth100x16(b *testing.B) {
+	d := synthstudy.Dataset(100, 16, 1)
+	bank, err := banks.Builtin("quality")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		st, _ := openStore(b, d)
+		b.StartTimer()
+		spec := Spec{Dataset: d, Bank: bank, JudgeName: "offline", Config: judge.Defaults(), Repeats: 1}
+		p, err := NewPlan(context.Background(), st, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, err := NewJudges(spec.Config, 1, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Start(context.Background(), st, js, p, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSink, err = r.Wait()
+		if err != nil || benchSink.Written != 60800 {
+			b.Fatalf("%+v %v", benchSink.Progress, err)
+		}
+	}
+}
+
+// BenchmarkEstimatePlanDemo100000Runs estimates the demo study × the
+// quality bank × 100,000 runs (228,000,000 requests) as prism run
+// --dry-run does: its time and memory are those of the 2,280 conditions,
+// not of the requests.
+func BenchmarkEstimatePlanDemo100000Runs(b *testing.B) {
+	d := datasets.Demo()
+	st, _ := openStore(b, d)
+	spec := Spec{Dataset: d, Bank: quality(b), JudgeName: "offline", Config: judge.Defaults(), Repeats: 100_000}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := EstimatePlan(context.Background(), st, spec)
+		if err != nil || p.Estimate.Requests != 228_000_000 {
+			b.Fatalf("%+v %v", p.Estimate, err)
 		}
 	}
 }

@@ -102,25 +102,58 @@ func (l Limits) concurrency() int {
 	return l.Concurrency
 }
 
-// Item is one request of a plan: where it comes from, its stored
-// coordinates and key, and its estimated token counts. The rendered
+// Item is one request of a plan: where it comes from, its key, and its
+// estimated token counts; Row spells its stored coordinates. The rendered
 // request is not kept (a study's messages repeat each source text dozens
-// of times); Plan.Request renders it again when it is sent.
+// of times); Plan.Request renders it again when it is sent. An item holds
+// indices and its key's 32 bytes, no strings: a plan of 608,000 requests
+// is about 44 MB.
 type Item struct {
-	Row       store.Request
-	Run       int
-	Context   int // index into Spec.Dataset.Contexts
-	Candidate int // index into that context's Candidates
-	Condition int // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
-	InTokens  int // estimated prompt tokens (EstimateTokens)
-	OutTokens int // estimated completion tokens
+	Run       int32
+	Context   int32 // index into Spec.Dataset.Contexts
+	Candidate int32 // index into that context's Candidates
+	Condition int32 // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
+	InTokens  int32 // estimated prompt tokens (EstimateTokens)
+	OutTokens int32 // estimated completion tokens
 	// Lead is the item whose request is sent for this one: itself, except
 	// in a SAJA plan, where one call per candidate and run answers every
 	// criterion (the criterion's items lead to the first one's).
-	Lead int
+	Lead int32
 	// Part is the index of this item's rating in the call's Result.Items
 	// (a SAJA criterion), or -1 when the item is the call's Score.
-	Part int
+	Part int32
+
+	key  [32]byte // store.Keyer.Sum of the messages
+	plan *Plan
+}
+
+// Key is the item's request key (store.RequestKey of its messages).
+func (it *Item) Key() string { return store.KeyString(it.key) }
+
+// Row is the item's stored coordinates and request key.
+func (it *Item) Row() store.Request {
+	p := it.plan
+	c := &p.Spec.Dataset.Contexts[it.Context]
+	return store.Request{Key: it.Key(), Judge: p.Spec.JudgeName, Dataset: p.Spec.Dataset.Name,
+		Context: c.ID, Candidate: c.Candidates[it.Candidate].ID, BankHash: p.BankHash,
+		Probe: p.probe(it), Wording: p.wordingLabel(it), Run: strconv.Itoa(int(it.Run))}
+}
+
+// probe is an item's stored probe: its condition's, or its rubric
+// criterion's model.RubricProbe.
+func (p *Plan) probe(it *Item) string {
+	if p.rubric != nil {
+		return p.critProbes[it.Condition]
+	}
+	return p.conds[it.Condition].Probe
+}
+
+// wordingLabel is an item's stored wording label.
+func (p *Plan) wordingLabel(it *Item) string {
+	if p.rubric != nil {
+		return "0"
+	}
+	return strconv.Itoa(p.conds[it.Condition].Wording)
 }
 
 // Plan is a study turned into requests, with what the workspace already
@@ -149,7 +182,8 @@ type Plan struct {
 	conds   []banks.Condition // every condition of the bank
 	planned []int             // indices into conds of the conditions planned (Spec.Probes)
 
-	rubric *banks.RubricRenderer // a rubric plan's renderer (nil for a bank's)
+	rubric     *banks.RubricRenderer // a rubric plan's renderer (nil for a bank's)
+	critProbes []string              // a rubric plan's stored probe of each criterion
 	// group maps a SAJA call's lead to its pending items not answered from
 	// the cache, in criterion order (nil: every item is its own call).
 	group map[int][]int
@@ -278,13 +312,71 @@ func priceModel(cfg judge.Config) string {
 
 // MaxPlanRequests bounds the requests of one plan (candidates ×
 // conditions × runs): 2,000,000 is 33 runs of SummEval's 1,600 candidates
-// under 38 conditions, and about 0.5 GB of plan.
+// under 38 conditions, and about 0.2 GB of plan. EstimatePlan, which
+// holds no request, estimates a study of any size.
 const MaxPlanRequests = 2_000_000
 
 // NewPlan renders every request of spec, keys it, and asks the workspace
 // which are answered. It writes nothing. Errors name the spec field at
 // fault.
 func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
+	p, err := planHead(ctx, st, spec, true)
+	if err != nil || p.rubric != nil {
+		return p, err
+	}
+	spec = p.Spec
+	rend, conds, planned := p.render, p.conds, p.planned
+	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
+	backend := p.Judge.Backend
+	out := outputTokens(spec.Config)
+	p.Items = make([]Item, 0, total)
+	keyer, err := store.NewKeyer(backend, spec.Config.Model, p.Judge.Params)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]store.Message, 0, 2)
+	sel := make([]banks.Condition, len(planned))
+	for i, c := range planned {
+		sel[i] = conds[c]
+	}
+	// Context, then candidate, then condition, then run: everything sent
+	// about one candidate goes out together, so a server's prefix cache
+	// sees the same source text back to back.
+	for ci, c := range spec.Dataset.Contexts {
+		for ki, cand := range c.Candidates {
+			reqs, err := rend.RenderAll(c, cand, sel)
+			if err != nil {
+				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
+			}
+			for si := range sel {
+				condi := planned[si]
+				req := &reqs[si]
+				msgs = msgs[:0]
+				for _, m := range req.Messages {
+					msgs = append(msgs, store.Message(m))
+				}
+				key := keyer.Sum(msgs)
+				in := EstimateTokens(req.Messages)
+				for r := range spec.Repeats {
+					p.Items = append(p.Items, Item{
+						Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int32(condi), InTokens: int32(in), OutTokens: int32(out),
+						Lead: int32(len(p.Items)), Part: -1,
+						key: key, plan: p,
+					})
+				}
+			}
+		}
+	}
+	if err := p.resolve(ctx, st); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planHead checks spec and returns a bank plan without items (its
+// renderer and conditions set), or a rubric spec's whole plan. With
+// limit, a bank study of more than MaxPlanRequests is refused.
+func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Plan, error) {
 	if spec.Dataset == nil || (spec.Bank == nil) == (spec.Rubric == nil) {
 		return nil, errors.New("engine: spec needs a dataset and either a bank or a rubric")
 	}
@@ -319,9 +411,9 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return nil, err
 	}
 	// Refuse a study too large to plan before allocating it (a plan
-	// keeps about 200 bytes per request).
+	// keeps about 100 bytes per request); EstimatePlan has no limit.
 	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
-	if total > MaxPlanRequests {
+	if limit && total > MaxPlanRequests {
 		return nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
 			total, spec.Dataset.NumCandidates(), len(planned), spec.Repeats, MaxPlanRequests)
 	}
@@ -332,56 +424,8 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 	}
-	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
-		render: rend, conds: conds, planned: planned}
-	backend := p.Judge.Backend
-	out := outputTokens(spec.Config)
-	runs := make([]string, spec.Repeats)
-	for r := range runs {
-		runs[r] = strconv.Itoa(r)
-	}
-	keyer, err := store.NewKeyer(backend, spec.Config.Model, p.Judge.Params)
-	if err != nil {
-		return nil, err
-	}
-	msgs := make([]store.Message, 0, 2)
-	sel := make([]banks.Condition, len(planned))
-	for i, c := range planned {
-		sel[i] = conds[c]
-	}
-	// Context, then candidate, then condition, then run: everything sent
-	// about one candidate goes out together, so a server's prefix cache
-	// sees the same source text back to back.
-	for ci, c := range spec.Dataset.Contexts {
-		for ki, cand := range c.Candidates {
-			reqs, err := rend.RenderAll(c, cand, sel)
-			if err != nil {
-				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
-			}
-			for si, cond := range sel {
-				condi := planned[si]
-				req := &reqs[si]
-				msgs = msgs[:0]
-				for _, m := range req.Messages {
-					msgs = append(msgs, store.Message(m))
-				}
-				key := keyer.Key(msgs)
-				in := EstimateTokens(req.Messages)
-				for r, run := range runs {
-					p.Items = append(p.Items, Item{
-						Run: r, Context: ci, Candidate: ki, Condition: condi, InTokens: in, OutTokens: out, Lead: len(p.Items), Part: -1,
-						Row: store.Request{Key: key, Judge: spec.JudgeName, Dataset: spec.Dataset.Name,
-							Context: c.ID, Candidate: cand.ID, BankHash: p.BankHash,
-							Probe: cond.Probe, Wording: strconv.Itoa(cond.Wording), Run: run},
-					})
-				}
-			}
-		}
-	}
-	if err := p.resolve(ctx, st); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
+		render: rend, conds: conds, planned: planned}, nil
 }
 
 // plannedConditions returns the indices of conds whose probe is listed
@@ -432,45 +476,62 @@ func quoteAll(ss []string) []string {
 
 // resolve fills Pending, Cached and Estimate from the workspace.
 func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
-	rows := make([]store.Request, len(p.Items))
-	for i := range p.Items {
-		rows[i] = p.Items[i].Row
-	}
-	pend, err := st.Pending(ctx, rows)
+	// The items are asked about one by one against the study's answered
+	// coordinates (no list of every request's row is built).
+	ans, err := st.Answered(ctx, p.Spec.JudgeName, p.Spec.Dataset.Name, p.BankHash)
 	if err != nil {
 		return fmt.Errorf("engine: pending requests: %w", err)
 	}
-	// Pending keeps order and returns a subsequence of rows, so one pass
-	// recovers the indices.
-	j := 0
-	for i := range rows {
-		if j < len(pend) && pend[j] == rows[i] {
-			p.Pending = append(p.Pending, i)
-			j++
+	if ans.Len() == 0 {
+		p.Pending = make([]int, len(p.Items))
+		for i := range p.Pending {
+			p.Pending[i] = i
+		}
+	} else {
+		for i := range p.Items {
+			it := &p.Items[i]
+			c := &p.Spec.Dataset.Contexts[it.Context]
+			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), strconv.Itoa(int(it.Run))) {
+				p.Pending = append(p.Pending, i)
+			}
 		}
 	}
-	want := make([][2]string, len(p.Pending))
-	for j, i := range p.Pending {
-		want[j] = [2]string{p.Items[i].Row.Key, p.Items[i].Row.Run}
-	}
-	cached, err := st.CachedAnswers(ctx, want)
+	// Cached answers: only when the workspace holds any answer at all.
+	some, err := st.AnyAnswer(ctx)
 	if err != nil {
 		return fmt.Errorf("engine: cached answers: %w", err)
 	}
-	for j, i := range p.Pending {
-		if resp, ok := cached[want[j]]; ok {
-			resp.Request = p.Items[i].Row
-			p.Cached[i] = resp
+	if some {
+		want := make([][2]string, len(p.Pending))
+		for j, i := range p.Pending {
+			it := &p.Items[i]
+			want[j] = [2]string{it.Key(), strconv.Itoa(int(it.Run))}
+		}
+		cached, err := st.CachedAnswers(ctx, want)
+		if err != nil {
+			return fmt.Errorf("engine: cached answers: %w", err)
+		}
+		for j, i := range p.Pending {
+			if resp, ok := cached[want[j]]; ok {
+				resp.Request = p.Items[i].Row()
+				p.Cached[i] = resp
+			}
 		}
 	}
 	if p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA {
 		p.group = map[int][]int{}
 	}
+	if p.group == nil && len(p.Cached) == 0 {
+		p.Sends = p.Pending
+	}
 	for _, i := range p.Pending {
+		if p.group == nil && len(p.Cached) == 0 {
+			break
+		}
 		if _, ok := p.Cached[i]; ok {
 			continue
 		}
-		lead := p.Items[i].Lead
+		lead := int(p.Items[i].Lead)
 		if p.group == nil {
 			p.Sends = append(p.Sends, i)
 			continue

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
@@ -123,6 +122,10 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 		}
 	}
 	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rr.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{}, rubric: rr}
+	p.critProbes = make([]string, len(crits))
+	for k, name := range crits {
+		p.critProbes[k] = model.RubricProbe(spec.Rubric.Name, name)
+	}
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.rubricKeyParams())
 	if err != nil {
 		return nil, err
@@ -139,8 +142,6 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 	}
 	msgs := make([]store.Message, 0, 3)
 	add := func(ci, ki, crit int, req *banks.Request, lead bool, first int) {
-		c := spec.Dataset.Contexts[ci]
-		cand := c.Candidates[ki]
 		msgs = msgs[:0]
 		for _, m := range req.Messages {
 			msgs = append(msgs, store.Message(m))
@@ -148,7 +149,7 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 		if saja {
 			msgs = append(msgs, store.Message{Role: "criterion", Content: crits[crit]})
 		}
-		key := keyer.Key(msgs)
+		key := keyer.Sum(msgs)
 		in := 0
 		o := 0
 		if lead {
@@ -160,10 +161,8 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 				l, part = first+r, crit
 			}
 			p.Items = append(p.Items, Item{
-				Run: r, Context: ci, Candidate: ki, Condition: crit, InTokens: in, OutTokens: o, Lead: l, Part: part,
-				Row: store.Request{Key: key, Judge: spec.JudgeName, Dataset: spec.Dataset.Name,
-					Context: c.ID, Candidate: cand.ID, BankHash: p.BankHash,
-					Probe: model.RubricProbe(spec.Rubric.Name, crits[crit]), Wording: "0", Run: strconv.Itoa(r)},
+				Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int32(crit), InTokens: int32(in), OutTokens: int32(o), Lead: int32(l), Part: int32(part),
+				key: key, plan: p,
 			})
 		}
 	}
@@ -213,7 +212,7 @@ func (p *Plan) checkSameParams(ctx context.Context, st *store.Store) error {
 	if answered < 0 {
 		return nil
 	}
-	row := p.Items[answered].Row
+	row := p.Items[answered].Row()
 	rows, err := st.RequestsByKey(ctx, row.Key, row.Run)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
@@ -246,9 +245,9 @@ func (p *Plan) rubricRequest(it *Item, c model.Context) (banks.Request, error) {
 // stored tokens add up to what was sent. A SAJA reply that rated some
 // criterion is an answer for every criterion: a criterion it did not
 // rate validly is an answer without a score (a missing cell).
-func cellResponse(it *Item, lead bool, res judge.Result, err error) store.Response {
-	if it.Part < 0 {
-		return toResponse(it, res, err)
+func cellResponse(row store.Request, part int, lead bool, res judge.Result, err error) store.Response {
+	if part < 0 {
+		return toResponse(row, res, err)
 	}
 	parsed := false
 	for _, x := range res.Items {
@@ -258,7 +257,7 @@ func cellResponse(it *Item, lead bool, res judge.Result, err error) store.Respon
 		}
 	}
 	if !parsed {
-		resp := toResponse(it, res, err)
+		resp := toResponse(row, res, err)
 		if err == nil && resp.ErrKind == string(judge.KindUnparseable) {
 			resp.Err = "no criterion rated in the reply"
 		}
@@ -268,11 +267,11 @@ func cellResponse(it *Item, lead bool, res judge.Result, err error) store.Respon
 		return resp
 	}
 	// toResponse with no error: the call's raw reply and token counts.
-	resp := toResponse(it, judge.Result{Samples: res.Samples, Score: res.Score, HasScore: true,
+	resp := toResponse(row, judge.Result{Samples: res.Samples, Score: res.Score, HasScore: true,
 		PromptTokens: res.PromptTokens, CachedPromptTokens: res.CachedPromptTokens, CompletionTokens: res.CompletionTokens, Latency: res.Latency}, nil)
 	resp.Score = math.NaN()
-	if it.Part < len(res.Items) && res.Items[it.Part].HasScore {
-		resp.Score = res.Items[it.Part].Score
+	if part < len(res.Items) && res.Items[part].HasScore {
+		resp.Score = res.Items[part].Score
 	}
 	if !lead {
 		resp.PromptTokens, resp.CachedTokens, resp.CompletionTokens = 0, 0, 0

@@ -19,7 +19,7 @@ import (
 // Options tune a Run; the zero value is ready to use.
 type Options struct {
 	Limiter          *Limiter      // nil: NewLimiter(plan.Spec.Limits)
-	FlushEvery       int           // most responses per write transaction (≤ 0: store.BatchSize)
+	FlushEvery       int           // most responses per write transaction (≤ 0: store.BatchSize; OfflineFlushEvery for the offline judge)
 	ProgressInterval time.Duration // between progress events (≤ 0: 100 ms)
 	EventBuffer      int           // capacity of the Events channel (≤ 0: 4096)
 	// BreakAfter is the circuit breaker: after this many requests in a row
@@ -40,6 +40,14 @@ type Options struct {
 	// transaction with the responses it committed.
 	committed func(n int)
 }
+
+// OfflineFlushEvery is the most responses per write transaction of an
+// offline run (Options.FlushEvery's default there; a server judge's is
+// store.BatchSize). The simulator's workers do not wait for commits, so
+// the writer is the run's bottleneck and every commit rewrites the pages
+// of the request-key index it touched, at random: fewer, larger commits
+// write each page fewer times.
+const OfflineFlushEvery = 8192
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
 // round of the default concurrency (8) failing in a row.
@@ -248,6 +256,9 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = store.BatchSize
+		if p.Judge.Backend == judge.BackendOffline {
+			opts.FlushEvery = OfflineFlushEvery
+		}
 	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 100 * time.Millisecond
@@ -259,10 +270,17 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if lim == nil {
 		lim = NewLimiter(p.Spec.Limits)
 	}
+	// Room for the writer's next batch while it commits one. The offline
+	// simulator's workers outrun the writer whatever the room (they only
+	// wait when it is full), so it gets one batch's worth, not four.
+	queue := 4 * opts.FlushEvery
+	if p.Judge.Backend == judge.BackendOffline {
+		queue = opts.FlushEvery
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
-		events: make(chan Event, opts.EventBuffer), writes: make(chan write, 4*opts.FlushEvery),
+		events: make(chan Event, opts.EventBuffer), writes: make(chan write, queue),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
 		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{},
 	}
@@ -484,9 +502,9 @@ func (r *Run) worker(work <-chan int) {
 		// its share of the tokens, so RPM and TPM bound the calls.
 		n := r.plan.samples()
 		for s := range n {
-			tok := (it.InTokens + it.OutTokens) / n
+			tok := int(it.InTokens+it.OutTokens) / n
 			if s == 0 {
-				tok += (it.InTokens + it.OutTokens) % n
+				tok += int(it.InTokens+it.OutTokens) % n
 			}
 			if err := r.lim.Wait(r.ctx, tok); err != nil || r.ctx.Err() != nil {
 				return
@@ -494,7 +512,8 @@ func (r *Run) worker(work <-chan int) {
 		}
 		req, err := r.plan.Request(i)
 		if err != nil {
-			r.stop(fmt.Errorf("render %s/%s %s: %w", it.Row.Context, it.Row.Candidate, it.Row.Probe, err))
+			row := it.Row()
+			r.stop(fmt.Errorf("render %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err))
 			return
 		}
 		j := r.judges[0]
@@ -516,7 +535,7 @@ func (r *Run) worker(work <-chan int) {
 			return
 		}
 		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
-			r.lim.Adjust(actual - it.InTokens - it.OutTokens)
+			r.lim.Adjust(actual - int(it.InTokens) - int(it.OutTokens))
 		}
 		// One call may answer several items (SAJA's criteria): each is
 		// stored; only the last waits for its commit, which the writer
@@ -527,7 +546,8 @@ func (r *Run) worker(work <-chan int) {
 			if m == len(members)-1 {
 				a = ack
 			}
-			r.finish(&r.plan.Items[k], cellResponse(&r.plan.Items[k], m == 0, res, err), false, a)
+			mk := &r.plan.Items[k]
+			r.finish(mk, cellResponse(mk.Row(), int(mk.Part), m == 0, res, err), false, a)
 		}
 		// The next request starts only once this answer is committed, so
 		// at any moment at most Concurrency requests are answered but not
@@ -597,9 +617,9 @@ func (r *Run) stop(err error) {
 
 // toResponse records one Score call: an answer when it scored, else a
 // failure of the error's kind.
-func toResponse(it *Item, res judge.Result, err error) store.Response {
+func toResponse(row store.Request, res judge.Result, err error) store.Response {
 	resp := store.Response{
-		Request:          it.Row,
+		Request:          row,
 		Score:            math.NaN(),
 		PromptTokens:     res.PromptTokens,
 		CachedTokens:     res.CachedPromptTokens,
@@ -651,8 +671,8 @@ type write struct {
 // ack receives when resp's transaction has ended.
 func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
 	r.writes <- write{resp, ack}
-	res := Result{Context: it.Row.Context, Candidate: it.Row.Candidate, Probe: it.Row.Probe,
-		Wording: r.plan.wording(it), Run: it.Run, Score: resp.Score, Cached: cached,
+	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
+		Wording: r.plan.wording(it), Run: int(it.Run), Score: resp.Score, Cached: cached,
 		ErrKind: resp.ErrKind, Err: resp.Err}
 	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	r.mu.Lock()
@@ -676,9 +696,9 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 		p.Failed++
 		p.Errors[resp.ErrKind]++
 	}
-	bk := baseKey{it.Row.Context, it.Row.Candidate, it.Run}
+	bk := baseKey{resp.Context, resp.Candidate, int(it.Run)}
 	if res.HasScore {
-		if it.Row.Probe == "baseline" {
+		if resp.Probe == "baseline" {
 			r.baselines[bk] = res.Score
 		} else if b, ok := r.baselines[bk]; ok {
 			res.Delta, res.HasDelta = res.Score-b, true
@@ -743,7 +763,7 @@ func (r *Run) writer() {
 			buf = buf[:0]
 			return
 		}
-		if err := r.st.PutResponses(ctx, buf); err != nil {
+		if err := r.st.PutResponseBatch(ctx, buf); err != nil {
 			failed = true
 			r.stop(fmt.Errorf("store: %w", err))
 		} else {

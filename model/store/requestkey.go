@@ -70,6 +70,12 @@ func NewKeyer(backend, model string, params map[string]any) (*Keyer, error) {
 
 // Key is RequestKey of messages.
 func (k *Keyer) Key(messages []Message) string {
+	return KeyString(k.Sum(messages))
+}
+
+// Sum is the SHA-256 that Key spells in hex: a plan holding many keys
+// keeps these 32 bytes instead of a 64-byte string (KeyString spells it).
+func (k *Keyer) Sum(messages []Message) [sha256.Size]byte {
 	b := binary.AppendUvarint(k.buf[:k.prefix], uint64(len(messages)))
 	for _, m := range messages {
 		b = appendField(b, m.Role)
@@ -79,8 +85,13 @@ func (k *Keyer) Key(messages []Message) string {
 	k.h.Reset()
 	k.h.Write(b)
 	k.sum = k.h.Sum(k.sum[:0])
+	return [sha256.Size]byte(k.sum)
+}
+
+// KeyString is the request key of a Keyer.Sum: its lower-case hex.
+func KeyString(sum [sha256.Size]byte) string {
 	var out [2 * sha256.Size]byte
-	hex.Encode(out[:], k.sum)
+	hex.Encode(out[:], sum[:])
 	return string(out[:])
 }
 

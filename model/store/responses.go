@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -74,8 +75,37 @@ func (s *Store) PutResponses(ctx context.Context, rs []Response) error {
 	return nil
 }
 
+// PutResponseBatch records rs as PutResponses does, all in one
+// transaction whatever their number: stored whole or not at all. The
+// judge engine's writer bounds its batches itself and commits a large one
+// at once, since a commit rewrites every index page it touched (the
+// request keys are hashes, so their index pages are touched at random).
+func (s *Store) PutResponseBatch(ctx context.Context, rs []Response) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	// Written in key order (stable: responses to one key keep theirs), so
+	// the request-key index, whose pages a hash scatters, is walked once
+	// in order rather than at random through a small page cache. Row ids
+	// follow the order written; nothing reads them as plan order.
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(rs[a].Key, rs[b].Key) })
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return s.putResponsesOrdered(ctx, tx, rs, 0, order)
+	})
+}
+
 // putResponsesTx writes rs inside tx; offset numbers them in errors.
 func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, offset int) error {
+	return s.putResponsesOrdered(ctx, tx, rs, offset, nil)
+}
+
+// putResponsesOrdered is putResponsesTx writing rs in the order of the
+// indices order lists (nil: as they come).
+func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Response, offset int, order []int) error {
 	secrets := s.knownSecrets()
 	upReq, err := prepareRequestUpsert(ctx, tx)
 	if err != nil {
@@ -91,7 +121,11 @@ func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, o
 		return err
 	}
 	defer insResp.Close()
-	for i := range rs {
+	for n := range rs {
+		i := n
+		if order != nil {
+			i = order[n]
+		}
 		r := &rs[i]
 		where := func(err error) error {
 			return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", offset+i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
@@ -172,25 +206,40 @@ func checkRequest(r *Request) error {
 // requestUpsert records requests inside one transaction: the row at a
 // request's coordinates is created, or kept when it exists, and must carry
 // the request's key. PutRequests and PutResponses both record through it.
+//
+// It inserts with ON CONFLICT DO NOTHING and reads the new row's id from
+// the statement's result; only when the row already exists (a request
+// failed before, or exported by prism batch) does it look the row up.
+// That is one plain statement per new request instead of an upsert with
+// RETURNING, whose result rows cost the writer more than the insert.
 type requestUpsert struct {
 	ids  *idCache
-	stmt *sql.Stmt
+	ins  *sql.Stmt
+	find *sql.Stmt
 }
 
 func prepareRequestUpsert(ctx context.Context, tx *sql.Tx) (*requestUpsert, error) {
-	stmt, err := tx.PrepareContext(ctx, `
+	ins, err := tx.PrepareContext(ctx, `
 		INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run)
-		DO UPDATE SET key = key
-		RETURNING id, key`)
+		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run) DO NOTHING`)
 	if err != nil {
 		return nil, err
 	}
-	return &requestUpsert{ids: newIDCache(tx), stmt: stmt}, nil
+	find, err := tx.PrepareContext(ctx, `
+		SELECT id, key FROM requests
+		WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ? AND context = ? AND candidate = ?
+		  AND probe = ? AND wording = ? AND run = ?`)
+	if err != nil {
+		ins.Close()
+		return nil, err
+	}
+	return &requestUpsert{ids: newIDCache(tx), ins: ins, find: find}, nil
 }
 
-func (u *requestUpsert) Close() error { return u.stmt.Close() }
+func (u *requestUpsert) Close() error {
+	return errors.Join(u.ins.Close(), u.find.Close())
+}
 
 // put records r and returns its row id. Recording a different key at the
 // same coordinates is an error: the rendered request changed under the
@@ -207,9 +256,18 @@ func (u *requestUpsert) put(ctx context.Context, r *Request) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	res, err := u.ins.ExecContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run)
+	if err != nil {
+		return 0, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return 0, err
+	} else if n == 1 {
+		return res.LastInsertId()
+	}
 	var id int64
 	var key string
-	if err := u.stmt.QueryRowContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run).
+	if err := u.find.QueryRowContext(ctx, judgeID, dsID, r.BankHash, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
 		Scan(&id, &key); err != nil {
 		return 0, err
 	}
@@ -282,6 +340,84 @@ func (s *Store) Pending(ctx context.Context, reqs []Request) ([]Request, error) 
 		}
 	}
 	return out, nil
+}
+
+// AnsweredSet holds the coordinates of a study's answers (one judge,
+// dataset and bank hash), for a planner that asks about its requests one
+// by one without first building them all (Pending does that for a list).
+type AnsweredSet struct{ set map[coord]bool }
+
+// Answered reads the coordinates of judge's answers on dataset under one
+// bank hash; failed attempts are not answers. A judge or dataset not yet
+// stored has none.
+func (s *Store) Answered(ctx context.Context, judge, dataset, bankHash string) (AnsweredSet, error) {
+	set, err := answeredSet(ctx, s.r, judge, dataset, bankHash)
+	return AnsweredSet{set}, err
+}
+
+// Len is the number of answered coordinates.
+func (a AnsweredSet) Len() int { return len(a.set) }
+
+// Has reports whether the request at these coordinates (of the set's
+// judge, dataset and bank) has an answer.
+func (a AnsweredSet) Has(context, candidate, probe, wording, run string) bool {
+	return a.set[coord{context, candidate, probe, wording, run}]
+}
+
+// Each calls f with the coordinates of every answer in the set, in no
+// particular order.
+func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)) {
+	for c := range a.set {
+		f(c.context, c.candidate, c.probe, c.wording, c.run)
+	}
+}
+
+// AnsweredRuns returns, for each of keys with an answer at any
+// coordinates, the run labels answered: the (key, run) pairs CachedAnswers
+// would find, without their answers. A planner that counts rather than
+// stores (an estimate of many runs) asks this instead.
+func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	args := make([]any, 0, cachedChunk)
+	for len(keys) > 0 {
+		n := min(len(keys), cachedChunk)
+		args = args[:0]
+		for _, k := range keys[:n] {
+			args = append(args, k)
+		}
+		keys = keys[n:]
+		rows, err := s.r.QueryContext(ctx, `
+			SELECT DISTINCT r.key, r.run
+			FROM requests r
+			JOIN responses p ON p.request_id = r.id AND p.ok = 1
+			WHERE r.key IN (?`+strings.Repeat(", ?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var k, run string
+			if err := rows.Scan(&k, &run); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[k] = append(out[k], run)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// AnyAnswer reports whether the workspace holds any answer at all: when it
+// holds none, no request can be answered from the cache (CachedAnswers).
+func (s *Store) AnyAnswer(ctx context.Context) (bool, error) {
+	var answered bool
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM responses WHERE ok = 1)`).Scan(&answered)
+	return answered, err
 }
 
 // querier is what *sql.DB and *sql.Tx share for reading.
@@ -454,14 +590,17 @@ type Progress struct {
 // or over all banks when bankHash is "".
 func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error) {
 	var p Progress
+	// A request has at most one answer (the responses_answer index), so
+	// its failed attempts are its responses less its answer: both counted
+	// from indexes, without reading a response row.
 	err := s.r.QueryRowContext(ctx, `
-		SELECT count(*),
-		       coalesce(sum(EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1)), 0),
-		       coalesce(sum((SELECT count(*) FROM responses p WHERE p.request_id = r.id AND p.ok = 0)), 0)
-		FROM requests r
-		JOIN judges j ON j.id = r.judge_id
-		JOIN datasets d ON d.id = r.dataset_id
-		WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?)`, dataset, judge, bankHash, bankHash).
+		SELECT count(*), coalesce(sum(a), 0), coalesce(sum(n - a), 0)
+		FROM (SELECT EXISTS (SELECT 1 FROM responses p WHERE p.request_id = r.id AND p.ok = 1) AS a,
+		             (SELECT count(*) FROM responses p WHERE p.request_id = r.id) AS n
+		      FROM requests r
+		      JOIN judges j ON j.id = r.judge_id
+		      JOIN datasets d ON d.id = r.dataset_id
+		      WHERE d.name = ? AND j.name = ? AND (? = '' OR r.bank_hash = ?))`, dataset, judge, bankHash, bankHash).
 		Scan(&p.Requests, &p.Answered, &p.Failures)
 	return p, err
 }

@@ -292,14 +292,24 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer st.Close()
+	if *dry {
+		// The estimate alone, a candidate at a time: no request is held,
+		// whatever the study's size.
+		plan, err := engine.EstimatePlan(ctx, st, spec)
+		if err != nil {
+			return err
+		}
+		printEstimate(stdout, plan)
+		if n := plan.Estimate.Requests; !plan.IsRubric() && n > engine.MaxPlanRequests {
+			fmt.Fprintf(stdout, "note: a run of %d requests is refused (one plan holds at most %d); use fewer runs (--repeats) or split the dataset\n", n, engine.MaxPlanRequests)
+		}
+		return nil
+	}
 	plan, err := engine.NewPlan(ctx, st, spec)
 	if err != nil {
 		return err
 	}
 	printEstimate(stdout, plan)
-	if *dry {
-		return nil
-	}
 	if plan.Estimate.Send+plan.Estimate.CacheHits == 0 {
 		if plan.IsRubric() {
 			return printRubricCounts(ctx, stdout, st, plan)

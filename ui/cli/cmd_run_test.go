@@ -288,8 +288,8 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := engine.ChatBody(cfg, req, it.Run)
-		idOf[it.Row.Context+"|"+it.Row.Candidate+"|"+it.Row.Probe+"|"+it.Row.Wording] = requestIdentity(body)
+		body, _ := engine.ChatBody(cfg, req, int(it.Run))
+		idOf[it.Row().Context+"|"+it.Row().Candidate+"|"+it.Row().Probe+"|"+it.Row().Wording] = requestIdentity(body)
 	}
 	final := srv.snapshot()
 	for _, row := range committed {

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// EstimatePlan is NewPlan without the requests: the plan's Estimate,
+// computed a candidate at a time while nothing of a request is kept, so
+// its memory does not grow with the number of requests (prism run
+// --dry-run of a study of any size; MaxPlanRequests does not apply). The
+// estimate is NewPlan's, to the request: its Items, Pending, Cached and
+// Sends are empty, and it can be neither started nor exported. A rubric
+// spec is planned whole, as NewPlan does.
+//
+// Each condition's request is rendered and keyed once whatever the number
+// of runs: the runs answered at its coordinates come from the study's
+// answered set, and those answered elsewhere (the cache) from the
+// workspace's answered runs of its key, so the work is one pass over the
+// candidates and conditions plus one over the stored answers.
+func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
+	p, err := planHead(ctx, st, spec, false)
+	if err != nil || p.rubric != nil {
+		return p, err
+	}
+	spec = p.Spec
+	R := spec.Repeats
+	type cellCoord struct{ context, candidate, probe, wording string }
+	ans, err := st.Answered(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash)
+	if err != nil {
+		return nil, fmt.Errorf("engine: pending requests: %w", err)
+	}
+	// answeredRuns lists the runs in [0, R) answered at a condition's
+	// coordinates, in order: asked of the set run by run for a few runs,
+	// else from the set regrouped by condition (one pass over the answers).
+	var done map[cellCoord][]int
+	if R > smallRepeats && ans.Len() > 0 {
+		done = map[cellCoord][]int{}
+		ans.Each(func(c, k, probe, w, run string) {
+			if r, ok := runIndex(run, R); ok {
+				cc := cellCoord{c, k, probe, w}
+				done[cc] = append(done[cc], r)
+			}
+		})
+		for _, rs := range done {
+			slices.Sort(rs)
+		}
+	}
+	var runsBuf []int
+	answeredRuns := func(c cellCoord) []int {
+		if R > smallRepeats || ans.Len() == 0 {
+			return done[c]
+		}
+		runsBuf = runsBuf[:0]
+		for r := range R {
+			if ans.Has(c.context, c.candidate, c.probe, c.wording, strconv.Itoa(r)) {
+				runsBuf = append(runsBuf, r)
+			}
+		}
+		return runsBuf
+	}
+	some, err := st.AnyAnswer(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: cached answers: %w", err)
+	}
+	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.Judge.Params)
+	if err != nil {
+		return nil, err
+	}
+	out := int64(outputTokens(spec.Config))
+	e := &p.Estimate
+	type cell struct {
+		key   string
+		coord cellCoord
+		in    int64
+	}
+	batch := make([]cell, 0, 512)
+	keys := make([]string, 0, 512)
+	count := func() error {
+		var cached map[string][]string
+		if some {
+			keys = keys[:0]
+			for _, c := range batch {
+				if len(answeredRuns(c.coord)) < R { // only a condition with runs pending can hit the cache
+					keys = append(keys, c.key)
+				}
+			}
+			var err error
+			if cached, err = st.AnsweredRuns(ctx, keys); err != nil {
+				return fmt.Errorf("engine: cached answers: %w", err)
+			}
+		}
+		for _, c := range batch {
+			answered := answeredRuns(c.coord)
+			hits := 0
+			for _, label := range cached[c.key] {
+				if r, ok := runIndex(label, R); ok {
+					if _, found := slices.BinarySearch(answered, r); !found {
+						hits++
+					}
+				}
+			}
+			send := int64(R - len(answered) - hits)
+			e.Answered += len(answered)
+			e.CacheHits += hits
+			e.Send += int(send)
+			e.InputTokens += send * c.in
+			e.OutputTokens += send * out
+		}
+		batch = batch[:0]
+		return nil
+	}
+	msgs := make([]store.Message, 0, 2)
+	sel := make([]banks.Condition, len(p.planned))
+	for i, c := range p.planned {
+		sel[i] = p.conds[c]
+	}
+	for _, c := range spec.Dataset.Contexts {
+		for _, cand := range c.Candidates {
+			reqs, err := p.render.RenderAll(c, cand, sel)
+			if err != nil {
+				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
+			}
+			for si, cond := range sel {
+				msgs = msgs[:0]
+				for _, m := range reqs[si].Messages {
+					msgs = append(msgs, store.Message(m))
+				}
+				batch = append(batch, cell{key: keyer.Key(msgs), in: int64(EstimateTokens(reqs[si].Messages)),
+					coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
+			}
+			if len(batch) >= cachedChunkCells {
+				if err := count(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if err := count(); err != nil {
+		return nil, err
+	}
+	e.Requests = spec.Dataset.NumCandidates() * len(p.planned) * R
+	e.Calls = e.Send * p.samples()
+	e.PriceModel = priceModel(spec.Config)
+	e.Cost, e.Priced = spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
+	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, spec)
+	return p, nil
+}
+
+// smallRepeats is the most runs for which EstimatePlan asks the answered
+// set about each run of a condition rather than regrouping it.
+const smallRepeats = 16
+
+// cachedChunkCells is how many conditions' keys EstimatePlan asks the
+// cache about at once.
+const cachedChunkCells = 500
+
+// runIndex reads a run label the engine writes (decimal, no leading zero)
+// below repeats.
+func runIndex(label string, repeats int) (int, bool) {
+	r, err := strconv.Atoi(label)
+	if err != nil || r < 0 || r >= repeats || strconv.Itoa(r) != label {
+		return 0, false
+	}
+	return r, true
+}

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/model/synthstudy"
+)
+
+// EstimatePlan's estimate is NewPlan's, request for request: in a new
+// workspace, and in one holding some of the study's answers at their
+// coordinates, a failure, answers of other runs and answers to the same
+// messages under another judge name (cache hits).
+func TestEstimatePlanEqualsNewPlan(t *testing.T) {
+	ctx := context.Background()
+	d := synthstudy.Dataset(3, 2, 7)
+	st, _ := openStore(t, d)
+	same := func(spec Spec) Estimate {
+		t.Helper()
+		p, err := NewPlan(ctx, st, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := EstimatePlan(ctx, st, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Estimate != p.Estimate {
+			t.Fatalf("EstimatePlan %+v\nNewPlan      %+v", e.Estimate, p.Estimate)
+		}
+		if len(e.Items) != 0 || e.BankHash != p.BankHash || e.Conditions() != p.Conditions() {
+			t.Fatalf("EstimatePlan holds %d items, bank %s, %d conditions", len(e.Items), e.BankHash, e.Conditions())
+		}
+		return e.Estimate
+	}
+	spec := offlineSpec(t, d, 3)
+	same(spec)
+	// Answer runs 0 and 1 under another judge name: cache hits for "offline".
+	other := offlineSpec(t, d, 2)
+	other.JudgeName = "other"
+	if _, _, err := runToEnd(t, st, other, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	same(spec)
+	// Some answers (and a failure) of the study itself, at scattered
+	// coordinates and runs.
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+		t.Fatal(err)
+	}
+	var rs []store.Response
+	for i := 0; i < len(p.Items); i += 5 {
+		r := store.Response{Request: p.Items[i].Row(), Score: 3}
+		if i%3 == 0 {
+			r.Score, r.ErrKind, r.Err = math.NaN(), "timeout", "slow"
+		}
+		rs = append(rs, r)
+	}
+	if err := st.PutResponses(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	if e := same(spec); e.Answered == 0 || e.CacheHits == 0 || e.Send == 0 {
+		t.Fatalf("estimate %+v: want answered, cached and sent requests", e)
+	}
+	spec.Repeats = 1
+	same(spec)
+	spec.Repeats = 5
+	spec.Probes = []string{"baseline"}
+	same(spec)
+	spec.Repeats = smallRepeats + 4 // the answered set regrouped by condition
+	spec.Probes = nil
+	if e := same(spec); e.Answered == 0 || e.CacheHits == 0 {
+		t.Fatalf("estimate %+v: want answered and cached requests", e)
+	}
+}
+
+// EstimatePlan plans a study far beyond MaxPlanRequests without holding
+// its requests.
+func TestEstimatePlanOfManyRuns(t *testing.T) {
+	ctx := context.Background()
+	d := synthstudy.Dataset(2, 2, 7)
+	st, _ := openStore(t, d)
+	spec := offlineSpec(t, d, 100_000)
+	if _, err := NewPlan(ctx, st, spec); err == nil {
+		t.Fatal("NewPlan planned 15,200,000 requests")
+	}
+	e, err := EstimatePlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := 4 * 38 * 100_000; e.Estimate.Requests != n || e.Estimate.Send != n {
+		t.Fatalf("estimate %+v, want %d requests to send", e.Estimate, n)
+	}
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dump is a workspace's requests and responses, independent of row ids
+// and write order: what PutResponses and PutResponseBatch must agree on.
+func dump(t *testing.T, s *Store) []string {
+	t.Helper()
+	rows, err := s.r.QueryContext(context.Background(), `
+		SELECT r.key, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run,
+		       coalesce(p.ok, -1), coalesce(p.raw, ''), coalesce(p.score, -99), coalesce(p.error_kind, ''), coalesce(p.error, ''),
+		       coalesce(p.prompt_tokens, 0), coalesce(p.logprobs, '')
+		FROM requests r LEFT JOIN responses p ON p.request_id = r.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var f [14]any
+		ptrs := make([]any, len(f))
+		for i := range f {
+			ptrs[i] = &f[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(f))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PutResponseBatch stores what PutResponses stores: new requests,
+// requests recorded before (by a failure, or earlier in the same batch),
+// first answers standing over later ones, failures always added, across
+// chunk boundaries.
+func TestPutResponseBatchEqualsPutResponses(t *testing.T) {
+	ctx := context.Background()
+	a, b := openTemp(t), openTemp(t)
+	seedJudgeAndDataset(t, a)
+	seedJudgeAndDataset(t, b)
+	rng := rand.New(rand.NewPCG(1, 2))
+	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
+	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
+	for round := range 4 {
+		var rs []Response
+		for range 3*64 + 17 {
+			c := cands[rng.IntN(len(cands))]
+			p := probes[rng.IntN(len(probes))]
+			run := fmt.Sprint(rng.IntN(40))
+			if rng.IntN(4) == 0 {
+				rs = append(rs, failure(c[0], c[1], p, run, "timeout"))
+			} else {
+				rs = append(rs, answer(c[0], c[1], p, run, float64(rng.IntN(10)+round)))
+			}
+		}
+		if err := a.PutResponses(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PutResponseBatch(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	da, db := dump(t, a), dump(t, b)
+	if !slices.Equal(da, db) {
+		t.Fatalf("PutResponses stored %d rows, PutResponseBatch %d; they differ", len(da), len(db))
+	}
+	if pa, _ := a.Progress(ctx, "tiny", "j", testBank); pa.Failures == 0 || pa.Answered == 0 {
+		t.Fatalf("progress %+v: want answers and failures", pa)
+	}
+}
+
+// PutResponseBatch refuses what PutResponses refuses, naming the response,
+// and stores nothing of a refused batch.
+func TestPutResponseBatchRejects(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	if err := s.PutResponseBatch(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	sameCoordNewKey := answer("c1", "x", "baseline", "0", 3)
+	sameCoordNewKey.Key = keyOf("c1", "x", "edited")
+	unknownJudge := answer("c1", "x", "baseline", "0", 3)
+	unknownJudge.Judge = "ghost"
+	noKey := answer("c1", "x", "baseline", "0", 3)
+	noKey.Key = ""
+	errNoKind := answer("c1", "x", "baseline", "0", 3)
+	errNoKind.Err = "oops"
+	badLogprobs := answer("c1", "x", "baseline", "0", 3)
+	badLogprobs.Logprobs = []byte("{not json")
+	before := dump(t, s)
+	for _, tc := range []struct {
+		r    Response
+		want string
+	}{
+		{sameCoordNewKey, "request text changed"},
+		{unknownJudge, `judge "ghost"`},
+		{noKey, "no key"},
+		{errNoKind, "no error kind"},
+		{badLogprobs, "logprobs"},
+	} {
+		batch := []Response{answer("c2", "a", "baseline", "7", 1), tc.r}
+		err := s.PutResponseBatch(ctx, batch)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("PutResponseBatch: err = %v, want it to mention %q", err, tc.want)
+		}
+	}
+	if after := dump(t, s); !slices.Equal(before, after) {
+		t.Errorf("refused batches left rows: %d before, %d after", len(before), len(after))
+	}
+}
