@@ -216,7 +216,7 @@ func BenchmarkHTTPClient(b *testing.B) {
 							defer wg.Done()
 							for i := range work {
 								it := &p.Items[i]
-								if err := lim.Wait(ctx, it.InTokens+it.OutTokens); err != nil {
+								if err := lim.Wait(ctx, int(it.InTokens+it.OutTokens)); err != nil {
 									b.Error(err)
 									return
 								}
@@ -230,7 +230,7 @@ func BenchmarkHTTPClient(b *testing.B) {
 									b.Errorf("%+v %v", res, err)
 									return
 								}
-								lim.Adjust(res.PromptTokens + res.CompletionTokens - it.InTokens - it.OutTokens)
+								lim.Adjust(res.PromptTokens + res.CompletionTokens - int(it.InTokens) - int(it.OutTokens))
 							}
 						}()
 					}
