@@ -61,7 +61,7 @@ func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, 
 // give no label. Requests that failed, or were never answered, have no
 // row, so they are missing cells for the fit (docs/protocol.md §2).
 func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
-	d, err := s.Dataset(ctx, dataset)
+	labels, err := s.Labels(ctx, dataset) // not the dataset: its texts are not needed
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +72,7 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 	if len(rows) == 0 {
 		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
 	}
-	return rows, d.Labels(), nil
+	return rows, labels, nil
 }
 
 func bankNote(h string) string {
