@@ -143,22 +143,11 @@ func readFitInput(ctx context.Context, st *store.Store, key studyKey) (studyInpu
 	if err != nil {
 		return in, err
 	}
-	stored, err := engine.StoredRubricRatings(ctx, st, key.dataset, key.judge)
+	rubrics, unknown, err := engine.RubricRatingsOf(ctx, st, key.dataset, key.judge, in.rows, nil)
 	if err != nil {
 		return in, fmt.Errorf("rubric ratings: %w", err)
 	}
-	covered := map[string]bool{}
-	for _, rr := range stored {
-		covered[rr.Rubric.Name] = true
-	}
-	var rest []model.ScoreRow
-	for _, r := range in.rows {
-		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !covered[name] {
-			rest = append(rest, r)
-		}
-	}
-	found, unknown := engine.RatingsFromRows(rest, nil)
-	in.rubrics = append(stored, found...)
+	in.rubrics = rubrics
 	for _, name := range unknown {
 		in.warnings = append(in.warnings, fmt.Sprintf("rubric ratings of %q: no built-in rubric of that name (prism fit --rubric-file scores them); not shown", name))
 	}

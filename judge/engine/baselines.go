@@ -123,6 +123,31 @@ func RatingsFromRows(rows []model.ScoreRow, extra []*banks.Rubric) (out []Rubric
 	return out, unknown
 }
 
+// RubricRatingsOf gathers every rubric rating of a fit's input: the
+// judge's rubric studies on dataset in st (none when st is nil), then the
+// rubric rows among rows whose rubric has no stored study, matched by name
+// to extra or a built-in (RatingsFromRows). Rubric names with no rubric
+// are returned in unknown.
+func RubricRatingsOf(ctx context.Context, st *store.Store, dataset, judge string, rows []model.ScoreRow, extra []*banks.Rubric) (out []RubricRatings, unknown []string, err error) {
+	covered := map[string]bool{}
+	if st != nil {
+		if out, err = StoredRubricRatings(ctx, st, dataset, judge); err != nil {
+			return nil, nil, err
+		}
+		for _, rr := range out {
+			covered[rr.Rubric.Name] = true
+		}
+	}
+	var rest []model.ScoreRow
+	for _, r := range rows {
+		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !covered[name] {
+			rest = append(rest, r)
+		}
+	}
+	found, unknown := RatingsFromRows(rest, extra)
+	return append(out, found...), unknown, nil
+}
+
 func mapKeys(m map[string]bool) func(func(string) bool) {
 	return func(yield func(string) bool) {
 		for k := range m {

@@ -378,7 +378,35 @@ func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)
 // stores (an estimate of many runs) asks this instead.
 func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	args := make([]any, 0, cachedChunk)
+	err := keyChunks(keys, func(args []any) error {
+		rows, err := s.r.QueryContext(ctx, `
+			SELECT DISTINCT r.key, r.run
+			FROM requests r
+			JOIN responses p ON p.request_id = r.id AND p.ok = 1
+			WHERE r.key IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, run string
+			if err := rows.Scan(&k, &run); err != nil {
+				return err
+			}
+			out[k] = append(out[k], run)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// keyChunks calls fn with keys in chunks of at most cachedChunk, as the
+// arguments of one IN (…) look-up each.
+func keyChunks(keys []string, fn func(args []any) error) error {
+	args := make([]any, 0, min(len(keys), cachedChunk))
 	for len(keys) > 0 {
 		n := min(len(keys), cachedChunk)
 		args = args[:0]
@@ -386,30 +414,11 @@ func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]s
 			args = append(args, k)
 		}
 		keys = keys[n:]
-		rows, err := s.r.QueryContext(ctx, `
-			SELECT DISTINCT r.key, r.run
-			FROM requests r
-			JOIN responses p ON p.request_id = r.id AND p.ok = 1
-			WHERE r.key IN (?`+strings.Repeat(", ?", n-1)+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var k, run string
-			if err := rows.Scan(&k, &run); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[k] = append(out[k], run)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
+		if err := fn(args); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // AnyAnswer reports whether the workspace holds any answer at all: when it
@@ -477,8 +486,8 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 		return out, nil
 	}
 	// A workspace with no answer at all (a new study) needs no look-up.
-	var answered bool
-	if err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM responses WHERE ok = 1)`).Scan(&answered); err != nil {
+	answered, err := s.AnyAnswer(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if !answered {
@@ -494,17 +503,8 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 			keys = append(keys, w[0])
 		}
 	}
-	args := make([]any, 0, cachedChunk)
-	for len(keys) > 0 {
-		n := min(len(keys), cachedChunk)
-		args = args[:0]
-		for _, k := range keys[:n] {
-			args = append(args, k)
-		}
-		keys = keys[n:]
-		if err := s.cachedChunk(ctx, args, wanted, out); err != nil {
-			return nil, err
-		}
+	if err := keyChunks(keys, func(args []any) error { return s.cachedChunk(ctx, args, wanted, out) }); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

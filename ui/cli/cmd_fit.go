@@ -516,14 +516,8 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		fmt.Fprintf(w, "%d contexts, %d candidates, %d columns; metric %s; %d bootstrap resamples, seed %d\n",
 			r.NContexts, r.NCandidates, len(r.Columns), r.Metric, r.Bootstrap, r.Seed)
 	}
-	var imputed []string
-	for _, c := range append([]string{"baseline"}, r.Columns...) {
-		if n := r.Imputed[c]; n > 0 {
-			imputed = append(imputed, fmt.Sprintf("%s %d", c, n))
-		}
-	}
-	if len(imputed) > 0 {
-		fmt.Fprintf(w, "imputed cells (column mean): %s\n", strings.Join(imputed, ", "))
+	if imp := imputedCells(r.Imputed, r.Columns); imp != "" {
+		fmt.Fprintf(w, "imputed cells (column mean): %s\n", imp)
 	}
 
 	fmt.Fprintln(w)
@@ -605,6 +599,18 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 			p.E.Mean, p.E.Min, p.E.Max, p.E.SignStable, nf)
 	}
 	return tw.Flush()
+}
+
+// imputedCells lists the score columns (baseline, then columns) with
+// mean-imputed cells, "COLUMN N, …", or "" when none were.
+func imputedCells(imputed map[string]int, columns []string) string {
+	var out []string
+	for _, c := range append([]string{"baseline"}, columns...) {
+		if n := imputed[c]; n > 0 {
+			out = append(out, fmt.Sprintf("%s %d", c, n))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func foldFit(f *calib.Fold, m calib.Method) calib.FoldFit {

@@ -11,7 +11,6 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge/engine"
-	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -65,26 +64,10 @@ func (bf baselineFlags) rubricRatings(ctx context.Context, st *store.Store, in f
 		}
 		extra = append(extra, r)
 	}
-	var out []engine.RubricRatings
-	covered := map[string]bool{}
-	if st != nil {
-		stored, err := engine.StoredRubricRatings(ctx, st, in.dataset, in.judge)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", st.Path(), err)
-		}
-		for _, rr := range stored {
-			covered[rr.Rubric.Name] = true
-		}
-		out = stored
+	out, unknown, err := engine.RubricRatingsOf(ctx, st, in.dataset, in.judge, in.rows, extra)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", st.Path(), err)
 	}
-	var rest []model.ScoreRow
-	for _, r := range in.rows {
-		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !covered[name] {
-			rest = append(rest, r)
-		}
-	}
-	found, unknown := engine.RatingsFromRows(rest, extra)
-	out = append(out, found...)
 	var warnings []string
 	for _, name := range unknown {
 		warnings = append(warnings, fmt.Sprintf("rubric ratings of %q: no built-in rubric of that name (give its file with --rubric-file); not scored", name))

@@ -131,14 +131,8 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 		r.Metric, r.Folds, r.Bootstrap, r.Seed)
 	fmt.Fprintf(w, "screen on exploration (%d contexts, %d resamples): %d of %d units pass: %s\n",
 		r.Screen.Contexts, r.Screen.Bootstrap, len(r.Screen.Passed), len(r.Screen.Units), orNone(r.Screen.Passed))
-	var imputed []string
-	for _, col := range append([]string{"baseline"}, r.Columns...) {
-		if n := r.Imputed[col]; n > 0 {
-			imputed = append(imputed, fmt.Sprintf("%s %d", col, n))
-		}
-	}
-	if len(imputed) > 0 {
-		fmt.Fprintf(w, "imputed cells (exploration column mean): %s\n", strings.Join(imputed, ", "))
+	if imp := imputedCells(r.Imputed, r.Columns); imp != "" {
+		fmt.Fprintf(w, "imputed cells (exploration column mean): %s\n", imp)
 	}
 	fmt.Fprintln(w)
 

@@ -384,13 +384,7 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
 	}
 	fmt.Fprintf(w, "requests: %d in all, %d answered, %d from cache, %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
-	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
-	if e.Priced {
-		fmt.Fprintf(w, ", cost $%.2f (price table: %s; no prompt caching assumed)", e.Cost, e.PriceModel)
-	} else {
-		fmt.Fprintf(w, ", cost unknown (no price for %q; pass --prices FILE)", e.PriceModel)
-	}
-	fmt.Fprintf(w, ", time ≈ %s at %s\n", e.Time.Round(time.Second), limitsText(sp.Limits))
+	printCostLine(w, e, sp.Limits)
 }
 
 func limitsText(l engine.Limits) string {
@@ -539,4 +533,16 @@ func progressLine(p engine.Progress) string {
 	}
 	return fmt.Sprintf("%s %d/%d %5.1f%% %6.1f req/s ETA %s tokens %s/%s %s errors %d%s%s",
 		bar, p.Done, p.Total, 100*frac, p.Rate, eta, humanCount(p.PromptTokens), humanCount(p.CompletionTokens), cost, p.Failed, errorsText(p.Errors), state)
+}
+
+// printCostLine prints an estimate's tokens, cost and time, the last line
+// of prism run's estimate for a bank or a rubric study.
+func printCostLine(w io.Writer, e engine.Estimate, lim engine.Limits) {
+	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
+	if e.Priced {
+		fmt.Fprintf(w, ", cost $%.2f (price table: %s; no prompt caching assumed)", e.Cost, e.PriceModel)
+	} else {
+		fmt.Fprintf(w, ", cost unknown (no price for %q; pass --prices FILE)", e.PriceModel)
+	}
+	fmt.Fprintf(w, ", time ≈ %s at %s\n", e.Time.Round(time.Second), limitsText(lim))
 }

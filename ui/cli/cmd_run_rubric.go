@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
@@ -29,13 +28,7 @@ func printRubricEstimate(w io.Writer, p *engine.Plan) {
 	fmt.Fprintf(w, "budget per candidate: %d call(s) (%s), ≈ %s input + %s output tokens\n", b.Calls, b.How, humanCount(b.InTokens), humanCount(b.OutTokens))
 	fmt.Fprintf(w, "ratings: %d in all (%d candidates × %d criteria × %d run(s)), %d answered, %d from cache; %d request(s) to send, %d call(s)\n",
 		e.Requests, cands, len(r.Criteria), sp.Repeats, e.Answered, e.CacheHits, e.Send, e.Calls)
-	fmt.Fprintf(w, "estimate: %s input + %s output tokens (≈4 characters per token)", humanCount(e.InputTokens), humanCount(e.OutputTokens))
-	if e.Priced {
-		fmt.Fprintf(w, ", cost $%.2f (price table: %s; no prompt caching assumed)", e.Cost, e.PriceModel)
-	} else {
-		fmt.Fprintf(w, ", cost unknown (no price for %q; pass --prices FILE)", e.PriceModel)
-	}
-	fmt.Fprintf(w, ", time ≈ %s at %s\n", e.Time.Round(time.Second), limitsText(sp.Limits))
+	printCostLine(w, e, sp.Limits)
 }
 
 // printRubricCounts prints what the workspace holds of a rubric study, per
