@@ -1,0 +1,166 @@
+package calib
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/synthstudy"
+)
+
+// BenchmarkFitMemory1k runs prism fit's path from files in process —
+// stream the score CSV into a DesignBuilder, read the labels, build the
+// design, FitDesign — on synthgen's study of 1,000 contexts × 16
+// candidates × 8 attributes, and reports the heap's peak beside the
+// design's size (docs/performance.md, "Fit memory"):
+//
+//	design-MB      8 bytes × (J + J̃ + s0, y, v, y*): rows × (2q + 4)
+//	peak-heap-MB   the most heap (live and garbage) seen, less the heap before
+//	peak-live-MB   the most heap marked live by one collection, less before
+//	peak/design    peak-heap-MB ÷ design-MB
+//
+// The peaks are sampled every 200 µs from runtime/metrics, so they can
+// only be under the true peaks.
+func BenchmarkFitMemory1k(b *testing.B) { benchFitMemory(b, 1000) }
+
+// BenchmarkFitMemory5k is BenchmarkFitMemory1k at 5,000 contexts
+// (1,360,000 score rows): every figure should be 5× the 1k one.
+func BenchmarkFitMemory5k(b *testing.B) { benchFitMemory(b, 5000) }
+
+func benchFitMemory(b *testing.B, nctx int) {
+	dir := b.TempDir()
+	scores, labels := filepath.Join(dir, "s.csv"), filepath.Join(dir, "l.csv")
+	writeStudyCSV(b, nctx, scores, labels)
+	var peakHeap, peakLive, design float64
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		sinkReport = nil
+		runtime.GC() // each round starts from the same heap
+		base := heapSample()
+		b.StartTimer()
+		var mon heapMonitor
+		mon.start()
+		d, r := fitFiles(b, scores, labels)
+		h, l := mon.stop()
+		peakHeap, peakLive = max(peakHeap, float64(h-base.heap)), max(peakLive, float64(l-base.live))
+		design = float64(8 * (len(d.J) + len(d.JC) + len(d.S0) + len(d.Human) + len(d.V) + len(d.YStar)))
+		sinkReport = r
+	}
+	const mb = 1 << 20
+	b.ReportMetric(design/mb, "design-MB")
+	b.ReportMetric(peakHeap/mb, "peak-heap-MB")
+	b.ReportMetric(peakLive/mb, "peak-live-MB")
+	b.ReportMetric(peakHeap/design, "peak/design")
+}
+
+// fitFiles is `prism fit --scores S --labels L`'s calib work.
+func fitFiles(b *testing.B, scores, labels string) (*Design, *Report) {
+	lf, err := os.Open(labels)
+	if err != nil {
+		b.Fatal(err)
+	}
+	labs, err := model.ReadLabelsCSV(lf, labels)
+	lf.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sf, err := os.Open(scores)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sf.Close()
+	bu := NewDesignBuilder(BuildOptions{ScoresFile: scores, LabelsFile: labels})
+	// bu.Reserve(len(labs))
+	if err := model.ScanScoresCSV(bufio.NewReader(sf), scores, func(r model.ScoreRow) error { return bu.Add(&r) }); err != nil {
+		b.Fatal(err)
+	}
+	d, _, err := bu.Build(labs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _, err := FitDesign(context.Background(), d, DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d, r
+}
+
+// writeStudyCSV writes synthgen's study (synthstudy.Scores(nctx, 16, 8,
+// 1, 1)) as the CSV files prism fit reads.
+func writeStudyCSV(b *testing.B, nctx int, scores, labels string) {
+	rows, labs := synthstudy.Scores(nctx, 16, 8, 1, 1)
+	for _, w := range []struct {
+		path  string
+		write func(*bufio.Writer) error
+	}{
+		{scores, func(w *bufio.Writer) error { return model.WriteScoresCSV(w, rows) }},
+		{labels, func(w *bufio.Writer) error { return model.WriteLabelsCSV(w, labs) }},
+	} {
+		f, err := os.Create(w.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bw := bufio.NewWriter(f)
+		if err := w.write(bw); err != nil {
+			b.Fatal(err)
+		}
+		if err := bw.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type heapFigures struct{ heap, live uint64 }
+
+var heapMetrics = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+
+func heapSample() heapFigures {
+	s := make([]metrics.Sample, len(heapMetrics))
+	copy(s, heapMetrics)
+	metrics.Read(s)
+	return heapFigures{s[0].Value.Uint64(), s[1].Value.Uint64()}
+}
+
+// heapMonitor samples the heap until stopped and keeps the maxima.
+type heapMonitor struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	peak heapFigures
+}
+
+func (m *heapMonitor) start() {
+	m.done = make(chan struct{})
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			h := heapSample()
+			m.peak.heap, m.peak.live = max(m.peak.heap, h.heap), max(m.peak.live, h.live)
+			select {
+			case <-m.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (m *heapMonitor) stop() (heap, live uint64) {
+	close(m.done)
+	m.wg.Wait()
+	h := heapSample()
+	return max(m.peak.heap, h.heap), max(m.peak.live, h.live)
+}
