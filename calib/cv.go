@@ -20,9 +20,9 @@ type fitter struct {
 	K        int
 	methods  []Method // fitted methods, report order
 
-	ctxGram []*gram     // per context
+	stats   *ctxStats   // per context: the ridge statistics the folds sum
 	ctxSS   [][]float64 // per context: Σ(C Ok)², then Σ(C Ek)², per attribute
-	oc, hc  []float64   // Õ = C O and H̃ = C H per row, rows × K (Design.centerOH); hc only with Taylor
+	mo, mh  []float64   // per context, the means of O_k and H_k over its rows (contexts × K): Õ and H̃ of a row come from J (Design.ohRow)
 	hrank   []float64   // human mid-ranks per row
 	defined []bool      // per context: the metric is defined (pairwise needs an unequal-human pair)
 
@@ -30,6 +30,8 @@ type fitter struct {
 	rl    *rule // the fit being scored
 	pred  []float64
 	prank []float64
+	orow  []float64 // one row's Õ (K)
+	hrow  []float64 // one row's H̃ (K), with Taylor
 	idx   []int
 	cv    []float64 // inner out-of-fold values, methods × γ × training contexts
 }
@@ -46,30 +48,24 @@ func newFitter(d *Design, opts Options) *fitter {
 		defined:  make([]bool, len(d.Contexts)),
 		sum:      newGram(q),
 		rl:       newRule(q, K),
-		oc:       make([]float64, d.Rows()*K),
+		stats:    newCtxStats(d),
+		mo:       make([]float64, len(d.Contexts)*K),
+		mh:       make([]float64, len(d.Contexts)*K),
 	}
-	var hc []float64 // H̃ of one context when only the profiles need it
 	maxN := 0
 	for g := range d.Contexts {
 		maxN = max(maxN, d.Off[g+1]-d.Off[g])
 	}
-	if opts.Taylor {
-		f.hc = make([]float64, d.Rows()*K)
-	} else {
-		hc = make([]float64, maxN*K)
-	}
-	f.pred = make([]float64, maxN)
-	f.prank = make([]float64, maxN)
-	f.idx = make([]int, maxN)
+	f.scratch(maxN)
+	// Õ and H̃ of one context at a time: the profiles' sums of squares and
+	// the means that give any row's later (ohRow).
+	oc, hc := make([]float64, maxN*K), make([]float64, maxN*K)
+	ss := make([]float64, len(d.Contexts)*2*K) // ctxSS, one allocation
 	for g := range d.Contexts {
 		lo, hi := d.Off[g], d.Off[g+1]
-		f.ctxGram = append(f.ctxGram, contextGram(d, lo, hi))
-		oc := f.oc[lo*K : hi*K]
-		if f.hc != nil {
-			hc = f.hc[lo*K : hi*K]
-		}
-		d.centerOH(lo, hi, oc, hc)
-		ss := make([]float64, 2*K)
+		oc, hc := oc[:(hi-lo)*K], hc[:(hi-lo)*K]
+		d.centerOHMeans(lo, hi, oc, hc, f.mo[g*K:(g+1)*K], f.mh[g*K:(g+1)*K])
+		ss := ss[g*2*K : (g+1)*2*K : (g+1)*2*K]
 		for i := range oc {
 			o := oc[i]
 			e := hc[i] / 2 // C E_k = C H_k / 2
@@ -86,15 +82,24 @@ func newFitter(d *Design, opts Options) *fitter {
 	return f
 }
 
+// scratch allocates the per-fold buffers for contexts of up to maxN rows.
+func (f *fitter) scratch(maxN int) {
+	f.pred = make([]float64, maxN)
+	f.prank = make([]float64, maxN)
+	f.idx = make([]int, maxN)
+	f.orow = make([]float64, f.K)
+	if f.opts.Taylor {
+		f.hrow = make([]float64, f.K)
+	}
+}
+
 // scratchCopy returns a fitter sharing f's read-only data with its own
 // scratch buffers, for one concurrent fold.
 func (f *fitter) scratchCopy() *fitter {
 	w := *f
 	w.sum = newGram(f.d.Q())
 	w.rl = newRule(f.d.Q(), f.K)
-	w.pred = make([]float64, len(f.pred))
-	w.prank = make([]float64, len(f.prank))
-	w.idx = make([]int, len(f.idx))
+	w.scratch(len(f.pred))
 	w.cv = nil
 	return &w
 }
@@ -107,12 +112,17 @@ func (f *fitter) predict(g int, r *rule, dst []float64) []float64 {
 	q, K := d.Q(), f.K
 	lo, hi := d.Off[g], d.Off[g+1]
 	dst = dst[:hi-lo]
+	oh := r.method == Half || r.method == Taylor // the methods of Õ and H̃
+	var h []float64
+	if r.method == Taylor {
+		h = f.hrow
+	}
+	mo, mh := f.mo[g*K:(g+1)*K], f.mh[g*K:(g+1)*K]
 	for i := lo; i < hi; i++ {
-		var h []float64
-		if f.hc != nil {
-			h = f.hc[i*K : (i+1)*K]
+		if oh {
+			d.ohRow(i, mo, mh, f.orow, h)
 		}
-		dst[i-lo] = r.predict(d.S0[i], d.JC[i*q:(i+1)*q], f.oc[i*K:(i+1)*K], h)
+		dst[i-lo] = r.predict(d.S0[i], d.JC[i*q:(i+1)*q], f.orow, h)
 	}
 	return dst
 }
@@ -140,7 +150,7 @@ func (f *fitter) sumExcept(ctxs []int, lo, hi int) {
 	f.sum.reset()
 	for i, g := range ctxs {
 		if i < lo || i >= hi {
-			f.sum.add(f.ctxGram[g])
+			f.sum.addPacked(f.stats, g)
 		}
 	}
 }
@@ -401,7 +411,7 @@ func (f *fitter) profile(train []int, beta []float64) (a, e []float64) {
 		for i, x := range f.ctxSS[g] {
 			ss[i] += x
 		}
-		vv += f.ctxGram[g].vv
+		vv += f.stats.vv(g)
 	}
 	a, e = make([]float64, K), make([]float64, K)
 	if vv == 0 {

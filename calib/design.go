@@ -489,6 +489,13 @@ func (d *Design) centerContext(lo, hi int) {
 // must be a function of its row. The rows are one context, or all rows in
 // global mode.
 func (d *Design) centerOH(lo, hi int, oc, hc []float64) {
+	d.centerOHMeans(lo, hi, oc, hc, nil, nil)
+}
+
+// centerOHMeans is centerOH that also stores, when mo is not nil, the
+// means it subtracted in mo and mh (K each): with them ohRow gives any
+// row's Õ and H̃ without holding them all.
+func (d *Design) centerOHMeans(lo, hi int, oc, hc, mo, mh []float64) {
 	q, K := d.Q(), len(d.Attrs)
 	for r := lo; r < hi; r++ {
 		j, i := d.J[r*q:], (r-lo)*K
@@ -504,10 +511,27 @@ func (d *Design) centerOH(lo, hi int, oc, hc []float64) {
 			so += oc[i*K+k]
 			sh += hc[i*K+k]
 		}
-		mo, mh := so/float64(n), sh/float64(n)
+		m, h := so/float64(n), sh/float64(n)
 		for i := 0; i < n; i++ {
-			oc[i*K+k] -= mo
-			hc[i*K+k] -= mh
+			oc[i*K+k] -= m
+			hc[i*K+k] -= h
 		}
+		if mo != nil {
+			mo[k], mh[k] = m, h
+		}
+	}
+}
+
+// ohRow stores row r's Õ in o and, when h is not nil, its H̃ in h, given
+// the means mo and mh of its rows (centerOHMeans): the same operations on
+// the same numbers as centerOH, so the same values to the last bit.
+func (d *Design) ohRow(r int, mo, mh, o, h []float64) {
+	q := d.Q()
+	j := d.J[r*q:]
+	for k := range o {
+		o[k] = (j[2*k]+j[2*k+1])/2 - mo[k]
+	}
+	for k := range h {
+		h[k] = j[2*k] - j[2*k+1] - mh[k]
 	}
 }

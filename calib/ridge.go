@@ -46,8 +46,15 @@ func (s *gram) add(o *gram) {
 
 // contextGram computes the statistics of rows [lo, hi) of d.
 func contextGram(d *Design, lo, hi int) *gram {
+	s := newGram(d.Q())
+	contextGramInto(s, d, lo, hi)
+	return s
+}
+
+// contextGramInto sets s to the statistics of rows [lo, hi) of d.
+func contextGramInto(s *gram, d *Design, lo, hi int) {
 	q := d.Q()
-	s := newGram(q)
+	s.reset()
 	for r := lo; r < hi; r++ {
 		j := d.JC[r*q : (r+1)*q]
 		v, y := d.V[r], d.YStar[r]
@@ -73,7 +80,6 @@ func contextGram(d *Design, lo, hi int) *gram {
 		}
 	}
 	s.rows = hi - lo
-	return s
 }
 
 // ridgePath solves (A + μI) x = b for every μ of a grid from one
