@@ -20,14 +20,17 @@ type ctxStats struct {
 
 func packedStride(q int) int { return q*(q+1)/2 + 2*q + 3 }
 
-// newCtxStats computes the statistics of every context of d.
-func newCtxStats(d *Design) *ctxStats {
+// newCtxStats computes the statistics of every context of d, and stores
+// in cm (contexts × q) each context's ColumnMeans, which center its rows.
+func newCtxStats(d *Design, cm []float64) *ctxStats {
 	q := d.Q()
 	st := &ctxStats{q: q, stride: packedStride(q), off: d.Off}
 	st.data = make([]float64, len(d.Contexts)*st.stride)
-	s := newGram(q) // one context's statistics, reused
+	s, jrow := newGram(q), make([]float64, q) // one context's statistics, one row, reused
 	for g := range d.Contexts {
-		contextGramInto(s, d, d.Off[g], d.Off[g+1])
+		m := cm[g*q : (g+1)*q]
+		d.ColumnMeans(d.Off[g], d.Off[g+1], m)
+		contextGramInto(s, d, d.Off[g], d.Off[g+1], m, jrow)
 		p := st.of(g)
 		i := 0
 		for a := 0; a < q; a++ {

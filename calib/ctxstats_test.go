@@ -15,7 +15,7 @@ func TestPackedStatsSumLikeGrams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newCtxStats(d)
+	st := newCtxStats(d, make([]float64, len(d.Contexts)*d.Q()))
 	q := d.Q()
 	if st.stride != q*(q+1)/2+2*q+3 {
 		t.Fatalf("stride %d for q = %d", st.stride, q)
@@ -77,4 +77,52 @@ func TestOHRowMatchesCenterOH(t *testing.T) {
 
 func bitsEqual(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// TestCenteredRowMatchesJC: CenteredRow with a context's ColumnMeans is
+// Design.JC's row, bit for bit, and DropCentered changes nothing else.
+func TestCenteredRowMatchesJC(t *testing.T) {
+	rows, labels := refStudy()
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := d.Q()
+	m, row := make([]float64, q), make([]float64, q)
+	for g := range d.Contexts {
+		d.ColumnMeans(d.Off[g], d.Off[g+1], m)
+		for r := d.Off[g]; r < d.Off[g+1]; r++ {
+			d.CenteredRow(r, m, row)
+			if !bitsEqual(row, d.JC[r*q:(r+1)*q]) {
+				t.Fatalf("row %d: %v, JC %v", r, row, d.JC[r*q:(r+1)*q])
+			}
+		}
+	}
+	dd, _, err := BuildDesign(rows, labels, BuildOptions{DropCentered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dd.JC != nil || !bitsEqual(dd.J, d.J) || !bitsEqual(dd.V, d.V) || !bitsEqual(dd.YStar, d.YStar) || !bitsEqual(dd.S0, d.S0) {
+		t.Error("DropCentered: the design differs beyond JC")
+	}
+}
+
+// TestDesignBuilderOnce: Build uses the builder up.
+func TestDesignBuilderOnce(t *testing.T) {
+	rows, labels := refStudy()
+	b := NewDesignBuilder(BuildOptions{})
+	for i := range rows {
+		if err := b.Add(&rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := b.Build(labels); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Build(labels); err == nil {
+		t.Error("second Build: no error")
+	}
+	if err := b.Add(&rows[0]); err == nil {
+		t.Error("Add after Build: no error")
+	}
 }

@@ -21,6 +21,7 @@ type fitter struct {
 	methods  []Method // fitted methods, report order
 
 	stats   *ctxStats   // per context: the ridge statistics the folds sum
+	cm      []float64   // per context, J's column means (contexts × q): J̃'s rows come from J (Design.CenteredRow)
 	ctxSS   [][]float64 // per context: Σ(C Ok)², then Σ(C Ek)², per attribute
 	mo, mh  []float64   // per context, the means of O_k and H_k over its rows (contexts × K): Õ and H̃ of a row come from J (Design.ohRow)
 	hrank   []float64   // human mid-ranks per row
@@ -30,6 +31,7 @@ type fitter struct {
 	rl    *rule // the fit being scored
 	pred  []float64
 	prank []float64
+	jrow  []float64 // one row's J̃ (q)
 	orow  []float64 // one row's Õ (K)
 	hrow  []float64 // one row's H̃ (K), with Taylor
 	idx   []int
@@ -48,7 +50,7 @@ func newFitter(d *Design, opts Options) *fitter {
 		defined:  make([]bool, len(d.Contexts)),
 		sum:      newGram(q),
 		rl:       newRule(q, K),
-		stats:    newCtxStats(d),
+		cm:       make([]float64, len(d.Contexts)*q),
 		mo:       make([]float64, len(d.Contexts)*K),
 		mh:       make([]float64, len(d.Contexts)*K),
 	}
@@ -57,6 +59,7 @@ func newFitter(d *Design, opts Options) *fitter {
 		maxN = max(maxN, d.Off[g+1]-d.Off[g])
 	}
 	f.scratch(maxN)
+	f.stats = newCtxStats(d, f.cm)
 	// Õ and H̃ of one context at a time: the profiles' sums of squares and
 	// the means that give any row's later (ohRow).
 	oc, hc := make([]float64, maxN*K), make([]float64, maxN*K)
@@ -87,6 +90,7 @@ func (f *fitter) scratch(maxN int) {
 	f.pred = make([]float64, maxN)
 	f.prank = make([]float64, maxN)
 	f.idx = make([]int, maxN)
+	f.jrow = make([]float64, f.d.Q())
 	f.orow = make([]float64, f.K)
 	if f.opts.Taylor {
 		f.hrow = make([]float64, f.K)
@@ -112,7 +116,9 @@ func (f *fitter) predict(g int, r *rule, dst []float64) []float64 {
 	q, K := d.Q(), f.K
 	lo, hi := d.Off[g], d.Off[g+1]
 	dst = dst[:hi-lo]
-	oh := r.method == Half || r.method == Taylor // the methods of Õ and H̃
+	oh := r.method == Half || r.method == Taylor      // the methods of Õ and H̃
+	jc := !oh && r.method != Vanilla // the methods of J̃ (rule.predict's default)
+	cm := f.cm[g*q : (g+1)*q]
 	var h []float64
 	if r.method == Taylor {
 		h = f.hrow
@@ -122,7 +128,10 @@ func (f *fitter) predict(g int, r *rule, dst []float64) []float64 {
 		if oh {
 			d.ohRow(i, mo, mh, f.orow, h)
 		}
-		dst[i-lo] = r.predict(d.S0[i], d.JC[i*q:(i+1)*q], f.orow, h)
+		if jc {
+			d.CenteredRow(i, cm, f.jrow)
+		}
+		dst[i-lo] = r.predict(d.S0[i], f.jrow, f.orow, h)
 	}
 	return dst
 }

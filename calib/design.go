@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -29,7 +30,10 @@ type Design struct {
 	Human []float64 // human reference y per row
 	V     []float64 // centered baseline v = C s0
 	J     []float64 // Jacobian J before centering, row-major rows × q
-	JC    []float64 // centered Jacobian J̃ = C J, row-major rows × q
+	// JC is the centered Jacobian J̃ = C J, row-major rows × q: J less
+	// its context's column means (ColumnMeans, CenteredRow). Nil when
+	// built with BuildOptions.DropCentered; FitDesign never reads it.
+	JC    []float64
 	YStar []float64 // norm-matched target y* (eq. 4)
 }
 
@@ -44,6 +48,11 @@ type BuildOptions struct {
 	ScoresFile string // name used in errors about score rows ("scores" when empty)
 	LabelsFile string // name used in errors about labels ("labels" when empty)
 	Global     bool   // keep contexts with a single candidate (global mode groups all rows)
+	// DropCentered leaves Design.JC nil: FitDesign centers J's rows as it
+	// reads them, so a design only fitted need not hold J̃ too (half its
+	// size). Callers that read JC (inspection, the confirmatory split,
+	// calibrators) leave it false.
+	DropCentered bool
 	// MeanOver, when not nil, restricts the column means that fill missing
 	// cells to the candidates of the contexts it accepts (the exploration
 	// contexts of docs/protocol.md §13); nil: every candidate of the design.
@@ -89,7 +98,9 @@ func BuildDesign(rows []model.ScoreRow, labels []model.Label, opts BuildOptions)
 // BuildDesign needs of them: per candidate and probe the sum and count of
 // its scores. Its memory grows with candidates × probes, not with rows.
 // Feeding rows to Add and then calling Build gives what BuildDesign gives
-// for the same rows, number for number and error for error.
+// for the same rows, number for number and error for error. Build uses
+// the builder up: it frees each probe's sums once they are in the design,
+// so that the sums and the design are not held whole at once.
 type DesignBuilder struct {
 	opts BuildOptions
 	sf   string // the scores file's name in errors
@@ -111,6 +122,7 @@ type DesignBuilder struct {
 	last        candKey
 	lastIdx     int32
 	haveLastIdx bool
+	built       bool // Build has run and freed the sums
 }
 
 type probeInfo struct {
@@ -127,6 +139,11 @@ func NewDesignBuilder(opts BuildOptions) *DesignBuilder {
 	return &DesignBuilder{opts: opts, sf: sf, probeOf: map[string]int32{}, candOf: map[candKey]int32{}}
 }
 
+// Reserve sizes the builder for n candidates (the labels' count, say),
+// so that its per-probe sums are allocated once at their final size
+// rather than grown by doubling. It is a hint: more candidates still fit.
+func (b *DesignBuilder) Reserve(n int) { b.reserve(n) }
+
 // reserve sizes the builder for n candidates.
 func (b *DesignBuilder) reserve(n int) {
 	b.hint = n
@@ -138,6 +155,9 @@ func (b *DesignBuilder) reserve(n int) {
 // Add folds in one score row. It fails, naming the row's line, on a probe
 // name ParseProbe refuses or a score CheckNumber refuses.
 func (b *DesignBuilder) Add(r *model.ScoreRow) error {
+	if b.built {
+		return errors.New("calib: DesignBuilder.Add after Build")
+	}
 	pi, seen := b.probeOf[r.Probe]
 	if !seen {
 		kind, attr, sign, err := model.ParseProbe(r.Probe)
@@ -202,8 +222,13 @@ func growTo[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// Build makes the design of the rows added so far and labels.
+// Build makes the design of the rows added so far and labels. It can be
+// called once: a second call fails, as do Adds after it.
 func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
+	if b.built {
+		return nil, nil, errors.New("calib: DesignBuilder.Build called twice")
+	}
+	b.built = true
 	opts := b.opts
 	sf, lf := b.sf, opts.LabelsFile
 	if lf == "" {
@@ -316,6 +341,8 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 			unlabelled++
 		}
 	}
+	// Candidates are indices from here on: free their keys and index.
+	b.cands, b.candOf, b.rowsOf, b.last, labelled = nil, nil, nil, candKey{}, nil
 	cell := func(li, c int) (sum float64, cnt int32) {
 		ci := candOfLabel[li]
 		p := probeOfCol[c]
@@ -388,7 +415,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	d.Human = make([]float64, n)
 	d.V = make([]float64, n)
 	d.YStar = make([]float64, n)
-	d.JC = make([]float64, n*q)
+	d.J = make([]float64, n*q)
 	for r, li := range order {
 		d.Human[r] = labels[li].Human
 	}
@@ -424,15 +451,20 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 			case c == 0:
 				d.S0[r] = v
 			case c <= 2*K && c%2 == 1: // ATTR:+: Δk+ = s(pk+) − s0
-				d.JC[r*q+c-1] = v - d.S0[r]
+				d.J[r*q+c-1] = v - d.S0[r]
 			case c <= 2*K: // ATTR:-: Δk− = s0 − s(pk−)
-				d.JC[r*q+c-1] = d.S0[r] - v
+				d.J[r*q+c-1] = d.S0[r] - v
 			default: // ctx:NAME
-				d.JC[r*q+c-1] = v - d.S0[r]
+				d.J[r*q+c-1] = v - d.S0[r]
 			}
 		}
+		// The column is in the design: its sums are no longer needed.
+		p := probeOfCol[c]
+		b.sums[p], b.cnts[p] = nil, nil
 	}
-	d.J = slices.Clone(d.JC)
+	if !opts.DropCentered {
+		d.JC = slices.Clone(d.J)
+	}
 	for g := range ctxs {
 		d.centerContext(d.Off[g], d.Off[g+1])
 	}
@@ -465,15 +497,39 @@ func (d *Design) centerContext(lo, hi int) {
 	for r := lo; r < hi; r++ {
 		d.YStar[r] *= scale
 	}
-	for c := 0; c < q; c++ {
-		var m float64
-		for r := lo; r < hi; r++ {
-			m += d.JC[r*q+c]
+	if d.JC == nil {
+		return
+	}
+	m := make([]float64, q)
+	d.ColumnMeans(lo, hi, m)
+	for r := lo; r < hi; r++ {
+		d.CenteredRow(r, m, d.JC[r*q:(r+1)*q])
+	}
+}
+
+// ColumnMeans stores in m (length Q) the mean of each column of J over
+// rows [lo, hi), summed in row order: m_c = (Σ_r J_rc) / (hi − lo), what
+// centering subtracts within a context.
+func (d *Design) ColumnMeans(lo, hi int, m []float64) {
+	q := d.Q()
+	clear(m)
+	for r := lo; r < hi; r++ {
+		for c, x := range d.J[r*q : (r+1)*q] {
+			m[c] += x
 		}
-		m /= n
-		for r := lo; r < hi; r++ {
-			d.JC[r*q+c] -= m
-		}
+	}
+	n := float64(hi - lo)
+	for c := range m {
+		m[c] /= n
+	}
+}
+
+// CenteredRow stores row r of J̃ in dst: J_rc − m_c with m the
+// ColumnMeans of r's context, bit for bit Design.JC's row.
+func (d *Design) CenteredRow(r int, m, dst []float64) {
+	q := d.Q()
+	for c, x := range d.J[r*q : (r+1)*q] {
+		dst[c] = x - m[c]
 	}
 }
 

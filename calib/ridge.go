@@ -44,19 +44,23 @@ func (s *gram) add(o *gram) {
 	s.rows += o.rows
 }
 
-// contextGram computes the statistics of rows [lo, hi) of d.
+// contextGram computes the statistics of rows [lo, hi) of d, one context.
 func contextGram(d *Design, lo, hi int) *gram {
-	s := newGram(d.Q())
-	contextGramInto(s, d, lo, hi)
+	q := d.Q()
+	s, m := newGram(q), make([]float64, q)
+	d.ColumnMeans(lo, hi, m)
+	contextGramInto(s, d, lo, hi, m, make([]float64, q))
 	return s
 }
 
-// contextGramInto sets s to the statistics of rows [lo, hi) of d.
-func contextGramInto(s *gram, d *Design, lo, hi int) {
+// contextGramInto sets s to the statistics of rows [lo, hi) of d, one
+// context whose ColumnMeans are m; each row of J̃ is made in jrow (q).
+func contextGramInto(s *gram, d *Design, lo, hi int, m, jrow []float64) {
 	q := d.Q()
 	s.reset()
 	for r := lo; r < hi; r++ {
-		j := d.JC[r*q : (r+1)*q]
+		d.CenteredRow(r, m, jrow)
+		j := jrow
 		v, y := d.V[r], d.YStar[r]
 		for a := 0; a < q; a++ {
 			ja := j[a]

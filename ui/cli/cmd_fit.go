@@ -92,7 +92,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// needs memory for its design, not for the file.
 	var builder *calib.DesignBuilder
 	if fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
-		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+		// Without --save the design is only fitted: it need not hold J̃.
+		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""})
 	}
 	if fromFiles {
 		if in, err = readFitInputInto(ctx, *scores, *labels, builder); err == nil {
@@ -138,6 +139,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var warnings []string
 	if builder != nil {
 		d, warnings, err = builder.Build(labs)
+		builder, labs, in.labels = nil, nil, nil // in the design now: free them for the fit
 	} else {
 		d, warnings, err = calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
 	}
@@ -342,6 +344,12 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, "", "", "", nil)
 	}
 	var in fitInput
+	// The labels first (a small file): their count sizes the builder's
+	// sums once. An error in them is still reported after the scores'.
+	labs, lerr := readFile(labels, model.ReadLabelsCSV)
+	if lerr == nil {
+		b.Reserve(len(labs))
+	}
 	_, err := readFile(scores, func(r io.Reader, file string) (struct{}, error) {
 		return struct{}{}, model.ScanScoresCSV(r, file, func(row model.ScoreRow) error {
 			if strings.HasPrefix(row.Probe, "rubric:") {
@@ -353,8 +361,8 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 	if err != nil {
 		return in, err
 	}
-	in.labels, err = readFile(labels, model.ReadLabelsCSV)
-	return in, err
+	in.labels = labs
+	return in, lerr
 }
 
 // workspaceFitInput reads a judge's answers on a dataset (optionally under
