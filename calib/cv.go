@@ -31,7 +31,6 @@ type fitter struct {
 	rl    *rule // the fit being scored
 	pred  []float64
 	prank []float64
-	jrow  []float64 // one row's J̃ (q)
 	orow  []float64 // one row's Õ (K)
 	hrow  []float64 // one row's H̃ (K), with Taylor
 	idx   []int
@@ -90,7 +89,6 @@ func (f *fitter) scratch(maxN int) {
 	f.pred = make([]float64, maxN)
 	f.prank = make([]float64, maxN)
 	f.idx = make([]int, maxN)
-	f.jrow = make([]float64, f.d.Q())
 	f.orow = make([]float64, f.K)
 	if f.opts.Taylor {
 		f.hrow = make([]float64, f.K)
@@ -110,28 +108,41 @@ func (f *fitter) scratchCopy() *fitter {
 
 // predict stores in dst the predictions of rule r for context g's rows
 // (docs/protocol.md §4; rule.predict on each row's s0, J̃, Õ and H̃) and
-// returns dst[:n].
+// returns dst[:n]. The rows of J̃, Õ and H̃ are made from J as they are
+// read (Design.CenteredRow, Design.ohRow); for J̃'s methods centering is
+// fused into rule.predict's dot product, ŷ = α s0 − Σ_c (J_c − m_c) β_c,
+// the same operations in the same order.
 func (f *fitter) predict(g int, r *rule, dst []float64) []float64 {
 	d := f.d
 	q, K := d.Q(), f.K
 	lo, hi := d.Off[g], d.Off[g+1]
 	dst = dst[:hi-lo]
-	oh := r.method == Half || r.method == Taylor      // the methods of Õ and H̃
-	jc := !oh && r.method != Vanilla // the methods of J̃ (rule.predict's default)
-	cm := f.cm[g*q : (g+1)*q]
-	var h []float64
-	if r.method == Taylor {
-		h = f.hrow
-	}
-	mo, mh := f.mo[g*K:(g+1)*K], f.mh[g*K:(g+1)*K]
-	for i := lo; i < hi; i++ {
-		if oh {
+	switch r.method {
+	case Vanilla:
+		for i := lo; i < hi; i++ {
+			dst[i-lo] = r.predict(d.S0[i], nil, nil, nil)
+		}
+	case Half, Taylor:
+		var h []float64
+		if r.method == Taylor {
+			h = f.hrow
+		}
+		mo, mh := f.mo[g*K:(g+1)*K], f.mh[g*K:(g+1)*K]
+		for i := lo; i < hi; i++ {
 			d.ohRow(i, mo, mh, f.orow, h)
+			dst[i-lo] = r.predict(d.S0[i], nil, f.orow, h)
 		}
-		if jc {
-			d.CenteredRow(i, cm, f.jrow)
+	default: // rule.predict's J̃ branch, centering fused
+		m := f.cm[g*q : (g+1)*q]
+		for i := lo; i < hi; i++ {
+			j := d.J[i*q : (i+1)*q]
+			var dot float64
+			for c, b := range r.beta {
+				jc := j[c] - m[c]
+				dot += jc * b
+			}
+			dst[i-lo] = r.alpha*d.S0[i] - dot
 		}
-		dst[i-lo] = r.predict(d.S0[i], f.jrow, f.orow, h)
 	}
 	return dst
 }

@@ -109,10 +109,12 @@ type DesignBuilder struct {
 	probes  []probeInfo
 	probeOf map[string]int32
 
-	// Candidates in order of first row; per candidate its rows other
-	// than rubric ratings, and per score-column probe (baseline, an
-	// attribute sign, a context probe) the sum and count of its scores.
-	cands       []candKey
+	// Candidates are numbered in order of first row (candOf); per
+	// candidate its rows other than rubric ratings, and per score-column
+	// probe (baseline, an attribute sign, a context probe) the sum and
+	// count of its scores.
+	ncands      int
+	ncols       int // attribute-sign and context probes seen: J's columns
 	candOf      map[candKey]int32
 	rowsOf      []int32
 	sums        [][]float64 // per probe, per candidate; nil for other probes
@@ -144,10 +146,18 @@ func NewDesignBuilder(opts BuildOptions) *DesignBuilder {
 // rather than grown by doubling. It is a hint: more candidates still fit.
 func (b *DesignBuilder) Reserve(n int) { b.reserve(n) }
 
+// DesignBytes is the size in bytes of the design Build would make from
+// the candidates reserved or added so far, all labelled, and the probes
+// seen so far: 8 × rows × (2q + 4) for J, J̃, s0, y, v and y*, J̃ counted
+// even with DropCentered. It grows as rows come; prism fit sizes its
+// memory limit from it.
+func (b *DesignBuilder) DesignBytes() int64 {
+	return 8 * int64(max(b.hint, b.ncands)) * int64(2*b.ncols+4)
+}
+
 // reserve sizes the builder for n candidates.
 func (b *DesignBuilder) reserve(n int) {
 	b.hint = n
-	b.cands = slices.Grow(b.cands, n)
 	b.rowsOf = slices.Grow(b.rowsOf, n)
 	b.candOf = make(map[candKey]int32, n)
 }
@@ -169,8 +179,11 @@ func (b *DesignBuilder) Add(r *model.ScoreRow) error {
 		b.probeOf[r.Probe] = pi
 		var sum []float64
 		var cnt []int32
+		if kind == model.ProbeAttr || kind == model.ProbeContext {
+			b.ncols++
+		}
 		if kind == model.ProbeBaseline || kind == model.ProbeAttr || kind == model.ProbeContext {
-			n := max(len(b.cands), b.hint)
+			n := max(b.ncands, b.hint)
 			sum, cnt = make([]float64, 0, n), make([]int32, 0, n)
 		}
 		b.sums, b.cnts = append(b.sums, sum), append(b.cnts, cnt)
@@ -188,8 +201,8 @@ func (b *DesignBuilder) Add(r *model.ScoreRow) error {
 		k := candKey{r.Context, r.Candidate}
 		ci, ok := b.candOf[k]
 		if !ok {
-			ci = int32(len(b.cands))
-			b.cands = append(b.cands, k)
+			ci = int32(b.ncands)
+			b.ncands++
 			b.candOf[k] = ci
 			b.rowsOf = append(b.rowsOf, 0)
 		}
@@ -325,7 +338,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	}
 	candOfLabel := make([]int32, len(labels))
 	unlabelledRows, unlabelled := 0, 0
-	labelled := make([]bool, len(b.cands))
+	labelled := make([]bool, b.ncands)
 	for i, l := range labels {
 		ci, ok := b.candOf[candKey{l.Context, l.Candidate}]
 		if !ok {
@@ -342,7 +355,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		}
 	}
 	// Candidates are indices from here on: free their keys and index.
-	b.cands, b.candOf, b.rowsOf, b.last, labelled = nil, nil, nil, candKey{}, nil
+	b.candOf, b.rowsOf, b.last, labelled = nil, nil, candKey{}, nil
 	cell := func(li, c int) (sum float64, cnt int32) {
 		ci := candOfLabel[li]
 		p := probeOfCol[c]
@@ -406,19 +419,14 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	}
 	n := len(order)
 
-	// Column-mean imputation over the design's rows, then J (eq. 1): each
-	// score column is filled in and differenced with s0 straight into J's
-	// column, never held as a whole score matrix.
+	// Column-mean imputation over the design's rows, then J (eq. 1). Each
+	// score column is first filled in, in design row order, and its
+	// per-candidate sums freed; then J is made from the columns, each freed
+	// once differenced. The builder's sums and J are never held whole
+	// together: the peak is the filled columns and J, about J twice.
 	q := d.Q()
 	K := len(d.Attrs)
-	d.S0 = make([]float64, n)
-	d.Human = make([]float64, n)
-	d.V = make([]float64, n)
-	d.YStar = make([]float64, n)
-	d.J = make([]float64, n*q)
-	for r, li := range order {
-		d.Human[r] = labels[li].Human
-	}
+	cols := make([][]float64, nc)
 	for c := 0; c < nc; c++ {
 		var s float64
 		m, present := 0, 0
@@ -442,14 +450,23 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		mean := s / float64(max(m, 1))
 		d.Means = append(d.Means, mean)
 		d.Imputed[d.ScoreColumns[c]] = n - present
+		col := make([]float64, n)
 		for r, li := range order {
-			v := mean
+			col[r] = mean
 			if sum, k := cell(li, c); k > 0 {
-				v = sum / float64(k)
+				col[r] = sum / float64(k)
 			}
+		}
+		cols[c] = col
+		p := probeOfCol[c]
+		b.sums[p], b.cnts[p] = nil, nil
+	}
+	d.S0 = cols[0] // the baseline column is s0
+	d.J = make([]float64, n*q)
+	for c := 1; c < nc; c++ {
+		col := cols[c]
+		for r, v := range col {
 			switch {
-			case c == 0:
-				d.S0[r] = v
 			case c <= 2*K && c%2 == 1: // ATTR:+: Δk+ = s(pk+) − s0
 				d.J[r*q+c-1] = v - d.S0[r]
 			case c <= 2*K: // ATTR:-: Δk− = s0 − s(pk−)
@@ -458,9 +475,13 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 				d.J[r*q+c-1] = v - d.S0[r]
 			}
 		}
-		// The column is in the design: its sums are no longer needed.
-		p := probeOfCol[c]
-		b.sums[p], b.cnts[p] = nil, nil
+		cols[c] = nil
+	}
+	d.Human = make([]float64, n)
+	d.V = make([]float64, n)
+	d.YStar = make([]float64, n)
+	for r, li := range order {
+		d.Human[r] = labels[li].Human
 	}
 	if !opts.DropCentered {
 		d.JC = slices.Clone(d.J)

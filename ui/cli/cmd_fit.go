@@ -91,12 +91,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// are read and never holds them (the rubric ratings aside): a fit
 	// needs memory for its design, not for the file.
 	var builder *calib.DesignBuilder
+	var mem *fitMemLimit // sized from the design as it is built
 	if fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
+		mem = newFitMemLimit()
+		defer mem.restore()
 		// Without --save the design is only fitted: it need not hold J̃.
 		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""})
 	}
 	if fromFiles {
-		if in, err = readFitInputInto(ctx, *scores, *labels, builder); err == nil {
+		if in, err = readFitInputInto(ctx, *scores, *labels, builder, mem); err == nil {
 			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
 		}
 	} else {
@@ -338,8 +341,9 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 // readFitInputInto reads score and label files. With a builder, each
 // score row goes to the builder as it is read and only the rubric
 // ratings' rows are kept in rows (what rubricRatings reads); without one,
-// every row is kept.
-func readFitInputInto(ctx context.Context, scores, labels string, b *calib.DesignBuilder) (fitInput, error) {
+// every row is kept. mem, when not nil, is sized from the builder's
+// design as it grows.
+func readFitInputInto(ctx context.Context, scores, labels string, b *calib.DesignBuilder, mem *fitMemLimit) (fitInput, error) {
 	if b == nil {
 		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, "", "", "", nil)
 	}
@@ -350,12 +354,17 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 	if lerr == nil {
 		b.Reserve(len(labs))
 	}
+	if mem == nil {
+		mem = &fitMemLimit{} // off
+	}
 	_, err := readFile(scores, func(r io.Reader, file string) (struct{}, error) {
 		return struct{}{}, model.ScanScoresCSV(r, file, func(row model.ScoreRow) error {
 			if strings.HasPrefix(row.Probe, "rubric:") {
 				in.rows = append(in.rows, row)
 			}
-			return b.Add(&row)
+			err := b.Add(&row)
+			mem.update(b.DesignBytes())
+			return err
 		})
 	})
 	if err != nil {
