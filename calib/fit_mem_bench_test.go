@@ -22,10 +22,10 @@ import (
 // candidates × 8 attributes, and reports the heap's peak beside the
 // design's size (docs/performance.md, "Fit memory"):
 //
-//	design-MB      8 bytes × (J + J̃ + s0, y, v, y*): rows × (2q + 4)
-//	peak-heap-MB   the most heap (live and garbage) seen, less the heap before
-//	peak-live-MB   the most heap marked live by one collection, less before
-//	peak/design    peak-heap-MB ÷ design-MB
+//	design-B      8 bytes × (J + J̃ + s0, y, v, y*): rows × (2q + 4)
+//	peak-heap-B   the most heap (live and garbage) seen, less the heap before
+//	peak-live-B   the most heap marked live by one collection, less before
+//	peak/design   peak-heap-B ÷ design-B
 //
 // The peaks are sampled every 200 µs from runtime/metrics, so they can
 // only be under the true peaks.
@@ -55,10 +55,9 @@ func benchFitMemory(b *testing.B, nctx int) {
 		design = float64(8 * (2*len(d.J) + len(d.S0) + len(d.Human) + len(d.V) + len(d.YStar))) // J̃ counted, held or not
 		sinkReport = r
 	}
-	const mb = 1 << 20
-	b.ReportMetric(design/mb, "design-MB")
-	b.ReportMetric(peakHeap/mb, "peak-heap-MB")
-	b.ReportMetric(peakLive/mb, "peak-live-MB")
+	b.ReportMetric(design, "design-B")
+	b.ReportMetric(peakHeap, "peak-heap-B")
+	b.ReportMetric(peakLive, "peak-live-B")
 	b.ReportMetric(peakHeap/design, "peak/design")
 }
 
