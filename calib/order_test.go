@@ -35,11 +35,11 @@ func TestKendallTauBHandComputed(t *testing.T) {
 // (1,2,3), run 1 (1,3,2) with probe runs (0,3,1) and (0,1,2).
 func handContext(id string) OrderContext {
 	return OrderContext{
-		ID:    id,
-		Human: []float64{1, 2, 3},
-		Base:  [][][]float64{{{1, 2, 3}}, {{3, 1, 1}}},
-		Probe: [][][][]float64{{{{0, 2, 1}}, {{3, 0, -2}}}},
-		Point: [][]float64{{1, 2, 3}, {1, 3, 2}},
+		ID:         id,
+		Human:      []float64{1, 2, 3},
+		Base:       [][][]float64{{{1, 2, 3}}, {{3, 1, 1}}},
+		Probe:      [][][][]float64{{{{0, 2, 1}}, {{3, 0, -2}}}},
+		Point:      [][]float64{{1, 2, 3}, {1, 3, 2}},
 		PointProbe: [][][]float64{{{0, 3, 1}, {0, 1, 2}}},
 	}
 }

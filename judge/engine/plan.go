@@ -60,7 +60,7 @@ type Spec struct {
 	Orders    int
 	OrderSeed int64
 	Limits    Limits
-	Prices  Prices // nil: DefaultPrices
+	Prices    Prices // nil: DefaultPrices
 	// Latency is the assumed time of one call, for the time estimate only
 	// (0: 1 s for a server, 0 for the offline simulator).
 	Latency time.Duration
