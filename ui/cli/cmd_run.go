@@ -24,7 +24,7 @@ func init() {
 const runUsage = `prism run [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
           [--backend offline|openai] [--model M] [--base-url U]
           [--judge NAME] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
-          [--batched [--orders K] [--order-seed S]] [--dry-run] [--workspace FILE] [judge flags]
+          [--probes P,P,…] [--batched [--orders K] [--order-seed S]] [--dry-run] [--workspace FILE] [judge flags]
 
 Sends every request of the study that the workspace has no answer for and
 stores each answer as it comes. A run stopped at any moment (ctrl+c, a crash,
@@ -47,6 +47,8 @@ answers go under (default: the backend for offline, else the model;
 "-expected" is appended in expected mode), the name prism fit, select and
 export take. Without --bank, the first built-in bank with the dataset's task
 (as for prism screen); --dataset may be left out when the workspace holds one.
+--probes P,… acquires only those probes' conditions (every wording of each;
+the answers are the full bank's study, as prism score's).
 --batched scores all candidates of a context in one call per presentation
 order (--orders K, default 8: cyclic shifts of a seeded random order and of
 its reversal, docs/protocol.md §14), each candidate's score stored as its own
