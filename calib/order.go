@@ -23,6 +23,9 @@ type OrderContext struct {
 	// averaged).
 	Base  [][][]float64
 	Probe [][][][]float64
+	// Pos[k][i]: 0-based position of candidate i in order k (nil when
+	// unknown; only the position decomposition reads it).
+	Pos [][]int
 	// Point[run][i] and PointProbe[u][run][i]: pointwise scores.
 	Point      [][]float64
 	PointProbe [][][]float64
@@ -98,6 +101,7 @@ type OrderReport struct {
 	KendallRep OrderValue        `json:"kendall_repeat"`
 	KendallGap OrderValue        `json:"kendall_reversed_minus_repeat"`
 	Spearman   []OrderSpearman   `json:"spearman"`
+	Positions  OrderPositions    `json:"positions"`
 }
 
 // OrderDiagnostics computes the three presentation-order diagnostics
@@ -112,6 +116,9 @@ type OrderReport struct {
 //   - Kendall: per context, τ_b of the baseline scores of order 2j and of
 //     its reversal 2j+1 (repeat 0), averaged over j; and of repeats 0 and
 //     1 of an order, averaged over orders; both averaged over contexts.
+//   - Positions: the order-induced deviations of baseline scores split
+//     into the call's shift, additive position effects and the order ×
+//     candidate interaction (orderCalc.positions).
 //   - Spearman: per context, Spearman of the human targets with the
 //     baseline averaged over the first M orders (repeat 0), M = 1, 2, 4,
 //     …, K, and with pointwise run 0; averaged over contexts, with paired
@@ -203,6 +210,7 @@ func OrderDiagnostics(d *OrderData, opts OrderOptions) (*OrderReport, error) {
 
 	// Spearman with the human targets.
 	rep.Spearman = o.spearman(rep.Orders)
+	rep.Positions = o.positions(rep.Orders)
 	return rep, nil
 }
 

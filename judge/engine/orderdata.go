@@ -235,6 +235,28 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 			oc.Probe[key.unit][key.k][key.r][key.cand] = mean
 		}
 	}
+	// Positions, from the order plan of the batched judge's seed.
+	j, err := st.Judge(ctx, s.Batched)
+	if err != nil {
+		return nil, err
+	}
+	if seed, ok := OrderSeedOf(j); ok {
+		for ci, c := range d.Contexts {
+			oc := &out.Contexts[ci]
+			if len(oc.Base) == 0 {
+				continue
+			}
+			ids := make([]string, len(c.Candidates))
+			for i, cand := range c.Candidates {
+				ids[i] = cand.ID
+			}
+			plan := judge.NewOrderPlan(seed, c.ID, ids)
+			oc.Pos = make([][]int, len(oc.Base))
+			for k := range oc.Pos {
+				oc.Pos[k] = plan.Positions(k)
+			}
+		}
+	}
 	return out, nil
 }
 

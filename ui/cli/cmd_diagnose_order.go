@@ -162,6 +162,17 @@ func printOrderReport(w io.Writer, r *calib.OrderReport) {
 	fmt.Fprintf(tw, "unchanged-order repeat\t%s\t%d contexts\t\n", orderValueText(r.KendallRep), r.KendallRep.Contexts)
 	fmt.Fprintf(tw, "reversed − repeat\t%s\t%d contexts\t\n", orderValueText(r.KendallGap), r.KendallGap.Contexts)
 	tw.Flush()
+	fmt.Fprintln(w, "\norder-induced variation of baseline scores (95% CI)")
+	if p := r.Positions; p.FirstShift == nil {
+		fmt.Fprintf(w, "  %s\n", p.TooFew)
+	} else {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "first-position shift\t%s %s\t\n", num(*p.FirstShift), interval(*p.FirstCI))
+		fmt.Fprintf(tw, "share: shift of the whole call\t%s\t\n", num(*p.OrderShare))
+		fmt.Fprintf(tw, "share: additive position effects\t%s %s\t\n", num(*p.PositionShare), interval(*p.PositionShareCI))
+		fmt.Fprintf(tw, "share: order × candidate interaction\t%s %s\t\n", num(*p.InteractionShare), interval(*p.InteractionCI))
+		tw.Flush()
+	}
 	fmt.Fprintln(w, "\nuncalibrated mean within-context Spearman with the human targets (95% CI; gain paired over pointwise)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "format\tcalls per context\tSpearman\tgain vs pointwise\t")

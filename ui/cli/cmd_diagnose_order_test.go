@@ -97,6 +97,13 @@ func TestDiagnoseOrderDemo(t *testing.T) {
 		}
 	}
 
+	// The offline judge's primacy shows as a positive first-position
+	// shift; most of the order-induced variation is interaction.
+	if p := r.Positions; p.FirstShift == nil || p.FirstCI == nil || !(p.FirstCI[0] > 0) || !(*p.InteractionShare > *p.PositionShare) ||
+		math.Abs(*p.OrderShare+*p.PositionShare+*p.InteractionShare-1) > 1e-9 || len(p.Effects) != 5 {
+		t.Errorf("positions %+v", p)
+	}
+
 	// The table says the same.
 	out, _ := mustRun(t, "diagnose", "order", "--workspace", ws, "--bootstrap", "200")
 	for _, want := range []string{"batched judge offline-batched (order seed 42), pointwise judge offline", "reversed order", "unchanged-order repeat", "batched, 8 order(s)", "pointwise (run 0)"} {
@@ -220,6 +227,33 @@ func TestDiagnoseOrderFromExport(t *testing.T) {
 	if got, want := total/float64(len(cands)), *doc.Report.KendallRev.Value; math.Abs(got-want) > 1e-12 {
 		t.Errorf("Kendall reversed from the export %.15f, report %.15f", got, want)
 	}
+	// First-position shift: deviations from each candidate's mean over the
+	// 8 orders and from each call's mean, averaged where position = 1.
+	var firstSum, firstN float64
+	for ctx, cs := range cands {
+		means := make([]float64, len(cs))
+		for k := 0; k < 8; k++ {
+			for i, v := range vec(key{ctx, "baseline", k, 0}) {
+				means[i] += v / 8
+			}
+		}
+		for k := 0; k < 8; k++ {
+			v := vec(key{ctx, "baseline", k, 0})
+			var m float64
+			for i := range v {
+				m += (v[i] - means[i]) / float64(len(v))
+			}
+			for i, c := range cs {
+				if pos[[3]string{ctx, c, strconv.Itoa(k)}] == 1 {
+					firstSum += v[i] - means[i] - m
+					firstN++
+				}
+			}
+		}
+	}
+	if got, want := firstSum/firstN, *doc.Report.Positions.FirstShift; math.Abs(got-want) > 1e-12 {
+		t.Errorf("first-position shift from the export %.15f, report %.15f", got, want)
+	}
 	// One-order response correlation: Δ centered per context and unit,
 	// orders 2b vs 2b+1, pooled.
 	var sxy, sxx, syy float64
@@ -307,6 +341,8 @@ func TestDiagnoseOrderSummEval(t *testing.T) {
 	}
 	t.Logf("repeat of one order %.3f %v; pointwise repeat %.3f %v", *r.RepeatRef.Value, *r.RepeatRef.CI, *r.PointRef.Value, *r.PointRef.CI)
 	t.Logf("Kendall reversed %.3f %v, repeat %.3f %v, gap %.3f %v", *r.KendallRev.Value, *r.KendallRev.CI, *r.KendallRep.Value, *r.KendallRep.CI, *r.KendallGap.Value, *r.KendallGap.CI)
+	p := r.Positions
+	t.Logf("first-position shift %.3f %v; shares: call %.3f, position %.3f %v, interaction %.3f %v", *p.FirstShift, *p.FirstCI, *p.OrderShare, *p.PositionShare, *p.PositionShareCI, *p.InteractionShare, *p.InteractionCI)
 	for _, s := range r.Spearman {
 		g := "—"
 		if s.GainVsPoint != nil {
