@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/prism-eval/prism/judge"
@@ -147,5 +148,83 @@ func TestBatchedSpecErrors(t *testing.T) {
 	r.Orders = 2
 	if _, err := NewPlan(ctx, st, r); err == nil {
 		t.Error("a batched rubric study accepted")
+	}
+}
+
+// Through an OpenAI-compatible server: each candidate's stored score is
+// the one the reply gives the label of its position; a reply that rates
+// only some candidates stores the others as answers without a score; a
+// reply that rates none fails every candidate of the call, and a rerun
+// sends only that call again.
+func TestBatchedStudyThroughServer(t *testing.T) {
+	ctx := context.Background()
+	d := tinyDataset("tiny") // 2 contexts × 2 candidates
+	st, _ := openStore(t, d)
+	s := newChatServer(t)
+	broken, partial := "", ""
+	s.fault = func(id string, seen int) (int, http.Header, string) {
+		switch {
+		case id == broken && seen == 0:
+			return 200, nil, completionJSON("Both read well.")
+		case id == partial:
+			return 200, nil, completionJSON(`{"scores": {"1": 3}}`)
+		}
+		return 200, nil, completionJSON(`{"scores": {"1": 3, "2": 8}}`)
+	}
+	spec := serverSpec(t, s, d, 1, Limits{Concurrency: 2})
+	spec.JudgeName, spec.Orders, spec.OrderSeed = "srv-batched", 2, 42
+	spec.Probes = []string{"baseline"}
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first call's reply has no score, the second's only label 1's.
+	if len(p.Sends) != 4 {
+		t.Fatalf("%d calls, want 4 (2 contexts × 2 orders)", len(p.Sends))
+	}
+	broken, partial = itemIdentity(t, p, p.Sends[0]), itemIdentity(t, p, p.Sends[1])
+	_, sum, err := runToEnd(t, st, spec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 2 {
+		t.Errorf("failed %d, want the 2 candidates of the broken call", sum.Failed)
+	}
+	rows, err := st.Scores(ctx, d.Name, "srv-batched", p.BankHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(p.Items)-2 {
+		t.Fatalf("%d stored rows, want %d", len(rows), len(p.Items)-2)
+	}
+	missing := 0
+	for _, r := range rows {
+		if r.Missing {
+			missing++
+		}
+		k, _, ok := judge.ParseOrderRunLabel(r.Run)
+		if !ok {
+			t.Fatalf("run label %q", r.Run)
+		}
+		ci, ki := d.Locate(r.Context, r.Candidate)
+		c := d.Contexts[ci]
+		plan := judge.NewOrderPlan(42, c.ID, []string{c.Candidates[0].ID, c.Candidates[1].ID})
+		pos := plan.Positions(k)[ki]
+		switch {
+		case pos == 0 && (r.Missing || r.Score != 3):
+			t.Errorf("%+v: position 0 should hold 3", r)
+		case pos == 1 && !r.Missing && r.Score != 8:
+			t.Errorf("%+v: position 1 should hold 8 or be missing", r)
+		}
+	}
+	if missing != 1 {
+		t.Errorf("%d answers without a score, want 1 (the partial reply's position 1)", missing)
+	}
+	again, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Estimate.Send != 1 || len(again.Pending) != 2 {
+		t.Errorf("rerun: %d calls for %d pending scores, want 1 call for 2", again.Estimate.Send, len(again.Pending))
 	}
 }
