@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 )
 
 // Presentation-order diagnostics of batched pointwise scoring
@@ -382,29 +383,7 @@ func (o orderCalc) pooled(add func(*OrderContext, *corrSums), need string) Order
 }
 
 func tooFewContexts(have, want int) string {
-	return "too few: " + itoa(have) + " usable contexts, needs " + itoa(want)
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
+	return "too few: " + strconv.Itoa(have) + " usable contexts, needs " + strconv.Itoa(want)
 }
 
 // kendallCells is τ_b of the baseline of (order a, repeat ra) and (order
