@@ -14,6 +14,11 @@
 // G-Eval, docs/rubrics.md), rating each criterion from the feature it
 // names with a halo towards its overall impression and a leniency shift
 // (see scoreRubric), so the rubric baselines run with no network.
+//
+// A batched request (several candidates in one call) gets documented
+// order effects — primacy, contrast with the previous candidate and
+// attention fading over positions (batched.go) — so the presentation-order
+// diagnostics show something offline.
 package offline
 
 import (
