@@ -97,6 +97,11 @@ func ChatBody(cfg judge.Config, req banks.Request, run int) ([]byte, error) {
 // request in expected mode, N lines (one per sample) per sampled G-Eval
 // request.
 func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (int, error) {
+	if p.IsBatched() {
+		// One line would answer a context's candidates at once; the
+		// import reads one score per line.
+		return 0, errors.New("engine: a batched study (Spec.Orders) cannot go through the Batch API yet; use prism run --batched")
+	}
 	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
 		return 0, err
 	}

@@ -24,6 +24,11 @@ import (
 // workspace's answered runs of its key, so the work is one pass over the
 // candidates and conditions plus one over the stored answers.
 func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
+	if spec.Orders > 0 {
+		// A batched study's plan is K calls per context and condition, not
+		// one per candidate: it is built whole (its limit still applies).
+		return NewPlan(ctx, st, spec)
+	}
 	p, err := planHead(ctx, st, spec, false)
 	if err != nil || p.rubric != nil {
 		return p, err

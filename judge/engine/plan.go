@@ -52,8 +52,15 @@ type Spec struct {
 	// separate request stored with run label r. Config.Repeats (samples
 	// averaged inside one call) is not used by the engine.
 	Repeats int
-	Limits  Limits
-	Prices  Prices // nil: DefaultPrices
+	// Orders, when > 0, makes the study batched (batched.go,
+	// docs/protocol.md §14): one call per context, condition, order and
+	// run shows every candidate of the context in order k < Orders of
+	// judge.NewOrderPlan(OrderSeed, …). 0: pointwise, one call per
+	// candidate.
+	Orders    int
+	OrderSeed int64
+	Limits    Limits
+	Prices    Prices // nil: DefaultPrices
 	// Latency is the assumed time of one call, for the time estimate only
 	// (0: 1 s for a server, 0 for the offline simulator).
 	Latency time.Duration
@@ -110,6 +117,7 @@ func (l Limits) concurrency() int {
 // is about 44 MB.
 type Item struct {
 	Run       int32
+	Order     int32 // presentation order index of a batched study (0 otherwise)
 	Context   int32 // index into Spec.Dataset.Contexts
 	Candidate int32 // index into that context's Candidates
 	Condition int32 // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
@@ -120,7 +128,8 @@ type Item struct {
 	// criterion (the criterion's items lead to the first one's).
 	Lead int32
 	// Part is the index of this item's rating in the call's Result.Items
-	// (a SAJA criterion), or -1 when the item is the call's Score.
+	// (a SAJA criterion, or a batched call's position), or -1 when the
+	// item is the call's Score.
 	Part int32
 
 	key  [32]byte // store.Keyer.Sum of the messages
@@ -136,7 +145,7 @@ func (it *Item) Row() store.Request {
 	c := &p.Spec.Dataset.Contexts[it.Context]
 	return store.Request{Key: it.Key(), Judge: p.Spec.JudgeName, Dataset: p.Spec.Dataset.Name,
 		Context: c.ID, Candidate: c.Candidates[it.Candidate].ID, BankHash: p.BankHash,
-		Probe: p.probe(it), Wording: p.wordingLabel(it), Run: strconv.Itoa(int(it.Run))}
+		Probe: p.probe(it), Wording: p.wordingLabel(it), Run: p.runLabel(it)}
 }
 
 // probe is an item's stored probe: its condition's, or its rubric
@@ -187,6 +196,8 @@ type Plan struct {
 	// group maps a SAJA call's lead to its pending items not answered from
 	// the cache, in criterion order (nil: every item is its own call).
 	group map[int][]int
+
+	orders []judge.OrderPlan // a batched plan's order plan of each context
 }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
@@ -200,6 +211,9 @@ func (p *Plan) Request(i int) (banks.Request, error) {
 	c := p.Spec.Dataset.Contexts[it.Context]
 	if p.rubric != nil {
 		return p.rubricRequest(it, c)
+	}
+	if p.orders != nil {
+		return p.batchedRequest(it)
 	}
 	return p.render.Render(c, c.Candidates[it.Candidate], p.conds[it.Condition])
 }
@@ -299,6 +313,12 @@ func StoredJudge(s Spec) store.Judge {
 	if j.Backend == judge.BackendOpenAI {
 		j.BaseURL = s.Config.BaseURL
 	}
+	if s.Orders > 0 {
+		// A batched judge is another configuration: its answers never
+		// mix with a pointwise judge's, and its order seed is kept.
+		j.Params[ParamBatched] = true
+		j.Params[ParamOrderSeed] = s.OrderSeed
+	}
 	return j
 }
 
@@ -325,6 +345,12 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		return p, err
 	}
 	spec = p.Spec
+	if spec.Orders > 0 {
+		if err := p.batchedItems(ctx, st); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	rend, conds, planned := p.render, p.conds, p.planned
 	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
 	backend := p.Judge.Backend
@@ -385,6 +411,12 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 	}
 	if spec.Repeats < 1 {
 		return nil, fmt.Errorf("engine: repeats: %d, want at least 1", spec.Repeats)
+	}
+	if spec.Orders < 0 {
+		return nil, fmt.Errorf("engine: orders: %d, want 0 (pointwise) or at least 1", spec.Orders)
+	}
+	if spec.Orders > 0 && spec.Rubric != nil {
+		return nil, errors.New("engine: orders: a rubric study is not batched")
 	}
 	if spec.Prices == nil {
 		spec.Prices = DefaultPrices()
@@ -491,7 +523,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 		for i := range p.Items {
 			it := &p.Items[i]
 			c := &p.Spec.Dataset.Contexts[it.Context]
-			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), strconv.Itoa(int(it.Run))) {
+			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), p.runLabel(it)) {
 				p.Pending = append(p.Pending, i)
 			}
 		}
@@ -505,7 +537,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 		want := make([][2]string, len(p.Pending))
 		for j, i := range p.Pending {
 			it := &p.Items[i]
-			want[j] = [2]string{it.Key(), strconv.Itoa(int(it.Run))}
+			want[j] = [2]string{it.Key(), p.runLabel(it)}
 		}
 		cached, err := st.CachedAnswers(ctx, want)
 		if err != nil {
@@ -518,7 +550,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 			}
 		}
 	}
-	if p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA {
+	if (p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA) || p.orders != nil {
 		p.group = map[int][]int{}
 	}
 	if p.group == nil && len(p.Cached) == 0 {

@@ -14,6 +14,11 @@
 // G-Eval, docs/rubrics.md), rating each criterion from the feature it
 // names with a halo towards its overall impression and a leniency shift
 // (see scoreRubric), so the rubric baselines run with no network.
+//
+// A batched request (several candidates in one call) gets documented
+// order effects — primacy, contrast with the previous candidate and
+// attention fading over positions (batched.go) — so the presentation-order
+// diagnostics show something offline.
 package offline
 
 import (
@@ -106,7 +111,7 @@ func (j *Judge) Name() string { return Name }
 
 // Score implements judge.Judge. For each repeat r it computes
 //
-//	z = Σ_f Weights[f]·(F[f] − Ref[f]) + probe(F) + batch position bias
+//	z = Σ_f Weights[f]·(F[f] − Ref[f]) + probe(F)   (+ order effects when batched, batched.go)
 //	μ = Min + (Max − Min)·logistic(z)
 //
 // and then, in integer mode, round(μ + ε) kept within [Min, Max], with
@@ -154,10 +159,8 @@ func (j *Judge) Score(ctx context.Context, req banks.Request) (judge.Result, err
 	for i, t := range texts {
 		f := j.features(req.Source, t, src)
 		zs[i] = logit(f, eff)
-		if len(texts) > 1 {
-			zs[i] += positionBias * (1 - 2*float64(i)/float64(len(texts)-1))
-		}
 	}
+	batchEffects(zs) // order effects of batched scoring (batched.go)
 	base := j.requestHash(req, src.hash)
 	res.Samples = make([]judge.Sample, j.repeats)
 	for r := range j.repeats {

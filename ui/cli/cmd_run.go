@@ -24,7 +24,7 @@ func init() {
 const runUsage = `prism run [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
           [--backend offline|openai] [--model M] [--base-url U]
           [--judge NAME] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
-          [--dry-run] [--workspace FILE] [judge flags]
+          [--probes P,P,…] [--batched [--orders K] [--order-seed S]] [--dry-run] [--workspace FILE] [judge flags]
 
 Sends every request of the study that the workspace has no answer for and
 stores each answer as it comes. A run stopped at any moment (ctrl+c, a crash,
@@ -47,6 +47,13 @@ answers go under (default: the backend for offline, else the model;
 "-expected" is appended in expected mode), the name prism fit, select and
 export take. Without --bank, the first built-in bank with the dataset's task
 (as for prism screen); --dataset may be left out when the workspace holds one.
+--probes P,… acquires only those probes' conditions (every wording of each;
+the answers are the full bank's study, as prism score's).
+--batched scores all candidates of a context in one call per presentation
+order (--orders K, default 8: cyclic shifts of a seeded random order and of
+its reversal, docs/protocol.md §14), each candidate's score stored as its own
+answer under run label o<k> (o<k>r<r> for repeats), under judge NAME-batched
+by default; prism diagnose order reads them.
 The API key comes from $OPENAI_API_KEY (or --api-key-env, or the
 --judge-config file) and is never stored.`
 
@@ -280,6 +287,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	s := newStudyFlags("prism run", runUsage, stderr)
 	dry := s.fs.Bool("dry-run", false, "print the estimate and send nothing")
 	s.addRubricFlags()
+	bf := addBatchedFlags(s)
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -292,6 +300,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer st.Close()
+	if err := bf.apply(s, &spec); err != nil {
+		return err
+	}
 	if *dry {
 		// The estimate alone, a candidate at a time: no request is held,
 		// whatever the study's size.
@@ -382,6 +393,12 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 	if sp.Config.Backend == judge.BackendOffline {
 		// The simulator is labelled wherever it appears (docs/judge.md).
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
+	}
+	if p.IsBatched() {
+		fmt.Fprintf(w, "batched: %d order(s) per context and condition (order seed %d); one call scores every candidate of a context\n", sp.Orders, sp.OrderSeed)
+		fmt.Fprintf(w, "scores: %d in all, %d answered, %d from cache; calls: %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
+		printCostLine(w, e, sp.Limits)
+		return
 	}
 	fmt.Fprintf(w, "requests: %d in all, %d answered, %d from cache, %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
 	printCostLine(w, e, sp.Limits)

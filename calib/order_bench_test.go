@@ -1,0 +1,66 @@
+package calib
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// orderBenchData is SummEval-sized: 100 contexts × 16 candidates, 8
+// orders × 2 repeats, 2 units, and a 2-run pointwise study.
+func orderBenchData() *OrderData {
+	g := rand.New(rand.NewPCG(1, 2))
+	d := &OrderData{Units: []string{"length:+", "length:-"}, Signs: []float64{1, -1}}
+	const n, K, R, U = 16, 8, 2, 2
+	vec := func() []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(1 + g.IntN(10))
+		}
+		return v
+	}
+	for range 100 {
+		c := OrderContext{Human: vec(), Probe: make([][][][]float64, U), PointProbe: make([][][]float64, U)}
+		for k := range K {
+			var reps [][]float64
+			for range R {
+				reps = append(reps, vec())
+			}
+			c.Base = append(c.Base, reps)
+			pos := make([]int, n)
+			for i := range pos {
+				pos[i] = (i + k) % n
+			}
+			c.Pos = append(c.Pos, pos)
+			for u := range U {
+				var pr [][]float64
+				for range R {
+					pr = append(pr, vec())
+				}
+				c.Probe[u] = append(c.Probe[u], pr)
+			}
+		}
+		c.Point = [][]float64{vec(), vec()}
+		for u := range U {
+			c.PointProbe[u] = [][]float64{vec(), vec()}
+		}
+		d.Contexts = append(d.Contexts, c)
+	}
+	return d
+}
+
+var orderSink *OrderReport
+
+// BenchmarkOrderDiagnostics: the whole report of prism diagnose order on
+// a SummEval-sized study with the default 1,000 resamples.
+func BenchmarkOrderDiagnostics(b *testing.B) {
+	d := orderBenchData()
+	opts := DefaultOrderOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := OrderDiagnostics(d, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		orderSink = r
+	}
+}

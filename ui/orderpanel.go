@@ -1,0 +1,205 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// The Bank screen's presentation-order section (docs/tui.md, "Bank";
+// docs/diagnostics.md, "Presentation order"): under the signal panel, the
+// order diagnostics of the bank's batched study on the dataset, as
+// `prism diagnose order` computes them, with orderResamples resamples. It
+// appears only when the workspace holds a batched study of the bank
+// (prism run --batched).
+
+// orderResamples is the section's bootstrap size (the CLI's default is
+// 1,000; the panel is recomputed whenever answers are added).
+const orderResamples = 200
+
+// orderKey is what a section was computed for: a dataset, a bank version
+// and the answers' generation (App.sigGen).
+type orderKey struct {
+	dataset, bankHash string
+	gen               int
+}
+
+// orderSection is one computed section.
+type orderSection struct {
+	study engine.OrderStudy
+	rep   *calib.OrderReport // nil: no batched study of this bank
+	err   error
+}
+
+// orderMsg carries a computed section.
+type orderMsg struct {
+	key orderKey
+	sec orderSection
+}
+
+// orderState is the Bank screen's section state.
+type orderState struct {
+	key  orderKey
+	sec  *orderSection // nil until computed for key
+	busy bool
+}
+
+// orderCmd computes the section off the UI goroutine. Its batched study
+// is the first batched judge (by name) with requests under the bank on
+// the dataset; with none, the section is hidden.
+func orderCmd(ctx context.Context, st *store.Store, d *model.Dataset, key orderKey) tea.Cmd {
+	return func() tea.Msg {
+		name, err := batchedJudgeOf(ctx, st, d.Name, key.bankHash)
+		if err != nil || name == "" {
+			return orderMsg{key: key, sec: orderSection{err: err}}
+		}
+		s, err := engine.FindOrderStudy(ctx, st, engine.OrderStudy{Dataset: d.Name, Batched: name, BankHash: key.bankHash})
+		if err != nil {
+			return orderMsg{key: key, sec: orderSection{study: s, err: err}}
+		}
+		data, err := engine.OrderDataOf(ctx, st, d, s)
+		if err != nil {
+			return orderMsg{key: key, sec: orderSection{study: s, err: err}}
+		}
+		opts := calib.DefaultOrderOptions()
+		opts.Bootstrap = orderResamples
+		rep, err := calib.OrderDiagnostics(data, opts)
+		return orderMsg{key: key, sec: orderSection{study: s, rep: rep, err: err}}
+	}
+}
+
+// batchedJudgeOf is the first batched judge (by name) with requests
+// under bankHash on dataset, or "".
+func batchedJudgeOf(ctx context.Context, st *store.Store, dataset, bankHash string) (string, error) {
+	js, err := st.Judges(ctx) // sorted by name
+	if err != nil {
+		return "", err
+	}
+	for _, j := range js {
+		if _, ok := engine.OrderSeedOf(j); !ok {
+			continue
+		}
+		hs, err := st.StudyHashes(ctx, dataset, j.Name)
+		if err != nil {
+			return "", err
+		}
+		if slices.Contains(hs, bankHash) {
+			return j.Name, nil
+		}
+	}
+	return "", nil
+}
+
+// refreshOrder computes the section for the current dataset, bank and
+// answers unless it is computed or being computed.
+func (v *bankScreen) refreshOrder(a *App) tea.Cmd {
+	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 || v.order.busy {
+		return nil
+	}
+	k := orderKey{a.study.Dataset.Name, v.bank.Hash(), a.sigGen}
+	if v.order.sec != nil && v.order.key == k {
+		return nil
+	}
+	v.order.key, v.order.sec, v.order.busy = k, nil, true
+	return orderCmd(a.ctx, a.study.Store, a.study.Dataset, k)
+}
+
+// onOrder keeps a computed section, and asks again when the key moved on
+// meanwhile.
+func (v *bankScreen) onOrder(a *App, msg orderMsg) tea.Cmd {
+	v.order.busy = false
+	if msg.key != v.order.key {
+		return v.refreshOrder(a)
+	}
+	sec := msg.sec
+	v.order.sec = &sec
+	return v.refreshOrder(a)
+}
+
+// orderLines draws the section in w cells; nil when there is nothing to
+// show (no batched study of this bank).
+func (o orderState) orderLines(st *styles.Styles, w int) []string {
+	s := o.sec
+	if s == nil || (s.rep == nil && s.err == nil) {
+		return nil
+	}
+	if s.err != nil {
+		return append([]string{st.Title.Render(fit("Presentation order", w))}, wrapStyled(st.Bad, s.err.Error(), w)...)
+	}
+	r := s.rep
+	pw := s.study.Pointwise
+	if pw == "" {
+		pw = "no pointwise judge"
+	}
+	title := fmt.Sprintf("Presentation order · %s, %d orders × %d runs · vs %s", s.study.Batched, r.Orders, r.Repeats, pw)
+	lines := []string{st.Title.Render(fit(title, w))}
+	label := func(l string) string { return fmt.Sprintf("%-15s", l) }
+	var b strings.Builder
+	b.WriteString(label("response corr"))
+	for i, p := range r.Curve {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		fmt.Fprintf(&b, "%d: %s", p.Orders, orderCell(p.OrderValue, i == len(r.Curve)-1))
+	}
+	lines = append(lines, st.Text.Render(fit(b.String(), w)))
+	lines = append(lines, st.Text.Render(fit(label("  references")+"one order repeated "+orderCell(r.RepeatRef, false)+" · pointwise "+orderCell(r.PointRef, false), w)))
+	lines = append(lines, st.Text.Render(fit(label("Kendall τ")+"reversed "+orderCell(r.KendallRev, true)+" · repeat "+orderCell(r.KendallRep, false), w)))
+	// Spearman: pointwise, one order and all orders (prism diagnose order
+	// prints every row).
+	b.Reset()
+	b.WriteString(label("Spearman"))
+	for i, sp := range r.Spearman {
+		if i > 1 && i < len(r.Spearman)-1 {
+			continue
+		}
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+		name := "pointwise"
+		if sp.Format == "batched" {
+			name = fmt.Sprintf("%d order(s)", sp.Orders)
+		}
+		switch {
+		case sp.Spearman == nil:
+			b.WriteString(name + " too few")
+		case sp.GainVsPoint == nil:
+			b.WriteString(name + " " + num(*sp.Spearman))
+		case i == len(r.Spearman)-1:
+			fmt.Fprintf(&b, "%s %s (%s [%s, %s])", name, num(*sp.Spearman), gainText(*sp.GainVsPoint), num(sp.GainCI[0]), num(sp.GainCI[1]))
+		default:
+			fmt.Fprintf(&b, "%s %s (%s)", name, num(*sp.Spearman), gainText(*sp.GainVsPoint))
+		}
+	}
+	lines = append(lines, st.Text.Render(fit(b.String(), w)))
+	return append(lines, st.Muted.Render(fit(fmt.Sprintf("probe-response corr. of averaged orders; Spearman (gain vs pointwise); %d contexts, %d resamples", r.Contexts, r.Bootstrap), w)))
+}
+
+// orderCell is an estimate, with its interval when ci, or "too few".
+func orderCell(v calib.OrderValue, ci bool) string {
+	if v.Value == nil {
+		return "too few"
+	}
+	s := num(*v.Value)
+	if ci && v.CI != nil {
+		s += " [" + num(v.CI[0]) + ", " + num(v.CI[1]) + "]"
+	}
+	return s
+}
+
+// gainText is a gain with its sign.
+func gainText(x float64) string {
+	if x >= 0 {
+		return "+" + num(x)
+	}
+	return num(x)
+}
