@@ -36,9 +36,9 @@ type Policy struct {
 	BaseCalls float64   `json:"base_calls"`
 	// Beta[k] is PRISM's coefficient of Columns[k].
 	Beta []float64 `json:"beta"`
-	// Fill[k] is the training mean of Columns[k]: what a failed call is
+	// Means[k] is the training mean of Columns[k]: what a failed call is
 	// replaced by (docs/protocol.md §2, column means).
-	Fill []float64 `json:"fill"`
+	Means []float64 `json:"means"`
 	// Stages[m] holds w_m (3 + m coefficients) and Sigma for m asked
 	// columns, m = 0 … len(Columns).
 	Stages []PolicyStage `json:"stages"`
@@ -48,10 +48,15 @@ type Policy struct {
 	Tau float64 `json:"tau"`
 }
 
-// PolicyStage is the imputation regression after m asked columns.
+// PolicyStage is the imputation after m asked columns: Impute[r] holds
+// the least-squares coefficients over x_m of the unasked column
+// Columns[m+r] on the training candidates (its conditional expectation
+// given x_m); W = Σ_r β_(m+r) Impute[r] plus β on the asked columns is the
+// estimate ĉ_m = W · x_m; Sigma the residual spread of c − ĉ_m.
 type PolicyStage struct {
-	W     []float64 `json:"w"`
-	Sigma float64   `json:"sigma"`
+	W      []float64   `json:"w"`
+	Impute [][]float64 `json:"impute,omitempty"`
+	Sigma  float64     `json:"sigma"`
 }
 
 // policyTrainer learns policies on the training contexts of one design.
@@ -94,7 +99,7 @@ func (t *policyTrainer) learn(train []int, beta, sd, calls []float64, baseCalls 
 	n := q + 4
 	M := make([]float64, n*n)
 	z := make([]float64, n)
-	p.Fill = make([]float64, q)
+	p.Means = make([]float64, q)
 	rows := 0
 	for _, g := range train {
 		for i := d.Off[g]; i < d.Off[g+1]; i++ {
@@ -105,7 +110,7 @@ func (t *policyTrainer) learn(train []int, beta, sd, calls []float64, baseCalls 
 				}
 			}
 			for k := range order {
-				p.Fill[k] += z[3+k]
+				p.Means[k] += z[3+k]
 			}
 			rows++
 		}
@@ -113,8 +118,8 @@ func (t *policyTrainer) learn(train []int, beta, sd, calls []float64, baseCalls 
 	if rows == 0 {
 		return nil, errors.New("calib: budget policy: no training candidates")
 	}
-	for k := range p.Fill {
-		p.Fill[k] /= float64(rows)
+	for k := range p.Means {
+		p.Means[k] /= float64(rows)
 	}
 	for a := 0; a < n; a++ {
 		for b := 0; b < a; b++ {
@@ -126,46 +131,60 @@ func (t *policyTrainer) learn(train []int, beta, sd, calls []float64, baseCalls 
 		st := PolicyStage{W: make([]float64, 3+m)}
 		if m == q {
 			copy(st.W[3:], p.Beta)
-		} else {
-			k := 3 + m
-			a := make([]float64, k*k)
+			p.Stages = append(p.Stages, st)
+			continue
+		}
+		k := 3 + m
+		// A vanishing ridge keeps a column that is constant on the
+		// training rows (integer scores) from making the system singular.
+		var tr float64
+		for i := 0; i < k; i++ {
+			tr += M[i*n+i]
+		}
+		a := make([]float64, k*k)
+		for r := m; r < q; r++ { // each unasked column on x_m
 			for i := 0; i < k; i++ {
 				copy(a[i*k:(i+1)*k], M[i*n:i*n+k])
-			}
-			// A vanishing ridge keeps a column that is constant on the
-			// training rows (integer scores) from making the system singular.
-			var tr float64
-			for i := 0; i < k; i++ {
-				tr += a[i*k+i]
-			}
-			for i := 0; i < k; i++ {
 				a[i*k+i] += 1e-10 * tr / float64(k)
-				st.W[i] = M[i*n+n-1]
 			}
-			if !cholSolve(a, st.W, k) {
+			coef := make([]float64, k)
+			for i := 0; i < k; i++ {
+				coef[i] = M[i*n+3+r]
+			}
+			if !cholSolve(a, coef, k) {
 				return nil, fmt.Errorf("calib: budget policy: the imputation system after %d columns is singular", m)
 			}
-			// Residual spread within context.
-			var ss float64
-			var dof int
-			for _, g := range train {
-				resid = resid[:0]
-				var mean float64
-				for i := d.Off[g]; i < d.Off[g+1]; i++ {
-					t.features(i, order, beta, z)
-					r := z[n-1] - dot(st.W, z[:k])
-					resid = append(resid, r)
-					mean += r
-				}
-				mean /= float64(len(resid))
-				for _, r := range resid {
-					ss += (r - mean) * (r - mean)
-				}
-				dof += len(resid) - 1
+			st.Impute = append(st.Impute, coef)
+		}
+		// w_m: β on the asked columns, Σ_r β_r (imputation of r) on x_m.
+		for j := 0; j < m; j++ {
+			st.W[3+j] = p.Beta[j]
+		}
+		for r := m; r < q; r++ {
+			for i, c := range st.Impute[r-m] {
+				st.W[i] += p.Beta[r] * c
 			}
-			if dof > 0 {
-				st.Sigma = math.Sqrt(ss / float64(dof))
+		}
+		// Residual spread of c − ĉ_m within context.
+		var ss float64
+		var dof int
+		for _, g := range train {
+			resid = resid[:0]
+			var mean float64
+			for i := d.Off[g]; i < d.Off[g+1]; i++ {
+				t.features(i, order, beta, z)
+				r := z[n-1] - dot(st.W, z[:k])
+				resid = append(resid, r)
+				mean += r
 			}
+			mean /= float64(len(resid))
+			for _, r := range resid {
+				ss += (r - mean) * (r - mean)
+			}
+			dof += len(resid) - 1
+		}
+		if dof > 0 {
+			st.Sigma = math.Sqrt(ss / float64(dof))
 		}
 		p.Stages = append(p.Stages, st)
 	}
@@ -316,7 +335,7 @@ func (r *PolicyRun) Next() (col int, who []int, ok bool) {
 // order; a NaN answer (a failed call) is replaced by the column's training
 // mean. It advances to the next stage.
 func (r *PolicyRun) Give(who []int, v []float64) {
-	fill := r.p.Fill[r.stage]
+	fill := r.p.Means[r.stage]
 	for k, i := range who {
 		x := v[k]
 		if math.IsNaN(x) {
@@ -337,6 +356,23 @@ func (r *PolicyRun) Give(who []int, v []float64) {
 // Scores returns the estimates e = s0 − ĉ (ranked within the context like
 // PRISM's corrected scores) and each candidate's calls.
 func (r *PolicyRun) Scores() (e, calls []float64) { return r.e, r.calls }
+
+// Filled returns candidate i's columns in Policy.Columns order: the
+// asked ones' answers, the others filled with their conditional
+// expectation given what i asked (PolicyStage.Impute).
+func (r *PolicyRun) Filled(i int) []float64 {
+	m := len(r.vals[i])
+	out := append(make([]float64, 0, len(r.p.Columns)), r.vals[i]...)
+	st := r.p.Stages[m]
+	for _, coef := range st.Impute {
+		v := coef[0] + coef[1]*r.s0[i] + coef[2]*r.sbar
+		for k, x := range r.vals[i] {
+			v += coef[3+k] * x
+		}
+		out = append(out, v)
+	}
+	return out
+}
 
 // Asked returns how many columns candidate i asked.
 func (r *PolicyRun) Asked(i int) int { return len(r.vals[i]) }

@@ -151,7 +151,7 @@ func TestBudgetDeterministic(t *testing.T) {
 // estimates 0 and 1 and spread σ = 0.5 each flip with probability
 // Φ(−1/sqrt(0.5)) = Φ(−1.41421) = 0.0786496 (normal table).
 func TestPolicyRisk(t *testing.T) {
-	p := &Policy{Columns: []string{"a:+"}, Calls: []float64{2}, BaseCalls: 1, Beta: []float64{1}, Fill: []float64{0},
+	p := &Policy{Columns: []string{"a:+"}, Calls: []float64{2}, BaseCalls: 1, Beta: []float64{1}, Means: []float64{0},
 		Stages: []PolicyStage{{W: []float64{0, 0, 0}, Sigma: 0.5}, {W: []float64{0, 0, 0, 1}}}}
 	run := p.Start([]float64{0, 1}, 0)
 	if got := run.risk(0); math.Abs(got-0.0786496) > 1e-6 {
