@@ -31,7 +31,10 @@ policy (docs/protocol.md §16) at each stopping threshold τ, on every
 wording and on the first wording. Prints the curve with 95% context-
 bootstrap intervals, the paired difference from the full bank, the
 outer-fold spread, and per family the cheapest point within --tolerance of
-the full bank. --svg/--png write the curve as a figure.`
+the full bank. --svg/--png write the curve as a figure. --calibrator CAL
+--save OUT learns the adaptive policy on the calibrator's training data
+(these scores) with threshold --tau and writes the calibrator with it, for
+prism score --budget N.`
 
 func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism budget", stderr, budgetUsage)
@@ -50,6 +53,9 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	svg := fs.String("svg", "", "write the curve as an SVG `FILE`")
 	png := fs.String("png", "", "write the curve as a PNG `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	calFile := fs.String("calibrator", "", "with --save: a prism calibrator `FILE` (prism fit --save) fitted on these scores, to carry the adaptive policy")
+	save := fs.String("save", "", "write the calibrator with the adaptive policy learned on its training data to `FILE` (for prism score --budget)")
+	tau := finiteFloatFlag(fs.FlagSet, "tau", 0.3, 0, 1e6, "with --save: the policy's stopping threshold `τ`")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -72,6 +78,14 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr(budgetUsage, "--svg %q: want a file name ending in .svg", *svg)
 	case *png != "" && !strings.HasSuffix(strings.ToLower(*png), ".png"):
 		return usageErr(budgetUsage, "--png %q: want a file name ending in .png", *png)
+	case (*calFile == "") != (*save == ""):
+		return usageErr(budgetUsage, "--calibrator and --save go together")
+	}
+	var cal *calib.Calibrator
+	if *calFile != "" {
+		if cal, err = calib.ReadCalibratorFile(*calFile); err != nil {
+			return err
+		}
 	}
 	opts := def
 	if opts.Taus, err = parseTaus(*taus); err != nil {
@@ -102,6 +116,19 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err != nil {
 		return err
+	}
+	if cal != nil {
+		if err := cal.AttachPolicy(rows, labs, *tau, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile}); err != nil {
+			return fmt.Errorf("%s: %w", *calFile, err)
+		}
+		data, err := cal.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := model.WriteFileAtomic(*save, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "prism budget: wrote %s: %s with the adaptive policy (τ %g, order %s)\n", *save, *calFile, *tau, strings.Join(cal.Policy.Columns, " "))
 	}
 	for _, f := range []string{*svg, *png} {
 		if f == "" {
