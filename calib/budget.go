@@ -218,12 +218,8 @@ func EvaluateBudget(ctx context.Context, rows []model.ScoreRow, labels []model.L
 	if err := ev.adaptive(ctx, bf, tr, FamilyAdaptive, opts.Taus); err != nil {
 		return nil, warnings, err
 	}
-	for fo, fd := range s.folds {
-		p, err := tr.learn(fd.train, bf.beta[fo], bf.sd[fo], calls, base)
-		if err != nil {
-			return nil, warnings, err
-		}
-		r.Policies = append(r.Policies, p)
+	if r.Policies, err = bf.policies(tr); err != nil {
+		return nil, warnings, err
 	}
 
 	// The first wording of every sign, when there are several.

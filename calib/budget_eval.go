@@ -16,6 +16,23 @@ type budgetFolds struct {
 	beta   [][]float64
 	sd     [][]float64
 	oofAll []float64 // per context, the full bank's out-of-fold value
+	pols   []*Policy // per fold, the adaptive policy learned on its training contexts (τ unset)
+}
+
+// policies learns, once, each fold's adaptive policy on its training
+// contexts.
+func (b *budgetFolds) policies(tr *policyTrainer) ([]*Policy, error) {
+	if b.pols != nil {
+		return b.pols, nil
+	}
+	for fo, fd := range b.s.folds {
+		p, err := tr.learn(fd.train, b.beta[fo], b.sd[fo], b.calls, b.base)
+		if err != nil {
+			return nil, err
+		}
+		b.pols = append(b.pols, p)
+	}
+	return b.pols, nil
 }
 
 // newBudgetFolds runs the full bank's nested selection once and keeps
@@ -136,11 +153,12 @@ func (b *budgetFolds) adaptive(tr *policyTrainer, tau, budget float64) (vals, ca
 	q := d.Q()
 	vals = make([]float64, len(d.Contexts))
 	calls = make([]float64, len(d.Contexts))
+	pols, err := b.policies(tr)
+	if err != nil {
+		return nil, nil, err
+	}
 	for fo, fd := range b.s.folds {
-		p, err := tr.learn(fd.train, b.beta[fo], b.sd[fo], b.calls, b.base)
-		if err != nil {
-			return nil, nil, err
-		}
+		p := *pols[fo] // a copy: τ is this point's
 		p.Tau = tau
 		order := b.ranked(fo)
 		for _, g := range fd.test {
