@@ -81,3 +81,22 @@ func TestBudgetFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTaus: --taus never panics, and what it accepts is finite and
+// ≥ 0.
+func FuzzParseTaus(f *testing.F) {
+	for _, s := range []string{"0.01,0.1,1", "", ",,", "1e400", "-0", "NaN", "0x1p-2", " 3 , 4 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		taus, err := parseTaus(s)
+		if err != nil {
+			return
+		}
+		for _, v := range taus {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("%q gave %v", s, v)
+			}
+		}
+	})
+}
