@@ -160,7 +160,7 @@ func (b *budgetFolds) adaptive(tr *policyTrainer, tau, budget float64) (vals, ca
 	for fo, fd := range b.s.folds {
 		p := *pols[fo] // a copy: τ is this point's
 		p.Tau = tau
-		order := b.ranked(fo)
+		order := p.order
 		for _, g := range fd.test {
 			lo, hi := d.Off[g], d.Off[g+1]
 			run := p.Start(d.S0[lo:hi], budget)

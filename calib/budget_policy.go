@@ -42,6 +42,8 @@ type Policy struct {
 	// Stages[m] holds w_m (3 + m coefficients) and Sigma for m asked
 	// columns, m = 0 … len(Columns).
 	Stages []PolicyStage `json:"stages"`
+	order []int // Columns as design column indices (set by learn)
+
 	// Tau is the stopping threshold τ: a candidate stops when the expected
 	// number of other candidates of its context whose order against it
 	// the unasked columns would flip is at most τ.
@@ -88,7 +90,7 @@ func (t *policyTrainer) learn(train []int, beta, sd, calls []float64, baseCalls 
 	d := t.d
 	q := d.Q()
 	order := importanceOrder(beta, sd)
-	p := &Policy{BaseCalls: baseCalls}
+	p := &Policy{BaseCalls: baseCalls, order: order}
 	for _, c := range order {
 		p.Columns = append(p.Columns, d.Columns[c])
 		p.Calls = append(p.Calls, calls[c])
@@ -376,3 +378,4 @@ func (r *PolicyRun) Filled(i int) []float64 {
 
 // Asked returns how many columns candidate i asked.
 func (r *PolicyRun) Asked(i int) int { return len(r.vals[i]) }
+
