@@ -42,7 +42,7 @@ type Policy struct {
 	// Stages[m] holds w_m (3 + m coefficients) and Sigma for m asked
 	// columns, m = 0 … len(Columns).
 	Stages []PolicyStage `json:"stages"`
-	order []int // Columns as design column indices (set by learn)
+	order  []int         // Columns as design column indices (set by learn)
 
 	// Tau is the stopping threshold τ: a candidate stops when the expected
 	// number of other candidates of its context whose order against it
@@ -378,4 +378,3 @@ func (r *PolicyRun) Filled(i int) []float64 {
 
 // Asked returns how many columns candidate i asked.
 func (r *PolicyRun) Asked(i int) int { return len(r.vals[i]) }
-
