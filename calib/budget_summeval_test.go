@@ -83,3 +83,27 @@ func TestSummEvalOfflineBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicalChatOfflineBudget is TestSummEvalOfflineBudget on USR
+// Topical-Chat (60 dialogues × 6 responses, target Overall) with the
+// dialogue bank.
+func TestTopicalChatOfflineBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scores Topical-Chat with the simulator")
+	}
+	d, err := datasets.Load("topicalchat", shareddata.Path(t, "usr_topicalchat/topical_chat.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []judge.Mode{judge.ModeExpected, judge.ModeInteger} {
+		rows, labels := offlineStudy(t, d, "dialogue", 1, mode)
+		r, _, err := EvaluateBudget(context.Background(), rows, labels, DefaultBudgetOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		logBudget(t, "Topical-Chat, dialogue bank, offline ("+string(mode)+")", r)
+		if r.Points[1].Family != FamilyFull || len(r.Reach) == 0 {
+			t.Errorf("%s: points %v", mode, r.Points[:2])
+		}
+	}
+}
