@@ -192,6 +192,9 @@ func EvaluateBudget(ctx context.Context, rows []model.ScoreRow, labels []model.L
 	// Static subsets chosen per fold on training importance.
 	units, unitCols := selectionUnits(d)
 	for m := 1; m < len(units); m++ {
+		if err := ctx.Err(); err != nil {
+			return nil, warnings, err
+		}
 		vals, cl, err := bf.staticPoint(func(fo int) []int { return topUnits(bf, fo, unitCols, m) })
 		if err != nil {
 			return nil, warnings, err
@@ -199,6 +202,9 @@ func EvaluateBudget(ctx context.Context, rows []model.ScoreRow, labels []model.L
 		ev.add(BudgetPoint{Family: FamilyUnits, Size: m}, vals, cl)
 	}
 	for m := 1; m < d.Q(); m++ {
+		if err := ctx.Err(); err != nil {
+			return nil, warnings, err
+		}
 		vals, cl, err := bf.staticPoint(func(fo int) []int { return bf.ranked(fo)[:m] })
 		if err != nil {
 			return nil, warnings, err
@@ -225,9 +231,12 @@ func EvaluateBudget(ctx context.Context, rows []model.ScoreRow, labels []model.L
 	// The first wording of every sign, when there are several.
 	if one := firstWordings(rows); one != nil {
 		d1, _, err := BuildDesign(one, labels, bo)
+		var s1 *selector
 		if err == nil && slices.Equal(d1.Contexts, d.Contexts) && slices.Equal(d1.Columns, d.Columns) {
+			s1 = newSelector(d1, opts.Options, order)
+		}
+		if s1 != nil && slices.Equal(s1.defined, s.defined) {
 			r.Wordings = true
-			s1 := newSelector(d1, opts.Options, order)
 			base1, calls1 := budgetCalls(one, d1)
 			bf1, err := newBudgetFolds(s1, calls1, base1)
 			if err != nil {

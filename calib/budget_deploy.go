@@ -23,6 +23,19 @@ func (c *Calibrator) AttachPolicy(rows []model.ScoreRow, labels []model.Label, t
 	if !(tau >= 0) || math.IsInf(tau, 0) {
 		return fmt.Errorf("τ %v: want a finite value ≥ 0", tau)
 	}
+	// The calibrator's own conditions only (a calibrator fitted on some
+	// attributes of a bank is given the bank's scores).
+	keep := map[string]bool{}
+	for _, col := range c.ScoreColumns {
+		keep[col] = true
+	}
+	own := make([]model.ScoreRow, 0, len(rows))
+	for _, r := range rows {
+		if keep[r.Probe] {
+			own = append(own, r)
+		}
+	}
+	rows = own
 	d, _, err := BuildDesign(rows, labels, opts)
 	if err != nil {
 		return err
