@@ -32,7 +32,7 @@ func init() {
 const scoreUsage = `prism score --calibrator CAL.json --scores S.csv [--labels L.csv] [flags]
        prism score --calibrator CAL.json [--dataset NAME] [--workspace FILE] [--judge NAME]
              [--backend offline|openai] [--model M] [--base-url U] [--concurrency N] [--rpm N] [--tpm N]
-             [--prices FILE] [--dry-run] [judge flags] [flags]
+             [--prices FILE] [--dry-run] [--budget N] [judge flags] [flags]
        flags: [-o FILE] [--format csv|jsonl] [--scale corrected|human] [--allow-mismatch] [--bootstrap N] [--seed N]
 
 Applies a calibrator written by prism fit --save to candidates it has not
@@ -46,7 +46,10 @@ there), and the requests go through the same resumable engine as prism run
 (answers already stored are not sent again; rerun the same command to
 resume). Judge flags change the configuration; a configuration or bank other
 than the calibrator's is refused naming each difference, unless
---allow-mismatch (the output then records them). --judge-seed is the judge's
+--allow-mismatch (the output then records them). --budget N follows the
+adaptive policy of a calibrator saved by prism budget --save: the baseline
+of every candidate, then one probe at a time for the candidates whose rank
+may still change, at most N calls each (docs/budget.md). --judge-seed is the judge's
 sampling seed (prism run's --seed); --seed seeds the transfer check's
 bootstrap.
 
@@ -179,6 +182,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *budget > 0 && cal.Policy == nil {
 		return fmt.Errorf("%s: field \"policy\": the calibrator carries no budget policy; add one with prism budget --calibrator %s --save FILE", *calFile, *calFile)
+	}
+	if *budget > 0 && cal.Bank == nil {
+		return fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank, so prism cannot ask its probes in stages (--budget)", *calFile)
 	}
 	if *scale == "human" && cal.HumanScale == nil {
 		return fmt.Errorf("%s: field \"human_scale\": the calibrator has no map to the human scale (%s); score without --scale human", *calFile, cal.HumanScaleNote)
