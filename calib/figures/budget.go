@@ -25,14 +25,15 @@ var budgetColors = map[string]color.Color{
 
 // Budget is the budget curve (docs/budget.md): per family, the
 // out-of-fold mean against the mean judge calls per candidate, the
-// adaptive points with their 95% context-bootstrap intervals; Vanilla,
+// adaptive points with the paired 95% context-bootstrap interval of their
+// difference from the full bank drawn about them; Vanilla,
 // the full bank and one sign per attribute as single marks; a dashed line
 // at the full bank's mean less the tolerance.
 func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Budget curve (out of fold; policies learned on training folds)"
 	p.X.Label.Text = "judge calls per candidate"
-	p.Y.Label.Text = "mean " + r.Metric
+	p.Y.Label.Text = "mean " + r.Metric + " (bars: paired 95% CI vs full)"
 	var xs, ys []float64
 	var fams []string
 	for _, pt := range r.Points {
@@ -47,7 +48,10 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 		for _, pt := range r.Points {
 			if pt.Family == f {
 				xy = append(xy, plotter.XY{X: pt.Calls, Y: pt.Mean})
-				errs = append(errs, struct{ Low, High float64 }{pt.Mean - pt.CI[0], pt.CI[1] - pt.Mean})
+				// The paired interval of the difference from the full
+				// bank, drawn about the point: the uncertainty the
+				// comparison has, not the spread of the contexts.
+				errs = append(errs, struct{ Low, High float64 }{pt.VsFull - pt.VsFullCI[0], pt.VsFullCI[1] - pt.VsFull})
 			}
 		}
 		c, line := budgetColors[f]
@@ -102,7 +106,7 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 	for _, pt := range r.Points {
 		ys = append(ys, pt.Mean)
 		if strings.HasPrefix(pt.Family, calib.FamilyAdaptive) {
-			ys = append(ys, pt.CI[0], pt.CI[1])
+			ys = append(ys, pt.Mean-(pt.VsFull-pt.VsFullCI[0]), pt.Mean+(pt.VsFullCI[1]-pt.VsFull))
 		}
 	}
 	full := -1.0
