@@ -81,6 +81,10 @@ type Calibrator struct {
 	CV       CVEstimate     `json:"cv"`
 	Bank     *BankSnapshot  `json:"bank"`  // nil: fitted from CSV files without a bank
 	Judge    *JudgeSnapshot `json:"judge"` // nil: fitted from CSV files without a judge configuration
+	// Policy, when set (prism budget --save), is the adaptive probing
+	// policy prism score --budget follows (docs/budget.md); files without
+	// one read and hash as before.
+	Policy *Policy `json:"policy,omitempty"`
 
 	// Checksum is "sha256:" and the hex SHA-256 of the document's compact
 	// JSON encoding with Checksum empty (docs/calibrator.md).
@@ -447,6 +451,9 @@ func (c *Calibrator) check(file string) error {
 				return bad("columns", "%q is not a probe of the embedded bank %s", col, b.Name)
 			}
 		}
+	}
+	if c.Policy != nil {
+		return c.Policy.check(c, bad)
 	}
 	return nil
 }

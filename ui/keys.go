@@ -27,6 +27,7 @@ type KeyMap struct {
 	Clause, AddAttr, DelAttr, NextBank, SaveBank, ScreenBank key.Binding
 	// Selection screen.
 	RunSelect key.Binding
+	Budget    key.Binding // show the budget curve
 	// Fit and Profiles screens.
 	Refit, Metric, Taylor, SortProfiles, Export key.Binding
 	// Compare screen.
@@ -77,6 +78,7 @@ func DefaultKeyMap() KeyMap {
 		SaveBank:       key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
 		ScreenBank:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
 		RunSelect:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
+		Budget:         key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "budget curve")),
 		Inspect:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
 		NextCand:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev")), // the help bar's entry for both
 		PrevCand:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev candidate")),
@@ -133,7 +135,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextScreen, k.PrevScreen}, k.jumps()...),
 		{k.Import, k.PickDataset, k.LoadCalibrator, k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect},
+		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect, k.Budget},
 		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
 }

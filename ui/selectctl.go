@@ -20,7 +20,9 @@ func (a *App) selectJudge() string {
 }
 
 // Keys are the Selection screen's own bindings.
-func (v *selectScreen) Keys(a *App) []key.Binding { return []key.Binding{a.keys.RunSelect} }
+func (v *selectScreen) Keys(a *App) []key.Binding {
+	return []key.Binding{a.keys.RunSelect, a.keys.Budget}
+}
 
 // Badge is the selection's progress.
 func (v *selectScreen) Badge(*App) string {
@@ -46,6 +48,12 @@ func (v *selectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		if key.Matches(msg, a.keys.RunSelect) {
 			return v.rerun(a)
 		}
+		if key.Matches(msg, a.keys.Budget) {
+			cur, _ := a.currentKey()
+			return v.budget.toggle(a, cur)
+		}
+	case jobStartedMsg[*calib.BudgetReport], jobProgressMsg[*calib.BudgetReport], jobDoneMsg[*calib.BudgetReport]:
+		return v.budget.update(msg)
 	case jobStartedMsg[*calib.SelectReport]:
 		return msg.follow(&v.jobState)
 	case jobProgressMsg[*calib.SelectReport]:

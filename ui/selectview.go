@@ -26,6 +26,9 @@ type selectScreen struct {
 	judge    string   // the judge a run would use, for the hint
 	current  studyKey // the answers a run would use now
 
+	// budget is the budget curve b shows in the left pane (budgetcmd.go).
+	budget budgetState
+
 	focusRight    bool
 	scroll        int
 	width, height int
@@ -48,6 +51,9 @@ func (v *selectScreen) View(a *App) string {
 	rw := v.width - lw
 	innerH := v.height - paneChromeH - 1
 	left := pane(st, !v.focusRight, lw, v.height, v.curveTitle(), block(v.curveLines(st, lw-paneChromeW), lw-paneChromeW, innerH))
+	if v.budget.show {
+		left = pane(st, !v.focusRight, lw, v.height, v.budgetTitle(), block(v.budgetLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
+	}
 	right := v.tableLines(st, rw-paneChromeW)
 	if v.focusRight {
 		v.scroll = min(v.scroll, max(len(right)-innerH, 0))
@@ -62,6 +68,37 @@ func (v *selectScreen) curveTitle() string {
 		return fmt.Sprintf("Subset-size curve · %s · %d contexts · %d units", r.Metric, r.NContexts, len(r.Units))
 	}
 	return "Subset-size curve"
+}
+
+func (v *selectScreen) budgetTitle() string {
+	if r := v.budget.rep; r != nil {
+		return fmt.Sprintf("Budget curve · %s · %d contexts · full bank %.4g calls per candidate", r.Metric, r.NContexts, r.FullCalls)
+	}
+	return "Budget curve"
+}
+
+// budgetLines draws the budget evaluation's status and the curve.
+func (v *selectScreen) budgetLines(st *styles.Styles, w, h int) []string {
+	b := &v.budget
+	var lines []string
+	if b.job != nil {
+		lines = append(lines, st.Title.Render("evaluating budgets…"), st.Muted.Render("static subsets and the adaptive policy, nested CV"), "")
+	}
+	if b.err != nil {
+		lines = append(lines, wrapStyled(st.Bad, b.err.Error(), w)...)
+	}
+	if b.rep == nil {
+		if b.job == nil && b.err == nil {
+			lines = append(lines, st.Muted.Render("no budget curve yet"))
+		}
+		return lines
+	}
+	if b.key != v.current {
+		lines = append(lines, wrapStyled(st.Warn, "computed on other answers: b b reevaluates", w)...)
+	}
+	b.view.rep, b.view.st = b.rep, st
+	b.view.SetSize(w, h-len(lines))
+	return append(lines, b.view.lines()...)
 }
 
 // curveLines draws the status and, per subset size, the gain band.

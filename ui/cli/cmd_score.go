@@ -32,7 +32,7 @@ func init() {
 const scoreUsage = `prism score --calibrator CAL.json --scores S.csv [--labels L.csv] [flags]
        prism score --calibrator CAL.json [--dataset NAME] [--workspace FILE] [--judge NAME]
              [--backend offline|openai] [--model M] [--base-url U] [--concurrency N] [--rpm N] [--tpm N]
-             [--prices FILE] [--dry-run] [judge flags] [flags]
+             [--prices FILE] [--dry-run] [--budget N] [judge flags] [flags]
        flags: [-o FILE] [--format csv|jsonl] [--scale corrected|human] [--allow-mismatch] [--bootstrap N] [--seed N]
 
 Applies a calibrator written by prism fit --save to candidates it has not
@@ -46,7 +46,10 @@ there), and the requests go through the same resumable engine as prism run
 (answers already stored are not sent again; rerun the same command to
 resume). Judge flags change the configuration; a configuration or bank other
 than the calibrator's is refused naming each difference, unless
---allow-mismatch (the output then records them). --judge-seed is the judge's
+--allow-mismatch (the output then records them). --budget N follows the
+adaptive policy of a calibrator saved by prism budget --save: the baseline
+of every candidate, then one probe at a time for the candidates whose rank
+may still change, at most N calls each (docs/budget.md). --judge-seed is the judge's
 sampling seed (prism run's --seed); --seed seeds the transfer check's
 bootstrap.
 
@@ -91,6 +94,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rpm := fs.Int("rpm", 0, "requests per minute (0: unlimited)")
 	tpm := fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
 	dry := fs.Bool("dry-run", false, "print the estimate and send nothing")
+	budget := finiteFloatFlag(fs.FlagSet, "budget", 0, 0, 1e9, "workspace mode: follow the calibrator's adaptive policy (prism budget --save) with at most `N` judge calls per candidate, baseline included; 0: ask every probe")
 	// The judge flags of prism run, registered on their own set and shown
 	// here (the sampling seed as --judge-seed).
 	jfs := flag.NewFlagSet("judge", flag.ContinueOnError)
@@ -139,7 +143,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	slices.Sort(judgeSet)
 	fromFiles := *scores != "" || *labels != ""
 	workspaceOnly := []string{}
-	for _, n := range []string{"dataset", "judge", "workspace", "prices", "concurrency", "rpm", "tpm", "dry-run"} {
+	for _, n := range []string{"dataset", "judge", "workspace", "prices", "concurrency", "rpm", "tpm", "dry-run", "budget"} {
 		if set[n] {
 			workspaceOnly = append(workspaceOnly, "--"+n)
 		}
@@ -176,6 +180,12 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if *budget > 0 && cal.Policy == nil {
+		return fmt.Errorf("%s: field \"policy\": the calibrator carries no budget policy; add one with prism budget --calibrator %s --save FILE", *calFile, *calFile)
+	}
+	if *budget > 0 && cal.Bank == nil {
+		return fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank, so prism cannot ask its probes in stages (--budget)", *calFile)
+	}
 	if *scale == "human" && cal.HumanScale == nil {
 		return fmt.Errorf("%s: field \"human_scale\": the calibrator has no map to the human scale (%s); score without --scale human", *calFile, cal.HumanScaleNote)
 	}
@@ -197,6 +207,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var rows []model.ScoreRow
 	var labs []model.Label
 	var mismatches []string
+	var budgetDone *budgetScoring
 	if fromFiles {
 		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
 			return err
@@ -210,12 +221,13 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		ws := scoreWorkspace{fs: fs, cal: cal, calFile: *calFile, jf: jf, jfs: jfs, judgeSet: judgeSet,
 			dataset: *dataset, name: *name, prices: *prices, allow: *allow, dry: *dry,
-			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args}
+			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget}
 		var done bool
 		rows, labs, mismatches, done, err = ws.acquire(ctx)
 		if err != nil || done {
 			return err
 		}
+		budgetDone = ws.budgetDone
 		opts.ScoresFile, opts.LabelsFile = ws.source, ws.source+" (labels)"
 	}
 	res, err := cal.Apply(rows, labs, opts)
@@ -244,6 +256,11 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var buf bytes.Buffer
 	doc.summary(&buf)
+	if budgetDone != nil {
+		for _, n := range budgetDone.notes(cal, *budget) {
+			fmt.Fprintln(&buf, n)
+		}
+	}
 	if *out != "" {
 		fmt.Fprintf(&buf, "wrote %d scored candidates to %s (%s)\n", len(res.Rows), *out, f)
 	}
@@ -268,8 +285,10 @@ type scoreWorkspace struct {
 	info     io.Writer
 	stderr   io.Writer
 	args     []string
+	budget   float64 // --budget: follow the calibrator's policy (0: every probe)
 
-	source string // names the scores in errors
+	source     string         // names the scores in errors
+	budgetDone *budgetScoring // what the budgeted scoring did
 }
 
 // config is the judge configuration to score with: the calibrator's
@@ -400,6 +419,9 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	}
 	if len(mismatches) > 0 {
 		fmt.Fprintf(s.stderr, "prism score: warning: scoring with --allow-mismatch: %s\n", strings.Join(mismatches, "; "))
+	}
+	if s.budget > 0 {
+		return s.acquireBudget(ctx, st, path, dsName, spec, plan, cfg.APIKey != "", string(cfg.APIKey), mismatches)
 	}
 	printEstimate(s.info, plan)
 	if s.dry {

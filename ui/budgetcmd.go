@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// The Selection screen's budget curve (docs/budget.md): calib.EvaluateBudget
+// on the stored answers of the current dataset, judge and bank version, as
+// a job; budgetView draws it.
+
+type budgetJob = job[*calib.BudgetReport]
+
+// budgetState is the Selection screen's budget curve: the evaluation in
+// flight, the last report, and whether the curve replaces the
+// subset-size curve on the left.
+type budgetState struct {
+	jobState[*calib.BudgetReport]
+	rep      *calib.BudgetReport
+	warnings []string
+	key      studyKey
+	show     bool
+	view     budgetView
+}
+
+// startBudgetCmd starts a budget evaluation of key's answers and returns
+// the job at once.
+func startBudgetCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.BudgetOptions) (*budgetJob, tea.Cmd) {
+	return startJob(ctx, key, func(ctx context.Context, _ func(int, int)) (*calib.BudgetReport, []string, error) {
+		in, err := readStudyInput(ctx, st, key, "evaluating budgets on")
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.ScoresFile, opts.LabelsFile = in.source, in.source
+		rep, w, err := calib.EvaluateBudget(ctx, in.rows, in.labels, opts)
+		return rep, append(in.warnings, w...), err
+	})
+}
+
+// toggle shows or hides the curve; showing it evaluates the current
+// answers when the curve on hand is of other answers (or there is none).
+func (b *budgetState) toggle(a *App, current studyKey) tea.Cmd {
+	if b.show {
+		b.show = false
+		return nil
+	}
+	b.show = true
+	if b.job != nil || (b.rep != nil && b.key == current) {
+		return nil
+	}
+	k, err := a.requireKey()
+	if err != nil {
+		b.err = err
+		return nil
+	}
+	job, cmd := startBudgetCmd(a.ctx, a.study.Store, k, calib.DefaultBudgetOptions())
+	b.start(job)
+	return cmd
+}
+
+// update handles the budget job's messages.
+func (b *budgetState) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case jobStartedMsg[*calib.BudgetReport]:
+		return msg.follow(&b.jobState)
+	case jobProgressMsg[*calib.BudgetReport]:
+		return msg.apply(&b.jobState)
+	case jobDoneMsg[*calib.BudgetReport]:
+		if j := msg.job; b.finish(j) {
+			b.rep, b.warnings, b.key = j.res, j.warnings, j.key
+		}
+	}
+	return nil
+}

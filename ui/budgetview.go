@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// budgetView draws a budget curve (calib.BudgetReport, docs/budget.md) as
+// a text chart: mean agreement (rows) against judge calls per candidate
+// (columns), one mark per policy (the letters of budgetMarks), a dotted
+// line at the full bank's mean less the tolerance, then per family the
+// cheapest point within it (probe calls as a share of the full bank's,
+// the out-of-fold mean, and the range of the outer folds' means). It is a plain child component of the
+// Selection screen: SetSize, then View.
+type budgetView struct {
+	rep           *calib.BudgetReport
+	st            *styles.Styles
+	width, height int
+}
+
+// budgetMarks are the chart's letters per family, drawn in this order
+// (later marks cover earlier ones in a shared cell).
+var budgetMarks = []struct {
+	family string
+	mark   byte
+}{
+	{calib.FamilyOneWording, 'w'},
+	{calib.FamilyColumns, 'c'},
+	{calib.FamilyUnits, 'u'},
+	{calib.FamilyOneSign, 's'},
+	{calib.FamilyAdaptiveWording, 'a'},
+	{calib.FamilyAdaptive, 'A'},
+	{calib.FamilyVanilla, 'V'},
+	{calib.FamilyFull, 'F'},
+}
+
+// budgetShort names the families in the reach lines.
+var budgetShort = map[string]string{
+	calib.FamilyUnits: "units", calib.FamilyColumns: "columns", calib.FamilyOneSign: "one sign",
+	calib.FamilyOneWording: "1 wording", calib.FamilyAdaptive: "adaptive", calib.FamilyAdaptiveWording: "adaptive 1w",
+}
+
+func (v *budgetView) SetSize(w, h int) { v.width, v.height = w, h }
+
+// View returns the chart and the reach lines, at most height lines of
+// at most width cells.
+func (v *budgetView) View() string { return strings.Join(v.lines(), "\n") }
+
+func (v *budgetView) lines() []string {
+	r, st := v.rep, v.st
+	if r == nil || len(r.Points) == 0 || v.width < 20 {
+		return nil
+	}
+	var full calib.BudgetPoint
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range r.Points {
+		lo, hi = math.Min(lo, p.Mean), math.Max(hi, p.Mean)
+		if p.Family == calib.FamilyFull {
+			full = p
+		}
+	}
+	ref := full.Mean - r.Tolerance
+	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
+	if hi == lo {
+		hi = lo + 1e-3
+	}
+	const labelW = 7 // "0.4155 "
+	cw := v.width - labelW
+	var below []string
+	below = append(below, st.Muted.Render(fit(fmt.Sprintf("%*s0%*s calls per candidate", labelW, "", cw-len(" calls per candidate")-1, fmt.Sprintf("%.4g", r.FullCalls)), v.width)))
+	legend := "V vanilla F full u units c columns s one sign w 1 wording A adaptive a adaptive 1w"
+	below = append(below, wrapStyled(st.Muted, legend+fmt.Sprintf(" ┄ full−%g", r.Tolerance), v.width)...)
+	below = append(below, st.Label.Render(fit(fmt.Sprintf("%-11s %-6s %6s  %-6s  %s", "cheapest", "point", "probe", "mean", "folds"), v.width)))
+	for _, c := range r.Reach {
+		if c.Family == calib.FamilyVanilla || c.Family == calib.FamilyFull {
+			continue
+		}
+		name := budgetShort[c.Family]
+		if c.Point < 0 {
+			below = append(below, fit(fmt.Sprintf("%-11s never within %g", name, r.Tolerance), v.width))
+			continue
+		}
+		p := r.Points[c.Point]
+		s := st.Text
+		if c.HalfOrLess {
+			s = st.Good
+		}
+		below = append(below, s.Render(fit(fmt.Sprintf("%-11s %-6s %5.1f%%  %s  [%.3f, %.3f]",
+			name, strings.TrimPrefix(p.Label(), p.Family+" "), 100*p.Fraction, mean4(p.Mean), minFloat(p.FoldMeans), maxFloat(p.FoldMeans)), v.width)))
+	}
+	below = append(below, wrapStyled(st.Muted, "out of fold; policies learned on training folds only", v.width)...)
+	rows := v.height - len(below)
+	if rows < 4 {
+		return below[:min(len(below), max(v.height, 0))]
+	}
+	grid := make([][]byte, rows)
+	for i := range grid {
+		grid[i] = []byte(strings.Repeat(" ", cw))
+	}
+	y := func(m float64) int { return int(math.Round((hi - m) / (hi - lo) * float64(rows-1))) }
+	x := func(c float64) int {
+		if r.FullCalls <= 0 {
+			return 0
+		}
+		return min(int(math.Round(c/r.FullCalls*float64(cw-1))), cw-1)
+	}
+	refRow := y(ref)
+	for i := range grid[refRow] {
+		grid[refRow][i] = ':'
+	}
+	for _, bm := range budgetMarks {
+		for _, p := range r.Points {
+			if p.Family == bm.family {
+				grid[y(p.Mean)][max(x(p.Calls), 0)] = bm.mark
+			}
+		}
+	}
+	out := make([]string, 0, v.height)
+	for i, row := range grid {
+		label := strings.Repeat(" ", labelW)
+		switch i {
+		case 0:
+			label = fmt.Sprintf("%-*s", labelW, mean4(hi))
+		case refRow:
+			label = fmt.Sprintf("%-*s", labelW, mean4(ref))
+		case rows - 1:
+			label = fmt.Sprintf("%-*s", labelW, mean4(lo))
+		}
+		line := strings.ReplaceAll(string(row), ":", "┄")
+		out = append(out, st.Muted.Render(label)+st.Label.Render(line))
+	}
+	return append(out, below...)
+}
+
+func minFloat(x []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range x {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+func maxFloat(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	return m
+}
