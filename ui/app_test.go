@@ -282,7 +282,7 @@ func TestProgramFlow(t *testing.T) {
 	s := demoStudy(t)
 	orig := s.Bank.Hash()
 	a := New(s)
-	tm, waitFor := runProgram(t, a, 15*time.Second)
+	tm, waitFor := runProgram(t, a, programDeadline)
 	waitFor("Contexts")
 	// Edit the first + wording of accuracy.
 	tm.Send(keyMsg("2"))
@@ -302,7 +302,7 @@ func TestProgramFlow(t *testing.T) {
 	tm.Send(keyMsg("q"))
 	waitFor("has unsaved edits") // the edited wording was never saved
 	tm.Send(keyMsg("y"))
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 
 	final := tm.FinalModel(t).(*App)
 	lr := final.run.live

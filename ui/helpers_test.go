@@ -317,6 +317,12 @@ func gate(t testing.TB, a *App, open int) *gatedJudge {
 
 // runProgram runs a in a real Bubble Tea program at 120×36 and returns it
 // with a function that waits up to timeout for a text in its output.
+// programDeadline bounds each wait of a whole-program test. It is a
+// deadline, not a pause: a wait ends as soon as its text appears, and the
+// bound only has to exceed the slowest machine the suite runs on (the
+// race detector on a busy 2-core machine took over 15 s for a demo run).
+const programDeadline = 3 * time.Minute
+
 func runProgram(t *testing.T, a *App, timeout time.Duration) (*teatest.TestModel, func(string)) {
 	t.Helper()
 	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 36))

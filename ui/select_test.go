@@ -227,7 +227,7 @@ func TestSelectWithoutAnswers(t *testing.T) {
 // going through Bubble Tea's loop (progress included).
 func TestProgramScreenSelect(t *testing.T) {
 	a := New(demoStudy(t))
-	tm, waitFor := runProgram(t, a, 30*time.Second)
+	tm, waitFor := runProgram(t, a, programDeadline)
 	waitFor("Contexts")
 	tm.Send(keyMsg("2"))
 	waitFor("no answers of this judge")
@@ -238,7 +238,7 @@ func TestProgramScreenSelect(t *testing.T) {
 	tm.Send(keyMsg("r"))
 	waitFor("forward selection")
 	tm.Send(keyMsg("q"))
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
 	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.bank.Attributes) {
 		t.Fatalf("selection report %+v", final.sel.rep)

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
@@ -200,7 +199,7 @@ func TestProgramAnalysis(t *testing.T) {
 	a := New(studyOn(t, copyFixture(t, fixtureScreened)))
 	// Read before the program owns the App.
 	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.bank.Hash()
-	tm, waitFor := runProgram(t, a, 30*time.Second)
+	tm, waitFor := runProgram(t, a, programDeadline)
 	send := func(keys ...string) {
 		for _, k := range keys {
 			tm.Send(keyMsg(k))
@@ -232,7 +231,7 @@ func TestProgramAnalysis(t *testing.T) {
 	send("8", "c")
 	waitFor("differ")
 	send("q")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
 	if final.fit.rep == nil || final.insp.ins == nil || len(final.cmp.fits) != 2 {
 		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.fits))
