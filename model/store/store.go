@@ -40,6 +40,7 @@ type Store struct {
 	secrets []string // exact strings scrubbed from everything written
 
 	readOnly bool // opened with OpenReadOnly: every write fails with ErrReadOnly
+	version  int  // the schema version at open (compact requests from 5)
 }
 
 // EnvWorkspace names the environment variable that overrides the default
@@ -131,13 +132,18 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
+	v, err := schemaVersion(ctx, w)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	return &Store{path: path, w: w, r: r}, nil
+	return &Store{path: path, w: w, r: r, version: v}, nil
 }
 
 // checkHealthy fails when the file is not a SQLite database (the driver

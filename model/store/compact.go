@@ -1,0 +1,153 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"math"
+)
+
+// Schema version 5 stores requests compactly (migrations/0005): a study
+// is a row of studies, a request's key is 32 bytes, and a request row
+// carries its answer's score bits and its count of failed attempts. This
+// file holds the conversions between those columns and the Go values.
+
+// compactVersion is the first schema version with compact requests.
+const compactVersion = 5
+
+// compact reports whether the open workspace has compact requests. A
+// read-only open of an older workspace does not (it is never upgraded),
+// and its readers use the requests table of versions 1–4, whose columns
+// the view of version 5 keeps.
+func (s *Store) compact() bool { return s.version >= compactVersion }
+
+// noScoreBits is study_requests.answer of an answer without a parsed
+// score: a NaN, which no stored score is (a score is finite, or absent).
+const noScoreBits = int64(0x7ff8000000000000)
+
+// answerBits is the answer column of a score: its IEEE-754 bits, exact,
+// or noScoreBits for none. Minus zero is stored as zero, as SQLite reads
+// back a REAL −0 (stored as the integer 0) from responses.score.
+func answerBits(score sql.NullFloat64) int64 {
+	if !score.Valid || math.IsNaN(score.Float64) {
+		return noScoreBits
+	}
+	if score.Float64 == 0 {
+		return 0
+	}
+	return int64(math.Float64bits(score.Float64))
+}
+
+// responseBits is answerBits of a response's score (NaN: none parsed).
+func responseBits(score float64) int64 {
+	return answerBits(sql.NullFloat64{Float64: score, Valid: !math.IsNaN(score)})
+}
+
+// scoreOfBits inverts answerBits: the score, and whether one was parsed.
+func scoreOfBits(bits int64) (float64, bool) {
+	if bits == noScoreBits {
+		return math.NaN(), false
+	}
+	return math.Float64frombits(uint64(bits)), true
+}
+
+// keyValue is the stored form of a request key: its 32 bytes when it is
+// a RequestKey (64 lower-case hex digits), else the text itself. The two
+// never collide (a BLOB never equals a TEXT in SQLite), and keyString
+// gives back the key exactly.
+func keyValue(key string) any {
+	if len(key) != 64 {
+		return key
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return key
+		}
+	}
+	b, _ := hex.DecodeString(key)
+	return b
+}
+
+// keyString is the key of a stored key value (keyValue's inverse).
+func keyString(v any) string {
+	switch k := v.(type) {
+	case []byte:
+		return hex.EncodeToString(k)
+	case string:
+		return k
+	}
+	return ""
+}
+
+// sameKey reports whether a stored key value is key.
+func sameKey(stored any, key string) bool {
+	switch want := keyValue(key).(type) {
+	case []byte:
+		got, ok := stored.([]byte)
+		return ok && bytes.Equal(got, want)
+	case string:
+		got, ok := stored.(string)
+		return ok && got == want
+	}
+	return false
+}
+
+// keyArg is a key as a query argument matched against the key column of
+// the open workspace: compact or the text of versions 1–4.
+func (s *Store) keyArg(key string) any {
+	if s.compact() {
+		return keyValue(key)
+	}
+	return key
+}
+
+// keyTable is the table whose key column is indexed for look-ups by key:
+// study_requests (compact) or the requests table of versions 1–4. A
+// look-up joins it to the requests view by id for the other columns.
+func (s *Store) keyTable() string {
+	if s.compact() {
+		return "study_requests"
+	}
+	return "requests"
+}
+
+// studyRef is a study row: its id and the id range of its requests.
+type studyRef struct {
+	id   int64
+	bank string
+	// lo, hi bound the ids of the study's requests (first_id, last_id);
+	// ok is false when it has none yet.
+	lo, hi int64
+	ok     bool
+}
+
+// studiesOf reads the studies of judge on dataset under bankHash, or
+// under every bank when bankHash is "" or, with importAnyBank, the judge
+// is an import judge (whose scores have no bank). None when the judge or
+// dataset is absent.
+func studiesOf(ctx context.Context, q querier, judge, dataset, bankHash string, importAnyBank bool) ([]studyRef, error) {
+	rows, err := q.QueryContext(ctx, `
+		SELECT s.id, s.bank_hash, s.first_id, s.last_id
+		FROM studies s
+		JOIN judges j ON j.id = s.judge_id
+		JOIN datasets d ON d.id = s.dataset_id
+		WHERE j.name = ? AND d.name = ? AND (? = '' OR s.bank_hash = ? OR (? AND j.backend = ?))
+		ORDER BY s.id`, judge, dataset, bankHash, bankHash, importAnyBank, ImportBackend)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []studyRef
+	for rows.Next() {
+		var st studyRef
+		var lo, hi sql.NullInt64
+		if err := rows.Scan(&st.id, &st.bank, &lo, &hi); err != nil {
+			return nil, err
+		}
+		st.lo, st.hi, st.ok = lo.Int64, hi.Int64, lo.Valid && hi.Valid
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
