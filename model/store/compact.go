@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"math"
+	"strings"
 )
 
 // Schema version 5 stores requests compactly (migrations/0005): a study
@@ -94,13 +95,53 @@ func sameKey(stored any, key string) bool {
 	return false
 }
 
-// keyArg is a key as a query argument matched against the key column of
-// the open workspace: compact or the text of versions 1–4.
-func (s *Store) keyArg(key string) any {
-	if s.compact() {
-		return keyValue(key)
+// keyPrefixLen is how many bytes of a stored key its index holds: the
+// index of version 5 is on the key's first 8 bytes (a hash's, so
+// selective) and the run, not on the whole key, so that its entries are a
+// third of the size; a look-up matches the prefix through the index and
+// the whole key on the rows it finds. The keys are hashes, so the index
+// is written at random: its size is what each commit rewrites.
+const keyPrefixLen = 8
+
+// keyPrefix is the indexed prefix of a stored key value, as SQLite
+// computes substr(CAST(key AS BLOB), 1, 8): its first bytes.
+func keyPrefix(v any) []byte {
+	var b []byte
+	switch k := v.(type) {
+	case []byte:
+		b = k
+	case string:
+		b = []byte(k)
 	}
-	return key
+	return b[:min(len(b), keyPrefixLen)]
+}
+
+// keyMatch is the condition that a look-up by key puts on the key table
+// k (keyTable) for n keys, and keyArgs its arguments. Compact: the
+// indexed prefix and then the whole key; versions 1–4: the text key.
+func (s *Store) keyMatch(n int) string {
+	list := "(?" + strings.Repeat(", ?", n-1) + ")"
+	if s.compact() {
+		return "substr(CAST(k.key AS BLOB), 1, 8) IN " + list + " AND k.key IN " + list
+	}
+	return "k.key IN " + list
+}
+
+func (s *Store) keyArgs(keys []string) []any {
+	args := make([]any, 0, 2*len(keys))
+	if !s.compact() {
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		return args
+	}
+	for _, k := range keys {
+		args = append(args, keyPrefix(keyValue(k)))
+	}
+	for _, k := range keys {
+		args = append(args, keyValue(k))
+	}
+	return args
 }
 
 // keyTable is the table whose key column is indexed for look-ups by key:

@@ -39,8 +39,8 @@ func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, 
 		JOIN requests r ON r.id = k.id
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
-		WHERE k.key = ? AND k.run = ?
-		ORDER BY r.id`, s.keyArg(key), run)
+		WHERE `+s.keyMatch(1)+` AND k.run = ?
+		ORDER BY r.id`, append(s.keyArgs([]string{key}), run)...)
 	if err != nil {
 		return nil, err
 	}

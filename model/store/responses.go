@@ -454,13 +454,13 @@ func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)
 // stores (an estimate of many runs) asks this instead.
 func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	err := s.keyChunks(keys, func(args []any) error {
+	err := s.keyChunks(keys, func(where string, args []any) error {
 		rows, err := s.r.QueryContext(ctx, `
 			SELECT DISTINCT r.key, r.run
 			FROM `+s.keyTable()+` k
 			JOIN requests r ON r.id = k.id
 			JOIN responses p ON p.request_id = r.id AND p.ok = 1
-			WHERE k.key IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args...)
+			WHERE `+where, args...)
 		if err != nil {
 			return err
 		}
@@ -481,19 +481,14 @@ func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]s
 }
 
 // keyChunks calls fn with keys in chunks of at most cachedChunk, as the
-// arguments (keyArg) of one IN (…) look-up of keyTable each.
-func (s *Store) keyChunks(keys []string, fn func(args []any) error) error {
-	args := make([]any, 0, min(len(keys), cachedChunk))
+// condition (keyMatch) and arguments of one look-up of keyTable each.
+func (s *Store) keyChunks(keys []string, fn func(where string, args []any) error) error {
 	for len(keys) > 0 {
 		n := min(len(keys), cachedChunk)
-		args = args[:0]
-		for _, k := range keys[:n] {
-			args = append(args, s.keyArg(k))
-		}
-		keys = keys[n:]
-		if err := fn(args); err != nil {
+		if err := fn(s.keyMatch(n), s.keyArgs(keys[:n])); err != nil {
 			return err
 		}
+		keys = keys[n:]
 	}
 	return nil
 }
@@ -594,7 +589,7 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 			keys = append(keys, w[0])
 		}
 	}
-	if err := s.keyChunks(keys, func(args []any) error { return s.cachedChunk(ctx, args, wanted, out) }); err != nil {
+	if err := s.keyChunks(keys, func(where string, args []any) error { return s.cachedChunk(ctx, where, args, wanted, out) }); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -602,7 +597,7 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 
 // cachedChunk adds to out the earliest answer of every wanted (key, run)
 // whose key is among keys.
-func (s *Store) cachedChunk(ctx context.Context, keys []any, wanted map[[2]string]bool, out map[[2]string]Response) error {
+func (s *Store) cachedChunk(ctx context.Context, where string, args []any, wanted map[[2]string]bool, out map[[2]string]Response) error {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run,
 		       p.raw, p.score, p.logprobs, p.prompt_tokens, p.cached_tokens, p.completion_tokens,
@@ -612,8 +607,8 @@ func (s *Store) cachedChunk(ctx context.Context, keys []any, wanted map[[2]strin
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE k.key IN (?`+strings.Repeat(", ?", len(keys)-1)+`)
-		ORDER BY p.id`, keys...)
+		WHERE `+where+`
+		ORDER BY p.id`, args...)
 	if err != nil {
 		return err
 	}
@@ -678,6 +673,16 @@ type Progress struct {
 	Requests, Answered, Failures int
 }
 
+// progressCompact counts a study's requests, answers and failed attempts
+// in a compact workspace from the request rows alone.
+const progressCompact = `
+	SELECT count(*), count(r.answer), coalesce(sum(r.failures), 0)
+	FROM studies st
+	JOIN judges j ON j.id = st.judge_id
+	JOIN datasets d ON d.id = st.dataset_id
+	JOIN study_requests r NOT INDEXED ON r.id BETWEEN st.first_id AND st.last_id AND r.study_id = st.id
+	WHERE d.name = ? AND j.name = ? AND (? = '' OR st.bank_hash = ?)`
+
 // Progress reports the judge's progress on dataset for one bank snapshot,
 // or over all banks when bankHash is "".
 func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error) {
@@ -685,13 +690,7 @@ func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (
 	if s.compact() {
 		// Each request row counts its answer and failed attempts: one scan
 		// of the study's id range in table order.
-		err := s.r.QueryRowContext(ctx, `
-			SELECT count(*), count(r.answer), coalesce(sum(r.failures), 0)
-			FROM studies st
-			JOIN judges j ON j.id = st.judge_id
-			JOIN datasets d ON d.id = st.dataset_id
-			JOIN study_requests r NOT INDEXED ON r.id BETWEEN st.first_id AND st.last_id AND r.study_id = st.id
-			WHERE d.name = ? AND j.name = ? AND (? = '' OR st.bank_hash = ?)`, dataset, judge, bankHash, bankHash).
+		err := s.r.QueryRowContext(ctx, progressCompact, dataset, judge, bankHash, bankHash).
 			Scan(&p.Requests, &p.Answered, &p.Failures)
 		return p, err
 	}

@@ -29,11 +29,7 @@ func scanStudyCompact(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRe
 		hi := min(lo+compactChunk-1, st.hi)
 		var n int
 		var packed sql.NullString
-		err := tx.QueryRowContext(ctx, `
-			SELECT count(*), group_concat(context || char(0) || candidate || char(0) || probe || char(0) || wording
-			                              || char(0) || run || char(0) || answer, char(1))
-			FROM study_requests NOT INDEXED
-			WHERE id BETWEEN ? AND ? AND study_id = ? AND answer IS NOT NULL`, lo, hi, st.id).Scan(&n, &packed)
+		err := tx.QueryRowContext(ctx, scanPacked, lo, hi, st.id).Scan(&n, &packed)
 		if err != nil {
 			return err
 		}
@@ -55,6 +51,13 @@ func scanStudyCompact(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRe
 	}
 	return nil
 }
+
+// scanPacked packs the answered requests of a study with ids in [lo, hi]
+// into one row, reading the table in id order.
+const scanPacked = `
+	SELECT count(*), group_concat(concat_ws(char(0), context, candidate, probe, wording, run, answer), char(1))
+	FROM study_requests NOT INDEXED
+	WHERE id BETWEEN ? AND ? AND study_id = ? AND answer IS NOT NULL`
 
 // packedKeys find the candidate and condition of a packed request by its
 // text (looked up without copying it), so each is made once per study.

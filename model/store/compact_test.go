@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// queryPlan is SQLite's plan for q, one line per step.
+func queryPlan(t *testing.T, s *Store, q string, nargs int) string {
+	t.Helper()
+	args := make([]any, nargs)
+	for i := range args {
+		args[i] = i
+	}
+	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, detail)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestCompactQueryPlans: the look-ups by key use the key-prefix index
+// (its expression must be spelled as in the index), and the study scans
+// read an id range of the table, not every row.
+func TestCompactQueryPlans(t *testing.T) {
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	if err := s.PutResponses(context.Background(), []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, query string
+		nargs       int
+		want        string
+	}{
+		{"key look-up", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(3), 6, "SEARCH k USING INDEX study_requests_key (<expr>=?)"},
+		{"key and run", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(1) + ` AND k.run = ?`, 3, "SEARCH k USING INDEX study_requests_key (<expr>=? AND run=?)"},
+		{"progress", progressCompact, 4, "SEARCH r USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
+		{"scores", scanPacked, 3, "SEARCH study_requests USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
+	} {
+		if plan := queryPlan(t, s, c.query, c.nargs); !strings.Contains(plan, c.want) {
+			t.Errorf("%s: plan\n%s\nwant a step %q", c.name, plan, c.want)
+		}
+	}
+}
+
+// TestKeyValue: RequestKeys are stored as their 32 bytes, other keys as
+// text, and both come back exactly; the indexed prefix is what SQLite's
+// substr(CAST(key AS BLOB), 1, 8) gives.
+func TestKeyValue(t *testing.T) {
+	s := openTemp(t)
+	hexKey := keyOf("c1", "x", "baseline")
+	for _, k := range []string{hexKey, strings.ToUpper(hexKey), hexKey[:63], "k1", "ünï-cödé key", ""} {
+		v := keyValue(k)
+		if b, isBlob := v.([]byte); isBlob != (k == hexKey) || (isBlob && len(b) != 32) {
+			t.Errorf("keyValue(%q) = %T %v", k, v, v)
+		}
+		if got := keyString(v); got != k {
+			t.Errorf("keyString(keyValue(%q)) = %q", k, got)
+		}
+		if !sameKey(v, k) || (k != "k1" && sameKey(v, "k1")) {
+			t.Errorf("sameKey(keyValue(%q)) wrong", k)
+		}
+		var prefix []byte
+		if err := s.r.QueryRow("SELECT substr(CAST(? AS BLOB), 1, 8)", v).Scan(&prefix); err != nil {
+			t.Fatal(err)
+		}
+		if string(prefix) != string(keyPrefix(v)) {
+			t.Errorf("key %q: SQLite's prefix %x, keyPrefix %x", k, prefix, keyPrefix(v))
+		}
+	}
+}
+
+// TestAnswerBits: the answer column's bits give back every score
+// exactly, minus zero as zero (as SQLite reads a REAL −0), and no score
+// as no score.
+func TestAnswerBits(t *testing.T) {
+	for _, x := range []float64{0, 1, -1, 0.1 + 0.2, 1e-300, math.MaxFloat64, -math.SmallestNonzeroFloat64, 4.25} {
+		got, ok := scoreOfBits(responseBits(x))
+		if !ok || math.Float64bits(got) != math.Float64bits(x) {
+			t.Errorf("score %v: back %v, %v", x, got, ok)
+		}
+	}
+	if got, ok := scoreOfBits(responseBits(math.Copysign(0, -1))); !ok || math.Signbit(got) || got != 0 {
+		t.Errorf("−0: back %v, %v; want +0", got, ok)
+	}
+	if _, ok := scoreOfBits(responseBits(math.NaN())); ok {
+		t.Error("no score came back as a score")
+	}
+}
