@@ -5,13 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
 // Schema version 5 stores requests compactly (migrations/0005): a study
 // is a row of studies, a request's key is 32 bytes, and a request row
-// carries its answer's score bits and its count of failed attempts. This
+// carries its answer's score (exact text) and its count of failed attempts. This
 // file holds the conversions between those columns and the Go values.
 
 // compactVersion is the first schema version with compact requests.
@@ -23,34 +25,37 @@ const compactVersion = 5
 // the view of version 5 keeps.
 func (s *Store) compact() bool { return s.version >= compactVersion }
 
-// noScoreBits is study_requests.answer of an answer without a parsed
-// score: a NaN, which no stored score is (a score is finite, or absent).
-const noScoreBits = int64(0x7ff8000000000000)
-
-// answerBits is the answer column of a score: its IEEE-754 bits, exact,
-// or noScoreBits for none. Minus zero is stored as zero, as SQLite reads
-// back a REAL −0 (stored as the integer 0) from responses.score.
-func answerBits(score sql.NullFloat64) int64 {
-	if !score.Valid || math.IsNaN(score.Float64) {
-		return noScoreBits
+// answerText is study_requests.answer of an answer: its score in Go's
+// shortest decimal form that parses back to the same float64 (exact by
+// construction, and one or two characters for a judge's usual scores),
+// or "" when no score was parsed. Minus zero is stored as "0", as SQLite
+// reads back a REAL −0 (stored as the integer 0) from responses.score.
+func answerText(score sql.NullFloat64) string {
+	switch {
+	case !score.Valid || math.IsNaN(score.Float64):
+		return ""
+	case score.Float64 == 0:
+		return "0"
 	}
-	if score.Float64 == 0 {
-		return 0
-	}
-	return int64(math.Float64bits(score.Float64))
+	return strconv.FormatFloat(score.Float64, 'g', -1, 64)
 }
 
-// responseBits is answerBits of a response's score (NaN: none parsed).
-func responseBits(score float64) int64 {
-	return answerBits(sql.NullFloat64{Float64: score, Valid: !math.IsNaN(score)})
+// responseAnswer is answerText of a response's score (NaN: none parsed).
+func responseAnswer(score float64) string {
+	return answerText(sql.NullFloat64{Float64: score, Valid: !math.IsNaN(score)})
 }
 
-// scoreOfBits inverts answerBits: the score, and whether one was parsed.
-func scoreOfBits(bits int64) (float64, bool) {
-	if bits == noScoreBits {
-		return math.NaN(), false
+// scoreOfAnswer inverts answerText: the score, and whether one was
+// parsed.
+func scoreOfAnswer(s string) (float64, bool, error) {
+	if s == "" {
+		return math.NaN(), false, nil
 	}
-	return math.Float64frombits(uint64(bits)), true
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("store: answer %q: %w", s, err)
+	}
+	return x, true, nil
 }
 
 // keyValue is the stored form of a request key: its 32 bytes when it is

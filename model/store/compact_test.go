@@ -83,20 +83,40 @@ func TestKeyValue(t *testing.T) {
 	}
 }
 
-// TestAnswerBits: the answer column's bits give back every score
-// exactly, minus zero as zero (as SQLite reads a REAL −0), and no score
-// as no score.
-func TestAnswerBits(t *testing.T) {
-	for _, x := range []float64{0, 1, -1, 0.1 + 0.2, 1e-300, math.MaxFloat64, -math.SmallestNonzeroFloat64, 4.25} {
-		got, ok := scoreOfBits(responseBits(x))
-		if !ok || math.Float64bits(got) != math.Float64bits(x) {
-			t.Errorf("score %v: back %v, %v", x, got, ok)
+// TestAnswerText: the answer column gives back every score exactly,
+// minus zero as zero (as SQLite reads a REAL −0), and no score as none.
+func TestAnswerText(t *testing.T) {
+	for _, x := range []float64{0, 1, -1, 0.1 + 0.2, 1e-300, math.MaxFloat64, -math.SmallestNonzeroFloat64, 4.25, 1.0 / 3} {
+		got, ok, err := scoreOfAnswer(responseAnswer(x))
+		if err != nil || !ok || math.Float64bits(got) != math.Float64bits(x) {
+			t.Errorf("score %v: back %v, %v, %v", x, got, ok, err)
 		}
 	}
-	if got, ok := scoreOfBits(responseBits(math.Copysign(0, -1))); !ok || math.Signbit(got) || got != 0 {
+	if got, ok, _ := scoreOfAnswer(responseAnswer(math.Copysign(0, -1))); !ok || math.Signbit(got) || got != 0 {
 		t.Errorf("−0: back %v, %v; want +0", got, ok)
 	}
-	if _, ok := scoreOfBits(responseBits(math.NaN())); ok {
-		t.Error("no score came back as a score")
+	if _, ok, err := scoreOfAnswer(responseAnswer(math.NaN())); ok || err != nil {
+		t.Errorf("no score came back as a score (%v)", err)
 	}
+	if _, _, err := scoreOfAnswer("x"); err == nil {
+		t.Error("a bad answer column parsed")
+	}
+}
+
+// FuzzAnswerText: every float64 a judge can give survives the answer
+// column exactly.
+func FuzzAnswerText(f *testing.F) {
+	for _, x := range []float64{0, 3, 0.1, 1e308, -2.5e-310} {
+		f.Add(math.Float64bits(x))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		x := math.Float64frombits(bits)
+		if math.IsInf(x, 0) || math.IsNaN(x) || x == 0 {
+			return
+		}
+		got, ok, err := scoreOfAnswer(responseAnswer(x))
+		if err != nil || !ok || math.Float64bits(got) != bits {
+			t.Fatalf("%v (%x): back %v, %v, %v", x, bits, got, ok, err)
+		}
+	})
 }

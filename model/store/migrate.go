@@ -57,8 +57,8 @@ var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 }
 
 // fillAnswers sets study_requests.answer (version 5) from each request's
-// answer in responses: the score's IEEE-754 bits (answerBits), which SQL
-// cannot spell exactly.
+// answer in responses: the score's shortest exact decimal (answerText),
+// which SQL's own float-to-text conversion does not promise.
 func fillAnswers(ctx context.Context, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, "SELECT request_id, score FROM responses WHERE ok = 1 ORDER BY request_id")
 	if err != nil {
@@ -66,7 +66,7 @@ func fillAnswers(ctx context.Context, tx *sql.Tx) error {
 	}
 	type answer struct {
 		id   int64
-		bits int64
+		text string
 	}
 	var as []answer
 	for rows.Next() {
@@ -76,7 +76,7 @@ func fillAnswers(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		as = append(as, answer{id, answerBits(score)})
+		as = append(as, answer{id, answerText(score)})
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return err
@@ -87,7 +87,7 @@ func fillAnswers(ctx context.Context, tx *sql.Tx) error {
 	}
 	defer set.Close()
 	for _, a := range as {
-		if _, err := set.ExecContext(ctx, a.bits, a.id); err != nil {
+		if _, err := set.ExecContext(ctx, a.text, a.id); err != nil {
 			return err
 		}
 	}

@@ -226,8 +226,8 @@ func (s *Store) mustScores(t *testing.T, dataset, judge, bank string) any {
 }
 
 // checkCompactColumns checks the columns version 5 keeps beside the
-// responses against the responses themselves: a request's answer bits
-// are its answer's score, its failures its failed attempts, and a study's
+// responses against the responses themselves: a request's answer column
+// is its answer's score, its failures its failed attempts, and a study's
 // id bounds hold all its requests.
 func checkCompactColumns(t *testing.T, s *Store) {
 	t.Helper()
@@ -245,28 +245,28 @@ func checkCompactColumns(t *testing.T, s *Store) {
 	n := 0
 	for rows.Next() {
 		var id, failures, answers, failed int64
-		var bits, score any
+		var stored, score any
 		var inRange bool
-		if err := rows.Scan(&id, &bits, &failures, &answers, &score, &failed, &inRange); err != nil {
+		if err := rows.Scan(&id, &stored, &failures, &answers, &score, &failed, &inRange); err != nil {
 			t.Fatal(err)
 		}
 		n++
 		switch {
 		case answers > 1:
 			t.Errorf("request %d has %d answers", id, answers)
-		case answers == 0 && bits != nil:
-			t.Errorf("request %d: answer column %v without an answer", id, bits)
-		case answers == 1 && bits == nil:
+		case answers == 0 && stored != nil:
+			t.Errorf("request %d: answer column %v without an answer", id, stored)
+		case answers == 1 && stored == nil:
 			t.Errorf("request %d: answered, answer column NULL", id)
 		case answers == 1:
-			var want int64 = noScoreBits
+			want := ""
 			if f, ok := score.(float64); ok {
-				want = responseBits(f)
+				want = responseAnswer(f)
 			} else if i, ok := score.(int64); ok {
-				want = responseBits(float64(i))
+				want = responseAnswer(float64(i))
 			}
-			if bits.(int64) != want {
-				t.Errorf("request %d: answer bits %x, score %v", id, bits, score)
+			if stored.(string) != want {
+				t.Errorf("request %d: answer column %q, score %v", id, stored, score)
 			}
 		}
 		if failures != failed {

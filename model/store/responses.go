@@ -214,7 +214,7 @@ func checkRequest(r *Request) error {
 // failed before, or exported by prism batch) does it look the row up.
 // That is one plain statement per new request instead of an upsert with
 // RETURNING, whose result rows cost the writer more than the insert. A
-// new request's row is written with its response's outcome (answer bits
+// new request's row is written with its response's outcome (answer score
 // or one failure), so a request answered at once is one row write.
 type requestUpsert struct {
 	tx      *sql.Tx
@@ -293,7 +293,7 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 	switch {
 	case resp == nil:
 	case resp.Answered():
-		answer = responseBits(resp.Score)
+		answer = responseAnswer(resp.Score)
 	default:
 		failures = 1
 	}
@@ -316,7 +316,7 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 	}
 	var id int64
 	var key any
-	var stored sql.NullInt64
+	var stored sql.NullString
 	if err := u.find.QueryRowContext(ctx, st.id, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
 		Scan(&id, &key, &stored); err != nil {
 		return 0, false, err

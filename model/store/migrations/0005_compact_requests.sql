@@ -7,13 +7,14 @@
 -- is a RequestKey (64 lower-case hex digits), else the text as given, and
 -- is indexed by its first 8 bytes. A
 -- request also carries what the readers of a study need without touching
--- the responses: its answer's score (the IEEE-754 bits as an integer,
--- exact; NULL before it is answered) and its count of failed attempts.
+-- the responses: its answer's score (as text, Go's shortest form that
+-- parses back exactly; NULL before it is answered) and its count of
+-- failed attempts.
 -- The view requests keeps the columns of versions 1–4 for every query
 -- that does not need the speed.
 --
 -- The answer column is filled by the Go step of this migration
--- (migrate.go, fillAnswers): SQL has no exact float → bits conversion.
+-- (migrate.go, fillAnswers): SQL's float → text is not exact.
 
 CREATE TABLE studies (
     id         INTEGER PRIMARY KEY,
@@ -37,7 +38,7 @@ CREATE TABLE study_requests (
     probe     TEXT NOT NULL,
     wording   TEXT NOT NULL,
     run       TEXT NOT NULL,
-    answer    INTEGER,                  -- bits of the answer's score; NULL = no answer; NaN bits = answered, no score
+    answer    TEXT,                     -- the answer's score, exact; NULL = no answer; '' = answered, no score
     failures  INTEGER NOT NULL DEFAULT 0, -- failed attempts (responses with ok = 0)
     UNIQUE (study_id, context, candidate, probe, wording, run)
 ) STRICT;
