@@ -167,6 +167,8 @@ type studyRef struct {
 	// ok is false when it has none yet.
 	lo, hi int64
 	ok     bool
+	// generation is the study's write count (studies.generation).
+	generation int64
 }
 
 // studiesOf reads the studies of judge on dataset under bankHash, or
@@ -175,7 +177,7 @@ type studyRef struct {
 // dataset is absent.
 func studiesOf(ctx context.Context, q querier, judge, dataset, bankHash string, importAnyBank bool) ([]studyRef, error) {
 	rows, err := q.QueryContext(ctx, `
-		SELECT s.id, s.bank_hash, s.first_id, s.last_id
+		SELECT s.id, s.bank_hash, s.first_id, s.last_id, s.generation
 		FROM studies s
 		JOIN judges j ON j.id = s.judge_id
 		JOIN datasets d ON d.id = s.dataset_id
@@ -189,7 +191,7 @@ func studiesOf(ctx context.Context, q querier, judge, dataset, bankHash string, 
 	for rows.Next() {
 		var st studyRef
 		var lo, hi sql.NullInt64
-		if err := rows.Scan(&st.id, &st.bank, &lo, &hi); err != nil {
+		if err := rows.Scan(&st.id, &st.bank, &lo, &hi, &st.generation); err != nil {
 			return nil, err
 		}
 		st.lo, st.hi, st.ok = lo.Int64, hi.Int64, lo.Valid && hi.Valid

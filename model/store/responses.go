@@ -338,15 +338,21 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 }
 
 // finish widens each study's id bounds to the requests created in this
-// transaction; it must run before the transaction commits.
+// transaction and bumps the generation of every study it wrote to (its
+// score snapshot is stale from now on); it must run before the
+// transaction commits.
 func (u *requestUpsert) finish(ctx context.Context) error {
 	for _, st := range u.studies {
-		if !st.ok {
-			continue
+		var err error
+		if st.ok {
+			_, err = u.tx.ExecContext(ctx, `
+				UPDATE studies SET first_id = min(coalesce(first_id, ?1), ?1), last_id = max(coalesce(last_id, ?2), ?2),
+				                   generation = generation + 1
+				WHERE id = ?3`, st.lo, st.hi, st.id)
+		} else {
+			_, err = u.tx.ExecContext(ctx, `UPDATE studies SET generation = generation + 1 WHERE id = ?`, st.id)
 		}
-		if _, err := u.tx.ExecContext(ctx, `
-			UPDATE studies SET first_id = min(coalesce(first_id, ?1), ?1), last_id = max(coalesce(last_id, ?2), ?2)
-			WHERE id = ?3`, st.lo, st.hi, st.id); err != nil {
+		if err != nil {
 			return err
 		}
 	}

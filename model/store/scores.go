@@ -29,9 +29,10 @@ const ImportBackend = "import"
 // context and candidate id, probe, wording, run and bank hash, compared
 // as bytes.
 //
-// In a compact workspace (schema 5) each request row holds its answer's
-// score, and the study's rows are read in table order, packed a chunk of
-// ids per row (scanStudyCompact). In an older one opened read-only,
+// In a compact workspace (schema 5) a study's answers come from its score
+// snapshot when it has a current one (snapshot.go), else from its request
+// rows, each of which holds its answer's score, read in table order and
+// packed a chunk of ids per row (scanStudyCompact). In an older one opened read-only,
 // SQLite reads them in two passes without a join: the study's requests from the requests index, one row per
 // candidate with its requests packed in one text column (what crosses the
 // driver row by row costs more than SQLite's own work), then the answers'
@@ -60,6 +61,12 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 			return nil, err
 		}
 		for _, st := range studies {
+			if ok, err := readSnapshot(ctx, tx, sr, st); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err := scanStudyCompact(ctx, tx, sr, st); err != nil {
 				return nil, err
 			}

@@ -26,7 +26,19 @@ CREATE TABLE studies (
     -- only widen; rows of other studies inside the range are skipped.
     first_id   INTEGER,
     last_id    INTEGER,
+    -- Bumped by every transaction that writes a request or response of
+    -- the study: a score snapshot of another generation is stale.
+    generation INTEGER NOT NULL DEFAULT 0,
     UNIQUE (judge_id, dataset_id, bank_hash)
+) STRICT;
+
+-- A study's answers packed in one value (snapshot.go), written when a run
+-- ends, so that prism fit reads one row instead of a row per request. It
+-- is used only while its generation is the study's.
+CREATE TABLE score_snapshots (
+    study_id   INTEGER PRIMARY KEY REFERENCES studies(id) ON DELETE CASCADE,
+    generation INTEGER NOT NULL,
+    body       BLOB NOT NULL
 ) STRICT;
 
 CREATE TABLE study_requests (

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/prism-eval/prism/model"
+)
+
+func scoreText(rows []model.ScoreRow) string {
+	s := ""
+	for _, r := range rows {
+		s += fmt.Sprintf("%s/%s %s %s %s %v %016x\n", r.Context, r.Candidate, r.Probe, r.Wording, r.Run, r.Missing, math.Float64bits(r.Score))
+	}
+	return s
+}
+
+func snapshotRows(t *testing.T, s *Store) (n int, generation int64) {
+	t.Helper()
+	if err := s.r.QueryRow(`SELECT count(*), coalesce(max(generation), -1) FROM score_snapshots`).Scan(&n, &generation); err != nil {
+		t.Fatal(err)
+	}
+	return n, generation
+}
+
+// TestScoresSnapshot: a study's snapshot gives Scores' rows exactly; it
+// is written when a lease is released, used only at the study's current
+// generation (any later write makes it stale), and a malformed one is
+// passed over.
+func TestScoresSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	rs, _ := version4Rows()
+	var mine []Response
+	for _, r := range rs {
+		if r.Judge == "j" {
+			mine = append(mine, r)
+		}
+	}
+	if err := s.PutResponses(ctx, mine); err != nil {
+		t.Fatal(err)
+	}
+	scanned := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow))
+	if scanned == "" || scanned != scoreText(scoresBySQL(t, s, "tiny", "j", testBank)) {
+		t.Fatalf("Scores before any snapshot:\n%s\nwant\n%s", scanned, scoreText(scoresBySQL(t, s, "tiny", "j", testBank)))
+	}
+
+	l, err := s.AcquireStudy(ctx, "tiny", 0, "j", testBank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := snapshotRows(t, s); n != 1 {
+		t.Fatalf("%d snapshots after the release, want 1", n)
+	}
+	if got := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow)); got != scanned {
+		t.Fatalf("Scores from the snapshot:\n%s\nwant\n%s", got, scanned)
+	}
+	all := scoreText(s.mustScores(t, "tiny", "j", "").([]model.ScoreRow)) // snapshot and other bank's scan
+	if all != scoreText(scoresBySQL(t, s, "tiny", "j", "")) {
+		t.Fatalf("Scores over all banks:\n%s", all)
+	}
+
+	// The snapshot is what Scores reads: one that says otherwise wins
+	// while it is current.
+	var studyID, gen int64
+	if err := s.r.QueryRow(`SELECT study_id, generation FROM score_snapshots`).Scan(&studyID, &gen); err != nil {
+		t.Fatal(err)
+	}
+	fake := newStudyRows(noPositions())
+	if err := fake.addAnswer(fake.pair("c1", "x"), fake.cond("ATTR:+", "7", "0", ""), "42"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, encodeSnapshot(fake)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow); len(got) != 1 || got[0].Score != 42 || got[0].Wording != "7" {
+		t.Fatalf("Scores did not read the snapshot: %v", got)
+	}
+	// A malformed one is passed over.
+	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = x'0105'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow)); got != scanned {
+		t.Fatalf("Scores with a malformed snapshot:\n%s\nwant\n%s", got, scanned)
+	}
+	// Any write to the study makes it stale, even a failed attempt.
+	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, encodeSnapshot(fake)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutResponses(ctx, []Response{failure("c1", "x", "baseline", "0", "timeout")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow)); got != scanned {
+		t.Fatalf("Scores after a write used a stale snapshot:\n%s\nwant\n%s", got, scanned)
+	}
+	if err := s.PutResponses(ctx, []Response{answer("c1", "x", "baseline", "0", 2.5)}); err != nil {
+		t.Fatal(err)
+	}
+	want := scoreText(scoresBySQL(t, s, "tiny", "j", testBank))
+	if err := s.SnapshotScores(ctx, "tiny", "j", testBank); err != nil {
+		t.Fatal(err)
+	}
+	if n, g := snapshotRows(t, s); n != 1 || g <= gen {
+		t.Fatalf("after a new snapshot: %d rows, generation %d (was %d)", n, g, gen)
+	}
+	if got := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow)); got != want {
+		t.Fatalf("Scores from the new snapshot:\n%s\nwant\n%s", got, want)
+	}
+	// Replacing the dataset deletes its studies and their snapshots.
+	if err := s.PutDataset(ctx, tinyDataset("tiny"), true); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := snapshotRows(t, s); n != 0 {
+		t.Fatalf("%d snapshots outlived their dataset", n)
+	}
+}
+
+// FuzzDecodeSnapshot: any body decodes or is refused without a panic and
+// without touching the rows read so far; what encodeSnapshot writes
+// decodes to the same answers.
+func FuzzDecodeSnapshot(f *testing.F) {
+	sr := newStudyRows(noPositions())
+	sr.addAnswer(sr.pair("c", "k"), sr.cond("baseline", "0", "0", ""), "3.5")
+	sr.addAnswer(sr.pair("c", "k2"), sr.cond("ATTR:+", "1", "0", ""), "")
+	f.Add(encodeSnapshot(sr))
+	f.Add([]byte{1, 0, 0, 0})
+	f.Add([]byte{1, 1, 1, 'c', 1, 'k', 1, 0, 0, 0, 1, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		into := newStudyRows(noPositions())
+		into.addAnswer(into.pair("x", "y"), into.cond("p", "w", "r", ""), "1")
+		err := decodeSnapshot(body, into, "")
+		if err != nil {
+			if len(into.recs) != 1 {
+				t.Fatalf("a refused body added %d rows", len(into.recs)-1)
+			}
+			return
+		}
+		again := newStudyRows(noPositions())
+		if err := decodeSnapshot(encodeSnapshot(into), again, ""); err != nil {
+			t.Fatalf("re-encoded body refused: %v", err)
+		}
+		if fmt.Sprint(again.ordered()) != fmt.Sprint(into.ordered()) {
+			t.Fatal("re-encoded body differs")
+		}
+	})
+}
