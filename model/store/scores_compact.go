@@ -23,18 +23,41 @@ const scanPacked = `
 	WHERE id BETWEEN ? AND ? AND study_id = ? AND answer IS NOT NULL`
 
 // scanStudyCompact reads the answers of one study of a compact workspace
-// (schema 5) into sr, a chunk of ids per query (scanPacked). The answer
-// column holds the score exactly, so no response row is read. A chunk
-// whose separators do not count right (an id holding \x01) is read again
-// one request per row.
+// (schema 5) into sr.
 func scanStudyCompact(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) error {
+	pairOf := map[[2]string]int32{}
+	condOf := map[[3]string]int32{}
+	return scanStudyRows(ctx, tx, st, func(row *[6]string) error {
+		pk := [2]string{row[0], row[1]}
+		pair, ok := pairOf[pk]
+		if !ok {
+			pk = [2]string{strings.Clone(pk[0]), strings.Clone(pk[1])} // not the chunk's string
+			pair = sr.pair(pk[0], pk[1])
+			pairOf[pk] = pair
+		}
+		ck := [3]string{row[2], row[3], row[4]}
+		cond, ok := condOf[ck]
+		if !ok {
+			ck = [3]string{strings.Clone(ck[0]), strings.Clone(ck[1]), strings.Clone(ck[2])}
+			cond = sr.cond(ck[0], ck[1], ck[2], st.bank)
+			condOf[ck] = cond
+		}
+		return sr.addAnswer(pair, cond, row[5])
+	})
+}
+
+// scanStudyRows calls fn with each answered request of a study (context,
+// candidate, probe, wording, run, answer), a chunk of ids per query
+// (scanPacked). The strings are parts of the chunk's: fn copies what it
+// keeps. A chunk whose separators do not count right (an id holding \x01)
+// is read again one request per row. The answer column holds the score
+// exactly, so no response row is read.
+func scanStudyRows(ctx context.Context, tx *sql.Tx, st studyRef, fn func(row *[6]string) error) error {
 	if !st.ok {
 		return nil
 	}
-	pairOf := map[[2]string]int32{}
-	condOf := map[[3]string]int32{}
 	var cols [6]sql.NullString
-	var parts [6]string
+	var row [6]string
 	for lo := st.lo; lo <= st.hi; lo += compactChunk {
 		hi := min(lo+compactChunk-1, st.hi)
 		var n int
@@ -51,34 +74,20 @@ func scanStudyCompact(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRe
 			ambiguous = ambiguous || strings.Count(c.String, "\x01") != n-1
 		}
 		if ambiguous {
-			if err := scanChunkPlain(ctx, tx, sr, st, lo, hi); err != nil {
+			if err := scanChunkPlain(ctx, tx, st, lo, hi, fn); err != nil {
 				return err
 			}
 			continue
 		}
-		rest := [6]string{}
+		var rest [6]string
 		for i, c := range cols {
 			rest[i] = c.String
 		}
 		for range n {
 			for i := range rest {
-				parts[i], rest[i], _ = strings.Cut(rest[i], "\x01")
+				row[i], rest[i], _ = strings.Cut(rest[i], "\x01")
 			}
-			pk := [2]string{parts[0], parts[1]}
-			pair, ok := pairOf[pk]
-			if !ok {
-				pk = [2]string{strings.Clone(pk[0]), strings.Clone(pk[1])} // not the chunk's string
-				pair = sr.pair(pk[0], pk[1])
-				pairOf[pk] = pair
-			}
-			ck := [3]string{parts[2], parts[3], parts[4]}
-			cond, ok := condOf[ck]
-			if !ok {
-				ck = [3]string{strings.Clone(ck[0]), strings.Clone(ck[1]), strings.Clone(ck[2])}
-				cond = sr.cond(ck[0], ck[1], ck[2], st.bank)
-				condOf[ck] = cond
-			}
-			if err := sr.addAnswer(pair, cond, parts[5]); err != nil {
+			if err := fn(&row); err != nil {
 				return err
 			}
 		}
@@ -88,7 +97,7 @@ func scanStudyCompact(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRe
 
 // scanChunkPlain reads the answered requests of a study with ids in
 // [lo, hi], one per row.
-func scanChunkPlain(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef, lo, hi int64) error {
+func scanChunkPlain(ctx context.Context, tx *sql.Tx, st studyRef, lo, hi int64, fn func(row *[6]string) error) error {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT context, candidate, probe, wording, run, answer
 		FROM study_requests NOT INDEXED
@@ -97,12 +106,12 @@ func scanChunkPlain(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef,
 		return err
 	}
 	defer rows.Close()
-	var c, k, probe, wording, run, answer string
+	var row [6]string
 	for rows.Next() {
-		if err := rows.Scan(&c, &k, &probe, &wording, &run, &answer); err != nil {
+		if err := rows.Scan(&row[0], &row[1], &row[2], &row[3], &row[4], &row[5]); err != nil {
 			return err
 		}
-		if err := sr.addAnswer(sr.pair(c, k), sr.cond(probe, wording, run, st.bank), answer); err != nil {
+		if err := fn(&row); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 )
 
 // A score snapshot is one study's answers packed in one BLOB
@@ -29,46 +30,78 @@ const snapshotFormat = 1
 
 var errSnapshot = errors.New("store: malformed score snapshot")
 
-// encodeSnapshot packs the answers of one study read into sr.
-func encodeSnapshot(sr *studyRows) []byte {
-	b := make([]byte, 0, 16+len(sr.recs)*12)
+// snapshotWriter encodes a snapshot from a study's answered requests as
+// they are read, holding only the encoded answers (about 11 bytes each)
+// and the study's candidates and conditions.
+type snapshotWriter struct {
+	pairOf map[[2]string]uint64
+	pairs  [][2]string
+	condOf map[[3]string]uint64
+	conds  [][3]string
+	recs   []byte
+	n      int
+}
+
+func newSnapshotWriter() *snapshotWriter {
+	return &snapshotWriter{pairOf: map[[2]string]uint64{}, condOf: map[[3]string]uint64{}}
+}
+
+// add encodes one answered request: context, candidate, probe, wording,
+// run and its answer column (answerText).
+func (w *snapshotWriter) add(row *[6]string) error {
+	score, ok, err := scoreOfAnswer(row[5])
+	if err != nil {
+		return err
+	}
+	pk := [2]string{row[0], row[1]}
+	pair, known := w.pairOf[pk]
+	if !known {
+		pk = [2]string{strings.Clone(pk[0]), strings.Clone(pk[1])}
+		pair = uint64(len(w.pairs))
+		w.pairs = append(w.pairs, pk)
+		w.pairOf[pk] = pair
+	}
+	ck := [3]string{row[2], row[3], row[4]}
+	cond, known := w.condOf[ck]
+	if !known {
+		ck = [3]string{strings.Clone(ck[0]), strings.Clone(ck[1]), strings.Clone(ck[2])}
+		cond = uint64(len(w.conds))
+		w.conds = append(w.conds, ck)
+		w.condOf[ck] = cond
+	}
+	w.recs = binary.AppendUvarint(w.recs, pair)
+	w.recs = binary.AppendUvarint(w.recs, cond)
+	if !ok {
+		w.recs = append(w.recs, 0)
+	} else {
+		w.recs = append(w.recs, 1)
+		w.recs = binary.LittleEndian.AppendUint64(w.recs, math.Float64bits(score))
+	}
+	w.n++
+	return nil
+}
+
+// body is the encoded snapshot.
+func (w *snapshotWriter) body() []byte {
+	b := make([]byte, 0, 64+len(w.recs)+len(w.pairs)*16)
 	b = append(b, snapshotFormat)
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	b = binary.AppendUvarint(b, uint64(len(sr.pairs)))
-	for _, p := range sr.pairs {
-		str(p.context)
-		str(p.candidate)
+	b = binary.AppendUvarint(b, uint64(len(w.pairs)))
+	for _, p := range w.pairs {
+		str(p[0])
+		str(p[1])
 	}
-	b = binary.AppendUvarint(b, uint64(len(sr.conds)))
-	for _, c := range sr.conds {
-		str(c.probe)
-		str(c.wording)
-		str(c.run)
+	b = binary.AppendUvarint(b, uint64(len(w.conds)))
+	for _, c := range w.conds {
+		str(c[0])
+		str(c[1])
+		str(c[2])
 	}
-	n := 0
-	for _, r := range sr.recs {
-		if r.answered {
-			n++
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(n))
-	for _, r := range sr.recs {
-		if !r.answered {
-			continue
-		}
-		b = binary.AppendUvarint(b, uint64(r.pair))
-		b = binary.AppendUvarint(b, uint64(r.cond))
-		if r.missing {
-			b = append(b, 0)
-			continue
-		}
-		b = append(b, 1)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.score))
-	}
-	return b
+	b = binary.AppendUvarint(b, uint64(w.n))
+	return append(b, w.recs...)
 }
 
 // noPositions are the positions of a dataset without candidates: every
@@ -220,12 +253,12 @@ func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash str
 				st.id, st.generation).Scan(&current); err != nil || current {
 				return err
 			}
-			sr := newStudyRows(noPositions())
-			if err := scanStudyCompact(ctx, tx, sr, st); err != nil {
+			w := newSnapshotWriter()
+			if err := scanStudyRows(ctx, tx, st, w.add); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO score_snapshots(study_id, generation, body) VALUES (?, ?, ?)`,
-				st.id, st.generation, encodeSnapshot(sr)); err != nil {
+				st.id, st.generation, w.body()); err != nil {
 				return err
 			}
 		}
