@@ -10,40 +10,52 @@ import (
 	"strings"
 )
 
-// A score snapshot is one study's answers packed in one BLOB
+// A score snapshot is one study's answers packed in a few BLOBs
 // (score_snapshots, schema 5), written when a run ends (Lease.Release), so
-// that Scores — prism fit and export — reads one row rather than a row per
-// request. It is used only while its generation is the study's: every
-// transaction that writes to the study bumps studies.generation
-// (requestUpsert.finish), so a snapshot never outlives a change, and
-// deleting a study deletes its snapshot. Scores falls back to reading the
-// requests when there is no current snapshot or it does not decode.
+// that Scores — prism fit and export — reads a few rows rather than a row
+// per request. It is used only while the generation of each of its parts
+// is the study's: every transaction that writes to the study bumps
+// studies.generation (requestUpsert.finish), so a snapshot never outlives
+// a change, and deleting a study deletes its snapshot. Scores falls back
+// to reading the requests when there is no current snapshot or it does
+// not decode.
 //
-// Body, format 1: the format byte; the study's candidates (uvarint count,
-// then context and candidate ids, each uvarint length + bytes); its
-// conditions (count, then probe, wording, run); its answers (count, then
-// per answer the uvarint candidate and condition indices and a byte: 0
-// for no parsed score, 1 followed by the score's 8 IEEE-754 bytes, little
+// A snapshot is written in parts of at most snapshotPart answers, so that
+// writing one holds a part, not the study, in memory. Part body, format 1:
+// the format byte; the candidates first named in this part (uvarint
+// count, then context and candidate ids, each uvarint length + bytes);
+// the conditions first named in it (count, then probe, wording, run); its
+// answers (count, then per answer the uvarint candidate and condition
+// indices, numbered across the parts in order, and a byte: 0 for no
+// parsed score, 1 followed by the score's 8 IEEE-754 bytes, little
 // endian). The answers are in no particular order; Scores orders them.
 
-const snapshotFormat = 1
+const (
+	snapshotFormat = 1
+	snapshotPart   = 1 << 16
+)
 
 var errSnapshot = errors.New("store: malformed score snapshot")
 
 // snapshotWriter encodes a snapshot from a study's answered requests as
-// they are read, holding only the encoded answers (about 11 bytes each)
-// and the study's candidates and conditions.
+// they are read, a part at a time.
 type snapshotWriter struct {
-	pairOf map[[2]string]uint64
-	pairs  [][2]string
-	condOf map[[3]string]uint64
-	conds  [][3]string
-	recs   []byte
-	n      int
+	pairOf       map[[2]string]uint64
+	pairs        [][2]string
+	condOf       map[[3]string]uint64
+	conds        [][3]string
+	pairsWritten int // pairs[:pairsWritten] were named by earlier parts
+	condsWritten int
+	recs         []byte
+	n            int // answers in recs
+	// flush is given each part's body when it is full; nil: parts are
+	// kept in parts.
+	flush func(body []byte) error
+	parts [][]byte
 }
 
-func newSnapshotWriter() *snapshotWriter {
-	return &snapshotWriter{pairOf: map[[2]string]uint64{}, condOf: map[[3]string]uint64{}}
+func newSnapshotWriter(flush func(body []byte) error) *snapshotWriter {
+	return &snapshotWriter{pairOf: map[[2]string]uint64{}, condOf: map[[3]string]uint64{}, flush: flush}
 }
 
 // add encodes one answered request: context, candidate, probe, wording,
@@ -78,35 +90,47 @@ func (w *snapshotWriter) add(row *[6]string) error {
 		w.recs = binary.LittleEndian.AppendUint64(w.recs, math.Float64bits(score))
 	}
 	w.n++
+	if w.n == snapshotPart {
+		return w.close()
+	}
 	return nil
 }
 
-// body is the encoded snapshot.
-func (w *snapshotWriter) body() []byte {
-	b := make([]byte, 0, 64+len(w.recs)+len(w.pairs)*16)
+// close ends the current part (if it holds anything) and hands it on.
+func (w *snapshotWriter) close() error {
+	if w.n == 0 {
+		return nil
+	}
+	b := make([]byte, 0, 64+len(w.recs)+(len(w.pairs)-w.pairsWritten)*16)
 	b = append(b, snapshotFormat)
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	b = binary.AppendUvarint(b, uint64(len(w.pairs)))
-	for _, p := range w.pairs {
+	b = binary.AppendUvarint(b, uint64(len(w.pairs)-w.pairsWritten))
+	for _, p := range w.pairs[w.pairsWritten:] {
 		str(p[0])
 		str(p[1])
 	}
-	b = binary.AppendUvarint(b, uint64(len(w.conds)))
-	for _, c := range w.conds {
+	b = binary.AppendUvarint(b, uint64(len(w.conds)-w.condsWritten))
+	for _, c := range w.conds[w.condsWritten:] {
 		str(c[0])
 		str(c[1])
 		str(c[2])
 	}
 	b = binary.AppendUvarint(b, uint64(w.n))
-	return append(b, w.recs...)
+	b = append(b, w.recs...)
+	w.pairsWritten, w.condsWritten = len(w.pairs), len(w.conds)
+	w.recs, w.n = w.recs[:0], 0
+	if w.flush == nil {
+		w.parts = append(w.parts, b)
+		return nil
+	}
+	return w.flush(b)
 }
 
 // noPositions are the positions of a dataset without candidates: every
-// row in the one bucket of unknown ids. A snapshot is written without
-// the dataset's order, which Scores applies when it reads it.
+// row in the one bucket of unknown ids.
 func noPositions() datasetPositions {
 	return datasetPositions{isCand: []bool{false}, buckets: 1}
 }
@@ -153,54 +177,65 @@ func (r *snapshotReader) byte() byte {
 	return c
 }
 
-// decodeSnapshot adds the answers of a body to sr under bank, all or
-// nothing: a malformed body adds none and returns errSnapshot.
-func decodeSnapshot(body []byte, sr *studyRows, bank string) error {
-	r := &snapshotReader{b: body}
-	if r.byte() != snapshotFormat {
-		return errSnapshot
-	}
-	// Each entry takes at least one byte, which bounds every count.
-	pairs := make([][2]string, r.uvarint(uint64(len(r.b))))
-	for i := range pairs {
-		pairs[i] = [2]string{r.str(), r.str()}
-	}
-	conds := make([][3]string, r.uvarint(uint64(len(r.b))))
-	for i := range conds {
-		conds[i] = [3]string{r.str(), r.str(), r.str()}
-	}
-	type rec struct {
-		pair, cond uint32
-		score      float64
-		missing    bool
-	}
-	recs := make([]rec, r.uvarint(uint64(len(r.b))))
-	for i := range recs {
-		p := r.uvarint(uint64(len(pairs)) - 1)
-		c := r.uvarint(uint64(len(conds)) - 1)
-		switch r.byte() {
-		case 0:
-			recs[i] = rec{pair: uint32(p), cond: uint32(c), missing: true}
-		case 1:
-			if len(r.b) < 8 {
+// snapshotRec is one decoded answer.
+type snapshotRec struct {
+	pair, cond uint32
+	score      float64
+	missing    bool
+}
+
+// decodeSnapshot adds the answers of a snapshot's parts, in order, to sr
+// under bank, all or nothing: a malformed part adds none and returns
+// errSnapshot.
+func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
+	var pairs [][2]string
+	var conds [][3]string
+	var recs []snapshotRec
+	for _, body := range parts {
+		r := &snapshotReader{b: body}
+		if r.byte() != snapshotFormat {
+			return errSnapshot
+		}
+		// Each entry takes at least one byte, which bounds every count.
+		for range r.uvarint(uint64(len(r.b))) {
+			pairs = append(pairs, [2]string{r.str(), r.str()})
+		}
+		for range r.uvarint(uint64(len(r.b))) {
+			conds = append(conds, [3]string{r.str(), r.str(), r.str()})
+		}
+		n := r.uvarint(uint64(len(r.b)))
+		if r.err == nil && n > 0 && (len(pairs) == 0 || len(conds) == 0) {
+			return errSnapshot
+		}
+		recs = slices.Grow(recs, int(n))
+		for range n {
+			p := r.uvarint(uint64(len(pairs)) - 1)
+			c := r.uvarint(uint64(len(conds)) - 1)
+			rec := snapshotRec{pair: uint32(p), cond: uint32(c)}
+			switch r.byte() {
+			case 0:
+				rec.missing = true
+			case 1:
+				if len(r.b) < 8 {
+					r.err = errSnapshot
+					break
+				}
+				rec.score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+				r.b = r.b[8:]
+				if math.IsNaN(rec.score) || math.IsInf(rec.score, 0) {
+					r.err = errSnapshot
+				}
+			default:
 				r.err = errSnapshot
+			}
+			if r.err != nil {
 				break
 			}
-			x := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
-			r.b = r.b[8:]
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				r.err = errSnapshot
-			}
-			recs[i] = rec{pair: uint32(p), cond: uint32(c), score: x}
-		default:
-			r.err = errSnapshot
+			recs = append(recs, rec)
 		}
-		if r.err != nil {
-			break
+		if r.err != nil || len(r.b) != 0 {
+			return errSnapshot
 		}
-	}
-	if r.err != nil || len(r.b) != 0 || (len(recs) > 0 && (len(pairs) == 0 || len(conds) == 0)) {
-		return errSnapshot
 	}
 	pairIdx := make([]int32, len(pairs))
 	for i, p := range pairs {
@@ -220,16 +255,29 @@ func decodeSnapshot(body []byte, sr *studyRows, bank string) error {
 // readSnapshot adds the study's answers to sr from its current snapshot;
 // false when there is none (or it does not decode), and sr is unchanged.
 func readSnapshot(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) (bool, error) {
-	var body []byte
-	err := tx.QueryRowContext(ctx, `SELECT body FROM score_snapshots WHERE study_id = ? AND generation = ?`,
-		st.id, st.generation).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
+	rows, err := tx.QueryContext(ctx, `SELECT part, generation, body FROM score_snapshots WHERE study_id = ? ORDER BY part`, st.id)
 	if err != nil {
 		return false, err
 	}
-	return decodeSnapshot(body, sr, st.bank) == nil, nil
+	defer rows.Close()
+	var parts [][]byte
+	current := true
+	for rows.Next() {
+		var part, gen int64
+		var body []byte
+		if err := rows.Scan(&part, &gen, &body); err != nil {
+			return false, err
+		}
+		current = current && gen == st.generation && part == int64(len(parts))
+		parts = append(parts, body)
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	if !current || len(parts) == 0 {
+		return false, nil
+	}
+	return decodeSnapshot(parts, sr, st.bank) == nil, nil
 }
 
 // SnapshotScores writes the score snapshot of a study (judge on dataset
@@ -249,16 +297,24 @@ func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash str
 				continue
 			}
 			var current bool
-			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM score_snapshots WHERE study_id = ? AND generation = ?)`,
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM score_snapshots WHERE study_id = ? AND part = 0 AND generation = ?)`,
 				st.id, st.generation).Scan(&current); err != nil || current {
 				return err
 			}
-			w := newSnapshotWriter()
+			if _, err := tx.ExecContext(ctx, `DELETE FROM score_snapshots WHERE study_id = ?`, st.id); err != nil {
+				return err
+			}
+			part := 0
+			w := newSnapshotWriter(func(body []byte) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO score_snapshots(study_id, part, generation, body) VALUES (?, ?, ?, ?)`,
+					st.id, part, st.generation, body)
+				part++
+				return err
+			})
 			if err := scanStudyRows(ctx, tx, st, w.add); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO score_snapshots(study_id, generation, body) VALUES (?, ?, ?)`,
-				st.id, st.generation, w.body()); err != nil {
+			if err := w.close(); err != nil {
 				return err
 			}
 		}

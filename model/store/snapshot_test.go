@@ -2,19 +2,21 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/prism-eval/prism/model"
 )
 
 func scoreText(rows []model.ScoreRow) string {
-	s := ""
+	var b strings.Builder
 	for _, r := range rows {
-		s += fmt.Sprintf("%s/%s %s %s %s %v %016x\n", r.Context, r.Candidate, r.Probe, r.Wording, r.Run, r.Missing, math.Float64bits(r.Score))
+		fmt.Fprintf(&b, "%s/%s %s %s %s %v %016x\n", r.Context, r.Candidate, r.Probe, r.Wording, r.Run, r.Missing, math.Float64bits(r.Score))
 	}
-	return s
+	return b.String()
 }
 
 func snapshotRows(t *testing.T, s *Store) (n int, generation int64) {
@@ -72,11 +74,11 @@ func TestScoresSnapshot(t *testing.T) {
 	if err := s.r.QueryRow(`SELECT study_id, generation FROM score_snapshots`).Scan(&studyID, &gen); err != nil {
 		t.Fatal(err)
 	}
-	fake := newSnapshotWriter()
-	if err := fake.add(&[6]string{"c1", "x", "ATTR:+", "7", "0", "42"}); err != nil {
+	fake := newSnapshotWriter(nil)
+	if err := errors.Join(fake.add(&[6]string{"c1", "x", "ATTR:+", "7", "0", "42"}), fake.close()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, fake.body()); err != nil {
+	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, fake.parts[0]); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow); len(got) != 1 || got[0].Score != 42 || got[0].Wording != "7" {
@@ -90,7 +92,7 @@ func TestScoresSnapshot(t *testing.T) {
 		t.Fatalf("Scores with a malformed snapshot:\n%s\nwant\n%s", got, scanned)
 	}
 	// Any write to the study makes it stale, even a failed attempt.
-	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, fake.body()); err != nil {
+	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, fake.parts[0]); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.PutResponses(ctx, []Response{failure("c1", "x", "baseline", "0", "timeout")}); err != nil {
@@ -125,17 +127,18 @@ func TestScoresSnapshot(t *testing.T) {
 // without touching the rows read so far; what encodeSnapshot writes
 // decodes to the same answers.
 func FuzzDecodeSnapshot(f *testing.F) {
-	w := newSnapshotWriter()
+	w := newSnapshotWriter(nil)
 	w.add(&[6]string{"c", "k", "baseline", "0", "0", "3.5"})
 	w.add(&[6]string{"c", "k2", "ATTR:+", "1", "0", ""})
 	w.add(&[6]string{"c", "k", "ATTR:+", "1", "0", "1e-300"})
-	f.Add(w.body())
+	w.close()
+	f.Add(w.parts[0])
 	f.Add([]byte{1, 0, 0, 0})
 	f.Add([]byte{1, 1, 1, 'c', 1, 'k', 1, 0, 0, 0, 1, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		into := newStudyRows(noPositions())
 		into.addAnswer(into.pair("x", "y"), into.cond("p", "w", "r", ""), "1")
-		err := decodeSnapshot(body, into, "")
+		err := decodeSnapshot([][]byte{body}, into, "")
 		if err != nil {
 			if len(into.recs) != 1 {
 				t.Fatalf("a refused body added %d rows", len(into.recs)-1)
@@ -143,7 +146,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 			return
 		}
 		// What decodes, re-encoded, decodes to the same rows.
-		again := newSnapshotWriter()
+		again := newSnapshotWriter(nil)
 		for _, r := range into.ordered() {
 			if r.Score == 0 && math.Signbit(r.Score) {
 				return // −0: the answer column holds it as 0, so no writer makes one
@@ -156,12 +159,53 @@ func FuzzDecodeSnapshot(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
+		if err := again.close(); err != nil {
+			t.Fatal(err)
+		}
 		back := newStudyRows(noPositions())
-		if err := decodeSnapshot(again.body(), back, ""); err != nil {
+		if err := decodeSnapshot(again.parts, back, ""); err != nil {
 			t.Fatalf("re-encoded body refused: %v", err)
 		}
 		if a, b := scoreText(back.ordered()), scoreText(into.ordered()); a != b {
 			t.Fatalf("re-encoded body differs:\n%s\nwant\n%s", a, b)
 		}
 	})
+}
+
+// TestSnapshotParts: a study larger than one part is written in several,
+// each naming only the candidates and conditions new to it, and reads back
+// as the scan does; a missing part makes the snapshot unusable.
+func TestSnapshotParts(t *testing.T) {
+	var rows [][6]string
+	for i := range 2*snapshotPart + 5 {
+		c := fmt.Sprintf("c%d", i/400)
+		rows = append(rows, [6]string{c, fmt.Sprintf("k%d", i/40%10), fmt.Sprintf("p%d", i%40), "0", "0", responseAnswer(float64(i%9) / 7)})
+	}
+	rows[7][5] = "" // no parsed score
+	w := newSnapshotWriter(nil)
+	want := newStudyRows(noPositions())
+	for i := range rows {
+		if err := w.add(&rows[i]); err != nil {
+			t.Fatal(err)
+		}
+		if err := want.addAnswer(want.pair(rows[i][0], rows[i][1]), want.cond(rows[i][2], rows[i][3], rows[i][4], "b"), rows[i][5]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.parts) != 3 {
+		t.Fatalf("%d parts, want 3", len(w.parts))
+	}
+	got := newStudyRows(noPositions())
+	if err := decodeSnapshot(w.parts, got, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := scoreText(got.ordered()), scoreText(want.ordered()); a != b {
+		t.Fatal("parts decode to other rows")
+	}
+	if err := decodeSnapshot(w.parts[1:], newStudyRows(noPositions()), "b"); err == nil {
+		t.Error("parts without the first decoded")
+	}
 }

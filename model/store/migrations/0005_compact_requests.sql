@@ -32,13 +32,16 @@ CREATE TABLE studies (
     UNIQUE (judge_id, dataset_id, bank_hash)
 ) STRICT;
 
--- A study's answers packed in one value (snapshot.go), written when a run
--- ends, so that prism fit reads one row instead of a row per request. It
--- is used only while its generation is the study's.
+-- A study's answers packed in a few values (snapshot.go: parts of at most
+-- 65,536 answers), written when a run ends, so that prism fit reads a few
+-- rows instead of a row per request. It is used only while the generation
+-- of every part is the study's.
 CREATE TABLE score_snapshots (
-    study_id   INTEGER PRIMARY KEY REFERENCES studies(id) ON DELETE CASCADE,
+    study_id   INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+    part       INTEGER NOT NULL,
     generation INTEGER NOT NULL,
-    body       BLOB NOT NULL
+    body       BLOB NOT NULL,
+    PRIMARY KEY (study_id, part)
 ) STRICT;
 
 CREATE TABLE study_requests (
