@@ -252,9 +252,15 @@ func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 	return nil
 }
 
+// readSnapshots is false only in benchmarks of the read without them.
+var readSnapshots = true
+
 // readSnapshot adds the study's answers to sr from its current snapshot;
 // false when there is none (or it does not decode), and sr is unchanged.
 func readSnapshot(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) (bool, error) {
+	if !readSnapshots {
+		return false, nil
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT part, generation, body FROM score_snapshots WHERE study_id = ? ORDER BY part`, st.id)
 	if err != nil {
 		return false, err
