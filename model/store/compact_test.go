@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"strings"
 	"testing"
@@ -119,4 +120,21 @@ func FuzzAnswerText(f *testing.F) {
 			t.Fatalf("%v (%x): back %v, %v, %v", x, bits, got, ok, err)
 		}
 	})
+}
+
+// TestAnswerTextInSQL: the migration's SQL spells plain scores (integers
+// below 1e6 in magnitude, minus zero) as answerText does, and leaves the
+// others (NULL) to its Go step.
+func TestAnswerTextInSQL(t *testing.T) {
+	s := openTemp(t)
+	for _, x := range []float64{0, math.Copysign(0, -1), 1, -1, 7, 100, 99999, 999999, -999999, 1e6, 1e7, 2.5, 0.1, -3.75, 1e-300, 123456.5} {
+		var got sql.NullString
+		if err := s.r.QueryRow(`SELECT CASE WHEN ? = CAST(? AS INTEGER) AND abs(?) < 1e6 THEN CAST(CAST(? AS INTEGER) AS TEXT) END`, x, x, x, x).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		plain := x == math.Trunc(x) && math.Abs(x) < 1e6
+		if got.Valid != plain || (plain && got.String != responseAnswer(x)) {
+			t.Errorf("score %v: SQL gives %q (valid %v), answerText %q", x, got.String, got.Valid, responseAnswer(x))
+		}
+	}
 }

@@ -57,10 +57,13 @@ var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 }
 
 // fillAnswers sets study_requests.answer (version 5) from each request's
-// answer in responses: the score's shortest exact decimal (answerText),
-// which SQL's own float-to-text conversion does not promise.
+// answer in responses where the migration's SQL left it NULL: the score's
+// shortest exact decimal (answerText), which SQL's own float-to-text
+// conversion does not promise.
 func fillAnswers(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, "SELECT request_id, score FROM responses WHERE ok = 1 ORDER BY request_id")
+	rows, err := tx.QueryContext(ctx, `
+		SELECT p.request_id, p.score FROM responses p JOIN study_requests q ON q.id = p.request_id
+		WHERE p.ok = 1 AND q.answer IS NULL ORDER BY p.request_id`)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,9 @@
 -- The view requests keeps the columns of versions 1–4 for every query
 -- that does not need the speed.
 --
--- The answer column is filled by the Go step of this migration
--- (migrate.go, fillAnswers): SQL's float → text is not exact.
+-- The answer column of a score other than a small integer is filled by
+-- the Go step of this migration (migrate.go, fillAnswers): SQL's float →
+-- text is not Go's shortest exact form.
 
 CREATE TABLE studies (
     id         INTEGER PRIMARY KEY,
@@ -65,7 +66,14 @@ FROM requests GROUP BY judge_id, dataset_id, bank_hash ORDER BY judge_id, datase
 INSERT INTO study_requests(id, study_id, key, context, candidate, probe, wording, run, answer, failures)
 SELECT r.id, s.id,
        CASE WHEN length(r.key) = 64 AND r.key NOT GLOB '*[^0-9a-f]*' THEN unhex(r.key) ELSE r.key END,
-       r.context, r.candidate, r.probe, r.wording, r.run, NULL,
+       r.context, r.candidate, r.probe, r.wording, r.run,
+       -- answerText in SQL where it is plain: no score, or an integer
+       -- below 1e6 in magnitude (Go spells those as SQLite does, "-0" as
+       -- "0"); the other scores are left to the Go step.
+       (SELECT CASE WHEN p.score IS NULL THEN ''
+                    WHEN p.score = CAST(p.score AS INTEGER) AND abs(p.score) < 1e6 THEN CAST(CAST(p.score AS INTEGER) AS TEXT)
+                    END
+        FROM responses p WHERE p.request_id = r.id AND p.ok = 1),
        (SELECT count(*) FROM responses p WHERE p.request_id = r.id AND p.ok = 0)
 FROM requests r
 JOIN studies s ON s.judge_id = r.judge_id AND s.dataset_id = r.dataset_id AND s.bank_hash = r.bank_hash
