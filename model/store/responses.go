@@ -569,7 +569,8 @@ const cachedChunk = 500
 
 // CachedAnswers is CachedAnswer for many (key, run) pairs at once: for
 // each pair with a stored answer at any coordinates, the earliest one.
-// It asks the requests_key index in a few statements rather than one
+// It asks the key index (study_requests_key; requests_key before schema
+// 5) in a few statements rather than one
 // query per pair, which is what a planner resolving thousands of
 // requests needs.
 func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]string]Response, error) {
@@ -700,7 +701,7 @@ func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (
 			Scan(&p.Requests, &p.Answered, &p.Failures)
 		return p, err
 	}
-	// A request has at most one answer (the responses_answer index), so
+	// Versions 1–4: a request has at most one answer (the responses_answer index), so
 	// its failed attempts are its responses less its answer: both counted
 	// from indexes, without reading a response row.
 	err := s.r.QueryRowContext(ctx, `
