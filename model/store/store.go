@@ -1,6 +1,8 @@
 // Package store owns the prism workspace: one SQLite file per study holding
-// its datasets, probe-bank snapshots, judge configurations, and every judge
-// request with its responses.
+// its datasets, probe-bank snapshots, judge configurations, every judge
+// request with its responses, and the packed score snapshot of each study
+// (snapshot.go). Since schema version 5 requests are stored compactly
+// (compact.go, docs/store.md "Schema").
 //
 // The file is a real SQLite database (pure-Go modernc.org/sqlite) in WAL
 // mode whose schema is versioned by PRAGMA user_version and upgraded by the
