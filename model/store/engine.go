@@ -22,11 +22,11 @@ func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
 		defer up.Close()
 		for i := range rs {
 			r := &rs[i]
-			if _, err := up.put(ctx, r); err != nil {
+			if _, _, err := up.put(ctx, r, nil); err != nil {
 				return fmt.Errorf("request %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
 			}
 		}
-		return nil
+		return up.finish(ctx)
 	})
 }
 
@@ -35,11 +35,12 @@ func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
 func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, error) {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run
-		FROM requests r
+		FROM `+s.keyTable()+` k
+		JOIN requests r ON r.id = k.id
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
-		WHERE r.key = ? AND r.run = ?
-		ORDER BY r.id`, key, run)
+		WHERE `+s.keyMatch(1)+` AND k.run = ?
+		ORDER BY r.id`, append(s.keyArgs([]string{key}), run)...)
 	if err != nil {
 		return nil, err
 	}

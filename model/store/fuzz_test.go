@@ -107,3 +107,28 @@ func FuzzRequestKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKeyValue: any request key is stored and read back exactly, a
+// stored key matches only itself, and a blob is stored only for a
+// RequestKey's spelling.
+func FuzzKeyValue(f *testing.F) {
+	for _, s := range []string{"", "k1", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", "\x00\xff"} {
+		f.Add(s, "k1")
+	}
+	f.Fuzz(func(t *testing.T, key, other string) {
+		v := keyValue(key)
+		if got := keyString(v); got != key {
+			t.Fatalf("keyString(keyValue(%q)) = %q", key, got)
+		}
+		if !sameKey(v, key) || sameKey(v, other) != (key == other) {
+			t.Fatalf("sameKey(keyValue(%q), %q) wrong", key, other)
+		}
+		if b, ok := v.([]byte); ok && (len(b) != 32 || len(key) != 64) {
+			t.Fatalf("key %q stored as %d bytes", key, len(b))
+		}
+		if p := keyPrefix(v); len(p) > keyPrefixLen {
+			t.Fatalf("prefix of %d bytes", len(p))
+		}
+	})
+}

@@ -197,15 +197,21 @@ func (l *Lease) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Release ends the lease. It is safe to call more than once.
+// Release ends the lease and writes the study's score snapshot (a run
+// releases its lease when its writes are done), so that the study is read
+// back from one row (SnapshotScores). It is safe to call more than once.
 func (l *Lease) Release(ctx context.Context) error {
 	held.Lock()
 	delete(held.m, l.token)
 	held.Unlock()
-	return l.s.tx(ctx, func(tx *sql.Tx) error {
+	err := l.s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "DELETE FROM runs WHERE id = ? AND token = ?", l.id, l.token)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	return l.s.SnapshotScores(ctx, l.Dataset, l.Judge, l.BankHash)
 }
 
 // Runs lists the live runs of the workspace (stale leases are left out).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -49,6 +50,53 @@ func loadMigrations() []migration {
 	return ms
 }
 
+// migrationSteps are the Go parts of migrations, run after the version's
+// SQL in the same transaction: what SQL cannot compute.
+var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
+	5: fillAnswers,
+}
+
+// fillAnswers sets study_requests.answer (version 5) from each request's
+// answer in responses where the migration's SQL left it NULL: the score's
+// shortest exact decimal (answerText), which SQL's own float-to-text
+// conversion does not promise.
+func fillAnswers(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT p.request_id, p.score FROM responses p JOIN study_requests q ON q.id = p.request_id
+		WHERE p.ok = 1 AND q.answer IS NULL ORDER BY p.request_id`)
+	if err != nil {
+		return err
+	}
+	type answer struct {
+		id   int64
+		text string
+	}
+	var as []answer
+	for rows.Next() {
+		var id int64
+		var score sql.NullFloat64
+		if err := rows.Scan(&id, &score); err != nil {
+			rows.Close()
+			return err
+		}
+		as = append(as, answer{id, answerText(score)})
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	set, err := tx.PrepareContext(ctx, "UPDATE study_requests SET answer = ? WHERE id = ?")
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	for _, a := range as {
+		if _, err := set.ExecContext(ctx, a.text, a.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() int { return len(migrations) }
 
@@ -88,6 +136,12 @@ func migrate(ctx context.Context, db *sql.DB, upto int) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if step := migrationSteps[m.version]; step != nil {
+			if err := step(ctx, tx); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
 		}
 		// PRAGMA takes no bound parameters; the version is an int we own.
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {

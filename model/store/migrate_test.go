@@ -28,9 +28,7 @@ func version1Workspace(t *testing.T) string {
 	if _, err := old.w.ExecContext(ctx, "ALTER TABLE datasets DROP COLUMN revision"); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.PutResponses(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
-		t.Fatal(err)
-	}
+	legacyPut(t, old, []Response{answer("c1", "x", "baseline", "0", 3)})
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}

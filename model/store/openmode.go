@@ -29,7 +29,9 @@ var ErrReadOnly = errors.New("opened read-only; this command needs to write")
 // is all in version 1; later versions add only what runs use: the
 // requests_key index (2) that finds cached answers, the runs table and
 // dataset revisions (3) behind leases, and nothing at all (4, which drops
-// the unused reports table).
+// the unused reports table). Version 5 moved requests into compact
+// tables and keeps their old columns as the requests view, so a reader
+// of an older file uses its requests table directly (Store.compact).
 const minReadVersion = 1
 
 // inspect looks at an existing file without changing it (no WAL switch, no
@@ -98,8 +100,8 @@ func checkOwner(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	// A workspace from before prism stamped its files: version ≥ 1 and the
-	// tables of migration 1.
-	if v >= 1 && have["datasets"] && have["candidates"] && have["judges"] && have["requests"] && have["responses"] && have["banks"] {
+	// tables of migration 1 (requests became study_requests in version 5).
+	if v >= 1 && have["datasets"] && have["candidates"] && have["judges"] && (have["requests"] || have["study_requests"]) && have["responses"] && have["banks"] {
 		return nil
 	}
 	if len(names) > 5 {
@@ -177,7 +179,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("workspace %s: schema version %d is older than this prism reads without upgrading (%d); open it once with a command that writes (prism run, prism data import) to upgrade it", path, v, minReadVersion)
 	}
-	return &Store{path: path, w: db, r: db, readOnly: true}, nil
+	return &Store{path: path, w: db, r: db, readOnly: true, version: v}, nil
 }
 
 func openRO(ctx context.Context, path string, immutable bool) (*sql.DB, error) {

@@ -115,8 +115,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 	insResp, err := tx.PrepareContext(ctx, `
 		INSERT INTO responses(request_id, ok, raw, score, logprobs, prompt_tokens, cached_tokens,
 		                      completion_tokens, latency_ns, error_kind, error, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -133,20 +132,23 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		if err := checkResponse(r); err != nil {
 			return where(err)
 		}
-		reqID, err := upReq.put(ctx, &r.Request)
-		if err != nil {
-			return where(err)
-		}
-		ok := 0
-		if r.Answered() {
-			ok = 1
-		}
 		var logprobs any
 		if len(r.Logprobs) > 0 {
 			if !json.Valid(r.Logprobs) {
 				return where(errors.New("logprobs are not valid JSON"))
 			}
 			logprobs = string(r.Logprobs)
+		}
+		reqID, add, err := upReq.put(ctx, &r.Request, r)
+		if err != nil {
+			return where(err)
+		}
+		if !add {
+			continue // a later answer to an answered request: the first stands
+		}
+		ok := 0
+		if r.Answered() {
+			ok = 1
 		}
 		t := r.Time
 		if t.IsZero() {
@@ -162,7 +164,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 			return where(err)
 		}
 	}
-	return nil
+	return upReq.finish(ctx)
 }
 
 // MaxRawBytes bounds the reply text stored with a response: a longer one
@@ -211,70 +213,150 @@ func checkRequest(r *Request) error {
 // the statement's result; only when the row already exists (a request
 // failed before, or exported by prism batch) does it look the row up.
 // That is one plain statement per new request instead of an upsert with
-// RETURNING, whose result rows cost the writer more than the insert.
+// RETURNING, whose result rows cost the writer more than the insert. A
+// new request's row is written with its response's outcome (answer score
+// or one failure), so a request answered at once is one row write.
 type requestUpsert struct {
-	ids  *idCache
-	ins  *sql.Stmt
-	find *sql.Stmt
+	tx      *sql.Tx
+	ids     *idCache
+	studies map[[3]string]*studyRef
+	ins     *sql.Stmt
+	find    *sql.Stmt
 }
 
 func prepareRequestUpsert(ctx context.Context, tx *sql.Tx) (*requestUpsert, error) {
 	ins, err := tx.PrepareContext(ctx, `
-		INSERT INTO requests(key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run)
+		INSERT INTO study_requests(study_id, key, context, candidate, probe, wording, run, answer, failures)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(judge_id, dataset_id, bank_hash, context, candidate, probe, wording, run) DO NOTHING`)
+		ON CONFLICT(study_id, context, candidate, probe, wording, run) DO NOTHING`)
 	if err != nil {
 		return nil, err
 	}
 	find, err := tx.PrepareContext(ctx, `
-		SELECT id, key FROM requests
-		WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ? AND context = ? AND candidate = ?
-		  AND probe = ? AND wording = ? AND run = ?`)
+		SELECT id, key, answer FROM study_requests
+		WHERE study_id = ? AND context = ? AND candidate = ? AND probe = ? AND wording = ? AND run = ?`)
 	if err != nil {
 		ins.Close()
 		return nil, err
 	}
-	return &requestUpsert{ids: newIDCache(tx), ins: ins, find: find}, nil
+	return &requestUpsert{tx: tx, ids: newIDCache(tx), studies: map[[3]string]*studyRef{}, ins: ins, find: find}, nil
 }
 
 func (u *requestUpsert) Close() error {
 	return errors.Join(u.ins.Close(), u.find.Close())
 }
 
-// put records r and returns its row id. Recording a different key at the
-// same coordinates is an error: the rendered request changed under the
-// same bank hash.
-func (u *requestUpsert) put(ctx context.Context, r *Request) (int64, error) {
-	if err := checkRequest(r); err != nil {
-		return 0, err
+// study returns the study row of a request's judge, dataset and bank,
+// creating it when absent.
+func (u *requestUpsert) study(ctx context.Context, r *Request) (*studyRef, error) {
+	k := [3]string{r.Judge, r.Dataset, r.BankHash}
+	if st, ok := u.studies[k]; ok {
+		return st, nil
 	}
 	judgeID, err := u.ids.judge(ctx, r.Judge)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	dsID, err := u.ids.dataset(ctx, r.Dataset)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	res, err := u.ins.ExecContext(ctx, r.Key, judgeID, dsID, r.Context, r.Candidate, r.BankHash, r.Probe, r.Wording, r.Run)
+	if _, err := u.tx.ExecContext(ctx, `INSERT INTO studies(judge_id, dataset_id, bank_hash) VALUES (?, ?, ?)
+		ON CONFLICT DO NOTHING`, judgeID, dsID, r.BankHash); err != nil {
+		return nil, err
+	}
+	st := &studyRef{bank: r.BankHash}
+	if err := u.tx.QueryRowContext(ctx, `SELECT id FROM studies WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ?`,
+		judgeID, dsID, r.BankHash).Scan(&st.id); err != nil {
+		return nil, err
+	}
+	u.studies[k] = st
+	return st, nil
+}
+
+// put records r and returns its row id, and whether resp (nil: none, as
+// for PutRequests) is to be added to the responses: always for a failure,
+// for an answer only when the request has none yet. The request row
+// counts the failure or takes the answer's score. Recording a different
+// key at the same coordinates is an error: the rendered request changed
+// under the same bank hash.
+func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (int64, bool, error) {
+	if err := checkRequest(r); err != nil {
+		return 0, false, err
+	}
+	st, err := u.study(ctx, r)
 	if err != nil {
-		return 0, err
+		return 0, false, err
+	}
+	var answer any
+	failures := 0
+	switch {
+	case resp == nil:
+	case resp.Answered():
+		answer = responseAnswer(resp.Score)
+	default:
+		failures = 1
+	}
+	res, err := u.ins.ExecContext(ctx, st.id, keyValue(r.Key), r.Context, r.Candidate, r.Probe, r.Wording, r.Run, answer, failures)
+	if err != nil {
+		return 0, false, err
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return 0, err
+		return 0, false, err
 	} else if n == 1 {
-		return res.LastInsertId()
+		id, err := res.LastInsertId()
+		if err != nil {
+			return 0, false, err
+		}
+		if !st.ok {
+			st.lo, st.hi, st.ok = id, id, true
+		}
+		st.lo, st.hi = min(st.lo, id), max(st.hi, id)
+		return id, resp != nil, nil
 	}
 	var id int64
-	var key string
-	if err := u.find.QueryRowContext(ctx, judgeID, dsID, r.BankHash, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
-		Scan(&id, &key); err != nil {
-		return 0, err
+	var key any
+	var stored sql.NullString
+	if err := u.find.QueryRowContext(ctx, st.id, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
+		Scan(&id, &key, &stored); err != nil {
+		return 0, false, err
 	}
-	if key != r.Key {
-		return 0, fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", key, r.Key)
+	if !sameKey(key, r.Key) {
+		return 0, false, fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", keyString(key), r.Key)
 	}
-	return id, nil
+	switch {
+	case resp == nil:
+		return id, false, nil
+	case resp.Answered() && stored.Valid:
+		return id, false, nil // the first answer stands
+	case resp.Answered():
+		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET answer = ? WHERE id = ?", answer, id)
+	default:
+		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET failures = failures + 1 WHERE id = ?", id)
+	}
+	return id, err == nil, err
+}
+
+// finish widens each study's id bounds to the requests created in this
+// transaction and bumps the generation of every study it wrote to (its
+// score snapshot is stale from now on); it must run before the
+// transaction commits.
+func (u *requestUpsert) finish(ctx context.Context) error {
+	for _, st := range u.studies {
+		var err error
+		if st.ok {
+			_, err = u.tx.ExecContext(ctx, `
+				UPDATE studies SET first_id = min(coalesce(first_id, ?1), ?1), last_id = max(coalesce(last_id, ?2), ?2),
+				                   generation = generation + 1
+				WHERE id = ?3`, st.lo, st.hi, st.id)
+		} else {
+			_, err = u.tx.ExecContext(ctx, `UPDATE studies SET generation = generation + 1 WHERE id = ?`, st.id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // idCache resolves judge and dataset names to row ids once per batch.
@@ -330,7 +412,7 @@ func (s *Store) Pending(ctx context.Context, reqs []Request) ([]Request, error) 
 		set, ok := answered[g]
 		if !ok {
 			var err error
-			if set, err = answeredSet(ctx, s.r, g.judge, g.dataset, g.bank); err != nil {
+			if set, err = s.answeredSet(ctx, s.r, g.judge, g.dataset, g.bank); err != nil {
 				return nil, err
 			}
 			answered[g] = set
@@ -351,7 +433,7 @@ type AnsweredSet struct{ set map[coord]bool }
 // bank hash; failed attempts are not answers. A judge or dataset not yet
 // stored has none.
 func (s *Store) Answered(ctx context.Context, judge, dataset, bankHash string) (AnsweredSet, error) {
-	set, err := answeredSet(ctx, s.r, judge, dataset, bankHash)
+	set, err := s.answeredSet(ctx, s.r, judge, dataset, bankHash)
 	return AnsweredSet{set}, err
 }
 
@@ -378,12 +460,13 @@ func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)
 // stores (an estimate of many runs) asks this instead.
 func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	err := keyChunks(keys, func(args []any) error {
+	err := s.keyChunks(keys, func(where string, args []any) error {
 		rows, err := s.r.QueryContext(ctx, `
 			SELECT DISTINCT r.key, r.run
-			FROM requests r
+			FROM `+s.keyTable()+` k
+			JOIN requests r ON r.id = k.id
 			JOIN responses p ON p.request_id = r.id AND p.ok = 1
-			WHERE r.key IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args...)
+			WHERE `+where, args...)
 		if err != nil {
 			return err
 		}
@@ -404,19 +487,14 @@ func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]s
 }
 
 // keyChunks calls fn with keys in chunks of at most cachedChunk, as the
-// arguments of one IN (…) look-up each.
-func keyChunks(keys []string, fn func(args []any) error) error {
-	args := make([]any, 0, min(len(keys), cachedChunk))
+// condition (keyMatch) and arguments of one look-up of keyTable each.
+func (s *Store) keyChunks(keys []string, fn func(where string, args []any) error) error {
 	for len(keys) > 0 {
 		n := min(len(keys), cachedChunk)
-		args = args[:0]
-		for _, k := range keys[:n] {
-			args = append(args, k)
-		}
-		keys = keys[n:]
-		if err := fn(args); err != nil {
+		if err := fn(s.keyMatch(n), s.keyArgs(keys[:n])); err != nil {
 			return err
 		}
+		keys = keys[n:]
 	}
 	return nil
 }
@@ -425,7 +503,11 @@ func keyChunks(keys []string, fn func(args []any) error) error {
 // holds none, no request can be answered from the cache (CachedAnswers).
 func (s *Store) AnyAnswer(ctx context.Context) (bool, error) {
 	var answered bool
-	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM responses WHERE ok = 1)`).Scan(&answered)
+	q := `SELECT EXISTS (SELECT 1 FROM responses WHERE ok = 1)`
+	if s.compact() {
+		q = `SELECT EXISTS (SELECT 1 FROM study_requests WHERE answer IS NOT NULL)`
+	}
+	err := s.r.QueryRowContext(ctx, q).Scan(&answered)
 	return answered, err
 }
 
@@ -436,14 +518,24 @@ type querier interface {
 
 // answeredSet returns the coordinates of judge on dataset under one bank
 // hash that have an answer.
-func answeredSet(ctx context.Context, q querier, judge, dataset, bank string) (map[coord]bool, error) {
-	rows, err := q.QueryContext(ctx, `
+func (s *Store) answeredSet(ctx context.Context, q querier, judge, dataset, bank string) (map[coord]bool, error) {
+	query := `
 		SELECT r.context, r.candidate, r.probe, r.wording, r.run
 		FROM requests r
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE j.name = ? AND d.name = ? AND r.bank_hash = ?`, judge, dataset, bank)
+		WHERE j.name = ? AND d.name = ? AND r.bank_hash = ?`
+	if s.compact() {
+		query = `
+		SELECT r.context, r.candidate, r.probe, r.wording, r.run
+		FROM studies st
+		JOIN judges j ON j.id = st.judge_id
+		JOIN datasets d ON d.id = st.dataset_id
+		JOIN study_requests r ON r.study_id = st.id
+		WHERE j.name = ? AND d.name = ? AND st.bank_hash = ? AND r.answer IS NOT NULL`
+	}
+	rows, err := q.QueryContext(ctx, query, judge, dataset, bank)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +569,8 @@ const cachedChunk = 500
 
 // CachedAnswers is CachedAnswer for many (key, run) pairs at once: for
 // each pair with a stored answer at any coordinates, the earliest one.
-// It asks the requests_key index in a few statements rather than one
+// It asks the key index (study_requests_key; requests_key before schema
+// 5) in a few statements rather than one
 // query per pair, which is what a planner resolving thousands of
 // requests needs.
 func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]string]Response, error) {
@@ -503,7 +596,7 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 			keys = append(keys, w[0])
 		}
 	}
-	if err := keyChunks(keys, func(args []any) error { return s.cachedChunk(ctx, args, wanted, out) }); err != nil {
+	if err := s.keyChunks(keys, func(where string, args []any) error { return s.cachedChunk(ctx, where, args, wanted, out) }); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -511,17 +604,18 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 
 // cachedChunk adds to out the earliest answer of every wanted (key, run)
 // whose key is among keys.
-func (s *Store) cachedChunk(ctx context.Context, keys []any, wanted map[[2]string]bool, out map[[2]string]Response) error {
+func (s *Store) cachedChunk(ctx context.Context, where string, args []any, wanted map[[2]string]bool, out map[[2]string]Response) error {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run,
 		       p.raw, p.score, p.logprobs, p.prompt_tokens, p.cached_tokens, p.completion_tokens,
 		       p.latency_ns, p.created
-		FROM requests r
+		FROM `+s.keyTable()+` k
+		JOIN requests r ON r.id = k.id
 		JOIN judges j ON j.id = r.judge_id
 		JOIN datasets d ON d.id = r.dataset_id
 		JOIN responses p ON p.request_id = r.id AND p.ok = 1
-		WHERE r.key IN (?`+strings.Repeat(", ?", len(keys)-1)+`)
-		ORDER BY p.id`, keys...)
+		WHERE `+where+`
+		ORDER BY p.id`, args...)
 	if err != nil {
 		return err
 	}
@@ -586,11 +680,28 @@ type Progress struct {
 	Requests, Answered, Failures int
 }
 
+// progressCompact counts a study's requests, answers and failed attempts
+// in a compact workspace from the request rows alone.
+const progressCompact = `
+	SELECT count(*), count(r.answer), coalesce(sum(r.failures), 0)
+	FROM studies st
+	JOIN judges j ON j.id = st.judge_id
+	JOIN datasets d ON d.id = st.dataset_id
+	JOIN study_requests r NOT INDEXED ON r.id BETWEEN st.first_id AND st.last_id AND r.study_id = st.id
+	WHERE d.name = ? AND j.name = ? AND (? = '' OR st.bank_hash = ?)`
+
 // Progress reports the judge's progress on dataset for one bank snapshot,
 // or over all banks when bankHash is "".
 func (s *Store) Progress(ctx context.Context, dataset, judge, bankHash string) (Progress, error) {
 	var p Progress
-	// A request has at most one answer (the responses_answer index), so
+	if s.compact() {
+		// Each request row counts its answer and failed attempts: one scan
+		// of the study's id range in table order.
+		err := s.r.QueryRowContext(ctx, progressCompact, dataset, judge, bankHash, bankHash).
+			Scan(&p.Requests, &p.Answered, &p.Failures)
+		return p, err
+	}
+	// Versions 1–4: a request has at most one answer (the responses_answer index), so
 	// its failed attempts are its responses less its answer: both counted
 	// from indexes, without reading a response row.
 	err := s.r.QueryRowContext(ctx, `

@@ -29,8 +29,11 @@ const ImportBackend = "import"
 // context and candidate id, probe, wording, run and bank hash, compared
 // as bytes.
 //
-// SQLite only finds the rows, and reads them in two passes without a
-// join: the study's requests from the requests index, one row per
+// In a compact workspace (schema 5) a study's answers come from its score
+// snapshot when it has a current one (snapshot.go), else from its request
+// rows, each of which holds its answer's score, read in table order and
+// packed a chunk of ids per row (scanStudyCompact). In an older one opened read-only,
+// SQLite reads them in two passes without a join: the study's requests from the requests index, one row per
 // candidate with its requests packed in one text column (what crosses the
 // driver row by row costs more than SQLite's own work), then the answers'
 // scores by a range scan over request ids (a join looks each answer up on
@@ -52,6 +55,24 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 	}
 	defer tx.Rollback()
 	sr := newStudyRows(pos)
+	if s.compact() {
+		studies, err := studiesOf(ctx, tx, judge, dataset, bankHash, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range studies {
+			if ok, err := readSnapshot(ctx, tx, sr, st); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if err := scanStudyCompact(ctx, tx, sr, st); err != nil {
+				return nil, err
+			}
+		}
+		return sr.ordered(), nil
+	}
 	var q studyQuery
 	err = tx.QueryRowContext(ctx, `
 		SELECT j.id, d.id, ? = '' OR j.backend = ?
@@ -512,7 +533,7 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		if err := ensureImportJudge(ctx, tx, judge); err != nil {
 			return err
 		}
-		answered, err := answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
+		answered, err := s.answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
 		if err != nil {
 			return err
 		}

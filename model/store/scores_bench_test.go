@@ -67,12 +67,24 @@ func studyWorkspace1k(b *testing.B) *Store {
 	if err := s.PutResponses(ctx, rs); err != nil {
 		b.Fatal(err)
 	}
+	if err := s.SnapshotScores(ctx, d.Name, "j", "bank"); err != nil { // as a run's end does
+		b.Fatal(err)
+	}
 	return s
 }
 
 // BenchmarkScores1k reads the 608,000 answers of studyWorkspace1k as
-// score rows, in Scores' order: what prism fit --workspace reads.
-func BenchmarkScores1k(b *testing.B) {
+// score rows, in Scores' order: what prism fit --workspace reads. A
+// workspace of schema 5 reads the study's score snapshot.
+func BenchmarkScores1k(b *testing.B) { benchScores1k(b, true) }
+
+// BenchmarkScores1kScan is BenchmarkScores1k reading the request rows, as
+// Scores does when a study has no current snapshot.
+func BenchmarkScores1kScan(b *testing.B) { benchScores1k(b, false) }
+
+func benchScores1k(b *testing.B, snapshots bool) {
+	readSnapshots = snapshots
+	defer func() { readSnapshots = true }()
 	s := studyWorkspace1k(b)
 	ctx := context.Background()
 	dataset, judge := "synth", "j"
@@ -89,5 +101,24 @@ func BenchmarkScores1k(b *testing.B) {
 			b.Fatal("no rows")
 		}
 		sink = rows
+	}
+}
+
+// BenchmarkSnapshotScores1k writes the score snapshot of the 608,000
+// answers of studyWorkspace1k: what a run's end costs (Lease.Release).
+func BenchmarkSnapshotScores1k(b *testing.B) {
+	if os.Getenv("PRISM_BENCH_WORKSPACE") != "" {
+		b.Skip("writes: needs the built workspace")
+	}
+	s := studyWorkspace1k(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.w.Exec(`UPDATE studies SET generation = generation + 1`); err != nil { // make it stale
+			b.Fatal(err)
+		}
+		if err := s.SnapshotScores(ctx, "synth", "j", "bank"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 // Package store owns the prism workspace: one SQLite file per study holding
-// its datasets, probe-bank snapshots, judge configurations, and every judge
-// request with its responses.
+// its datasets, probe-bank snapshots, judge configurations, every judge
+// request with its responses, and the packed score snapshot of each study
+// (snapshot.go). Since schema version 5 requests are stored compactly
+// (compact.go, docs/store.md "Schema").
 //
 // The file is a real SQLite database (pure-Go modernc.org/sqlite) in WAL
 // mode whose schema is versioned by PRAGMA user_version and upgraded by the
@@ -40,6 +42,7 @@ type Store struct {
 	secrets []string // exact strings scrubbed from everything written
 
 	readOnly bool // opened with OpenReadOnly: every write fails with ErrReadOnly
+	version  int  // the schema version at open (compact requests from 5)
 }
 
 // EnvWorkspace names the environment variable that overrides the default
@@ -131,13 +134,18 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
+	v, err := schemaVersion(ctx, w)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	return &Store{path: path, w: w, r: r}, nil
+	return &Store{path: path, w: w, r: r, version: v}, nil
 }
 
 // checkHealthy fails when the file is not a SQLite database (the driver

@@ -1,0 +1,329 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+)
+
+// A score snapshot is one study's answers packed in a few BLOBs
+// (score_snapshots, schema 5), written when a run ends (Lease.Release), so
+// that Scores — prism fit and export — reads a few rows rather than a row
+// per request. It is used only while the generation of each of its parts
+// is the study's: every transaction that writes to the study bumps
+// studies.generation (requestUpsert.finish), so a snapshot never outlives
+// a change, and deleting a study deletes its snapshot. Scores falls back
+// to reading the requests when there is no current snapshot or it does
+// not decode.
+//
+// A snapshot is written in parts of at most snapshotPart answers, so that
+// writing one holds a part, not the study, in memory. Part body, format 1:
+// the format byte; the candidates first named in this part (uvarint
+// count, then context and candidate ids, each uvarint length + bytes);
+// the conditions first named in it (count, then probe, wording, run); its
+// answers (count, then per answer the uvarint candidate and condition
+// indices, numbered across the parts in order, and a byte: 0 for no
+// parsed score, 1 followed by the score's 8 IEEE-754 bytes, little
+// endian). The answers are in no particular order; Scores orders them.
+
+const (
+	snapshotFormat = 1
+	snapshotPart   = 1 << 16
+)
+
+var errSnapshot = errors.New("store: malformed score snapshot")
+
+// snapshotWriter encodes a snapshot from a study's answered requests as
+// they are read, a part at a time.
+type snapshotWriter struct {
+	pairOf       map[[2]string]uint64
+	pairs        [][2]string
+	condOf       map[[3]string]uint64
+	conds        [][3]string
+	pairsWritten int // pairs[:pairsWritten] were named by earlier parts
+	condsWritten int
+	recs         []byte
+	n            int // answers in recs
+	// flush is given each part's body when it is full; nil: parts are
+	// kept in parts.
+	flush func(body []byte) error
+	parts [][]byte
+}
+
+func newSnapshotWriter(flush func(body []byte) error) *snapshotWriter {
+	return &snapshotWriter{pairOf: map[[2]string]uint64{}, condOf: map[[3]string]uint64{}, flush: flush}
+}
+
+// add encodes one answered request: context, candidate, probe, wording,
+// run and its answer column (answerText).
+func (w *snapshotWriter) add(row *[6]string) error {
+	score, ok, err := scoreOfAnswer(row[5])
+	if err != nil {
+		return err
+	}
+	pk := [2]string{row[0], row[1]}
+	pair, known := w.pairOf[pk]
+	if !known {
+		pk = [2]string{strings.Clone(pk[0]), strings.Clone(pk[1])}
+		pair = uint64(len(w.pairs))
+		w.pairs = append(w.pairs, pk)
+		w.pairOf[pk] = pair
+	}
+	ck := [3]string{row[2], row[3], row[4]}
+	cond, known := w.condOf[ck]
+	if !known {
+		ck = [3]string{strings.Clone(ck[0]), strings.Clone(ck[1]), strings.Clone(ck[2])}
+		cond = uint64(len(w.conds))
+		w.conds = append(w.conds, ck)
+		w.condOf[ck] = cond
+	}
+	w.recs = binary.AppendUvarint(w.recs, pair)
+	w.recs = binary.AppendUvarint(w.recs, cond)
+	if !ok {
+		w.recs = append(w.recs, 0)
+	} else {
+		w.recs = append(w.recs, 1)
+		w.recs = binary.LittleEndian.AppendUint64(w.recs, math.Float64bits(score))
+	}
+	w.n++
+	if w.n == snapshotPart {
+		return w.close()
+	}
+	return nil
+}
+
+// close ends the current part (if it holds anything) and hands it on.
+func (w *snapshotWriter) close() error {
+	if w.n == 0 {
+		return nil
+	}
+	b := make([]byte, 0, 64+len(w.recs)+(len(w.pairs)-w.pairsWritten)*16)
+	b = append(b, snapshotFormat)
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(w.pairs)-w.pairsWritten))
+	for _, p := range w.pairs[w.pairsWritten:] {
+		str(p[0])
+		str(p[1])
+	}
+	b = binary.AppendUvarint(b, uint64(len(w.conds)-w.condsWritten))
+	for _, c := range w.conds[w.condsWritten:] {
+		str(c[0])
+		str(c[1])
+		str(c[2])
+	}
+	b = binary.AppendUvarint(b, uint64(w.n))
+	b = append(b, w.recs...)
+	w.pairsWritten, w.condsWritten = len(w.pairs), len(w.conds)
+	w.recs, w.n = w.recs[:0], 0
+	if w.flush == nil {
+		w.parts = append(w.parts, b)
+		return nil
+	}
+	return w.flush(b)
+}
+
+// noPositions are the positions of a dataset without candidates: every
+// row in the one bucket of unknown ids.
+func noPositions() datasetPositions {
+	return datasetPositions{isCand: []bool{false}, buckets: 1}
+}
+
+// snapshotReader reads a body, failing on the first byte out of place.
+type snapshotReader struct {
+	b   []byte
+	err error
+}
+
+func (r *snapshotReader) uvarint(limit uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v > limit {
+		r.err = errSnapshot
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *snapshotReader) str() string {
+	n := r.uvarint(math.MaxUint64)
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.err = errSnapshot
+	}
+	if r.err != nil {
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *snapshotReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = errSnapshot
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// snapshotRec is one decoded answer.
+type snapshotRec struct {
+	pair, cond uint32
+	score      float64
+	missing    bool
+}
+
+// decodeSnapshot adds the answers of a snapshot's parts, in order, to sr
+// under bank, all or nothing: a malformed part adds none and returns
+// errSnapshot.
+func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
+	var pairs [][2]string
+	var conds [][3]string
+	var recs []snapshotRec
+	for _, body := range parts {
+		r := &snapshotReader{b: body}
+		if r.byte() != snapshotFormat {
+			return errSnapshot
+		}
+		// Each entry takes at least one byte, which bounds every count.
+		for range r.uvarint(uint64(len(r.b))) {
+			pairs = append(pairs, [2]string{r.str(), r.str()})
+		}
+		for range r.uvarint(uint64(len(r.b))) {
+			conds = append(conds, [3]string{r.str(), r.str(), r.str()})
+		}
+		n := r.uvarint(uint64(len(r.b)))
+		if r.err == nil && n > 0 && (len(pairs) == 0 || len(conds) == 0) {
+			return errSnapshot
+		}
+		recs = slices.Grow(recs, int(n))
+		for range n {
+			p := r.uvarint(uint64(len(pairs)) - 1)
+			c := r.uvarint(uint64(len(conds)) - 1)
+			rec := snapshotRec{pair: uint32(p), cond: uint32(c)}
+			switch r.byte() {
+			case 0:
+				rec.missing = true
+			case 1:
+				if len(r.b) < 8 {
+					r.err = errSnapshot
+					break
+				}
+				rec.score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+				r.b = r.b[8:]
+				if math.IsNaN(rec.score) || math.IsInf(rec.score, 0) {
+					r.err = errSnapshot
+				}
+			default:
+				r.err = errSnapshot
+			}
+			if r.err != nil {
+				break
+			}
+			recs = append(recs, rec)
+		}
+		if r.err != nil || len(r.b) != 0 {
+			return errSnapshot
+		}
+	}
+	pairIdx := make([]int32, len(pairs))
+	for i, p := range pairs {
+		pairIdx[i] = sr.pair(p[0], p[1])
+	}
+	condIdx := make([]int32, len(conds))
+	for i, c := range conds {
+		condIdx[i] = sr.cond(c[0], c[1], c[2], bank)
+	}
+	sr.recs = slices.Grow(sr.recs, len(recs))
+	for _, x := range recs {
+		sr.recs = append(sr.recs, scoreRec{pair: pairIdx[x.pair], cond: condIdx[x.cond], answered: true, missing: x.missing, score: x.score})
+	}
+	return nil
+}
+
+// readSnapshots is false only in benchmarks of the read without them.
+var readSnapshots = true
+
+// readSnapshot adds the study's answers to sr from its current snapshot;
+// false when there is none (or it does not decode), and sr is unchanged.
+func readSnapshot(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) (bool, error) {
+	if !readSnapshots {
+		return false, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT part, generation, body FROM score_snapshots WHERE study_id = ? ORDER BY part`, st.id)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var parts [][]byte
+	current := true
+	for rows.Next() {
+		var part, gen int64
+		var body []byte
+		if err := rows.Scan(&part, &gen, &body); err != nil {
+			return false, err
+		}
+		current = current && gen == st.generation && part == int64(len(parts))
+		parts = append(parts, body)
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	if !current || len(parts) == 0 {
+		return false, nil
+	}
+	return decodeSnapshot(parts, sr, st.bank) == nil, nil
+}
+
+// SnapshotScores writes the score snapshot of a study (judge on dataset
+// under bankHash) unless its current one is there: what Lease.Release does
+// when a run ends. A workspace older than schema 5 has none.
+func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash string) error {
+	if !s.compact() {
+		return nil
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		studies, err := studiesOf(ctx, tx, judge, dataset, bankHash, false)
+		if err != nil {
+			return err
+		}
+		for _, st := range studies {
+			if st.bank != bankHash {
+				continue
+			}
+			var current bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM score_snapshots WHERE study_id = ? AND part = 0 AND generation = ?)`,
+				st.id, st.generation).Scan(&current); err != nil || current {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM score_snapshots WHERE study_id = ?`, st.id); err != nil {
+				return err
+			}
+			part := 0
+			w := newSnapshotWriter(func(body []byte) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO score_snapshots(study_id, part, generation, body) VALUES (?, ?, ?, ?)`,
+					st.id, part, st.generation, body)
+				part++
+				return err
+			})
+			if err := scanStudyRows(ctx, tx, st, w.add); err != nil {
+				return err
+			}
+			if err := w.close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
