@@ -167,6 +167,7 @@ type Run struct {
 	dropped   atomic.Int64
 	summary   Summary
 	lease     *store.Lease
+	rw        *store.ResponseWriter // the writer's prepared statements
 	sentAt    map[*Item]time.Time // requests in flight and when they were sent
 	streak    int                 // requests failed in a row for transport reasons
 	breakAt   int                 // streak that trips the breaker (0: never)
@@ -277,12 +278,17 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if p.Judge.Backend == judge.BackendOffline {
 		queue = opts.FlushEvery
 	}
+	rw, err := st.NewResponseWriter(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
 		events: make(chan Event, opts.EventBuffer), writes: make(chan write, queue),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
-		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{},
+		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{}, rw: rw,
 	}
 	switch {
 	case opts.BreakAfter == 0:
@@ -296,6 +302,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
 	if err := r.loadBaselines(ctx); err != nil {
 		cancel(nil)
+		rw.Close()
 		release()
 		return nil, err
 	}
@@ -749,6 +756,7 @@ func (r *Run) ticker(stop <-chan struct{}) {
 // and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
+	defer r.rw.Close()
 	buf := make([]store.Response, 0, r.opts.FlushEvery)
 	var acks []chan<- struct{}
 	var failed bool
@@ -763,7 +771,7 @@ func (r *Run) writer() {
 			buf = buf[:0]
 			return
 		}
-		if err := r.st.PutResponseBatch(ctx, buf); err != nil {
+		if err := r.rw.Put(ctx, buf); err != nil {
 			failed = true
 			r.stop(fmt.Errorf("store: %w", err))
 		} else {
