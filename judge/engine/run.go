@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -121,7 +122,9 @@ type Progress struct {
 	PromptTokens, CachedTokens, CompletionTokens int64
 	Cost                                         float64
 	Priced                                       bool
-	Errors                                       map[string]int // failed requests by error kind
+	// Errors counts failed requests by error kind. Snapshots share one
+	// copy until the counts change: read it, do not write it.
+	Errors map[string]int
 
 	At      time.Time // when this snapshot was taken
 	Elapsed time.Duration
@@ -183,7 +186,8 @@ type Run struct {
 	summary   Summary
 	lease     *store.Lease
 	rw        *store.ResponseWriter // the writer's prepared statements
-	sentAt    map[*Item]time.Time   // requests in flight and when they were sent
+	sentAt    []time.Time           // per worker: when its request in flight was sent (zero: none)
+	errSnap   map[string]int        // the copy of prog.Errors snapshots share; nil when stale
 	streak    int                   // requests failed in a row for transport reasons
 	breakAt   int                   // streak that trips the breaker (0: never)
 	pausedFor time.Duration         // time spent paused before the current pause
@@ -311,7 +315,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
 		events: make(chan Event, opts.EventBuffer), writes: make(chan write, queue),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
-		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{}, rw: rw,
+		gate: make(chan struct{}), lease: lease, sentAt: make([]time.Time, p.Spec.Limits.concurrency()), rw: rw,
 		nudge: make(chan struct{}, 1),
 	}
 	switch {
@@ -426,10 +430,12 @@ func (r *Run) snapshotLocked() Progress { return r.snapshotAt(time.Now()) }
 // snapshotAt is the progress as of now; r.mu is held.
 func (r *Run) snapshotAt(now time.Time) Progress {
 	p := r.prog
-	p.Errors = make(map[string]int, len(r.prog.Errors))
-	for k, v := range r.prog.Errors {
-		p.Errors[k] = v
+	// A snapshot per result: its copies must not grow with the run (the
+	// error counts change only on a failure).
+	if r.errSnap == nil {
+		r.errSnap = maps.Clone(r.prog.Errors)
 	}
+	p.Errors = r.errSnap
 	p.At = now
 	p.Elapsed = p.At.Sub(r.start)
 	paused := r.pausedFor
@@ -442,7 +448,7 @@ func (r *Run) snapshotAt(now time.Time) Progress {
 	p.Waiting, p.WaitUntil = r.lim.Waiting()
 	p.Retrying = r.lim.Retrying()
 	for _, t := range r.sentAt {
-		if p.OldestSent.IsZero() || t.Before(p.OldestSent) {
+		if !t.IsZero() && (p.OldestSent.IsZero() || t.Before(p.OldestSent)) {
 			p.OldestSent = t
 		}
 	}
@@ -467,9 +473,9 @@ func (r *Run) run() {
 	}
 	// Then the calls to send (Plan.Sends: a SAJA call answers several items).
 	work := make(chan int)
-	for range r.plan.Spec.Limits.concurrency() {
+	for slot := range r.plan.Spec.Limits.concurrency() {
 		workerWG.Add(1)
-		go func() { defer workerWG.Done(); r.worker(work) }()
+		go func() { defer workerWG.Done(); r.worker(work, slot) }()
 	}
 feed:
 	for _, i := range r.plan.Sends {
@@ -511,8 +517,9 @@ func rateETA(sent, remaining int, active time.Duration) (float64, time.Duration)
 	return rate, time.Duration(float64(max(remaining, 0)) / rate * float64(time.Second))
 }
 
-// worker sends requests until work closes or the run is canceled.
-func (r *Run) worker(work <-chan int) {
+// worker sends requests until work closes or the run is canceled; slot
+// is its place in r.sentAt.
+func (r *Run) worker(work <-chan int, slot int) {
 	// A paid judge's worker waits for its answer's commit (see below); the
 	// offline simulator's answers cost nothing to redo, so its workers
 	// leave batching to the writer, which keeps a 60,800-request offline
@@ -553,13 +560,13 @@ func (r *Run) worker(work <-chan int) {
 		}
 		r.mu.Lock()
 		r.prog.InFlight++
-		r.sentAt[it] = time.Now()
+		r.sentAt[slot] = time.Now()
 		r.mu.Unlock()
 		r.sending.Add(1)
 		res, err := j.Score(r.ctx, req)
 		r.mu.Lock()
 		r.prog.InFlight--
-		delete(r.sentAt, it)
+		r.sentAt[slot] = time.Time{}
 		r.mu.Unlock()
 		kind := judge.KindOf(err)
 		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
@@ -741,6 +748,7 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 	} else {
 		p.Failed++
 		p.Errors[resp.ErrKind]++
+		r.errSnap = nil
 	}
 	bk := baseKey{resp.Context, resp.Candidate, int(it.Run)}
 	if res.HasScore {
