@@ -34,8 +34,9 @@ type Options struct {
 	PauseOnBreak bool
 	// CommitDelay is the longest a server judge's answer waits for
 	// others to share its transaction while requests are still in
-	// flight (0: DefaultCommitDelay; < 0: none). The writer commits at
-	// once when no request is in flight or the batch is full.
+	// flight (0: DefaultCommitDelay; < 0: none). The writer commits
+	// as soon as no answer has come for CommitDelay/4, no request is in
+	// flight, or the batch is full.
 	CommitDelay time.Duration
 
 	// parked, when set (tests), is called each time a worker finds the
@@ -798,7 +799,8 @@ func (r *Run) ticker(stop <-chan struct{}) {
 // together at once, so an answer waits only for the transaction before
 // it. When the batch holds a server judge's answer and requests are still
 // in flight, it first waits up to CommitDelay for their answers to join
-// (linger): commits, not answers, were most of the writer's CPU. A paid
+// (linger) as long as they keep coming, no more than CommitDelay/4 apart:
+// commits, not answers, were most of the writer's CPU. A paid
 // judge's workers wait for their answer's commit before taking the next
 // request, so a kill -9 loses at most Concurrency answers.
 // It writes with a context that outlives a cancel, so finished work is
@@ -850,7 +852,7 @@ func (r *Run) writer() {
 	}
 	for w := range r.writes {
 		add(w)
-		lingering := false
+		var deadline time.Time // when lingering: the latest commit
 	more:
 		for len(buf) < r.opts.FlushEvery {
 			select {
@@ -863,32 +865,37 @@ func (r *Run) writer() {
 			default:
 			}
 			// Nothing queued: linger only for a paid answer (an ack
-			// waits) while calls that may answer soon are in flight.
+			// waits) while calls that may answer soon are in flight, and
+			// only while answers keep coming (a gap of CommitDelay/4).
 			if len(acks) == 0 || r.opts.CommitDelay < 0 || r.sending.Load() == 0 {
 				break more
 			}
-			if !lingering {
-				lingering = true
-				if linger == nil {
-					linger = time.NewTimer(r.opts.CommitDelay)
-					defer linger.Stop()
-				} else {
-					linger.Reset(r.opts.CommitDelay)
-				}
+			now := time.Now()
+			if deadline.IsZero() {
+				deadline = now.Add(r.opts.CommitDelay)
+			}
+			wait := min(r.opts.CommitDelay/4, deadline.Sub(now))
+			if wait <= 0 {
+				break more
+			}
+			if linger == nil {
+				linger = time.NewTimer(wait)
+				defer linger.Stop()
+			} else {
+				linger.Reset(wait)
 			}
 			select {
 			case w, ok := <-r.writes:
+				linger.Stop()
 				if !ok {
 					break more
 				}
 				add(w)
 			case <-r.nudge: // sending reached 0: checked above
+				linger.Stop()
 			case <-linger.C:
 				break more
 			}
-		}
-		if lingering {
-			linger.Stop()
 		}
 		flush()
 	}
