@@ -53,3 +53,39 @@ func TestOldestSentFollowsRequestsInFlight(t *testing.T) {
 		t.Fatalf("after the run: InFlight %d, OldestSent %v", sum.InFlight, sum.OldestSent)
 	}
 }
+
+// ProgressOnly: no result events, progress that never goes back, and the
+// last snapshot has every request done; the answers are all stored.
+func TestProgressOnlyEmitsNoResults(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	spec := offlineSpec(t, d, 1)
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := NewJudges(spec.Config, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Start(context.Background(), st, js, p, Options{ProgressOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last Progress
+	n := 0
+	for ev := range r.Events() {
+		if ev.Kind != EventProgress {
+			t.Fatalf("event of kind %v with ProgressOnly", ev.Kind)
+		}
+		if ev.Progress.Done < last.Done {
+			t.Fatalf("Done went back from %d to %d", last.Done, ev.Progress.Done)
+		}
+		last = ev.Progress
+		n++
+	}
+	sum, err := r.Wait()
+	if err != nil || n == 0 || last.Done != len(p.Items) || sum.Stored != len(p.Items) || sum.Study.Answered != len(p.Items) {
+		t.Fatalf("%d events, last Done %d, stored %d, study %d, want %d (%v)", n, last.Done, sum.Stored, sum.Study.Answered, len(p.Items), err)
+	}
+}

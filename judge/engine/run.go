@@ -38,6 +38,11 @@ type Options struct {
 	// as soon as no answer has come for CommitDelay/4, no request is in
 	// flight, or the batch is full.
 	CommitDelay time.Duration
+	// ProgressOnly leaves out result events: Events carries a progress
+	// snapshot every ProgressInterval and the last one, for a reader of
+	// progress alone (prism run's progress line). It saves a snapshot per
+	// request and waking the reader for each (docs/performance.md).
+	ProgressOnly bool
 
 	// parked, when set (tests), is called each time a worker finds the
 	// run paused and is about to wait at the gate: once every worker has
@@ -329,7 +334,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	r.prog.Total = len(p.Pending)
 	r.prog.Errors = map[string]int{}
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
-	if err := r.loadBaselines(ctx); err != nil {
+	if err := r.loadBaselines(ctx); err != nil { // for Δ
 		cancel(nil)
 		rw.Close()
 		release()
@@ -339,8 +344,12 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	return r, nil
 }
 
-// loadBaselines reads the baseline scores already stored, for Δ.
+// loadBaselines reads the baseline scores already stored, for Δ (none
+// when no result event is emitted).
 func (r *Run) loadBaselines(ctx context.Context) error {
+	if r.opts.ProgressOnly {
+		return nil
+	}
 	rows, err := r.st.Scores(ctx, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
 	if err != nil {
 		return err
@@ -721,14 +730,10 @@ type write struct {
 	ack  chan<- struct{}
 }
 
-// finish queues resp for writing, updates progress and emits a result;
-// ack receives when resp's transaction has ended.
+// finish queues resp for writing, updates progress and emits a result
+// (unless ProgressOnly); ack receives when resp's transaction has ended.
 func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
 	r.writes <- write{resp, ack}
-	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
-		Wording: r.plan.wording(it), Run: int(it.Run), Score: resp.Score, Cached: cached,
-		ErrKind: resp.ErrKind, Err: resp.Err}
-	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	r.mu.Lock()
 	p := &r.prog
 	p.Done++
@@ -751,6 +756,14 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 		p.Errors[resp.ErrKind]++
 		r.errSnap = nil
 	}
+	if r.opts.ProgressOnly {
+		r.mu.Unlock()
+		return
+	}
+	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
+		Wording: r.plan.wording(it), Run: int(it.Run), Score: resp.Score, Cached: cached,
+		ErrKind: resp.ErrKind, Err: resp.Err}
+	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	bk := baseKey{resp.Context, resp.Candidate, int(it.Run)}
 	if res.HasScore {
 		if resp.Probe == "baseline" {
