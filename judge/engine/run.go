@@ -34,9 +34,10 @@ type Options struct {
 	PauseOnBreak bool
 	// CommitDelay is the longest a server judge's answer waits for
 	// others to share its transaction while requests are still in
-	// flight (0: DefaultCommitDelay; < 0: none). The writer commits
-	// as soon as no answer has come for CommitDelay/4, no request is in
-	// flight, or the batch is full.
+	// flight (0: DefaultCommitDelay; < 0: none). The writer lingers only
+	// while answers arrive more often than one per CommitDelay, and
+	// commits as soon as no answer has come for CommitDelay/4, no
+	// request is in flight, or the batch is full.
 	CommitDelay time.Duration
 	// ProgressOnly leaves out result events: Events carries a progress
 	// snapshot every ProgressInterval and the last one, for a reader of
@@ -62,13 +63,14 @@ type Options struct {
 const OfflineFlushEvery = 8192
 
 // DefaultCommitDelay is Options.CommitDelay's default. Without it a
-// server judge's group commit held 1.1 answers per transaction at
-// concurrency 8 and 3.3 at 128 (answers arrive one by one), and commits
-// were most of the engine's CPU; with it, answers that arrive within 1 ms
-// share one, and the workers they release send together, so their next
-// answers arrive together too (docs/performance.md). A worker waits at
-// most this much longer per request: 5% of a 20 ms server, nothing
-// against a language model's seconds.
+// server judge's group commit held 1.4 answers per transaction at
+// concurrency 32 and 3.3 at 128 (answers arrive one by one), and commits
+// were most of the writer's CPU; with it, answers that arrive close
+// together share one, and the workers they release send together, so
+// their next answers arrive together too (docs/performance.md). A worker
+// waits at most this much longer per request: 5% of a 20 ms server,
+// nothing against a language model's seconds (whose answers come too
+// seldom to linger for).
 const DefaultCommitDelay = time.Millisecond
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
@@ -812,8 +814,9 @@ func (r *Run) ticker(stop <-chan struct{}) {
 // together at once, so an answer waits only for the transaction before
 // it. When the batch holds a server judge's answer and requests are still
 // in flight, it first waits up to CommitDelay for their answers to join
-// (linger) as long as they keep coming, no more than CommitDelay/4 apart:
-// commits, not answers, were most of the writer's CPU. A paid
+// (linger) as long as they keep coming, no more than CommitDelay/4 apart,
+// when answers arrive more often than one per CommitDelay: commits, not
+// answers, were most of the writer's CPU. A paid
 // judge's workers wait for their answer's commit before taking the next
 // request, so a kill -9 loses at most Concurrency answers.
 // It writes with a context that outlives a cancel, so finished work is
@@ -857,10 +860,25 @@ func (r *Run) writer() {
 		}
 		buf = buf[:0]
 	}
+	// spacing is a moving average (weight 1/8) of the time between paid
+	// answers' arrivals: the writer lingers only while answers come more
+	// often than one per CommitDelay (at 20 ms a request, from about
+	// concurrency 20 up); below that most lingers would end with nothing
+	// gained and delay every worker (at concurrency 8 they cost 5–10% of
+	// the bound, docs/performance.md). It starts at 0, so the first
+	// answers linger.
+	gap := r.opts.CommitDelay / 4
+	var spacing time.Duration
+	var lastArrival time.Time
 	add := func(w write) {
 		buf = append(buf, w.resp)
 		if w.ack != nil {
 			acks = append(acks, w.ack)
+			now := time.Now()
+			if !lastArrival.IsZero() {
+				spacing += (now.Sub(lastArrival) - spacing) / 8
+			}
+			lastArrival = now
 		}
 	}
 	for w := range r.writes {
@@ -880,14 +898,14 @@ func (r *Run) writer() {
 			// Nothing queued: linger only for a paid answer (an ack
 			// waits) while calls that may answer soon are in flight, and
 			// only while answers keep coming (a gap of CommitDelay/4).
-			if len(acks) == 0 || r.opts.CommitDelay < 0 || r.sending.Load() == 0 {
+			if len(acks) == 0 || r.opts.CommitDelay < 0 || spacing >= r.opts.CommitDelay || r.sending.Load() == 0 {
 				break more
 			}
 			now := time.Now()
 			if deadline.IsZero() {
 				deadline = now.Add(r.opts.CommitDelay)
 			}
-			wait := min(r.opts.CommitDelay/4, deadline.Sub(now))
+			wait := min(gap, deadline.Sub(now))
 			if wait <= 0 {
 				break more
 			}
