@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,9 +28,11 @@ import (
 //	%-of-bound   the bound N·L/C over the wall time (100: the server's
 //	             latency is all the time there is)
 //	µs-cpu/req   this process's user + system CPU per request
+//	µs-sys/req   of which system (the kernel's, for this process)
 //	conns        TCP connections the server saw opened
 //	srv-µs-cpu/req  the server process's CPU per request (it must not be
 //	             the bottleneck: on a 2-core machine, far below L·2/C)
+//	answers/commit  (the engine's) responses per write transaction
 //
 //	go test ./judge/engine -run '^$' -bench 'HTTP' -benchtime 1x -count 3
 const benchLatency = 20 * time.Millisecond
@@ -100,9 +103,9 @@ func (f *fakeJudge) stats(b *testing.B) openaitest.Stats {
 
 // httpMeasure accumulates one benchmark's runs.
 type httpMeasure struct {
-	n, conns      int64
-	wall, cpu     time.Duration
-	srvCPU, bound time.Duration
+	n, conns       int64
+	wall, cpu, sys time.Duration
+	srvCPU, bound  time.Duration
 }
 
 func (m *httpMeasure) report(b *testing.B) {
@@ -111,6 +114,7 @@ func (m *httpMeasure) report(b *testing.B) {
 	}
 	b.ReportMetric(100*m.bound.Seconds()/m.wall.Seconds(), "%-of-bound")
 	b.ReportMetric(float64(m.cpu.Microseconds())/float64(m.n), "µs-cpu/req")
+	b.ReportMetric(float64(m.sys.Microseconds())/float64(m.n), "µs-sys/req")
 	b.ReportMetric(float64(m.srvCPU.Microseconds())/float64(m.n), "srv-µs-cpu/req")
 	b.ReportMetric(float64(m.conns)/float64(b.N), "conns/op")
 	b.ReportMetric(float64(m.n)/float64(b.N), "req/op")
@@ -120,13 +124,13 @@ func (m *httpMeasure) report(b *testing.B) {
 // the benchmark's timer, this process's CPU and the server's counters.
 func (m *httpMeasure) measure(b *testing.B, f *fakeJudge, n, conc int, send func()) {
 	s0 := f.stats(b)
-	cpu0 := openaitest.ProcessCPU()
+	user0, sys0 := openaitest.ProcessCPUSplit()
 	t0 := time.Now()
 	b.StartTimer()
 	send()
 	b.StopTimer()
 	wall := time.Since(t0)
-	cpu := openaitest.ProcessCPU() - cpu0
+	user1, sys1 := openaitest.ProcessCPUSplit()
 	s1 := f.stats(b)
 	if got := s1.Requests - s0.Requests; got != int64(n) {
 		b.Fatalf("the server answered %d requests, want %d", got, n)
@@ -134,7 +138,8 @@ func (m *httpMeasure) measure(b *testing.B, f *fakeJudge, n, conc int, send func
 	m.n += int64(n)
 	m.conns += s1.Conns - s0.Conns - 1 // the second stats call's own connection
 	m.wall += wall
-	m.cpu += cpu
+	m.cpu += user1 - user0 + sys1 - sys0
+	m.sys += sys1 - sys0
 	m.srvCPU += s1.CPU - s0.CPU
 	m.bound += time.Duration(n) * benchLatency / time.Duration(conc)
 }
@@ -143,13 +148,22 @@ var httpConcurrencies = []int{8, 32, 128}
 
 // BenchmarkHTTPEngine runs the real engine (plan, Start, workers,
 // limiter, the OpenAI client, store writes) on a fresh study of
-// C × 4 candidates × 38 conditions.
-func BenchmarkHTTPEngine(b *testing.B) {
+// C × 4 candidates × 38 conditions. It also reports the answers each
+// write transaction held (answers/commit).
+func BenchmarkHTTPEngine(b *testing.B) { benchHTTPEngine(b, 0) }
+
+// BenchmarkHTTPEngineNoCommitDelay is BenchmarkHTTPEngine with the
+// writer committing whatever has arrived at once (Options.CommitDelay
+// < 0), as before the commit delay: the trade of CPU for wall time.
+func BenchmarkHTTPEngineNoCommitDelay(b *testing.B) { benchHTTPEngine(b, -1) }
+
+func benchHTTPEngine(b *testing.B, delay time.Duration) {
 	for _, conc := range httpConcurrencies {
 		b.Run(fmt.Sprintf("C=%d", conc), func(b *testing.B) {
 			f := startFakeJudge(b, benchLatency)
 			b.ReportAllocs()
 			var m httpMeasure
+			var commits atomic.Int64
 			for b.Loop() {
 				b.StopTimer()
 				d := benchDataset(conc * 4)
@@ -164,8 +178,9 @@ func BenchmarkHTTPEngine(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				opts := Options{Limiter: lim, CommitDelay: delay, committed: func(int) { commits.Add(1) }}
 				m.measure(b, f, len(p.Sends), conc, func() {
-					r, err := Start(context.Background(), st, js, p, Options{Limiter: lim})
+					r, err := Start(context.Background(), st, js, p, opts)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -177,6 +192,7 @@ func BenchmarkHTTPEngine(b *testing.B) {
 				b.StartTimer()
 			}
 			m.report(b)
+			b.ReportMetric(float64(m.n)/float64(commits.Load()), "answers/commit")
 		})
 	}
 }

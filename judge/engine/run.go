@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,18 @@ type Options struct {
 	// in Progress.PauseReason (for the TUI, where someone can resume);
 	// otherwise the run stops with an error wrapping ErrServerDown.
 	PauseOnBreak bool
+	// CommitDelay is the longest a server judge's answer waits for
+	// others to share its transaction while requests are still in
+	// flight (0: DefaultCommitDelay; < 0: none). The writer lingers only
+	// while answers arrive more often than one per CommitDelay, and
+	// commits as soon as no answer has come for CommitDelay/4, no
+	// request is in flight, or the batch is full.
+	CommitDelay time.Duration
+	// ProgressOnly leaves out result events: Events carries a progress
+	// snapshot every ProgressInterval and the last one, for a reader of
+	// progress alone (prism run's progress line). It saves a snapshot per
+	// request and waking the reader for each (docs/performance.md).
+	ProgressOnly bool
 
 	// parked, when set (tests), is called each time a worker finds the
 	// run paused and is about to wait at the gate: once every worker has
@@ -48,6 +61,17 @@ type Options struct {
 // of the request-key index it touched, at random: fewer, larger commits
 // write each page fewer times.
 const OfflineFlushEvery = 8192
+
+// DefaultCommitDelay is Options.CommitDelay's default. Without it a
+// server judge's group commit held 1.4 answers per transaction at
+// concurrency 32 and 3.3 at 128 (answers arrive one by one), and commits
+// were most of the writer's CPU; with it, answers that arrive close
+// together share one, and the workers they release send together, so
+// their next answers arrive together too (docs/performance.md). A worker
+// waits at most this much longer per request: 5% of a 20 ms server,
+// nothing against a language model's seconds (whose answers come too
+// seldom to linger for).
+const DefaultCommitDelay = time.Millisecond
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
 // round of the default concurrency (8) failing in a row.
@@ -106,7 +130,9 @@ type Progress struct {
 	PromptTokens, CachedTokens, CompletionTokens int64
 	Cost                                         float64
 	Priced                                       bool
-	Errors                                       map[string]int // failed requests by error kind
+	// Errors counts failed requests by error kind. Snapshots share one
+	// copy until the counts change: read it, do not write it.
+	Errors map[string]int
 
 	At      time.Time // when this snapshot was taken
 	Elapsed time.Duration
@@ -167,11 +193,18 @@ type Run struct {
 	dropped   atomic.Int64
 	summary   Summary
 	lease     *store.Lease
-	sentAt    map[*Item]time.Time // requests in flight and when they were sent
-	streak    int                 // requests failed in a row for transport reasons
-	breakAt   int                 // streak that trips the breaker (0: never)
-	pausedFor time.Duration       // time spent paused before the current pause
-	pausedAt  time.Time           // when the current pause began (while paused)
+	rw        *store.ResponseWriter // the writer's prepared statements
+	sentAt    []time.Time           // per worker: when its request in flight was sent (zero: none)
+	errSnap   map[string]int        // the copy of prog.Errors snapshots share; nil when stale
+	streak    int                   // requests failed in a row for transport reasons
+	breakAt   int                   // streak that trips the breaker (0: never)
+	pausedFor time.Duration         // time spent paused before the current pause
+	pausedAt  time.Time             // when the current pause began (while paused)
+
+	// sending counts the calls between their start and their answers'
+	// queueing for the writer; nudge tells the writer it reached zero.
+	sending atomic.Int64
+	nudge   chan struct{}
 }
 
 type baseKey struct {
@@ -266,6 +299,9 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if opts.EventBuffer <= 0 {
 		opts.EventBuffer = 4096
 	}
+	if opts.CommitDelay == 0 {
+		opts.CommitDelay = DefaultCommitDelay
+	}
 	lim := opts.Limiter
 	if lim == nil {
 		lim = NewLimiter(p.Spec.Limits)
@@ -277,12 +313,18 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if p.Judge.Backend == judge.BackendOffline {
 		queue = opts.FlushEvery
 	}
+	rw, err := st.NewResponseWriter(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
 		events: make(chan Event, opts.EventBuffer), writes: make(chan write, queue),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
-		gate: make(chan struct{}), lease: lease, sentAt: map[*Item]time.Time{},
+		gate: make(chan struct{}), lease: lease, sentAt: make([]time.Time, p.Spec.Limits.concurrency()), rw: rw,
+		nudge: make(chan struct{}, 1),
 	}
 	switch {
 	case opts.BreakAfter == 0:
@@ -294,8 +336,9 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	r.prog.Total = len(p.Pending)
 	r.prog.Errors = map[string]int{}
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
-	if err := r.loadBaselines(ctx); err != nil {
+	if err := r.loadBaselines(ctx); err != nil { // for Δ
 		cancel(nil)
+		rw.Close()
 		release()
 		return nil, err
 	}
@@ -303,8 +346,12 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	return r, nil
 }
 
-// loadBaselines reads the baseline scores already stored, for Δ.
+// loadBaselines reads the baseline scores already stored, for Δ (none
+// when no result event is emitted).
 func (r *Run) loadBaselines(ctx context.Context) error {
+	if r.opts.ProgressOnly {
+		return nil
+	}
 	rows, err := r.st.Scores(ctx, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
 	if err != nil {
 		return err
@@ -395,10 +442,12 @@ func (r *Run) snapshotLocked() Progress { return r.snapshotAt(time.Now()) }
 // snapshotAt is the progress as of now; r.mu is held.
 func (r *Run) snapshotAt(now time.Time) Progress {
 	p := r.prog
-	p.Errors = make(map[string]int, len(r.prog.Errors))
-	for k, v := range r.prog.Errors {
-		p.Errors[k] = v
+	// A snapshot per result: its copies must not grow with the run (the
+	// error counts change only on a failure).
+	if r.errSnap == nil {
+		r.errSnap = maps.Clone(r.prog.Errors)
 	}
+	p.Errors = r.errSnap
 	p.At = now
 	p.Elapsed = p.At.Sub(r.start)
 	paused := r.pausedFor
@@ -411,7 +460,7 @@ func (r *Run) snapshotAt(now time.Time) Progress {
 	p.Waiting, p.WaitUntil = r.lim.Waiting()
 	p.Retrying = r.lim.Retrying()
 	for _, t := range r.sentAt {
-		if p.OldestSent.IsZero() || t.Before(p.OldestSent) {
+		if !t.IsZero() && (p.OldestSent.IsZero() || t.Before(p.OldestSent)) {
 			p.OldestSent = t
 		}
 	}
@@ -436,9 +485,9 @@ func (r *Run) run() {
 	}
 	// Then the calls to send (Plan.Sends: a SAJA call answers several items).
 	work := make(chan int)
-	for range r.plan.Spec.Limits.concurrency() {
+	for slot := range r.plan.Spec.Limits.concurrency() {
 		workerWG.Add(1)
-		go func() { defer workerWG.Done(); r.worker(work) }()
+		go func() { defer workerWG.Done(); r.worker(work, slot) }()
 	}
 feed:
 	for _, i := range r.plan.Sends {
@@ -480,8 +529,9 @@ func rateETA(sent, remaining int, active time.Duration) (float64, time.Duration)
 	return rate, time.Duration(float64(max(remaining, 0)) / rate * float64(time.Second))
 }
 
-// worker sends requests until work closes or the run is canceled.
-func (r *Run) worker(work <-chan int) {
+// worker sends requests until work closes or the run is canceled; slot
+// is its place in r.sentAt.
+func (r *Run) worker(work <-chan int, slot int) {
 	// A paid judge's worker waits for its answer's commit (see below); the
 	// offline simulator's answers cost nothing to redo, so its workers
 	// leave batching to the writer, which keeps a 60,800-request offline
@@ -522,16 +572,18 @@ func (r *Run) worker(work <-chan int) {
 		}
 		r.mu.Lock()
 		r.prog.InFlight++
-		r.sentAt[it] = time.Now()
+		r.sentAt[slot] = time.Now()
 		r.mu.Unlock()
+		r.sending.Add(1)
 		res, err := j.Score(r.ctx, req)
 		r.mu.Lock()
 		r.prog.InFlight--
-		delete(r.sentAt, it)
+		r.sentAt[slot] = time.Time{}
 		r.mu.Unlock()
 		kind := judge.KindOf(err)
 		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
 			// Abandoned, not failed: a canceled call is never recorded.
+			r.sent()
 			return
 		}
 		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
@@ -549,6 +601,7 @@ func (r *Run) worker(work <-chan int) {
 			mk := &r.plan.Items[k]
 			r.finish(mk, cellResponse(mk.Row(), int(mk.Part), m == 0, res, err), false, a)
 		}
+		r.sent()
 		// The next request starts only once this answer is committed, so
 		// at any moment at most Concurrency requests are answered but not
 		// yet stored: all a kill -9 can make the next run send again.
@@ -560,6 +613,18 @@ func (r *Run) worker(work <-chan int) {
 			return
 		}
 		r.breaker(kind, err)
+	}
+}
+
+// sent ends a call counted in r.sending (its answers are queued, or it
+// was abandoned); the last one nudges the writer, which then has nothing
+// more to wait for.
+func (r *Run) sent() {
+	if r.sending.Add(-1) == 0 {
+		select {
+		case r.nudge <- struct{}{}:
+		default: // a nudge is already pending
+		}
 	}
 }
 
@@ -667,14 +732,10 @@ type write struct {
 	ack  chan<- struct{}
 }
 
-// finish queues resp for writing, updates progress and emits a result;
-// ack receives when resp's transaction has ended.
+// finish queues resp for writing, updates progress and emits a result
+// (unless ProgressOnly); ack receives when resp's transaction has ended.
 func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- struct{}) {
 	r.writes <- write{resp, ack}
-	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
-		Wording: r.plan.wording(it), Run: int(it.Run), Score: resp.Score, Cached: cached,
-		ErrKind: resp.ErrKind, Err: resp.Err}
-	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	r.mu.Lock()
 	p := &r.prog
 	p.Done++
@@ -695,7 +756,16 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan<- stru
 	} else {
 		p.Failed++
 		p.Errors[resp.ErrKind]++
+		r.errSnap = nil
 	}
+	if r.opts.ProgressOnly {
+		r.mu.Unlock()
+		return
+	}
+	res := Result{Context: resp.Context, Candidate: resp.Candidate, Probe: resp.Probe,
+		Wording: r.plan.wording(it), Run: int(it.Run), Score: resp.Score, Cached: cached,
+		ErrKind: resp.ErrKind, Err: resp.Err}
+	res.HasScore = resp.ErrKind == "" && !math.IsNaN(resp.Score)
 	bk := baseKey{resp.Context, resp.Candidate, int(it.Run)}
 	if res.HasScore {
 		if resp.Probe == "baseline" {
@@ -742,16 +812,23 @@ func (r *Run) ticker(stop <-chan struct{}) {
 // writer commits responses by group commit: it waits for one, takes
 // whatever else has already arrived (up to FlushEvery) and commits them
 // together at once, so an answer waits only for the transaction before
-// it. A paid judge's workers wait for their answer's commit before taking
-// the next request, so a kill -9 loses at most Concurrency answers.
+// it. When the batch holds a server judge's answer and requests are still
+// in flight, it first waits up to CommitDelay for their answers to join
+// (linger) as long as they keep coming, no more than CommitDelay/4 apart,
+// when answers arrive more often than one per CommitDelay: commits, not
+// answers, were most of the writer's CPU. A paid
+// judge's workers wait for their answer's commit before taking the next
+// request, so a kill -9 loses at most Concurrency answers.
 // It writes with a context that outlives a cancel, so finished work is
 // stored; after a store error it keeps draining so workers never block,
 // and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
+	defer r.rw.Close()
 	buf := make([]store.Response, 0, r.opts.FlushEvery)
 	var acks []chan<- struct{}
 	var failed bool
+	var linger *time.Timer
 	flush := func() {
 		defer func() {
 			for _, a := range acks {
@@ -763,7 +840,7 @@ func (r *Run) writer() {
 			buf = buf[:0]
 			return
 		}
-		if err := r.st.PutResponseBatch(ctx, buf); err != nil {
+		if err := r.rw.Put(ctx, buf); err != nil {
 			failed = true
 			r.stop(fmt.Errorf("store: %w", err))
 		} else {
@@ -783,14 +860,30 @@ func (r *Run) writer() {
 		}
 		buf = buf[:0]
 	}
+	// spacing is a moving average (weight 1/8) of the time between paid
+	// answers' arrivals: the writer lingers only while answers come more
+	// often than one per CommitDelay (at 20 ms a request, from about
+	// concurrency 20 up); below that most lingers would end with nothing
+	// gained and delay every worker (at concurrency 8 they cost 5–10% of
+	// the bound, docs/performance.md). It starts at 0, so the first
+	// answers linger.
+	gap := r.opts.CommitDelay / 4
+	var spacing time.Duration
+	var lastArrival time.Time
 	add := func(w write) {
 		buf = append(buf, w.resp)
 		if w.ack != nil {
 			acks = append(acks, w.ack)
+			now := time.Now()
+			if !lastArrival.IsZero() {
+				spacing += (now.Sub(lastArrival) - spacing) / 8
+			}
+			lastArrival = now
 		}
 	}
 	for w := range r.writes {
 		add(w)
+		var deadline time.Time // when lingering: the latest commit
 	more:
 		for len(buf) < r.opts.FlushEvery {
 			select {
@@ -799,7 +892,39 @@ func (r *Run) writer() {
 					break more
 				}
 				add(w)
+				continue
 			default:
+			}
+			// Nothing queued: linger only for a paid answer (an ack
+			// waits) while calls that may answer soon are in flight, and
+			// only while answers keep coming (a gap of CommitDelay/4).
+			if len(acks) == 0 || r.opts.CommitDelay < 0 || spacing >= r.opts.CommitDelay || r.sending.Load() == 0 {
+				break more
+			}
+			now := time.Now()
+			if deadline.IsZero() {
+				deadline = now.Add(r.opts.CommitDelay)
+			}
+			wait := min(gap, deadline.Sub(now))
+			if wait <= 0 {
+				break more
+			}
+			if linger == nil {
+				linger = time.NewTimer(wait)
+				defer linger.Stop()
+			} else {
+				linger.Reset(wait)
+			}
+			select {
+			case w, ok := <-r.writes:
+				linger.Stop()
+				if !ok {
+					break more
+				}
+				add(w)
+			case <-r.nudge: // sending reached 0: checked above
+				linger.Stop()
+			case <-linger.C:
 				break more
 			}
 		}

@@ -94,6 +94,11 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	if res.StatusCode < http.StatusOK || res.StatusCode >= http.StatusBadRequest {
 		return resp, errorReply(res)
 	}
+	// Decoding one valid JSON value, Unmarshal and Decoder.Decode agree
+	// (values and errors); Unmarshal needs no buffer of its own.
+	if rb, ok := res.Body.(*replyBody); ok && rb.valid && rb.Len() == len(rb.data) {
+		return resp, json.Unmarshal(rb.data, &resp)
+	}
 	err = json.NewDecoder(res.Body).Decode(&resp)
 	return resp, err
 }

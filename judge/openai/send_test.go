@@ -117,6 +117,7 @@ func TestRequestMatchesGoOpenAI(t *testing.T) {
 	for _, answer := range []string{
 		string(completionJSON(`{"score": 7}`, nil, usage{100, 40, 5}, "", "")),
 		`{"error": {"message": "bad", "type": "invalid_request_error", "code": "x"}}`,
+		`{"id": 5, "choices": []}`, // a 200 go-openai cannot decode: the same error
 	} {
 		for _, key := range []judge.Secret{"", "sk-test-123"} {
 			for _, suffix := range []string{"/v1", "/v1/"} {

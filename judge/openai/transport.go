@@ -234,7 +234,8 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	if over {
 		data = data[:min(len(data), RawPrefix)]
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(data))
+	rb := &replyBody{Reader: bytes.NewReader(data), data: data}
+	resp.Body = rb
 	resp.ContentLength = int64(len(data))
 	if rerr != nil {
 		if ctx.Err() != nil && parent.Err() == nil {
@@ -255,11 +256,24 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		return resp, judge.KindTimeout, "HTTP 408"
 	case c >= 500 && c != http.StatusNotImplemented:
 		return resp, judge.KindServer, "HTTP " + strconv.Itoa(c)
-	case c >= 200 && c < 300 && !json.Valid(data):
-		return resp, judge.KindServer, "the answer is not JSON"
+	case c >= 200 && c < 300:
+		if rb.valid = json.Valid(data); !rb.valid {
+			return resp, judge.KindServer, "the answer is not JSON"
+		}
 	}
 	return resp, "", ""
 }
+
+// replyBody is a reply body the Transport has read whole; valid says it
+// is one JSON value (checked for a 2xx reply), so the client can decode
+// data at once instead of copying it through a json.Decoder.
+type replyBody struct {
+	*bytes.Reader
+	data  []byte
+	valid bool
+}
+
+func (*replyBody) Close() error { return nil }
 
 // readBody reads r to its end, or its first max bytes when max ≥ 0, as
 // io.ReadAll would; size is the length r announced (< 0: unknown), read

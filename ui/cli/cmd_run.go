@@ -356,7 +356,7 @@ func sendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, std
 		return engine.Summary{}, err
 	}
 	start := time.Now()
-	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim})
+	r, err := engine.Start(ctx, st, judges, plan, engine.Options{Limiter: lim, ProgressOnly: true}) // the progress line reads no results
 	if err != nil {
 		return engine.Summary{}, err
 	}

@@ -77,11 +77,17 @@ type Stats struct {
 
 // ProcessCPU is the calling process's user + system CPU time.
 func ProcessCPU() time.Duration {
+	u, s := ProcessCPUSplit()
+	return u + s
+}
+
+// ProcessCPUSplit is the calling process's user and system CPU time.
+func ProcessCPUSplit() (user, sys time.Duration) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // Serve listens on addr, writes the base URL (ending in /v1) and a newline

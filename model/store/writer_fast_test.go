@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A ResponseWriter reused across batches stores what PutResponseBatch
+// stores batch by batch: new requests, requests recorded earlier (by a
+// failure, in this batch or a previous one), first answers standing,
+// failures always added, secrets redacted.
+func TestResponseWriterEqualsPutResponseBatch(t *testing.T) {
+	ctx := context.Background()
+	a, b := openTemp(t), openTemp(t)
+	seedJudgeAndDataset(t, a)
+	seedJudgeAndDataset(t, b)
+	const secret = "plain-opaque-credential-42"
+	a.AddSecret(secret)
+	b.AddSecret(secret)
+	w, err := b.NewResponseWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
+	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
+	for round := range 40 {
+		var rs []Response
+		for range 1 + rng.IntN(12) { // the small batches of a group commit
+			c := cands[rng.IntN(len(cands))]
+			p := probes[rng.IntN(len(probes))]
+			run := fmt.Sprint(rng.IntN(6))
+			if rng.IntN(4) == 0 {
+				f := failure(c[0], c[1], p, run, "timeout")
+				f.Err = "bad key " + secret
+				rs = append(rs, f)
+			} else {
+				r := answer(c[0], c[1], p, run, float64(rng.IntN(10)+round))
+				r.Raw += " " + secret
+				rs = append(rs, r)
+			}
+		}
+		if err := a.PutResponseBatch(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Put(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	da, db := dump(t, a), dump(t, b)
+	if len(da) == 0 || !slices.Equal(da, db) {
+		t.Fatalf("PutResponseBatch stored %d rows, ResponseWriter %d; they differ", len(da), len(db))
+	}
+	if strings.Contains(strings.Join(db, "\n"), secret) {
+		t.Error("the writer stored a registered secret")
+	}
+}
+
+// A ResponseWriter refuses what PutResponseBatch refuses, naming the
+// response, stores nothing of a refused batch, and keeps working after.
+func TestResponseWriterRejects(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	w, err := s.NewResponseWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Put(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	sameCoordNewKey := answer("c1", "x", "baseline", "0", 3)
+	sameCoordNewKey.Key = keyOf("c1", "x", "edited")
+	unknownJudge := answer("c1", "x", "baseline", "0", 3)
+	unknownJudge.Judge = "ghost"
+	unknownDataset := answer("c1", "x", "baseline", "0", 3)
+	unknownDataset.Dataset = "ghost"
+	noKey := answer("c1", "x", "baseline", "0", 3)
+	noKey.Key = ""
+	errNoKind := answer("c1", "x", "baseline", "0", 3)
+	errNoKind.Err = "oops"
+	badLogprobs := answer("c1", "x", "baseline", "0", 3)
+	badLogprobs.Logprobs = []byte("{not json")
+	before := dump(t, s)
+	for _, tc := range []struct {
+		r    Response
+		want string
+	}{
+		{sameCoordNewKey, "request text changed"},
+		{unknownJudge, `judge "ghost": not found`},
+		{unknownDataset, `dataset "ghost": not found`},
+		{noKey, "no key"},
+		{errNoKind, "no error kind"},
+		{badLogprobs, "logprobs"},
+	} {
+		batch := []Response{answer("c2", "a", "baseline", "7", 1), tc.r}
+		err := w.Put(ctx, batch)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "response 1 (") {
+			t.Errorf("Put: err = %v, want it to name response 1 and mention %q", err, tc.want)
+		}
+	}
+	if after := dump(t, s); !slices.Equal(before, after) {
+		t.Errorf("refused batches left rows: %d before, %d after", len(before), len(after))
+	}
+	if err := w.Put(ctx, []Response{answer("c2", "a", "baseline", "7", 1)}); err != nil {
+		t.Fatalf("after refused batches: %v", err)
+	}
+	if n := len(dump(t, s)); n != len(before)+1 {
+		t.Errorf("%d rows after one more answer, want %d", n, len(before)+1)
+	}
+}
+
+func TestResponseWriterReadOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	path := s.Path()
+	s.Close()
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.NewResponseWriter(ctx); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("NewResponseWriter on a read-only store: %v", err)
+	}
+}
