@@ -15,7 +15,7 @@ import (
 // as in PutResponses. All of rs is written in one transaction.
 func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		up, err := prepareRequestUpsert(ctx, tx)
+		up, err := prepareRequestUpsert(ctx, tx, nil)
 		if err != nil {
 			return err
 		}

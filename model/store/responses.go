@@ -88,34 +88,41 @@ func (s *Store) PutResponseBatch(ctx context.Context, rs []Response) error {
 	// the request-key index, whose pages a hash scatters, is walked once
 	// in order rather than at random through a small page cache. Row ids
 	// follow the order written; nothing reads them as plan order.
-	order := make([]int, len(rs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(rs[a].Key, rs[b].Key) })
+	order := keyOrder(rs, nil)
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return s.putResponsesOrdered(ctx, tx, rs, 0, order)
+		return s.putResponsesOrdered(ctx, tx, rs, 0, order, nil)
 	})
+}
+
+// keyOrder fills buf with the indices of rs in request-key order
+// (stable: responses to one key keep theirs) and returns it.
+func keyOrder(rs []Response, buf []int) []int {
+	buf = buf[:0]
+	for i := range rs {
+		buf = append(buf, i)
+	}
+	slices.SortStableFunc(buf, func(a, b int) int { return strings.Compare(rs[a].Key, rs[b].Key) })
+	return buf
 }
 
 // putResponsesTx writes rs inside tx; offset numbers them in errors.
 func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, offset int) error {
-	return s.putResponsesOrdered(ctx, tx, rs, offset, nil)
+	return s.putResponsesOrdered(ctx, tx, rs, offset, nil, nil)
 }
 
 // putResponsesOrdered is putResponsesTx writing rs in the order of the
 // indices order lists (nil: as they come).
-func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Response, offset int, order []int) error {
+//
+// pre, when not nil, holds the statements prepared once on the writer
+// connection (ResponseWriter); otherwise they are prepared in tx.
+func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Response, offset int, order []int, pre *writeStmts) error {
 	secrets := s.knownSecrets()
-	upReq, err := prepareRequestUpsert(ctx, tx)
+	upReq, err := prepareRequestUpsert(ctx, tx, pre)
 	if err != nil {
 		return err
 	}
 	defer upReq.Close()
-	insResp, err := tx.PrepareContext(ctx, `
-		INSERT INTO responses(request_id, ok, raw, score, logprobs, prompt_tokens, cached_tokens,
-		                      completion_tokens, latency_ns, error_kind, error, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insResp, err := pre.stmt(ctx, tx, pre.insRespStmt(), sqlInsertResponse)
 	if err != nil {
 		return err
 	}
@@ -224,17 +231,12 @@ type requestUpsert struct {
 	find    *sql.Stmt
 }
 
-func prepareRequestUpsert(ctx context.Context, tx *sql.Tx) (*requestUpsert, error) {
-	ins, err := tx.PrepareContext(ctx, `
-		INSERT INTO study_requests(study_id, key, context, candidate, probe, wording, run, answer, failures)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(study_id, context, candidate, probe, wording, run) DO NOTHING`)
+func prepareRequestUpsert(ctx context.Context, tx *sql.Tx, pre *writeStmts) (*requestUpsert, error) {
+	ins, err := pre.stmt(ctx, tx, pre.insReqStmt(), sqlInsertRequest)
 	if err != nil {
 		return nil, err
 	}
-	find, err := tx.PrepareContext(ctx, `
-		SELECT id, key, answer FROM study_requests
-		WHERE study_id = ? AND context = ? AND candidate = ? AND probe = ? AND wording = ? AND run = ?`)
+	find, err := pre.stmt(ctx, tx, pre.findReqStmt(), sqlFindRequest)
 	if err != nil {
 		ins.Close()
 		return nil, err
