@@ -69,8 +69,8 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 			p = probeInfo{kind, name, sign}
 			probeOf[r.Probe] = p
 		}
-		if p.kind == model.ProbeRubric {
-			continue // rubric ratings are no probe of the bank (docs/rubrics.md)
+		if p.kind == model.ProbeRubric || p.kind == model.ProbeLevel || p.kind == model.ProbeJoint {
+			continue // rubric ratings are no probe of the bank (docs/rubrics.md); levels and joint instructions are the wording diagnostics' (docs/diagnostics.md)
 		}
 		if r.Missing {
 			continue
