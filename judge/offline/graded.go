@@ -34,10 +34,10 @@ const (
 // extra is the part of an effect that is not a sum of single-feature
 // terms: the control's response or a joint instruction's interaction.
 type extra struct {
-	control  bool
-	feature  Feature // the control's feature
-	a, b     Feature // a joint instruction's features
-	uv       float64 // the product of its signs
+	control bool
+	feature Feature // the control's feature
+	a, b    Feature // a joint instruction's features
+	uv      float64 // the product of its signs
 }
 
 // logit is the extra's Δz for features f (0 for nil).
