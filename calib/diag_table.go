@@ -1,0 +1,276 @@
+package calib
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// diagTable holds a study's scores for the wording and joint diagnostics
+// (docs/protocol.md §15): s(x; p) per context, candidate, probe and run,
+// the mean of the answered wordings of p in that run (NaN: none).
+// Contexts and candidates are sorted by id, runs by label.
+type diagTable struct {
+	runs  []string
+	ctxs  []string
+	cands [][]string
+	score map[string][][][]float64 // probe → [context][candidate][run]
+}
+
+// newDiagTable tabulates rows; it fails, naming the row, on a probe name
+// model.ParseProbe refuses or a score model.CheckNumber refuses. Missing
+// rows and rubric ratings are skipped.
+func newDiagTable(rows []model.ScoreRow, file string) (*diagTable, error) {
+	type key struct{ ctx, cand, probe, run, wording string }
+	sum := map[key]float64{}
+	cnt := map[key]int{}
+	ctxCands := map[string]map[string]bool{}
+	runSet := map[string]bool{}
+	checked := map[string]bool{}
+	for i := range rows {
+		r := &rows[i]
+		if !checked[r.Probe] {
+			kind, _, _, err := model.ParseProbe(r.Probe)
+			if err != nil {
+				return nil, fmt.Errorf("%s: field \"probe\": %v", at(file, r.Line), err)
+			}
+			if kind == model.ProbeRubric {
+				continue
+			}
+			checked[r.Probe] = true
+		}
+		if r.Missing {
+			continue
+		}
+		if err := model.CheckNumber(r.Score); err != nil {
+			return nil, fmt.Errorf("%s: field \"score\": %v", at(file, r.Line), err)
+		}
+		k := key{r.Context, r.Candidate, r.Probe, r.Run, r.Wording}
+		sum[k] += r.Score
+		cnt[k]++
+		if ctxCands[r.Context] == nil {
+			ctxCands[r.Context] = map[string]bool{}
+		}
+		ctxCands[r.Context][r.Candidate] = true
+		runSet[r.Run] = true
+	}
+	t := &diagTable{runs: slices.Sorted(maps.Keys(runSet)), ctxs: slices.Sorted(maps.Keys(ctxCands)), score: map[string][][][]float64{}}
+	candIdx := map[[2]string]int{}
+	for _, c := range t.ctxs {
+		cs := slices.Sorted(maps.Keys(ctxCands[c]))
+		for i, id := range cs {
+			candIdx[[2]string{c, id}] = i
+		}
+		t.cands = append(t.cands, cs)
+	}
+	ctxIdx := map[string]int{}
+	for i, c := range t.ctxs {
+		ctxIdx[c] = i
+	}
+	runIdx := map[string]int{}
+	for i, r := range t.runs {
+		runIdx[r] = i
+	}
+	// Mean of wording means: a sign's wordings count alike (protocol §2).
+	type cell struct{ ctx, cand, probe, run string }
+	wsum := map[cell]float64{}
+	wcnt := map[cell]int{}
+	for _, k := range slices.SortedFunc(maps.Keys(sum), func(a, b key) int {
+		return cmp.Or(strings.Compare(a.ctx, b.ctx), strings.Compare(a.cand, b.cand), strings.Compare(a.probe, b.probe),
+			strings.Compare(a.run, b.run), strings.Compare(a.wording, b.wording))
+	}) {
+		c := cell{k.ctx, k.cand, k.probe, k.run}
+		wsum[c] += sum[k] / float64(cnt[k])
+		wcnt[c]++
+	}
+	for c, s := range wsum {
+		m := t.score[c.probe]
+		if m == nil {
+			m = make([][][]float64, len(t.ctxs))
+			for ci := range m {
+				m[ci] = make([][]float64, len(t.cands[ci]))
+				for i := range m[ci] {
+					m[ci][i] = make([]float64, len(t.runs))
+					for r := range m[ci][i] {
+						m[ci][i][r] = math.NaN()
+					}
+				}
+			}
+			t.score[c.probe] = m
+		}
+		m[ctxIdx[c.ctx]][candIdx[[2]string{c.ctx, c.cand}]][runIdx[c.run]] = s / float64(wcnt[c])
+	}
+	return t, nil
+}
+
+// has reports whether any score of probe is present.
+func (t *diagTable) has(probe string) bool { return t.score[probe] != nil }
+
+// term is one probe's coefficient in a linear contrast of scores.
+type term struct {
+	probe string
+	w     float64
+}
+
+// centered returns, for one context, the candidates that have every probe
+// in every run (usable), and per probe the scores of those candidates
+// centered within the context in each run: [probe][usable i][run].
+func (t *diagTable) centered(c int, probes []string) (usable []int, v map[string][][]float64) {
+	R := len(t.runs)
+	for i := range t.cands[c] {
+		ok := true
+		for _, p := range probes {
+			m := t.score[p]
+			for r := 0; ok && r < R; r++ {
+				ok = m != nil && !math.IsNaN(m[c][i][r])
+			}
+		}
+		if ok {
+			usable = append(usable, i)
+		}
+	}
+	if len(usable) < 2 {
+		return nil, nil
+	}
+	v = make(map[string][][]float64, len(probes))
+	for _, p := range probes {
+		rows := make([][]float64, len(usable))
+		for k, i := range usable {
+			rows[k] = slices.Clone(t.score[p][c][i])
+		}
+		for r := 0; r < R; r++ {
+			var s float64
+			for k := range rows {
+				s += rows[k][r]
+			}
+			mean := s / float64(len(rows))
+			for k := range rows {
+				rows[k][r] -= mean
+			}
+		}
+		v[p] = rows
+	}
+	return usable, v
+}
+
+// eval is contrast u of usable candidate k in run r.
+func eval(v map[string][][]float64, u []term, k, r int) float64 {
+	var s float64
+	for _, x := range u {
+		s += x.w * v[x.probe][k][r]
+	}
+	return s
+}
+
+// qSums are one context's parts of Q(U,V) (docs/protocol.md §8):
+// num = Σ_i Σ_{r≠r′} U_i^(r) V_i^(r′) and den = n_c·R(R−1).
+func qSums(v map[string][][]float64, u, w []term, n, R int) (num, den float64) {
+	for k := 0; k < n; k++ {
+		var su, sw, suw float64
+		for r := 0; r < R; r++ {
+			a, b := eval(v, u, k, r), eval(v, w, k, r)
+			su += a
+			sw += b
+			suw += a * b
+		}
+		num += su*sw - suw
+	}
+	return num, float64(n * R * (R - 1))
+}
+
+// qBoot holds named Q statistics by context, so that each Q is
+// Σ_c num/Σ_c den over all contexts or over a context-bootstrap draw.
+type qBoot struct {
+	nctx     int
+	num, den [][]float64 // [stat][context]
+}
+
+func newQBoot(nctx int) *qBoot { return &qBoot{nctx: nctx} }
+
+// stat adds a statistic and returns its index.
+func (b *qBoot) stat() int {
+	b.num = append(b.num, make([]float64, b.nctx))
+	b.den = append(b.den, make([]float64, b.nctx))
+	return len(b.num) - 1
+}
+
+// q returns every statistic's Q over all contexts (NaN where den is 0).
+func (b *qBoot) q() []float64 {
+	out := make([]float64, len(b.num))
+	for j := range b.num {
+		var n, d float64
+		for c := 0; c < b.nctx; c++ {
+			n += b.num[j][c]
+			d += b.den[j][c]
+		}
+		out[j] = ratio(n, d)
+	}
+	return out
+}
+
+func ratio(n, d float64) float64 {
+	if d == 0 {
+		return math.NaN()
+	}
+	return n / d
+}
+
+// intervals returns percentile 95% intervals of each quantity derive
+// computes from the Q statistics, over B context-bootstrap resamples drawn
+// as PairedBootstrap draws them (i = ⌊x·n/2⁶⁴⌋, x = Uint64() of
+// rand.NewPCG(seed, 1)). Resamples where a quantity is NaN are left out of
+// its interval; an interval with none is NaN.
+func (b *qBoot) intervals(derive func(q []float64) []float64, nq, B int, seed uint64) [][2]float64 {
+	out := make([][2]float64, nq)
+	for i := range out {
+		out[i] = [2]float64{math.NaN(), math.NaN()}
+	}
+	if b.nctx == 0 || B < 1 {
+		return out
+	}
+	draws := make([][]float64, nq)
+	ns, ds := make([]float64, len(b.num)), make([]float64, len(b.num))
+	q := make([]float64, len(b.num))
+	g := rand.NewPCG(seed, 1)
+	for it := 0; it < B; it++ {
+		clear(ns)
+		clear(ds)
+		for k := 0; k < b.nctx; k++ {
+			hi, _ := bits.Mul64(g.Uint64(), uint64(b.nctx))
+			c := int(hi)
+			for j := range ns {
+				ns[j] += b.num[j][c]
+				ds[j] += b.den[j][c]
+			}
+		}
+		for j := range q {
+			q[j] = ratio(ns[j], ds[j])
+		}
+		for i, x := range derive(q) {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				draws[i] = append(draws[i], x)
+			}
+		}
+	}
+	for i, d := range draws {
+		if len(d) > 0 {
+			out[i] = percentileInterval(d)
+		}
+	}
+	return out
+}
+
+// reproRMS is sqrt(max(Q, 0)), NaN when Q is.
+func reproRMSOf(q float64) float64 {
+	if math.IsNaN(q) {
+		return q
+	}
+	return math.Sqrt(math.Max(q, 0))
+}
