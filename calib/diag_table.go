@@ -274,3 +274,7 @@ func reproRMSOf(q float64) float64 {
 	}
 	return math.Sqrt(math.Max(q, 0))
 }
+
+func nanFloat() float64 { return math.NaN() }
+
+func cmpString(a, b string) int { return strings.Compare(a, b) }
