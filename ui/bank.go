@@ -41,6 +41,7 @@ type bankScreen struct {
 	sig       map[studyKey]bankSignal
 	sigBusy   bool
 	screening *screening
+	diag      diagPanel // wording, joint and resolution (wordingpanel.go)
 
 	width, height int
 }
@@ -246,7 +247,7 @@ func (v *bankScreen) View(a *App) string {
 	}
 	var top []string
 	if panel.shown {
-		top = panel.signalLines(st, innerW)
+		top = append(panel.signalLines(st, innerW), v.diag.lines(a, st, innerW)...)
 		// The preview keeps at least four lines.
 		top = append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(fit(previewTitle, innerW)))
 		innerH -= len(top)

@@ -32,7 +32,7 @@ func (v *bankScreen) Editing() bool { return v.editing }
 // Shown catches up with the Data screen's candidate and the study's key.
 func (v *bankScreen) Shown(a *App) tea.Cmd {
 	v.refresh(a)
-	return v.refreshSignal(a)
+	return tea.Batch(v.refreshSignal(a), v.diag.refresh(a, v.bank, v.task))
 }
 
 // refresh renders the preview for the Data screen's candidate.
@@ -58,7 +58,9 @@ func (v *bankScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case bankSavedMsg:
 		return v.onSaved(a, msg)
 	case bankSignalMsg:
-		return v.onSignal(a, msg)
+		return tea.Batch(v.onSignal(a, msg), v.diag.refresh(a, v.bank, v.task))
+	case diagMsg:
+		return v.diag.onMsg(a, v.bank, v.task, msg)
 	case screenStartedMsg:
 		return v.onScreenStarted(a, msg)
 	case runEventsMsg:
@@ -221,5 +223,5 @@ func (v *bankScreen) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
 func (v *bankScreen) changed(a *App) tea.Cmd {
 	a.study.Bank = v.bank
 	v.refresh(a)
-	return tea.Batch(a.replan(), v.refreshSignal(a))
+	return tea.Batch(a.replan(), v.refreshSignal(a), v.diag.refresh(a, v.bank, v.task))
 }
