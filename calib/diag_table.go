@@ -1,7 +1,6 @@
 package calib
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -26,86 +25,113 @@ type diagTable struct {
 
 // newDiagTable tabulates rows; it fails, naming the row, on a probe name
 // model.ParseProbe refuses or a score model.CheckNumber refuses. Missing
-// rows and rubric ratings are skipped.
+// rows and rubric ratings are skipped. Sums run in row order, and a
+// cell's wording means are added in wording-label order, so equal rows
+// give bitwise-equal tables.
 func newDiagTable(rows []model.ScoreRow, file string) (*diagTable, error) {
-	type key struct{ ctx, cand, probe, run, wording string }
-	sum := map[key]float64{}
-	cnt := map[key]int{}
+	type candKey struct{ ctx, cand string }
+	keep := make([]bool, len(rows))
+	probeSet, runSet, wordSet := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	ctxCands := map[string]map[string]bool{}
-	runSet := map[string]bool{}
 	checked := map[string]bool{}
 	for i := range rows {
 		r := &rows[i]
-		if !checked[r.Probe] {
+		ok, seen := checked[r.Probe]
+		if !seen {
 			kind, _, _, err := model.ParseProbe(r.Probe)
 			if err != nil {
 				return nil, fmt.Errorf("%s: field \"probe\": %v", at(file, r.Line), err)
 			}
-			if kind == model.ProbeRubric {
-				continue
-			}
-			checked[r.Probe] = true
+			ok = kind != model.ProbeRubric
+			checked[r.Probe] = ok
 		}
-		if r.Missing {
+		if !ok || r.Missing {
 			continue
 		}
 		if err := model.CheckNumber(r.Score); err != nil {
 			return nil, fmt.Errorf("%s: field \"score\": %v", at(file, r.Line), err)
 		}
-		k := key{r.Context, r.Candidate, r.Probe, r.Run, r.Wording}
-		sum[k] += r.Score
-		cnt[k]++
-		if ctxCands[r.Context] == nil {
-			ctxCands[r.Context] = map[string]bool{}
+		keep[i] = true
+		probeSet[r.Probe], runSet[r.Run], wordSet[r.Wording] = true, true, true
+		cs := ctxCands[r.Context]
+		if cs == nil {
+			cs = map[string]bool{}
+			ctxCands[r.Context] = cs
 		}
-		ctxCands[r.Context][r.Candidate] = true
-		runSet[r.Run] = true
+		cs[r.Candidate] = true
 	}
 	t := &diagTable{runs: slices.Sorted(maps.Keys(runSet)), ctxs: slices.Sorted(maps.Keys(ctxCands)), score: map[string][][][]float64{}}
-	candIdx := map[[2]string]int{}
-	for _, c := range t.ctxs {
+	index := func(ss []string) map[string]int {
+		m := make(map[string]int, len(ss))
+		for i, s := range ss {
+			m[s] = i
+		}
+		return m
+	}
+	words := slices.Sorted(maps.Keys(wordSet))
+	probes := slices.Sorted(maps.Keys(probeSet))
+	runIdx, wordIdx, probeIdx := index(t.runs), index(words), index(probes)
+	// flat: candidate number (over all contexts) → its context and index.
+	type place struct{ ctx, cand int }
+	var places []place
+	flat := map[candKey]int{}
+	for ci, c := range t.ctxs {
 		cs := slices.Sorted(maps.Keys(ctxCands[c]))
-		for i, id := range cs {
-			candIdx[[2]string{c, id}] = i
+		for k, id := range cs {
+			flat[candKey{c, id}] = len(places)
+			places = append(places, place{ci, k})
 		}
 		t.cands = append(t.cands, cs)
 	}
-	ctxIdx := map[string]int{}
-	for i, c := range t.ctxs {
-		ctxIdx[c] = i
+	R, W, N := len(t.runs), len(words), len(places)
+	sum := make([][]float64, len(probes)) // [probe][(cand·R + run)·W + wording]
+	cnt := make([][]int32, len(probes))
+	var last candKey
+	lastFlat := -1
+	for i := range rows {
+		if !keep[i] {
+			continue
+		}
+		r := &rows[i]
+		if k := (candKey{r.Context, r.Candidate}); lastFlat < 0 || k != last {
+			last, lastFlat = k, flat[k]
+		}
+		p := probeIdx[r.Probe]
+		if sum[p] == nil {
+			sum[p], cnt[p] = make([]float64, N*R*W), make([]int32, N*R*W)
+		}
+		j := (lastFlat*R+runIdx[r.Run])*W + wordIdx[r.Wording]
+		sum[p][j] += r.Score
+		cnt[p][j]++
 	}
-	runIdx := map[string]int{}
-	for i, r := range t.runs {
-		runIdx[r] = i
-	}
-	// Mean of wording means: a sign's wordings count alike (protocol §2).
-	type cell struct{ ctx, cand, probe, run string }
-	wsum := map[cell]float64{}
-	wcnt := map[cell]int{}
-	for _, k := range slices.SortedFunc(maps.Keys(sum), func(a, b key) int {
-		return cmp.Or(strings.Compare(a.ctx, b.ctx), strings.Compare(a.cand, b.cand), strings.Compare(a.probe, b.probe),
-			strings.Compare(a.run, b.run), strings.Compare(a.wording, b.wording))
-	}) {
-		c := cell{k.ctx, k.cand, k.probe, k.run}
-		wsum[c] += sum[k] / float64(cnt[k])
-		wcnt[c]++
-	}
-	for c, s := range wsum {
-		m := t.score[c.probe]
-		if m == nil {
-			m = make([][][]float64, len(t.ctxs))
-			for ci := range m {
-				m[ci] = make([][]float64, len(t.cands[ci]))
-				for i := range m[ci] {
-					m[ci][i] = make([]float64, len(t.runs))
-					for r := range m[ci][i] {
-						m[ci][i][r] = math.NaN()
+	for p, name := range probes {
+		if sum[p] == nil {
+			continue
+		}
+		m := make([][][]float64, len(t.ctxs))
+		for ci := range m {
+			m[ci] = make([][]float64, len(t.cands[ci]))
+		}
+		for f, pl := range places {
+			v := make([]float64, R)
+			for run := 0; run < R; run++ {
+				var ws float64
+				n := 0
+				for w := 0; w < W; w++ {
+					j := (f*R+run)*W + w
+					if cnt[p][j] > 0 {
+						ws += sum[p][j] / float64(cnt[p][j])
+						n++
 					}
 				}
+				v[run] = math.NaN()
+				if n > 0 {
+					v[run] = ws / float64(n)
+				}
 			}
-			t.score[c.probe] = m
+			m[pl.ctx][pl.cand] = v
 		}
-		m[ctxIdx[c.ctx]][candIdx[[2]string{c.ctx, c.cand}]][runIdx[c.run]] = s / float64(wcnt[c])
+		t.score[name] = m
 	}
 	return t, nil
 }
