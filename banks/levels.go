@@ -2,6 +2,7 @@ package banks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prism-eval/prism/model"
@@ -238,6 +239,17 @@ func (b *Bank) hashLevels(w *hashWriter) {
 		}
 		w.str(j.Source)
 	}
+}
+
+// Without returns the joint table without the pairs naming attr (and
+// without templates when no pair is left), for removing an attribute.
+func (j Joint) Without(attr string) Joint {
+	j = j.clone()
+	j.Pairs = slices.DeleteFunc(j.Pairs, func(p []string) bool { return slices.Contains(p, attr) })
+	if len(j.Pairs) == 0 {
+		j.Pairs, j.Templates = nil, nil
+	}
+	return j
 }
 
 func (l Levels) clone() Levels {

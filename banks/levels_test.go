@@ -134,3 +134,18 @@ func TestLadderBank(t *testing.T) {
 		t.Errorf("hedging:much+ = %q, %v", c.Instruction, err)
 	}
 }
+
+// TestJointWithout: removing an attribute drops its pairs, and the
+// templates with the last pair, so the bank stays valid.
+func TestJointWithout(t *testing.T) {
+	b := mustParse(t, withLevels)
+	b.Attributes = b.Attributes[:1]
+	b.Joint = b.Joint.Without("tone")
+	if b.Joint.Pairs != nil || b.Joint.Templates != nil || b.Validate() != nil {
+		t.Errorf("joint %+v, validate %v", b.Joint, b.Validate())
+	}
+	l, _ := Builtin("ladder")
+	if j := l.Joint.Without("length"); len(j.Pairs) != 10 || len(l.Joint.Pairs) != 15 {
+		t.Errorf("ladder without length: %d pairs (original %d)", len(j.Pairs), len(l.Joint.Pairs))
+	}
+}

@@ -92,6 +92,10 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			v.status, v.statusErr = "the baseline adds no instruction; pick a probe", true
 			return nil
 		}
+		if kind, _, _ := banks.ProbeKind(c.Probe); kind == "level" || kind == "joint" {
+			v.status, v.statusErr = "graded, control and joint wordings are bank-wide templates: edit [levels] or [joint] in the bank file (w saves it)", true
+			return nil
+		}
 		return v.startEdit(editWording, c.Instruction)
 	case key.Matches(msg, k.Clause):
 		i := v.attrIndex(c)

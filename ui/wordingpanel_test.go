@@ -74,4 +74,16 @@ func TestDiagPanel(t *testing.T) {
 	}
 	g.capture(a, "ladder")
 	g.check(t)
+	// A level condition's wording is a bank-wide template: enter says so
+	// instead of editing one condition.
+	for i := 0; i < 18; i++ {
+		press(a, "down")
+	}
+	if c := a.bank.selected(); c.Probe != "length:control" {
+		t.Fatalf("cursor on %s, want length:control", c.Probe)
+	}
+	press(a, "enter")
+	if a.bank.editing || !strings.Contains(a.bank.status, "bank-wide templates") {
+		t.Errorf("enter on a level condition: editing %v, status %q", a.bank.editing, a.bank.status)
+	}
 }
