@@ -85,4 +85,10 @@ func TestDiagnoseWordingTooFew(t *testing.T) {
 	if !strings.Contains(out, "too few: no attribute has worded-control") {
 		t.Errorf("bank without levels:\n%s", out)
 	}
+	out, _ = mustRun(t, "bank", "show", "ladder")
+	for _, want := range []string{"much-     w0  When you assign the score, weight [clause] much less heavily", "pairs (15): length/detail,", "108 conditions: 1 baseline, 12 attribute wordings, 5 neutral, 0 context, 90 graded, control and joint."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bank show ladder lacks %q:\n%s", want, out)
+		}
+	}
 }
