@@ -64,7 +64,8 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 	if err != nil {
 		return nil, err
 	}
-	rep := &JointReport{Runs: len(t.runs), MinRuns: MinDiagRuns, MinContexts: opts.MinContexts, Bootstrap: opts.Bootstrap, Seed: opts.Seed}
+	rep := &JointReport{Runs: len(t.runs), MinRuns: MinDiagRuns, MinContexts: opts.MinContexts, Bootstrap: opts.Bootstrap, Seed: opts.Seed,
+		PooledProjection: nanEst(), PooledInteraction: nanEst()}
 	type pair struct{ a, b string }
 	set := map[pair]bool{}
 	for p := range t.score {
@@ -98,7 +99,8 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		jp := JointPair{A: p.a, B: p.b}
+		n := nanEst() // numbers only with enough data
+		jp := JointPair{A: p.a, B: p.b, ProjectionA: n, ProjectionB: n, MainRMSA: n, MainRMSB: n, InteractRMS: n, Interaction: n}
 		s := func(signs string) string { return model.JointProbe(p.a, p.b, signs) }
 		probes := []string{s("++"), s("+-"), s("-+"), s("--"), p.a + ":+", p.a + ":-", p.b + ":+", p.b + ":-"}
 		type cd struct {
@@ -178,8 +180,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 		jp.ProjectionA, jp.ProjectionB, jp.MainRMSA, jp.MainRMSB, jp.InteractRMS, jp.Interaction = next(), next(), next(), next(), next(), next()
 		rep.PooledPairs++
 	}
-	nan := Est{nanFloat(), [2]float64{nanFloat(), nanFloat()}}
-	rep.PooledProjection, rep.PooledInteraction = nan, nan
+	rep.PooledProjection, rep.PooledInteraction = nanEst(), nanEst()
 	if rep.PooledPairs > 0 {
 		rep.PooledProjection, rep.PooledInteraction = next(), next()
 	} else {

@@ -57,3 +57,21 @@ func TestJointHand(t *testing.T) {
 		t.Error("no rows: want too few")
 	}
 }
+
+// TestDiagTooFewHasNoNumbers: a too-few attribute or pair carries only
+// undefined estimates (null in JSON), never zeros.
+func TestDiagTooFewHasNoNumbers(t *testing.T) {
+	rows := ladderRows("c", map[string]map[string][]float64{
+		"baseline": {"x": {5, 5}, "y": {3, 3}}, "a:control": {"x": {6, 6}, "y": {3, 3}},
+		"a:+": {"x": {8, 10}, "y": {3, 3}}, "a:-": {"x": {4, 4}, "y": {3, 3}}, "b:+": {"x": {1, 1}, "y": {3, 3}}, "b:-": {"x": {4, 4}, "y": {3, 3}},
+		"joint:a/b:++": {"x": {1, 1}, "y": {3, 3}}, "joint:a/b:+-": {"x": {1, 1}, "y": {3, 3}},
+		"joint:a/b:-+": {"x": {1, 1}, "y": {3, 3}}, "joint:a/b:--": {"x": {1, 1}, "y": {3, 3}},
+	})
+	w, _ := Wording(context.Background(), rows, DiagOptions{Bootstrap: 5})
+	j, _ := Joint(context.Background(), rows, DiagOptions{Bootstrap: 5})
+	for _, e := range []Est{w.Attributes[0].ZRMS, w.Attributes[0].ControlProjection, j.Pairs[0].ProjectionA, j.Pairs[0].Interaction, j.PooledProjection} {
+		if !math.IsNaN(e.Value) || !math.IsNaN(e.CI[0]) {
+			t.Errorf("too few but estimate %+v", e)
+		}
+	}
+}

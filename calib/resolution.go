@@ -3,7 +3,6 @@ package calib
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/prism-eval/prism/model"
@@ -177,7 +176,7 @@ func Resolution(ctx context.Context, rowsA, rowsB []model.ScoreRow, scaleA, scal
 	rep.A.ZeroResponses, rep.B.ZeroResponses = sum(qb.num[zeroA]), sum(qb.num[zeroB])
 	if used < opts.MinContexts {
 		rep.TooFew = fmt.Sprintf("%d contexts with a candidate pair scored on both scales in the same run; needs %d", used, opts.MinContexts)
-		nan := Est{math.NaN(), [2]float64{math.NaN(), math.NaN()}}
+		nan := nanEst()
 		rep.A.TiedShare, rep.B.TiedShare, rep.TiedChange, rep.A.ZeroShare, rep.B.ZeroShare, rep.ZeroChange = nan, nan, nan, nan, nan, nan
 		return rep, nil
 	}

@@ -165,7 +165,7 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		wa := WordingAttr{Name: a}
+		wa := WordingAttr{Name: a, ControlProjection: nanEst(), ZRMS: nanEst()} // numbers only with enough data
 		ctl, base := model.LevelProbe(a, model.LevelControl), model.ProbeBaseline
 		probes := []string{base, ctl}
 		var lvs []int
@@ -325,6 +325,11 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 		rep.TooFew = fmt.Sprintf("no attribute has enough data (each needs %d contexts of 2 or more candidates answered under every ladder condition in every run)", opts.MinContexts)
 	}
 	return rep, nil
+}
+
+// nanEst is an undefined estimate (null in JSON).
+func nanEst() Est {
+	return Est{math.NaN(), [2]float64{math.NaN(), math.NaN()}}
 }
 
 // div is a/b, NaN when b is 0 (an undefined ratio, never ±Inf).
