@@ -43,22 +43,11 @@ const (
 
 const prefixJoint = "joint:"
 
-// isLevelProbe reports whether probe is ATTR:LEVEL.
+// isLevelProbe reports whether probe has the shape ATTR:LEVEL with a known
+// level, whatever ATTR (ProbeKind then checks the name).
 func isLevelProbe(probe string) bool {
-	_, _, ok := model.SplitLevelProbe(probe)
-	if ok {
-		return true
-	}
 	i := strings.LastIndexByte(probe, ':')
-	if i < 0 {
-		return false
-	}
-	for _, l := range model.LevelNames {
-		if probe[i+1:] == l {
-			return true
-		}
-	}
-	return false
+	return i >= 0 && slices.Contains(model.LevelNames, probe[i+1:])
 }
 
 // SplitLevelProbe and SplitJointProbe are model's (one rule for banks and

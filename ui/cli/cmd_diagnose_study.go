@@ -123,6 +123,9 @@ func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*ban
 		return fail(err)
 	}
 	printEstimate(info, plan)
+	if *d.stored && plan.Estimate.Send > 0 {
+		fmt.Fprintf(info, "--stored: nothing sent; %d requests stay unanswered\n", plan.Estimate.Send)
+	}
 	if !*d.stored && plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
 		if err := runPlan(ctx, st, plan, info, stderr); err != nil {
 			return fail(err)
