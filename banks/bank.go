@@ -16,6 +16,11 @@ type Bank struct {
 	Attributes    []Attribute    `toml:"attributes,omitempty"`
 	Neutrals      []Neutral      `toml:"neutrals,omitempty"`
 	ContextProbes []ContextProbe `toml:"context_probes,omitempty"`
+	// Levels and Joint are optional graded wordings, worded controls and
+	// joint (pair) instructions for the wording diagnostics (levels.go,
+	// docs/banks.md); a bank without them renders and hashes as before.
+	Levels Levels `toml:"levels,omitempty"`
+	Joint  Joint  `toml:"joint,omitempty"`
 
 	// Tasks holds the task prompt per kind of data, keyed by the model.Task*
 	// constants (news-summary, story, dialogue, answer, generic).

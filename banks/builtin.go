@@ -12,7 +12,7 @@ import (
 var builtinFS embed.FS
 
 // builtinOrder is the order Builtins returns: the paper's banks first.
-var builtinOrder = []string{"quality", "style8", "style7", "story", "dialogue", "answer", "generic"}
+var builtinOrder = []string{"quality", "style8", "style7", "story", "dialogue", "answer", "generic", "ladder"}
 
 var (
 	builtinOnce  sync.Once
@@ -93,6 +93,7 @@ func (b *Bank) Clone() *Bank {
 	if b.ContextProbes != nil {
 		c.ContextProbes = append([]ContextProbe(nil), b.ContextProbes...)
 	}
+	c.Levels, c.Joint = b.Levels.clone(), b.Joint.clone()
 	if b.Tasks != nil {
 		c.Tasks = make(map[string]Task, len(b.Tasks))
 		for k, t := range b.Tasks {

@@ -29,7 +29,8 @@ func NeutralProbe(name string) string     { return prefixNeutral + name }
 func ContextProbeName(name string) string { return prefixContext + name }
 
 // ProbeKind classifies a probe name: "baseline", "plus", "minus",
-// "neutral" or "context", with the attribute, neutral or context-probe
+// "neutral", "context", "level" (a graded wording or worded control,
+// levels.go) or "joint" (name "A/B"), with the attribute, neutral or context-probe
 // name it refers to. ok is false when the name has none of these forms.
 func ProbeKind(probe string) (kind, name string, ok bool) {
 	switch {
@@ -41,6 +42,12 @@ func ProbeKind(probe string) (kind, name string, ok bool) {
 	case strings.HasPrefix(probe, prefixContext):
 		n := probe[len(prefixContext):]
 		return "context", n, ValidName(n)
+	case strings.HasPrefix(probe, prefixJoint):
+		a, b, _, ok := SplitJointProbe(probe)
+		return "joint", a + "/" + b, ok
+	case isLevelProbe(probe):
+		n, _, ok := SplitLevelProbe(probe)
+		return "level", n, ok
 	case strings.HasSuffix(probe, ":+"):
 		n := probe[:len(probe)-2]
 		return "plus", n, ValidName(n)
@@ -93,7 +100,7 @@ func (b *Bank) Conditions() []Condition {
 	for _, p := range b.ContextProbes {
 		out = append(out, Condition{Probe: ContextProbeName(p.Name), Instruction: p.Text})
 	}
-	return out
+	return b.appendLevelConditions(out)
 }
 
 // Condition returns the bank's condition with the given probe name and
@@ -125,6 +132,12 @@ func (b *Bank) Condition(probe string, wording int) (Condition, error) {
 		for _, p := range b.ContextProbes {
 			if p.Name == name && wording == 0 {
 				return Condition{Probe: probe, Instruction: p.Text}, nil
+			}
+		}
+	case "level", "joint":
+		for _, c := range b.appendLevelConditions(nil) {
+			if c.Probe == probe && c.Wording == wording {
+				return c, nil
 			}
 		}
 	}

@@ -12,10 +12,14 @@ import (
 // for each sign of eight attributes, and five neutral clauses") and the
 // seven-attribute bank 34 (Table 6); the story bank has 16 paired
 // properties and 8 reading contexts, 40 response columns (§A.2, HANNA).
+// The ladder bank adds 5 level conditions per attribute (control,
+// slightly±, much±) and 4 per pair of its 15 pairs: 1 + 2·6 + 5 + 5·6 +
+// 4·15 = 108.
 func TestConditionCounts(t *testing.T) {
 	want := map[string]struct{ conds, attrs, ctx int }{
 		"quality": {38, 8, 0}, "style8": {38, 8, 0}, "style7": {34, 7, 0},
 		"story": {78, 16, 8}, "dialogue": {42, 8, 4}, "answer": {42, 8, 4}, "generic": {42, 8, 4},
+		"ladder": {108, 6, 0},
 	}
 	bs := Builtins()
 	if len(bs) != len(want) {

@@ -44,6 +44,7 @@ func FuzzParse(f *testing.F) {
 	// parsed by TestBuiltinRoundTrip instead.
 	f.Add([]byte(compact))
 	f.Add([]byte(minimal))
+	f.Add([]byte(withLevels))
 	f.Add([]byte(strings.Replace(minimal, `clause = "how long it is"`, `clause = """
 multi"""`, 1)))
 	f.Add([]byte(strings.Replace(minimal, `max = 5`, "max = 5\nanchors = [{from = 1, to = 1, label = \"x\"}]", 1)))

@@ -59,6 +59,7 @@ func (b *Bank) Hash() string {
 			w.strs(e.Field, e.Label)
 		}
 	}
+	b.hashLevels(&w)
 	return hex.EncodeToString(w.h.Sum(nil))
 }
 

@@ -88,6 +88,8 @@ var schema = map[string]any{
 	"attributes":     map[string]any{"name": nil, "clause": nil, "plus": nil, "minus": nil, "source": nil},
 	"neutrals":       map[string]any{"name": nil, "text": nil, "source": nil},
 	"context_probes": map[string]any{"name": nil, "text": nil, "source": nil},
+	"levels":         map[string]any{"slightly_plus": nil, "slightly_minus": nil, "much_plus": nil, "much_minus": nil, "control": nil, "source": nil},
+	"joint":          map[string]any{"templates": nil, "pairs": nil, "source": nil},
 	"tasks": map[string]any{"*": map[string]any{
 		"system": nil, "source_label": nil, "candidate_label": nil, "task_label": nil,
 		"prompt": nil, "batch_prompt": nil, "scale_text": nil, "answer": nil, "batch_answer": nil,
@@ -168,6 +170,7 @@ func (b *Bank) normalize() {
 	if len(b.Neutrals) == 0 {
 		b.Neutrals = nil
 	}
+	b.normalizeLevels()
 	if len(b.ContextProbes) == 0 {
 		b.ContextProbes = nil
 	}

@@ -69,6 +69,7 @@ func (b *Bank) Validate() error {
 		v.text(p+".text", c.Text)
 		v.optText(p+".source", c.Source)
 	}
+	b.validateLevels(&v)
 	if len(b.Tasks) == 0 {
 		v.add("tasks", "no task prompt: add a [tasks.KIND] table, KIND one of %s", strings.Join(TaskKinds, ", "))
 	}

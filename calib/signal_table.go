@@ -69,8 +69,8 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 			p = probeInfo{kind, name, sign}
 			probeOf[r.Probe] = p
 		}
-		if p.kind == model.ProbeRubric {
-			continue // rubric ratings are no probe of the bank (docs/rubrics.md)
+		if notSignal(p.kind) {
+			continue
 		}
 		if r.Missing {
 			continue
@@ -179,7 +179,7 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Missing || probeOf[r.Probe].kind == model.ProbeRubric {
+		if r.Missing || notSignal(probeOf[r.Probe].kind) {
 			continue
 		}
 		run, c := runOf[r.Run], candOf[candKey{r.Context, r.Candidate}]
@@ -255,4 +255,12 @@ func (t *scoreTable) center(m [][]float64) {
 			}
 		}
 	}
+}
+
+// notSignal reports the probe kinds the signal screen leaves out: rubric
+// ratings are no probe of the bank (docs/rubrics.md); graded wordings,
+// worded controls and joint instructions are the wording diagnostics'
+// (docs/diagnostics.md).
+func notSignal(kind string) bool {
+	return kind == model.ProbeRubric || kind == model.ProbeLevel || kind == model.ProbeJoint
 }

@@ -63,7 +63,9 @@ func SplitRubricProbe(name string) (rubric, criterion string, ok bool) {
 // constants), the attribute or clause name, and the sign ("+" or "-", only
 // for ProbeAttr). Accepted names: "baseline", "ATTR:+", "ATTR:-",
 // "neutral:NAME", "ctx:NAME", with ATTR and NAME as ValidName accepts (the
-// names a bank may give), and "rubric:RUBRIC/CRITERION" (ProbeRubric; attr
+// names a bank may give), the wording-diagnostic probes "ATTR:LEVEL"
+// (ProbeLevel; sign is the level, one of LevelNames) and "joint:A/B:SIGNS"
+// (ProbeJoint; attr is "A/B", sign the two signs), and "rubric:RUBRIC/CRITERION" (ProbeRubric; attr
 // is then "RUBRIC/CRITERION"). It is the probe-name validator of every
 // reader.
 func ParseProbe(name string) (kind, attr, sign string, err error) {
@@ -80,10 +82,18 @@ func ParseProbe(name string) (kind, attr, sign string, err error) {
 		kind, attr = ProbeNeutral, name[len("neutral:"):]
 	case strings.HasPrefix(name, "ctx:"):
 		kind, attr = ProbeContext, name[len("ctx:"):]
+	case strings.HasPrefix(name, prefixJoint):
+		a, b, signs, ok := SplitJointProbe(name)
+		if !ok {
+			return "", "", "", fmt.Errorf("probe %q: a joint probe is joint:A/B:SIGNS, A and B distinct names (%s), SIGNS one of ++, +-, -+, --", name, NameRule)
+		}
+		return ProbeJoint, a + "/" + b, signs, nil
+	case isLevelName(name):
+		kind, attr, sign = ProbeLevel, name[:strings.LastIndexByte(name, ':')], name[strings.LastIndexByte(name, ':')+1:]
 	case strings.HasSuffix(name, ":+") || strings.HasSuffix(name, ":-"):
 		kind, attr, sign = ProbeAttr, name[:len(name)-2], name[len(name)-1:]
 	default:
-		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME, rubric:RUBRIC/CRITERION", name)
+		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, ATTR:LEVEL, neutral:NAME, ctx:NAME, joint:A/B:SIGNS, rubric:RUBRIC/CRITERION", name)
 	}
 	if !ValidName(attr) {
 		return "", "", "", fmt.Errorf("probe %q: name %q is not valid: %s", name, attr, NameRule)

@@ -170,6 +170,7 @@ func FuzzReadScoresCSV(f *testing.F) {
 	f.Add("context,candidate,probe,score\nd,s,baseline,1\nd,s,x:+,\n")
 	f.Add("context,candidate,probe,score,run,wording\n\"d\n1\",s,ctx:a,2,r,w\n")
 	f.Add("score,probe,candidate,context\n1e308,neutral:n,c,d\n")
+	f.Add("context,candidate,probe,score\nd,s,x:control,1\nd,s,x:much-,2\nd,s,joint:x/y:+-,3\nd,s,joint:x/x:++,3\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rows, err := ReadScoresCSV(strings.NewReader(in), "f.csv")
 		if err != nil {

@@ -42,6 +42,7 @@ type bankScreen struct {
 	sigBusy   bool
 	screening *screening
 	order     orderState // the presentation-order section (orderpanel.go)
+	diag      diagPanel  // wording, joint and resolution (wordingpanel.go)
 
 	width, height int
 }
@@ -248,6 +249,7 @@ func (v *bankScreen) View(a *App) string {
 	var top []string
 	if panel.shown {
 		top = append(panel.signalLines(st, innerW), v.order.orderLines(st, innerW)...)
+		top = append(top, v.diag.lines(a, st, innerW)...)
 		// The preview keeps at least four lines.
 		top = append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(fit(previewTitle, innerW)))
 		innerH -= len(top)

@@ -32,7 +32,7 @@ func (v *bankScreen) Editing() bool { return v.editing }
 // Shown catches up with the Data screen's candidate and the study's key.
 func (v *bankScreen) Shown(a *App) tea.Cmd {
 	v.refresh(a)
-	return tea.Batch(v.refreshSignal(a), v.refreshOrder(a))
+	return tea.Batch(v.refreshSignal(a), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
 }
 
 // refresh renders the preview for the Data screen's candidate.
@@ -58,9 +58,11 @@ func (v *bankScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case bankSavedMsg:
 		return v.onSaved(a, msg)
 	case bankSignalMsg:
-		return tea.Batch(v.onSignal(a, msg), v.refreshOrder(a))
+		return tea.Batch(v.onSignal(a, msg), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
 	case orderMsg:
 		return v.onOrder(a, msg)
+	case diagMsg:
+		return v.diag.onMsg(a, v.bank, v.task, msg)
 	case screenStartedMsg:
 		return v.onScreenStarted(a, msg)
 	case runEventsMsg:
@@ -90,6 +92,10 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Enter):
 		if c.Probe == banks.ProbeBaseline || len(v.conds) == 0 {
 			v.status, v.statusErr = "the baseline adds no instruction; pick a probe", true
+			return nil
+		}
+		if kind, _, _ := banks.ProbeKind(c.Probe); kind == "level" || kind == "joint" {
+			v.status, v.statusErr = "graded, control and joint wordings are bank-wide templates: edit [levels] or [joint] in the bank file (w saves it)", true
 			return nil
 		}
 		return v.startEdit(editWording, c.Instruction)
@@ -223,5 +229,5 @@ func (v *bankScreen) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
 func (v *bankScreen) changed(a *App) tea.Cmd {
 	a.study.Bank = v.bank
 	v.refresh(a)
-	return tea.Batch(a.replan(), v.refreshSignal(a), v.refreshOrder(a))
+	return tea.Batch(a.replan(), v.refreshSignal(a), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
 }

@@ -347,6 +347,7 @@ func (v *bankScreen) removeProbe(c banks.Condition) bool {
 			return false
 		}
 		nb.Attributes = append(nb.Attributes[:i], nb.Attributes[i+1:]...)
+		nb.Joint = nb.Joint.Without(name)
 	case "neutral":
 		nb.Neutrals = deleteNamed(nb.Neutrals, func(n banks.Neutral) bool { return n.Name == name })
 	case "context":

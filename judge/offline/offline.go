@@ -195,7 +195,7 @@ func logit(f Features, eff effect) float64 {
 			z += t.strength * (-gainLess*d - curvature*d*d + shiftLess)
 		}
 	}
-	return z
+	return z + eff.extra.logit(f)
 }
 
 // draw turns a logit into one sample's score (and its probability mass).

@@ -5,6 +5,7 @@ import "strings"
 // effect is what an added instruction does to the simulated judge.
 type effect struct {
 	terms []term // empty: the instruction changes nothing (neutral or unknown)
+	extra *extra // a worded control's or joint instruction's extra response (graded.go)
 }
 
 // term reweights one feature: Δz = strength·gain·(f − ref), plus the
@@ -80,6 +81,9 @@ func parseInstruction(instr string) effect {
 	s := strings.ToLower(strings.Join(strings.Fields(instr), " "))
 	if s == "" {
 		return effect{}
+	}
+	if e, ok := parseGraded(s); ok {
+		return e
 	}
 	sign := 0
 	for _, p := range []string{"more heavily", "count for more", "more weight", "more than usual", "more than you normally", "more importance", "more emphasis"} {

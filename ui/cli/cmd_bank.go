@@ -248,13 +248,18 @@ func showBank(w io.Writer, b *banks.Bank) error {
 	for _, c := range b.ContextProbes {
 		p("  %s  %s\n", banks.ContextProbeName(c.Name), c.Text)
 	}
+	nLevels := showLevels(p, b)
 	p("\ntasks:\n")
 	for _, k := range b.TaskNames() {
 		t := b.Tasks[k]
 		p("  %s: scale %s; system %q\n", k, t.Scale.Range(), t.System)
 	}
-	p("\n%d conditions: 1 baseline, %d attribute wordings, %d neutral, %d context.\n", len(b.Conditions()),
-		len(b.Conditions())-1-len(b.Neutrals)-len(b.ContextProbes), len(b.Neutrals), len(b.ContextProbes))
+	p("\n%d conditions: 1 baseline, %d attribute wordings, %d neutral, %d context", len(b.Conditions()),
+		len(b.Conditions())-1-len(b.Neutrals)-len(b.ContextProbes)-nLevels, len(b.Neutrals), len(b.ContextProbes))
+	if nLevels > 0 {
+		p(", %d graded, control and joint", nLevels)
+	}
+	p(".\n")
 	return nil
 }
 

@@ -71,6 +71,7 @@ type study struct {
 	prices   *string
 	conc     *int
 	rpm, tpm *int
+	scale    *string // --scale MIN-MAX: the task's score scale (cmd_scale.go)
 	resolved bool
 
 	// prism run and batch export only: a rubric study instead of a
@@ -92,6 +93,7 @@ func newStudyFlags(name, usage string, stderr io.Writer) *study {
 	s.conc = fs.Int("concurrency", 8, "requests in flight at once")
 	s.rpm = fs.Int("rpm", 0, "requests per minute (0: unlimited)")
 	s.tpm = fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
+	s.scale = fs.String("scale", "", "score scale `MIN-MAX` of the task prompt instead of the bank's (e.g. 0-100; anchors follow; another bank hash)")
 	// The engine sends each repeat as its own stored request.
 	fs.Lookup("repeats").Usage = "runs per condition, each a separate request stored with run label 0…N-1"
 	return s
@@ -190,6 +192,10 @@ func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	}
 	d, rev, err := st.DatasetAt(ctx, dsName)
 	if err != nil {
+		st.Close()
+		return nil, spec, err
+	}
+	if b, source, err = s.rescaled(b, source, d.Task); err != nil {
 		st.Close()
 		return nil, spec, err
 	}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// diagStudy is the study a wording, joint or resolution diagnosis reads:
+// the flags of prism run (but --runs for --repeats), a seeded context
+// sample, and --stored to read only what the workspace holds.
+type diagStudy struct {
+	s          *study
+	nctx       *int
+	runs       *int
+	sampleSeed *uint64
+	boot       *int
+	seed       *uint64
+	stored     *bool
+	asJSON     *bool
+}
+
+func newDiagStudy(name, usage string, stderr io.Writer) *diagStudy {
+	s := newStudyFlags(name, usage, stderr)
+	s.fs.hide("repeats")
+	d := &diagStudy{s: s}
+	d.nctx = s.fs.Int("contexts", 0, "contexts in the seeded sample (0: all)")
+	d.runs = s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2: Q compares runs)")
+	d.sampleSeed = s.fs.Uint64("sample-seed", 42, "seed of the context sample")
+	d.boot = s.fs.Int("bootstrap", calib.DefaultDiagOptions().Bootstrap, "context-bootstrap resamples")
+	d.seed = s.fs.Uint64("boot-seed", calib.DefaultDiagOptions().Seed, "bootstrap seed")
+	d.stored = s.fs.Bool("stored", false, "send nothing: use only the answers the workspace holds")
+	d.asJSON = s.fs.Bool("json", false, "print the documented JSON report (docs/diagnostics.md); progress goes to stderr")
+	return d
+}
+
+// parse reads the flags; help is true after -h.
+func (d *diagStudy) parse(args []string, stdout io.Writer) (help bool, err error) {
+	pos, help, err := d.s.fs.parse(args, stdout)
+	if err != nil || help {
+		return help, err
+	}
+	repeatsSet := false
+	d.s.fs.Visit(func(f *flag.Flag) { repeatsSet = repeatsSet || f.Name == "repeats" })
+	switch {
+	case len(pos) > 0:
+		return false, usageErr(d.s.fs.usage, "unexpected argument %q", pos[0])
+	case repeatsSet:
+		return false, usageErr(d.s.fs.usage, "a diagnosis takes --runs R, not --repeats")
+	case *d.nctx < 0:
+		return false, usageErr(d.s.fs.usage, "--contexts %d: want ≥ 0", *d.nctx)
+	case *d.runs < 1:
+		return false, usageErr(d.s.fs.usage, "--runs %d: want at least 1", *d.runs)
+	case *d.boot < 1:
+		return false, usageErr(d.s.fs.usage, "--bootstrap %d: want at least 1", *d.boot)
+	}
+	return false, nil
+}
+
+// info is where progress goes: stderr with --json.
+func (d *diagStudy) info(stdout, stderr io.Writer) io.Writer {
+	if *d.asJSON {
+		return stderr
+	}
+	return stdout
+}
+
+// diagData is one study's rows as a diagnosis reads them.
+type diagData struct {
+	Dataset  string   `json:"dataset"`
+	Bank     string   `json:"bank"`
+	BankHash string   `json:"bank_hash"`
+	Judge    string   `json:"judge"`
+	Scale    string   `json:"scale"`    // the task's score scale, MIN–MAX
+	Contexts []string `json:"contexts"` // the sampled context ids, dataset order
+	rows     []model.ScoreRow
+	st       *store.Store
+}
+
+// load resolves the study (defaultBank when --bank is not given; edit,
+// when not nil, changes the bank before it is planned, as --scale does),
+// sends what the workspace lacks unless --stored, and reads the rows of the
+// sampled contexts and runs 0…R−1. The caller closes d.st.
+func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*banks.Bank, string) error, info, stderr io.Writer) (*diagData, error) {
+	if *d.s.bank == "" && defaultBank != "" {
+		*d.s.bank = defaultBank
+	}
+	st, spec, err := d.s.spec(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*diagData, error) {
+		st.Close()
+		return nil, err
+	}
+	if spec.Bank == nil {
+		return fail(usageErr(d.s.fs.usage, "a diagnosis reads a probe bank's study, not a rubric's"))
+	}
+	task := spec.Task
+	if task == "" {
+		task = spec.Dataset.Task
+	}
+	if edit != nil {
+		spec.Bank = spec.Bank.Clone()
+		if err := edit(spec.Bank, task); err != nil {
+			return fail(err)
+		}
+	}
+	spec.Repeats = *d.runs
+	if *d.nctx > 0 {
+		spec.Dataset = calib.ScreenSample(spec.Dataset, *d.nctx, *d.sampleSeed)
+		fmt.Fprintf(info, "%d of the dataset's contexts (sample seed %d)\n", len(spec.Dataset.Contexts), *d.sampleSeed)
+	}
+	plan, err := engine.NewPlan(ctx, st, spec)
+	if err != nil {
+		return fail(err)
+	}
+	printEstimate(info, plan)
+	if *d.stored && plan.Estimate.Send > 0 {
+		fmt.Fprintf(info, "--stored: nothing sent; %d requests stay unanswered\n", plan.Estimate.Send)
+	}
+	if !*d.stored && plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
+		if err := runPlan(ctx, st, plan, info, stderr); err != nil {
+			return fail(err)
+		}
+	}
+	rows, err := st.Scores(ctx, spec.Dataset.Name, spec.JudgeName, plan.BankHash)
+	if err != nil {
+		return fail(err)
+	}
+	dd := &diagData{Dataset: spec.Dataset.Name, Bank: spec.Bank.Name, BankHash: plan.BankHash, Judge: spec.JudgeName,
+		rows: studyRows(rows, spec.Dataset, *d.runs), st: st}
+	if t, ok := spec.Bank.Tasks[task]; ok {
+		dd.Scale = t.Scale.Range()
+	}
+	for _, c := range spec.Dataset.Contexts {
+		dd.Contexts = append(dd.Contexts, c.ID)
+	}
+	return dd, nil
+}
+
+// options are the diagnosis options of the flags.
+func (d *diagStudy) options(file string) calib.DiagOptions {
+	o := calib.DefaultDiagOptions()
+	o.Bootstrap, o.Seed, o.ScoresFile = *d.boot, *d.seed, file
+	return o
+}
+
+// est prints an estimate and its interval.
+func est(e calib.Est) string { return num(e.Value) + " " + interval(e.CI) }
