@@ -16,7 +16,7 @@ import (
 
 // acquire runs a study of the quality bank's baseline and coverage probes
 // on the demo, pointwise or batched, with the offline judge.
-func acquire(t *testing.T, st *store.Store, name string, orders int) {
+func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
 	t.Helper()
 	ctx := context.Background()
 	b, err := banks.Builtin("quality")
@@ -54,8 +54,8 @@ func TestGoldenOrderPanel(t *testing.T) {
 		t.Fatalf("order section without a batched study:\n%s", f)
 	}
 	st := a.study.Store
-	acquire(t, st, "offline", 0)
-	acquire(t, st, "offline-batched", 8)
+	acquireOrders(t, st, "offline", 0)
+	acquireOrders(t, st, "offline-batched", 8)
 	a.sigGen++ // answers were added behind the App's back
 	clear(a.bank.sig)
 	press(a, "1", "2")
