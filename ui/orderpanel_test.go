@@ -14,7 +14,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// acquire runs a study of the quality bank's baseline and coverage probes
+// acquireOrders runs a study of the quality bank's baseline and coverage probes
 // on the demo, pointwise or batched, with the offline judge.
 func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
 	t.Helper()
