@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"context"
+	"math"
 	"reflect"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -45,4 +49,23 @@ func TestPlanRefs(t *testing.T) {
 	}
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(c)
+}
+
+// TestPlanInt16Limits: what an Item keeps in an int16 is bounded when
+// planning, with an error naming the field, not wrapped around.
+func TestPlanInt16Limits(t *testing.T) {
+	ctx := context.Background()
+	spec := batchedSpec(t, math.MaxInt16+1, 1)
+	st, _ := openStore(t, spec.Dataset)
+	if _, err := NewPlan(ctx, st, spec); err == nil || !strings.Contains(err.Error(), "orders: 32768, at most 32767") {
+		t.Errorf("orders 32768: %v", err)
+	}
+	if _, err := EstimatePlan(ctx, st, spec); err == nil || !strings.Contains(err.Error(), "orders: 32768") {
+		t.Errorf("estimate, orders 32768: %v", err)
+	}
+	spec.Orders = math.MaxInt16
+	spec.Dataset.Contexts[0].Candidates = slices.Repeat(spec.Dataset.Contexts[0].Candidates[:1], math.MaxInt16+1)
+	if _, err := NewPlan(ctx, st, spec); err == nil || !strings.Contains(err.Error(), "candidates, at most 32767 in a batched call") {
+		t.Errorf("32768 candidates: %v", err)
+	}
 }
