@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,27 +114,31 @@ func (l Limits) concurrency() int {
 // estimated token counts; Row spells its stored coordinates. The rendered
 // request is not kept (a study's messages repeat each source text dozens
 // of times); Plan.Request renders it again when it is sent. An item holds
-// indices and its key's 32 bytes, no strings: a plan of 608,000 requests
-// is about 44 MB.
+// indices and its key's 32 bytes, no strings and no pointer (planref.go):
+// 64 bytes, so a plan of 608,000 requests is 39 MB that the collector
+// does not scan.
 type Item struct {
 	Run       int32
-	Order     int32 // presentation order index of a batched study (0 otherwise)
 	Context   int32 // index into Spec.Dataset.Contexts
 	Candidate int32 // index into that context's Candidates
-	Condition int32 // index into Spec.Bank.Conditions() (the full bank, whatever Spec.Probes)
 	InTokens  int32 // estimated prompt tokens (EstimateTokens)
 	OutTokens int32 // estimated completion tokens
 	// Lead is the item whose request is sent for this one: itself, except
 	// in a SAJA plan, where one call per candidate and run answers every
 	// criterion (the criterion's items lead to the first one's).
 	Lead int32
+	// Condition is the index into Spec.Bank.Conditions() (the full bank,
+	// whatever Spec.Probes), or a rubric's criterion; planHead refuses
+	// more than math.MaxInt16 of them.
+	Condition int16
+	Order     int16 // presentation order index of a batched study (0 otherwise)
 	// Part is the index of this item's rating in the call's Result.Items
 	// (a SAJA criterion, or a batched call's position), or -1 when the
 	// item is the call's Score.
-	Part int32
+	Part int16
 
+	plan uint16   // the plan's slot in planRefs
 	key  [32]byte // store.Keyer.Sum of the messages
-	plan *Plan
 }
 
 // Key is the item's request key (store.RequestKey of its messages).
@@ -141,7 +146,7 @@ func (it *Item) Key() string { return store.KeyString(it.key) }
 
 // Row is the item's stored coordinates and request key.
 func (it *Item) Row() store.Request {
-	p := it.plan
+	p := planOf(it.plan)
 	c := &p.Spec.Dataset.Contexts[it.Context]
 	return store.Request{Key: it.Key(), Judge: p.Spec.JudgeName, Dataset: p.Spec.Dataset.Name,
 		Context: c.ID, Candidate: c.Candidates[it.Candidate].ID, BankHash: p.BankHash,
@@ -198,6 +203,8 @@ type Plan struct {
 	group map[int][]int
 
 	orders []judge.OrderPlan // a batched plan's order plan of each context
+
+	ref uint16 // the plan's slot in planRefs, which its Items name
 }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
@@ -385,9 +392,9 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 				in := EstimateTokens(req.Messages)
 				for r := range spec.Repeats {
 					p.Items = append(p.Items, Item{
-						Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int32(condi), InTokens: int32(in), OutTokens: int32(out),
+						Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int16(condi), InTokens: int32(in), OutTokens: int32(out),
 						Lead: int32(len(p.Items)), Part: -1,
-						key: key, plan: p,
+						key: key, plan: p.ref,
 					})
 				}
 			}
@@ -430,7 +437,15 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 	if task == "" {
 		task = spec.Dataset.Task
 	}
+	// An Item keeps a condition (or criterion), order and position in
+	// an int16.
+	if spec.Orders > math.MaxInt16 {
+		return nil, fmt.Errorf("engine: orders: %d, at most %d", spec.Orders, math.MaxInt16)
+	}
 	if spec.Rubric != nil {
+		if n := len(spec.Rubric.Criteria); n > math.MaxInt16 {
+			return nil, fmt.Errorf("engine: rubric %q: %d criteria, at most %d", spec.Rubric.Name, n, math.MaxInt16)
+		}
 		return newRubricPlan(ctx, st, spec, task)
 	}
 	rend, err := spec.Bank.Renderer(task)
@@ -438,6 +453,16 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
 	}
 	conds := spec.Bank.Conditions()
+	if len(conds) > math.MaxInt16 {
+		return nil, fmt.Errorf("engine: bank %q: %d conditions, at most %d", spec.Bank.Name, len(conds), math.MaxInt16)
+	}
+	if spec.Orders > 0 {
+		for _, c := range spec.Dataset.Contexts {
+			if len(c.Candidates) > math.MaxInt16 {
+				return nil, fmt.Errorf("engine: orders: context %s has %d candidates, at most %d in a batched call", c.ID, len(c.Candidates), math.MaxInt16)
+			}
+		}
+	}
 	planned, err := plannedConditions(spec.Bank, conds, spec.Probes)
 	if err != nil {
 		return nil, err
@@ -456,8 +481,10 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 	}
-	return &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
-		render: rend, conds: conds, planned: planned}, nil
+	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
+		render: rend, conds: conds, planned: planned}
+	p.ref = p.register()
+	return p, nil
 }
 
 // plannedConditions returns the indices of conds whose probe is listed

@@ -122,6 +122,7 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 		}
 	}
 	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rr.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{}, rubric: rr}
+	p.ref = p.register()
 	p.critProbes = make([]string, len(crits))
 	for k, name := range crits {
 		p.critProbes[k] = model.RubricProbe(spec.Rubric.Name, name)
@@ -161,8 +162,8 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 				l, part = first+r, crit
 			}
 			p.Items = append(p.Items, Item{
-				Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int32(crit), InTokens: int32(in), OutTokens: int32(o), Lead: int32(l), Part: int32(part),
-				key: key, plan: p,
+				Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int16(crit), InTokens: int32(in), OutTokens: int32(o), Lead: int32(l), Part: int16(part),
+				key: key, plan: p.ref,
 			})
 		}
 	}
