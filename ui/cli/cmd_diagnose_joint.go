@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -36,27 +35,8 @@ type jointJSON struct {
 }
 
 func runDiagnoseJoint(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	d := newDiagStudy("prism diagnose joint", diagnoseJointUsage, stderr)
-	if help, err := d.parse(args, stdout); err != nil || help {
-		return err
-	}
-	info := d.info(stdout, stderr)
-	dd, err := d.load(ctx, "ladder", nil, info, stderr)
-	if err != nil {
-		return err
-	}
-	defer dd.st.Close()
-	rep, err := calib.Joint(ctx, dd.rows, d.options(dd.st.Path()))
-	if err != nil {
-		return err
-	}
-	if *d.asJSON {
-		return writeJSON(stdout, jointJSON{*dd, rep})
-	}
-	var buf bytes.Buffer
-	fmt.Fprintln(&buf)
-	printJoint(&buf, dd, rep)
-	return writeTrimmed(stdout, buf.String())
+	return runLadderDiagnosis(ctx, "prism diagnose joint", diagnoseJointUsage, args, stdout, stderr, calib.Joint,
+		func(dd diagData, r *calib.JointReport) any { return jointJSON{dd, r} }, printJoint)
 }
 
 func printJoint(w io.Writer, dd *diagData, r *calib.JointReport) {
