@@ -18,25 +18,7 @@ func dump(t *testing.T, s *Store) []string {
 		       coalesce(p.ok, -1), coalesce(p.raw, ''), coalesce(p.score, -99), coalesce(p.error_kind, ''), coalesce(p.error, ''),
 		       coalesce(p.prompt_tokens, 0), coalesce(p.logprobs, '')
 		FROM requests r LEFT JOIN responses p ON p.request_id = r.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var f [14]any
-		ptrs := make([]any, len(f))
-		for i := range f {
-			ptrs[i] = &f[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprint(f))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	out := scanRows(t, rows, err, func(f []any) string { return fmt.Sprint(f) })
 	slices.Sort(out)
 	return out
 }
