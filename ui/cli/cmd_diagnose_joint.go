@@ -24,9 +24,11 @@ single-probe standard half-differences (1: the same projected effect as
 alone), and the interaction's reproducible RMS relative to the main
 effects', per pair and pooled over pairs (second moments summed), with
 95% context-bootstrap intervals. Default bank: the built-in ladder (15
-pairs of six style properties). Needs ≥ 2 runs and, per pair, 5 contexts
-with 2 or more candidates answered under its joint and single probes in
-every run; less is "too few".`
+pairs of six style properties). The bank's conditions are acquired through
+the engine first (answers already stored are reused; --stored sends
+nothing). Needs ≥ 2 runs and, per pair, 5 contexts with 2 or more
+candidates answered under its joint and single probes in every run; less
+is reported as "too few", never as a number.`
 
 // jointJSON is the document of prism diagnose joint --json.
 type jointJSON struct {

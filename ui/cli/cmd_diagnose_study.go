@@ -165,6 +165,7 @@ func runLadderDiagnosis[R any](ctx context.Context, name, usage string, args []s
 	analyse func(context.Context, []model.ScoreRow, calib.DiagOptions) (R, error),
 	doc func(diagData, R) any, print func(io.Writer, *diagData, R)) error {
 	d := newDiagStudy(name, usage, stderr)
+	d.s.fs.Lookup("bank").Usage = "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace (default: the built-in ladder)"
 	if help, err := d.parse(args, stdout); err != nil || help {
 		return err
 	}
