@@ -279,6 +279,16 @@ func ratio(n, d float64) float64 {
 	return n / d
 }
 
+// estimates returns the values derive makes of every statistic's Q over
+// all contexts, each with its 95% context-bootstrap interval (intervals,
+// B resamples seeded by seed), one per call in derive's order.
+func (b *qBoot) estimates(derive func(q []float64) []float64, B int, seed uint64) func() Est {
+	point := derive(b.q())
+	ci := b.intervals(derive, len(point), B, seed)
+	i := 0
+	return func() Est { e := Est{point[i], ci[i]}; i++; return e }
+}
+
 // intervals returns percentile 95% intervals of each quantity derive
 // computes from the Q statistics, over B context-bootstrap resamples drawn
 // as PairedBootstrap draws them (i = ⌊x·n/2⁶⁴⌋, x = Uint64() of

@@ -154,10 +154,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 		}
 		return out
 	}
-	point := derive(qb.q())
-	ci := qb.intervals(derive, len(point), opts.Bootstrap, opts.Seed)
-	i := 0
-	next := func() Est { e := Est{point[i], ci[i]}; i++; return e }
+	next := qb.estimates(derive, opts.Bootstrap, opts.Seed)
 	for pi, ps := range stats {
 		if ps == nil {
 			continue

@@ -269,10 +269,7 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 		}
 		return out
 	}
-	point := derive(qb.q())
-	cis := qb.intervals(derive, len(point), opts.Bootstrap, opts.Seed)
-	i := 0
-	next := func() Est { e := Est{point[i], cis[i]}; i++; return e }
+	next := qb.estimates(derive, opts.Bootstrap, opts.Seed)
 	for ai, as := range stats {
 		if as == nil {
 			continue
