@@ -393,19 +393,7 @@ func topUnits(bf *budgetFolds, fo int, unitCols [][]int, m int) []int {
 			imp[u] += math.Abs(bf.beta[fo][c]) * bf.sd[fo][c]
 		}
 	}
-	idx := make([]int, len(unitCols))
-	for u := range idx {
-		idx[u] = u
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case imp[a] > imp[b]:
-			return -1
-		case imp[a] < imp[b]:
-			return 1
-		}
-		return 0
-	})
+	idx := largestFirst(imp)
 	var out []int
 	for _, u := range idx[:m] {
 		out = append(out, unitCols[u]...)

@@ -73,7 +73,6 @@ func newBudgetFolds(s *selector, calls []float64, base float64) (*budgetFolds, e
 // and each fold's β over all q columns (zero outside its subset).
 func (b *budgetFolds) evalFolds(cols [][]int) (oof []float64, betas [][]float64, err error) {
 	w, s := b.w, b.s
-	gammas := s.f.opts.Gammas
 	oof = make([]float64, len(s.f.d.Contexts))
 	for fo, fd := range s.folds {
 		c := cols[fo]
@@ -84,29 +83,9 @@ func (b *budgetFolds) evalFolds(cols [][]int) (oof []float64, betas [][]float64,
 			betas = append(betas, make([]float64, s.f.d.Q()))
 			continue
 		}
-		nt := len(fd.train)
-		vals := w.vals[:len(gammas)*nt]
-		for p, src := range fd.inner {
-			if src == nil {
-				continue
-			}
-			mp, err := w.path(src, c)
-			if err != nil {
-				return nil, nil, err
-			}
-			for gi, gam := range gammas {
-				w.solve(mp, gam, c)
-				for i := fd.bounds[p]; i < fd.bounds[p+1]; i++ {
-					vals[gi*nt+i] = w.f.value(fd.train[i], w.full)
-				}
-			}
-		}
-		gi := w.f.pickGamma(vals, fd.train, w.cv)
-		mp, err := w.path(fd.outer, c)
-		if err != nil {
+		if err := w.fitFold(&s.folds[fo], c); err != nil {
 			return nil, nil, err
 		}
-		w.solve(mp, gammas[gi], c)
 		for _, g := range fd.test {
 			oof[g] = w.f.value(g, w.full)
 		}

@@ -220,11 +220,19 @@ func dot(a, b []float64) float64 {
 // importanceOrder orders columns by |β_c|·sd_c, largest first; exact ties
 // keep design order.
 func importanceOrder(beta, sd []float64) []int {
-	order := make([]int, len(beta))
 	imp := make([]float64, len(beta))
-	for c := range order {
-		order[c] = c
+	for c := range imp {
 		imp[c] = math.Abs(beta[c]) * sd[c]
+	}
+	return largestFirst(imp)
+}
+
+// largestFirst returns the indices of imp ordered by imp, largest first;
+// exact ties (and NaN, which compares neither way) keep index order.
+func largestFirst(imp []float64) []int {
+	order := make([]int, len(imp))
+	for i := range order {
+		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch {

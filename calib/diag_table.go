@@ -186,6 +186,27 @@ func (t *diagTable) centered(c int, probes []string) (usable []int, v map[string
 	return usable, v
 }
 
+// ctxScores are one usable context's centered scores: context c, its n
+// usable candidates and, per probe, their scores [usable i][run].
+type ctxScores struct {
+	c int
+	n int
+	v map[string][][]float64
+}
+
+// usable returns the contexts with 2 or more candidates scored under every
+// probe in every run (centered), in context order, and the number of
+// those candidates summed over them.
+func (t *diagTable) usable(probes []string) (cds []ctxScores, candidates int) {
+	for c := range t.ctxs {
+		if u, v := t.centered(c, probes); u != nil {
+			cds = append(cds, ctxScores{c, len(u), v})
+			candidates += len(u)
+		}
+	}
+	return cds, candidates
+}
+
 // eval is contrast u of usable candidate k in run r.
 func eval(v map[string][][]float64, u []term, k, r int) float64 {
 	var s float64
@@ -220,6 +241,16 @@ type qBoot struct {
 
 func newQBoot(nctx int) *qBoot { return &qBoot{nctx: nctx} }
 
+// addQ adds the parts of Q(U,V) (qSums) of each usable context to
+// statistic j, in context order.
+func (b *qBoot) addQ(j int, cds []ctxScores, u, w []term, R int) {
+	for _, cd := range cds {
+		n, d := qSums(cd.v, u, w, cd.n, R)
+		b.num[j][cd.c] += n
+		b.den[j][cd.c] += d
+	}
+}
+
 // stat adds a statistic and returns its index.
 func (b *qBoot) stat() int {
 	b.num = append(b.num, make([]float64, b.nctx))
@@ -246,6 +277,16 @@ func ratio(n, d float64) float64 {
 		return math.NaN()
 	}
 	return n / d
+}
+
+// estimates returns the values derive makes of every statistic's Q over
+// all contexts, each with its 95% context-bootstrap interval (intervals,
+// B resamples seeded by seed), one per call in derive's order.
+func (b *qBoot) estimates(derive func(q []float64) []float64, B int, seed uint64) func() Est {
+	point := derive(b.q())
+	ci := b.intervals(derive, len(point), B, seed)
+	i := 0
+	return func() Est { e := Est{point[i], ci[i]}; i++; return e }
 }
 
 // intervals returns percentile 95% intervals of each quantity derive

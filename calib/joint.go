@@ -103,18 +103,8 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 		jp := JointPair{A: p.a, B: p.b, ProjectionA: n, ProjectionB: n, MainRMSA: n, MainRMSB: n, InteractRMS: n, Interaction: n}
 		s := func(signs string) string { return model.JointProbe(p.a, p.b, signs) }
 		probes := []string{s("++"), s("+-"), s("-+"), s("--"), p.a + ":+", p.a + ":-", p.b + ":+", p.b + ":-"}
-		type cd struct {
-			c, n int
-			v    map[string][][]float64
-		}
-		var cds []cd
-		for c := range t.ctxs {
-			if u, v := t.centered(c, probes); u != nil {
-				cds = append(cds, cd{c, len(u), v})
-				jp.Candidates += len(u)
-			}
-		}
-		jp.Contexts = len(cds)
+		cds, cands := t.usable(probes)
+		jp.Contexts, jp.Candidates = len(cds), cands
 		if jp.Contexts < opts.MinContexts {
 			jp.TooFew = fmt.Sprintf("%d contexts with 2 or more candidates answered under the pair's joint and single probes in every run; needs %d", jp.Contexts, opts.MinContexts)
 			rep.Pairs = append(rep.Pairs, jp)
@@ -131,11 +121,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 			u, w []term
 		}{{&ps.maO, ma, oa}, {&ps.mbO, mb, ob}, {&ps.oaa, oa, oa}, {&ps.obb, ob, ob}, {&ps.mama, ma, ma}, {&ps.mbmb, mb, mb}, {&ps.ii, in, in}} {
 			*x.j = qb.stat()
-			for _, d := range cds {
-				n, den := qSums(d.v, x.u, x.w, d.n, R)
-				qb.num[*x.j][d.c] += n
-				qb.den[*x.j][d.c] += den
-			}
+			qb.addQ(*x.j, cds, x.u, x.w, R)
 		}
 		stats[pi] = ps
 		rep.Pairs = append(rep.Pairs, jp)
@@ -168,10 +154,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 		}
 		return out
 	}
-	point := derive(qb.q())
-	ci := qb.intervals(derive, len(point), opts.Bootstrap, opts.Seed)
-	i := 0
-	next := func() Est { e := Est{point[i], ci[i]}; i++; return e }
+	next := qb.estimates(derive, opts.Bootstrap, opts.Seed)
 	for pi, ps := range stats {
 		if ps == nil {
 			continue

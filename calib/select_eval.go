@@ -135,6 +135,38 @@ func (w *selWorker) solve(mp *methodPath, gamma float64, cols []int) {
 	}
 }
 
+// fitFold sets w.full to one outer fold's fit on the columns cols
+// (non-empty): γ is chosen by the inner CV on the fold's training contexts
+// (pickGamma: highest mean, exact ties to the largest γ) and PRISM is
+// fitted at it on the whole outer training set.
+func (w *selWorker) fitFold(fd *selFold, cols []int) error {
+	gammas := w.s.f.opts.Gammas
+	nt := len(fd.train)
+	vals := w.vals[:len(gammas)*nt]
+	for p, src := range fd.inner {
+		if src == nil {
+			continue
+		}
+		mp, err := w.path(src, cols)
+		if err != nil {
+			return err
+		}
+		for gi, gam := range gammas {
+			w.solve(mp, gam, cols)
+			for i := fd.bounds[p]; i < fd.bounds[p+1]; i++ {
+				vals[gi*nt+i] = w.f.value(fd.train[i], w.full)
+			}
+		}
+	}
+	gi := w.f.pickGamma(vals, fd.train, w.cv)
+	mp, err := w.path(fd.outer, cols)
+	if err != nil {
+		return err
+	}
+	w.solve(mp, gammas[gi], cols)
+	return nil
+}
+
 // eval returns the out-of-fold mean of PRISM on the columns cols: in every
 // outer fold, γ is chosen by the inner CV (pickGamma: highest mean,
 // exact ties to the largest γ) and the fit on the whole outer training set
@@ -144,31 +176,11 @@ func (w *selWorker) eval(cols []int) (float64, error) {
 	if len(cols) == 0 {
 		return s.vanilla, nil
 	}
-	gammas := s.f.opts.Gammas
-	for _, fd := range s.folds {
-		nt := len(fd.train)
-		vals := w.vals[:len(gammas)*nt]
-		for p, src := range fd.inner {
-			if src == nil {
-				continue
-			}
-			mp, err := w.path(src, cols)
-			if err != nil {
-				return 0, err
-			}
-			for gi, gam := range gammas {
-				w.solve(mp, gam, cols)
-				for i := fd.bounds[p]; i < fd.bounds[p+1]; i++ {
-					vals[gi*nt+i] = w.f.value(fd.train[i], w.full)
-				}
-			}
-		}
-		gi := w.f.pickGamma(vals, fd.train, w.cv)
-		mp, err := w.path(fd.outer, cols)
-		if err != nil {
+	for i := range s.folds {
+		fd := &s.folds[i]
+		if err := w.fitFold(fd, cols); err != nil {
 			return 0, err
 		}
-		w.solve(mp, gammas[gi], cols)
 		for _, g := range fd.test {
 			w.oof[g] = w.f.value(g, w.full)
 		}

@@ -181,19 +181,8 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 			continue
 		}
 		// Usable contexts first: too few → no statistics at all.
-		type ctxData struct {
-			c int
-			n int
-			v map[string][][]float64
-		}
-		var cds []ctxData
-		for c := range t.ctxs {
-			if u, v := t.centered(c, probes); u != nil {
-				cds = append(cds, ctxData{c, len(u), v})
-				wa.Candidates += len(u)
-			}
-		}
-		wa.Contexts = len(cds)
+		cds, cands := t.usable(probes)
+		wa.Contexts, wa.Candidates = len(cds), cands
 		if wa.Contexts < opts.MinContexts {
 			wa.TooFew = fmt.Sprintf("%d contexts with 2 or more candidates answered under every ladder condition in every run; needs %d", wa.Contexts, opts.MinContexts)
 			rep.Attributes = append(rep.Attributes, wa)
@@ -203,13 +192,7 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 		oStd := []term{{std.Plus(a), 0.5}, {std.Minus(a), -0.5}}
 		z := []term{{ctl, 1}, {base, -1}}
 		as := &attrStats{zz: qb.stat(), zO: qb.stat()}
-		add := func(j int, u, w []term) {
-			for _, cd := range cds {
-				n, d := qSums(cd.v, u, w, cd.n, R)
-				qb.num[j][cd.c] += n
-				qb.den[j][cd.c] += d
-			}
-		}
+		add := func(j int, u, w []term) { qb.addQ(j, cds, u, w, R) }
 		add(as.zz, z, z)
 		add(as.zO, z, oStd)
 		for _, li := range lvs {
@@ -286,10 +269,7 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 		}
 		return out
 	}
-	point := derive(qb.q())
-	cis := qb.intervals(derive, len(point), opts.Bootstrap, opts.Seed)
-	i := 0
-	next := func() Est { e := Est{point[i], cis[i]}; i++; return e }
+	next := qb.estimates(derive, opts.Bootstrap, opts.Seed)
 	for ai, as := range stats {
 		if as == nil {
 			continue

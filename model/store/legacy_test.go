@@ -87,13 +87,24 @@ func responseDump(t testing.TB, db *sql.DB) []string {
 		       p.completion_tokens, p.latency_ns, p.error_kind, p.error, p.created
 		FROM responses p JOIN requests r ON r.id = p.request_id
 		ORDER BY p.id`)
+	return scanRows(t, rows, err, func(f []any) string { b, _ := json.Marshal(f); return string(b) })
+}
+
+// scanRows reads every row of a query (its error err) as strings made by
+// format of the row's columns, in the query's order.
+func scanRows(t testing.TB, rows *sql.Rows, err error, format func([]any) string) []string {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
 	for rows.Next() {
-		var f [22]any
+		f := make([]any, len(cols))
 		ptrs := make([]any, len(f))
 		for i := range f {
 			ptrs[i] = &f[i]
@@ -101,8 +112,7 @@ func responseDump(t testing.TB, db *sql.DB) []string {
 		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(f)
-		out = append(out, string(b))
+		out = append(out, format(f))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -116,25 +126,5 @@ func requestDump(t testing.TB, db *sql.DB) []string {
 	t.Helper()
 	rows, err := db.Query(`SELECT id, key, judge_id, dataset_id, context, candidate, bank_hash, probe, wording, run
 		FROM requests ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var f [10]any
-		ptrs := make([]any, len(f))
-		for i := range f {
-			ptrs[i] = &f[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(f)
-		out = append(out, string(b))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return scanRows(t, rows, err, func(f []any) string { b, _ := json.Marshal(f); return string(b) })
 }

@@ -138,6 +138,22 @@ func studyReadings(t *testing.T, s *Store) string {
 	return b.String()
 }
 
+// openVersion4 creates a version-4 workspace at path as the code of
+// version 4 wrote it, with the seeded judge and dataset and a second,
+// imported judge.
+func openVersion4(t *testing.T, path string) *Store {
+	t.Helper()
+	old, err := open(context.Background(), path, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedJudgeAndDataset(t, old)
+	if _, err := old.w.Exec(`INSERT INTO judges(name, backend, model, base_url, params, created) VALUES ('imp', 'import', '', '', '{}', '2025')`); err != nil {
+		t.Fatal(err)
+	}
+	return old
+}
+
 // TestMigrateVersion4ToCompact builds a version-4 workspace as the code
 // of version 4 wrote it, reads it (read-only, without upgrading), then
 // upgrades it: every reader must report the same, and every request and
@@ -145,14 +161,7 @@ func studyReadings(t *testing.T, s *Store) string {
 func TestMigrateVersion4ToCompact(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v4.db")
-	old, err := open(ctx, path, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seedJudgeAndDataset(t, old)
-	if _, err := old.w.ExecContext(ctx, `INSERT INTO judges(name, backend, model, base_url, params, created) VALUES ('imp', 'import', '', '', '{}', '2025')`); err != nil {
-		t.Fatal(err)
-	}
+	old := openVersion4(t, path)
 	rs, pending := version4Rows()
 	legacyPut(t, old, rs)
 	legacyPut(t, old, []Response{{Request: pending[0]}}, true)
@@ -317,14 +326,7 @@ func TestMigrationKilledMidway(t *testing.T) {
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v4.db")
-	old, err := open(ctx, path, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seedJudgeAndDataset(t, old)
-	if _, err := old.w.ExecContext(ctx, `INSERT INTO judges(name, backend, model, base_url, params, created) VALUES ('imp', 'import', '', '', '{}', '2025')`); err != nil {
-		t.Fatal(err)
-	}
+	old := openVersion4(t, path)
 	rs, _ := version4Rows()
 	// Bulk, so the migration's transaction spills pages into the WAL.
 	for i := range 3000 {

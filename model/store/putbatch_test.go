@@ -18,25 +18,7 @@ func dump(t *testing.T, s *Store) []string {
 		       coalesce(p.ok, -1), coalesce(p.raw, ''), coalesce(p.score, -99), coalesce(p.error_kind, ''), coalesce(p.error, ''),
 		       coalesce(p.prompt_tokens, 0), coalesce(p.logprobs, '')
 		FROM requests r LEFT JOIN responses p ON p.request_id = r.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var f [14]any
-		ptrs := make([]any, len(f))
-		for i := range f {
-			ptrs[i] = &f[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprint(f))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	out := scanRows(t, rows, err, func(f []any) string { return fmt.Sprint(f) })
 	slices.Sort(out)
 	return out
 }
@@ -90,27 +72,8 @@ func TestPutResponseBatchRejects(t *testing.T) {
 	if err := s.PutResponseBatch(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
 		t.Fatal(err)
 	}
-	sameCoordNewKey := answer("c1", "x", "baseline", "0", 3)
-	sameCoordNewKey.Key = keyOf("c1", "x", "edited")
-	unknownJudge := answer("c1", "x", "baseline", "0", 3)
-	unknownJudge.Judge = "ghost"
-	noKey := answer("c1", "x", "baseline", "0", 3)
-	noKey.Key = ""
-	errNoKind := answer("c1", "x", "baseline", "0", 3)
-	errNoKind.Err = "oops"
-	badLogprobs := answer("c1", "x", "baseline", "0", 3)
-	badLogprobs.Logprobs = []byte("{not json")
 	before := dump(t, s)
-	for _, tc := range []struct {
-		r    Response
-		want string
-	}{
-		{sameCoordNewKey, "request text changed"},
-		{unknownJudge, `judge "ghost"`},
-		{noKey, "no key"},
-		{errNoKind, "no error kind"},
-		{badLogprobs, "logprobs"},
-	} {
+	for _, tc := range rejectCases() {
 		batch := []Response{answer("c2", "a", "baseline", "7", 1), tc.r}
 		err := s.PutResponseBatch(ctx, batch)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

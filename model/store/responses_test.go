@@ -143,6 +143,31 @@ func TestCachedAnswerRoundTrip(t *testing.T) {
 	}
 }
 
+// rejectCase is a response the store refuses next to a stored answer
+// answer("c1", "x", "baseline", "0", 3), and what the error mentions.
+type rejectCase struct {
+	r    Response
+	want string
+}
+
+// rejectCases are the responses every write path (PutResponses,
+// PutResponseBatch, ResponseWriter.Put) refuses.
+func rejectCases() []rejectCase {
+	edit := func(f func(*Response)) Response {
+		r := answer("c1", "x", "baseline", "0", 3)
+		f(&r)
+		return r
+	}
+	return []rejectCase{
+		{edit(func(r *Response) { r.Key = keyOf("c1", "x", "edited") }), "request text changed"},
+		{edit(func(r *Response) { r.Judge = "ghost" }), `judge "ghost": not found`},
+		{edit(func(r *Response) { r.Dataset = "ghost" }), `dataset "ghost": not found`},
+		{edit(func(r *Response) { r.Key = "" }), "no key"},
+		{edit(func(r *Response) { r.Err = "oops" }), "no error kind"},
+		{edit(func(r *Response) { r.Logprobs = []byte("{not json") }), "logprobs"},
+	}
+}
+
 func TestPutResponsesRejects(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
@@ -155,32 +180,14 @@ func TestPutResponsesRejects(t *testing.T) {
 	if err := s.PutResponses(ctx, []Response{changed}); err != nil {
 		t.Fatal(err) // a new run with a new key is fine
 	}
-	sameCoordNewKey := answer("c1", "x", "baseline", "0", 3)
-	sameCoordNewKey.Key = keyOf("c1", "x", "edited")
-
-	unknownJudge := answer("c1", "x", "baseline", "0", 3)
-	unknownJudge.Judge = "ghost"
-	noKey := answer("c1", "x", "baseline", "0", 3)
-	noKey.Key = ""
-	errNoKind := answer("c1", "x", "baseline", "0", 3)
-	errNoKind.Err = "oops"
-	badLogprobs := answer("c1", "x", "baseline", "0", 3)
-	badLogprobs.Logprobs = []byte("{not json")
-	for _, tc := range []struct {
-		r    Response
-		want string
-	}{
-		{sameCoordNewKey, "request text changed"},
-		{unknownJudge, `judge "ghost"`},
-		{noKey, "no key"},
-		{errNoKind, "no error kind"},
-		{badLogprobs, "logprobs"},
-	} {
+	for _, tc := range rejectCases() {
 		err := s.PutResponses(ctx, []Response{tc.r})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("PutResponses: err = %v, want it to mention %q", err, tc.want)
 		}
 	}
+	unknownJudge := answer("c1", "x", "baseline", "0", 3)
+	unknownJudge.Judge = "ghost"
 	if err := s.PutResponses(ctx, []Response{unknownJudge}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown judge: err = %v, want ErrNotFound", err)
 	}

@@ -75,30 +75,8 @@ func TestResponseWriterRejects(t *testing.T) {
 	if err := w.Put(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
 		t.Fatal(err)
 	}
-	sameCoordNewKey := answer("c1", "x", "baseline", "0", 3)
-	sameCoordNewKey.Key = keyOf("c1", "x", "edited")
-	unknownJudge := answer("c1", "x", "baseline", "0", 3)
-	unknownJudge.Judge = "ghost"
-	unknownDataset := answer("c1", "x", "baseline", "0", 3)
-	unknownDataset.Dataset = "ghost"
-	noKey := answer("c1", "x", "baseline", "0", 3)
-	noKey.Key = ""
-	errNoKind := answer("c1", "x", "baseline", "0", 3)
-	errNoKind.Err = "oops"
-	badLogprobs := answer("c1", "x", "baseline", "0", 3)
-	badLogprobs.Logprobs = []byte("{not json")
 	before := dump(t, s)
-	for _, tc := range []struct {
-		r    Response
-		want string
-	}{
-		{sameCoordNewKey, "request text changed"},
-		{unknownJudge, `judge "ghost": not found`},
-		{unknownDataset, `dataset "ghost": not found`},
-		{noKey, "no key"},
-		{errNoKind, "no error kind"},
-		{badLogprobs, "logprobs"},
-	} {
+	for _, tc := range rejectCases() {
 		batch := []Response{answer("c2", "a", "baseline", "7", 1), tc.r}
 		err := w.Put(ctx, batch)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "response 1 (") {

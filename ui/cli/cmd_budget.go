@@ -39,11 +39,7 @@ prism score --budget N.`
 func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism budget", stderr, budgetUsage)
 	def := calib.DefaultBudgetOptions()
-	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
-	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
-	judgeName := fs.String("judge", "", "the stored judge `NAME` whose answers in the workspace are used (default: the only one)")
-	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
-	bank := fs.String("bank", "", "only answers under this `BANK` (built-in name, TOML file or workspace hash)")
+	src := addScoreSourceFlags(fs)
 	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
 	seed := fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
 	metric := fs.String("metric", def.Metric, "metric: spearman or pairwise")
@@ -60,16 +56,13 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil || help {
 		return err
 	}
-	fromFiles := *scores != "" || *labels != ""
-	switch {
-	case len(pos) > 0:
+	if len(pos) > 0 {
 		return usageErr(budgetUsage, "unexpected argument %q", pos[0])
-	case fromFiles && (*scores == "" || *labels == ""):
-		return usageErr(budgetUsage, "--scores and --labels go together")
-	case fromFiles && (*judgeName != "" || *dataset != "" || *bank != ""):
-		return usageErr(budgetUsage, "give either --scores/--labels or --judge [--dataset] [--bank], not both")
-	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
-		return usageErr(budgetUsage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
+	}
+	if err := src.check(fs, budgetUsage); err != nil {
+		return err
+	}
+	switch {
 	case *metric != model.MetricSpearman && *metric != model.MetricPairwise:
 		return usageErr(budgetUsage, "--metric %q: want spearman or pairwise", *metric)
 	case *boot < 1:
@@ -92,18 +85,14 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr(budgetUsage, "--taus: %v", err)
 	}
 	opts.Seed, opts.Metric, opts.Bootstrap, opts.Tolerance = *seed, *metric, *boot, *tol
-	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
-	in, err := readFitInput(ctx, fs, fromFiles, *scores, *labels, *dataset, *judgeName, *bank, stderr)
+	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *src.scores, *src.labels, *order
+	in, err := src.read(ctx, fs, stderr, "prism budget", "evaluating")
 	if err != nil {
 		return err
 	}
 	rows, labs := in.rows, in.labels
-	if !fromFiles {
+	if !src.fromFiles() {
 		opts.ScoresFile, opts.LabelsFile = in.source, in.source
-		var dropped int
-		if labs, dropped = model.ScoredLabels(rows, labs); dropped > 0 {
-			fmt.Fprintf(stderr, "prism budget: warning: %d labelled candidates of the dataset have no answers from judge %q; evaluating the %d that do\n", dropped, in.judge, len(labs))
-		}
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {

@@ -33,8 +33,11 @@ func registerDiagnosis(name, summary string, run func(ctx context.Context, args 
 func diagnoseUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: prism diagnose KIND [flags]   (prism diagnose KIND -h for a kind's flags)\n\n")
-	b.WriteString("Probe diagnostics computed from stored answers (docs/protocol.md); each\n")
-	b.WriteString("prints a table, or its documented JSON report with --json. Kinds:\n")
+	b.WriteString("Probe diagnostics (docs/protocol.md, docs/diagnostics.md); each prints a\n")
+	b.WriteString("table, or its documented JSON report with --json. order reads stored answers\n")
+	b.WriteString("only (it sends nothing); joint, resolution and wording first acquire their\n")
+	b.WriteString("conditions through the engine (stored answers are reused; --stored sends\n")
+	b.WriteString("nothing). Kinds:\n")
 	names := make([]string, 0, len(diagnoses))
 	for n := range diagnoses {
 		names = append(names, n)

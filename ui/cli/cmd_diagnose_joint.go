@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -25,9 +24,11 @@ single-probe standard half-differences (1: the same projected effect as
 alone), and the interaction's reproducible RMS relative to the main
 effects', per pair and pooled over pairs (second moments summed), with
 95% context-bootstrap intervals. Default bank: the built-in ladder (15
-pairs of six style properties). Needs ≥ 2 runs and, per pair, 5 contexts
-with 2 or more candidates answered under its joint and single probes in
-every run; less is "too few".`
+pairs of six style properties). The bank's conditions are acquired through
+the engine first (answers already stored are reused; --stored sends
+nothing). Needs ≥ 2 runs and, per pair, 5 contexts with 2 or more
+candidates answered under its joint and single probes in every run; less
+is reported as "too few", never as a number.`
 
 // jointJSON is the document of prism diagnose joint --json.
 type jointJSON struct {
@@ -36,27 +37,8 @@ type jointJSON struct {
 }
 
 func runDiagnoseJoint(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	d := newDiagStudy("prism diagnose joint", diagnoseJointUsage, stderr)
-	if help, err := d.parse(args, stdout); err != nil || help {
-		return err
-	}
-	info := d.info(stdout, stderr)
-	dd, err := d.load(ctx, "ladder", nil, info, stderr)
-	if err != nil {
-		return err
-	}
-	defer dd.st.Close()
-	rep, err := calib.Joint(ctx, dd.rows, d.options(dd.st.Path()))
-	if err != nil {
-		return err
-	}
-	if *d.asJSON {
-		return writeJSON(stdout, jointJSON{*dd, rep})
-	}
-	var buf bytes.Buffer
-	fmt.Fprintln(&buf)
-	printJoint(&buf, dd, rep)
-	return writeTrimmed(stdout, buf.String())
+	return runLadderDiagnosis(ctx, "prism diagnose joint", diagnoseJointUsage, args, stdout, stderr, calib.Joint,
+		func(dd diagData, r *calib.JointReport) any { return jointJSON{dd, r} }, printJoint)
 }
 
 func printJoint(w io.Writer, dd *diagData, r *calib.JointReport) {

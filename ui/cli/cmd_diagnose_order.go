@@ -21,8 +21,9 @@ const diagnoseOrderUsage = `prism diagnose order [--dataset NAME] [--judge BATCH
 
 Presentation-order diagnostics of batched pointwise scoring (docs/protocol.md
 §14, docs/diagnostics.md "Presentation order"), computed from stored answers
-only: it sends nothing. It needs a prior batched run and, for the references
-and the Spearman comparison, a pointwise run of the same bank:
+only: it sends nothing, so it has no --stored (wording, joint and
+resolution acquire first). It needs a prior batched run and, for the
+references and the Spearman comparison, a pointwise run of the same bank:
 
   prism run --bank BANK --repeats 2                           # pointwise, 2 runs
   prism run --bank BANK --batched --orders 8 --repeats 2      # batched, 8 orders, 2 runs

@@ -25,12 +25,15 @@ Score resolution (docs/protocol.md §15.3, docs/diagnostics.md): the judge
 scores the same items under the bank on two scales (--scales, default
 "bank,0-100": the bank's own scale and 0–100; each MIN-MAX, anchors
 mapped onto it, each scale its own bank hash, as prism run --scale
-acquires it). Per scale: the share of tied candidate pairs within
-contexts (baseline scores, per run) and the share of zero probe responses
-(J's columns ATTR:± and ctx:NAME, wordings averaged within the run); then
-how both change from A to B, with 95% context-bootstrap intervals. Only
+acquires it). The conditions of both scales are acquired through the
+engine first (answers already stored are reused; --stored sends nothing).
+Per scale: the share of tied candidate pairs within contexts (baseline
+scores, per run) and the share of zero probe responses (J's columns
+ATTR:± and ctx:NAME, wordings averaged within the run); then how both
+change from A to B, with 95% context-bootstrap intervals. Only
 items answered on both scales count. Needs 1 run (default 1) and 5
-contexts with a candidate pair on both scales; less is "too few".`
+contexts with a candidate pair on both scales; less is reported as "too
+few", never as a number.`
 
 // resolutionJSON is the document of prism diagnose resolution --json.
 type resolutionJSON struct {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -155,3 +156,34 @@ func (d *diagStudy) options(file string) calib.DiagOptions {
 
 // est prints an estimate and its interval.
 func est(e calib.Est) string { return num(e.Value) + " " + interval(e.CI) }
+
+// runLadderDiagnosis runs a diagnosis of one study under a bank (default
+// the built-in ladder): parse the flags, acquire or read the rows, analyse
+// them, and print the report as tables or, with --json, as the document
+// doc makes of the study and the report.
+func runLadderDiagnosis[R any](ctx context.Context, name, usage string, args []string, stdout, stderr io.Writer,
+	analyse func(context.Context, []model.ScoreRow, calib.DiagOptions) (R, error),
+	doc func(diagData, R) any, print func(io.Writer, *diagData, R)) error {
+	d := newDiagStudy(name, usage, stderr)
+	d.s.fs.Lookup("bank").Usage = "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace (default: the built-in ladder)"
+	if help, err := d.parse(args, stdout); err != nil || help {
+		return err
+	}
+	info := d.info(stdout, stderr)
+	dd, err := d.load(ctx, "ladder", nil, info, stderr)
+	if err != nil {
+		return err
+	}
+	defer dd.st.Close()
+	rep, err := analyse(ctx, dd.rows, d.options(dd.st.Path()))
+	if err != nil {
+		return err
+	}
+	if *d.asJSON {
+		return writeJSON(stdout, doc(*dd, rep))
+	}
+	var buf bytes.Buffer
+	fmt.Fprintln(&buf)
+	print(&buf, dd, rep)
+	return writeTrimmed(stdout, buf.String())
+}

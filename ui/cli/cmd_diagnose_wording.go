@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -40,27 +39,8 @@ type wordingJSON struct {
 }
 
 func runDiagnoseWording(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	d := newDiagStudy("prism diagnose wording", diagnoseWordingUsage, stderr)
-	if help, err := d.parse(args, stdout); err != nil || help {
-		return err
-	}
-	info := d.info(stdout, stderr)
-	dd, err := d.load(ctx, "ladder", nil, info, stderr)
-	if err != nil {
-		return err
-	}
-	defer dd.st.Close()
-	rep, err := calib.Wording(ctx, dd.rows, d.options(dd.st.Path()))
-	if err != nil {
-		return err
-	}
-	if *d.asJSON {
-		return writeJSON(stdout, wordingJSON{*dd, rep})
-	}
-	var buf bytes.Buffer
-	fmt.Fprintln(&buf)
-	printWording(&buf, dd, rep)
-	return writeTrimmed(stdout, buf.String())
+	return runLadderDiagnosis(ctx, "prism diagnose wording", diagnoseWordingUsage, args, stdout, stderr, calib.Wording,
+		func(dd diagData, r *calib.WordingReport) any { return wordingJSON{dd, r} }, printWording)
 }
 
 // printWording writes the wording report as tables: per attribute and

@@ -39,9 +39,9 @@ one G-Eval request per criterion per candidate (the mean of --samples N
 sampled ratings at temperature 1, default 20; one call read by its logprobs
 in --mode expected); each criterion's rating is stored as the score of probe
 rubric:RUBRIC/CRITERION under the same judge. --prompts DIR reads G-Eval
-prompt files (the official ones: coh_detailed.txt, …). --dry-run prints the estimate (requests, tokens, cost, time) and
-sends nothing. --repeats N sends each condition N times as separate requests
-(run labels 0…N-1). --backend says what answers (offline: the simulator;
+prompt files (the official ones: coh_detailed.txt, …). --dry-run prints
+the estimate (requests, tokens, cost, time) and sends nothing. --repeats N
+sends each condition N times as separate requests (run labels 0…N-1). --backend says what answers (offline: the simulator;
 openai: any OpenAI-compatible server); --judge NAME is the stored judge the
 answers go under (default: the backend for offline, else the model;
 "-expected" is appended in expected mode), the name prism fit, select and

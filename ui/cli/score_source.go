@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// scoreSourceFlags are the flags naming where a command's judge scores
+// and human labels come from: two CSV files (--scores, --labels) or the
+// workspace (--judge, --dataset, --bank). select and budget share them;
+// fit has its own, since --bank there also names a saved calibrator's bank.
+type scoreSourceFlags struct {
+	scores, labels, judge, dataset, bank *string
+}
+
+// addScoreSourceFlags defines the source flags on fs.
+func addScoreSourceFlags(fs workspaceFlags) scoreSourceFlags {
+	return scoreSourceFlags{
+		scores:  fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]"),
+		labels:  fs.String("labels", "", "human labels `CSV`: context,candidate,human"),
+		judge:   fs.String("judge", "", "the stored judge `NAME` whose answers in the workspace are used (default: the only one)"),
+		dataset: fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)"),
+		bank:    fs.String("bank", "", "only answers under this `BANK` (built-in name, TOML file or workspace hash)"),
+	}
+}
+
+// fromFiles reports whether the scores come from CSV files.
+func (s scoreSourceFlags) fromFiles() bool { return *s.scores != "" || *s.labels != "" }
+
+// check returns the usage error of a source given by halves, by both
+// kinds at once, or by neither with no workspace; nil otherwise.
+func (s scoreSourceFlags) check(fs workspaceFlags, usage string) error {
+	fromFiles := s.fromFiles()
+	switch {
+	case fromFiles && (*s.scores == "" || *s.labels == ""):
+		return usageErr(usage, "--scores and --labels go together")
+	case fromFiles && (*s.judge != "" || *s.dataset != "" || *s.bank != ""):
+		return usageErr(usage, "give either --scores/--labels or --judge [--dataset] [--bank], not both")
+	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
+		return usageErr(usage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
+	}
+	return nil
+}
+
+// read reads the scores and labels. From the workspace, in.source names
+// both, and the labels are cut to the candidates the judge answered (a
+// screen or an unfinished run scores only part of the dataset), with a
+// warning on stderr naming the command and what it does with the rest
+// ("selecting on", "evaluating").
+func (s scoreSourceFlags) read(ctx context.Context, fs workspaceFlags, stderr io.Writer, command, verb string) (fitInput, error) {
+	fromFiles := s.fromFiles()
+	in, err := readFitInput(ctx, fs, fromFiles, *s.scores, *s.labels, *s.dataset, *s.judge, *s.bank, stderr)
+	if err != nil || fromFiles {
+		return in, err
+	}
+	var dropped int
+	if in.labels, dropped = model.ScoredLabels(in.rows, in.labels); dropped > 0 {
+		fmt.Fprintf(stderr, "%s: warning: %d labelled candidates of the dataset have no answers from judge %q; %s the %d that do\n", command, dropped, in.judge, verb, len(in.labels))
+	}
+	return in, nil
+}
