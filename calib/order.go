@@ -43,14 +43,14 @@ type OrderData struct {
 
 // OrderOptions set the bootstrap and the minimum data.
 type OrderOptions struct {
-	Bootstrap   int    // context-bootstrap resamples (default 1000)
+	Bootstrap   int    // context-bootstrap resamples (default 2000, as the other diagnostics)
 	Seed        uint64 // bootstrap seed (default 42)
 	MinContexts int    // fewer usable contexts: "too few" (default 5)
 }
 
 // DefaultOrderOptions are prism diagnose order's defaults.
 func DefaultOrderOptions() OrderOptions {
-	return OrderOptions{Bootstrap: 1000, Seed: 42, MinContexts: 5}
+	return OrderOptions{Bootstrap: 2000, Seed: 42, MinContexts: 5}
 }
 
 // OrderValue is one estimate: its value and 95% context-bootstrap

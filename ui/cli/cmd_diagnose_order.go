@@ -17,7 +17,7 @@ func init() {
 }
 
 const diagnoseOrderUsage = `prism diagnose order [--dataset NAME] [--judge BATCHED] [--pointwise JUDGE] [--bank BANK]
-          [--probes P,P,…] [--bootstrap B] [--seed S] [--min-contexts N] [--json] [--workspace FILE]
+          [--probes P,P,…] [--bootstrap B] [--boot-seed S] [--min-contexts N] [--json] [--workspace FILE]
 
 Presentation-order diagnostics of batched pointwise scoring (docs/protocol.md
 §14, docs/diagnostics.md "Presentation order"), computed from stored answers
@@ -60,7 +60,7 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	probes := fs.String("probes", "", "comma-separated probes whose responses are correlated (default: every attribute and context probe)")
 	opts := calib.DefaultOrderOptions()
 	boot := fs.Int("bootstrap", opts.Bootstrap, "context-bootstrap resamples")
-	seed := fs.Uint64("seed", opts.Seed, "bootstrap seed")
+	seed := fs.Uint64("boot-seed", opts.Seed, "bootstrap seed")
 	minCtx := fs.Int("min-contexts", opts.MinContexts, "fewest contexts an estimate is given from")
 	asJSON := fs.Bool("json", false, "print the documented JSON report")
 	pos, help, err := fs.parse(args, stdout)
