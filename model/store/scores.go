@@ -44,6 +44,30 @@ const ImportBackend = "import"
 // has a few dozen. Each row's strings are shared with every other row of
 // its candidate and condition.
 func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, error) {
+	sr, err := s.studyRowsOf(ctx, dataset, judge, bankHash)
+	if err != nil {
+		return nil, err
+	}
+	return sr.ordered(), nil
+}
+
+// ScanScores calls fn with each row Scores returns, in the same order and
+// with the same values, without making the slice: it holds a study's
+// answers packed (32 bytes each) rather than as ScoreRows (over 100 bytes
+// each), which is what lets prism fit --workspace build its design in
+// the memory of the design (docs/performance.md). The row fn is given is
+// rewritten for the next: fn copies what it keeps. An error from fn ends
+// the scan and is returned.
+func (s *Store) ScanScores(ctx context.Context, dataset, judge, bankHash string, fn func(*model.ScoreRow) error) error {
+	sr, err := s.studyRowsOf(ctx, dataset, judge, bankHash)
+	if err != nil {
+		return err
+	}
+	return sr.each(nil, fn)
+}
+
+// studyRowsOf reads the answers Scores returns, unordered.
+func (s *Store) studyRowsOf(ctx context.Context, dataset, judge, bankHash string) (*studyRows, error) {
 	pos, err := s.positions(ctx, dataset)
 	if err != nil {
 		return nil, err
@@ -71,7 +95,7 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 				return nil, err
 			}
 		}
-		return sr.ordered(), nil
+		return sr, nil
 	}
 	var q studyQuery
 	err = tx.QueryRowContext(ctx, `
@@ -79,7 +103,7 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 		FROM judges j, datasets d WHERE j.name = ? AND d.name = ?`,
 		bankHash, ImportBackend, judge, dataset).Scan(&q.judge, &q.dataset, &q.anyBank)
 	if errors.Is(err, sql.ErrNoRows) {
-		return sr.ordered(), nil // no such judge or dataset: no rows
+		return sr, nil // no such judge or dataset: no rows
 	}
 	if err != nil {
 		return nil, err
@@ -98,7 +122,7 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return sr.ordered(), nil
+	return sr, nil
 }
 
 // studyQuery selects a study's requests: a judge's on a dataset, under
@@ -325,11 +349,23 @@ func (sr *studyRows) add(id int64, pair, cond int32) {
 	sr.recs = append(sr.recs, scoreRec{id: id, pair: pair, cond: cond})
 }
 
-// ordered returns the rows in the order Scores documents: by bucket (a
-// counting sort), then within a bucket by context and candidate id (which
-// differ only in the buckets of ids the dataset lacks) and the condition's
-// rank.
+// ordered returns the rows in the order Scores documents (each).
 func (sr *studyRows) ordered() []model.ScoreRow {
+	var out []model.ScoreRow
+	_ = sr.each(func(n int) { out = make([]model.ScoreRow, 0, n) }, func(r *model.ScoreRow) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out
+}
+
+// each calls fn with the rows in the order Scores documents, after size
+// with their count: by bucket (a counting sort), then within a bucket by
+// context and candidate id (which differ only in the buckets of ids the
+// dataset lacks) and the condition's rank. fn is given one ScoreRow,
+// rewritten for each row, so that no slice of rows is made; an error
+// from fn ends the walk.
+func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) error {
 	// Rank the conditions.
 	byName := make([]int32, len(sr.conds))
 	for i := range byName {
@@ -389,16 +425,22 @@ func (sr *studyRows) ordered() []model.ScoreRow {
 			return cmp.Compare(sr.conds[x.cond].rank, sr.conds[y.cond].rank)
 		})
 	}
-	out := make([]model.ScoreRow, len(order))
-	for i, ri := range order {
+	if size != nil {
+		size(len(order))
+	}
+	var row model.ScoreRow
+	for _, ri := range order {
 		r := &sr.recs[ri]
 		p, c := &sr.pairs[r.pair], &sr.conds[r.cond]
-		out[i] = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
+		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
 		if r.missing {
-			out[i].Score, out[i].Missing = math.NaN(), true
+			row.Score, row.Missing = math.NaN(), true
+		}
+		if err := fn(&row); err != nil {
+			return err
 		}
 	}
-	return out
+	return nil
 }
 
 // datasetPositions number the places of a dataset's candidates in file

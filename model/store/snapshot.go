@@ -181,41 +181,49 @@ func (r *snapshotReader) byte() byte {
 	return c
 }
 
-// snapshotRec is one decoded answer.
-type snapshotRec struct {
-	pair, cond uint32
-	score      float64
-	missing    bool
-}
-
 // decodeSnapshot adds the answers of a snapshot's parts, in order, to sr
-// under bank, all or nothing: a malformed part adds none and returns
-// errSnapshot.
+// under bank, all or nothing: a malformed part adds no answer and returns
+// errSnapshot (it may leave sr knowing candidates and conditions that no
+// answer uses, which no row shows). The answers go straight into sr, a
+// part at a time, rather than through a slice of their own: at 608,000
+// answers that slice was 10 MB of a fit's peak.
 func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
-	var pairs [][2]string
-	var conds [][3]string
-	var recs []snapshotRec
+	start := len(sr.recs)
+	var pairIdx, condIdx []int32 // snapshot index → sr's
 	for _, body := range parts {
 		r := &snapshotReader{b: body}
 		if r.byte() != snapshotFormat {
+			sr.recs = sr.recs[:start]
 			return errSnapshot
 		}
 		// Each entry takes at least one byte, which bounds every count.
 		for range r.uvarint(uint64(len(r.b))) {
-			pairs = append(pairs, [2]string{r.str(), r.str()})
+			c, d := r.str(), r.str()
+			if r.err != nil {
+				break
+			}
+			pairIdx = append(pairIdx, sr.pair(c, d))
 		}
 		for range r.uvarint(uint64(len(r.b))) {
-			conds = append(conds, [3]string{r.str(), r.str(), r.str()})
+			p, w, run := r.str(), r.str(), r.str()
+			if r.err != nil {
+				break
+			}
+			condIdx = append(condIdx, sr.cond(p, w, run, bank))
 		}
 		n := r.uvarint(uint64(len(r.b)))
-		if r.err == nil && n > 0 && (len(pairs) == 0 || len(conds) == 0) {
+		if r.err == nil && n > 0 && (len(pairIdx) == 0 || len(condIdx) == 0) {
+			r.err = errSnapshot
+		}
+		if r.err != nil {
+			sr.recs = sr.recs[:start]
 			return errSnapshot
 		}
-		recs = slices.Grow(recs, int(n))
+		sr.recs = slices.Grow(sr.recs, int(n))
 		for range n {
-			p := r.uvarint(uint64(len(pairs)) - 1)
-			c := r.uvarint(uint64(len(conds)) - 1)
-			rec := snapshotRec{pair: uint32(p), cond: uint32(c)}
+			p := r.uvarint(uint64(len(pairIdx)) - 1)
+			c := r.uvarint(uint64(len(condIdx)) - 1)
+			rec := scoreRec{answered: true}
 			switch r.byte() {
 			case 0:
 				rec.missing = true
@@ -235,23 +243,13 @@ func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 			if r.err != nil {
 				break
 			}
-			recs = append(recs, rec)
+			rec.pair, rec.cond = pairIdx[p], condIdx[c]
+			sr.recs = append(sr.recs, rec)
 		}
 		if r.err != nil || len(r.b) != 0 {
+			sr.recs = sr.recs[:start]
 			return errSnapshot
 		}
-	}
-	pairIdx := make([]int32, len(pairs))
-	for i, p := range pairs {
-		pairIdx[i] = sr.pair(p[0], p[1])
-	}
-	condIdx := make([]int32, len(conds))
-	for i, c := range conds {
-		condIdx[i] = sr.cond(c[0], c[1], c[2], bank)
-	}
-	sr.recs = slices.Grow(sr.recs, len(recs))
-	for _, x := range recs {
-		sr.recs = append(sr.recs, scoreRec{pair: pairIdx[x.pair], cond: condIdx[x.cond], answered: true, missing: x.missing, score: x.score})
 	}
 	return nil
 }
