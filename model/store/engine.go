@@ -76,6 +76,31 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 	return rows, labels, nil
 }
 
+// ScanFitInput is FitInput without the slice of score rows: it returns
+// the labels, calling reserve with them first (so a design builder can be
+// sized before a row arrives), then fn with each score row as ScanScores
+// gives it. No row is the same error as FitInput's.
+func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func([]model.Label), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+	labels, err := s.Labels(ctx, dataset)
+	if err != nil {
+		return nil, err
+	}
+	if reserve != nil {
+		reserve(labels)
+	}
+	n := 0
+	if err := s.ScanScores(ctx, dataset, judge, bankHash, func(r *model.ScoreRow) error {
+		n++
+		return fn(r)
+	}); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+	}
+	return labels, nil
+}
+
 func bankNote(h string) string {
 	if h == "" {
 		return ""

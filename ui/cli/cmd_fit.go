@@ -90,20 +90,27 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// A plain fit from files folds the score rows into its design as they
 	// are read and never holds them (the rubric ratings aside): a fit
 	// needs memory for its design, not for the file.
+	// So does a plain fit from a workspace (fitStream).
 	var builder *calib.DesignBuilder
 	var mem *fitMemLimit // sized from the design as it is built
-	if fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
+	var stream *fitStream
+	if *attributes == "" && *confirm.protocol != protocolConfirm {
 		mem = newFitMemLimit()
 		defer mem.restore()
 		// Without --save the design is only fitted: it need not hold J̃.
-		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""})
+		bo := calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""}
+		if fromFiles {
+			builder = calib.NewDesignBuilder(bo)
+		} else {
+			stream = &fitStream{opts: bo, mem: mem}
+		}
 	}
 	if fromFiles {
 		if in, err = readFitInputInto(ctx, *scores, *labels, builder, mem); err == nil {
 			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
 		}
 	} else {
-		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "",
+		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "", stream,
 			func(st *store.Store, in *fitInput, hash string) (err error) {
 				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
 					return err // budgets are reported beside rubric baselines only
@@ -114,6 +121,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err != nil {
 		return err
+	}
+	if stream != nil {
+		builder = stream.b
 	}
 	if opts.Baselines, err = bf.baselines(in.rubrics); err != nil {
 		return err
@@ -378,17 +388,19 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 // one bank) and the dataset's human targets from a workspace, for fit and
 // select. An empty dataset or judge is the workspace's only one.
 func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
-	return workspaceFitInputWith(ctx, wf, dataset, judgeName, bankRef, stderr, false, nil)
+	return workspaceFitInputWith(ctx, wf, dataset, judgeName, bankRef, stderr, false, nil, nil)
 }
 
 // workspaceFitInputWith is workspaceFitInput that, with provenance, also
 // reads the bank and judge configuration behind the answers
 // (engine.Provenance) for a saved calibrator.
 //
-// more, when not nil, reads more from the open store (hash: the bank
-// filter, "" for every bank).
+// stream, when not nil, has the score rows folded into a design builder
+// as they are read (fitStream.read), not kept in in.rows. more, when not
+// nil, reads more from the open store (hash: the bank filter, "" for
+// every bank).
 func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer, provenance bool,
-	more func(st *store.Store, in *fitInput, hash string) error) (fitInput, error) {
+	stream *fitStream, more func(st *store.Store, in *fitInput, hash string) error) (fitInput, error) {
 	var in fitInput
 	st, err := openWorkspaceRO(ctx, *wf.workspace)
 	if err != nil {
@@ -409,13 +421,17 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judg
 		}
 		hash = b.Hash()
 	}
-	in.rows, in.labels, err = st.FitInput(ctx, in.dataset, in.judge, hash)
-	if err != nil {
-		return in, fmt.Errorf("%s: %w", st.Path(), err)
-	}
 	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
 	if hash != "" {
 		in.source += ", bank " + short(hash)
+	}
+	if stream != nil {
+		err = stream.read(ctx, st, &in, hash)
+	} else {
+		in.rows, in.labels, err = st.FitInput(ctx, in.dataset, in.judge, hash)
+	}
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", st.Path(), err)
 	}
 	if provenance {
 		if in.bank, in.judgeSnap, err = engine.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
