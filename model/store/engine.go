@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"unsafe"
 
 	"github.com/prism-eval/prism/model"
 )
@@ -76,23 +77,29 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 	return rows, labels, nil
 }
 
-// ScanFitInput is FitInput without the slice of score rows: it returns
-// the labels, calling reserve with them first (so a design builder can be
+// ScanFitInput is FitInput without the slice of score rows: it reads the
+// labels and the study's answers, calls reserve with the labels and the
+// count of rows to come (so a design builder and a memory limit can be
 // sized before a row arrives), then fn with each score row as ScanScores
-// gives it. No row is the same error as FitInput's.
-func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func([]model.Label), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+// gives it, and returns the labels. No row is the same error as
+// FitInput's.
+func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
 	labels, err := s.Labels(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
-	if reserve != nil {
-		reserve(labels)
+	sr, err := s.studyRowsOf(ctx, dataset, judge, bankHash)
+	if err != nil {
+		return nil, err
 	}
 	n := 0
-	if err := s.ScanScores(ctx, dataset, judge, bankHash, func(r *model.ScoreRow) error {
-		n++
-		return fn(r)
-	}); err != nil {
+	err = sr.each(func(rows int) {
+		n = rows
+		if reserve != nil {
+			reserve(labels, rows)
+		}
+	}, fn)
+	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
@@ -100,6 +107,10 @@ func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash strin
 	}
 	return labels, nil
 }
+
+// ScanRowBytes is what ScanFitInput holds per row while it calls fn: a
+// packed answer (scoreRec) and its place in the order.
+const ScanRowBytes = int64(unsafe.Sizeof(scoreRec{})) + 4
 
 func bankNote(h string) string {
 	if h == "" {

@@ -171,6 +171,17 @@ func (r *snapshotReader) str() string {
 	return s
 }
 
+// skip passes over a string.
+func (r *snapshotReader) skip() {
+	n := r.uvarint(math.MaxUint64)
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.err = errSnapshot
+	}
+	if r.err == nil {
+		r.b = r.b[n:]
+	}
+}
+
 func (r *snapshotReader) byte() byte {
 	if r.err != nil || len(r.b) == 0 {
 		r.err = errSnapshot
@@ -189,6 +200,7 @@ func (r *snapshotReader) byte() byte {
 // answers that slice was 10 MB of a fit's peak.
 func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 	start := len(sr.recs)
+	sr.recs = slices.Grow(sr.recs, snapshotAnswers(parts))
 	var pairIdx, condIdx []int32 // snapshot index → sr's
 	for _, body := range parts {
 		r := &snapshotReader{b: body}
@@ -219,7 +231,6 @@ func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 			sr.recs = sr.recs[:start]
 			return errSnapshot
 		}
-		sr.recs = slices.Grow(sr.recs, int(n))
 		for range n {
 			p := r.uvarint(uint64(len(pairIdx)) - 1)
 			c := r.uvarint(uint64(len(condIdx)) - 1)
@@ -252,6 +263,28 @@ func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 		}
 	}
 	return nil
+}
+
+// snapshotAnswers is the count of answers the parts say they hold (0
+// when one does not say it right; decodeSnapshot then refuses it), so
+// that a study's records are made once, at their size, and not grown.
+func snapshotAnswers(parts [][]byte) int {
+	total := 0
+	for _, body := range parts {
+		r := &snapshotReader{b: body}
+		r.byte()
+		for _, width := range []int{2, 3} { // the names: pairs, then conditions
+			for range r.uvarint(uint64(len(r.b))) * uint64(width) {
+				r.skip()
+			}
+		}
+		n := r.uvarint(uint64(len(r.b)))
+		if r.err != nil {
+			return 0
+		}
+		total += int(n)
+	}
+	return total
 }
 
 // readSnapshots is false only in benchmarks of the read without them.

@@ -60,3 +60,13 @@ func (l *fitMemLimit) restore() {
 		debug.SetMemoryLimit(l.prev)
 	}
 }
+
+// hold adds bytes that stay live while the design is built (a workspace
+// fit's packed study, fitStream) to the heap the limit is sized from; the
+// next update sets the limit again.
+func (l *fitMemLimit) hold(bytes int64) {
+	if l.on {
+		l.base += bytes
+		l.design = 0
+	}
+}

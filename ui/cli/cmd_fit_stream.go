@@ -34,7 +34,13 @@ func (f *fitStream) read(ctx context.Context, st *store.Store, in *fitInput, has
 	}
 	runs := map[string]bool{}
 	labels, err := st.ScanFitInput(ctx, in.dataset, in.judge, hash,
-		func(labs []model.Label) { f.b.Reserve(len(labs)) },
+		func(labs []model.Label, rows int) {
+			f.b.Reserve(len(labs))
+			// The study's packed answers stay live while the design is
+			// built: the limit makes room for them beside it.
+			mem.hold(int64(rows) * store.ScanRowBytes)
+			mem.update(f.b.DesignBytes())
+		},
 		func(r *model.ScoreRow) error {
 			switch {
 			case strings.HasPrefix(r.Probe, "rubric:"):
