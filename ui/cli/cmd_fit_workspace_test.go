@@ -53,6 +53,15 @@ func TestFitWorkspaceEqualsExportedCSV(t *testing.T) {
 	if cols := fromWS["columns"].([]any); len(cols) != 16 {
 		t.Errorf("%d columns, want 16 (8 quality attributes × 2 signs)", len(cols))
 	}
+	// A saved calibrator records the run's 2 repeats: the streamed read
+	// (fitStream) keeps a baseline row of each run for it.
+	cal := filepath.Join(dir, "c.json")
+	if code, _, errOut := runPrism(t, "fit", "--workspace", ws, "--bootstrap", "20", "--save", cal); code != 0 {
+		t.Fatalf("prism fit --save: exit %d: %s", code, errOut)
+	}
+	if c := readCalibrator(t, cal); c.Judge == nil || c.Judge.Runs != 2 || c.Judge.Backend != "offline" {
+		t.Fatalf("saved calibrator's judge %+v, want offline with 2 runs", c.Judge)
+	}
 }
 
 func TestFitWorkspaceErrors(t *testing.T) {
