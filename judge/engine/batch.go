@@ -143,7 +143,7 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 		if err != nil {
 			return n, err
 		}
-		row := it.Row()
+		row := p.Row(it)
 		if err := enc.Encode(BatchInput{CustomID: CustomID(row.Key, row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
 			return n, err
 		}

@@ -134,7 +134,7 @@ func (p *Plan) exportRubric(enc *json.Encoder) (int, []store.Request, error) {
 		for s := range n {
 			body, err := openai.RequestBody(rc, req, s)
 			if err != nil {
-				row := it.Row()
+				row := p.Row(it)
 				return lines, nil, fmt.Errorf("engine: %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err)
 			}
 			id := RubricCustomID(kind, it.Key(), strconv.Itoa(int(it.Run)), s, named)
@@ -144,7 +144,7 @@ func (p *Plan) exportRubric(enc *json.Encoder) (int, []store.Request, error) {
 			lines++
 		}
 		for _, k := range p.members(lead) {
-			rows = append(rows, p.Items[k].Row())
+			rows = append(rows, p.Row(&p.Items[k]))
 		}
 	}
 	return lines, rows, nil

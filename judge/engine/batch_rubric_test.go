@@ -213,7 +213,7 @@ func sendKeys(p *Plan) []string {
 	var out []string
 	for _, i := range p.Pending {
 		if _, ok := p.Cached[i]; !ok {
-			r := p.Items[i].Row()
+			r := p.Row(&p.Items[i])
 			out = append(out, r.Context+"/"+r.Candidate+" "+r.Probe+" "+r.Run)
 		}
 	}
@@ -386,7 +386,7 @@ func TestRubricBatchPartialSamples(t *testing.T) {
 	}
 	pend := 0
 	for _, i := range again.Sends {
-		it := again.Items[i].Row()
+		it := again.Row(&again.Items[i])
 		if reqs[it.Key+":"+it.Run] {
 			pend++
 		}
@@ -455,7 +455,7 @@ func TestRubricBatchImportErrors(t *testing.T) {
 			break
 		}
 	}
-	other := sp.Items[saja.Repeats].Row().Key // criterion 1 of the first call: not the call's first
+	other := sp.Row(&sp.Items[saja.Repeats]).Key // criterion 1 of the first call: not the call's first
 	tests := []struct {
 		name, in, want string
 	}{
@@ -466,7 +466,7 @@ func TestRubricBatchImportErrors(t *testing.T) {
 		{"another N than exported", strings.Join([]string{replace(g[0], ":0/3", ":0/2"), replace(g[1], ":1/3", ":1/2")}, "\n"), "no longer has this key: the dataset's texts or the rubric or the sample count (2) differ"},
 		{"expected form of a sampled study", replace(g[0], ":0/3", ""), "judge \"srv\" scores in integer mode: its G-Eval lines are geval:KEY:RUN:S/N"},
 		{"saja id of a geval key", replace(g[0], "geval:"+gid.key+":0:0/3", "saja:"+gid.key+":0"), "names a saja call, but its key is a rating of geval rubric geval-summeval"},
-		{"bank key", replace(s[0], sid.key, bp.Items[0].Row().Key), "is a request of bank quality"},
+		{"bank key", replace(s[0], sid.key, bp.Row(&bp.Items[0]).Key), "is a request of bank quality"},
 		{"not the lead", replace(s[0], sid.key, other), "a SAJA call is named by its first criterion's (accuracy)"},
 		{"bare key of a rubric rating", replace(withContent, "saja:", ""), "out.jsonl:1:1: custom_id: its key is a rating of rubric saja-broad"},
 		{"good line then a bad one", s[0] + "\n" + g[0] + "\n" + replace(g[1], gid.key, strings.Repeat("ab", 32)), "out.jsonl:3:1: custom_id:"},

@@ -88,7 +88,7 @@ func TestBatchExportImport(t *testing.T) {
 			var in BatchInput
 			_ = json.Unmarshal([]byte(first), &in)
 			wantBody, _ := ChatBody(spec.Config, mustRequest(t, p, 0), 0)
-			if !bytes.Equal(in.Body, wantBody) || in.CustomID != p.Items[0].Row().Key {
+			if !bytes.Equal(in.Body, wantBody) || in.CustomID != p.Row(&p.Items[0]).Key {
 				t.Errorf("first line %s, want body %s", first, wantBody)
 			}
 			out, want := answerBatch(t, exp.Bytes(), shape)
@@ -105,7 +105,7 @@ func TestBatchExportImport(t *testing.T) {
 			}
 			byCoord := map[string]string{}
 			for _, it := range p.Items {
-				byCoord[it.Row().Context+it.Row().Candidate+it.Row().Probe+it.Row().Wording+it.Row().Run] = CustomID(it.Row().Key, it.Row().Run)
+				byCoord[p.Row(&it).Context+p.Row(&it).Candidate+p.Row(&it).Probe+p.Row(&it).Wording+p.Row(&it).Run] = CustomID(p.Row(&it).Key, p.Row(&it).Run)
 			}
 			for _, r := range rows {
 				id := byCoord[r.Context+r.Candidate+r.Probe+r.Wording+r.Run]

@@ -129,7 +129,7 @@ func (p *Plan) batchedItems(ctx context.Context, st *store.Store) error {
 						msgs = append(msgs, store.Message{Role: "order", Content: strconv.Itoa(k)},
 							store.Message{Role: "candidate", Content: ids[ki]})
 						it := Item{Run: int32(r), Order: int16(k), Context: int32(ci), Candidate: int32(ki), Condition: int16(condi),
-							Lead: int32(first), Part: int16(pos), key: keyer.Sum(msgs), plan: p.ref}
+							Lead: int32(first), Part: int16(pos), key: keyer.Sum(msgs)}
 						if pos == 0 {
 							it.InTokens, it.OutTokens = int32(in), int32(out)
 						}

@@ -55,7 +55,7 @@ func TestEstimatePlanEqualsNewPlan(t *testing.T) {
 	}
 	var rs []store.Response
 	for i := 0; i < len(p.Items); i += 5 {
-		r := store.Response{Request: p.Items[i].Row(), Score: 3}
+		r := store.Response{Request: p.Row(&p.Items[i]), Score: 3}
 		if i%3 == 0 {
 			r.Score, r.ErrKind, r.Err = math.NaN(), "timeout", "slow"
 		}

@@ -111,12 +111,13 @@ func (l Limits) concurrency() int {
 }
 
 // Item is one request of a plan: where it comes from, its key, and its
-// estimated token counts; Row spells its stored coordinates. The rendered
+// estimated token counts; Plan.Row spells its stored coordinates. The rendered
 // request is not kept (a study's messages repeat each source text dozens
 // of times); Plan.Request renders it again when it is sent. An item holds
-// indices and its key's 32 bytes, no strings and no pointer (planref.go):
-// 64 bytes, so a plan of 608,000 requests is 39 MB that the collector
-// does not scan.
+// indices and its key's 32 bytes, no strings and no pointer: 64 bytes, so
+// a plan of 608,000 requests is 39 MB that the collector does not scan.
+// That is why an item does not name its plan: its coordinates are read
+// through the plan (Plan.Row), which the reader holds anyway.
 type Item struct {
 	Run       int32
 	Context   int32 // index into Spec.Dataset.Contexts
@@ -137,16 +138,14 @@ type Item struct {
 	// item is the call's Score.
 	Part int16
 
-	plan uint16   // the plan's slot in planRefs
-	key  [32]byte // store.Keyer.Sum of the messages
+	key [32]byte // store.Keyer.Sum of the messages
 }
 
 // Key is the item's request key (store.RequestKey of its messages).
 func (it *Item) Key() string { return store.KeyString(it.key) }
 
-// Row is the item's stored coordinates and request key.
-func (it *Item) Row() store.Request {
-	p := planOf(it.plan)
+// Row is the stored coordinates and request key of it, an item of p.
+func (p *Plan) Row(it *Item) store.Request {
 	c := &p.Spec.Dataset.Contexts[it.Context]
 	return store.Request{Key: it.Key(), Judge: p.Spec.JudgeName, Dataset: p.Spec.Dataset.Name,
 		Context: c.ID, Candidate: c.Candidates[it.Candidate].ID, BankHash: p.BankHash,
@@ -203,8 +202,6 @@ type Plan struct {
 	group map[int][]int
 
 	orders []judge.OrderPlan // a batched plan's order plan of each context
-
-	ref uint16 // the plan's slot in planRefs, which its Items name
 }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
@@ -394,7 +391,7 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 					p.Items = append(p.Items, Item{
 						Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int16(condi), InTokens: int32(in), OutTokens: int32(out),
 						Lead: int32(len(p.Items)), Part: -1,
-						key: key, plan: p.ref,
+						key: key,
 					})
 				}
 			}
@@ -483,7 +480,6 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 	}
 	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
 		render: rend, conds: conds, planned: planned}
-	p.ref = p.register()
 	return p, nil
 }
 
@@ -572,7 +568,7 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 		}
 		for j, i := range p.Pending {
 			if resp, ok := cached[want[j]]; ok {
-				resp.Request = p.Items[i].Row()
+				resp.Request = p.Row(&p.Items[i])
 				p.Cached[i] = resp
 			}
 		}

@@ -37,20 +37,20 @@ func TestPlanProbesSubset(t *testing.T) {
 	perProbe := map[string]int{}
 	fullKeys := map[string]bool{}
 	for _, it := range full.Items {
-		fullKeys[it.Row().Key+"|"+it.Row().Probe+"|"+it.Row().Wording+"|"+it.Row().Run] = true
+		fullKeys[full.Row(&it).Key+"|"+full.Row(&it).Probe+"|"+full.Row(&it).Wording+"|"+full.Row(&it).Run] = true
 	}
 	for i, it := range sub.Items {
-		perProbe[it.Row().Probe]++
-		if strings.HasPrefix(it.Row().Probe, "neutral:") {
-			t.Errorf("item %d asks neutral clause %s", i, it.Row().Probe)
+		perProbe[sub.Row(&it).Probe]++
+		if strings.HasPrefix(sub.Row(&it).Probe, "neutral:") {
+			t.Errorf("item %d asks neutral clause %s", i, sub.Row(&it).Probe)
 		}
-		if !fullKeys[it.Row().Key+"|"+it.Row().Probe+"|"+it.Row().Wording+"|"+it.Row().Run] {
-			t.Errorf("item %d (%s wording %s) is not a request of the full study", i, it.Row().Probe, it.Row().Wording)
+		if !fullKeys[sub.Row(&it).Key+"|"+sub.Row(&it).Probe+"|"+sub.Row(&it).Wording+"|"+sub.Row(&it).Run] {
+			t.Errorf("item %d (%s wording %s) is not a request of the full study", i, sub.Row(&it).Probe, sub.Row(&it).Wording)
 		}
 		// Condition still indexes the full bank: the request renders with
 		// the probe the row names.
-		if got := full.conds[it.Condition].Probe; got != it.Row().Probe {
-			t.Errorf("item %d: condition %d is %s, row says %s", i, it.Condition, got, it.Row().Probe)
+		if got := full.conds[it.Condition].Probe; got != sub.Row(&it).Probe {
+			t.Errorf("item %d: condition %d is %s, row says %s", i, it.Condition, got, sub.Row(&it).Probe)
 		}
 	}
 	want := map[string]int{"baseline": 8, "coverage:+": 16, "coverage:-": 16, "fluency:+": 16}

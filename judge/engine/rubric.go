@@ -122,7 +122,6 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 		}
 	}
 	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rr.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{}, rubric: rr}
-	p.ref = p.register()
 	p.critProbes = make([]string, len(crits))
 	for k, name := range crits {
 		p.critProbes[k] = model.RubricProbe(spec.Rubric.Name, name)
@@ -163,7 +162,7 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 			}
 			p.Items = append(p.Items, Item{
 				Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int16(crit), InTokens: int32(in), OutTokens: int32(o), Lead: int32(l), Part: int16(part),
-				key: key, plan: p.ref,
+				key: key,
 			})
 		}
 	}
@@ -213,7 +212,7 @@ func (p *Plan) checkSameParams(ctx context.Context, st *store.Store) error {
 	if answered < 0 {
 		return nil
 	}
-	row := p.Items[answered].Row()
+	row := p.Row(&p.Items[answered])
 	rows, err := st.RequestsByKey(ctx, row.Key, row.Run)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)

@@ -244,7 +244,7 @@ func TestRubricGEvalSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p3.Items[0].Row().Key == p.Items[0].Row().Key {
+	if p3.Row(&p3.Items[0]).Key == p.Row(&p.Items[0]).Key {
 		t.Error("the sample count is not in the request key")
 	}
 }
@@ -413,8 +413,8 @@ func TestRubricSAJARepeats(t *testing.T) {
 	}
 	for i, it := range p.Items {
 		lead := p.Items[it.Lead]
-		if lead.Run != it.Run || lead.Row().Context != it.Row().Context || lead.Row().Candidate != it.Row().Candidate || lead.Part != 0 || it.Part != it.Condition {
-			t.Fatalf("item %d %+v led by %+v", i, it.Row(), lead.Row())
+		if lead.Run != it.Run || p.Row(&lead).Context != p.Row(&it).Context || p.Row(&lead).Candidate != p.Row(&it).Candidate || lead.Part != 0 || it.Part != it.Condition {
+			t.Fatalf("item %d %+v led by %+v", i, p.Row(&it), p.Row(&lead))
 		}
 	}
 	rows, _ := st.Scores(context.Background(), d.Name, "offline", p.BankHash)

@@ -562,7 +562,7 @@ func (r *Run) worker(work <-chan int, slot int) {
 		}
 		req, err := r.plan.Request(i)
 		if err != nil {
-			row := it.Row()
+			row := r.plan.Row(it)
 			r.stop(fmt.Errorf("render %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err))
 			return
 		}
@@ -599,7 +599,7 @@ func (r *Run) worker(work <-chan int, slot int) {
 				a = ack
 			}
 			mk := &r.plan.Items[k]
-			r.finish(mk, cellResponse(mk.Row(), int(mk.Part), m == 0, res, err), false, a)
+			r.finish(mk, cellResponse(r.plan.Row(mk), int(mk.Part), m == 0, res, err), false, a)
 		}
 		r.sent()
 		// The next request starts only once this answer is committed, so

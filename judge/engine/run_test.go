@@ -40,7 +40,7 @@ func TestPlanOrderKeysAndEstimate(t *testing.T) {
 	seen := map[string]bool{}
 	prev := ""
 	for _, it := range p.Items {
-		c := it.Row().Context + "/" + it.Row().Candidate
+		c := p.Row(&it).Context + "/" + p.Row(&it).Candidate
 		if c != prev {
 			if seen[c] {
 				t.Fatalf("candidate %s is split in the send order", c)
@@ -49,10 +49,10 @@ func TestPlanOrderKeysAndEstimate(t *testing.T) {
 		}
 	}
 	// Runs of one condition share a key and differ by run label; conditions differ.
-	if a, b := p.Items[0], p.Items[1]; a.Row().Key != b.Row().Key || a.Row().Run != "0" || b.Row().Run != "1" {
-		t.Errorf("runs of one condition: %+v / %+v", a.Row(), b.Row())
+	if a, b := p.Items[0], p.Items[1]; p.Row(&a).Key != p.Row(&b).Key || p.Row(&a).Run != "0" || p.Row(&b).Run != "1" {
+		t.Errorf("runs of one condition: %+v / %+v", p.Row(&a), p.Row(&b))
 	}
-	if p.Items[0].Row().Key == p.Items[2].Row().Key {
+	if p.Row(&p.Items[0]).Key == p.Row(&p.Items[2]).Key {
 		t.Error("two conditions share a key")
 	}
 	e := p.Estimate
@@ -409,7 +409,7 @@ func TestCancelStoresFinishedWorkAndResumeCompletes(t *testing.T) {
 	stored := map[string]bool{}
 	for _, row := range rows {
 		for i, it := range p.Items {
-			if it.Row().Context == row.Context && it.Row().Candidate == row.Candidate && it.Row().Probe == row.Probe && it.Row().Wording == row.Wording {
+			if p.Row(&it).Context == row.Context && p.Row(&it).Candidate == row.Candidate && p.Row(&it).Probe == row.Probe && p.Row(&it).Wording == row.Wording {
 				stored[itemIdentity(t, p, i)] = true
 			}
 		}

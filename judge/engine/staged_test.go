@@ -32,7 +32,7 @@ func TestPlanStage(t *testing.T) {
 		t.Errorf("stage study %s@%d, full %s@%d", p.BankHash, p.DatasetRev, full.BankHash, full.DatasetRev)
 	}
 	for i := range p.Items {
-		r := p.Items[i].Row()
+		r := p.Row(&p.Items[i])
 		if r.Probe != "coverage:+" || !(r.Context == "doc1" && r.Candidate == "s0" || r.Context == "doc0" && r.Candidate == "s1") {
 			t.Errorf("item %d: %+v", i, r)
 		}

@@ -289,7 +289,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 		body, _ := engine.ChatBody(cfg, req, int(it.Run))
-		idOf[it.Row().Context+"|"+it.Row().Candidate+"|"+it.Row().Probe+"|"+it.Row().Wording] = requestIdentity(body)
+		idOf[plan.Row(&it).Context+"|"+plan.Row(&it).Candidate+"|"+plan.Row(&it).Probe+"|"+plan.Row(&it).Wording] = requestIdentity(body)
 	}
 	final := srv.snapshot()
 	for _, row := range committed {

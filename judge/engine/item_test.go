@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 )
 
 // TestItemCompact: an Item is 64 bytes and holds no pointer, so a plan's
-// Items are memory the collector does not scan (planref.go).
+// Items are memory the collector does not scan.
 func TestItemCompact(t *testing.T) {
 	if n := unsafe.Sizeof(Item{}); n != 64 {
 		t.Errorf("Item is %d bytes, want 64", n)
@@ -29,26 +28,6 @@ func TestItemCompact(t *testing.T) {
 			t.Errorf("field %s is %s: an Item holds no pointer", f.Name, f.Type)
 		}
 	}
-}
-
-// TestPlanRefs: an item's slot gives back its plan while the plan lives,
-// and a collected plan's slot is handed out again.
-func TestPlanRefs(t *testing.T) {
-	a, b := &Plan{}, &Plan{}
-	a.ref, b.ref = a.register(), b.register()
-	if a.ref == b.ref || planOf(a.ref) != a || planOf(b.ref) != b {
-		t.Fatalf("slots %d %d give %p %p, want %p %p", a.ref, b.ref, planOf(a.ref), planOf(b.ref), a, b)
-	}
-	free := b.ref
-	b = nil
-	runtime.GC() // b is unreachable: its weak pointer is cleared
-	c := &Plan{}
-	c.ref = c.register()
-	if c.ref > free || planOf(c.ref) != c || planOf(a.ref) != a {
-		t.Errorf("new plan got slot %d (free: %d and below); a's slot gives %p, want %p", c.ref, free, planOf(a.ref), a)
-	}
-	runtime.KeepAlive(a)
-	runtime.KeepAlive(c)
 }
 
 // TestPlanInt16Limits: what an Item keeps in an int16 is bounded when
