@@ -886,6 +886,11 @@ func (r *Run) writer() {
 		var deadline time.Time // when lingering: the latest commit
 	more:
 		for len(buf) < r.opts.FlushEvery {
+			// Read before looking at the queue: a call's answers are
+			// queued before it leaves sending, so when none is sending
+			// every answer there will be is in the queue now, and the
+			// receive below takes it into this commit.
+			idle := r.sending.Load() == 0
 			select {
 			case w, ok := <-r.writes:
 				if !ok {
@@ -898,7 +903,7 @@ func (r *Run) writer() {
 			// Nothing queued: linger only for a paid answer (an ack
 			// waits) while calls that may answer soon are in flight, and
 			// only while answers keep coming (a gap of CommitDelay/4).
-			if len(acks) == 0 || r.opts.CommitDelay < 0 || spacing >= r.opts.CommitDelay || r.sending.Load() == 0 {
+			if len(acks) == 0 || r.opts.CommitDelay < 0 || spacing >= r.opts.CommitDelay || idle {
 				break more
 			}
 			now := time.Now()
