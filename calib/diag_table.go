@@ -345,3 +345,9 @@ func reproRMSOf(q float64) float64 {
 func nanFloat() float64 { return math.NaN() }
 
 func cmpString(a, b string) int { return strings.Compare(a, b) }
+
+// tooFewRuns is the "too few" reason of a diagnostic computed from Q,
+// which needs MinDiagRuns runs: one text for every such diagnostic.
+func tooFewRuns(runs int) string {
+	return fmt.Sprintf("%d run: Q needs at least %d (prism diagnose --runs 2, or prism run --repeats 2)", runs, MinDiagRuns)
+}

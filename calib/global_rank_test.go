@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -33,25 +32,8 @@ func pooledBootstrapSorted(preds [][]float64, human []float64, ref, B int, seed 
 		means[m] = Spearman(p, human)
 	}
 	stats := make([]float64, 2*M*B)
-	draw := make([]int, n)
-	x, y := make([]float64, n), make([]float64, n)
-	rx, ry := make([]float64, n), make([]float64, n)
-	idx := make([]int, n)
-	g := rand.NewPCG(seed, 1)
-	for b := 0; b < B; b++ {
-		for k := range draw {
-			i, _ := bits.Mul64(g.Uint64(), uint64(n))
-			draw[k] = int(i)
-			y[k] = human[i]
-		}
-		MidRanks(ry, y, idx)
-		for m, p := range preds {
-			for k, i := range draw {
-				x[k] = p[i]
-			}
-			MidRanks(rx, x, idx)
-			stats[m*B+b] = pearsonOfRanks(rx, ry)
-		}
+	pooledStatsSorted(preds, human, B, seed, stats) // the old ranking, kept for NaN input
+	for b := range B {
 		for m := range preds {
 			stats[(M+m)*B+b] = stats[m*B+b] - stats[ref*B+b]
 		}

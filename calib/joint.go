@@ -88,7 +88,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Joint
 		rep.TooFew = "no joint-instruction (joint:A/B:SIGNS) scores: run a bank with a [joint] table, such as the built-in ladder"
 		return rep, nil
 	case len(t.runs) < MinDiagRuns:
-		rep.TooFew = fmt.Sprintf("%d run: Q needs at least %d (run with --runs 2)", len(t.runs), MinDiagRuns)
+		rep.TooFew = tooFewRuns(len(t.runs))
 		return rep, nil
 	}
 	R := len(t.runs)

@@ -146,7 +146,7 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts DiagOptions) (*Wor
 		rep.TooFew = "no attribute has worded-control (ATTR:control) and standard (ATTR:+, ATTR:-) scores: run a bank with [levels], such as the built-in ladder"
 		return rep, nil
 	case len(t.runs) < MinDiagRuns:
-		rep.TooFew = fmt.Sprintf("%d run: Q needs at least %d (run with --repeats 2)", len(t.runs), MinDiagRuns)
+		rep.TooFew = tooFewRuns(len(t.runs))
 		return rep, nil
 	}
 	qb := newQBoot(len(t.ctxs))

@@ -29,16 +29,7 @@ func TestScanScoresEqualsScores(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	seedJudgeAndDataset(t, s)
-	rs, _ := version4Rows()
-	var mine []Response
-	for _, r := range rs {
-		if r.Judge == "j" {
-			mine = append(mine, r)
-		}
-	}
-	if err := s.PutResponses(ctx, mine); err != nil {
-		t.Fatal(err)
-	}
+	putJudgeJRows(t, s)
 	check := func(stage string) {
 		t.Helper()
 		for _, bank := range []string{testBank, ""} {

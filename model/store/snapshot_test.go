@@ -27,6 +27,21 @@ func snapshotRows(t *testing.T, s *Store) (n int, generation int64) {
 	return n, generation
 }
 
+// putJudgeJRows stores judge j's answers and failures of version4Rows.
+func putJudgeJRows(t *testing.T, s *Store) {
+	t.Helper()
+	rs, _ := version4Rows()
+	var mine []Response
+	for _, r := range rs {
+		if r.Judge == "j" {
+			mine = append(mine, r)
+		}
+	}
+	if err := s.PutResponses(context.Background(), mine); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestScoresSnapshot: a study's snapshot gives Scores' rows exactly; it
 // is written when a lease is released, used only at the study's current
 // generation (any later write makes it stale), and a malformed one is
@@ -35,16 +50,7 @@ func TestScoresSnapshot(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	seedJudgeAndDataset(t, s)
-	rs, _ := version4Rows()
-	var mine []Response
-	for _, r := range rs {
-		if r.Judge == "j" {
-			mine = append(mine, r)
-		}
-	}
-	if err := s.PutResponses(ctx, mine); err != nil {
-		t.Fatal(err)
-	}
+	putJudgeJRows(t, s)
 	scanned := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow))
 	if scanned == "" || scanned != scoreText(scoresBySQL(t, s, "tiny", "j", testBank)) {
 		t.Fatalf("Scores before any snapshot:\n%s\nwant\n%s", scanned, scoreText(scoresBySQL(t, s, "tiny", "j", testBank)))
