@@ -449,10 +449,11 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 	if s.StudyErr != nil {
 		fmt.Fprintf(w, "stored: %d answers by this run (reading the study back failed: %v)\n", s.Stored, s.StudyErr)
 	} else {
-		if p.Spec.Bank != nil && p.Conditions() < len(p.Spec.Bank.Conditions()) {
-			// A plan of some of the bank's conditions: the workspace
-			// counts answers under every condition of the bank.
-			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds %d answers of judge %q under bank %s (all its conditions)\n",
+		if p.Spec.Bank != nil && p.Conditions() < len(p.Spec.Bank.Conditions()) || s.Study.Answered > p.Estimate.Requests {
+			// A plan of some of the bank's conditions or runs (more
+			// repeats were stored before): the workspace counts answers
+			// under every condition and run of the bank.
+			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds %d answers of judge %q under bank %s (all its conditions and runs)\n",
 				s.Stored, s.Study.Answered, p.Spec.JudgeName, short(p.BankHash))
 		} else {
 			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds answers to %d of the study's %d requests\n",

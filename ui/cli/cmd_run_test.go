@@ -481,3 +481,16 @@ func killAt(t *testing.T, cmd *exec.Cmd, reached <-chan struct{}, logPath, what 
 	}
 	<-exited
 }
+
+// A run of fewer repeats than the workspace holds says how many answers
+// the bank holds in all, never "answers to 2340 of the study's 2280
+// requests".
+func TestRunSummaryWithMoreRepeatsStored(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	mustRun(t, "run", "--workspace", ws, "--bank", "style8", "--probes", "baseline", "--repeats", "2")
+	out, _ := mustRun(t, "run", "--workspace", ws, "--bank", "style8")
+	if want := "the workspace holds 2340 answers of judge \"offline\" under bank"; !strings.Contains(out, want) {
+		t.Fatalf("summary does not say %q:\n%s", want, out)
+	}
+}
