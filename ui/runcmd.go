@@ -57,7 +57,7 @@ type (
 // left to send: the estimate shown before a run starts.
 func planCmd(ctx context.Context, st *store.Store, spec engine.Spec, gen int) tea.Cmd {
 	return func() tea.Msg {
-		p, err := engine.NewPlan(ctx, st, spec)
+		p, err := engine.NewRunPlan(ctx, st, spec)
 		return planMsg{gen: gen, plan: p, err: err}
 	}
 }

@@ -157,7 +157,7 @@ func (a *App) start() tea.Cmd {
 	a.runPlan = p
 	a.run.live = newPlanRun(p)
 	a.run.live.phase = phaseStarting
-	a.run.live.prog.Total = len(p.Pending)
+	a.run.live.prog.Total = p.PendingCount()
 	a.run.signal, a.run.signalErr = nil, nil
 	a.run.showForm, a.run.pick = false, 0
 	a.run.signalFinal = false

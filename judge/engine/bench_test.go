@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,4 +166,83 @@ func BenchmarkEstimatePlanDemo100000Runs(b *testing.B) {
 			b.Fatalf("%+v %v", p.Estimate, err)
 		}
 	}
+}
+
+// BenchmarkOfflineRunMemory runs the offline judge over a synthetic study
+// of 100 contexts × 16 candidates × 38 conditions at 1 and 4 runs (60,800
+// and 243,200 requests), from a whole plan (NewPlan) and a streamed one
+// (NewRunPlan, what prism run starts), and reports the peak of the
+// heap's objects over the op (sampled every millisecond): a streamed
+// run's does not grow with its requests (docs/performance.md).
+func BenchmarkOfflineRunMemory(b *testing.B) {
+	d := synthstudy.Dataset(100, 16, 1)
+	bank := quality(b)
+	for _, streamed := range []bool{false, true} {
+		for _, runs := range []int{1, 4} {
+			name := fmt.Sprintf("whole/%druns", runs)
+			if streamed {
+				name = fmt.Sprintf("streamed/%druns", runs)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				var peak uint64
+				for b.Loop() {
+					b.StopTimer()
+					st, _ := openStore(b, d)
+					runtime.GC()
+					stop := samplePeakHeap(&peak)
+					b.StartTimer()
+					spec := Spec{Dataset: d, Bank: bank, JudgeName: "offline", Config: judge.Defaults(), Repeats: runs}
+					plan := NewPlan
+					if streamed {
+						plan = NewRunPlan
+					}
+					p, err := plan(context.Background(), st, spec)
+					if err != nil {
+						b.Fatal(err)
+					}
+					js, err := NewJudges(spec.Config, runs, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					r, err := Start(context.Background(), st, js, p, Options{ProgressOnly: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					benchSink, err = r.Wait()
+					if err != nil || benchSink.Written != 60800*runs {
+						b.Fatalf("%+v %v", benchSink.Progress, err)
+					}
+					b.StopTimer()
+					stop()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			})
+		}
+	}
+}
+
+// samplePeakHeap raises *peak to the heap's object bytes every
+// millisecond until the returned stop is called.
+func samplePeakHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }

@@ -20,9 +20,10 @@ import (
 //
 // Each condition's request is rendered and keyed once whatever the number
 // of runs: the runs answered at its coordinates come from the study's
-// answered set, and those answered elsewhere (the cache) from the
-// workspace's answered runs of its key, so the work is one pass over the
-// candidates and conditions plus one over the stored answers.
+// answers, read a few contexts at a time, and those answered elsewhere
+// (the cache) from the workspace's answered runs of its key, so the work
+// is one pass over the candidates and conditions plus one over the
+// stored answers, and the memory that of a few contexts.
 func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	if spec.Orders > 0 {
 		// A batched study's plan is K calls per context and condition, not
@@ -36,26 +37,14 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	spec = p.Spec
 	R := spec.Repeats
 	type cellCoord struct{ context, candidate, probe, wording string }
-	ans, err := st.Answered(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash)
-	if err != nil {
-		return nil, fmt.Errorf("engine: pending requests: %w", err)
-	}
+	// The study's answers are read a group of contexts at a time (those
+	// whose cells are counted together), so the estimate never holds the
+	// coordinates of the whole study.
+	var ans store.AnsweredSet
 	// answeredRuns lists the runs in [0, R) answered at a condition's
 	// coordinates, in order: asked of the set run by run for a few runs,
 	// else from the set regrouped by condition (one pass over the answers).
 	var done map[cellCoord][]int
-	if R > smallRepeats && ans.Len() > 0 {
-		done = map[cellCoord][]int{}
-		ans.Each(func(c, k, probe, w, run string) {
-			if r, ok := runIndex(run, R); ok {
-				cc := cellCoord{c, k, probe, w}
-				done[cc] = append(done[cc], r)
-			}
-		})
-		for _, rs := range done {
-			slices.Sort(rs)
-		}
-	}
 	var runsBuf []int
 	answeredRuns := func(c cellCoord) []int {
 		if R > smallRepeats || ans.Len() == 0 {
@@ -68,6 +57,26 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 			}
 		}
 		return runsBuf
+	}
+	readAnswered := func(ids []string) error {
+		var err error
+		if ans, err = st.AnsweredIn(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash, ids); err != nil {
+			return fmt.Errorf("engine: pending requests: %w", err)
+		}
+		done = nil
+		if R > smallRepeats && ans.Len() > 0 {
+			done = map[cellCoord][]int{}
+			ans.Each(func(c, k, probe, w, run string) {
+				if r, ok := runIndex(run, R); ok {
+					cc := cellCoord{c, k, probe, w}
+					done[cc] = append(done[cc], r)
+				}
+			})
+			for _, rs := range done {
+				slices.Sort(rs)
+			}
+		}
+		return nil
 	}
 	some, err := st.AnyAnswer(ctx)
 	if err != nil {
@@ -125,29 +134,47 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	for i, c := range p.planned {
 		sel[i] = p.conds[c]
 	}
-	for _, c := range spec.Dataset.Contexts {
-		for _, cand := range c.Candidates {
-			reqs, err := p.render.RenderAll(c, cand, sel)
-			if err != nil {
-				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
+	// Contexts in groups of at least cachedChunkCells conditions' cells:
+	// the group's answers are read, then its cells rendered and counted.
+	ctxs := spec.Dataset.Contexts
+	var ids []string
+	for lo := 0; lo < len(ctxs); {
+		hi, cells := lo, 0
+		ids = ids[:0]
+		for hi < len(ctxs) && (hi == lo || cells < cachedChunkCells) {
+			cells += len(ctxs[hi].Candidates) * len(sel)
+			ids = append(ids, ctxs[hi].ID)
+			hi++
+		}
+		if some {
+			if err := readAnswered(ids); err != nil {
+				return nil, err
 			}
-			for si, cond := range sel {
-				msgs = msgs[:0]
-				for _, m := range reqs[si].Messages {
-					msgs = append(msgs, store.Message(m))
+		}
+		for _, c := range ctxs[lo:hi] {
+			for _, cand := range c.Candidates {
+				reqs, err := p.render.RenderAll(c, cand, sel)
+				if err != nil {
+					return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
 				}
-				batch = append(batch, cell{key: keyer.Key(msgs), in: int64(EstimateTokens(reqs[si].Messages)),
-					coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
-			}
-			if len(batch) >= cachedChunkCells {
-				if err := count(); err != nil {
-					return nil, err
+				for si, cond := range sel {
+					var key string
+					if some { // a key is asked of the cache only
+						msgs = msgs[:0]
+						for _, m := range reqs[si].Messages {
+							msgs = append(msgs, store.Message(m))
+						}
+						key = keyer.Key(msgs)
+					}
+					batch = append(batch, cell{key: key, in: int64(EstimateTokens(reqs[si].Messages)),
+						coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 				}
 			}
 		}
-	}
-	if err := count(); err != nil {
-		return nil, err
+		if err := count(); err != nil {
+			return nil, err
+		}
+		lo = hi
 	}
 	e.Requests = spec.Dataset.NumCandidates() * len(p.planned) * R
 	e.Calls = e.Send * p.samples()
@@ -161,8 +188,9 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 // set about each run of a condition rather than regrouping it.
 const smallRepeats = 16
 
-// cachedChunkCells is how many conditions' keys EstimatePlan asks the
-// cache about at once.
+// cachedChunkCells is about how many conditions' keys EstimatePlan asks
+// the cache about at once (whole contexts: at least this many, unless
+// they are the last).
 const cachedChunkCells = 500
 
 // runIndex reads a run label the engine writes (decimal, no leading zero)

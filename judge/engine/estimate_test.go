@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -14,8 +15,15 @@ import (
 // coordinates, a failure, answers of other runs and answers to the same
 // messages under another judge name (cache hits).
 func TestEstimatePlanEqualsNewPlan(t *testing.T) {
+	// 3 contexts are one group of the estimate's reads; 30 are five.
+	for _, contexts := range []int{3, 30} {
+		t.Run(fmt.Sprint(contexts), func(t *testing.T) { estimateEqualsNewPlan(t, contexts) })
+	}
+}
+
+func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	ctx := context.Background()
-	d := synthstudy.Dataset(3, 2, 7)
+	d := synthstudy.Dataset(contexts, 2, 7)
 	st, _ := openStore(t, d)
 	same := func(spec Spec) Estimate {
 		t.Helper()

@@ -202,6 +202,11 @@ type Plan struct {
 	group map[int][]int
 
 	orders []judge.OrderPlan // a batched plan's order plan of each context
+
+	// streamed: the items are made while the plan runs (NewRunPlan);
+	// anyAnswer: the workspace held an answer when it was planned.
+	streamed, anyAnswer bool
+	chunk               int // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
 }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
@@ -334,10 +339,11 @@ func priceModel(cfg judge.Config) string {
 	return cfg.Model
 }
 
-// MaxPlanRequests bounds the requests of one plan (candidates ×
+// MaxPlanRequests bounds the requests of one whole plan (candidates ×
 // conditions × runs): 2,000,000 is 33 runs of SummEval's 1,600 candidates
 // under 38 conditions, and about 0.2 GB of plan. EstimatePlan, which
-// holds no request, estimates a study of any size.
+// holds no request, estimates a study of any size, and a streamed plan
+// (NewRunPlan) runs one.
 const MaxPlanRequests = 2_000_000
 
 // NewPlan renders every request of spec, keys it, and asks the workspace
@@ -355,47 +361,13 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 		}
 		return p, nil
 	}
-	rend, conds, planned := p.render, p.conds, p.planned
-	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
-	backend := p.Judge.Backend
-	out := outputTokens(spec.Config)
-	p.Items = make([]Item, 0, total)
-	keyer, err := store.NewKeyer(backend, spec.Config.Model, p.Judge.Params)
+	cur, err := p.newCursor()
 	if err != nil {
 		return nil, err
 	}
-	msgs := make([]store.Message, 0, 2)
-	sel := make([]banks.Condition, len(planned))
-	for i, c := range planned {
-		sel[i] = conds[c]
-	}
-	// Context, then candidate, then condition, then run: everything sent
-	// about one candidate goes out together, so a server's prefix cache
-	// sees the same source text back to back.
-	for ci, c := range spec.Dataset.Contexts {
-		for ki, cand := range c.Candidates {
-			reqs, err := rend.RenderAll(c, cand, sel)
-			if err != nil {
-				return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
-			}
-			for si := range sel {
-				condi := planned[si]
-				req := &reqs[si]
-				msgs = msgs[:0]
-				for _, m := range req.Messages {
-					msgs = append(msgs, store.Message(m))
-				}
-				key := keyer.Sum(msgs)
-				in := EstimateTokens(req.Messages)
-				for r := range spec.Repeats {
-					p.Items = append(p.Items, Item{
-						Run: int32(r), Context: int32(ci), Candidate: int32(ki), Condition: int16(condi), InTokens: int32(in), OutTokens: int32(out),
-						Lead: int32(len(p.Items)), Part: -1,
-						key: key,
-					})
-				}
-			}
-		}
+	total := int64(spec.Dataset.NumCandidates()) * int64(len(p.planned)) * int64(spec.Repeats)
+	if p.Items, err = cur.next(make([]Item, 0, total), int(total)); err != nil {
+		return nil, err
 	}
 	if err := p.resolve(ctx, st); err != nil {
 		return nil, err
@@ -537,6 +509,18 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 	if err != nil {
 		return fmt.Errorf("engine: pending requests: %w", err)
 	}
+	// Cached answers: only when the workspace holds any answer at all.
+	some, err := st.AnyAnswer(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: cached answers: %w", err)
+	}
+	return p.resolveWith(ctx, st, ans, some)
+}
+
+// resolveWith is resolve given the study's answered coordinates (of
+// every context of p's items, at least) and whether the workspace holds
+// any answer (when it holds none, nothing is asked of the cache).
+func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.AnsweredSet, some bool) error {
 	if ans.Len() == 0 {
 		p.Pending = make([]int, len(p.Items))
 		for i := range p.Pending {
@@ -550,11 +534,6 @@ func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
 				p.Pending = append(p.Pending, i)
 			}
 		}
-	}
-	// Cached answers: only when the workspace holds any answer at all.
-	some, err := st.AnyAnswer(ctx)
-	if err != nil {
-		return fmt.Errorf("engine: cached answers: %w", err)
 	}
 	if some {
 		want := make([][2]string, len(p.Pending))

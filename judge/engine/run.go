@@ -333,7 +333,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		r.breakAt = opts.BreakAfter
 	}
 	close(r.gate)
-	r.prog.Total = len(p.Pending)
+	r.prog.Total = p.PendingCount()
 	r.prog.Errors = map[string]int{}
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
 	if err := r.loadBaselines(ctx); err != nil { // for Δ
@@ -476,28 +476,45 @@ func (r *Run) run() {
 	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
 	go func() { defer tickWG.Done(); r.keepLease(tickStop) }()
 
-	// Cached answers first: they cost nothing and need no worker.
-	for _, i := range r.plan.Pending {
-		if resp, ok := r.plan.Cached[i]; ok {
-			resp.Time = time.Now()
-			r.finish(&r.plan.Items[i], resp, true, nil)
-		}
-	}
-	// Then the calls to send (Plan.Sends: a SAJA call answers several items).
-	work := make(chan int)
+	work := make(chan job)
 	for slot := range r.plan.Spec.Limits.concurrency() {
 		workerWG.Add(1)
 		go func() { defer workerWG.Done(); r.worker(work, slot) }()
 	}
+	// The plan's work comes in chunks (one for a whole plan, made while
+	// the run goes for a streamed one): the next is made while this one
+	// is sent.
+	chunks := make(chan *Plan, 1)
+	var chunkErr error
+	var chunkWG sync.WaitGroup
+	chunkWG.Add(1)
+	go func() {
+		defer chunkWG.Done()
+		chunkErr = r.plan.chunks(r.ctx, r.st, chunks)
+	}()
 feed:
-	for _, i := range r.plan.Sends {
-		select {
-		case work <- i:
-		case <-r.ctx.Done():
-			break feed
+	for cp := range chunks {
+		// Cached answers first: they cost nothing and need no worker.
+		for _, i := range cp.Pending {
+			if resp, ok := cp.Cached[i]; ok {
+				resp.Time = time.Now()
+				r.finish(&cp.Items[i], resp, true, nil)
+			}
+		}
+		// Then the calls to send (Plan.Sends: a SAJA call answers several items).
+		for _, i := range cp.Sends {
+			select {
+			case work <- job{cp, i}:
+			case <-r.ctx.Done():
+				break feed
+			}
 		}
 	}
 	close(work)
+	chunkWG.Wait()
+	if chunkErr != nil && r.ctx.Err() == nil {
+		r.stop(fmt.Errorf("plan: %w", chunkErr))
+	}
 	workerWG.Wait()
 	close(r.writes)
 	writerWG.Wait()
@@ -531,7 +548,7 @@ func rateETA(sent, remaining int, active time.Duration) (float64, time.Duration)
 
 // worker sends requests until work closes or the run is canceled; slot
 // is its place in r.sentAt.
-func (r *Run) worker(work <-chan int, slot int) {
+func (r *Run) worker(work <-chan job, slot int) {
 	// A paid judge's worker waits for its answer's commit (see below); the
 	// offline simulator's answers cost nothing to redo, so its workers
 	// leave batching to the writer, which keeps a 60,800-request offline
@@ -540,14 +557,15 @@ func (r *Run) worker(work <-chan int, slot int) {
 	if r.plan.Judge.Backend != judge.BackendOffline {
 		ack = make(chan struct{}, 1)
 	}
-	for i := range work {
+	for jb := range work {
+		p, i := jb.plan, jb.item
 		if r.ctx.Err() != nil { // stopped: select below may still pick the open gate
 			return
 		}
 		if err := r.waitGate(); err != nil {
 			return
 		}
-		it := &r.plan.Items[i]
+		it := &p.Items[i]
 		// A G-Eval request samples N calls: each is charged a start and
 		// its share of the tokens, so RPM and TPM bound the calls.
 		n := r.plan.samples()
@@ -560,9 +578,9 @@ func (r *Run) worker(work <-chan int, slot int) {
 				return
 			}
 		}
-		req, err := r.plan.Request(i)
+		req, err := p.Request(i)
 		if err != nil {
-			row := r.plan.Row(it)
+			row := p.Row(it)
 			r.stop(fmt.Errorf("render %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err))
 			return
 		}
@@ -592,14 +610,14 @@ func (r *Run) worker(work <-chan int, slot int) {
 		// One call may answer several items (SAJA's criteria): each is
 		// stored; only the last waits for its commit, which the writer
 		// makes after (or with) the others'.
-		members := r.plan.members(i)
+		members := p.members(i)
 		for m, k := range members {
 			var a chan struct{}
 			if m == len(members)-1 {
 				a = ack
 			}
-			mk := &r.plan.Items[k]
-			r.finish(mk, cellResponse(r.plan.Row(mk), int(mk.Part), m == 0, res, err), false, a)
+			mk := &p.Items[k]
+			r.finish(mk, cellResponse(p.Row(mk), int(mk.Part), m == 0, res, err), false, a)
 		}
 		r.sent()
 		// The next request starts only once this answer is committed, so
@@ -614,6 +632,13 @@ func (r *Run) worker(work <-chan int, slot int) {
 		}
 		r.breaker(kind, err)
 	}
+}
+
+// job is one call for a worker: item of plan (the run's plan, or a
+// chunk of a streamed one).
+type job struct {
+	plan *Plan
+	item int
 }
 
 // sent ends a call counted in r.sending (its answers are queued, or it

@@ -100,6 +100,7 @@ func New(cfg judge.Config) (*Judge, error) {
 		return nil, &judge.Error{Kind: judge.KindConfig, Msg: "mode " + string(cfg.Mode) + " is not integer or expected"}
 	}
 	j := &Judge{mode: cfg.Mode, repeats: max(1, cfg.Repeats)}
+	j.sources.limit, j.cands.limit = sourceCap, candCap
 	if cfg.Seed != nil {
 		j.seed = uint64(*cfg.Seed)
 	}

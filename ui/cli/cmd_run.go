@@ -317,12 +317,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		printEstimate(stdout, plan)
-		if n := plan.Estimate.Requests; !plan.IsRubric() && n > engine.MaxPlanRequests {
+		if n := plan.Estimate.Requests; plan.IsBatched() && n > engine.MaxPlanRequests {
 			fmt.Fprintf(stdout, "note: a run of %d requests is refused (one plan holds at most %d); use fewer runs (--repeats) or split the dataset\n", n, engine.MaxPlanRequests)
 		}
 		return nil
 	}
-	plan, err := engine.NewPlan(ctx, st, spec)
+	// A pointwise study streams: its requests are made while it runs,
+	// so neither the plan nor the run grows with the study.
+	plan, err := engine.NewRunPlan(ctx, st, spec)
 	if err != nil {
 		return err
 	}
