@@ -502,7 +502,14 @@ func (s *scoreWorkspace) plan(ctx context.Context, st *store.Store, dsName strin
 		return nil, err
 	}
 	spec.Dataset, spec.DatasetRev = d, rev
-	plan, err := engine.NewPlan(ctx, st, spec)
+	// Without a budget the calibrator's probes stream as prism run's do
+	// (memory that does not grow with the data); the budget's stages
+	// read the whole plan's items.
+	newPlan := engine.NewRunPlan
+	if s.budget > 0 {
+		newPlan = engine.NewPlan
+	}
+	plan, err := newPlan(ctx, st, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.calFile, err)
 	}
