@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,6 +59,8 @@ type h1Transport struct {
 
 	mu   sync.Mutex
 	idle map[string][]*h1Conn // by host:port, most recently used last
+
+	lean atomic.Int64 // requests sent here rather than by net/http (tests)
 }
 
 // h1MaxHeaderBytes is net/http's default bound on a reply's headers,
@@ -111,9 +114,10 @@ func (l *h1Limit) Read(p []byte) (int, error) {
 
 // RoundTrip implements http.RoundTripper.
 func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !h1Supported || !t.lean(req) {
+	if !h1Supported || !t.leanable(req) {
 		return t.fallback.RoundTrip(req)
 	}
+	t.lean.Add(1)
 	ctx := req.Context()
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
@@ -142,11 +146,11 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// lean reports whether req is one h1Transport sends itself: POST or GET
+// leanable reports whether req is one h1Transport sends itself: POST or GET
 // to an http:// URL without a proxy, a body of known length, and only
 // the plain headers a JSON API call carries, all valid (net/http checks
 // and refuses the others; it sees them here).
-func (t *h1Transport) lean(req *http.Request) bool {
+func (t *h1Transport) leanable(req *http.Request) bool {
 	u := req.URL
 	if u == nil || u.Scheme != "http" || u.Host == "" || u.Opaque != "" ||
 		(req.Method != http.MethodPost && req.Method != http.MethodGet) ||

@@ -359,7 +359,7 @@ func TestH1Lean(t *testing.T) {
 	} {
 		req := postJSON(t, context.Background(), "http://127.0.0.1:1")
 		tc.edit(req)
-		if got := tc.rt.lean(req); got != tc.want {
+		if got := tc.rt.leanable(req); got != tc.want {
 			t.Errorf("%s: lean %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -212,7 +212,10 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		ctx, cancel = context.WithTimeout(parent, t.Timeout)
 	}
 	defer cancel()
-	r := req.Clone(ctx)
+	// A shallow copy: the transports below only read the header (an
+	// http.RoundTripper must not change its request), so it is shared
+	// rather than copied per attempt.
+	r := req.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
