@@ -71,7 +71,7 @@ func newH1Transport(fallback *http.Transport) *h1Transport {
 	return &h1Transport{
 		fallback: fallback,
 		dialer:   &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}, // http.DefaultTransport's
-		maxIdle:  fallback.MaxIdleConnsPerHost,
+		maxIdle:  cmp.Or(fallback.MaxIdleConnsPerHost, http.DefaultMaxIdleConnsPerHost),
 		idleFor:  fallback.IdleConnTimeout,
 		maxHead:  cmp.Or(fallback.MaxResponseHeaderBytes, h1MaxHeaderBytes),
 		idle:     map[string][]*h1Conn{},
@@ -315,17 +315,29 @@ func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, err
 }
 
 // put returns c to the idle pool, or closes it when the pool is full.
+// The pool's oldest connection is closed when it has been idle longer
+// than idleFor (the pool is used newest first, so it may never be
+// reached otherwise).
 func (t *h1Transport) put(c *h1Conn) {
 	c.since = time.Now()
+	var old *h1Conn
+	addr := c.addr
 	t.mu.Lock()
-	l := t.idle[c.addr]
+	l := t.idle[addr]
+	if len(l) > 0 && t.idleFor > 0 && c.since.Sub(l[0].since) > t.idleFor {
+		old = l[0]
+		l = append(l[:0], l[1:]...)
+	}
 	if len(l) < t.maxIdle {
-		t.idle[c.addr] = append(l, c)
+		l = append(l, c)
 		c = nil
 	}
+	t.idle[addr] = l
 	t.mu.Unlock()
-	if c != nil {
-		c.c.Close()
+	for _, x := range []*h1Conn{old, c} {
+		if x != nil {
+			x.c.Close()
+		}
 	}
 }
 

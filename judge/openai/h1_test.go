@@ -408,3 +408,33 @@ func FuzzH1Reply(f *testing.F) {
 		}
 	})
 }
+
+// TestH1IdlePool: the pool keeps at most maxIdle connections per server
+// and closes its oldest one once it has been idle longer than idleFor.
+func TestH1IdlePool(t *testing.T) {
+	rt := leanOnly()
+	rt.maxIdle, rt.idleFor = 2, time.Hour
+	var closed []int
+	mk := func(i int, since time.Time) *h1Conn {
+		return &h1Conn{c: &closeConn{i: i, closed: &closed}, addr: "a:80", since: since}
+	}
+	now := time.Now()
+	rt.idle["a:80"] = []*h1Conn{mk(0, now.Add(-2*time.Hour))}
+	rt.put(mk(1, time.Time{})) // conn 0 is stale: closed
+	rt.put(mk(2, time.Time{}))
+	rt.put(mk(3, time.Time{})) // the pool is full: closed
+	if !reflect.DeepEqual(closed, []int{0, 3}) || len(rt.idle["a:80"]) != 2 {
+		t.Errorf("closed %v, %d idle", closed, len(rt.idle["a:80"]))
+	}
+	if d := newH1Transport(&http.Transport{}).maxIdle; d != http.DefaultMaxIdleConnsPerHost {
+		t.Errorf("maxIdle %d without a setting", d)
+	}
+}
+
+type closeConn struct {
+	net.Conn
+	i      int
+	closed *[]int
+}
+
+func (c *closeConn) Close() error { *c.closed = append(*c.closed, c.i); return nil }
