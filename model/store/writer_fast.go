@@ -26,7 +26,11 @@ const (
 	sqlFindDataset = `SELECT id FROM datasets WHERE name = ?`
 	sqlInsertStudy = `INSERT INTO studies(judge_id, dataset_id, bank_hash) VALUES (?, ?, ?)
 		ON CONFLICT DO NOTHING`
-	sqlFindStudy  = `SELECT id FROM studies WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ?`
+	sqlFindStudy       = `SELECT id FROM studies WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ?`
+	sqlFindStudyByName = `
+		SELECT s.id FROM studies s
+		JOIN judges j ON j.id = s.judge_id JOIN datasets d ON d.id = s.dataset_id
+		WHERE j.name = ? AND d.name = ? AND s.bank_hash = ?`
 	sqlStudyRange = `
 		UPDATE studies SET first_id = min(coalesce(first_id, ?1), ?1), last_id = max(coalesce(last_id, ?2), ?2),
 		                   generation = generation + 1
@@ -45,6 +49,7 @@ type writeStmts struct {
 	insReq, findReq, insResp                  *sql.Stmt
 	findJudge, findDataset                    *sql.Stmt
 	insStudy, findStudy, studyRange, studyGen *sql.Stmt
+	findStudyByName                           *sql.Stmt
 }
 
 // all lists the statements with their texts, for preparing and closing.
@@ -60,6 +65,7 @@ func (p *writeStmts) all() []struct {
 		{&p.findJudge, sqlFindJudge}, {&p.findDataset, sqlFindDataset},
 		{&p.insStudy, sqlInsertStudy}, {&p.findStudy, sqlFindStudy},
 		{&p.studyRange, sqlStudyRange}, {&p.studyGen, sqlStudyGeneration},
+		{&p.findStudyByName, sqlFindStudyByName},
 	}
 }
 
