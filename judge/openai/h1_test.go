@@ -112,7 +112,10 @@ func readRawRequest(br *bufio.Reader) ([]byte, error) {
 
 // leanOnly is an h1Transport whose fallback fails every request, so a
 // test knows the lean path answered.
-func leanOnly() *h1Transport {
+func leanOnly(t testing.TB) *h1Transport {
+	if !h1Supported {
+		t.Skip("h1Transport sends nothing itself on this system")
+	}
 	fb := newHTTPTransport()
 	fb.DialContext = func(context.Context, string, string) (net.Conn, error) {
 		return nil, errors.New("fallback used")
@@ -153,7 +156,7 @@ func TestH1WritesWhatNetHTTPWrites(t *testing.T) {
 		{"query", func(r *http.Request) { r.URL.RawQuery = "a=1&b=%20" }},
 	} {
 		var got [2][]byte
-		for i, rt := range []http.RoundTripper{newHTTPTransport(), leanOnly()} {
+		for i, rt := range []http.RoundTripper{newHTTPTransport(), leanOnly(t)} {
 			req := postJSON(t, context.Background(), s.url)
 			tc.edit(req)
 			resp, err := rt.RoundTrip(req)
@@ -238,7 +241,7 @@ func TestH1RepliesAsNetHTTP(t *testing.T) {
 	} {
 		var out [2][2]h1Outcome
 		var conns [2]int64
-		nh, h1 := newHTTPTransport(), leanOnly()
+		nh, h1 := newHTTPTransport(), leanOnly(t)
 		nh.MaxResponseHeaderBytes = testMaxHead
 		h1.maxHead = testMaxHead
 		for i, rt := range []http.RoundTripper{nh, h1} {
@@ -276,7 +279,7 @@ func TestH1ServerClosesIdle(t *testing.T) {
 		io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
 		return false // closes without saying so
 	})
-	rt := leanOnly()
+	rt := leanOnly(t)
 	for i := range 3 {
 		if o := roundTrip(t, rt, s.url); o.err || o.bodyErr || o.body != "{}" {
 			t.Fatalf("request %d: %+v", i, o)
@@ -306,7 +309,7 @@ func TestH1Context(t *testing.T) {
 		return false
 	})
 	defer close(release)
-	rt := leanOnly()
+	rt := leanOnly(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-got; cancel() }()
 	if _, err := rt.RoundTrip(postJSON(t, ctx, s.url)); !errors.Is(err, context.Canceled) {
@@ -392,7 +395,7 @@ func FuzzH1Reply(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rt := leanOnly()
+		rt := leanOnly(t)
 		c := &h1Conn{c: &pipeConn{r: bytes.NewReader(data)}, addr: "x:80"}
 		c.lim.r = c.c
 		c.br = bufio.NewReader(&c.lim)
@@ -412,7 +415,7 @@ func FuzzH1Reply(f *testing.F) {
 // TestH1IdlePool: the pool keeps at most maxIdle connections per server
 // and closes its oldest one once it has been idle longer than idleFor.
 func TestH1IdlePool(t *testing.T) {
-	rt := leanOnly()
+	rt := leanOnly(t)
 	rt.maxIdle, rt.idleFor = 2, time.Hour
 	var closed []int
 	mk := func(i int, since time.Time) *h1Conn {
