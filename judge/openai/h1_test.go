@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prism-eval/prism/judge"
 )
 
 // rawServer is a TCP server whose replies are bytes written by hand, for
@@ -441,3 +443,84 @@ type closeConn struct {
 }
 
 func (c *closeConn) Close() error { *c.closed = append(*c.closed, c.i); return nil }
+
+// TestH1ClientOutcomesAsNetHTTP: a Client over h1Transport and one over
+// net/http's Transport, given the same server replies, reach the same
+// outcome: score, error kind, status, attempts, the server's wait hint
+// and the waits slept (the retry layer and its reading of Retry-After
+// and x-ratelimit-* see the same replies), and for failures above the
+// socket the same message.
+func TestH1ClientOutcomesAsNetHTTP(t *testing.T) {
+	ok := string(completionJSON(`{"score": 7}`, nil, usage{100, 40, 5}, "", ""))
+	okReply := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(ok)) + "\r\n\r\n" + ok
+	chunked := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + strconv.FormatInt(int64(len(ok)), 16) + "\r\n" + ok + "\r\n0\r\n\r\n"
+	status := func(line, headers, body string) string {
+		return "HTTP/1.1 " + line + "\r\n" + headers + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	for _, tc := range []struct {
+		name    string
+		replies []string // by request; "" closes the connection unanswered, "!" before a reply closes it after
+		network bool     // the message names a socket error: compared by kind only
+	}{
+		{"ok", []string{okReply}, false},
+		{"chunked", []string{chunked}, false},
+		{"503 then ok", []string{status("503 Service Unavailable", "Retry-After: 2\r\n", "busy"), okReply}, false},
+		{"429 throughout", []string{status("429 Too Many Requests", "X-Ratelimit-Remaining-Requests: 0\r\nX-Ratelimit-Reset-Requests: 1.5s\r\n", `{"error": {"message": "slow down"}}`)}, false},
+		{"401", []string{status("401 Unauthorized", "", `{"error": {"message": "bad key", "type": "auth"}}`)}, false},
+		{"not json", []string{status("200 OK", "", "<html>")}, false},
+		{"closed unanswered", []string{""}, true},
+		{"closed then ok", []string{"", okReply}, true},
+		{"truncated", []string{"!HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"id\""}, true},
+		{"unterminated ok", []string{"!HTTP/1.1 200 OK\r\n\r\n" + ok}, false},
+	} {
+		type outcome struct {
+			score            float64
+			kind             judge.ErrorKind
+			status, attempts int
+			retryAfter       time.Duration
+			msg              string
+			sleeps           []time.Duration
+			requests         int64
+		}
+		var got [2]outcome
+		for i, base := range []http.RoundTripper{newHTTPTransport(), nil} {
+			var n atomic.Int64
+			s := newRawServer(t, func(w io.Writer, _ int) bool {
+				r := tc.replies[min(int(n.Add(1))-1, len(tc.replies)-1)]
+				if r == "" {
+					return false
+				}
+				closeAfter := strings.HasPrefix(r, "!")
+				io.WriteString(w, strings.TrimPrefix(r, "!"))
+				return !closeAfter
+			})
+			if base == nil && !h1Supported {
+				t.Skip("h1Transport sends nothing itself on this system")
+			}
+			rec := &recorder{}
+			c := newClient(t, s.url+"/v1", rec, nil)
+			if base != nil {
+				c.transport.Base = base
+			}
+			lean := sharedTransport.lean.Load()
+			res, err := c.Score(context.Background(), request())
+			o := outcome{score: res.Score, sleeps: rec.sleeps, requests: n.Load()}
+			var je *judge.Error
+			if errors.As(err, &je) {
+				o.kind, o.status, o.attempts, o.retryAfter = je.Kind, je.Status, je.Attempts, je.RetryAfter
+				if !tc.network {
+					o.msg = je.Msg
+				}
+			} else if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if base == nil && sharedTransport.lean.Load() == lean {
+				t.Fatalf("%s: not sent through h1Transport", tc.name)
+			}
+			got[i] = o
+		}
+		if !reflect.DeepEqual(got[0], got[1]) {
+			t.Errorf("%s:\nnet/http %+v\nh1       %+v", tc.name, got[0], got[1])
+		}
+	}
+}
