@@ -1,8 +1,9 @@
 // Package openai is prism's judge backend for any OpenAI-compatible
 // chat-completions server (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp's
 // server, LM Studio), built on github.com/sashabaranov/go-openai with its
-// own retry layer (Transport) and exact score reading (integer JSON scores
-// or expected scores from top_logprobs).
+// own retry layer (Transport), its own HTTP/1.1 client for plain http://
+// servers (h1Transport, under HTTPTransport) and exact score reading
+// (integer JSON scores or expected scores from top_logprobs).
 package openai
 
 import (

@@ -113,6 +113,12 @@ func (c *capture) server(t *testing.T, answer string) *httptest.Server {
 // headers, body) is what go-openai's CreateChatCompletion sends, and a
 // failure status comes back as go-openai's error.
 func TestRequestMatchesGoOpenAI(t *testing.T) {
+	lean := sharedTransport.lean.Load()
+	defer func() {
+		if sharedTransport.lean.Load() == lean && h1Supported {
+			t.Error("no request went through h1Transport")
+		}
+	}()
 	cfgs, reqs := sendCases(t)
 	for _, answer := range []string{
 		string(completionJSON(`{"score": 7}`, nil, usage{100, 40, 5}, "", "")),

@@ -70,14 +70,18 @@ type Transport struct {
 // the client's CPU time; docs/performance.md.)
 const MaxIdleConnsPerHost = 1024
 
-var sharedTransport = newHTTPTransport()
+var (
+	sharedNetHTTP   = newHTTPTransport()
+	sharedTransport = newH1Transport(sharedNetHTTP)
+)
 
 // HTTPTransport is the HTTP transport Clients send with unless
 // WithBaseTransport says otherwise, one for the whole process so that its
 // connections are reused across clients and runs: http.DefaultTransport's
 // settings (proxy from the environment, dial, TLS and idle timeouts,
 // HTTP/2) with an idle pool of MaxIdleConnsPerHost connections per server
-// rather than 2.
+// rather than 2. Plain http:// servers reached without a proxy are
+// spoken to by h1Transport, the others by net/http.
 func HTTPTransport() http.RoundTripper { return sharedTransport }
 
 func newHTTPTransport() *http.Transport {
@@ -208,7 +212,10 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		ctx, cancel = context.WithTimeout(parent, t.Timeout)
 	}
 	defer cancel()
-	r := req.Clone(ctx)
+	// A shallow copy: the transports below only read the header (an
+	// http.RoundTripper must not change its request), so it is shared
+	// rather than copied per attempt.
+	r := req.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }

@@ -225,6 +225,7 @@ func checkRequest(r *Request) error {
 // or one failure), so a request answered at once is one row write.
 type requestUpsert struct {
 	tx      *sql.Tx
+	pre     *writeStmts // nil: statements parsed in tx
 	ids     *idCache
 	studies map[[3]string]*studyRef
 	ins     *sql.Stmt
@@ -241,7 +242,7 @@ func prepareRequestUpsert(ctx context.Context, tx *sql.Tx, pre *writeStmts) (*re
 		ins.Close()
 		return nil, err
 	}
-	return &requestUpsert{tx: tx, ids: newIDCache(tx), studies: map[[3]string]*studyRef{}, ins: ins, find: find}, nil
+	return &requestUpsert{tx: tx, pre: pre, ids: newIDCache(tx, pre), studies: map[[3]string]*studyRef{}, ins: ins, find: find}, nil
 }
 
 func (u *requestUpsert) Close() error {
@@ -255,6 +256,19 @@ func (u *requestUpsert) study(ctx context.Context, r *Request) (*studyRef, error
 	if st, ok := u.studies[k]; ok {
 		return st, nil
 	}
+	if u.pre != nil {
+		// The writer's transactions after the first find the study at
+		// once: one statement instead of the four below.
+		st := &studyRef{bank: r.BankHash}
+		err := u.pre.queryRow(ctx, u.tx, u.pre.findStudyByName, sqlFindStudyByName, []any{r.Judge, r.Dataset, r.BankHash}, &st.id)
+		if err == nil {
+			u.studies[k] = st
+			return st, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+	}
 	judgeID, err := u.ids.judge(ctx, r.Judge)
 	if err != nil {
 		return nil, err
@@ -263,13 +277,12 @@ func (u *requestUpsert) study(ctx context.Context, r *Request) (*studyRef, error
 	if err != nil {
 		return nil, err
 	}
-	if _, err := u.tx.ExecContext(ctx, `INSERT INTO studies(judge_id, dataset_id, bank_hash) VALUES (?, ?, ?)
-		ON CONFLICT DO NOTHING`, judgeID, dsID, r.BankHash); err != nil {
+	if _, err := u.pre.exec(ctx, u.tx, u.pre.get((*writeStmts).insStudyStmt), sqlInsertStudy, judgeID, dsID, r.BankHash); err != nil {
 		return nil, err
 	}
 	st := &studyRef{bank: r.BankHash}
-	if err := u.tx.QueryRowContext(ctx, `SELECT id FROM studies WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ?`,
-		judgeID, dsID, r.BankHash).Scan(&st.id); err != nil {
+	if err := u.pre.queryRow(ctx, u.tx, u.pre.get((*writeStmts).findStudyStmt), sqlFindStudy,
+		[]any{judgeID, dsID, r.BankHash}, &st.id); err != nil {
 		return nil, err
 	}
 	u.studies[k] = st
@@ -347,12 +360,9 @@ func (u *requestUpsert) finish(ctx context.Context) error {
 	for _, st := range u.studies {
 		var err error
 		if st.ok {
-			_, err = u.tx.ExecContext(ctx, `
-				UPDATE studies SET first_id = min(coalesce(first_id, ?1), ?1), last_id = max(coalesce(last_id, ?2), ?2),
-				                   generation = generation + 1
-				WHERE id = ?3`, st.lo, st.hi, st.id)
+			_, err = u.pre.exec(ctx, u.tx, u.pre.get((*writeStmts).studyRangeStmt), sqlStudyRange, st.lo, st.hi, st.id)
 		} else {
-			_, err = u.tx.ExecContext(ctx, `UPDATE studies SET generation = generation + 1 WHERE id = ?`, st.id)
+			_, err = u.pre.exec(ctx, u.tx, u.pre.get((*writeStmts).studyGenStmt), sqlStudyGeneration, st.id)
 		}
 		if err != nil {
 			return err
@@ -364,29 +374,29 @@ func (u *requestUpsert) finish(ctx context.Context) error {
 // idCache resolves judge and dataset names to row ids once per batch.
 type idCache struct {
 	tx       *sql.Tx
+	pre      *writeStmts
 	judges   map[string]int64
 	datasets map[string]int64
 }
 
-func newIDCache(tx *sql.Tx) *idCache {
-	return &idCache{tx: tx, judges: map[string]int64{}, datasets: map[string]int64{}}
+func newIDCache(tx *sql.Tx, pre *writeStmts) *idCache {
+	return &idCache{tx: tx, pre: pre, judges: map[string]int64{}, datasets: map[string]int64{}}
 }
 
 func (c *idCache) judge(ctx context.Context, name string) (int64, error) {
-	return c.lookup(ctx, c.judges, "judges", "judge", name)
+	return c.lookup(ctx, c.judges, c.pre.get((*writeStmts).findJudgeStmt), sqlFindJudge, "judge", name)
 }
 
 func (c *idCache) dataset(ctx context.Context, name string) (int64, error) {
-	return c.lookup(ctx, c.datasets, "datasets", "dataset", name)
+	return c.lookup(ctx, c.datasets, c.pre.get((*writeStmts).findDatasetStmt), sqlFindDataset, "dataset", name)
 }
 
-func (c *idCache) lookup(ctx context.Context, m map[string]int64, table, what, name string) (int64, error) {
+func (c *idCache) lookup(ctx context.Context, m map[string]int64, st *sql.Stmt, text, what, name string) (int64, error) {
 	if id, ok := m[name]; ok {
 		return id, nil
 	}
 	var id int64
-	// table is one of two constants above, never user input.
-	err := c.tx.QueryRowContext(ctx, "SELECT id FROM "+table+" WHERE name = ?", name).Scan(&id)
+	err := c.pre.queryRow(ctx, c.tx, st, text, []any{name}, &id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("%s %q: %w", what, name, ErrNotFound)
 	}

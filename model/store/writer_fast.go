@@ -22,11 +22,88 @@ const (
 		INSERT INTO responses(request_id, ok, raw, score, logprobs, prompt_tokens, cached_tokens,
 		                      completion_tokens, latency_ns, error_kind, error, created)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlFindJudge   = `SELECT id FROM judges WHERE name = ?`
+	sqlFindDataset = `SELECT id FROM datasets WHERE name = ?`
+	sqlInsertStudy = `INSERT INTO studies(judge_id, dataset_id, bank_hash) VALUES (?, ?, ?)
+		ON CONFLICT DO NOTHING`
+	sqlFindStudy       = `SELECT id FROM studies WHERE judge_id = ? AND dataset_id = ? AND bank_hash = ?`
+	sqlFindStudyByName = `
+		SELECT s.id FROM studies s
+		JOIN judges j ON j.id = s.judge_id JOIN datasets d ON d.id = s.dataset_id
+		WHERE j.name = ? AND d.name = ? AND s.bank_hash = ?`
+	sqlStudyRange = `
+		UPDATE studies SET first_id = min(coalesce(first_id, ?1), ?1), last_id = max(coalesce(last_id, ?2), ?2),
+		                   generation = generation + 1
+		WHERE id = ?3`
+	sqlStudyGeneration = `UPDATE studies SET generation = generation + 1 WHERE id = ?`
 )
 
 // writeStmts are the recording statements prepared once on the writer
 // connection. A nil *writeStmts prepares them in each transaction.
-type writeStmts struct{ insReq, findReq, insResp *sql.Stmt }
+//
+// Besides the per-answer statements, each transaction looks up its
+// judge, dataset and study and updates the study's bounds: five more
+// statements whose parsing cost the engine's writer 7% of its CPU at
+// concurrency 128 (docs/performance.md), prepared once here too.
+type writeStmts struct {
+	insReq, findReq, insResp                  *sql.Stmt
+	findJudge, findDataset                    *sql.Stmt
+	insStudy, findStudy, studyRange, studyGen *sql.Stmt
+	findStudyByName                           *sql.Stmt
+}
+
+// all lists the statements with their texts, for preparing and closing.
+func (p *writeStmts) all() []struct {
+	st  **sql.Stmt
+	sql string
+} {
+	return []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&p.insReq, sqlInsertRequest}, {&p.findReq, sqlFindRequest}, {&p.insResp, sqlInsertResponse},
+		{&p.findJudge, sqlFindJudge}, {&p.findDataset, sqlFindDataset},
+		{&p.insStudy, sqlInsertStudy}, {&p.findStudy, sqlFindStudy},
+		{&p.studyRange, sqlStudyRange}, {&p.studyGen, sqlStudyGeneration},
+		{&p.findStudyByName, sqlFindStudyByName},
+	}
+}
+
+// get returns the statement f picks from p, or nil when p is nil.
+func (p *writeStmts) get(f func(*writeStmts) *sql.Stmt) *sql.Stmt {
+	if p == nil {
+		return nil
+	}
+	return f(p)
+}
+
+func (p *writeStmts) findJudgeStmt() *sql.Stmt   { return p.findJudge }
+func (p *writeStmts) findDatasetStmt() *sql.Stmt { return p.findDataset }
+func (p *writeStmts) insStudyStmt() *sql.Stmt    { return p.insStudy }
+func (p *writeStmts) findStudyStmt() *sql.Stmt   { return p.findStudy }
+func (p *writeStmts) studyRangeStmt() *sql.Stmt  { return p.studyRange }
+func (p *writeStmts) studyGenStmt() *sql.Stmt    { return p.studyGen }
+
+// exec runs text in tx, through its statement prepared on the writer
+// connection when there is one.
+func (p *writeStmts) exec(ctx context.Context, tx *sql.Tx, st *sql.Stmt, text string, args ...any) (sql.Result, error) {
+	if st == nil {
+		return tx.ExecContext(ctx, text, args...)
+	}
+	b := tx.StmtContext(ctx, st)
+	defer b.Close()
+	return b.ExecContext(ctx, args...)
+}
+
+// queryRow scans the one row text returns into dest, as exec runs it.
+func (p *writeStmts) queryRow(ctx context.Context, tx *sql.Tx, st *sql.Stmt, text string, args []any, dest ...any) error {
+	if st == nil {
+		return tx.QueryRowContext(ctx, text, args...).Scan(dest...)
+	}
+	b := tx.StmtContext(ctx, st)
+	defer b.Close()
+	return b.QueryRowContext(ctx, args...).Scan(dest...)
+}
 
 func (p *writeStmts) insReqStmt() *sql.Stmt {
 	if p == nil {
@@ -80,10 +157,7 @@ func (s *Store) NewResponseWriter(ctx context.Context) (*ResponseWriter, error) 
 		return nil, fmt.Errorf("workspace %s: %w", s.path, ErrReadOnly)
 	}
 	w := &ResponseWriter{s: s}
-	for _, p := range []struct {
-		st  **sql.Stmt
-		sql string
-	}{{&w.pre.insReq, sqlInsertRequest}, {&w.pre.findReq, sqlFindRequest}, {&w.pre.insResp, sqlInsertResponse}} {
+	for _, p := range w.pre.all() {
 		st, err := s.w.PrepareContext(ctx, p.sql)
 		if err != nil {
 			w.Close()
@@ -97,9 +171,9 @@ func (s *Store) NewResponseWriter(ctx context.Context) (*ResponseWriter, error) 
 // Close releases the writer's statements.
 func (w *ResponseWriter) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{w.pre.insReq, w.pre.findReq, w.pre.insResp} {
-		if st != nil {
-			errs = append(errs, st.Close())
+	for _, p := range w.pre.all() {
+		if *p.st != nil {
+			errs = append(errs, (*p.st).Close())
 		}
 	}
 	return errors.Join(errs...)

@@ -45,6 +45,13 @@ func TestResponseWriterEqualsPutResponseBatch(t *testing.T) {
 				rs = append(rs, r)
 			}
 		}
+		if round >= 20 && round%3 == 0 {
+			// A second bank: a study the writer creates in a later
+			// transaction, after finding the first one by name.
+			for i := range rs {
+				rs[i].BankHash += "-2"
+			}
+		}
 		if err := a.PutResponseBatch(ctx, rs); err != nil {
 			t.Fatal(err)
 		}
@@ -55,6 +62,13 @@ func TestResponseWriterEqualsPutResponseBatch(t *testing.T) {
 	da, db := dump(t, a), dump(t, b)
 	if len(da) == 0 || !slices.Equal(da, db) {
 		t.Fatalf("PutResponseBatch stored %d rows, ResponseWriter %d; they differ", len(da), len(db))
+	}
+	studies := func(s *Store) []string {
+		rows, err := s.r.QueryContext(ctx, `SELECT id, judge_id, dataset_id, bank_hash, first_id, last_id, generation FROM studies ORDER BY id`)
+		return scanRows(t, rows, err, func(f []any) string { return fmt.Sprint(f) })
+	}
+	if sa, sb := studies(a), studies(b); len(sa) != 2 || !slices.Equal(sa, sb) {
+		t.Errorf("studies differ:\n%v\n%v", sa, sb)
 	}
 	if strings.Contains(strings.Join(db, "\n"), secret) {
 		t.Error("the writer stored a registered secret")
