@@ -55,6 +55,16 @@ func userMessage(t Task, task string, c model.Context, cand model.Candidate) str
 	return u.String()
 }
 
+// userMessageLen is len(userMessage(t, task, c, cand)), counted without
+// building the message.
+func userMessageLen(t Task, task string, c model.Context, cand model.Candidate) int {
+	var u lenCounter
+	writeContext(&u, t, c)
+	section(&u, t.CandidateLabel, cand.Text)
+	section(&u, t.TaskLabel, task)
+	return u.Len()
+}
+
 // renderWith is render with the user message already rendered.
 func renderWith(hash string, t Task, c model.Context, cand model.Candidate, cond Condition, user string) Request {
 	return Request{
@@ -165,7 +175,33 @@ func messages(t Task, cond Condition, user string) []Message {
 	return []Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}
 }
 
-func writeContext(u *strings.Builder, t Task, c model.Context) {
+// systemLen is the length of messages' system message under cond.
+func systemLen(t Task, cond Condition) int {
+	if cond.Instruction != "" {
+		return len(t.System) + 1 + len(cond.Instruction)
+	}
+	return len(t.System)
+}
+
+// textWriter is what section writes to: a strings.Builder, or a
+// lenCounter that only counts.
+type textWriter interface {
+	Len() int
+	WriteString(string) (int, error)
+}
+
+// lenCounter counts the bytes written to it: the length of a message
+// without building it (Renderer.Lengths).
+type lenCounter struct{ n int }
+
+func (c *lenCounter) Len() int { return c.n }
+
+func (c *lenCounter) WriteString(s string) (int, error) {
+	c.n += len(s)
+	return len(s), nil
+}
+
+func writeContext[W textWriter](u W, t Task, c model.Context) {
 	if c.Source != "" {
 		section(u, t.SourceLabel, c.Source)
 	}
@@ -178,7 +214,7 @@ func writeContext(u *strings.Builder, t Task, c model.Context) {
 
 // section appends "LABEL:\nTEXT", separated from what precedes it by a
 // blank line; an empty label writes the text alone.
-func section(u *strings.Builder, label, text string) {
+func section[W textWriter](u W, label, text string) {
 	if u.Len() > 0 {
 		u.WriteString("\n\n")
 	}

@@ -67,6 +67,26 @@ func (r *Renderer) RenderAll(c model.Context, cand model.Candidate, conds []Cond
 	return out, nil
 }
 
+// Lengths are the byte lengths of a rendered request's two messages.
+type Lengths struct{ System, User int }
+
+// Lengths appends to dst, for each of conds, the lengths of the messages
+// RenderAll renders (a system message, then a user message), counted
+// without building them: what a planner that estimates tokens needs of a
+// request it does not send yet.
+func (r *Renderer) Lengths(c model.Context, cand model.Candidate, conds []Condition, dst []Lengths) ([]Lengths, error) {
+	for _, cond := range conds {
+		if err := r.check(cond); err != nil {
+			return dst, err
+		}
+	}
+	user := userMessageLen(r.task, r.taskText, c, cand)
+	for _, cond := range conds {
+		dst = append(dst, Lengths{System: systemLen(r.task, cond), User: user})
+	}
+	return dst, nil
+}
+
 // RenderBatch is Bank.RenderBatch on the frozen bank.
 func (r *Renderer) RenderBatch(c model.Context, cands []model.Candidate, cond Condition) (Request, error) {
 	if err := r.check(cond); err != nil {

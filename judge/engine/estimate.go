@@ -138,6 +138,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	// the group's answers are read, then its cells rendered and counted.
 	ctxs := spec.Dataset.Contexts
 	var ids []string
+	var lens []banks.Lengths
 	for lo := 0; lo < len(ctxs); {
 		hi, cells := lo, 0
 		ids = ids[:0]
@@ -153,20 +154,29 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		}
 		for _, c := range ctxs[lo:hi] {
 			for _, cand := range c.Candidates {
+				if !some {
+					// Nothing to ask the cache: no key, and the tokens
+					// from the messages' lengths, counted without
+					// rendering them.
+					if lens, err = p.render.Lengths(c, cand, sel, lens[:0]); err != nil {
+						return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
+					}
+					for si, cond := range sel {
+						batch = append(batch, cell{in: int64(estimateTokensOf(lens[si])),
+							coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
+					}
+					continue
+				}
 				reqs, err := p.render.RenderAll(c, cand, sel)
 				if err != nil {
 					return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
 				}
 				for si, cond := range sel {
-					var key string
-					if some { // a key is asked of the cache only
-						msgs = msgs[:0]
-						for _, m := range reqs[si].Messages {
-							msgs = append(msgs, store.Message(m))
-						}
-						key = keyer.Key(msgs)
+					msgs = msgs[:0]
+					for _, m := range reqs[si].Messages {
+						msgs = append(msgs, store.Message(m))
 					}
-					batch = append(batch, cell{key: key, in: int64(EstimateTokens(reqs[si].Messages)),
+					batch = append(batch, cell{key: keyer.Key(msgs), in: int64(EstimateTokens(reqs[si].Messages)),
 						coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 				}
 			}

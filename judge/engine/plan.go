@@ -277,6 +277,12 @@ func EstimateTokens(msgs []banks.Message) int {
 	return n
 }
 
+// estimateTokensOf is EstimateTokens of a request whose two messages
+// have these lengths (banks.Renderer.Lengths), without the messages.
+func estimateTokensOf(l banks.Lengths) int {
+	return 3 + (l.System+3)/4 + 4 + (l.User+3)/4 + 4
+}
+
 // outputTokens is the estimated reply: {"score": 7} is about 6 tokens; 10
 // leaves room for a stray newline or fence, capped by max_tokens.
 func outputTokens(cfg judge.Config) int {
