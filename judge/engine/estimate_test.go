@@ -3,10 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"testing"
 
-	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/model/synthstudy"
 )
 
@@ -54,24 +52,7 @@ func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	same(spec)
 	// Some answers (and a failure) of the study itself, at scattered
 	// coordinates and runs.
-	p, err := NewPlan(ctx, st, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
-		t.Fatal(err)
-	}
-	var rs []store.Response
-	for i := 0; i < len(p.Items); i += 5 {
-		r := store.Response{Request: p.Row(&p.Items[i]), Score: 3}
-		if i%3 == 0 {
-			r.Score, r.ErrKind, r.Err = math.NaN(), "timeout", "slow"
-		}
-		rs = append(rs, r)
-	}
-	if err := st.PutResponses(ctx, rs); err != nil {
-		t.Fatal(err)
-	}
+	storeScattered(t, st, spec, 5)
 	if e := same(spec); e.Answered == 0 || e.CacheHits == 0 || e.Send == 0 {
 		t.Fatalf("estimate %+v: want answered, cached and sent requests", e)
 	}

@@ -71,6 +71,20 @@ func streamPair(t *testing.T, d *model.Dataset) (whole, streamed *store.Store) {
 	return whole, streamed
 }
 
+// bothPlans plans spec whole in wst and streamed in sst.
+func bothPlans(t *testing.T, wst, sst *store.Store, spec Spec) (whole, streamed *Plan) {
+	t.Helper()
+	ctx := context.Background()
+	whole, err := NewPlan(ctx, wst, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed, err = NewRunPlan(ctx, sst, spec); err != nil {
+		t.Fatal(err)
+	}
+	return whole, streamed
+}
+
 // scoresOf is the study's stored scores (Store.Scores' order).
 func scoresOf(t *testing.T, st *store.Store, p *Plan) []model.ScoreRow {
 	t.Helper()
@@ -100,21 +114,13 @@ func sameScores(t *testing.T, a, b []model.ScoreRow) {
 // stores the same answers, bit for bit, whatever the chunk size (chunks
 // ending mid-candidate and mid-context included).
 func TestStreamedRunEqualsWholeRun(t *testing.T) {
-	ctx := context.Background()
 	d := synthstudy.Dataset(5, 3, 11)
 	for _, chunk := range []int{1, 7, 38, 100, 1 << 20} {
 		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
 			wst, sst := streamPair(t, d)
 			spec := offlineSpec(t, d, 2)
 			spec.Limits.Concurrency = 1
-			wp, err := NewPlan(ctx, wst, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sp, err := NewRunPlan(ctx, sst, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			wp, sp := bothPlans(t, wst, sst, spec)
 			if !sp.Streamed() || len(sp.Items) != 0 || sp.Estimate != wp.Estimate || sp.PendingCount() != len(wp.Pending) {
 				t.Fatalf("streamed plan: %v, %d items, %+v, %d pending; whole: %+v, %d pending",
 					sp.Streamed(), len(sp.Items), sp.Estimate, sp.PendingCount(), wp.Estimate, len(wp.Pending))
@@ -138,7 +144,6 @@ func TestStreamedRunEqualsWholeRun(t *testing.T) {
 // answers to the same messages under another judge name, it sends
 // exactly what NewPlan's run sends and stores the cache hits.
 func TestStreamedRunResumesAndUsesTheCache(t *testing.T) {
-	ctx := context.Background()
 	d := synthstudy.Dataset(4, 3, 5)
 	wst, sst := streamPair(t, d)
 	spec := offlineSpec(t, d, 3)
@@ -149,33 +154,9 @@ func TestStreamedRunResumesAndUsesTheCache(t *testing.T) {
 		if _, _, err := runToEnd(t, st, other, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewPlan(ctx, st, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.PutJudge(ctx, p.Judge); err != nil {
-			t.Fatal(err)
-		}
-		var rs []store.Response
-		for i := 0; i < len(p.Items); i += 4 {
-			r := store.Response{Request: p.Row(&p.Items[i]), Score: 3}
-			if i%3 == 0 {
-				r.Score, r.ErrKind, r.Err = math.NaN(), "timeout", "slow"
-			}
-			rs = append(rs, r)
-		}
-		if err := st.PutResponses(ctx, rs); err != nil {
-			t.Fatal(err)
-		}
+		storeScattered(t, st, spec, 4)
 	}
-	wp, err := NewPlan(ctx, wst, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := NewRunPlan(ctx, sst, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wp, sp := bothPlans(t, wst, sst, spec)
 	if e := sp.Estimate; e != wp.Estimate || e.Answered == 0 || e.CacheHits == 0 || e.Send == 0 {
 		t.Fatalf("streamed estimate %+v, whole %+v: want answered, cached and sent requests", sp.Estimate, wp.Estimate)
 	}
@@ -189,6 +170,31 @@ func TestStreamedRunResumesAndUsesTheCache(t *testing.T) {
 		t.Fatalf("streamed summary %+v\nwhole %+v", ssum.Progress, wsum.Progress)
 	}
 	sameScores(t, scoresOf(t, wst, wp), scoresOf(t, sst, sp))
+}
+
+// storeScattered stores, for spec's study in st, an answer (score 3) at
+// every n-th request of its plan, every third of them a failure instead.
+func storeScattered(t *testing.T, st *store.Store, spec Spec, n int) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+		t.Fatal(err)
+	}
+	var rs []store.Response
+	for i := 0; i < len(p.Items); i += n {
+		r := store.Response{Request: p.Row(&p.Items[i]), Score: 3}
+		if i%3 == 0 {
+			r.Score, r.ErrKind, r.Err = math.NaN(), "timeout", "slow"
+		}
+		rs = append(rs, r)
+	}
+	if err := st.PutResponses(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A streamed run canceled part-way stores what it finished, and a new
