@@ -19,7 +19,8 @@ import (
 // spec is planned whole, as NewPlan does.
 //
 // Each condition's request is rendered and keyed once whatever the number
-// of runs: the runs answered at its coordinates come from the study's
+// of runs (in a workspace without answers, where there is no cache to
+// ask, only its messages' lengths are counted: banks.Renderer.Lengths): the runs answered at its coordinates come from the study's
 // answers, read a few contexts at a time, and those answered elsewhere
 // (the cache) from the workspace's answered runs of its key, so the work
 // is one pass over the candidates and conditions plus one over the
