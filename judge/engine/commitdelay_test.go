@@ -37,6 +37,18 @@ func paidRun(t *testing.T, st *store.Store, conc int, js func(inner judge.Judge,
 	return r, p
 }
 
+// steppedPaidRun is paidRun at concurrency 2 with a stepJudge, whose
+// calls the test releases one by one.
+func steppedPaidRun(t *testing.T, st *store.Store, opts Options) (*Run, *Plan, *stepJudge) {
+	t.Helper()
+	var sj *stepJudge
+	r, p := paidRun(t, st, 2, func(inner judge.Judge, calls int) judge.Judge {
+		sj = &stepJudge{inner: inner, started: make(chan struct{}, calls), proceed: make(chan struct{})}
+		return sj
+	}, opts)
+	return r, p, sj
+}
+
 // roundJudge answers like inner, in rounds: a call returns only once
 // size calls (or all that are left) have started, so each round's answers
 // are all on their way to the writer before any is done.
@@ -103,11 +115,7 @@ func TestCommitDelayGathersAnswersInFlight(t *testing.T) {
 func TestCommitDelayIsBounded(t *testing.T) {
 	st, _ := openStore(t, tinyDataset("tiny"))
 	commits := make(chan int, 256)
-	var sj *stepJudge
-	r, p := paidRun(t, st, 2, func(inner judge.Judge, calls int) judge.Judge {
-		sj = &stepJudge{inner: inner, started: make(chan struct{}, calls), proceed: make(chan struct{})}
-		return sj
-	}, Options{committed: func(n int) { commits <- n }})
+	r, p, sj := steppedPaidRun(t, st, Options{committed: func(n int) { commits <- n }})
 	<-sj.started
 	<-sj.started             // both calls in flight
 	sj.proceed <- struct{}{} // one answers; the other stays held
@@ -126,11 +134,7 @@ func TestCommitDelayIsBounded(t *testing.T) {
 func TestCommitDelayEndsOnCancel(t *testing.T) {
 	st, _ := openStore(t, tinyDataset("tiny"))
 	commits := make(chan int, 256)
-	var sj *stepJudge
-	r, _ := paidRun(t, st, 2, func(inner judge.Judge, calls int) judge.Judge {
-		sj = &stepJudge{inner: inner, started: make(chan struct{}, calls), proceed: make(chan struct{})}
-		return sj
-	}, Options{CommitDelay: time.Hour, committed: func(n int) { commits <- n }})
+	r, _, sj := steppedPaidRun(t, st, Options{CommitDelay: time.Hour, committed: func(n int) { commits <- n }})
 	<-sj.started
 	<-sj.started
 	sj.proceed <- struct{}{} // one answer, lingering for the held call

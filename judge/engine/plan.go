@@ -203,10 +203,8 @@ type Plan struct {
 
 	orders []judge.OrderPlan // a batched plan's order plan of each context
 
-	// streamed: the items are made while the plan runs (NewRunPlan);
-	// anyAnswer: the workspace held an answer when it was planned.
-	streamed, anyAnswer bool
-	chunk               int // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
+	streamed bool // the items are made while the plan runs (NewRunPlan)
+	chunk    int  // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
 }
 
 // Conditions is the number of the bank's conditions the plan asks: all of

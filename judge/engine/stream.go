@@ -29,11 +29,6 @@ func NewRunPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	// As NewPlan: the cache is asked only when the workspace held an
-	// answer when the plan was made.
-	if p.anyAnswer, err = st.AnyAnswer(ctx); err != nil {
-		return nil, fmt.Errorf("engine: cached answers: %w", err)
-	}
 	p.streamed = true
 	return p, nil
 }
@@ -96,7 +91,9 @@ func (p *Plan) chunks(ctx context.Context, st *store.Store, out chan<- *Plan) er
 				return fmt.Errorf("engine: pending requests: %w", err)
 			}
 		}
-		if err := cp.resolveWith(ctx, st, ans, p.anyAnswer); err != nil {
+		// The cache is asked only when the estimate found hits in it:
+		// otherwise NewPlan's look-ups would find none either.
+		if err := cp.resolveWith(ctx, st, ans, p.Estimate.CacheHits > 0); err != nil {
 			return err
 		}
 		select {

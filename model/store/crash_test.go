@@ -55,13 +55,13 @@ func TestHelperWriter(t *testing.T) {
 // the middle of a long write loop, then checks that the file opens cleanly,
 // passes PRAGMA integrity_check, and holds every row the writer reported
 // committed (and only whole batches).
-func TestCrashLosesNoCommittedBatch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns a writer process")
-	}
-	path := filepath.Join(t.TempDir(), "crash.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashEnvPath+"="+path)
+// startHelper runs this test binary's test named helper in a child
+// process with env added, and returns the process and a scanner of its
+// standard output (its standard error is the test's).
+func startHelper(t *testing.T, helper, env string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +70,16 @@ func TestCrashLosesNoCommittedBatch(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, bufio.NewScanner(out)
+}
+
+func TestCrashLosesNoCommittedBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a writer process")
+	}
+	path := filepath.Join(t.TempDir(), "crash.db")
+	cmd, lines := startHelper(t, "TestHelperWriter", crashEnvPath+"="+path)
 	committed := 0
-	lines := bufio.NewScanner(out)
 	deadline := time.Now().Add(60 * time.Second)
 	const killAfter = 6 // commits seen before the kill
 	seen := 0
@@ -100,7 +108,7 @@ func TestCrashLosesNoCommittedBatch(t *testing.T) {
 			committed = n
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("writer was not killed by SIGKILL (wait: %v); it may have finished before the kill", err)
 	}

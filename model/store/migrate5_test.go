@@ -1,13 +1,11 @@
 package store
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -344,17 +342,7 @@ func TestMigrationKilledMidway(t *testing.T) {
 	before := studyReadings(t, ro)
 	ro.Close()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMigrator$", "-test.count=1")
-	cmd.Env = append(os.Environ(), migrateCrashEnv+"="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
+	cmd, lines := startHelper(t, "TestHelperMigrator", migrateCrashEnv+"="+path)
 	for lines.Scan() && lines.Text() != "filled" {
 		t.Logf("migrator: %s", lines.Text())
 	}

@@ -69,18 +69,31 @@ func TestPutResponseBatchRejects(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	seedJudgeAndDataset(t, s)
-	if err := s.PutResponseBatch(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
+	putRefusedBatches(t, s, "PutResponseBatch", func(rs []Response) error { return s.PutResponseBatch(ctx, rs) })
+}
+
+// putRefusedBatches stores one answer with put, then puts each of
+// rejectCases after a good response, and checks that each is refused with
+// an error mentioning its reason and every one of also, and that the
+// refused batches left no row. It returns the rows stored.
+func putRefusedBatches(t *testing.T, s *Store, name string, put func([]Response) error, also ...string) []string {
+	t.Helper()
+	if err := put([]Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
 		t.Fatal(err)
 	}
 	before := dump(t, s)
 	for _, tc := range rejectCases() {
-		batch := []Response{answer("c2", "a", "baseline", "7", 1), tc.r}
-		err := s.PutResponseBatch(ctx, batch)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("PutResponseBatch: err = %v, want it to mention %q", err, tc.want)
+		err := put([]Response{answer("c2", "a", "baseline", "7", 1), tc.r})
+		ok := err != nil && strings.Contains(err.Error(), tc.want)
+		for _, a := range also {
+			ok = ok && strings.Contains(err.Error(), a)
+		}
+		if !ok {
+			t.Errorf("%s: err = %v, want it to mention %q and %q", name, err, tc.want, also)
 		}
 	}
 	if after := dump(t, s); !slices.Equal(before, after) {
 		t.Errorf("refused batches left rows: %d before, %d after", len(before), len(after))
 	}
+	return before
 }

@@ -86,20 +86,7 @@ func TestResponseWriterRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.Put(ctx, []Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
-		t.Fatal(err)
-	}
-	before := dump(t, s)
-	for _, tc := range rejectCases() {
-		batch := []Response{answer("c2", "a", "baseline", "7", 1), tc.r}
-		err := w.Put(ctx, batch)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "response 1 (") {
-			t.Errorf("Put: err = %v, want it to name response 1 and mention %q", err, tc.want)
-		}
-	}
-	if after := dump(t, s); !slices.Equal(before, after) {
-		t.Errorf("refused batches left rows: %d before, %d after", len(before), len(after))
-	}
+	before := putRefusedBatches(t, s, "Put", func(rs []Response) error { return w.Put(ctx, rs) }, "response 1 (")
 	if err := w.Put(ctx, []Response{answer("c2", "a", "baseline", "7", 1)}); err != nil {
 		t.Fatalf("after refused batches: %v", err)
 	}
