@@ -59,6 +59,11 @@ type h1Transport struct {
 	lean atomic.Int64 // requests sent here rather than by net/http (tests)
 }
 
+// h1Bufs holds request message buffers of up to h1MaxPooled bytes.
+var h1Bufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const h1MaxPooled = 64 << 10
+
 // h1MaxHeaderBytes is net/http's default bound on a reply's headers,
 // informational replies included (Transport.MaxResponseHeaderBytes).
 const h1MaxHeaderBytes = 10 << 20
@@ -80,7 +85,6 @@ type h1Conn struct {
 	c     net.Conn
 	lim   h1Limit
 	br    *bufio.Reader
-	wbuf  []byte
 	addr  string
 	since time.Time // idle since
 }
@@ -119,13 +123,22 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), "80")
 	}
-	msg, err := h1Request(req)
+	buf := h1Bufs.Get().(*[]byte)
+	msg, err := h1Request(*buf, req)
 	if req.Body != nil {
 		req.Body.Close()
 	}
 	if err != nil {
 		return nil, err
 	}
+	// The message is written before exchange returns (one write, on this
+	// goroutine): its buffer is free when RoundTrip returns.
+	defer func() {
+		if cap(msg) <= h1MaxPooled {
+			*buf = msg[:0]
+			h1Bufs.Put(buf)
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err

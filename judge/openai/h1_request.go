@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -85,11 +86,15 @@ func h1Value(s string) bool {
 }
 
 // h1Request is req as net/http's Transport writes it on an HTTP/1.1
-// connection (Request.write with the transport's Accept-Encoding).
-func h1Request(req *http.Request) ([]byte, error) {
+// connection (Request.write with the transport's Accept-Encoding),
+// appended to buf[:0].
+func h1Request(buf []byte, req *http.Request) ([]byte, error) {
 	ruri := req.URL.RequestURI()
 	n := int(req.ContentLength)
-	b := make([]byte, 0, 256+len(ruri)+n)
+	b := buf[:0]
+	if need := 256 + len(ruri) + n; cap(b) < need {
+		b = make([]byte, 0, need)
+	}
 	b = append(b, req.Method...)
 	b = append(b, ' ')
 	b = append(b, ruri...)
@@ -113,7 +118,8 @@ func h1Request(req *http.Request) ([]byte, error) {
 	b = append(b, "Accept-Encoding: gzip\r\n\r\n"...)
 	if n > 0 {
 		head := len(b)
-		b = b[:head+n]
+		b = slices.Grow(b, n)[:head+n] // headers longer than foreseen
+
 		if _, err := io.ReadFull(req.Body, b[head:]); err != nil {
 			return nil, fmt.Errorf("http: ContentLength=%d with Body length shorter: %w", n, err)
 		}

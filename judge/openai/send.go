@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,23 +79,38 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	if err != nil {
 		return resp, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, nil)
 	if err != nil {
 		return resp, err
 	}
+	// The body as NewRequestWithContext sets a *bytes.Reader's, of a type
+	// the Transport takes without copying it.
+	req.Body, req.ContentLength = newSendBody(body), int64(len(body))
+	req.GetBody = func() (io.ReadCloser, error) { return newSendBody(body), nil }
 	req.Header = s.header.Clone()
 	res, err := s.http.Do(req)
 	if err != nil {
 		return resp, err
 	}
 	defer res.Body.Close()
+	rb, _ := res.Body.(*replyBody)
+	if rb != nil {
+		// Decoded or copied below: the reply's buffer is free after.
+		defer rb.release()
+	}
 	resp.SetHeader(res.Header)
 	if res.StatusCode < http.StatusOK || res.StatusCode >= http.StatusBadRequest {
 		return resp, errorReply(res)
 	}
-	// Decoding one valid JSON value, Unmarshal and Decoder.Decode agree
-	// (values and errors); Unmarshal needs no buffer of its own.
-	if rb, ok := res.Body.(*replyBody); ok && rb.valid && rb.Len() == len(rb.data) {
+	if rb != nil && rb.valid && rb.Len() == len(rb.data) {
+		if rb.fast {
+			// fastReply's value is json.Unmarshal's (reply.go).
+			resp = rb.reply
+			resp.SetHeader(res.Header)
+			return resp, nil
+		}
+		// Decoding one valid JSON value, Unmarshal and Decoder.Decode
+		// agree (values and errors); Unmarshal needs no buffer of its own.
 		return resp, json.Unmarshal(rb.data, &resp)
 	}
 	err = json.NewDecoder(res.Body).Decode(&resp)

@@ -16,7 +16,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
@@ -136,8 +139,13 @@ func (e *attemptError) Error() string { return string(e.kind) + ": " + e.msg }
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ci := infoFrom(req.Context())
 	var body []byte
-	if req.Body != nil {
-		b, err := readBody(req.Body, -1, req.ContentLength)
+	if sb, ok := req.Body.(*sendBody); ok && sb.Len() == len(sb.data) {
+		// The client's own body, unread: its bytes as they are (nothing
+		// writes to them).
+		body = sb.data
+		req.Body.Close()
+	} else if req.Body != nil {
+		b, err := readBody(req.Body, -1, req.ContentLength, nil)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -216,9 +224,9 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	// http.RoundTripper must not change its request), so it is shared
 	// rather than copied per attempt.
 	r := req.WithContext(ctx)
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = newSendBody(body)
 	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r.GetBody = func() (io.ReadCloser, error) { return newSendBody(body), nil }
 	resp, err := base.RoundTrip(r)
 	if err != nil {
 		if ctx.Err() != nil && parent.Err() == nil {
@@ -235,16 +243,20 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	}
 	// One byte past the limit tells a body of exactly limit bytes from a
 	// longer one; nothing beyond it is read.
-	data, rerr := readBody(resp.Body, limit+1, resp.ContentLength)
+	buf := replyBufs.Get().(*[]byte)
+	data, rerr := readBody(resp.Body, limit+1, resp.ContentLength, *buf)
+	*buf = data[:0]
 	resp.Body.Close()
 	over := int64(len(data)) > limit
 	if over {
 		data = data[:min(len(data), RawPrefix)]
 	}
-	rb := &replyBody{Reader: bytes.NewReader(data), data: data}
+	rb := &replyBody{data: data, buf: buf}
+	rb.Reset(data)
 	resp.Body = rb
 	resp.ContentLength = int64(len(data))
 	if rerr != nil {
+		rb.release() // the reply is dropped
 		if ctx.Err() != nil && parent.Err() == nil {
 			return nil, judge.KindTimeout, fmt.Sprintf("body not complete within %s", t.Timeout)
 		}
@@ -264,7 +276,10 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	case c >= 500 && c != http.StatusNotImplemented:
 		return resp, judge.KindServer, "HTTP " + strconv.Itoa(c)
 	case c >= 200 && c < 300:
-		if rb.valid = json.Valid(data); !rb.valid {
+		// A reply fastReply decodes is valid JSON; it is decoded here, once.
+		if rb.reply, rb.fast = fastReply(data); rb.fast {
+			rb.valid = true
+		} else if rb.valid = json.Valid(data); !rb.valid {
 			return resp, judge.KindServer, "the answer is not JSON"
 		}
 	}
@@ -273,31 +288,92 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 
 // replyBody is a reply body the Transport has read whole; valid says it
 // is one JSON value (checked for a 2xx reply), so the client can decode
-// data at once instead of copying it through a json.Decoder.
+// data at once instead of copying it through a json.Decoder, and fast
+// that it is decoded already (reply, by fastReply). data is in a pooled
+// buffer, which the client releases once it has decoded or copied it.
 type replyBody struct {
-	*bytes.Reader
+	bytes.Reader
 	data  []byte
 	valid bool
+	fast  bool
+	reply goopenai.ChatCompletionResponse
+	buf   *[]byte // data's buffer, from replyBufs; nil once released
 }
 
 func (*replyBody) Close() error { return nil }
 
+// release gives the buffer back to replyBufs: nothing may use data, nor
+// read the body, after it.
+func (rb *replyBody) release() {
+	if rb.buf == nil {
+		return
+	}
+	if cap(*rb.buf) <= maxPooledReply {
+		replyBufs.Put(rb.buf)
+	}
+	rb.buf, rb.data = nil, nil
+	rb.Reset(nil)
+}
+
+// replyBufs holds reply buffers of up to maxPooledReply bytes: a reply's
+// buffer is free again once the client decoded it (the decoded strings
+// are copies), so that each reply is not read into a new one.
+var replyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledReply = 64 << 10
+
+// sendBody is a request body of known bytes: the client's body, which
+// the Transport takes as it is, and each attempt's.
+type sendBody struct {
+	bytes.Reader
+	data []byte
+}
+
+func newSendBody(b []byte) *sendBody {
+	sb := &sendBody{data: b}
+	sb.Reset(b)
+	return sb
+}
+
+func (*sendBody) Close() error { return nil }
+
 // readBody reads r to its end, or its first max bytes when max ≥ 0, as
-// io.ReadAll would; size is the length r announced (< 0: unknown), read
-// into one buffer when it is right rather than a doubling series.
-func readBody(r io.Reader, max, size int64) ([]byte, error) {
+// io.ReadAll would, appending to buf[:0]; size is the length r announced
+// (< 0: unknown), read into one buffer when it is right rather than a
+// doubling series.
+func readBody(r io.Reader, max, size int64, buf []byte) ([]byte, error) {
 	if max >= 0 {
-		r = io.LimitReader(r, max)
 		size = min(size, max)
 	}
 	if size < 0 || size > 1<<20 {
 		size = 0 // unknown, or too large to trust before reading it
 	}
-	// ReadFrom keeps MinRead bytes free before each read: the read that
-	// finds the end needs no new buffer.
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
+	// MinRead bytes free before each read, as bytes.Buffer.ReadFrom keeps
+	// them: the read that finds the end needs no new buffer.
+	b := buf[:0]
+	if int64(cap(b)) < size+bytes.MinRead {
+		b = make([]byte, 0, size+bytes.MinRead)
+	}
+	for {
+		if cap(b)-len(b) < bytes.MinRead {
+			b = append(b[:cap(b)], make([]byte, cap(b)+bytes.MinRead)...)[:len(b)]
+		}
+		p := b[len(b):cap(b)]
+		if max >= 0 {
+			if int64(len(b)) >= max {
+				return b, nil // io.LimitReader's end
+			}
+			p = p[:min(int64(len(p)), max-int64(len(b)))]
+		}
+		n, err := r.Read(p)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // badURL explains why u cannot be sent anywhere, or returns "".
