@@ -379,8 +379,11 @@ func RequestBody(cfg judge.Config, req banks.Request, repeat int) ([]byte, error
 // chatRequest builds the go-openai request for one repeat under cfg;
 // schemaOff drops the auto response format's schema (the server refused it).
 func chatRequest(cfg judge.Config, req banks.Request, repeat int, schemaOff bool) (goopenai.ChatCompletionRequest, *callInfo) {
-	ci := &callInfo{patch: map[string]any{}}
+	ci := &callInfo{}
 	cr := goopenai.ChatCompletionRequest{Model: cfg.Model}
+	if len(req.Messages) > 0 {
+		cr.Messages = make([]goopenai.ChatCompletionMessage, 0, len(req.Messages))
+	}
 	for _, m := range req.Messages {
 		cr.Messages = append(cr.Messages, goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
@@ -396,7 +399,7 @@ func chatRequest(cfg judge.Config, req banks.Request, repeat int, schemaOff bool
 	if t := cfg.Temperature; t != nil {
 		cr.Temperature = float32(*t)
 		if *t == 0 {
-			ci.patch["temperature"] = 0
+			ci.patch = map[string]any{"temperature": 0}
 		}
 	}
 	if p := cfg.TopP; p != nil {

@@ -39,7 +39,7 @@ import (
 //     default 10 MiB, 1xx replies included);
 //   - a connection is reused only after its reply was read to the end
 //     with nothing following it, and is checked for a close by the server
-//     (h1Alive) before it is reused; a request whose write fails on a
+//     (h1Peek) before it is reused; a request whose write fails on a
 //     reused connection before any byte went out is sent again on a new
 //     one (net/http's rule: the server cannot have seen it); a reused
 //     connection closed before any reply byte is an error, as in
@@ -85,6 +85,7 @@ type h1Conn struct {
 	c     net.Conn
 	lim   h1Limit
 	br    *bufio.Reader
+	peek  *h1Peek
 	addr  string
 	since time.Time // idle since
 }
@@ -170,7 +171,7 @@ func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, err
 		l[len(l)-1] = nil
 		t.idle[addr] = l[:len(l)-1]
 		t.mu.Unlock()
-		if (t.idleFor > 0 && now.Sub(c.since) > t.idleFor) || !h1Alive(c.c) {
+		if (t.idleFor > 0 && now.Sub(c.since) > t.idleFor) || !c.peek.open() {
 			c.c.Close()
 			continue
 		}
@@ -180,7 +181,7 @@ func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, err
 	if err != nil {
 		return nil, false, err
 	}
-	c := &h1Conn{c: nc, addr: addr}
+	c := &h1Conn{c: nc, addr: addr, peek: newH1Peek(nc)}
 	c.lim.r = nc
 	c.br = bufio.NewReader(&c.lim)
 	return c, false, nil

@@ -49,9 +49,9 @@ const fastMaxDepth = 64
 
 // replyDec scans one reply; s is its text (a copy of the bytes).
 type replyDec struct {
-	s   string
-	i   int
-	buf []byte // unescaping
+	s       string
+	i       int
+	scratch [256]byte // unescaping, on the stack for the usual strings
 }
 
 // fastReply decodes data into a ChatCompletionResponse as json.Unmarshal
@@ -478,7 +478,7 @@ func (d *replyDec) str(p *string) bool {
 // unescape reads the rest of a string holding escapes, from start (just
 // after its opening quote); d.i is at its first backslash.
 func (d *replyDec) unescape(p *string, start int) bool {
-	b := append(d.buf[:0], d.s[start:d.i]...)
+	b := append(d.scratch[:0], d.s[start:d.i]...)
 	if !utf8.Valid(b) {
 		return false
 	}
@@ -488,7 +488,6 @@ func (d *replyDec) unescape(p *string, start int) bool {
 		case c == '"':
 			d.i++
 			*p = string(b)
-			d.buf = b
 			return true
 		case c < 0x20:
 			return false

@@ -25,7 +25,7 @@ import (
 // sender sends chat completions for one Client.
 type sender struct {
 	url      string
-	header   http.Header  // go-openai's headers (the key's included)
+	header   http.Header  // go-openai's headers (the key's included); read only
 	http     *http.Client // over the Client's Transport
 	modelErr error        // go-openai refuses the model for this endpoint
 }
@@ -87,7 +87,10 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	// the Transport takes without copying it.
 	req.Body, req.ContentLength = newSendBody(body), int64(len(body))
 	req.GetBody = func() (io.ReadCloser, error) { return newSendBody(body), nil }
-	req.Header = s.header.Clone()
+	// Shared by every call, not copied: nothing below writes to it (an
+	// http.RoundTripper must not change its request; http.Client copies
+	// the header before it changes one; TestSharedHeaderUnchanged).
+	req.Header = s.header
 	res, err := s.http.Do(req)
 	if err != nil {
 		return resp, err

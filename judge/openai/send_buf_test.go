@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -79,5 +81,46 @@ func TestRepliesOutliveTheirBuffers(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSharedHeaderUnchanged: the header every call shares is the same
+// after calls through each path a request takes (h1Transport, net/http's
+// transport over TLS, retries, a redirect, failures).
+func TestSharedHeaderUnchanged(t *testing.T) {
+	var n atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) % 5 {
+		case 1:
+			w.WriteHeader(http.StatusTooManyRequests) // retried
+		case 2:
+			http.Redirect(w, r, "/v1/chat/completions", http.StatusTemporaryRedirect)
+		case 3:
+			w.WriteHeader(http.StatusBadRequest)
+		default:
+			w.Write(completionJSON(`{"score": 7}`, nil, usage{1, 0, 1}, "", ""))
+		}
+	})
+	plain := httptest.NewServer(h)
+	defer plain.Close()
+	tlsSrv := httptest.NewTLSServer(h)
+	defer tlsSrv.Close()
+	for _, c := range []*Client{
+		newClient(t, plain.URL+"/v1", &recorder{}, nil),
+		newClient(t, tlsSrv.URL+"/v1", &recorder{}, nil),
+	} {
+		if strings.HasPrefix(c.cfg.BaseURL, "https") {
+			WithBaseTransport(tlsSrv.Client().Transport)(c)
+		}
+		before := c.send.header.Clone()
+		for range 10 {
+			c.Score(context.Background(), request())
+		}
+		if !reflect.DeepEqual(c.send.header, before) {
+			t.Errorf("%s: header %v, was %v", c.cfg.BaseURL, c.send.header, before)
+		}
+	}
+	if n.Load() < 20 { // every case of the handler, on both servers
+		t.Errorf("%d requests", n.Load())
 	}
 }
