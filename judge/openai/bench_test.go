@@ -2,8 +2,11 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
+
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/prism-eval/prism/judge"
 )
@@ -38,6 +41,40 @@ func BenchmarkOpenAIClientLocal(b *testing.B) {
 				sinkResult = r
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		})
+	}
+}
+
+var sinkReply goopenai.ChatCompletionResponse
+
+// BenchmarkReplyDecode: one reply decoded by fastReply and by
+// json.Unmarshal (with go-openai's types), for the benchmark server's
+// reply and for one with logprobs.
+func BenchmarkReplyDecode(b *testing.B) {
+	for _, c := range []struct{ name, reply string }{
+		{"openaitest", replyCases[0].reply},
+		{"logprobs", replyCases[2].reply},
+	} {
+		data := []byte(c.reply)
+		b.Run(c.name+"/fast", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, ok := fastReply(data)
+				if !ok {
+					b.Fatal("not handled")
+				}
+				sinkReply = r
+			}
+		})
+		b.Run(c.name+"/json", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var r goopenai.ChatCompletionResponse
+				if err := json.Unmarshal(data, &r); err != nil {
+					b.Fatal(err)
+				}
+				sinkReply = r
+			}
 		})
 	}
 }

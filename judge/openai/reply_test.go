@@ -83,6 +83,10 @@ var replyCases = []struct {
 	{"unknown nested", true, `{"x":{"a":[1,-2.5e+3,true,false,null,"s\"\u1234",{"b":{}}],"c":[]},"choices":[{"message":{"content":"ok","audio":null,"annotations":[{"type":"url_citation"}]}}]}`},
 	{"numbers", true, `{"created":-9223372036854775808,"usage":{"prompt_tokens":9223372036854775807,"completion_tokens":-0}}`},
 	{"floats", true, `{"choices":[{"logprobs":{"content":[{"token":"a","logprob":-0},{"token":"b","logprob":1E-400},{"token":"c","logprob":-1.7976931348623157e308},{"token":"d","logprob":12345678901234567890}]}}]}`},
+	{"null choices", true, `{"choices":null,"usage":{"prompt_tokens_details":null}}`},
+	{"empty strings", true, `{"id":"","choices":[{"message":{"content":"","tool_calls":[ ]},"finish_reason":""}]}`},
+	{"escapes only", true, `{"id":"\"","model":"\u00e9","choices":[{"message":{"content":"\n"}}]}`},
+	{"long escaped", true, `{"choices":[{"message":{"content":"` + strings.Repeat(`{\"score\": 7} é\u00e9 `, 40) + `"}}]}`},
 	{"whitespace", true, " \t\r\n{ \"id\" : \"x\" , \"choices\" : [ { \"message\" : { \"content\" : \"y\" } } ] } \n"},
 
 	// Left to encoding/json.
