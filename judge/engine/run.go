@@ -476,8 +476,15 @@ func (r *Run) run() {
 	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
 	go func() { defer tickWG.Done(); r.keepLease(tickStop) }()
 
-	work := make(chan job)
-	for slot := range r.plan.Spec.Limits.concurrency() {
+	// The queue holds a job for every worker, so a worker back from a
+	// commit takes its next job at once instead of waiting for this
+	// goroutine to be scheduled and hand it over (0.46 ms a request at
+	// concurrency 128 on 2 cores, docs/performance.md). Jobs left in it
+	// when the run stops are never sent: a worker checks the run's
+	// context before each.
+	conc := r.plan.Spec.Limits.concurrency()
+	work := make(chan job, conc)
+	for slot := range conc {
 		workerWG.Add(1)
 		go func() { defer workerWG.Done(); r.worker(work, slot) }()
 	}

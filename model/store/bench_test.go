@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
@@ -103,12 +105,11 @@ func conditions38() (probes, wordings []string) {
 	return probes, wordings
 }
 
-// BenchmarkPutResponses60k stores one response per SummEval candidate and
-// condition, 1,600 x 38 = 60,800, with PutResponses' batched transactions
-// into a fresh workspace. Building the responses and the workspace is not
-// timed.
-func BenchmarkPutResponses60k(b *testing.B) {
-	ctx := context.Background()
+// responses60k is one response per SummEval-shaped candidate and
+// condition, 1,600 × 38 = 60,800 of them, as a run of the quality bank
+// would store.
+func responses60k(b *testing.B) []Response {
+	b.Helper()
 	d := summEvalShape()
 	probes, wordings := conditions38()
 	var rs []Response
@@ -131,6 +132,17 @@ func BenchmarkPutResponses60k(b *testing.B) {
 	if len(rs) != 60800 {
 		b.Fatalf("%d responses, want 60,800", len(rs))
 	}
+	return rs
+}
+
+// BenchmarkPutResponses60k stores one response per SummEval candidate and
+// condition, 1,600 x 38 = 60,800, with PutResponses' batched transactions
+// into a fresh workspace. Building the responses and the workspace is not
+// timed.
+func BenchmarkPutResponses60k(b *testing.B) {
+	ctx := context.Background()
+	d := summEvalShape()
+	rs := responses60k(b)
 	dir := b.TempDir()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -155,4 +167,66 @@ func BenchmarkPutResponses60k(b *testing.B) {
 		b.StartTimer()
 	}
 	sink = rs
+}
+
+// BenchmarkResponseWriter stores the responses of BenchmarkPutResponses60k
+// through one ResponseWriter in batches of the size the judge engine's
+// group commit makes (about 1, 3 and 14 answers per commit at concurrency
+// 8, 32 and 128 against a 20 ms server, docs/performance.md), into a fresh
+// workspace: the engine's writer without the engine. It reports the
+// writer's time per answer.
+func BenchmarkResponseWriter(b *testing.B) {
+	ctx := context.Background()
+	rs := responses60k(b)
+	for _, batch := range []int{1, 3, 14} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			dir := b.TempDir()
+			b.ReportAllocs()
+			n := 0
+			var cpu time.Duration
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				s, err := Open(ctx, filepath.Join(dir, fmt.Sprintf("r%d.db", i)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.PutDataset(ctx, summEvalShape(), false); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.PutJudge(ctx, Judge{Name: "j", Backend: "openai", Model: "gpt-x"}); err != nil {
+					b.Fatal(err)
+				}
+				w, err := s.NewResponseWriter(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				// A third of the study, as the engine benchmark's 19,456.
+				part := rs[:len(rs)/3]
+				c0 := processCPU()
+				b.StartTimer()
+				for lo := 0; lo < len(part); lo += batch {
+					if err := w.Put(ctx, part[lo:min(lo+batch, len(part))]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				cpu += processCPU() - c0
+				n += len(part)
+				w.Close()
+				s.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/1e3, "µs/answer")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(n)/1e3, "µs-cpu/answer")
+		})
+	}
+}
+
+// processCPU is this process's user + system CPU time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -50,6 +50,21 @@ type writeStmts struct {
 	findJudge, findDataset                    *sql.Stmt
 	insStudy, findStudy, studyRange, studyGen *sql.Stmt
 	findStudyByName                           *sql.Stmt
+
+	// studyIDs are the ids of the studies written so far, by judge,
+	// dataset and bank hash: valid only while the transactions that
+	// found them stand (Put forgets them when one fails).
+	studyIDs map[[3]string]int64
+}
+
+// remember keeps a study's id for the writer's later transactions; id
+// may come from a transaction that still fails, so only a committed one's
+// are kept (see ResponseWriter.Put).
+func (p *writeStmts) remember(k [3]string, id int64) {
+	if p.studyIDs == nil {
+		p.studyIDs = map[[3]string]int64{}
+	}
+	p.studyIDs[k] = id
 }
 
 // all lists the statements with their texts, for preparing and closing.
@@ -186,7 +201,12 @@ func (w *ResponseWriter) Put(ctx context.Context, rs []Response) error {
 		return nil
 	}
 	w.order = keyOrder(rs, w.order)
-	return w.s.tx(ctx, func(tx *sql.Tx) error {
+	err := w.s.tx(ctx, func(tx *sql.Tx) error {
 		return w.s.putResponsesOrdered(ctx, tx, rs, 0, w.order, &w.pre)
 	})
+	if err != nil {
+		// A study this transaction created is gone with it.
+		w.pre.studyIDs = nil
+	}
+	return err
 }

@@ -110,3 +110,44 @@ func TestResponseWriterReadOnly(t *testing.T) {
 		t.Errorf("NewResponseWriter on a read-only store: %v", err)
 	}
 }
+
+// A ResponseWriter remembers its studies' ids between transactions; a
+// study created by a transaction that failed is gone, and its row id may
+// go to the next study created, so the writer must forget it.
+func TestResponseWriterForgetsStudiesOfAFailedPut(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	w, err := s.NewResponseWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	inBank := func(r Response, bank string) Response { r.BankHash = bank; return r }
+	bad := inBank(answer("c2", "b", "baseline", "0", 4), "bankA")
+	bad.ErrKind, bad.Err = "", "an error with no kind"
+	if err := w.Put(ctx, []Response{inBank(answer("c2", "a", "baseline", "0", 7), "bankA"), bad}); err == nil {
+		t.Fatal("a batch holding an invalid response was stored")
+	}
+	for _, r := range []Response{inBank(answer("c2", "a", "baseline", "0", 5), "bankB"), inBank(answer("c1", "x", "baseline", "0", 3), "bankA")} {
+		if err := w.Put(ctx, []Response{r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT s.bank_hash, q.context FROM study_requests q JOIN studies s ON s.id = q.study_id ORDER BY q.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var bank, c string
+		if err := rows.Scan(&bank, &c); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, bank+" "+c)
+	}
+	if want := []string{"bankB c2", "bankA c1"}; !slices.Equal(got, want) {
+		t.Errorf("requests by study %q, want %q", got, want)
+	}
+}
