@@ -138,3 +138,58 @@ func TestSecretNeverReachesDisk(t *testing.T) {
 	}
 	check("after checkpoint")
 }
+
+// credentialCases are texts around secretValue's anchors: each anchor in
+// several cases, with ſ and the Kelvin sign (which (?i) folds into s and
+// k), near misses, and plain replies.
+var credentialCases = []string{
+	"", `{"score": 7}`, "The summary is fluent. Score: 4",
+	"key sk-abcdefghijklmnop1234 here", "SK-ABCDEFGHIJKLMNOPQRST", "sK-abcdefghijklmnopqrst", "xsk-abcdefghijklmnopqrst",
+	"rk-0123456789abcdef0", "pk-0123456789abcdef0", "sk-short",
+	"AIzaSyA0123456789abcdefghijklmnopqrstu", "aiza0123456789abcdefghijklmnopqrstu", "AIZA", "aiz",
+	"hf_abcdefghijklmnopqrstu", "HF_ABCDEFGHIJKLMNOPQRSTU", "gsk_abcdefghijklmnopqrstu", "GSK_abcdefghijklmnopqrstu",
+	"xai-abcdefghijklmnopqrstu", "XAI-abcdefghijklmnopqrstu", "Bearer abc.def-ghi", "BEARER\tabcdefghij", "bearer",
+	"ſk-abcdefghijklmnopqrst", "s\u212a-abcdefghijklmnopqrst", "\u212a", "ſ",
+	"s-k-", "-_", "k-", "_", "a", "b", "éé sk-é", "日本語 AIza",
+}
+
+func TestCredentialPrefilter(t *testing.T) {
+	for _, s := range credentialCases {
+		checkCredentialPrefilter(t, s)
+	}
+	if mayHoldCredential(`{"score": 7}`) || mayHoldCredential("The summary is fluent and mostly consistent.") {
+		t.Error("a plain reply was sent to the expression")
+	}
+}
+
+// FuzzCredentialPrefilter checks that the prefilter never hides a match:
+// redactValues is exactly secretValue's replacement.
+func FuzzCredentialPrefilter(f *testing.F) {
+	for _, s := range credentialCases {
+		f.Add(s)
+	}
+	f.Fuzz(checkCredentialPrefilter)
+}
+
+func checkCredentialPrefilter(t *testing.T, s string) {
+	if !mayHoldCredential(s) && secretValue.MatchString(s) {
+		t.Fatalf("%q: secretValue matches, mayHoldCredential says no", s)
+	}
+	if got, want := redactValues(s), secretValue.ReplaceAllString(s, redacted); got != want {
+		t.Fatalf("redactValues(%q) = %q, want %q", s, got, want)
+	}
+}
+
+func BenchmarkRedactRaw(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"score", `{"score": 7}`},
+		{"explained", strings.Repeat("The summary is fluent and mostly consistent with the source, ", 8) + `{"score": 7}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = redactRaw(c.s, nil)
+			}
+		})
+	}
+}
