@@ -168,8 +168,21 @@ type chatMessage struct {
 	Content string `json:"content,omitempty"`
 }
 
-// marshalChat is json.Marshal(cr) for a request of chatRequest's.
+// marshalChat is json.Marshal(cr) for a request of chatRequest's: the
+// hand-written encoder's bytes (send_encode.go), which are
+// json.Marshal(chatBody)'s, or json.Marshal's own for what it does not
+// write (a NaN or infinite float, a schema that fails to marshal: its
+// error).
 func marshalChat(cr goopenai.ChatCompletionRequest) ([]byte, error) {
+	if body, ok := encodeChat(&cr); ok {
+		return body, nil
+	}
+	return marshalChatJSON(&cr)
+}
+
+// marshalChatJSON is json.Marshal(cr) for a request of chatRequest's, by
+// encoding/json: the reference encodeChat is tested against.
+func marshalChatJSON(cr *goopenai.ChatCompletionRequest) ([]byte, error) {
 	b := chatBody{Model: cr.Model, Messages: make([]chatMessage, len(cr.Messages)),
 		MaxTokens: cr.MaxTokens, MaxCompletionTokens: cr.MaxCompletionTokens,
 		Temperature: cr.Temperature, TopP: cr.TopP, Stream: cr.Stream, ResponseFormat: cr.ResponseFormat,
