@@ -28,6 +28,11 @@ type sender struct {
 	header   http.Header  // go-openai's headers (the key's included); read only
 	http     *http.Client // over the Client's Transport
 	modelErr error        // go-openai refuses the model for this endpoint
+	// tmpl is http.NewRequestWithContext's request for url with header
+	// (nil when url does not make one: each call then fails making it,
+	// as before): each call's request is a copy of it, rather than a new
+	// one with its URL parsed again and a header map made to be replaced.
+	tmpl *http.Request
 }
 
 // errCaptured ends the dry call at New.
@@ -64,6 +69,10 @@ func newSender(oc goopenai.ClientConfig, model string, hc *http.Client) *sender 
 	}
 	// Otherwise the base URL does not make a request: every call fails
 	// building it, as go-openai's do.
+	if r, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.url, nil); err == nil {
+		r.Header = s.header
+		s.tmpl = r
+	}
 	return s
 }
 
@@ -79,7 +88,7 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	if err != nil {
 		return resp, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, nil)
+	req, err := s.request(ctx)
 	if err != nil {
 		return resp, err
 	}
@@ -118,6 +127,19 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	}
 	err = json.NewDecoder(res.Body).Decode(&resp)
 	return resp, err
+}
+
+// request is http.NewRequestWithContext(ctx, POST, s.url, nil) with
+// its header to be set: s.tmpl's fields, its own URL (a copy: nothing is
+// shared that a layer below could write) and ctx.
+func (s *sender) request(ctx context.Context) (*http.Request, error) {
+	if s.tmpl == nil || ctx == nil {
+		return http.NewRequestWithContext(ctx, http.MethodPost, s.url, nil)
+	}
+	req := s.tmpl.WithContext(ctx)
+	u := *s.tmpl.URL
+	req.URL = &u
+	return req, nil
 }
 
 // errorReply is go-openai's error for a failure status: its APIError when
