@@ -100,7 +100,7 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	// http.RoundTripper must not change its request; http.Client copies
 	// the header before it changes one; TestSharedHeaderUnchanged).
 	req.Header = s.header
-	res, err := s.http.Do(req)
+	res, err := s.do(req)
 	if err != nil {
 		return resp, err
 	}
