@@ -2,10 +2,11 @@
 // chat-completions server (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp's
 // server, LM Studio), built on github.com/sashabaranov/go-openai with its
 // own retry layer (Transport), its own HTTP/1.1 client for plain http://
-// servers (h1Transport, under HTTPTransport), its own decoder for the
-// usual chat-completion reply (fastReply: go-openai's value exactly, the
-// rest left to encoding/json) and exact score reading (integer JSON
-// scores or expected scores from top_logprobs).
+// servers (h1Transport, under HTTPTransport), its own encoder for the
+// request body (encodeChat: json.Marshal's bytes exactly), its own
+// decoder for the usual chat-completion reply (fastReply: go-openai's
+// value exactly, the rest left to encoding/json) and exact score reading
+// (integer JSON scores or expected scores from top_logprobs).
 package openai
 
 import (

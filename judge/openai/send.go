@@ -28,6 +28,11 @@ type sender struct {
 	header   http.Header  // go-openai's headers (the key's included); read only
 	http     *http.Client // over the Client's Transport
 	modelErr error        // go-openai refuses the model for this endpoint
+	// tmpl is http.NewRequestWithContext's request for url with header
+	// (nil when url does not make one: each call then fails making it,
+	// as before): each call's request is a copy of it, rather than a new
+	// one with its URL parsed again and a header map made to be replaced.
+	tmpl *http.Request
 }
 
 // errCaptured ends the dry call at New.
@@ -64,6 +69,10 @@ func newSender(oc goopenai.ClientConfig, model string, hc *http.Client) *sender 
 	}
 	// Otherwise the base URL does not make a request: every call fails
 	// building it, as go-openai's do.
+	if r, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.url, nil); err == nil {
+		r.Header = s.header
+		s.tmpl = r
+	}
 	return s
 }
 
@@ -79,7 +88,7 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	if err != nil {
 		return resp, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, nil)
+	req, err := s.request(ctx)
 	if err != nil {
 		return resp, err
 	}
@@ -91,7 +100,7 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 	// http.RoundTripper must not change its request; http.Client copies
 	// the header before it changes one; TestSharedHeaderUnchanged).
 	req.Header = s.header
-	res, err := s.http.Do(req)
+	res, err := s.do(req)
 	if err != nil {
 		return resp, err
 	}
@@ -114,10 +123,30 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 		}
 		// Decoding one valid JSON value, Unmarshal and Decoder.Decode
 		// agree (values and errors); Unmarshal needs no buffer of its own.
-		return resp, json.Unmarshal(rb.data, &resp)
+		// Decoded in a copy on the heap so that resp itself does not
+		// escape (one allocation less on the fast path).
+		p := new(goopenai.ChatCompletionResponse)
+		*p = resp
+		err = json.Unmarshal(rb.data, p)
+		return *p, err
 	}
-	err = json.NewDecoder(res.Body).Decode(&resp)
-	return resp, err
+	p := new(goopenai.ChatCompletionResponse)
+	*p = resp
+	err = json.NewDecoder(res.Body).Decode(p)
+	return *p, err
+}
+
+// request is http.NewRequestWithContext(ctx, POST, s.url, nil) with
+// its header to be set: s.tmpl's fields, its own URL (a copy: nothing is
+// shared that a layer below could write) and ctx.
+func (s *sender) request(ctx context.Context) (*http.Request, error) {
+	if s.tmpl == nil || ctx == nil {
+		return http.NewRequestWithContext(ctx, http.MethodPost, s.url, nil)
+	}
+	req := s.tmpl.WithContext(ctx)
+	u := *s.tmpl.URL
+	req.URL = &u
+	return req, nil
 }
 
 // errorReply is go-openai's error for a failure status: its APIError when
@@ -168,8 +197,21 @@ type chatMessage struct {
 	Content string `json:"content,omitempty"`
 }
 
-// marshalChat is json.Marshal(cr) for a request of chatRequest's.
+// marshalChat is json.Marshal(cr) for a request of chatRequest's: the
+// hand-written encoder's bytes (send_encode.go), which are
+// json.Marshal(chatBody)'s, or json.Marshal's own for what it does not
+// write (a NaN or infinite float, a schema that fails to marshal: its
+// error).
 func marshalChat(cr goopenai.ChatCompletionRequest) ([]byte, error) {
+	if body, ok := encodeChat(&cr); ok {
+		return body, nil
+	}
+	return marshalChatJSON(&cr)
+}
+
+// marshalChatJSON is json.Marshal(cr) for a request of chatRequest's, by
+// encoding/json: the reference encodeChat is tested against.
+func marshalChatJSON(cr *goopenai.ChatCompletionRequest) ([]byte, error) {
 	b := chatBody{Model: cr.Model, Messages: make([]chatMessage, len(cr.Messages)),
 		MaxTokens: cr.MaxTokens, MaxCompletionTokens: cr.MaxCompletionTokens,
 		Temperature: cr.Temperature, TopP: cr.TopP, Stream: cr.Stream, ResponseFormat: cr.ResponseFormat,
