@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,4 +191,51 @@ func FuzzFastReply(f *testing.F) {
 			t.Fatalf("%q:\n got %#v\nwant %#v", data, got, want)
 		}
 	})
+}
+
+// The fast path's field lists are go-openai's: a field added by a newer
+// go-openai would otherwise be skipped as unknown by fastReply and filled
+// by json.Unmarshal.
+func TestFastReplyFieldsAreGoOpenAIs(t *testing.T) {
+	names := func(v any) []string {
+		var out []string
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-" && f.Name == "MultiContent":
+				// ChatCompletionMessage.UnmarshalJSON decodes into a copy of
+				// the struct whose MultiContent has no tag.
+				name = f.Name
+			case name == "-":
+				continue
+			case name == "":
+				name = f.Name
+			}
+			out = append(out, name)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		typ  any
+		list []string
+	}{
+		{goopenai.ChatCompletionResponse{}, responseFields},
+		{goopenai.ChatCompletionChoice{}, choiceFields},
+		{goopenai.ChatCompletionMessage{}, messageFields},
+		{goopenai.Usage{}, usageFields},
+		{goopenai.PromptTokensDetails{}, promptDetailFields},
+		{goopenai.CompletionTokensDetails{}, completionDetailFields},
+		{goopenai.LogProbs{}, logProbsFields},
+		{goopenai.LogProb{}, logProbFields},
+	} {
+		got := names(c.typ)
+		// httpHeader is embedded without a tag and unexported: not a field
+		// encoding/json decodes.
+		got = slices.DeleteFunc(got, func(n string) bool { return n == "httpHeader" })
+		if !slices.Equal(got, c.list) {
+			t.Errorf("%T: go-openai's JSON fields %q, fastReply's %q", c.typ, got, c.list)
+		}
+	}
 }
