@@ -79,13 +79,7 @@ func TestResponseWriterEqualsPutResponseBatch(t *testing.T) {
 // response, stores nothing of a refused batch, and keeps working after.
 func TestResponseWriterRejects(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
-	seedJudgeAndDataset(t, s)
-	w, err := s.NewResponseWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	s, w := openWriter(t)
 	before := putRefusedBatches(t, s, "Put", func(rs []Response) error { return w.Put(ctx, rs) }, "response 1 (")
 	if err := w.Put(ctx, []Response{answer("c2", "a", "baseline", "7", 1)}); err != nil {
 		t.Fatalf("after refused batches: %v", err)
@@ -116,13 +110,7 @@ func TestResponseWriterReadOnly(t *testing.T) {
 // go to the next study created, so the writer must forget it.
 func TestResponseWriterForgetsStudiesOfAFailedPut(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
-	seedJudgeAndDataset(t, s)
-	w, err := s.NewResponseWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	s, w := openWriter(t)
 	inBank := func(r Response, bank string) Response { r.BankHash = bank; return r }
 	bad := inBank(answer("c2", "b", "baseline", "0", 4), "bankA")
 	bad.ErrKind, bad.Err = "", "an error with no kind"
@@ -150,4 +138,18 @@ func TestResponseWriterForgetsStudiesOfAFailedPut(t *testing.T) {
 	if want := []string{"bankB c2", "bankA c1"}; !slices.Equal(got, want) {
 		t.Errorf("requests by study %q, want %q", got, want)
 	}
+}
+
+// openWriter is a new workspace holding a judge and a dataset, and a
+// ResponseWriter on it, closed when the test ends.
+func openWriter(t *testing.T) (*Store, *ResponseWriter) {
+	t.Helper()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	w, err := s.NewResponseWriter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return s, w
 }
