@@ -55,6 +55,10 @@ func BenchmarkReplyDecode(b *testing.B) {
 	for _, c := range []struct{ name, reply string }{
 		{"openaitest", replyCases[0].reply},
 		{"logprobs", replyCases[2].reply},
+		// A judge that explains its score: six lines, a \n in each.
+		{"explained", `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"` +
+			strings.Repeat(`The summary is fluent and mostly consistent with the source, but it omits one key detail.\n`, 6) +
+			`{\"score\": 7}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":120,"total_tokens":220}}`},
 	} {
 		data := []byte(c.reply)
 		b.Run(c.name+"/fast", func(b *testing.B) {

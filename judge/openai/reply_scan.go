@@ -188,7 +188,21 @@ func (d *replyDec) str(p *string) bool {
 // unescape reads the rest of a string holding escapes, from start (just
 // after its opening quote); d.i is at its first backslash.
 func (d *replyDec) unescape(p *string, start int) bool {
-	b := append(d.scratch[:0], d.s[start:d.i]...)
+	// Unescaped, the string is at most as long as it is escaped: b is
+	// made once at that length, not grown byte by byte (a model's
+	// explanation is hundreds of bytes with a \n in each line).
+	end := d.i
+	for end < len(d.s) && d.s[end] != '"' {
+		if d.s[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	b := d.scratch[:0]
+	if n := end - start; n > cap(b) {
+		b = make([]byte, 0, n)
+	}
+	b = append(b, d.s[start:d.i]...)
 	if !utf8.Valid(b) {
 		return false
 	}
@@ -243,8 +257,16 @@ func (d *replyDec) unescape(p *string, start int) bool {
 				return false
 			}
 		case c < utf8.RuneSelf:
-			b = append(b, c)
-			d.i++
+			// A run of plain ASCII bytes at once.
+			j := d.i + 1
+			for j < len(d.s) {
+				if c := d.s[j]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+					break
+				}
+				j++
+			}
+			b = append(b, d.s[d.i:j]...)
+			d.i = j
 		default:
 			r, n := utf8.DecodeRuneInString(d.s[d.i:])
 			if r == utf8.RuneError && n == 1 {
