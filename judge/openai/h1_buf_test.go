@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -33,15 +34,7 @@ func TestH1LongRequestsAndReusedBuffers(t *testing.T) {
 			if size.header > 0 {
 				req.Header.Set("X-Long", strings.Repeat("h", size.header))
 			}
-			resp, err := rt.RoundTrip(req)
-			if err != nil {
-				t.Fatalf("request %d, transport %d: %v", i, j, err)
-			}
-			io.ReadAll(resp.Body)
-			resp.Body.Close()
-			s.mu.Lock()
-			got[j] = s.reqs[len(s.reqs)-1]
-			s.mu.Unlock()
+			got[j] = s.received(t, rt, req, fmt.Sprintf("request %d, transport %d", i, j))
 		}
 		if !bytes.Equal(got[0], got[1]) {
 			t.Errorf("request %d:\nnet/http %q\nh1       %q", i, got[0], got[1])

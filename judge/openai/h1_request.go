@@ -119,7 +119,6 @@ func h1Request(buf []byte, req *http.Request) ([]byte, error) {
 	if n > 0 {
 		head := len(b)
 		b = slices.Grow(b, n)[:head+n] // headers longer than foreseen
-
 		if _, err := io.ReadFull(req.Body, b[head:]); err != nil {
 			return nil, fmt.Errorf("http: ContentLength=%d with Body length shorter: %w", n, err)
 		}

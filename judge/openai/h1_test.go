@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -125,6 +126,21 @@ func leanOnly(t testing.TB) *h1Transport {
 	return newH1Transport(fb)
 }
 
+// received sends req through rt, reads the reply, and returns the bytes
+// s received for it; what names the request in a failure.
+func (s *rawServer) received(t *testing.T, rt http.RoundTripper, req *http.Request, what string) []byte {
+	t.Helper()
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reqs[len(s.reqs)-1]
+}
+
 func postJSON(t *testing.T, ctx context.Context, u string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u+"/v1/chat/completions", strings.NewReader(`{"model":"m"}`))
@@ -161,15 +177,7 @@ func TestH1WritesWhatNetHTTPWrites(t *testing.T) {
 		for i, rt := range []http.RoundTripper{newHTTPTransport(), leanOnly(t)} {
 			req := postJSON(t, context.Background(), s.url)
 			tc.edit(req)
-			resp, err := rt.RoundTrip(req)
-			if err != nil {
-				t.Fatalf("%s %d: %v", tc.name, i, err)
-			}
-			io.ReadAll(resp.Body)
-			resp.Body.Close()
-			s.mu.Lock()
-			got[i] = s.reqs[len(s.reqs)-1]
-			s.mu.Unlock()
+			got[i] = s.received(t, rt, req, fmt.Sprintf("%s %d", tc.name, i))
 		}
 		if !bytes.Equal(got[0], got[1]) {
 			t.Errorf("%s:\nnet/http %q\nh1       %q", tc.name, got[0], got[1])

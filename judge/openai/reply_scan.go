@@ -216,46 +216,24 @@ func (d *replyDec) unescape(p *string, start int) bool {
 		case c < 0x20:
 			return false
 		case c == '\\':
-			if d.i+1 >= len(d.s) {
+			r, ok := d.escape()
+			if !ok {
 				return false
 			}
-			e := d.s[d.i+1]
-			d.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := d.hex4()
-				if !ok {
+			if utf16.IsSurrogate(r) {
+				// Only a high surrogate followed by a low one: a lone
+				// one becomes U+FFFD in encoding/json.
+				if r >= 0xdc00 || !strings.HasPrefix(d.s[d.i:], `\u`) {
 					return false
 				}
-				if utf16.IsSurrogate(r) {
-					// Only a high surrogate followed by a low one: a lone
-					// one becomes U+FFFD in encoding/json.
-					if r >= 0xdc00 || !strings.HasPrefix(d.s[d.i:], `\u`) {
-						return false
-					}
-					d.i += 2
-					r2, ok := d.hex4()
-					if !ok || r2 < 0xdc00 || r2 > 0xdfff {
-						return false
-					}
-					r = utf16.DecodeRune(r, r2)
+				d.i += 2
+				r2, ok := d.hex4()
+				if !ok || r2 < 0xdc00 || r2 > 0xdfff {
+					return false
 				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return false
+				r = utf16.DecodeRune(r, r2)
 			}
+			b = utf8.AppendRune(b, r)
 		case c < utf8.RuneSelf:
 			// A run of plain ASCII bytes at once.
 			j := d.i + 1
@@ -277,6 +255,34 @@ func (d *replyDec) unescape(p *string, start int) bool {
 		}
 	}
 	return false
+}
+
+// escape reads the escape at d.i (its backslash) and returns the rune it
+// stands for; a \u escape's code unit is returned as it is, a surrogate
+// half included.
+func (d *replyDec) escape() (rune, bool) {
+	if d.i+1 >= len(d.s) {
+		return 0, false
+	}
+	e := d.s[d.i+1]
+	d.i += 2
+	switch e {
+	case '"', '\\', '/':
+		return rune(e), true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'u':
+		return d.hex4()
+	}
+	return 0, false
 }
 
 // hex4 reads the four hex digits of a \u escape.
@@ -343,22 +349,19 @@ func (d *replyDec) digits() bool {
 
 // int reads an int field: an integer literal in range, or null.
 func (d *replyDec) int(p *int) bool {
-	if d.null() {
-		return true
-	}
-	lit, frac, ok := d.number()
-	if !ok || frac {
-		return false
-	}
-	v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
-	if err != nil {
+	v := int64(*p)
+	if !d.integer(&v, strconv.IntSize) {
 		return false
 	}
 	*p = int(v)
 	return true
 }
 
-func (d *replyDec) int64(p *int64) bool {
+func (d *replyDec) int64(p *int64) bool { return d.integer(p, 64) }
+
+// integer reads an integer literal that fits bits bits into *p, or null
+// (leaving *p as it is).
+func (d *replyDec) integer(p *int64, bits int) bool {
 	if d.null() {
 		return true
 	}
@@ -366,7 +369,7 @@ func (d *replyDec) int64(p *int64) bool {
 	if !ok || frac {
 		return false
 	}
-	v, err := strconv.ParseInt(lit, 10, 64)
+	v, err := strconv.ParseInt(lit, 10, bits)
 	if err != nil {
 		return false
 	}
@@ -474,17 +477,7 @@ func (d *replyDec) skipString() bool {
 		case c < 0x20:
 			return false
 		case c == '\\':
-			if d.i+1 >= len(d.s) {
-				return false
-			}
-			d.i += 2
-			switch d.s[d.i-1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if _, ok := d.hex4(); !ok {
-					return false
-				}
-			default:
+			if _, ok := d.escape(); !ok {
 				return false
 			}
 			continue

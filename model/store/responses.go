@@ -256,6 +256,20 @@ func (u *requestUpsert) study(ctx context.Context, r *Request) (*studyRef, error
 	if st, ok := u.studies[k]; ok {
 		return st, nil
 	}
+	id, err := u.studyID(ctx, k, r)
+	if err != nil {
+		return nil, err
+	}
+	st := &studyRef{bank: r.BankHash, id: id}
+	u.studies[k] = st
+	u.pre.remember(k, id)
+	return st, nil
+}
+
+// studyID finds the id of study k (r's judge, dataset and bank hash), or
+// creates the study.
+func (u *requestUpsert) studyID(ctx context.Context, k [3]string, r *Request) (int64, error) {
+	var id int64
 	if u.pre != nil {
 		// A ResponseWriter remembers its studies' ids from one
 		// transaction to the next (a run's study cannot go while its
@@ -264,42 +278,26 @@ func (u *requestUpsert) study(ctx context.Context, r *Request) (*studyRef, error
 		// finds a stored study in one statement instead of the four
 		// below.
 		if id, ok := u.pre.studyIDs[k]; ok {
-			st := &studyRef{bank: r.BankHash, id: id}
-			u.studies[k] = st
-			return st, nil
+			return id, nil
 		}
-		st := &studyRef{bank: r.BankHash}
-		err := u.pre.queryRow(ctx, u.tx, u.pre.findStudyByName, sqlFindStudyByName, []any{r.Judge, r.Dataset, r.BankHash}, &st.id)
-		if err == nil {
-			u.studies[k] = st
-			u.pre.remember(k, st.id)
-			return st, nil
-		}
+		err := u.pre.queryRow(ctx, u.tx, u.pre.findStudyByName, sqlFindStudyByName, []any{r.Judge, r.Dataset, r.BankHash}, &id)
 		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, err
+			return id, err
 		}
 	}
 	judgeID, err := u.ids.judge(ctx, r.Judge)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	dsID, err := u.ids.dataset(ctx, r.Dataset)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if _, err := u.pre.exec(ctx, u.tx, u.pre.get((*writeStmts).insStudyStmt), sqlInsertStudy, judgeID, dsID, r.BankHash); err != nil {
-		return nil, err
+		return 0, err
 	}
-	st := &studyRef{bank: r.BankHash}
-	if err := u.pre.queryRow(ctx, u.tx, u.pre.get((*writeStmts).findStudyStmt), sqlFindStudy,
-		[]any{judgeID, dsID, r.BankHash}, &st.id); err != nil {
-		return nil, err
-	}
-	u.studies[k] = st
-	if u.pre != nil {
-		u.pre.remember(k, st.id)
-	}
-	return st, nil
+	err = u.pre.queryRow(ctx, u.tx, u.pre.get((*writeStmts).findStudyStmt), sqlFindStudy, []any{judgeID, dsID, r.BankHash}, &id)
+	return id, err
 }
 
 // put records r and returns its row id, and whether resp (nil: none, as

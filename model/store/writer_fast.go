@@ -57,10 +57,13 @@ type writeStmts struct {
 	studyIDs map[[3]string]int64
 }
 
-// remember keeps a study's id for the writer's later transactions; id
-// may come from a transaction that still fails, so only a committed one's
-// are kept (see ResponseWriter.Put).
+// remember keeps a study's id for the writer's later transactions. The
+// transaction that found it may still fail: ResponseWriter.Put then
+// forgets every id.
 func (p *writeStmts) remember(k [3]string, id int64) {
+	if p == nil {
+		return // statements parsed per transaction: nothing kept
+	}
 	if p.studyIDs == nil {
 		p.studyIDs = map[[3]string]int64{}
 	}
