@@ -32,7 +32,7 @@ import (
 //	conns        TCP connections the server saw opened
 //	srv-µs-cpu/req  the server process's CPU per request (it must not be
 //	             the bottleneck: on a 2-core machine, far below L·2/C)
-//	answers/commit  (the engine's) responses per write transaction
+//	answers/append  (the engine's) responses per append to the journal
 //
 //	go test ./judge/engine -run '^$' -bench 'HTTP' -benchtime 1x -count 3
 const benchLatency = 20 * time.Millisecond
@@ -148,16 +148,10 @@ var httpConcurrencies = []int{8, 32, 128}
 
 // BenchmarkHTTPEngine runs the real engine (plan, Start, workers,
 // limiter, the OpenAI client, store writes) on a fresh study of
-// C × 4 candidates × 38 conditions. It also reports the answers each
-// write transaction held (answers/commit).
-func BenchmarkHTTPEngine(b *testing.B) { benchHTTPEngine(b, 0) }
-
-// BenchmarkHTTPEngineNoCommitDelay is BenchmarkHTTPEngine with the
-// writer committing whatever has arrived at once (Options.CommitDelay
-// < 0), as before the commit delay: the trade of CPU for wall time.
-func BenchmarkHTTPEngineNoCommitDelay(b *testing.B) { benchHTTPEngine(b, -1) }
-
-func benchHTTPEngine(b *testing.B, delay time.Duration) {
+// C × 4 candidates × 38 conditions. It also reports the answers each of
+// the writer's batches held (answers/append: a server judge's batch is
+// one append to the run's answer journal).
+func BenchmarkHTTPEngine(b *testing.B) {
 	for _, conc := range httpConcurrencies {
 		b.Run(fmt.Sprintf("C=%d", conc), func(b *testing.B) {
 			f := startFakeJudge(b, benchLatency)
@@ -178,7 +172,7 @@ func benchHTTPEngine(b *testing.B, delay time.Duration) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				opts := Options{Limiter: lim, CommitDelay: delay, committed: func(int) { commits.Add(1) }}
+				opts := Options{Limiter: lim, committed: func(int) { commits.Add(1) }}
 				m.measure(b, f, len(p.Sends), conc, func() {
 					r, err := Start(context.Background(), st, js, p, opts)
 					if err != nil {
@@ -192,7 +186,7 @@ func benchHTTPEngine(b *testing.B, delay time.Duration) {
 				b.StartTimer()
 			}
 			m.report(b)
-			b.ReportMetric(float64(m.n)/float64(commits.Load()), "answers/commit")
+			b.ReportMetric(float64(m.n)/float64(commits.Load()), "answers/append")
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,13 +33,6 @@ type Options struct {
 	// in Progress.PauseReason (for the TUI, where someone can resume);
 	// otherwise the run stops with an error wrapping ErrServerDown.
 	PauseOnBreak bool
-	// CommitDelay is the longest a server judge's answer waits for
-	// others to share its transaction while requests are still in
-	// flight (0: DefaultCommitDelay; < 0: none). The writer lingers only
-	// while answers arrive more often than one per CommitDelay, and
-	// commits as soon as no answer has come for CommitDelay/4, no
-	// request is in flight, or the batch is full.
-	CommitDelay time.Duration
 	// ProgressOnly leaves out result events: Events carries a progress
 	// snapshot every ProgressInterval and the last one, for a reader of
 	// progress alone (prism run's progress line). It saves a snapshot per
@@ -62,16 +56,17 @@ type Options struct {
 // write each page fewer times.
 const OfflineFlushEvery = 8192
 
-// DefaultCommitDelay is Options.CommitDelay's default. Without it a
-// server judge's group commit held 1.4 answers per transaction at
-// concurrency 32 and 3.3 at 128 (answers arrive one by one), and commits
-// were most of the writer's CPU; with it, answers that arrive close
-// together share one, and the workers they release send together, so
-// their next answers arrive together too (docs/performance.md). A worker
-// waits at most this much longer per request: 5% of a 20 ms server,
-// nothing against a language model's seconds (whose answers come too
-// seldom to linger for).
-const DefaultCommitDelay = time.Millisecond
+// A server judge's answers are kept by its run's answer journal
+// (store.Journal) and folded into the tables by one transaction per
+// foldEvery answers, or foldAfter after the first of them, whichever
+// comes first: large enough that a fold writes each page of the
+// request-key index it touches once for many answers, small enough that
+// the tables lag the run by a fraction of a second and a fold's CPU comes
+// in short bursts (docs/performance.md, "An answer journal").
+const (
+	foldEvery = 512
+	foldAfter = 100 * time.Millisecond
+)
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
 // round of the default concurrency (8) failing in a row.
@@ -194,6 +189,7 @@ type Run struct {
 	summary   Summary
 	lease     *store.Lease
 	rw        *store.ResponseWriter // the writer's prepared statements
+	journal   *store.Journal        // a server judge's answer journal (else nil)
 	sentAt    []time.Time           // per worker: when its request in flight was sent (zero: none)
 	errSnap   map[string]int        // the copy of prog.Errors snapshots share; nil when stale
 	streak    int                   // requests failed in a row for transport reasons
@@ -201,10 +197,6 @@ type Run struct {
 	pausedFor time.Duration         // time spent paused before the current pause
 	pausedAt  time.Time             // when the current pause began (while paused)
 
-	// sending counts the calls between their start and their answers'
-	// queueing for the writer; nudge tells the writer it reached zero.
-	sending atomic.Int64
-	nudge   chan struct{}
 }
 
 type baseKey struct {
@@ -299,9 +291,6 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if opts.EventBuffer <= 0 {
 		opts.EventBuffer = 4096
 	}
-	if opts.CommitDelay == 0 {
-		opts.CommitDelay = DefaultCommitDelay
-	}
 	lim := opts.Limiter
 	if lim == nil {
 		lim = NewLimiter(p.Spec.Limits)
@@ -318,13 +307,23 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		release()
 		return nil, err
 	}
+	// A server judge's workers wait for their answers to be kept; the
+	// journal keeps them with one write per batch (store.Journal).
+	var journal *store.Journal
+	if p.Judge.Backend != judge.BackendOffline {
+		if journal, err = st.OpenJournal(ctx, lease); err != nil {
+			rw.Close()
+			release()
+			return nil, err
+		}
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
 		events: make(chan Event, opts.EventBuffer), writes: make(chan write, queue),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
 		gate: make(chan struct{}), lease: lease, sentAt: make([]time.Time, p.Spec.Limits.concurrency()), rw: rw,
-		nudge: make(chan struct{}, 1),
+		journal: journal,
 	}
 	switch {
 	case opts.BreakAfter == 0:
@@ -339,6 +338,9 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if err := r.loadBaselines(ctx); err != nil { // for Δ
 		cancel(nil)
 		rw.Close()
+		if journal != nil {
+			journal.Close(context.WithoutCancel(ctx))
+		}
 		release()
 		return nil, err
 	}
@@ -599,7 +601,6 @@ func (r *Run) worker(work <-chan job, slot int) {
 		r.prog.InFlight++
 		r.sentAt[slot] = time.Now()
 		r.mu.Unlock()
-		r.sending.Add(1)
 		res, err := j.Score(r.ctx, req)
 		r.mu.Lock()
 		r.prog.InFlight--
@@ -608,7 +609,6 @@ func (r *Run) worker(work <-chan job, slot int) {
 		kind := judge.KindOf(err)
 		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
 			// Abandoned, not failed: a canceled call is never recorded.
-			r.sent()
 			return
 		}
 		if actual := res.PromptTokens + res.CompletionTokens; actual > 0 {
@@ -626,7 +626,6 @@ func (r *Run) worker(work <-chan job, slot int) {
 			mk := &p.Items[k]
 			r.finish(mk, cellResponse(p.Row(mk), int(mk.Part), m == 0, res, err), false, a)
 		}
-		r.sent()
 		// The next request starts only once this answer is committed, so
 		// at any moment at most Concurrency requests are answered but not
 		// yet stored: all a kill -9 can make the next run send again.
@@ -646,18 +645,6 @@ func (r *Run) worker(work <-chan job, slot int) {
 type job struct {
 	plan *Plan
 	item int
-}
-
-// sent ends a call counted in r.sending (its answers are queued, or it
-// was abandoned); the last one nudges the writer, which then has nothing
-// more to wait for.
-func (r *Run) sent() {
-	if r.sending.Add(-1) == 0 {
-		select {
-		case r.nudge <- struct{}{}:
-		default: // a nudge is already pending
-		}
-	}
 }
 
 // breaker counts requests failed in a row for transport reasons (any
@@ -841,26 +828,39 @@ func (r *Run) ticker(stop <-chan struct{}) {
 	}
 }
 
-// writer commits responses by group commit: it waits for one, takes
-// whatever else has already arrived (up to FlushEvery) and commits them
-// together at once, so an answer waits only for the transaction before
-// it. When the batch holds a server judge's answer and requests are still
-// in flight, it first waits up to CommitDelay for their answers to join
-// (linger) as long as they keep coming, no more than CommitDelay/4 apart,
-// when answers arrive more often than one per CommitDelay: commits, not
-// answers, were most of the writer's CPU. A paid
-// judge's workers wait for their answer's commit before taking the next
-// request, so a kill -9 loses at most Concurrency answers.
+// writer keeps responses by group commit: it waits for one, takes
+// whatever else has already arrived (up to FlushEvery) and keeps them
+// together at once, so an answer waits only for the batch before it. A
+// server judge's batch is appended to the run's answer journal (one
+// write) and handed to the folder, which writes the tables; an offline
+// run's batch is written to the tables directly. A paid judge's workers
+// wait for their answer to be kept before taking the next request, so a
+// kill -9 loses at most Concurrency answers.
 // It writes with a context that outlives a cancel, so finished work is
-// stored; after a store error it keeps draining so workers never block,
+// kept; after a store error it keeps draining so workers never block,
 // and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
 	defer r.rw.Close()
+	var folds chan journaled
+	var folded chan struct{}
+	if r.journal != nil {
+		// Room for a few folds' worth of batches: when the tables fall
+		// that far behind, the writer waits for the folder.
+		folds = make(chan journaled, 4*foldEvery)
+		folded = make(chan struct{})
+		go func() { defer close(folded); r.folder(folds) }()
+		defer func() {
+			close(folds)
+			<-folded
+			if err := r.journal.Close(ctx); err != nil {
+				r.stop(fmt.Errorf("store: %w", err))
+			}
+		}()
+	}
 	buf := make([]store.Response, 0, r.opts.FlushEvery)
 	var acks []chan<- struct{}
 	var failed bool
-	var linger *time.Timer
 	flush := func() {
 		defer func() {
 			for _, a := range acks {
@@ -872,7 +872,16 @@ func (r *Run) writer() {
 			buf = buf[:0]
 			return
 		}
-		if err := r.rw.Put(ctx, buf); err != nil {
+		var err error
+		if r.journal != nil {
+			var end int64
+			if end, err = r.journal.Append(buf); err == nil {
+				folds <- journaled{slices.Clone(buf), end}
+			}
+		} else {
+			err = r.rw.Put(ctx, buf)
+		}
+		if err != nil {
 			failed = true
 			r.stop(fmt.Errorf("store: %w", err))
 		} else {
@@ -892,80 +901,79 @@ func (r *Run) writer() {
 		}
 		buf = buf[:0]
 	}
-	// spacing is a moving average (weight 1/8) of the time between paid
-	// answers' arrivals: the writer lingers only while answers come more
-	// often than one per CommitDelay (at 20 ms a request, from about
-	// concurrency 20 up); below that most lingers would end with nothing
-	// gained and delay every worker (at concurrency 8 they cost 5–10% of
-	// the bound, docs/performance.md). It starts at 0, so the first
-	// answers linger.
-	gap := r.opts.CommitDelay / 4
-	var spacing time.Duration
-	var lastArrival time.Time
-	add := func(w write) {
+	for w := range r.writes {
 		buf = append(buf, w.resp)
 		if w.ack != nil {
 			acks = append(acks, w.ack)
-			now := time.Now()
-			if !lastArrival.IsZero() {
-				spacing += (now.Sub(lastArrival) - spacing) / 8
-			}
-			lastArrival = now
 		}
-	}
-	for w := range r.writes {
-		add(w)
-		var deadline time.Time // when lingering: the latest commit
 	more:
 		for len(buf) < r.opts.FlushEvery {
-			// Read before looking at the queue: a call's answers are
-			// queued before it leaves sending, so when none is sending
-			// every answer there will be is in the queue now, and the
-			// receive below takes it into this commit.
-			idle := r.sending.Load() == 0
 			select {
 			case w, ok := <-r.writes:
 				if !ok {
 					break more
 				}
-				add(w)
-				continue
+				buf = append(buf, w.resp)
+				if w.ack != nil {
+					acks = append(acks, w.ack)
+				}
 			default:
-			}
-			// Nothing queued: linger only for a paid answer (an ack
-			// waits) while calls that may answer soon are in flight, and
-			// only while answers keep coming (a gap of CommitDelay/4).
-			if len(acks) == 0 || r.opts.CommitDelay < 0 || spacing >= r.opts.CommitDelay || idle {
-				break more
-			}
-			now := time.Now()
-			if deadline.IsZero() {
-				deadline = now.Add(r.opts.CommitDelay)
-			}
-			wait := min(gap, deadline.Sub(now))
-			if wait <= 0 {
-				break more
-			}
-			if linger == nil {
-				linger = time.NewTimer(wait)
-				defer linger.Stop()
-			} else {
-				linger.Reset(wait)
-			}
-			select {
-			case w, ok := <-r.writes:
-				linger.Stop()
-				if !ok {
-					break more
-				}
-				add(w)
-			case <-r.nudge: // sending reached 0: checked above
-				linger.Stop()
-			case <-linger.C:
 				break more
 			}
 		}
 		flush()
+	}
+}
+
+// journaled is a batch of responses the journal holds up to end.
+type journaled struct {
+	rs  []store.Response
+	end int64
+}
+
+// folder writes the journaled batches it receives into the tables, by
+// one transaction (Journal.Fold) per foldEvery responses or foldAfter
+// after the first of them, and what is left when batches closes. After
+// a failed fold it folds no more (the journal keeps the rest, and the
+// next open of the workspace folds it) and the run stops.
+func (r *Run) folder(batches <-chan journaled) {
+	ctx := context.WithoutCancel(r.ctx)
+	var rs []store.Response
+	var end int64
+	failed := false
+	t := time.NewTimer(foldAfter)
+	t.Stop()
+	defer t.Stop()
+	fold := func() {
+		t.Stop()
+		if len(rs) == 0 || failed {
+			return
+		}
+		if err := r.journal.Fold(ctx, rs, end); err != nil {
+			failed = true
+			r.stop(fmt.Errorf("store: %w", err))
+		}
+		clear(rs) // let the answers' texts go
+		rs = rs[:0]
+	}
+	for {
+		select {
+		case b, ok := <-batches:
+			if !ok {
+				fold()
+				return
+			}
+			if len(rs) == 0 {
+				t.Reset(foldAfter)
+			}
+			rs = append(rs, b.rs...)
+			end = b.end
+			if len(rs) >= foldEvery {
+				fold()
+			}
+		case <-t.C:
+			fold()
+		}
 	}
 }
 

@@ -188,7 +188,7 @@ func TestMigrateVersion4ToCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.Version(ctx); v != 5 || !s.compact() {
+	if v, _ := s.Version(ctx); v != len(migrations) || !s.compact() {
 		t.Fatalf("upgraded to version %d, compact %v", v, s.compact())
 	}
 	if after := studyReadings(t, s); after != before {

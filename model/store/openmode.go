@@ -32,6 +32,8 @@ var ErrReadOnly = errors.New("opened read-only; this command needs to write")
 // the unused reports table). Version 5 moved requests into compact
 // tables and keeps their old columns as the requests view, so a reader
 // of an older file uses its requests table directly (Store.compact).
+// Version 6 adds the journals of runs' answers not yet folded into the
+// tables, which only a writable open folds (journal.go).
 const minReadVersion = 1
 
 // inspect looks at an existing file without changing it (no WAL switch, no

@@ -145,7 +145,14 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	return &Store{path: path, w: w, r: r, version: v}, nil
+	s := &Store{path: path, w: w, r: r, version: v}
+	// Answers a killed run kept only in its journal join the tables
+	// before anything reads them (journal.go).
+	if err := s.RecoverJournals(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	return s, nil
 }
 
 // checkHealthy fails when the file is not a SQLite database (the driver

@@ -203,9 +203,24 @@ func (w *ResponseWriter) Put(ctx context.Context, rs []Response) error {
 	if len(rs) == 0 {
 		return nil
 	}
+	return w.PutWith(ctx, rs, nil)
+}
+
+// PutWith is Put with also, when not nil, run in the same transaction
+// after rs are written (and the transaction is rolled back when it
+// fails); unlike Put it commits a transaction even when rs is empty.
+func (w *ResponseWriter) PutWith(ctx context.Context, rs []Response, also func(*sql.Tx) error) error {
 	w.order = keyOrder(rs, w.order)
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
-		return w.s.putResponsesOrdered(ctx, tx, rs, 0, w.order, &w.pre)
+		if len(rs) > 0 {
+			if err := w.s.putResponsesOrdered(ctx, tx, rs, 0, w.order, &w.pre); err != nil {
+				return err
+			}
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
 	})
 	if err != nil {
 		// A study this transaction created is gone with it.

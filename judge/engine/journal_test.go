@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/model/store"
+)
+
+// paidRun starts d's study as a server judge's (its workers wait for
+// their answers' commits) with js standing in for the server, which is
+// never contacted.
+func paidRun(t *testing.T, st *store.Store, conc int, js func(inner judge.Judge, calls int) judge.Judge, opts Options) (*Run, *Plan) {
+	t.Helper()
+	d := tinyDataset("tiny")
+	spec := offlineSpec(t, d, 1)
+	spec.Config.Backend, spec.Config.Model, spec.Config.BaseURL = judge.BackendOpenAI, "m", "http://127.0.0.1:1/v1"
+	spec.JudgeName = "srv"
+	spec.Limits.Concurrency = conc
+	ctx := context.Background()
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := NewJudges(offlineSpec(t, d, 1).Config, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Start(ctx, st, []judge.Judge{js(inner[0], len(p.Sends))}, p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, p
+}
+
+// steppedPaidRun is paidRun at concurrency 2 with a stepJudge, whose
+// calls the test releases one by one.
+func steppedPaidRun(t *testing.T, st *store.Store, opts Options) (*Run, *Plan, *stepJudge) {
+	t.Helper()
+	var sj *stepJudge
+	r, p := paidRun(t, st, 2, func(inner judge.Judge, calls int) judge.Judge {
+		sj = &stepJudge{inner: inner, started: make(chan struct{}, calls), proceed: make(chan struct{})}
+		return sj
+	}, opts)
+	return r, p, sj
+}
+
+// journalFiles lists the answer journals beside the workspace path.
+func journalFiles(t *testing.T, path string) []string {
+	t.Helper()
+	m, err := filepath.Glob(path + ".answers-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A server judge's answer is kept the moment it arrives, by one append to
+// the run's journal, while the other call is still in flight: its worker
+// waits for nothing else. The run folds it into the tables, and at its
+// end no journal is left.
+func TestJournalKeepsAnAnswerAtOnce(t *testing.T) {
+	st, path := openStore(t, tinyDataset("tiny"))
+	commits := make(chan int, 256)
+	r, p, sj := steppedPaidRun(t, st, Options{committed: func(n int) { commits <- n }})
+	<-sj.started
+	<-sj.started             // both calls in flight
+	sj.proceed <- struct{}{} // one answers; the other stays held
+	if n := <-commits; n != 1 {
+		t.Fatalf("first append held %d responses, want the lone answer", n)
+	}
+	files := journalFiles(t, path)
+	if len(files) != 1 {
+		t.Fatalf("journals beside the workspace: %v, want the run's", files)
+	}
+	if fi, err := os.Stat(files[0]); err != nil || fi.Size() == 0 {
+		t.Fatalf("the run's journal is empty after an answer was kept: %v", err)
+	}
+	sum := finishHeld(t, r, sj)
+	if sum.Stored != len(p.Items) || sum.Study.Answered != len(p.Items) {
+		t.Fatalf("stored %d, the study holds %d, want %d", sum.Stored, sum.Study.Answered, len(p.Items))
+	}
+	if files := journalFiles(t, path); len(files) != 0 {
+		t.Errorf("journals left after the run: %v", files)
+	}
+}
+
+// A canceled run keeps and folds what was answered before the cancel.
+func TestCanceledRunFoldsItsJournal(t *testing.T) {
+	st, path := openStore(t, tinyDataset("tiny"))
+	commits := make(chan int, 256)
+	r, _, sj := steppedPaidRun(t, st, Options{committed: func(n int) { commits <- n }})
+	<-sj.started
+	<-sj.started
+	sj.proceed <- struct{}{} // one answer, the other call held
+	<-commits
+	r.Cancel()
+	sum, _ := r.Wait()
+	if !sum.Canceled || sum.Stored != 1 || sum.Study.Answered != 1 {
+		t.Fatalf("canceled %v, stored %d, study %d: want the one answer stored", sum.Canceled, sum.Stored, sum.Study.Answered)
+	}
+	if files := journalFiles(t, path); len(files) != 0 {
+		t.Errorf("journals left after the run: %v", files)
+	}
+}
