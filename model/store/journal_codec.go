@@ -57,6 +57,10 @@ const (
 	// field (a torn header, a zero-filled or overwritten tail) is reported
 	// as such rather than trusted as a record running to the end of data.
 	journalMaxPayload = 64 << 20
+	// journalMinPayload is the shortest payload: a version byte, twelve
+	// empty strings, the score, nil logprobs, four zero varints, the time
+	// 1970-01-01T00:00:00Z.
+	journalMinPayload = 1 + 12 + 8 + 1 + 4 + 2
 )
 
 // The reasons decodeJournal stops before the end of its data, wrapped in
@@ -114,8 +118,9 @@ func varintLen(v int64) int { return uvarintLen(uint64(v)<<1 ^ uint64(v>>63)) }
 
 // appendJournalRecord appends one framed record holding r to b and
 // returns the extended slice. It allocates only to grow b: at most once,
-// to the larger of the record's exact size and twice cap(b). r must pass checkJournalRecord: a record
-// over the cap would be unreadable, so appending one panics.
+// to the larger of the record's exact size and twice cap(b). r must pass
+// checkJournalRecord: a record over the cap would be unreadable, so
+// appending one panics.
 func appendJournalRecord(b []byte, r *Response) []byte {
 	n := journalPayloadLen(r)
 	if n > journalMaxPayload {
@@ -173,6 +178,9 @@ func appendJournalString(b []byte, s string) []byte {
 // The strings of a record share one copy of its payload; Logprobs is a
 // copy too, so rs never alias data.
 func decodeJournal(data []byte) (rs []Response, valid int, err error) {
+	if n := journalRecordCount(data); n > 0 {
+		rs = make([]Response, 0, n) // not a doubling series of 300-byte Responses
+	}
 	for valid < len(data) {
 		rest := data[valid:]
 		if len(rest) < journalHeader {
@@ -197,6 +205,24 @@ func decodeJournal(data []byte) (rs []Response, valid int, err error) {
 		valid += journalHeader + int(n)
 	}
 	return rs, valid, nil
+}
+
+// journalRecordCount counts the whole records with intact checksums at
+// the start of data, without decoding them: the number decodeJournal
+// returns unless a payload is malformed under a good checksum (which no
+// crash or bit rot makes), so that a zero-filled or garbage tail never
+// sizes rs.
+func journalRecordCount(data []byte) int {
+	count := 0
+	for off := 0; len(data)-off >= journalHeader; count++ {
+		n := binary.LittleEndian.Uint32(data[off:])
+		if n < journalMinPayload || n > journalMaxPayload || uint64(len(data)-off-journalHeader) < uint64(n) ||
+			crc32.Checksum(data[off+journalHeader:off+journalHeader+int(n)], journalCRC) != binary.LittleEndian.Uint32(data[off+4:]) {
+			break
+		}
+		off += journalHeader + int(n)
+	}
+	return count
 }
 
 // journalErr is decodeJournal's error: the offset and index of the

@@ -140,6 +140,9 @@ func TestJournalLayout(t *testing.T) {
 	if got := appendJournalRecord(nil, &r); !bytes.Equal(got, want) {
 		t.Fatalf("record\n got % x\nwant % x", got, want)
 	}
+	if n := journalPayloadLen(&Response{Time: time.Unix(0, 0)}); n != journalMinPayload {
+		t.Errorf("shortest payload %d bytes, journalMinPayload says %d", n, journalMinPayload)
+	}
 	// CRC-32C's check value (RFC 3720 B.4: "123456789" gives 0xe3069283)
 	// confirms the polynomial is Castagnoli's.
 	if c := crc32.Checksum([]byte("123456789"), journalCRC); c != 0xe3069283 {
@@ -274,8 +277,42 @@ func TestJournalLengthCap(t *testing.T) {
 	if err := checkJournalRecord(&big); err == nil {
 		t.Fatal("checkJournalRecord passed a record over the cap")
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("appendJournalRecord wrote a record over the cap")
+			}
+		}()
+		appendJournalRecord(nil, &big)
+	}()
 	if err := checkJournalRecord(new(typicalJournalResponse())); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestJournalZeroTail decodes a journal whose file was extended with
+// zeros past its last record (as a file system may leave it after a
+// crash): the records before are kept, the zeros reported, and the
+// zeros size nothing (each 8 zero bytes reads as an empty record).
+func TestJournalZeroTail(t *testing.T) {
+	cases := smallJournalCases()
+	data, bounds := journalOf(cases)
+	if n := journalRecordCount(data); n != len(cases) {
+		t.Fatalf("journalRecordCount = %d, want %d", n, len(cases))
+	}
+	data = append(data, make([]byte, 1<<20)...)
+	rs, valid, err := decodeJournal(data)
+	if len(rs) != len(cases) || valid != bounds[len(cases)] || !errors.Is(err, errJournalCorrupt) || !strings.Contains(err.Error(), "empty payload") {
+		t.Fatalf("%d records, valid %d, err %v; want %d records, valid %d, an empty payload", len(rs), valid, err, len(cases), bounds[len(cases)])
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		decodeJournal(data)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 10; per > 64<<10 {
+		t.Fatalf("decoding %d records and 1 MiB of zeros allocated %d bytes a time", len(cases), per)
 	}
 }
 
