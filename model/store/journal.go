@@ -137,7 +137,7 @@ func checkJournaled(r *Response) error {
 	if len(r.Logprobs) > 0 && !json.Valid(r.Logprobs) {
 		return errors.New("logprobs are not valid JSON")
 	}
-	return nil
+	return checkJournalRecord(r)
 }
 
 // Fold writes rs into the tables in one transaction that also records
