@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,18 +54,6 @@ type Options struct {
 // of the request-key index it touched, at random: fewer, larger commits
 // write each page fewer times.
 const OfflineFlushEvery = 8192
-
-// A server judge's answers are kept by its run's answer journal
-// (store.Journal) and folded into the tables by one transaction per
-// foldEvery answers, or foldAfter after the first of them, whichever
-// comes first: large enough that a fold writes each page of the
-// request-key index it touches once for many answers, small enough that
-// the tables lag the run by a fraction of a second and a fold's CPU comes
-// in short bursts (docs/performance.md, "An answer journal").
-const (
-	foldEvery = 512
-	foldAfter = 100 * time.Millisecond
-)
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
 // round of the default concurrency (8) failing in a row.
@@ -842,16 +829,13 @@ func (r *Run) ticker(stop <-chan struct{}) {
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
 	defer r.rw.Close()
-	var folds chan journaled
-	var folded chan struct{}
+	var folds *foldQueue
 	if r.journal != nil {
-		// Room for a few folds' worth of batches: when the tables fall
-		// that far behind, the writer waits for the folder.
-		folds = make(chan journaled, 4*foldEvery)
-		folded = make(chan struct{})
+		folds = newFoldQueue()
+		folded := make(chan struct{})
 		go func() { defer close(folded); r.folder(folds) }()
 		defer func() {
-			close(folds)
+			folds.close()
 			<-folded
 			if err := r.journal.Close(ctx); err != nil {
 				r.stop(fmt.Errorf("store: %w", err))
@@ -876,7 +860,7 @@ func (r *Run) writer() {
 		if r.journal != nil {
 			var end int64
 			if end, err = r.journal.Append(buf); err == nil {
-				folds <- journaled{slices.Clone(buf), end}
+				folds.push(buf, end)
 			}
 		} else {
 			err = r.rw.Put(ctx, buf)
@@ -922,58 +906,6 @@ func (r *Run) writer() {
 			}
 		}
 		flush()
-	}
-}
-
-// journaled is a batch of responses the journal holds up to end.
-type journaled struct {
-	rs  []store.Response
-	end int64
-}
-
-// folder writes the journaled batches it receives into the tables, by
-// one transaction (Journal.Fold) per foldEvery responses or foldAfter
-// after the first of them, and what is left when batches closes. After
-// a failed fold it folds no more (the journal keeps the rest, and the
-// next open of the workspace folds it) and the run stops.
-func (r *Run) folder(batches <-chan journaled) {
-	ctx := context.WithoutCancel(r.ctx)
-	var rs []store.Response
-	var end int64
-	failed := false
-	t := time.NewTimer(foldAfter)
-	t.Stop()
-	defer t.Stop()
-	fold := func() {
-		t.Stop()
-		if len(rs) == 0 || failed {
-			return
-		}
-		if err := r.journal.Fold(ctx, rs, end); err != nil {
-			failed = true
-			r.stop(fmt.Errorf("store: %w", err))
-		}
-		clear(rs) // let the answers' texts go
-		rs = rs[:0]
-	}
-	for {
-		select {
-		case b, ok := <-batches:
-			if !ok {
-				fold()
-				return
-			}
-			if len(rs) == 0 {
-				t.Reset(foldAfter)
-			}
-			rs = append(rs, b.rs...)
-			end = b.end
-			if len(rs) >= foldEvery {
-				fold()
-			}
-		case <-t.C:
-			fold()
-		}
 	}
 }
 
