@@ -222,32 +222,9 @@ func (s *Store) RecoverJournals(ctx context.Context) error {
 	if s.readOnly || s.version < journalsVersion {
 		return nil
 	}
-	type orphan struct {
-		token  string
-		folded int64
-	}
-	var orphans []orphan
-	rows, err := s.w.QueryContext(ctx, `SELECT j.token, j.folded, r.pid, r.host, r.heartbeat
-		FROM journals j LEFT JOIN runs r ON r.token = j.token`)
+	orphans, err := orphanJournals(ctx, s.w)
 	if err != nil {
-		return fmt.Errorf("answer journals: %w", err)
-	}
-	now := time.Now()
-	for rows.Next() {
-		var o orphan
-		var pid sql.NullInt64
-		var host, beat sql.NullString
-		if err := rows.Scan(&o.token, &o.folded, &pid, &host, &beat); err != nil {
-			rows.Close()
-			return fmt.Errorf("answer journals: %w", err)
-		}
-		if pid.Valid && live(Holder{PID: int(pid.Int64), Host: host.String, Heartbeat: parseTime(beat.String)}, o.token, now) {
-			continue // its run is going and folds it
-		}
-		orphans = append(orphans, o)
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("answer journals: %w", err)
+		return err
 	}
 	var errs []error
 	for _, o := range orphans {
@@ -256,6 +233,40 @@ func (s *Store) RecoverJournals(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// orphan is a journal whose run is not alive.
+type orphan struct {
+	token  string
+	folded int64
+}
+
+// orphanJournals lists the journals of runs that are not alive.
+func orphanJournals(ctx context.Context, q querier) ([]orphan, error) {
+	rows, err := q.QueryContext(ctx, `SELECT j.token, j.folded, r.pid, r.host, r.heartbeat
+		FROM journals j LEFT JOIN runs r ON r.token = j.token`)
+	if err != nil {
+		return nil, fmt.Errorf("answer journals: %w", err)
+	}
+	defer rows.Close()
+	now := time.Now()
+	var out []orphan
+	for rows.Next() {
+		var o orphan
+		var pid sql.NullInt64
+		var host, beat sql.NullString
+		if err := rows.Scan(&o.token, &o.folded, &pid, &host, &beat); err != nil {
+			return nil, fmt.Errorf("answer journals: %w", err)
+		}
+		if pid.Valid && live(Holder{PID: int(pid.Int64), Host: host.String, Heartbeat: parseTime(beat.String)}, o.token, now) {
+			continue // its run is going and folds it
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("answer journals: %w", err)
+	}
+	return out, nil
 }
 
 // recoverJournal folds what the journal token holds beyond folded and

@@ -277,3 +277,32 @@ func TestFailedFoldLeavesTheJournal(t *testing.T) {
 		t.Fatalf("recovered:\n%s\nwant:\n%s", strings.Join(d, "\n"), strings.Join(w, "\n"))
 	}
 }
+
+// A read-only open after a kill sees what the killed run kept: the
+// journal is folded through a writable open first, as SQLite rolls back a
+// hot journal for a reader.
+func TestReadOnlyOpenSeesAKilledRunsAnswers(t *testing.T) {
+	ctx := context.Background()
+	f := newJournalFixture(t)
+	f.put(t, answer("c1", "x", "baseline", "0", 4), failure("c2", "a", "baseline", "0", "timeout"))
+	ro, err := OpenReadOnly(ctx, f.s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dump(t, ro)); n != 0 {
+		t.Fatalf("a read-only open beside the live run folded its journal (%d rows)", n)
+	}
+	ro.Close()
+	f.die()
+	ro, err = OpenReadOnly(ctx, f.s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if d, want := dump(t, ro), dump(t, f.ref); !slices.Equal(d, want) {
+		t.Fatalf("read-only open after the kill:\n%s\nwant:\n%s", strings.Join(d, "\n"), strings.Join(want, "\n"))
+	}
+	if len(journalFiles(t, ro)) != 0 {
+		t.Error("the journal file is left")
+	}
+}

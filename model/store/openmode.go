@@ -181,7 +181,27 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("workspace %s: schema version %d is older than this prism reads without upgrading (%d); open it once with a command that writes (prism run, prism data import) to upgrade it", path, v, minReadVersion)
 	}
-	return &Store{path: path, w: db, r: db, readOnly: true, version: v}, nil
+	s := &Store{path: path, w: db, r: db, readOnly: true, version: v}
+	s.foldOrphans(ctx)
+	return s, nil
+}
+
+// foldOrphans completes, for a read-only store, the writes of runs that
+// died with answers only in their journals: as SQLite itself rolls a hot
+// journal back for a reader, the answers join the tables through a
+// writable open (Open folds them), so a reader sees everything a killed
+// run kept. Where the workspace cannot be written (a read-only
+// filesystem) the reader goes on without them.
+func (s *Store) foldOrphans(ctx context.Context) {
+	if s.version < journalsVersion {
+		return
+	}
+	if o, err := orphanJournals(ctx, s.r); err != nil || len(o) == 0 {
+		return
+	}
+	if w, err := Open(ctx, s.path); err == nil {
+		w.Close()
+	}
 }
 
 func openRO(ctx context.Context, path string, immutable bool) (*sql.DB, error) {
