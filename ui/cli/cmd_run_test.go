@@ -239,6 +239,15 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 	// Handlers that were mid-reply when the client died finish counting.
 	srv.idle()
 	answeredAtKill := srv.snapshot()
+	// The killed run's answer journal is beside the workspace, without
+	// the key; the next open folds it.
+	journals, _ := filepath.Glob(ws + ".answers-*")
+	if len(journals) != 1 {
+		t.Fatalf("answer journals after the kill: %v, want the killed run's", journals)
+	}
+	if b, err := os.ReadFile(journals[0]); err != nil || bytes.Contains(b, []byte(key)) {
+		t.Errorf("the killed run's journal: read error %v, or it contains the API key", err)
+	}
 
 	st, err := store.Open(context.Background(), ws)
 	if err != nil {
