@@ -106,8 +106,8 @@ type Progress struct {
 	Missing  int
 	Failed   int
 	InFlight int
-	Written  int // responses committed to the store, failures included
-	Stored   int // answers committed to the store
+	Written  int // responses kept (journaled or committed), failures included
+	Stored   int // answers kept (journaled or committed)
 
 	PromptTokens, CachedTokens, CompletionTokens int64
 	Cost                                         float64

@@ -14,14 +14,14 @@ import (
 // Answer journals (docs/store.md, "Answer journals"). A server judge's
 // worker may send its next request only once its answer is kept, so that
 // a kill -9 loses no more answers than there are workers. Keeping it in
-// the tables took a transaction of five B-tree inserts per answer plus
-// its pages' WAL frames: at concurrency 128 the commits were a third of
-// the run's CPU and their wait an eighth of every request's cycle
-// (docs/performance.md). A journal keeps it with one write(2) per batch
-// instead: after write returns, the kernel holds the bytes, which a
-// killed process cannot take back. The run folds the journal into the
-// tables in large transactions off the workers' path, and whoever opens
-// the workspace next folds what a killed run left.
+// the tables made each worker wait for a transaction (five B-tree inserts
+// per answer plus its pages' WAL frames): at concurrency 128 against a
+// 20 ms server, 3 ms of its 26 ms cycle (docs/performance.md). A journal
+// keeps it with one write(2) per batch instead: after write returns, the
+// kernel holds the bytes, which a killed process cannot take back. The
+// run folds the journal into the tables in large transactions off the
+// workers' path, and whoever opens the workspace next folds what a killed
+// run left.
 
 // ErrJournalTaken is returned (wrapped) by Journal.Fold when another
 // process folded the journal: it took the run for dead (a lease whose
