@@ -172,13 +172,14 @@ func BenchmarkPutResponses60k(b *testing.B) {
 // BenchmarkResponseWriter stores the responses of BenchmarkPutResponses60k
 // through one ResponseWriter in batches of the size the judge engine's
 // group commit makes (about 1, 3 and 14 answers per commit at concurrency
-// 8, 32 and 128 against a 20 ms server, docs/performance.md), into a fresh
+// 8, 32 and 128 against a 20 ms server, docs/performance.md) and of the
+// folds of a server judge's answer journal (512), into a fresh
 // workspace: the engine's writer without the engine. It reports the
 // writer's time per answer.
 func BenchmarkResponseWriter(b *testing.B) {
 	ctx := context.Background()
 	rs := responses60k(b)
-	for _, batch := range []int{1, 3, 14} {
+	for _, batch := range []int{1, 3, 14, 512} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			dir := b.TempDir()
 			b.ReportAllocs()

@@ -127,6 +127,38 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		return err
 	}
 	defer insResp.Close()
+	// The response rows go in chunks of responseChunk per statement (the
+	// rest one by one), in the order they come: the same rows and ids as
+	// one statement per row.
+	var insResps *sql.Stmt
+	rows := make([]any, 0, responseCols*responseChunk)
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		var err error
+		if len(rows) == responseCols*responseChunk {
+			if insResps == nil {
+				if insResps, err = pre.stmt(ctx, tx, pre.insRespsStmt(), sqlInsertResponses); err != nil {
+					return err
+				}
+			}
+			_, err = insResps.ExecContext(ctx, rows...)
+		} else {
+			for lo := 0; lo < len(rows) && err == nil; lo += responseCols {
+				_, err = insResp.ExecContext(ctx, rows[lo:lo+responseCols]...)
+			}
+		}
+		clear(rows)
+		rows = rows[:0]
+		return err
+	}
+	defer func() {
+		if insResps != nil {
+			insResps.Close()
+		}
+	}()
+	first := 0 // the index in rs of rows' first response, for errors
 	for n := range rs {
 		i := n
 		if order != nil {
@@ -165,14 +197,30 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		// this is where credentials are removed: the model's text loses
 		// registered secrets and credential-shaped strings and is kept to
 		// a bounded prefix; error messages also lose key=value pairs.
-		if _, err := insResp.ExecContext(ctx, reqID, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
-			r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
-			r.ErrKind, Redact(r.Err, secrets...), formatTime(t)); err != nil {
-			return where(err)
+		if len(rows) == 0 {
+			first = offset + i
 		}
+		rows = append(rows, reqID, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
+			r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
+			r.ErrKind, Redact(r.Err, secrets...), formatTime(t))
+		if len(rows) == cap(rows) {
+			if err := flush(); err != nil {
+				return fmt.Errorf("responses from %d on: %w", first, err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("responses from %d on: %w", first, err)
 	}
 	return upReq.finish(ctx)
 }
+
+// responseCols is the number of values in a row of sqlInsertResponse;
+// responseChunk the rows sqlInsertResponses inserts at once.
+const (
+	responseCols  = 12
+	responseChunk = 32
+)
 
 // MaxRawBytes bounds the reply text stored with a response: a longer one
 // keeps its first MaxRawBytes bytes (cut at a UTF-8 boundary) and a note

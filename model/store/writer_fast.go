@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The statements that record an attempt (requestUpsert and
@@ -38,6 +39,11 @@ const (
 	sqlStudyGeneration = `UPDATE studies SET generation = generation + 1 WHERE id = ?`
 )
 
+// sqlInsertResponses is sqlInsertResponse for responseChunk rows in one
+// statement: one execution's fixed cost (database/sql, the driver, the
+// VDBE program) shared by the chunk's rows.
+var sqlInsertResponses = sqlInsertResponse + strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, responseChunk-1)
+
 // writeStmts are the recording statements prepared once on the writer
 // connection. A nil *writeStmts prepares them in each transaction.
 //
@@ -46,7 +52,7 @@ const (
 // statements whose parsing cost the engine's writer 7% of its CPU at
 // concurrency 128 (docs/performance.md), prepared once here too.
 type writeStmts struct {
-	insReq, findReq, insResp                  *sql.Stmt
+	insReq, findReq, insResp, insResps        *sql.Stmt
 	findJudge, findDataset                    *sql.Stmt
 	insStudy, findStudy, studyRange, studyGen *sql.Stmt
 	findStudyByName                           *sql.Stmt
@@ -79,7 +85,7 @@ func (p *writeStmts) all() []struct {
 		st  **sql.Stmt
 		sql string
 	}{
-		{&p.insReq, sqlInsertRequest}, {&p.findReq, sqlFindRequest}, {&p.insResp, sqlInsertResponse},
+		{&p.insReq, sqlInsertRequest}, {&p.findReq, sqlFindRequest}, {&p.insResp, sqlInsertResponse}, {&p.insResps, sqlInsertResponses},
 		{&p.findJudge, sqlFindJudge}, {&p.findDataset, sqlFindDataset},
 		{&p.insStudy, sqlInsertStudy}, {&p.findStudy, sqlFindStudy},
 		{&p.studyRange, sqlStudyRange}, {&p.studyGen, sqlStudyGeneration},
@@ -142,6 +148,13 @@ func (p *writeStmts) insRespStmt() *sql.Stmt {
 		return nil
 	}
 	return p.insResp
+}
+
+func (p *writeStmts) insRespsStmt() *sql.Stmt {
+	if p == nil {
+		return nil
+	}
+	return p.insResps
 }
 
 // stmt binds the prepared statement st to tx (Tx.StmtContext reuses a

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A ResponseWriter reused across batches stores what PutResponseBatch
@@ -152,4 +153,49 @@ func openWriter(t *testing.T) (*Store, *ResponseWriter) {
 	}
 	t.Cleanup(func() { w.Close() })
 	return s, w
+}
+
+// Responses inserted responseChunk rows per statement are the rows, ids
+// and order that one statement per response gives: one batch of many
+// (mixed answers, failures and answers to answered requests) against the
+// same responses, in the same key order, one by one.
+func TestResponseChunksEqualRowByRow(t *testing.T) {
+	ctx := context.Background()
+	a, b := openTemp(t), openTemp(t)
+	seedJudgeAndDataset(t, a)
+	seedJudgeAndDataset(t, b)
+	rng := rand.New(rand.NewPCG(5, 6))
+	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
+	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
+	var rs []Response
+	for range 5*responseChunk + 7 {
+		c := cands[rng.IntN(len(cands))]
+		p := probes[rng.IntN(len(probes))]
+		run := fmt.Sprint(rng.IntN(30))
+		r := answer(c[0], c[1], p, run, float64(rng.IntN(10)))
+		if rng.IntN(4) == 0 {
+			r = failure(c[0], c[1], p, run, "timeout")
+		}
+		r.Time = time.Unix(1_700_000_000+int64(len(rs)), 0)
+		rs = append(rs, r)
+	}
+	if err := a.PutResponseBatch(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range keyOrder(rs, nil) {
+		if err := b.PutResponseBatch(ctx, rs[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := func(s *Store) []string {
+		r, err := s.r.QueryContext(ctx, `SELECT id, request_id, ok, raw, coalesce(score, -99), error_kind, error, created FROM responses ORDER BY id`)
+		return scanRows(t, r, err, func(f []any) string { return fmt.Sprint(f) })
+	}
+	ra, rb := rows(a), rows(b)
+	if len(ra) < 4*responseChunk || !slices.Equal(ra, rb) {
+		t.Fatalf("%d rows in chunks, %d one by one; they differ", len(ra), len(rb))
+	}
+	if da, db := dump(t, a), dump(t, b); !slices.Equal(da, db) {
+		t.Fatal("the requests differ")
+	}
 }
