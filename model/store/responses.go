@@ -159,6 +159,56 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		}
 	}()
 	first := 0 // the index in rs of rows' first response, for errors
+	// Request rows are recorded requestChunk at a time (putChunk), then
+	// their responses are queued for insertion in the same order.
+	pend := make([]pendingRequest, 0, requestChunk)
+	idx := make([]int, 0, requestChunk) // pend's indices in rs
+	record := func() error {
+		bad, err := upReq.putChunk(ctx, pend)
+		if err != nil {
+			i := idx[bad]
+			r := &rs[i]
+			return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", offset+i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+		}
+		for j := range pend {
+			p := &pend[j]
+			if !p.add {
+				continue // a later answer to an answered request: the first stands
+			}
+			r, i := p.r, idx[j]
+			ok := 0
+			if r.Answered() {
+				ok = 1
+			}
+			t := r.Time
+			if t.IsZero() {
+				t = time.Now()
+			}
+			var logprobs any
+			if len(r.Logprobs) > 0 {
+				logprobs = string(r.Logprobs)
+			}
+			if len(rows) == 0 {
+				first = offset + i
+			}
+			// Every path (live run, batch import, cache copy) passes here,
+			// so this is where credentials are removed: the model's text
+			// loses registered secrets and credential-shaped strings and
+			// is kept to a bounded prefix; error messages also lose
+			// key=value pairs.
+			rows = append(rows, p.id, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
+				r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
+				r.ErrKind, Redact(r.Err, secrets...), formatTime(t))
+			if len(rows) == cap(rows) {
+				if err := flush(); err != nil {
+					return fmt.Errorf("responses from %d on: %w", first, err)
+				}
+			}
+		}
+		clear(pend)
+		pend, idx = pend[:0], idx[:0]
+		return nil
+	}
 	for n := range rs {
 		i := n
 		if order != nil {
@@ -171,43 +221,26 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		if err := checkResponse(r); err != nil {
 			return where(err)
 		}
-		var logprobs any
-		if len(r.Logprobs) > 0 {
-			if !json.Valid(r.Logprobs) {
-				return where(errors.New("logprobs are not valid JSON"))
-			}
-			logprobs = string(r.Logprobs)
+		if len(r.Logprobs) > 0 && !json.Valid(r.Logprobs) {
+			return where(errors.New("logprobs are not valid JSON"))
 		}
-		reqID, add, err := upReq.put(ctx, &r.Request, r)
+		if err := checkRequest(&r.Request); err != nil {
+			return where(err)
+		}
+		st, err := upReq.study(ctx, &r.Request)
 		if err != nil {
 			return where(err)
 		}
-		if !add {
-			continue // a later answer to an answered request: the first stands
-		}
-		ok := 0
-		if r.Answered() {
-			ok = 1
-		}
-		t := r.Time
-		if t.IsZero() {
-			t = time.Now()
-		}
-		// Every path (live run, batch import, cache copy) passes here, so
-		// this is where credentials are removed: the model's text loses
-		// registered secrets and credential-shaped strings and is kept to
-		// a bounded prefix; error messages also lose key=value pairs.
-		if len(rows) == 0 {
-			first = offset + i
-		}
-		rows = append(rows, reqID, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
-			r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
-			r.ErrKind, Redact(r.Err, secrets...), formatTime(t))
-		if len(rows) == cap(rows) {
-			if err := flush(); err != nil {
-				return fmt.Errorf("responses from %d on: %w", first, err)
+		pend = append(pend, pendingRequest{r: r, st: st})
+		idx = append(idx, i)
+		if len(pend) == requestChunk {
+			if err := record(); err != nil {
+				return err
 			}
 		}
+	}
+	if err := record(); err != nil {
+		return err
 	}
 	if err := flush(); err != nil {
 		return fmt.Errorf("responses from %d on: %w", first, err)
@@ -216,10 +249,12 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 }
 
 // responseCols is the number of values in a row of sqlInsertResponse;
-// responseChunk the rows sqlInsertResponses inserts at once.
+// responseChunk the rows sqlInsertResponses inserts at once, and
+// requestChunk the rows sqlInsertRequests.
 const (
 	responseCols  = 12
 	responseChunk = 32
+	requestChunk  = 32
 )
 
 // MaxRawBytes bounds the reply text stored with a response: a longer one
@@ -278,6 +313,8 @@ type requestUpsert struct {
 	studies map[[3]string]*studyRef
 	ins     *sql.Stmt
 	find    *sql.Stmt
+	insN    *sql.Stmt // sqlInsertRequests, prepared when first needed
+	args    []any
 }
 
 func prepareRequestUpsert(ctx context.Context, tx *sql.Tx, pre *writeStmts) (*requestUpsert, error) {
@@ -294,7 +331,11 @@ func prepareRequestUpsert(ctx context.Context, tx *sql.Tx, pre *writeStmts) (*re
 }
 
 func (u *requestUpsert) Close() error {
-	return errors.Join(u.ins.Close(), u.find.Close())
+	err := errors.Join(u.ins.Close(), u.find.Close())
+	if u.insN != nil {
+		err = errors.Join(err, u.insN.Close())
+	}
+	return err
 }
 
 // study returns the study row of a request's judge, dataset and bank,
@@ -362,15 +403,7 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 	if err != nil {
 		return 0, false, err
 	}
-	var answer any
-	failures := 0
-	switch {
-	case resp == nil:
-	case resp.Answered():
-		answer = responseAnswer(resp.Score)
-	default:
-		failures = 1
-	}
+	answer, failures := outcome(resp)
 	res, err := u.ins.ExecContext(ctx, st.id, keyValue(r.Key), r.Context, r.Candidate, r.Probe, r.Wording, r.Run, answer, failures)
 	if err != nil {
 		return 0, false, err
@@ -382,12 +415,37 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 		if err != nil {
 			return 0, false, err
 		}
-		if !st.ok {
-			st.lo, st.hi, st.ok = id, id, true
-		}
-		st.lo, st.hi = min(st.lo, id), max(st.hi, id)
+		st.inserted(id)
 		return id, resp != nil, nil
 	}
+	return u.existing(ctx, st, r, resp, answer)
+}
+
+// outcome is what a new request row records of resp: its answer's score
+// (nil: none) and its failures (0 or 1).
+func outcome(resp *Response) (answer any, failures int) {
+	switch {
+	case resp == nil:
+	case resp.Answered():
+		answer = responseAnswer(resp.Score)
+	default:
+		failures = 1
+	}
+	return answer, failures
+}
+
+// inserted widens the study's bounds to a request row created now.
+func (st *studyRef) inserted(id int64) {
+	if !st.ok {
+		st.lo, st.hi, st.ok = id, id, true
+	}
+	st.lo, st.hi = min(st.lo, id), max(st.hi, id)
+}
+
+// existing records resp against r's row, which was there before: the key
+// must be the row's, an answer is taken only by a row without one, and a
+// failure is counted.
+func (u *requestUpsert) existing(ctx context.Context, st *studyRef, r *Request, resp *Response, answer any) (int64, bool, error) {
 	var id int64
 	var key any
 	var stored sql.NullString
@@ -398,6 +456,7 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 	if !sameKey(key, r.Key) {
 		return 0, false, fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", keyString(key), r.Key)
 	}
+	var err error
 	switch {
 	case resp == nil:
 		return id, false, nil
@@ -409,6 +468,95 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET failures = failures + 1 WHERE id = ?", id)
 	}
 	return id, err == nil, err
+}
+
+// pendingRequest is a response whose request row putChunk records.
+type pendingRequest struct {
+	r  *Response
+	st *studyRef
+	id int64 // set by putChunk
+	// add is set by putChunk: whether the response is to be added.
+	add bool
+}
+
+// putChunk records the request rows of ps, which must be responses
+// (put's work, for many rows). A full chunk of requestChunk rows is one
+// multi-row insert: when every row is new (a run's answers, the usual
+// case) their ids are the statement's consecutive row ids, in order.
+// Otherwise, and for a partial chunk, each row is resolved as put
+// resolves it, in order, so the rows and ids are put's exactly
+// (TestRequestChunksEqualRowByRow): a row this statement created is the
+// first of the chunk to find it, with an id above those before it; the
+// others take the path of a row that was there before.
+func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int, error) {
+	if len(ps) < requestChunk {
+		for j := range ps {
+			p := &ps[j]
+			id, add, err := u.put(ctx, &p.r.Request, p.r)
+			if err != nil {
+				return j, err
+			}
+			p.id, p.add = id, add
+		}
+		return 0, nil
+	}
+	args := u.args[:0]
+	for j := range ps {
+		r := ps[j].r
+		answer, failures := outcome(r)
+		args = append(args, ps[j].st.id, keyValue(r.Key), r.Context, r.Candidate, r.Probe, r.Wording, r.Run, answer, failures)
+	}
+	u.args = args
+	if u.insN == nil {
+		var err error
+		if u.insN, err = u.pre.stmt(ctx, u.tx, u.pre.insReqsStmt(), sqlInsertRequests); err != nil {
+			return 0, err
+		}
+	}
+	res, err := u.insN.ExecContext(ctx, args...)
+	clear(args)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	if n == int64(len(ps)) {
+		for j := range ps {
+			p := &ps[j]
+			p.id, p.add = last-n+1+int64(j), true
+			p.st.inserted(p.id)
+		}
+		return 0, nil
+	}
+	claimed := map[int64]bool{}
+	for j := range ps {
+		p := &ps[j]
+		r := p.r
+		var id int64
+		var key any
+		var stored sql.NullString
+		if err := u.find.QueryRowContext(ctx, p.st.id, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
+			Scan(&id, &key, &stored); err != nil {
+			return j, err
+		}
+		if n > 0 && id > last-n && !claimed[id] {
+			claimed[id] = true
+			p.id, p.add = id, true
+			p.st.inserted(id)
+			continue
+		}
+		answer, _ := outcome(r)
+		if p.id, p.add, err = u.existing(ctx, p.st, &r.Request, r, answer); err != nil {
+			return j, err
+		}
+	}
+	return 0, nil
 }
 
 // finish widens each study's id bounds to the requests created in this

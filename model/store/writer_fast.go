@@ -44,6 +44,13 @@ const (
 // VDBE program) shared by the chunk's rows.
 var sqlInsertResponses = sqlInsertResponse + strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, responseChunk-1)
 
+// sqlInsertRequests is sqlInsertRequest for requestChunk rows in one
+// statement (requestUpsert.putChunk).
+var sqlInsertRequests = `
+		INSERT INTO study_requests(study_id, key, context, candidate, probe, wording, run, answer, failures)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)` + strings.Repeat(`, (?, ?, ?, ?, ?, ?, ?, ?, ?)`, requestChunk-1) + `
+		ON CONFLICT(study_id, context, candidate, probe, wording, run) DO NOTHING`
+
 // writeStmts are the recording statements prepared once on the writer
 // connection. A nil *writeStmts prepares them in each transaction.
 //
@@ -53,6 +60,7 @@ var sqlInsertResponses = sqlInsertResponse + strings.Repeat(`, (?, ?, ?, ?, ?, ?
 // concurrency 128 (docs/performance.md), prepared once here too.
 type writeStmts struct {
 	insReq, findReq, insResp, insResps        *sql.Stmt
+	insReqs                                   *sql.Stmt
 	findJudge, findDataset                    *sql.Stmt
 	insStudy, findStudy, studyRange, studyGen *sql.Stmt
 	findStudyByName                           *sql.Stmt
@@ -85,7 +93,7 @@ func (p *writeStmts) all() []struct {
 		st  **sql.Stmt
 		sql string
 	}{
-		{&p.insReq, sqlInsertRequest}, {&p.findReq, sqlFindRequest}, {&p.insResp, sqlInsertResponse}, {&p.insResps, sqlInsertResponses},
+		{&p.insReq, sqlInsertRequest}, {&p.findReq, sqlFindRequest}, {&p.insResp, sqlInsertResponse}, {&p.insResps, sqlInsertResponses}, {&p.insReqs, sqlInsertRequests},
 		{&p.findJudge, sqlFindJudge}, {&p.findDataset, sqlFindDataset},
 		{&p.insStudy, sqlInsertStudy}, {&p.findStudy, sqlFindStudy},
 		{&p.studyRange, sqlStudyRange}, {&p.studyGen, sqlStudyGeneration},
@@ -148,6 +156,13 @@ func (p *writeStmts) insRespStmt() *sql.Stmt {
 		return nil
 	}
 	return p.insResp
+}
+
+func (p *writeStmts) insReqsStmt() *sql.Stmt {
+	if p == nil {
+		return nil
+	}
+	return p.insReqs
 }
 
 func (p *writeStmts) insRespsStmt() *sql.Stmt {

@@ -155,11 +155,12 @@ func openWriter(t *testing.T) (*Store, *ResponseWriter) {
 	return s, w
 }
 
-// Responses inserted responseChunk rows per statement are the rows, ids
-// and order that one statement per response gives: one batch of many
-// (mixed answers, failures and answers to answered requests) against the
-// same responses, in the same key order, one by one.
-func TestResponseChunksEqualRowByRow(t *testing.T) {
+// Request and response rows written requestChunk and responseChunk per
+// statement are the rows, ids and order that one statement per row gives:
+// batches of many (new requests, requests stored before, answers to
+// answered requests, failures, the same request twice in a chunk)
+// against the same responses, in the same key order, one by one.
+func TestChunksEqualRowByRow(t *testing.T) {
 	ctx := context.Background()
 	a, b := openTemp(t), openTemp(t)
 	seedJudgeAndDataset(t, a)
@@ -167,35 +168,52 @@ func TestResponseChunksEqualRowByRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
 	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
-	var rs []Response
-	for range 5*responseChunk + 7 {
-		c := cands[rng.IntN(len(cands))]
-		p := probes[rng.IntN(len(probes))]
-		run := fmt.Sprint(rng.IntN(30))
-		r := answer(c[0], c[1], p, run, float64(rng.IntN(10)))
-		if rng.IntN(4) == 0 {
-			r = failure(c[0], c[1], p, run, "timeout")
+	gen := func(n, runs int) []Response {
+		var rs []Response
+		for k := range n {
+			c := cands[rng.IntN(len(cands))]
+			p := probes[rng.IntN(len(probes))]
+			run := fmt.Sprint(k) // runs == 0: every request new
+			if runs > 0 {
+				run = fmt.Sprint(rng.IntN(runs))
+			}
+			r := answer(c[0], c[1], p, run, float64(rng.IntN(10)))
+			if rng.IntN(4) == 0 {
+				r = failure(c[0], c[1], p, run, "timeout")
+			}
+			r.Time = time.Unix(1_700_000_000+int64(rng.IntN(1000)), 0)
+			rs = append(rs, r)
 		}
-		r.Time = time.Unix(1_700_000_000+int64(len(rs)), 0)
-		rs = append(rs, r)
+		return rs
 	}
-	if err := a.PutResponseBatch(ctx, rs); err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range keyOrder(rs, nil) {
-		if err := b.PutResponseBatch(ctx, rs[i:i+1]); err != nil {
+	// Phase 1: every request new (whole chunks of new rows); phase 2: a
+	// mix with rows stored in phase 1 (chunks resolved row by row),
+	// repeated coordinates included.
+	for _, rs := range [][]Response{gen(5*requestChunk+7, 0), gen(6*requestChunk+3, 200)} {
+		if err := a.PutResponseBatch(ctx, rs); err != nil {
 			t.Fatal(err)
 		}
+		for _, i := range keyOrder(rs, nil) {
+			if err := b.PutResponseBatch(ctx, rs[i:i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	rows := func(s *Store) []string {
-		r, err := s.r.QueryContext(ctx, `SELECT id, request_id, ok, raw, coalesce(score, -99), error_kind, error, created FROM responses ORDER BY id`)
+	query := func(s *Store, q string) []string {
+		r, err := s.r.QueryContext(ctx, q)
 		return scanRows(t, r, err, func(f []any) string { return fmt.Sprint(f) })
 	}
-	ra, rb := rows(a), rows(b)
-	if len(ra) < 4*responseChunk || !slices.Equal(ra, rb) {
-		t.Fatalf("%d rows in chunks, %d one by one; they differ", len(ra), len(rb))
+	for _, q := range []string{
+		`SELECT id, request_id, ok, raw, coalesce(score, -99), error_kind, error, created FROM responses ORDER BY id`,
+		`SELECT id, study_id, hex(key), context, candidate, probe, wording, run, coalesce(answer, 'NULL'), failures FROM study_requests ORDER BY id`,
+		`SELECT id, first_id, last_id FROM studies ORDER BY id`,
+	} {
+		ra, rb := query(a, q), query(b, q)
+		if len(ra) == 0 || !slices.Equal(ra, rb) {
+			t.Fatalf("%s\n%d rows in chunks, %d one by one; they differ", q, len(ra), len(rb))
+		}
 	}
-	if da, db := dump(t, a), dump(t, b); !slices.Equal(da, db) {
-		t.Fatal("the requests differ")
+	if n := len(query(a, `SELECT id FROM responses`)); n < 8*responseChunk {
+		t.Fatalf("%d responses: too few to fill the chunks", n)
 	}
 }
