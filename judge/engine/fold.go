@@ -41,16 +41,24 @@ func newFoldQueue() *foldQueue {
 }
 
 // push queues rs, which the journal holds up to end, waiting while the
-// queue is full.
+// queue is full. It wakes the folder only when the queue was empty (the
+// folder then sets its foldAfter timer) or has just reached foldEvery:
+// waking it for every batch cost a goroutine switch per answer at
+// concurrency 128, and put the folder before the worker whose answer
+// was kept.
 func (q *foldQueue) push(rs []store.Response, end int64) {
 	q.mu.Lock()
 	for len(q.rs) >= foldBacklog {
 		q.room.Wait()
 	}
+	before := len(q.rs)
 	q.rs = append(q.rs, rs...)
 	q.end = end
+	wake := before == 0 || before < foldEvery && len(q.rs) >= foldEvery
 	q.mu.Unlock()
-	q.wake()
+	if wake {
+		q.wake()
+	}
 }
 
 // close tells the folder that nothing more comes.
