@@ -257,13 +257,7 @@ func TestJournalLengthCap(t *testing.T) {
 		}
 		// Nothing of the announced size is allocated: the bytes decoding
 		// allocates stay those of the good record and the error.
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 20 {
-			decodeJournal(data)
-		}
-		runtime.ReadMemStats(&after)
-		if per := (after.TotalAlloc - before.TotalAlloc) / 20; per > 64<<10 {
+		if per := allocatedPer(20, func() { decodeJournal(data) }); per > 64<<10 {
 			t.Fatalf("length %#x: decoding allocated %d bytes a time", n, per)
 		}
 	}
@@ -305,13 +299,7 @@ func TestJournalZeroTail(t *testing.T) {
 	if len(rs) != len(cases) || valid != bounds[len(cases)] || !errors.Is(err, errJournalCorrupt) || !strings.Contains(err.Error(), "empty payload") {
 		t.Fatalf("%d records, valid %d, err %v; want %d records, valid %d, an empty payload", len(rs), valid, err, len(cases), bounds[len(cases)])
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range 10 {
-		decodeJournal(data)
-	}
-	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / 10; per > 64<<10 {
+	if per := allocatedPer(10, func() { decodeJournal(data) }); per > 64<<10 {
 		t.Fatalf("decoding %d records and 1 MiB of zeros allocated %d bytes a time", len(cases), per)
 	}
 }
@@ -503,3 +491,14 @@ func BenchmarkDecodeJournal(b *testing.B) {
 }
 
 var journalSink any
+
+// allocatedPer is the bytes f allocates a call, over n calls.
+func allocatedPer(n int, f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(n)
+}

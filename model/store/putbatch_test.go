@@ -23,18 +23,31 @@ func dump(t *testing.T, s *Store) []string {
 	return out
 }
 
+// seededPair is two workspaces holding the same dataset and judge, for
+// tests that write the same responses two ways, and a random source.
+func seededPair(t *testing.T, seed1, seed2 uint64) (a, b *Store, rng *rand.Rand) {
+	t.Helper()
+	a, b = openTemp(t), openTemp(t)
+	seedJudgeAndDataset(t, a)
+	seedJudgeAndDataset(t, b)
+	return a, b, rand.New(rand.NewPCG(seed1, seed2))
+}
+
+// testCands and testProbes are coordinates of tinyDataset's candidates
+// and of probes those tests draw from.
+var (
+	testCands  = [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
+	testProbes = []string{"baseline", "len:+", "len:-", "neutral:x"}
+)
+
 // PutResponseBatch stores what PutResponses stores: new requests,
 // requests recorded before (by a failure, or earlier in the same batch),
 // first answers standing over later ones, failures always added, across
 // chunk boundaries.
 func TestPutResponseBatchEqualsPutResponses(t *testing.T) {
 	ctx := context.Background()
-	a, b := openTemp(t), openTemp(t)
-	seedJudgeAndDataset(t, a)
-	seedJudgeAndDataset(t, b)
-	rng := rand.New(rand.NewPCG(1, 2))
-	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
-	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
+	a, b, rng := seededPair(t, 1, 2)
+	cands, probes := testCands, testProbes
 	for round := range 4 {
 		var rs []Response
 		for range 3*64 + 17 {

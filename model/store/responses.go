@@ -122,7 +122,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		return err
 	}
 	defer upReq.Close()
-	insResp, err := pre.stmt(ctx, tx, pre.insRespStmt(), sqlInsertResponse)
+	insResp, err := pre.stmt(ctx, tx, pre.get((*writeStmts).insRespStmt), sqlInsertResponse)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		var err error
 		if len(rows) == responseCols*responseChunk {
 			if insResps == nil {
-				if insResps, err = pre.stmt(ctx, tx, pre.insRespsStmt(), sqlInsertResponses); err != nil {
+				if insResps, err = pre.stmt(ctx, tx, pre.get((*writeStmts).insRespsStmt), sqlInsertResponses); err != nil {
 					return err
 				}
 			}
@@ -318,11 +318,11 @@ type requestUpsert struct {
 }
 
 func prepareRequestUpsert(ctx context.Context, tx *sql.Tx, pre *writeStmts) (*requestUpsert, error) {
-	ins, err := pre.stmt(ctx, tx, pre.insReqStmt(), sqlInsertRequest)
+	ins, err := pre.stmt(ctx, tx, pre.get((*writeStmts).insReqStmt), sqlInsertRequest)
 	if err != nil {
 		return nil, err
 	}
-	find, err := pre.stmt(ctx, tx, pre.findReqStmt(), sqlFindRequest)
+	find, err := pre.stmt(ctx, tx, pre.get((*writeStmts).findReqStmt), sqlFindRequest)
 	if err != nil {
 		ins.Close()
 		return nil, err
@@ -509,7 +509,7 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 	u.args = args
 	if u.insN == nil {
 		var err error
-		if u.insN, err = u.pre.stmt(ctx, u.tx, u.pre.insReqsStmt(), sqlInsertRequests); err != nil {
+		if u.insN, err = u.pre.stmt(ctx, u.tx, u.pre.get((*writeStmts).insReqsStmt), sqlInsertRequests); err != nil {
 			return 0, err
 		}
 	}

@@ -109,6 +109,11 @@ func (p *writeStmts) get(f func(*writeStmts) *sql.Stmt) *sql.Stmt {
 	return f(p)
 }
 
+func (p *writeStmts) insReqStmt() *sql.Stmt      { return p.insReq }
+func (p *writeStmts) insReqsStmt() *sql.Stmt     { return p.insReqs }
+func (p *writeStmts) findReqStmt() *sql.Stmt     { return p.findReq }
+func (p *writeStmts) insRespStmt() *sql.Stmt     { return p.insResp }
+func (p *writeStmts) insRespsStmt() *sql.Stmt    { return p.insResps }
 func (p *writeStmts) findJudgeStmt() *sql.Stmt   { return p.findJudge }
 func (p *writeStmts) findDatasetStmt() *sql.Stmt { return p.findDataset }
 func (p *writeStmts) insStudyStmt() *sql.Stmt    { return p.insStudy }
@@ -135,41 +140,6 @@ func (p *writeStmts) queryRow(ctx context.Context, tx *sql.Tx, st *sql.Stmt, tex
 	b := tx.StmtContext(ctx, st)
 	defer b.Close()
 	return b.QueryRowContext(ctx, args...).Scan(dest...)
-}
-
-func (p *writeStmts) insReqStmt() *sql.Stmt {
-	if p == nil {
-		return nil
-	}
-	return p.insReq
-}
-
-func (p *writeStmts) findReqStmt() *sql.Stmt {
-	if p == nil {
-		return nil
-	}
-	return p.findReq
-}
-
-func (p *writeStmts) insRespStmt() *sql.Stmt {
-	if p == nil {
-		return nil
-	}
-	return p.insResp
-}
-
-func (p *writeStmts) insReqsStmt() *sql.Stmt {
-	if p == nil {
-		return nil
-	}
-	return p.insReqs
-}
-
-func (p *writeStmts) insRespsStmt() *sql.Stmt {
-	if p == nil {
-		return nil
-	}
-	return p.insResps
 }
 
 // stmt binds the prepared statement st to tx (Tx.StmtContext reuses a

@@ -162,12 +162,8 @@ func openWriter(t *testing.T) (*Store, *ResponseWriter) {
 // against the same responses, in the same key order, one by one.
 func TestChunksEqualRowByRow(t *testing.T) {
 	ctx := context.Background()
-	a, b := openTemp(t), openTemp(t)
-	seedJudgeAndDataset(t, a)
-	seedJudgeAndDataset(t, b)
-	rng := rand.New(rand.NewPCG(5, 6))
-	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
-	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
+	a, b, rng := seededPair(t, 5, 6)
+	cands, probes := testCands, testProbes
 	gen := func(n, runs int) []Response {
 		var rs []Response
 		for k := range n {
