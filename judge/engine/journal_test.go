@@ -11,7 +11,7 @@ import (
 )
 
 // paidRun starts d's study as a server judge's (its workers wait for
-// their answers' commits) with js standing in for the server, which is
+// their answers to be kept) with js standing in for the server, which is
 // never contacted.
 func paidRun(t *testing.T, st *store.Store, conc int, js func(inner judge.Judge, calls int) judge.Judge, opts Options) (*Run, *Plan) {
 	t.Helper()

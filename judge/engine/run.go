@@ -42,8 +42,9 @@ type Options struct {
 	// run paused and is about to wait at the gate: once every worker has
 	// parked, no request can start until Resume.
 	parked func()
-	// committed, when set (tests), is called after each write
-	// transaction with the responses it committed.
+	// committed, when set (tests), is called after each batch the writer
+	// kept (a journal append, or an offline run's transaction) with the
+	// responses it held.
 	committed func(n int)
 }
 
