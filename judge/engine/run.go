@@ -176,7 +176,7 @@ type Run struct {
 	dropped   atomic.Int64
 	summary   Summary
 	lease     *store.Lease
-	rw        *store.ResponseWriter // the writer's prepared statements
+	rw        *store.ResponseWriter // an offline run's writer (else nil)
 	journal   *store.Journal        // a server judge's answer journal (else nil)
 	sentAt    []time.Time           // per worker: when its request in flight was sent (zero: none)
 	errSnap   map[string]int        // the copy of prog.Errors snapshots share; nil when stale
@@ -184,7 +184,6 @@ type Run struct {
 	breakAt   int                   // streak that trips the breaker (0: never)
 	pausedFor time.Duration         // time spent paused before the current pause
 	pausedAt  time.Time             // when the current pause began (while paused)
-
 }
 
 type baseKey struct {
@@ -290,20 +289,19 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if p.Judge.Backend == judge.BackendOffline {
 		queue = opts.FlushEvery
 	}
-	rw, err := st.NewResponseWriter(ctx)
+	// A server judge's workers wait for their answers to be kept; the
+	// journal keeps them with one write per batch (store.Journal). The
+	// offline simulator's answers go to the tables directly.
+	var journal *store.Journal
+	var rw *store.ResponseWriter
+	if p.Judge.Backend != judge.BackendOffline {
+		journal, err = st.OpenJournal(ctx, lease)
+	} else {
+		rw, err = st.NewResponseWriter(ctx)
+	}
 	if err != nil {
 		release()
 		return nil, err
-	}
-	// A server judge's workers wait for their answers to be kept; the
-	// journal keeps them with one write per batch (store.Journal).
-	var journal *store.Journal
-	if p.Judge.Backend != judge.BackendOffline {
-		if journal, err = st.OpenJournal(ctx, lease); err != nil {
-			rw.Close()
-			release()
-			return nil, err
-		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
@@ -325,9 +323,10 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
 	if err := r.loadBaselines(ctx); err != nil { // for Δ
 		cancel(nil)
-		rw.Close()
 		if journal != nil {
 			journal.Close(context.WithoutCancel(ctx))
+		} else {
+			rw.Close()
 		}
 		release()
 		return nil, err
@@ -614,9 +613,9 @@ func (r *Run) worker(work <-chan job, slot int) {
 			mk := &p.Items[k]
 			r.finish(mk, cellResponse(p.Row(mk), int(mk.Part), m == 0, res, err), false, a)
 		}
-		// The next request starts only once this answer is committed, so
-		// at any moment at most Concurrency requests are answered but not
-		// yet stored: all a kill -9 can make the next run send again.
+		// The next request starts only once this answer is kept, so at
+		// any moment at most Concurrency requests are answered but not
+		// yet kept: all a kill -9 can make the next run send again.
 		if ack != nil {
 			<-ack
 		}
@@ -829,7 +828,9 @@ func (r *Run) ticker(stop <-chan struct{}) {
 // and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
-	defer r.rw.Close()
+	if r.rw != nil {
+		defer r.rw.Close()
+	}
 	var folds *foldQueue
 	if r.journal != nil {
 		folds = newFoldQueue()
