@@ -104,7 +104,7 @@ func (j *Journal) Append(rs []Response) (int64, error) {
 	for i := range rs {
 		r := rs[i] // a copy: the caller's responses keep their text
 		if err := checkJournaled(&r); err != nil {
-			return j.size, fmt.Errorf("response %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+			return j.size, responseErr(i, &r, err)
 		}
 		r.Raw = redactRaw(r.Raw, secrets)
 		r.Err = Redact(r.Err, secrets...)

@@ -167,8 +167,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		bad, err := upReq.putChunk(ctx, pend)
 		if err != nil {
 			i := idx[bad]
-			r := &rs[i]
-			return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", offset+i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+			return responseErr(offset+i, &rs[i], err)
 		}
 		for j := range pend {
 			p := &pend[j]
@@ -215,9 +214,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 			i = order[n]
 		}
 		r := &rs[i]
-		where := func(err error) error {
-			return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", offset+i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
-		}
+		where := func(err error) error { return responseErr(offset+i, r, err) }
 		if err := checkResponse(r); err != nil {
 			return where(err)
 		}
@@ -246,6 +243,11 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		return fmt.Errorf("responses from %d on: %w", first, err)
 	}
 	return upReq.finish(ctx)
+}
+
+// responseErr names response n of a batch, and r's coordinates, in err.
+func responseErr(n int, r *Response, err error) error {
+	return fmt.Errorf("response %d (%s/%s %s/%s %s): %w", n, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
 }
 
 // responseCols is the number of values in a row of sqlInsertResponse;
@@ -418,7 +420,11 @@ func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (in
 		st.inserted(id)
 		return id, resp != nil, nil
 	}
-	return u.existing(ctx, st, r, resp, answer)
+	row, err := u.findRow(ctx, st, r)
+	if err != nil {
+		return 0, false, err
+	}
+	return u.existing(ctx, row, r, resp, answer)
 }
 
 // outcome is what a new request row records of resp: its answer's score
@@ -442,32 +448,40 @@ func (st *studyRef) inserted(id int64) {
 	st.lo, st.hi = min(st.lo, id), max(st.hi, id)
 }
 
+// storedRow is what the find statement reads of a request row.
+type storedRow struct {
+	id     int64
+	key    any
+	answer sql.NullString
+}
+
+// findRow reads r's row in study st.
+func (u *requestUpsert) findRow(ctx context.Context, st *studyRef, r *Request) (storedRow, error) {
+	var row storedRow
+	err := u.find.QueryRowContext(ctx, st.id, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
+		Scan(&row.id, &row.key, &row.answer)
+	return row, err
+}
+
 // existing records resp against r's row, which was there before: the key
 // must be the row's, an answer is taken only by a row without one, and a
 // failure is counted.
-func (u *requestUpsert) existing(ctx context.Context, st *studyRef, r *Request, resp *Response, answer any) (int64, bool, error) {
-	var id int64
-	var key any
-	var stored sql.NullString
-	if err := u.find.QueryRowContext(ctx, st.id, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
-		Scan(&id, &key, &stored); err != nil {
-		return 0, false, err
-	}
-	if !sameKey(key, r.Key) {
-		return 0, false, fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", keyString(key), r.Key)
+func (u *requestUpsert) existing(ctx context.Context, row storedRow, r *Request, resp *Response, answer any) (int64, bool, error) {
+	if !sameKey(row.key, r.Key) {
+		return 0, false, fmt.Errorf("these coordinates were recorded with request key %s, not %s: the request text changed", keyString(row.key), r.Key)
 	}
 	var err error
 	switch {
 	case resp == nil:
-		return id, false, nil
-	case resp.Answered() && stored.Valid:
-		return id, false, nil // the first answer stands
+		return row.id, false, nil
+	case resp.Answered() && row.answer.Valid:
+		return row.id, false, nil // the first answer stands
 	case resp.Answered():
-		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET answer = ? WHERE id = ?", answer, id)
+		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET answer = ? WHERE id = ?", answer, row.id)
 	default:
-		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET failures = failures + 1 WHERE id = ?", id)
+		_, err = u.tx.ExecContext(ctx, "UPDATE study_requests SET failures = failures + 1 WHERE id = ?", row.id)
 	}
-	return id, err == nil, err
+	return row.id, err == nil, err
 }
 
 // pendingRequest is a response whose request row putChunk records.
@@ -538,21 +552,18 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 	for j := range ps {
 		p := &ps[j]
 		r := p.r
-		var id int64
-		var key any
-		var stored sql.NullString
-		if err := u.find.QueryRowContext(ctx, p.st.id, r.Context, r.Candidate, r.Probe, r.Wording, r.Run).
-			Scan(&id, &key, &stored); err != nil {
+		row, err := u.findRow(ctx, p.st, &r.Request)
+		if err != nil {
 			return j, err
 		}
-		if n > 0 && id > last-n && !claimed[id] {
-			claimed[id] = true
-			p.id, p.add = id, true
-			p.st.inserted(id)
+		if n > 0 && row.id > last-n && !claimed[row.id] {
+			claimed[row.id] = true
+			p.id, p.add = row.id, true
+			p.st.inserted(row.id)
 			continue
 		}
 		answer, _ := outcome(r)
-		if p.id, p.add, err = u.existing(ctx, p.st, &r.Request, r, answer); err != nil {
+		if p.id, p.add, err = u.existing(ctx, row, &r.Request, r, answer); err != nil {
 			return j, err
 		}
 	}
