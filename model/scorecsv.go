@@ -360,7 +360,7 @@ func parseNumberAt(t *csvTable, field, s string) (float64, error) {
 // context,candidate,probe,score,run,wording; a missing score is an empty
 // cell and scores use the shortest form that reads back to the same float.
 func WriteScoresCSV(w io.Writer, rows []ScoreRow) error {
-	cw := csv.NewWriter(w)
+	cw := csvWriter{csv.NewWriter(w)}
 	if err := cw.Write([]string{"context", "candidate", "probe", "score", "run", "wording"}); err != nil {
 		return err
 	}
@@ -377,6 +377,22 @@ func WriteScoresCSV(w io.Writer, rows []ScoreRow) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvWriter writes records that encoding/csv reads back as written. Its
+// reader drops the carriage return before every line feed, inside
+// quoted fields too, so a cell holding "\r\n" (which a read of "\r\r\n"
+// gives) would come back as "\n": each such carriage return is written
+// twice, and the reader drops one. It may rewrite rec's cells.
+type csvWriter struct{ *csv.Writer }
+
+func (w csvWriter) Write(rec []string) error {
+	for i, c := range rec {
+		if strings.Contains(c, "\r\n") {
+			rec[i] = strings.ReplaceAll(c, "\r\n", "\r\r\n")
+		}
+	}
+	return w.Writer.Write(rec)
 }
 
 // ReadLabelsCSV reads human reference scores: a header with at least
@@ -430,7 +446,7 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 // reads (context,candidate,human), floats in their shortest round-tripping
 // form.
 func WriteLabelsCSV(w io.Writer, labels []Label) error {
-	cw := csv.NewWriter(w)
+	cw := csvWriter{csv.NewWriter(w)}
 	if err := cw.Write([]string{"context", "candidate", "human"}); err != nil {
 		return err
 	}
