@@ -361,7 +361,7 @@ func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash str
 				part++
 				return err
 			})
-			if err := scanStudyRows(ctx, tx, st, w.add); err != nil {
+			if err := scanStudyRowsParallel(ctx, s.r, tx, st, w.add); err != nil {
 				return err
 			}
 			if err := w.close(); err != nil {
