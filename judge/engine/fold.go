@@ -31,7 +31,10 @@ type foldQueue struct {
 	rs     []store.Response
 	end    int64 // the journal's length after the last of rs
 	closed bool
-	ready  chan struct{} // (capacity 1) rs grew or the queue closed
+	// draining: every request has been handed to a worker, so what is
+	// queued goes at once (see drain).
+	draining bool
+	ready    chan struct{} // (capacity 1) rs grew or the queue closed
 }
 
 func newFoldQueue() *foldQueue {
@@ -69,6 +72,20 @@ func (q *foldQueue) close() {
 	q.wake()
 }
 
+// drain says that the run has handed its last request to a worker:
+// from now on the folder folds whatever is queued as soon as it can,
+// rather than waiting for foldEvery answers or foldAfter. The run's last
+// answers then arrive over the last round's latency while the tables
+// take those before them, and the fold left after the last answer is a
+// few answers, not up to foldEvery (a fold of 512 answers at the end
+// cost a run at concurrency 128 about 10 ms, docs/performance.md).
+func (q *foldQueue) drain() {
+	q.mu.Lock()
+	q.draining = true
+	q.mu.Unlock()
+	q.wake()
+}
+
 func (q *foldQueue) wake() {
 	select {
 	case q.ready <- struct{}{}:
@@ -77,13 +94,13 @@ func (q *foldQueue) wake() {
 }
 
 // take swaps the queued answers for spare (emptied) when there are some
-// and full, due or closed says they should go now; it also reports the
-// queue's length and whether it is closed.
+// and full, due, draining or closed says they should go now; it also
+// reports the queue's length and whether it is closed.
 func (q *foldQueue) take(spare []store.Response, due bool) (rs []store.Response, end int64, n int, closed bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n, closed = len(q.rs), q.closed
-	if n > 0 && (n >= foldEvery || due || closed) {
+	if n > 0 && (n >= foldEvery || due || q.draining || closed) {
 		rs, q.rs = q.rs, spare[:0]
 		q.room.Broadcast()
 		return rs, q.end, n, closed

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,7 +339,13 @@ func TestRubricSAJAOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Start(context.Background(), st, js, p, Options{})
+	var appendsMu sync.Mutex
+	var appends []int
+	r, err := Start(context.Background(), st, js, p, Options{committed: func(k int) {
+		appendsMu.Lock()
+		appends = append(appends, k)
+		appendsMu.Unlock()
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,6 +356,10 @@ func TestRubricSAJAOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := d.NumCandidates()
+	// A call's eight criteria are kept together, by one append.
+	if len(appends) != n || slices.ContainsFunc(appends, func(k int) bool { return k != 8 }) {
+		t.Errorf("appends to the journal held %v answers, want %d of 8", appends, n)
+	}
 	if seen, _ := s.counts(); len(seen) != n || schemas.Load() != int64(n) {
 		t.Errorf("%d calls, %d with the rubric's schema; want %d", len(seen), schemas.Load(), n)
 	}
