@@ -17,14 +17,15 @@ import (
 // the tables lag the run by a fraction of a second and a fold's CPU comes
 // in short bursts (docs/performance.md, "An answer journal"). When
 // foldBacklog answers wait for the folder (the tables are that far
-// behind), the writer waits too, so memory stays bounded.
+// behind), the workers wait too, so memory stays bounded.
 const (
 	foldEvery   = 512
 	foldAfter   = 100 * time.Millisecond
 	foldBacklog = 8 * foldEvery
 )
 
-// foldQueue hands journaled answers from the writer to the folder.
+// foldQueue hands journaled answers from the workers (Run.keep) to the
+// folder.
 type foldQueue struct {
 	mu     sync.Mutex
 	room   *sync.Cond // signalled when the folder takes the queue
@@ -111,7 +112,7 @@ func (q *foldQueue) take(spare []store.Response, due bool) (rs []store.Response,
 // folder writes the queued answers into the tables (Journal.Fold) until
 // the queue closes and is empty. After a failed fold it folds no more
 // (the journal keeps the rest for the next open of the workspace) but
-// keeps taking the queue, so the writer never blocks, and the run stops.
+// keeps taking the queue, so the workers never block, and the run stops.
 func (r *Run) folder(q *foldQueue) {
 	ctx := context.WithoutCancel(r.ctx)
 	t := time.NewTimer(foldAfter)
