@@ -772,7 +772,7 @@ func (r *Run) finish(it *Item, resp store.Response, cached bool) {
 func (r *Run) finishCached(p *Plan) {
 	var rs []store.Response
 	var its []*Item
-	keep := func() {
+	flush := func() {
 		r.keep(rs)
 		for j := range rs {
 			r.record(its[j], rs[j], true)
@@ -791,11 +791,11 @@ func (r *Run) finishCached(p *Plan) {
 		}
 		rs, its = append(rs, resp), append(its, &p.Items[i])
 		if len(rs) == store.BatchSize {
-			keep()
+			flush()
 		}
 	}
 	if len(rs) > 0 {
-		keep()
+		flush()
 	}
 }
 
