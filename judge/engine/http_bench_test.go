@@ -2,21 +2,27 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/openai/openaitest"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
 )
 
 // The HTTP benchmarks (docs/performance.md, "Talking to a server") send
@@ -32,6 +38,8 @@ import (
 //	conns        TCP connections the server saw opened
 //	srv-µs-cpu/req  the server process's CPU per request (it must not be
 //	             the bottleneck: on a 2-core machine, far below L·2/C)
+//	srv-late-ms/req  how long after L the server's handler resumed, per
+//	             request: time its timer adds that no client wins back
 //	answers/append  (the engine's) responses per append to the journal
 //
 //	go test ./judge/engine -run '^$' -bench 'HTTP' -benchtime 1x -count 3
@@ -106,6 +114,7 @@ type httpMeasure struct {
 	n, conns       int64
 	wall, cpu, sys time.Duration
 	srvCPU, bound  time.Duration
+	srvLate        time.Duration
 }
 
 func (m *httpMeasure) report(b *testing.B) {
@@ -116,6 +125,7 @@ func (m *httpMeasure) report(b *testing.B) {
 	b.ReportMetric(float64(m.cpu.Microseconds())/float64(m.n), "µs-cpu/req")
 	b.ReportMetric(float64(m.sys.Microseconds())/float64(m.n), "µs-sys/req")
 	b.ReportMetric(float64(m.srvCPU.Microseconds())/float64(m.n), "srv-µs-cpu/req")
+	b.ReportMetric(m.srvLate.Seconds()*1e3/float64(m.n), "srv-late-ms/req")
 	b.ReportMetric(float64(m.conns)/float64(b.N), "conns/op")
 	b.ReportMetric(float64(m.n)/float64(b.N), "req/op")
 }
@@ -141,6 +151,7 @@ func (m *httpMeasure) measure(b *testing.B, f *fakeJudge, n, conc int, send func
 	m.cpu += user1 - user0 + sys1 - sys0
 	m.sys += sys1 - sys0
 	m.srvCPU += s1.CPU - s0.CPU
+	m.srvLate += s1.TimerLate - s0.TimerLate
 	m.bound += time.Duration(n) * benchLatency / time.Duration(conc)
 }
 
@@ -160,13 +171,7 @@ func BenchmarkHTTPEngine(b *testing.B) {
 			var commits atomic.Int64
 			for b.Loop() {
 				b.StopTimer()
-				d := benchDataset(conc * 4)
-				st, _ := openStore(b, d)
-				spec := httpSpec(b, f.url, d, conc)
-				p, err := NewPlan(context.Background(), st, spec)
-				if err != nil {
-					b.Fatal(err)
-				}
+				st, spec, p := httpStudy(b, f, conc)
 				lim := NewLimiter(spec.Limits)
 				js, err := NewJudges(spec.Config, 1, lim)
 				if err != nil {
@@ -200,13 +205,7 @@ func BenchmarkHTTPClient(b *testing.B) {
 	for _, conc := range httpConcurrencies {
 		b.Run(fmt.Sprintf("C=%d", conc), func(b *testing.B) {
 			f := startFakeJudge(b, benchLatency)
-			d := benchDataset(conc * 4)
-			st, _ := openStore(b, d)
-			spec := httpSpec(b, f.url, d, conc)
-			p, err := NewPlan(context.Background(), st, spec)
-			if err != nil {
-				b.Fatal(err)
-			}
+			_, spec, p := httpStudy(b, f, conc)
 			b.ReportAllocs()
 			var m httpMeasure
 			for b.Loop() {
@@ -255,6 +254,124 @@ func BenchmarkHTTPClient(b *testing.B) {
 			m.report(b)
 		})
 	}
+}
+
+// BenchmarkHTTPFloor is what the machine and the fake server allow, the
+// ceiling BenchmarkHTTPEngine's %-of-bound is measured under: C
+// goroutines, each on a kept-alive connection of its own, writing the
+// engine's requests pre-encoded (the same messages as JSON, the same
+// headers) and reading each reply's headers and body, with nothing else
+// done: no plan, store, JSON, limiter or events. What keeps it from 100%
+// is the server's timer (srv-late-ms/req) and the two processes'
+// scheduling on the machine's cores (docs/performance.md, "The floor").
+func BenchmarkHTTPFloor(b *testing.B) {
+	for _, conc := range httpConcurrencies {
+		b.Run(fmt.Sprintf("C=%d", conc), func(b *testing.B) {
+			f := startFakeJudge(b, benchLatency)
+			_, _, p := httpStudy(b, f, conc)
+			host := strings.TrimPrefix(strings.TrimSuffix(f.url, "/v1"), "http://")
+			msgs := make([][]byte, len(p.Sends))
+			for k, i := range p.Sends {
+				req, err := p.Request(i)
+				if err != nil {
+					b.Fatal(err)
+				}
+				body, err := json.Marshal(struct {
+					Model    string          `json:"model"`
+					Messages []banks.Message `json:"messages"`
+					Stream   bool            `json:"stream"`
+				}{"m", req.Messages, false})
+				if err != nil {
+					b.Fatal(err)
+				}
+				// The engine's headers, so that the server does the same work.
+				msgs[k] = fmt.Appendf(nil, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\n"+
+					"User-Agent: Go-http-client/1.1\r\nContent-Length: %d\r\nAccept: application/json\r\n"+
+					"Accept-Encoding: gzip\r\nContent-Type: application/json\r\n\r\n%s", host, len(body), body)
+			}
+			b.ReportAllocs()
+			var m httpMeasure
+			for b.Loop() {
+				b.StopTimer()
+				m.measure(b, f, len(msgs), conc, func() {
+					var next atomic.Int64
+					var wg sync.WaitGroup
+					for range conc {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							c, err := net.Dial("tcp", host)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							defer c.Close()
+							br := bufio.NewReader(c)
+							for k := next.Add(1) - 1; k < int64(len(msgs)); k = next.Add(1) - 1 {
+								if _, err := c.Write(msgs[k]); err != nil {
+									b.Error(err)
+									return
+								}
+								if err := discardReply(br); err != nil {
+									b.Error(err)
+									return
+								}
+							}
+						}()
+					}
+					wg.Wait()
+				})
+				b.StartTimer()
+			}
+			m.report(b)
+		})
+	}
+}
+
+// discardReply reads one reply of the fake server's (a 200 with a
+// Content-Length) from br and drops it.
+func discardReply(br *bufio.Reader) error {
+	status, err := br.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(status, []byte("HTTP/1.1 200 ")) {
+		return fmt.Errorf("reply %q", status)
+	}
+	n := -1
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(line) <= 2 { // the blank line ending the headers
+			break
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
+			if n, err = strconv.Atoi(string(bytes.TrimSpace(v))); err != nil {
+				return err
+			}
+		}
+	}
+	if n < 0 {
+		return errors.New("a reply without Content-Length")
+	}
+	_, err = br.Discard(n)
+	return err
+}
+
+// httpStudy plans a new study of C × 4 candidates × the quality bank
+// against f, in a workspace of its own.
+func httpStudy(b *testing.B, f *fakeJudge, conc int) (*store.Store, Spec, *Plan) {
+	b.Helper()
+	d := benchDataset(conc * 4)
+	st, _ := openStore(b, d)
+	spec := httpSpec(b, f.url, d, conc)
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st, spec, p
 }
 
 // httpSpec is the quality bank over d against url at concurrency conc,

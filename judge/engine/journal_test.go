@@ -2,10 +2,14 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sync/atomic"
 	"testing"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -104,5 +108,88 @@ func TestCanceledRunFoldsItsJournal(t *testing.T) {
 	}
 	if files := journalFiles(t, path); len(files) != 0 {
 		t.Errorf("journals left after the run: %v", files)
+	}
+}
+
+// someFailJudge fails every fourth call with a timeout.
+type someFailJudge struct {
+	judge.Judge
+	calls atomic.Int64
+}
+
+func (j *someFailJudge) Score(ctx context.Context, r banks.Request) (judge.Result, error) {
+	if j.calls.Add(1)%4 == 0 {
+		e := &judge.Error{Kind: judge.KindTimeout, Msg: "timeout"}
+		return judge.Result{Err: e}, e
+	}
+	return j.Judge.Score(ctx, r)
+}
+
+// A run on a new study ends on the snapshot and the count its writer
+// made as it went (store: run_snapshot.go), a server judge's through its
+// journal's folds and the offline simulator's through its writer: its
+// summary's count of the study is the store's, and the scores read
+// through the snapshot are the ones read from the tables. A second run,
+// on a study that already holds rows, reads the study back instead, and
+// ends the same.
+func TestNewStudysRunEndsOnItsOwnSnapshot(t *testing.T) {
+	ctx := context.Background()
+	for _, backend := range []string{"server", "offline"} {
+		t.Run(backend, func(t *testing.T) {
+			st, path := openStore(t, tinyDataset("tiny"))
+			db, err := sql.Open("sqlite", path) // to drop the snapshot
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			wrap := func(inner judge.Judge, _ int) judge.Judge { return &someFailJudge{Judge: inner} }
+			for run, built := range []bool{true, false} {
+				var r *Run
+				var p *Plan
+				if backend == "server" {
+					r, p = paidRun(t, st, 3, wrap, Options{})
+				} else {
+					spec := offlineSpec(t, tinyDataset("tiny"), 1)
+					if p, err = NewPlan(ctx, st, spec); err != nil {
+						t.Fatal(err)
+					}
+					js, err := NewJudges(spec.Config, 1, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r, err = Start(ctx, st, []judge.Judge{wrap(js[0], 0)}, p, Options{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sum, err := r.Wait()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := r.lease.StudyProgress(); ok != built {
+					t.Errorf("run %d: the release used the run's own snapshot: %v, want %v", run, ok, built)
+				}
+				want, err := st.Progress(ctx, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sum.Study != want || want.Failures == 0 {
+					t.Errorf("run %d: the summary counts %+v, the store %+v (want failures)", run, sum.Study, want)
+				}
+				got, err := st.Scores(ctx, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, `DELETE FROM score_snapshots`); err != nil {
+					t.Fatal(err)
+				}
+				scanned, err := st.Scores(ctx, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, scanned) || len(got) == 0 {
+					t.Errorf("run %d: %d scores through the snapshot differ from the %d read from the tables", run, len(got), len(scanned))
+				}
+			}
+		})
 	}
 }

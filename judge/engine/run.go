@@ -296,7 +296,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if p.Judge.Backend != judge.BackendOffline {
 		journal, err = st.OpenJournal(ctx, lease)
 	} else {
-		rw, err = st.NewResponseWriter(ctx)
+		rw, err = st.NewRunWriter(ctx, lease)
 	}
 	if err != nil {
 		release()
@@ -476,22 +476,15 @@ func (r *Run) run() {
 	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
 	go func() { defer tickWG.Done(); r.keepLease(tickStop) }()
 
-	// The queue holds a job for every worker, so a worker back from
-	// keeping an answer takes its next job at once instead of waiting for
-	// this goroutine to be scheduled and hand it over (0.46 ms a request at
-	// concurrency 128 on 2 cores, docs/performance.md). Jobs left in it
-	// when the run stops are never sent: a worker checks the run's
-	// context before each.
-	conc := r.plan.Spec.Limits.concurrency()
-	work := make(chan job, conc)
-	for slot := range conc {
-		workerWG.Add(1)
-		go func() { defer workerWG.Done(); r.worker(work, slot) }()
-	}
 	// The plan's work comes in chunks (one for a whole plan, made while
-	// the run goes for a streamed one): the next is made while this one
-	// is sent.
-	chunks := make(chan *Plan, 1)
+	// the run goes for a streamed one): the next is made, and its cached
+	// answers stored, while this one is sent. The workers take the calls
+	// of the chunk being sent themselves (jobs). Calls not taken when the
+	// run stops are never sent: a worker checks the run's context before
+	// each. The channels are unbuffered, so a run holds three chunks at
+	// most: the one being sent, the next, and the one being made
+	// (stream.go).
+	chunks := make(chan *Plan)
 	var chunkErr error
 	var chunkWG sync.WaitGroup
 	chunkWG.Add(1)
@@ -499,23 +492,27 @@ func (r *Run) run() {
 		defer chunkWG.Done()
 		chunkErr = r.plan.chunks(r.ctx, r.st, chunks)
 	}()
+	ready := make(chan *Plan)
+	q := &jobs{ctx: r.ctx, ready: ready}
+	if r.folds != nil {
+		q.last = r.folds.drain
+	}
+	conc := r.plan.Spec.Limits.concurrency()
+	for slot := range conc {
+		workerWG.Add(1)
+		go func() { defer workerWG.Done(); r.worker(q, slot) }()
+	}
 feed:
 	for cp := range chunks {
 		// Cached answers first: they cost nothing and need no worker.
 		r.finishCached(cp)
-		// Then the calls to send (Plan.Sends: a SAJA call answers several items).
-		for _, i := range cp.Sends {
-			select {
-			case work <- job{cp, i}:
-			case <-r.ctx.Done():
-				break feed
-			}
+		select {
+		case ready <- cp:
+		case <-r.ctx.Done():
+			break feed
 		}
 	}
-	close(work)
-	if r.folds != nil {
-		r.folds.drain()
-	}
+	close(ready)
 	chunkWG.Wait()
 	if chunkErr != nil && r.ctx.Err() == nil {
 		r.stop(fmt.Errorf("plan: %w", chunkErr))
@@ -534,20 +531,36 @@ feed:
 	close(tickStop)
 	tickWG.Wait()
 
-	// The study's progress is counted while the lease's release writes its
-	// score snapshot: both read what the run wrote, which is all in the
-	// tables now, and neither changes what the other reads, so on two
-	// cores the run ends one count sooner.
 	bg := context.WithoutCancel(r.ctx)
 	var study store.Progress
 	var studyErr error
-	counted := make(chan struct{})
-	go func() {
-		defer close(counted)
+	countStudy := func() {
 		study, studyErr = r.st.Progress(bg, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
-	}()
-	r.lease.Release(bg)
-	<-counted
+	}
+	if r.lease.Built() {
+		// The run started on a study without request rows, and its
+		// writer built the study's score snapshot and counted its
+		// progress from the rows it created: the release uses that
+		// snapshot when nothing else wrote to the study, and then nothing
+		// reads the study back (docs/store.md, "A run's own snapshot").
+		r.lease.Release(bg)
+		var ok bool
+		if study, ok = r.lease.StudyProgress(); !ok {
+			countStudy()
+		}
+	} else {
+		// The study's progress is counted while the lease's release
+		// writes its score snapshot: both read what the run wrote, which
+		// is all in the tables now, and neither changes what the other
+		// reads, so on two cores the run ends one count sooner.
+		counted := make(chan struct{})
+		go func() {
+			defer close(counted)
+			countStudy()
+		}()
+		r.lease.Release(bg)
+		<-counted
+	}
 	r.mu.Lock()
 	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped, Study: study, StudyErr: studyErr}
 	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
@@ -570,15 +583,19 @@ func rateETA(sent, remaining int, active time.Duration) (float64, time.Duration)
 	return rate, time.Duration(float64(max(remaining, 0)) / rate * float64(time.Second))
 }
 
-// worker sends requests until work closes or the run is canceled; slot
-// is its place in r.sentAt.
-func (r *Run) worker(work <-chan job, slot int) {
+// worker sends requests until none is left (jobs.take) or the run is
+// canceled; slot is its place in r.sentAt.
+func (r *Run) worker(q *jobs, slot int) {
 	// A paid judge's worker keeps its answers before its next request (see
 	// below); the offline simulator's answers cost nothing to redo, so its
 	// workers leave batching to the writer, which keeps a 60,800-request
 	// offline study at a few hundred commits instead of thousands.
 	var rs []store.Response // a call's responses, for keep
-	for jb := range work {
+	for {
+		jb, ok := q.take()
+		if !ok {
+			return
+		}
 		p, i := jb.plan, jb.item
 		if r.ctx.Err() != nil { // stopped: select below may still pick the open gate
 			return

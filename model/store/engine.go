@@ -23,7 +23,7 @@ func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
 		defer up.Close()
 		for i := range rs {
 			r := &rs[i]
-			if _, _, err := up.put(ctx, r, nil); err != nil {
+			if _, _, _, err := up.put(ctx, r, nil); err != nil {
 				return fmt.Errorf("request %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
 			}
 		}

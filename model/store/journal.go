@@ -72,7 +72,7 @@ func (s *Store) OpenJournal(ctx context.Context, l *Lease) (*Journal, error) {
 	}
 	j.f, err = os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err == nil {
-		j.w, err = s.NewResponseWriter(ctx)
+		j.w, err = s.NewRunWriter(ctx, l)
 	}
 	if err != nil {
 		if j.f != nil {
@@ -197,6 +197,10 @@ func (j *Journal) Close(ctx context.Context) error {
 		j.f = nil
 	}
 	if j.w != nil {
+		if j.fold != j.size || j.fails > 0 {
+			// Answers the tables lack: the release reads the study.
+			j.w.dropSnapshot()
+		}
 		errs = append(errs, j.w.Close())
 		j.w = nil
 	}

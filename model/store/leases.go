@@ -116,6 +116,12 @@ type Lease struct {
 	id    int64
 	token string
 	Holder
+
+	// built is the study's snapshot as the run's writer built it
+	// (NewRunWriter; its Close hands it over), which Release uses when it
+	// still holds; used says it did.
+	built *builtSnapshot
+	used  bool
 }
 
 // AcquireStudy claims the study (dataset, judge, bankHash) for one run.
@@ -211,7 +217,28 @@ func (l *Lease) Release(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return l.s.SnapshotScores(ctx, l.Dataset, l.Judge, l.BankHash)
+	l.used, err = l.s.snapshotScores(ctx, l.Dataset, l.Judge, l.BankHash, l.built)
+	if l.built != nil {
+		l.built.rest = nil // written, or not to be
+	}
+	return err
+}
+
+// Built says whether the run's writer built the study's snapshot (a run
+// that started on a study without request rows, whose every transaction
+// created rows of its own): Release then checks that it still holds and
+// uses it without reading the study.
+func (l *Lease) Built() bool { return l.built != nil }
+
+// StudyProgress is the study's progress as Release found it, counted by
+// the run's writer from the rows it created; ok only when Release used
+// the writer's snapshot, having found that nothing else wrote to the
+// study. Otherwise count it with Store.Progress.
+func (l *Lease) StudyProgress() (p Progress, ok bool) {
+	if !l.used {
+		return Progress{}, false
+	}
+	return l.built.prog, true
 }
 
 // Runs lists the live runs of the workspace (stale leases are left out).

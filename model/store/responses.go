@@ -90,7 +90,7 @@ func (s *Store) PutResponseBatch(ctx context.Context, rs []Response) error {
 	// follow the order written; nothing reads them as plan order.
 	order := keyOrder(rs, nil)
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return s.putResponsesOrdered(ctx, tx, rs, 0, order, nil)
+		return s.putResponsesOrdered(ctx, tx, rs, 0, order, nil, nil)
 	})
 }
 
@@ -107,15 +107,16 @@ func keyOrder(rs []Response, buf []int) []int {
 
 // putResponsesTx writes rs inside tx; offset numbers them in errors.
 func (s *Store) putResponsesTx(ctx context.Context, tx *sql.Tx, rs []Response, offset int) error {
-	return s.putResponsesOrdered(ctx, tx, rs, offset, nil, nil)
+	return s.putResponsesOrdered(ctx, tx, rs, offset, nil, nil, nil)
 }
 
 // putResponsesOrdered is putResponsesTx writing rs in the order of the
 // indices order lists (nil: as they come).
 //
 // pre, when not nil, holds the statements prepared once on the writer
-// connection (ResponseWriter); otherwise they are prepared in tx.
-func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Response, offset int, order []int, pre *writeStmts) error {
+// connection (ResponseWriter); otherwise they are prepared in tx. log,
+// when not nil, is told what became of each request row (foldLog.note).
+func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Response, offset int, order []int, pre *writeStmts, log *foldLog) error {
 	secrets := s.knownSecrets()
 	upReq, err := prepareRequestUpsert(ctx, tx, pre)
 	if err != nil {
@@ -169,6 +170,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 			i := idx[bad]
 			return responseErr(offset+i, &rs[i], err)
 		}
+		log.note(pend)
 		for j := range pend {
 			p := &pend[j]
 			if !p.add {
@@ -397,34 +399,35 @@ func (u *requestUpsert) studyID(ctx context.Context, k [3]string, r *Request) (i
 // counts the failure or takes the answer's score. Recording a different
 // key at the same coordinates is an error: the rendered request changed
 // under the same bank hash.
-func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (int64, bool, error) {
+func (u *requestUpsert) put(ctx context.Context, r *Request, resp *Response) (id int64, add, fresh bool, err error) {
 	if err := checkRequest(r); err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	st, err := u.study(ctx, r)
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	answer, failures := outcome(resp)
 	res, err := u.ins.ExecContext(ctx, st.id, keyValue(r.Key), r.Context, r.Candidate, r.Probe, r.Wording, r.Run, answer, failures)
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	} else if n == 1 {
 		id, err := res.LastInsertId()
 		if err != nil {
-			return 0, false, err
+			return 0, false, false, err
 		}
 		st.inserted(id)
-		return id, resp != nil, nil
+		return id, resp != nil, true, nil
 	}
 	row, err := u.findRow(ctx, st, r)
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
-	return u.existing(ctx, row, r, resp, answer)
+	id, add, err = u.existing(ctx, row, r, resp, answer)
+	return id, add, false, err
 }
 
 // outcome is what a new request row records of resp: its answer's score
@@ -491,6 +494,8 @@ type pendingRequest struct {
 	id int64 // set by putChunk
 	// add is set by putChunk: whether the response is to be added.
 	add bool
+	// fresh is set by putChunk: whether the row was created now.
+	fresh bool
 }
 
 // putChunk records the request rows of ps, which must be responses
@@ -506,11 +511,11 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 	if len(ps) < requestChunk {
 		for j := range ps {
 			p := &ps[j]
-			id, add, err := u.put(ctx, &p.r.Request, p.r)
+			id, add, fresh, err := u.put(ctx, &p.r.Request, p.r)
 			if err != nil {
 				return j, err
 			}
-			p.id, p.add = id, add
+			p.id, p.add, p.fresh = id, add, fresh
 		}
 		return 0, nil
 	}
@@ -543,7 +548,7 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 	if n == int64(len(ps)) {
 		for j := range ps {
 			p := &ps[j]
-			p.id, p.add = last-n+1+int64(j), true
+			p.id, p.add, p.fresh = last-n+1+int64(j), true, true
 			p.st.inserted(p.id)
 		}
 		return 0, nil
@@ -558,7 +563,7 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 		}
 		if n > 0 && row.id > last-n && !claimed[row.id] {
 			claimed[row.id] = true
-			p.id, p.add = row.id, true
+			p.id, p.add, p.fresh = row.id, true, true
 			p.st.inserted(row.id)
 			continue
 		}

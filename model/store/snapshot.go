@@ -33,11 +33,13 @@ import (
 
 const (
 	snapshotFormat = 1
-	snapshotPart   = 1 << 16
 	// snapshotCollect is the size of a study's id range from which
 	// SnapshotScores collects garbage before reading it.
 	snapshotCollect = 1 << 18
 )
+
+// snapshotPart is the most answers of a part (tests make it smaller).
+var snapshotPart = 1 << 16
 
 var errSnapshot = errors.New("store: malformed score snapshot")
 
@@ -325,10 +327,19 @@ func readSnapshot(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) (
 // under bankHash) unless its current one is there: what Lease.Release does
 // when a run ends. A workspace older than schema 5 has none.
 func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash string) error {
+	_, err := s.snapshotScores(ctx, dataset, judge, bankHash, nil)
+	return err
+}
+
+// snapshotScores is SnapshotScores writing built, a run's own snapshot of
+// the study (run_snapshot.go), instead of reading the study, when the
+// study's generation is still built's: used says it did.
+func (s *Store) snapshotScores(ctx context.Context, dataset, judge, bankHash string, built *builtSnapshot) (used bool, err error) {
 	if !s.compact() {
-		return nil
+		return false, nil
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		used = false
 		studies, err := studiesOf(ctx, tx, judge, dataset, bankHash, false)
 		if err != nil {
 			return err
@@ -342,7 +353,13 @@ func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash str
 				st.id, st.generation).Scan(&current); err != nil || current {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM score_snapshots WHERE study_id = ?`, st.id); err != nil {
+			if ok, err := built.release(ctx, tx, st); err != nil {
+				return err
+			} else if ok {
+				used = true
+				continue
+			}
+			if err := deleteSnapshot(ctx, tx, st.id); err != nil {
 				return err
 			}
 			if st.ok && st.hi-st.lo >= snapshotCollect {
@@ -356,8 +373,7 @@ func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash str
 			}
 			part := 0
 			w := newSnapshotWriter(func(body []byte) error {
-				_, err := tx.ExecContext(ctx, `INSERT INTO score_snapshots(study_id, part, generation, body) VALUES (?, ?, ?, ?)`,
-					st.id, part, st.generation, body)
+				err := insertSnapshotPart(ctx, tx, st.id, part, st.generation, body)
 				part++
 				return err
 			})
@@ -370,4 +386,21 @@ func (s *Store) SnapshotScores(ctx context.Context, dataset, judge, bankHash str
 		}
 		return nil
 	})
+	if err != nil {
+		used = false
+	}
+	return used, err
+}
+
+// deleteSnapshot deletes every part of study's snapshot.
+func deleteSnapshot(ctx context.Context, tx *sql.Tx, study int64) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM score_snapshots WHERE study_id = ?`, study)
+	return err
+}
+
+// insertSnapshotPart writes part of study's snapshot under generation.
+func insertSnapshotPart(ctx context.Context, tx *sql.Tx, study int64, part int, generation int64, body []byte) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO score_snapshots(study_id, part, generation, body) VALUES (?, ?, ?, ?)`,
+		study, part, generation, body)
+	return err
 }

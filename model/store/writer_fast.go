@@ -165,6 +165,12 @@ type ResponseWriter struct {
 	s     *Store
 	pre   writeStmts
 	order []int // reused per batch
+
+	// A run's writer (NewRunWriter) builds its study's score snapshot
+	// from the rows its transactions create, and Close hands it to the
+	// lease.
+	snap  *runSnapshot
+	lease *Lease
 }
 
 // NewResponseWriter prepares a ResponseWriter's statements.
@@ -184,8 +190,35 @@ func (s *Store) NewResponseWriter(ctx context.Context) (*ResponseWriter, error) 
 	return w, nil
 }
 
-// Close releases the writer's statements.
+// NewRunWriter is NewResponseWriter for the run holding l (its offline
+// writer, or its journal's folds): it also builds the score snapshot of
+// l's study from the request rows its transactions create, and Close
+// hands it to l, whose Release uses it when nothing else wrote to the
+// study (run_snapshot.go).
+func (s *Store) NewRunWriter(ctx context.Context, l *Lease) (*ResponseWriter, error) {
+	w, err := s.NewResponseWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.snap, w.lease = newRunSnapshot(), l
+	return w, nil
+}
+
+// dropSnapshot gives up the run's snapshot: the tables lack answers the
+// run wrote elsewhere (its journal).
+func (w *ResponseWriter) dropSnapshot() {
+	if w.snap != nil {
+		w.snap.ok = false
+	}
+}
+
+// Close releases the writer's statements and hands a run writer's
+// snapshot, when it holds, to the run's lease.
 func (w *ResponseWriter) Close() error {
+	if w.snap != nil {
+		w.lease.built = w.snap.finish()
+		w.snap = nil
+	}
 	var errs []error
 	for _, p := range w.pre.all() {
 		if *p.st != nil {
@@ -208,10 +241,35 @@ func (w *ResponseWriter) Put(ctx context.Context, rs []Response) error {
 // after rs are written (and the transaction is rolled back when it
 // fails); unlike Put it commits a transaction even when rs is empty.
 func (w *ResponseWriter) PutWith(ctx context.Context, rs []Response, also func(*sql.Tx) error) error {
+	b := w.snap
+	if b == nil || !b.ok {
+		return w.putLogged(ctx, rs, also, nil)
+	}
+	b.log.reset()
+	err := w.putLogged(ctx, rs, func(tx *sql.Tx) error {
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
+		}
+		b.check(ctx, tx)
+		return nil
+	}, &b.log)
+	if err != nil {
+		b.ok = false
+		return err
+	}
+	b.committed()
+	return nil
+}
+
+// putLogged is PutWith telling log (when not nil) what became of each
+// request row.
+func (w *ResponseWriter) putLogged(ctx context.Context, rs []Response, also func(*sql.Tx) error, log *foldLog) error {
 	w.order = keyOrder(rs, w.order)
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
 		if len(rs) > 0 {
-			if err := w.s.putResponsesOrdered(ctx, tx, rs, 0, w.order, &w.pre); err != nil {
+			if err := w.s.putResponsesOrdered(ctx, tx, rs, 0, w.order, &w.pre, log); err != nil {
 				return err
 			}
 		}
