@@ -231,3 +231,28 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkDatasetSummEval reads SummEval back from a workspace: what
+// every command that renders, exports or fits a study does first.
+func BenchmarkDatasetSummEval(b *testing.B) {
+	path := shareddata.Path(b, "summeval/data.json")
+	d, err := datasets.Load("summeval", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "d.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.PutDataset(ctx, d, false); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if sink, err = s.Dataset(ctx, d.Name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

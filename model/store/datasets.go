@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/prism-eval/prism/model"
@@ -164,51 +166,98 @@ func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error
 	if len(d.Criteria) == 0 {
 		d.Criteria = nil
 	}
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT c.id, c.ext_id, c.source, c.extra, k.ext_id, k.text, k.human, k.scores, k.extra
-		FROM contexts c LEFT JOIN candidates k ON k.context_id = c.id
-		WHERE c.dataset_id = ? ORDER BY c.pos, k.pos`, id)
+	// Contexts and candidates are read in two queries and put in file
+	// order here: ordering the join in SQL sent every candidate, with its
+	// context's source, through SQLite's sorter, which spilled to temporary
+	// files (48 ms for SummEval; docs/performance.md, "Reading a dataset").
+	type ctxRow struct {
+		id, pos int64
+		c       model.Context
+	}
+	var cs []ctxRow
+	rows, err := s.r.QueryContext(ctx, "SELECT id, pos, ext_id, source, extra FROM contexts WHERE dataset_id = ?", id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	lastCtx := int64(-1)
 	for rows.Next() {
-		var (
-			cid                     int64
-			cExt, source            string
-			cExtra, kExtra, kScores sql.NullString
-			kID, kText              sql.NullString
-			human                   sql.NullFloat64
-		)
-		if err := rows.Scan(&cid, &cExt, &source, &cExtra, &kID, &kText, &human, &kScores, &kExtra); err != nil {
+		var r ctxRow
+		var extra sql.NullString
+		if err := rows.Scan(&r.id, &r.pos, &r.c.ID, &r.c.Source, &extra); err != nil {
 			return nil, err
 		}
-		if cid != lastCtx {
-			c := model.Context{ID: cExt, Source: source}
-			if err := unmarshalNull(cExtra, &c.Extra); err != nil {
-				return nil, fmt.Errorf("dataset %q context %q: %w", name, cExt, err)
-			}
-			d.Contexts = append(d.Contexts, c)
-			lastCtx = cid
+		if err := unmarshalNull(extra, &r.c.Extra); err != nil {
+			return nil, fmt.Errorf("dataset %q context %q: %w", name, r.c.ID, err)
 		}
-		if !kID.Valid { // a context without candidates
-			continue
-		}
-		cand := model.Candidate{ID: kID.String, Text: kText.String, Human: math.NaN()}
-		if human.Valid {
-			cand.Human = human.Float64
-		}
-		if cand.Scores, err = parseScores(kScores); err != nil {
-			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, kID.String, err)
-		}
-		if err := unmarshalNull(kExtra, &cand.Extra); err != nil {
-			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, kID.String, err)
-		}
-		last := &d.Contexts[len(d.Contexts)-1]
-		last.Candidates = append(last.Candidates, cand)
+		cs = append(cs, r)
 	}
-	return d, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	slices.SortFunc(cs, func(a, b ctxRow) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.id, b.id)) })
+	at := make(map[int64]int, len(cs)) // context row id → index in cs
+	for i := range cs {
+		at[cs[i].id] = i
+	}
+
+	type candRow struct {
+		ctx, pos, id int64
+		c            model.Candidate
+	}
+	var ks []candRow
+	rows, err = s.r.QueryContext(ctx, `
+		SELECT k.context_id, k.pos, k.id, k.ext_id, k.text, k.human, k.scores, k.extra
+		FROM candidates k WHERE k.context_id IN (SELECT id FROM contexts WHERE dataset_id = ?)`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r              candRow
+			human          sql.NullFloat64
+			scores, kExtra sql.NullString
+		)
+		if err := rows.Scan(&r.ctx, &r.pos, &r.id, &r.c.ID, &r.c.Text, &human, &scores, &kExtra); err != nil {
+			return nil, err
+		}
+		r.c.Human = math.NaN()
+		if human.Valid {
+			r.c.Human = human.Float64
+		}
+		if r.c.Scores, err = parseScores(scores); err != nil {
+			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, r.c.ID, err)
+		}
+		if err := unmarshalNull(kExtra, &r.c.Extra); err != nil {
+			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, r.c.ID, err)
+		}
+		ks = append(ks, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// File order: by context, then by position within it.
+	slices.SortFunc(ks, func(a, b candRow) int {
+		return cmp.Or(cmp.Compare(at[a.ctx], at[b.ctx]), cmp.Compare(a.pos, b.pos), cmp.Compare(a.id, b.id))
+	})
+	d.Contexts = make([]model.Context, len(cs))
+	for i := range cs {
+		d.Contexts[i] = cs[i].c
+	}
+	for lo := 0; lo < len(ks); {
+		hi := lo + 1
+		for hi < len(ks) && ks[hi].ctx == ks[lo].ctx {
+			hi++
+		}
+		c := &d.Contexts[at[ks[lo].ctx]]
+		c.Candidates = make([]model.Candidate, hi-lo)
+		for i := lo; i < hi; i++ {
+			c.Candidates[i-lo] = ks[i].c
+		}
+		lo = hi
+	}
+	return d, nil
 }
 
 // Datasets lists the stored datasets by name.

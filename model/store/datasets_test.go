@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +86,66 @@ func TestDatasetRoundTrip(t *testing.T) {
 	}
 	if len(infos) != 1 || infos[0].Name != "tiny" || infos[0].Contexts != 2 || infos[0].Candidates != 3 || infos[0].Created.IsZero() {
 		t.Fatalf("Datasets() = %+v, want one entry tiny with 2 contexts, 3 candidates", infos)
+	}
+}
+
+// TestDatasetKeepsFileOrder reads contexts and candidates back by their
+// stored positions, not by row id or name: positions rewritten in the
+// tables to the reverse order come back reversed, a context without
+// candidates keeps its place, and another dataset's rows do not mix in.
+func TestDatasetKeepsFileOrder(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	d := &model.Dataset{Name: "order", Format: "csv", Task: model.TaskNewsSummary, Metric: model.MetricSpearman}
+	for c := range 5 {
+		cc := model.Context{ID: string(rune('z' - c)), Source: "source " + string(rune('z'-c))}
+		for k := range 4 - c%3*2 { // 4, 2, 0, 4, 2 candidates
+			cc.Candidates = append(cc.Candidates, model.Candidate{ID: string(rune('a' + (k*3)%4)), Text: cc.ID + "/" + string(rune('a'+(k*3)%4)), Human: float64(k)})
+		}
+		d.Contexts = append(d.Contexts, cc)
+	}
+	if err := s.PutDataset(ctx, tinyDataset("other"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutDataset(ctx, d, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutDataset(ctx, tinyDataset("after"), false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Dataset(ctx, "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalDatasets(t, got, d)
+	if len(got.Contexts[2].Candidates) != 0 {
+		t.Fatalf("context %q: %d candidates, want none", got.Contexts[2].ID, len(got.Contexts[2].Candidates))
+	}
+
+	// Reverse every position of this dataset in the tables.
+	id := `(SELECT id FROM datasets WHERE name = 'order')`
+	if _, err := s.w.ExecContext(ctx, `UPDATE contexts SET pos = 100 - pos WHERE dataset_id = `+id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.ExecContext(ctx, `UPDATE candidates SET pos = 100 - pos WHERE context_id IN (SELECT id FROM contexts WHERE dataset_id = `+id+`)`); err != nil {
+		t.Fatal(err)
+	}
+	rev := &model.Dataset{Name: d.Name, Format: d.Format, Task: d.Task, Metric: d.Metric}
+	for _, c := range slices.Backward(d.Contexts) {
+		c.Candidates = slices.Clone(c.Candidates)
+		slices.Reverse(c.Candidates)
+		rev.Contexts = append(rev.Contexts, c)
+	}
+	if got, err = s.Dataset(ctx, "order"); err != nil {
+		t.Fatal(err)
+	}
+	equalDatasets(t, got, rev)
+	for _, name := range []string{"other", "after"} {
+		got, err := s.Dataset(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		equalDatasets(t, got, tinyDataset(name))
 	}
 }
 

@@ -75,12 +75,19 @@ func DefaultPath() string {
 //   - foreign_keys enforces the references between tables.
 //   - _txlock=immediate takes the write lock at BEGIN, so a transaction
 //     never fails half-way on lock upgrade.
+//   - temp_store=MEMORY, on the writer only: a statement that writes many
+//     rows keeps the pages it may have to undo in a statement journal,
+//     which SQLite otherwise spills to a temporary file past 64 KiB; the
+//     chunked inserts of a run spent a quarter of the offline run's CPU
+//     writing that file (docs/performance.md, "Statement journals in
+//     memory"). The journal is bounded by one statement's pages. Readers
+//     keep the default, so a large sort still spills to disk.
 func dsn(path string, readOnly bool) string {
 	q := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	if readOnly {
 		q += "&_pragma=query_only(1)"
 	} else {
-		q += "&_txlock=immediate"
+		q += "&_txlock=immediate&_pragma=temp_store(MEMORY)"
 	}
 	return path + "?" + q
 }
