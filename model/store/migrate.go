@@ -128,6 +128,13 @@ func migrate(ctx context.Context, db *sql.DB, upto int) error {
 	if upto <= cur {
 		return nil
 	}
+	// A migration that rebuilds a table or an index sorts all of it; with
+	// the writer's temp_store=MEMORY (dsn) SQLite would hold that sort in
+	// memory, so migrations sort through temporary files as by default.
+	if _, err := db.ExecContext(ctx, "PRAGMA temp_store = FILE"); err != nil {
+		return err
+	}
+	defer db.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = MEMORY")
 	for _, m := range migrations[cur:upto] {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {

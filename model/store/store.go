@@ -80,8 +80,10 @@ func DefaultPath() string {
 //     which SQLite otherwise spills to a temporary file past 64 KiB; the
 //     chunked inserts of a run spent a quarter of the offline run's CPU
 //     writing that file (docs/performance.md, "Statement journals in
-//     memory"). The journal is bounded by one statement's pages. Readers
-//     keep the default, so a large sort still spills to disk.
+//     memory"). The journal is bounded by one statement's pages. It also
+//     keeps the writer's sorts in memory, so migrations, which sort whole
+//     tables, switch it off while they run (migrate); readers keep the
+//     default.
 func dsn(path string, readOnly bool) string {
 	q := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	if readOnly {
