@@ -140,6 +140,35 @@ func TestDatasetKeepsFileOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalDatasets(t, got, rev)
+	// Labels and Scores (through its positions) follow the same order.
+	labels, err := s.Labels(ctx, "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rev.Labels(); !reflect.DeepEqual(labels, want) {
+		t.Fatalf("Labels = %v, want %v", labels, want)
+	}
+	var scores, want []model.ScoreRow
+	for _, c := range d.Contexts { // imported in the original order
+		for _, k := range c.Candidates {
+			scores = append(scores, model.ScoreRow{Context: c.ID, Candidate: k.ID, Probe: "baseline", Score: k.Human})
+		}
+	}
+	for _, c := range rev.Contexts {
+		for _, k := range c.Candidates {
+			want = append(want, model.ScoreRow{Context: c.ID, Candidate: k.ID, Probe: "baseline", Score: k.Human})
+		}
+	}
+	if _, err := s.ImportScores(ctx, "order", "imp", scores); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Scores(ctx, "order", "imp", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("Scores = %v, want %v", rows, want)
+	}
 	for _, name := range []string{"other", "after"} {
 		got, err := s.Dataset(ctx, name)
 		if err != nil {

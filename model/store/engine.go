@@ -63,14 +63,15 @@ func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, 
 // give no label. Requests that failed, or were never answered, have no
 // row, so they are missing cells for the fit (docs/protocol.md §2).
 func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
-	labels, err := s.Labels(ctx, dataset) // not the dataset: its texts are not needed
+	labels, pos, err := s.fitLayout(ctx, dataset)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := s.Scores(ctx, dataset, judge, bankHash)
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
 	if err != nil {
 		return nil, nil, err
 	}
+	rows := sr.ordered()
 	if len(rows) == 0 {
 		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
 	}
@@ -84,11 +85,11 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 // gives it, and returns the labels. No row is the same error as
 // FitInput's.
 func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
-	labels, err := s.Labels(ctx, dataset)
+	labels, pos, err := s.fitLayout(ctx, dataset)
 	if err != nil {
 		return nil, err
 	}
-	sr, err := s.studyRowsOf(ctx, dataset, judge, bankHash)
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +109,22 @@ func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash strin
 	return labels, nil
 }
 
+// fitLayout reads the dataset's layout once for a fit: its labels (not
+// the dataset: its texts are not needed) and Scores' positions.
+func (s *Store) fitLayout(ctx context.Context, dataset string) ([]model.Label, datasetPositions, error) {
+	layout, ok, err := s.layoutOf(ctx, dataset)
+	if err != nil {
+		return nil, datasetPositions{}, err
+	}
+	if !ok {
+		return nil, datasetPositions{}, fmt.Errorf("dataset %q: %w", dataset, ErrNotFound)
+	}
+	return labelsOf(layout), positionsOf(layout), nil
+}
+
 // ScanRowBytes is what ScanFitInput holds per row while it calls fn: a
-// packed answer (scoreRec) and its place in the order.
+// packed answer (scoreRec, 16 bytes) and its place in the order (4). A
+// workspace older than schema 5, read-only, holds its request id too.
 const ScanRowBytes = int64(unsafe.Sizeof(scoreRec{})) + 4
 
 func bankNote(h string) string {

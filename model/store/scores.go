@@ -72,6 +72,11 @@ func (s *Store) studyRowsOf(ctx context.Context, dataset, judge, bankHash string
 	if err != nil {
 		return nil, err
 	}
+	return s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+}
+
+// studyRowsAt is studyRowsOf with the dataset's positions already read.
+func (s *Store) studyRowsAt(ctx context.Context, pos datasetPositions, dataset, judge, bankHash string) (*studyRows, error) {
 	// One read transaction: both passes see the same snapshot.
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
@@ -189,7 +194,7 @@ func scanRequestsPacked(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQ
 				cond = sr.cond(probe, wording, run, bank)
 				condOf[ck] = cond
 			}
-			sr.add(id, pair, cond)
+			sr.addID(id, pair, cond)
 		}
 	}
 	return rows.Err()
@@ -210,7 +215,7 @@ func scanRequestsPlain(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQu
 		if err := rows.Scan(&id, &c, &k, &probe, &wording, &run, &bank); err != nil {
 			return err
 		}
-		sr.add(id, sr.pair(c, k), sr.cond(probe, wording, run, bank))
+		sr.addID(id, sr.pair(c, k), sr.cond(probe, wording, run, bank))
 	}
 	return rows.Err()
 }
@@ -229,9 +234,9 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 	if len(sr.recs) == 0 {
 		return nil
 	}
-	lo, hi := sr.recs[0].id, sr.recs[0].id
-	for _, r := range sr.recs {
-		lo, hi = min(lo, r.id), max(hi, r.id)
+	lo, hi := sr.ids[0], sr.ids[0]
+	for _, id := range sr.ids {
+		lo, hi = min(lo, id), max(hi, id)
 	}
 	var rows *sql.Rows
 	var err error
@@ -241,8 +246,8 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 		for i := range index {
 			index[i] = -1
 		}
-		for i, r := range sr.recs {
-			index[r.id-lo] = int32(i)
+		for i, id := range sr.ids {
+			index[id-lo] = int32(i)
 		}
 		at = func(id int64) int32 {
 			if id < lo || id > hi {
@@ -254,9 +259,9 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 			SELECT p.request_id, p.score FROM responses p
 			WHERE p.ok = 1 AND p.request_id BETWEEN ? AND ?`, lo, hi)
 	} else {
-		index := make(map[int64]int32, len(sr.recs))
-		for i, r := range sr.recs {
-			index[r.id] = int32(i)
+		index := make(map[int64]int32, len(sr.ids))
+		for i, id := range sr.ids {
+			index[id] = int32(i)
 		}
 		at = func(id int64) int32 {
 			if i, ok := index[id]; ok {
@@ -279,8 +284,7 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 			return err
 		}
 		if i := at(id); i >= 0 {
-			r := &sr.recs[i]
-			r.answered, r.missing, r.score = true, !score.Valid, score.Float64
+			sr.recs[i].answer(score.Float64, !score.Valid)
 		}
 	}
 	return rows.Err()
@@ -295,6 +299,7 @@ type studyRows struct {
 	conds  []scoreCond
 	condOf map[[4]string]int32
 	recs   []scoreRec
+	ids    []int64 // recs' request ids, kept only where answers are matched by id (scanAnswers)
 }
 
 type scorePair struct {
@@ -307,11 +312,33 @@ type scoreCond struct {
 	rank                      int32 // place in (probe, wording, run, bank) byte order
 }
 
+// scoreRec is one request of a study in 16 bytes: a fit holds one per
+// answer while it builds its design (ScanRowBytes), and on this VM every
+// page of it costs a page fault of 14 µs or more (docs/performance.md,
+// "Page faults and the workspace fit").
 type scoreRec struct {
-	id                int64 // the request's
-	pair, cond        int32
-	answered, missing bool
-	score             float64
+	pair  int32
+	cond  uint32 // the condition's index below recAnswered and recMissing
+	score float64
+}
+
+const (
+	recAnswered = 1 << 31
+	recMissing  = 1 << 30
+	recCond     = recMissing - 1 // a study has far fewer conditions
+)
+
+func (r *scoreRec) condition() int32 { return int32(r.cond & recCond) }
+func (r *scoreRec) answered() bool   { return r.cond&recAnswered != 0 }
+func (r *scoreRec) missing() bool    { return r.cond&recMissing != 0 }
+
+// answer marks r answered, missing when the answer has no score.
+func (r *scoreRec) answer(score float64, missing bool) {
+	r.cond |= recAnswered
+	if missing {
+		r.cond |= recMissing
+	}
+	r.score = score
 }
 
 func newStudyRows(pos datasetPositions) *studyRows {
@@ -333,6 +360,10 @@ func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
 	key := [4]string{probe, wording, run, bank}
 	i, ok := sr.condOf[key]
 	if !ok {
+		if len(sr.conds) == recCond {
+			// 2^30 distinct conditions would take tens of GB of names.
+			panic("store: a study with 2^30 conditions")
+		}
 		i = int32(len(sr.conds))
 		sr.conds = append(sr.conds, scoreCond{probe: probe, wording: wording, run: run, bank: bank})
 		sr.condOf[key] = i
@@ -340,13 +371,37 @@ func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
 	return i
 }
 
-func (sr *studyRows) add(id int64, pair, cond int32) {
+// add adds an unanswered request and returns it.
+func (sr *studyRows) add(pair, cond int32) *scoreRec {
 	if len(sr.recs) == cap(sr.recs) {
 		// Double: append grows a large slice by a quarter, copying it
 		// about five times over on the way to a study's size.
-		sr.recs = slices.Grow(sr.recs, max(len(sr.recs), 1024))
+		sr.grow(max(len(sr.recs), 1024))
 	}
-	sr.recs = append(sr.recs, scoreRec{id: id, pair: pair, cond: cond})
+	sr.recs = append(sr.recs, scoreRec{pair: pair, cond: uint32(cond)})
+	return &sr.recs[len(sr.recs)-1]
+}
+
+// grow makes room for n more records. Not slices.Grow: for a slice of
+// values without pointers it clears the new capacity itself, in one loop
+// the collector cannot preempt, so a collection that starts meanwhile
+// spins signalling the goroutine until the whole slice is cleared (on
+// this VM, where each new page faults for tens of µs, a tenth of a
+// workspace fit; docs/performance.md). make clears in preemptible chunks,
+// or not at all when the memory is new.
+func (sr *studyRows) grow(n int) {
+	if cap(sr.recs)-len(sr.recs) >= n {
+		return
+	}
+	recs := make([]scoreRec, len(sr.recs), len(sr.recs)+n)
+	copy(recs, sr.recs)
+	sr.recs = recs
+}
+
+// addID adds an unanswered request whose answer scanAnswers finds by id.
+func (sr *studyRows) addID(id int64, pair, cond int32) {
+	sr.add(pair, cond)
+	sr.ids = append(sr.ids, id)
 }
 
 // ordered returns the rows in the order Scores documents (each).
@@ -381,8 +436,8 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	}
 	// Counting sort by bucket.
 	start := make([]int, sr.pos.buckets+1)
-	for _, r := range sr.recs {
-		if r.answered {
+	for i := range sr.recs {
+		if r := &sr.recs[i]; r.answered() {
 			start[sr.pairs[r.pair].bucket+1]++
 		}
 	}
@@ -391,8 +446,9 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	}
 	order := make([]int32, start[len(start)-1])
 	next := slices.Clone(start[:len(start)-1])
-	for i, r := range sr.recs {
-		if !r.answered {
+	for i := range sr.recs {
+		r := &sr.recs[i]
+		if !r.answered() {
 			continue
 		}
 		b := sr.pairs[r.pair].bucket
@@ -407,7 +463,7 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 		if sr.pos.known(int32(b)) {
 			// One candidate: its conditions are distinct.
 			slices.SortFunc(seg, func(a, b int32) int {
-				return cmp.Compare(sr.conds[sr.recs[a].cond].rank, sr.conds[sr.recs[b].cond].rank)
+				return cmp.Compare(sr.conds[sr.recs[a].condition()].rank, sr.conds[sr.recs[b].condition()].rank)
 			})
 			continue
 		}
@@ -422,7 +478,7 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 					return c
 				}
 			}
-			return cmp.Compare(sr.conds[x.cond].rank, sr.conds[y.cond].rank)
+			return cmp.Compare(sr.conds[x.condition()].rank, sr.conds[y.condition()].rank)
 		})
 	}
 	if size != nil {
@@ -431,9 +487,9 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	var row model.ScoreRow
 	for _, ri := range order {
 		r := &sr.recs[ri]
-		p, c := &sr.pairs[r.pair], &sr.conds[r.cond]
+		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
 		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
-		if r.missing {
+		if r.missing() {
 			row.Score, row.Missing = math.NaN(), true
 		}
 		if err := fn(&row); err != nil {
@@ -469,38 +525,26 @@ func (p datasetPositions) known(b int32) bool { return p.isCand[b] }
 
 // positions reads the places of dataset's contexts and candidates.
 func (s *Store) positions(ctx context.Context, dataset string) (datasetPositions, error) {
-	p := datasetPositions{ctx: map[string]int32{}, cand: map[[2]string]int32{}, isCand: []bool{false}}
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT c.ext_id, k.ext_id
-		FROM datasets d
-		JOIN contexts c ON c.dataset_id = d.id
-		LEFT JOIN candidates k ON k.context_id = c.id
-		WHERE d.name = ?
-		ORDER BY c.pos, k.pos`, dataset)
+	layout, _, err := s.layoutOf(ctx, dataset)
 	if err != nil {
-		return p, err
+		return datasetPositions{}, err
 	}
-	defer rows.Close()
-	last := ""
-	first := true
-	for rows.Next() {
-		var cid string
-		var kid sql.NullString
-		if err := rows.Scan(&cid, &kid); err != nil {
-			return p, err
-		}
-		if first || cid != last {
-			p.ctx[cid] = int32(len(p.isCand))
-			p.isCand = append(p.isCand, false)
-			last, first = cid, false
-		}
-		if kid.Valid {
-			p.cand[[2]string{cid, kid.String}] = int32(len(p.isCand))
+	return positionsOf(layout), nil // no dataset: every row in bucket 0
+}
+
+// positionsOf numbers the places of a dataset's layout.
+func positionsOf(layout []layoutContext) datasetPositions {
+	p := datasetPositions{ctx: map[string]int32{}, cand: map[[2]string]int32{}, isCand: []bool{false}}
+	for _, c := range layout {
+		p.ctx[c.id] = int32(len(p.isCand))
+		p.isCand = append(p.isCand, false)
+		for _, k := range c.candidates {
+			p.cand[[2]string{c.id, k.id}] = int32(len(p.isCand))
 			p.isCand = append(p.isCand, true)
 		}
 	}
 	p.buckets = len(p.isCand)
-	return p, rows.Err()
+	return p
 }
 
 // ImportScores stores scores recorded elsewhere (read with
@@ -618,35 +662,25 @@ func ensureImportJudge(ctx context.Context, tx *sql.Tx, name string) error {
 // file order, leaving out candidates without one: Dataset(…).Labels()
 // without reading the texts.
 func (s *Store) Labels(ctx context.Context, dataset string) ([]model.Label, error) {
-	var id int64
-	err := s.r.QueryRowContext(ctx, "SELECT id FROM datasets WHERE name = ?", dataset).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
+	layout, ok, err := s.layoutOf(ctx, dataset)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, fmt.Errorf("dataset %q: %w", dataset, ErrNotFound)
 	}
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.r.QueryContext(ctx, `
-		SELECT c.ext_id, k.ext_id, k.human
-		FROM contexts c JOIN candidates k ON k.context_id = c.id
-		WHERE c.dataset_id = ? AND k.human IS NOT NULL
-		ORDER BY c.pos, k.pos`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	return labelsOf(layout), nil
+}
+
+// labelsOf is the labels of a dataset's layout, in its order.
+func labelsOf(layout []layoutContext) []model.Label {
 	var ls []model.Label
-	var last string
-	for rows.Next() {
-		var l model.Label
-		if err := rows.Scan(&l.Context, &l.Candidate, &l.Human); err != nil {
-			return nil, err
+	for _, c := range layout {
+		for _, k := range c.candidates {
+			if k.human.Valid {
+				ls = append(ls, model.Label{Context: c.id, Candidate: k.id, Human: k.human.Float64})
+			}
 		}
-		if l.Context == last { // share the context's id
-			l.Context = last
-		}
-		last = l.Context
-		ls = append(ls, l)
 	}
-	return ls, rows.Err()
+	return ls
 }

@@ -219,11 +219,9 @@ func (sr *studyRows) addAnswer(pair, cond int32, answer string) error {
 	if err != nil {
 		return err
 	}
-	sr.add(0, pair, cond)
-	r := &sr.recs[len(sr.recs)-1]
-	r.answered, r.missing, r.score = true, !ok, score
 	if !ok {
-		r.score = 0 // as a NULL score reads
+		score = 0 // as a NULL score reads
 	}
+	sr.add(pair, cond).answer(score, !ok)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/prism-eval/prism/model"
 )
@@ -339,5 +340,27 @@ func TestLabelsEqualDatasetLabels(t *testing.T) {
 	}
 	if _, err := s.Labels(ctx, "absent"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Labels of an absent dataset: %v, want ErrNotFound", err)
+	}
+}
+
+// TestScoreRecIs16Bytes: a workspace fit holds one scoreRec per answer
+// (ScanRowBytes); at 608,000 answers every 8 bytes more are 5 MB.
+func TestScoreRecIs16Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(scoreRec{}); n != 16 {
+		t.Fatalf("scoreRec is %d bytes, want 16", n)
+	}
+	var r scoreRec
+	r.cond = uint32(recCond)
+	r.answer(2.5, true)
+	if r.condition() != recCond || !r.answered() || !r.missing() || r.score != 2.5 {
+		t.Fatalf("record %+v: condition %d answered %v missing %v", r, r.condition(), r.answered(), r.missing())
+	}
+	r = scoreRec{cond: 7}
+	if r.answered() || r.missing() || r.condition() != 7 {
+		t.Fatalf("unanswered record %+v reads answered %v missing %v condition %d", r, r.answered(), r.missing(), r.condition())
+	}
+	r.answer(-1, false)
+	if !r.answered() || r.missing() || r.condition() != 7 || r.score != -1 {
+		t.Fatalf("answered record %+v", r)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"math"
 	"runtime"
-	"slices"
 	"strings"
 )
 
@@ -202,7 +201,7 @@ func (r *snapshotReader) byte() byte {
 // answers that slice was 10 MB of a fit's peak.
 func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 	start := len(sr.recs)
-	sr.recs = slices.Grow(sr.recs, snapshotAnswers(parts))
+	sr.grow(snapshotAnswers(parts))
 	var pairIdx, condIdx []int32 // snapshot index → sr's
 	for _, body := range parts {
 		r := &snapshotReader{b: body}
@@ -236,18 +235,19 @@ func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 		for range n {
 			p := r.uvarint(uint64(len(pairIdx)) - 1)
 			c := r.uvarint(uint64(len(condIdx)) - 1)
-			rec := scoreRec{answered: true}
+			var score float64
+			missing := false
 			switch r.byte() {
 			case 0:
-				rec.missing = true
+				missing = true
 			case 1:
 				if len(r.b) < 8 {
 					r.err = errSnapshot
 					break
 				}
-				rec.score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+				score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
 				r.b = r.b[8:]
-				if math.IsNaN(rec.score) || math.IsInf(rec.score, 0) {
+				if math.IsNaN(score) || math.IsInf(score, 0) {
 					r.err = errSnapshot
 				}
 			default:
@@ -256,7 +256,8 @@ func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
 			if r.err != nil {
 				break
 			}
-			rec.pair, rec.cond = pairIdx[p], condIdx[c]
+			rec := scoreRec{pair: pairIdx[p], cond: uint32(condIdx[c])}
+			rec.answer(score, missing)
 			sr.recs = append(sr.recs, rec)
 		}
 		if r.err != nil || len(r.b) != 0 {
