@@ -231,7 +231,7 @@ var denseSpan = func(n int) int64 { return 4*int64(n) + 1024 }
 // studies in the range skipped; otherwise each request's answer is found
 // by a join.
 func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) error {
-	if len(sr.recs) == 0 {
+	if sr.recs.len() == 0 {
 		return nil
 	}
 	lo, hi := sr.ids[0], sr.ids[0]
@@ -241,7 +241,7 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 	var rows *sql.Rows
 	var err error
 	var at func(id int64) int32
-	if span := hi - lo + 1; span <= denseSpan(len(sr.recs)) {
+	if span := hi - lo + 1; span <= denseSpan(sr.recs.len()) {
 		index := make([]int32, span)
 		for i := range index {
 			index[i] = -1
@@ -284,7 +284,7 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 			return err
 		}
 		if i := at(id); i >= 0 {
-			sr.recs[i].answer(score.Float64, !score.Valid)
+			sr.recs.at(int(i)).answer(score.Float64, !score.Valid)
 		}
 	}
 	return rows.Err()
@@ -298,7 +298,7 @@ type studyRows struct {
 	pairOf map[[2]string]int32
 	conds  []scoreCond
 	condOf map[[4]string]int32
-	recs   []scoreRec
+	recs   recList
 	ids    []int64 // recs' request ids, kept only where answers are matched by id (scanAnswers)
 }
 
@@ -373,29 +373,7 @@ func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
 
 // add adds an unanswered request and returns it.
 func (sr *studyRows) add(pair, cond int32) *scoreRec {
-	if len(sr.recs) == cap(sr.recs) {
-		// Double: append grows a large slice by a quarter, copying it
-		// about five times over on the way to a study's size.
-		sr.grow(max(len(sr.recs), 1024))
-	}
-	sr.recs = append(sr.recs, scoreRec{pair: pair, cond: uint32(cond)})
-	return &sr.recs[len(sr.recs)-1]
-}
-
-// grow makes room for n more records. Not slices.Grow: for a slice of
-// values without pointers it clears the new capacity itself, in one loop
-// the collector cannot preempt, so a collection that starts meanwhile
-// spins signalling the goroutine until the whole slice is cleared (on
-// this VM, where each new page faults for tens of µs, a tenth of a
-// workspace fit; docs/performance.md). make clears in preemptible chunks,
-// or not at all when the memory is new.
-func (sr *studyRows) grow(n int) {
-	if cap(sr.recs)-len(sr.recs) >= n {
-		return
-	}
-	recs := make([]scoreRec, len(sr.recs), len(sr.recs)+n)
-	copy(recs, sr.recs)
-	sr.recs = recs
+	return sr.recs.add(scoreRec{pair: pair, cond: uint32(cond)})
 }
 
 // addID adds an unanswered request whose answer scanAnswers finds by id.
@@ -436,8 +414,8 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	}
 	// Counting sort by bucket.
 	start := make([]int, sr.pos.buckets+1)
-	for i := range sr.recs {
-		if r := &sr.recs[i]; r.answered() {
+	for i := range sr.recs.len() {
+		if r := sr.recs.at(i); r.answered() {
 			start[sr.pairs[r.pair].bucket+1]++
 		}
 	}
@@ -446,8 +424,8 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	}
 	order := make([]int32, start[len(start)-1])
 	next := slices.Clone(start[:len(start)-1])
-	for i := range sr.recs {
-		r := &sr.recs[i]
+	for i := range sr.recs.len() {
+		r := sr.recs.at(i)
 		if !r.answered() {
 			continue
 		}
@@ -463,12 +441,12 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 		if sr.pos.known(int32(b)) {
 			// One candidate: its conditions are distinct.
 			slices.SortFunc(seg, func(a, b int32) int {
-				return cmp.Compare(sr.conds[sr.recs[a].condition()].rank, sr.conds[sr.recs[b].condition()].rank)
+				return cmp.Compare(sr.conds[sr.recs.at(int(a)).condition()].rank, sr.conds[sr.recs.at(int(b)).condition()].rank)
 			})
 			continue
 		}
 		slices.SortFunc(seg, func(a, b int32) int {
-			x, y := &sr.recs[a], &sr.recs[b]
+			x, y := sr.recs.at(int(a)), sr.recs.at(int(b))
 			if x.pair != y.pair {
 				p, q := &sr.pairs[x.pair], &sr.pairs[y.pair]
 				if c := strings.Compare(p.context, q.context); c != 0 {
@@ -486,7 +464,7 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	}
 	var row model.ScoreRow
 	for _, ri := range order {
-		r := &sr.recs[ri]
+		r := sr.recs.at(int(ri))
 		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
 		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
 		if r.missing() {

@@ -196,98 +196,90 @@ func (r *snapshotReader) byte() byte {
 // decodeSnapshot adds the answers of a snapshot's parts, in order, to sr
 // under bank, all or nothing: a malformed part adds no answer and returns
 // errSnapshot (it may leave sr knowing candidates and conditions that no
-// answer uses, which no row shows). The answers go straight into sr, a
-// part at a time, rather than through a slice of their own: at 608,000
-// answers that slice was 10 MB of a fit's peak.
+// answer uses, which no row shows).
 func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
-	start := len(sr.recs)
-	sr.grow(snapshotAnswers(parts))
-	var pairIdx, condIdx []int32 // snapshot index → sr's
+	start := sr.recs.len()
+	d := snapshotDecoder{sr: sr, bank: bank}
 	for _, body := range parts {
-		r := &snapshotReader{b: body}
-		if r.byte() != snapshotFormat {
-			sr.recs = sr.recs[:start]
-			return errSnapshot
-		}
-		// Each entry takes at least one byte, which bounds every count.
-		for range r.uvarint(uint64(len(r.b))) {
-			c, d := r.str(), r.str()
-			if r.err != nil {
-				break
-			}
-			pairIdx = append(pairIdx, sr.pair(c, d))
-		}
-		for range r.uvarint(uint64(len(r.b))) {
-			p, w, run := r.str(), r.str(), r.str()
-			if r.err != nil {
-				break
-			}
-			condIdx = append(condIdx, sr.cond(p, w, run, bank))
-		}
-		n := r.uvarint(uint64(len(r.b)))
-		if r.err == nil && n > 0 && (len(pairIdx) == 0 || len(condIdx) == 0) {
-			r.err = errSnapshot
-		}
-		if r.err != nil {
-			sr.recs = sr.recs[:start]
-			return errSnapshot
-		}
-		for range n {
-			p := r.uvarint(uint64(len(pairIdx)) - 1)
-			c := r.uvarint(uint64(len(condIdx)) - 1)
-			var score float64
-			missing := false
-			switch r.byte() {
-			case 0:
-				missing = true
-			case 1:
-				if len(r.b) < 8 {
-					r.err = errSnapshot
-					break
-				}
-				score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
-				r.b = r.b[8:]
-				if math.IsNaN(score) || math.IsInf(score, 0) {
-					r.err = errSnapshot
-				}
-			default:
-				r.err = errSnapshot
-			}
-			if r.err != nil {
-				break
-			}
-			rec := scoreRec{pair: pairIdx[p], cond: uint32(condIdx[c])}
-			rec.answer(score, missing)
-			sr.recs = append(sr.recs, rec)
-		}
-		if r.err != nil || len(r.b) != 0 {
-			sr.recs = sr.recs[:start]
-			return errSnapshot
+		if err := d.part(body); err != nil {
+			sr.recs.truncate(start)
+			return err
 		}
 	}
 	return nil
 }
 
-// snapshotAnswers is the count of answers the parts say they hold (0
-// when one does not say it right; decodeSnapshot then refuses it), so
-// that a study's records are made once, at their size, and not grown.
-func snapshotAnswers(parts [][]byte) int {
-	total := 0
-	for _, body := range parts {
-		r := &snapshotReader{b: body}
-		r.byte()
-		for _, width := range []int{2, 3} { // the names: pairs, then conditions
-			for range r.uvarint(uint64(len(r.b))) * uint64(width) {
-				r.skip()
-			}
-		}
-		n := r.uvarint(uint64(len(r.b)))
-		if r.err != nil {
-			return 0
-		}
-		total += int(n)
+// snapshotDecoder adds a snapshot's answers to sr a part at a time, so
+// that a reader holds one part, not the snapshot (at 608,000 answers its
+// parts were 7.5 MB of a fit's peak). A part names the candidates and
+// conditions it adds to those of the parts before it.
+type snapshotDecoder struct {
+	sr               *studyRows
+	bank             string
+	pairIdx, condIdx []int32 // snapshot index → sr's
+}
+
+// part adds the answers of the next part; on errSnapshot it may have
+// added some of them (decodeSnapshot and readSnapshot drop them).
+func (d *snapshotDecoder) part(body []byte) error {
+	sr := d.sr
+	r := &snapshotReader{b: body}
+	if r.byte() != snapshotFormat {
+		return errSnapshot
 	}
-	return total
+	// Each entry takes at least one byte, which bounds every count.
+	for range r.uvarint(uint64(len(r.b))) {
+		c, k := r.str(), r.str()
+		if r.err != nil {
+			break
+		}
+		d.pairIdx = append(d.pairIdx, sr.pair(c, k))
+	}
+	for range r.uvarint(uint64(len(r.b))) {
+		p, w, run := r.str(), r.str(), r.str()
+		if r.err != nil {
+			break
+		}
+		d.condIdx = append(d.condIdx, sr.cond(p, w, run, d.bank))
+	}
+	n := r.uvarint(uint64(len(r.b)))
+	if r.err == nil && n > 0 && (len(d.pairIdx) == 0 || len(d.condIdx) == 0) {
+		r.err = errSnapshot
+	}
+	if r.err != nil {
+		return errSnapshot
+	}
+	sr.recs.reserve(int(n))
+	for range n {
+		p := r.uvarint(uint64(len(d.pairIdx)) - 1)
+		c := r.uvarint(uint64(len(d.condIdx)) - 1)
+		var score float64
+		missing := false
+		switch r.byte() {
+		case 0:
+			missing = true
+		case 1:
+			if len(r.b) < 8 {
+				r.err = errSnapshot
+				break
+			}
+			score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+			r.b = r.b[8:]
+			if math.IsNaN(score) || math.IsInf(score, 0) {
+				r.err = errSnapshot
+			}
+		default:
+			r.err = errSnapshot
+		}
+		if r.err != nil {
+			break
+		}
+		sr.recs.add(scoreRec{pair: d.pairIdx[p], cond: uint32(d.condIdx[c])}).answer(score, missing)
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return errSnapshot
+	}
+	return nil
 }
 
 // readSnapshots is false only in benchmarks of the read without them.
@@ -304,24 +296,31 @@ func readSnapshot(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) (
 		return false, err
 	}
 	defer rows.Close()
-	var parts [][]byte
-	current := true
-	for rows.Next() {
+	// Each part is decoded as it is read, from the driver's bytes: only
+	// a snapshot whose parts are all there, of the study's generation and
+	// decodable, adds its answers.
+	start := sr.recs.len()
+	d := snapshotDecoder{sr: sr, bank: st.bank}
+	parts, ok := 0, true
+	for ok && rows.Next() {
 		var part, gen int64
-		var body []byte
+		var body sql.RawBytes
 		if err := rows.Scan(&part, &gen, &body); err != nil {
+			sr.recs.truncate(start)
 			return false, err
 		}
-		current = current && gen == st.generation && part == int64(len(parts))
-		parts = append(parts, body)
+		ok = gen == st.generation && part == int64(parts) && d.part(body) == nil
+		parts++
 	}
 	if err := rows.Err(); err != nil {
+		sr.recs.truncate(start)
 		return false, err
 	}
-	if !current || len(parts) == 0 {
+	if !ok || parts == 0 {
+		sr.recs.truncate(start)
 		return false, nil
 	}
-	return decodeSnapshot(parts, sr, st.bank) == nil, nil
+	return true, nil
 }
 
 // SnapshotScores writes the score snapshot of a study (judge on dataset

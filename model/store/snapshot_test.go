@@ -146,8 +146,8 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		into.addAnswer(into.pair("x", "y"), into.cond("p", "w", "r", ""), "1")
 		err := decodeSnapshot([][]byte{body}, into, "")
 		if err != nil {
-			if len(into.recs) != 1 {
-				t.Fatalf("a refused body added %d rows", len(into.recs)-1)
+			if into.recs.len() != 1 {
+				t.Fatalf("a refused body added %d rows", into.recs.len()-1)
 			}
 			return
 		}
