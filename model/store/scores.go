@@ -53,7 +53,7 @@ func (s *Store) Scores(ctx context.Context, dataset, judge, bankHash string) ([]
 
 // ScanScores calls fn with each row Scores returns, in the same order and
 // with the same values, without making the slice: it holds a study's
-// answers packed (32 bytes each) rather than as ScoreRows (over 100 bytes
+// answers packed (16 bytes each) rather than as ScoreRows (over 100 bytes
 // each), which is what lets prism fit --workspace build its design in
 // the memory of the design (docs/performance.md). The row fn is given is
 // rewritten for the next: fn copies what it keeps. An error from fn ends
