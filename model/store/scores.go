@@ -334,7 +334,7 @@ func (r *scoreRec) missing() bool    { return r.cond&recMissing != 0 }
 
 // answer marks r answered, missing when the answer has no score.
 func (r *scoreRec) answer(score float64, missing bool) {
-	r.cond |= recAnswered
+	r.cond = r.cond&recCond | recAnswered
 	if missing {
 		r.cond |= recMissing
 	}

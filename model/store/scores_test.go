@@ -363,4 +363,10 @@ func TestScoreRecIs16Bytes(t *testing.T) {
 	if !r.answered() || r.missing() || r.condition() != 7 || r.score != -1 {
 		t.Fatalf("answered record %+v", r)
 	}
+	// Answered again, as a read would overwrite it: the last answer holds.
+	r.answer(0, true)
+	r.answer(3, false)
+	if !r.answered() || r.missing() || r.condition() != 7 || r.score != 3 {
+		t.Fatalf("record answered twice %+v: missing %v", r, r.missing())
+	}
 }
