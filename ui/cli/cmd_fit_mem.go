@@ -10,16 +10,16 @@ import (
 // from files, sized from the design being built (docs/performance.md,
 // "Fit memory"):
 //
-//	limit = heap when the scan starts + 2 · design bytes + 8 MiB
+//	limit = heap when the scan starts + 1.75 · design bytes + 8 MiB
 //
 // with the design's bytes as DesignBuilder.DesignBytes counts them (J,
 // J̃, s0, y, v, y*). The fit's live heap peaks at about 1.2× the design
 // (the builder's sums while the scores are read); without a limit Go lets
 // the heap grow to twice the live heap, and the pages it grew into stay
-// resident. At 2× the collector runs about as often as without a limit
-// (the score file's parse garbage sets the pace); at 1.5× it ran twice as
-// often for 12 MB less. A limit changes when the collector runs, never a
-// result. A limit already set (GOMEMLIMIT) is left alone, and
+// resident. 1.75× peaked 4–9 MB under 2× at 5,000 contexts in the same
+// time; 1.5× saved 4 MB more but ran the collector twice as often as 2×
+// and took 5–15% longer (docs/performance.md, "Fit memory"). A limit
+// changes when the collector runs, never a result. A limit already set (GOMEMLIMIT) is left alone, and
 // restore puts back the previous one, for callers that run more than one
 // command in a process.
 type fitMemLimit struct {
@@ -51,7 +51,7 @@ func (l *fitMemLimit) update(designBytes int64) {
 		return
 	}
 	l.design = designBytes
-	debug.SetMemoryLimit(l.base + designBytes*2 + 8<<20)
+	debug.SetMemoryLimit(l.base + designBytes*7/4 + 8<<20)
 }
 
 // restore puts back the limit in force before newFitMemLimit.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestFitMemLimit: the limit is the starting heap plus twice the design
+// TestFitMemLimit: the limit is the starting heap plus 1.75× the design
 // plus 8 MiB, grows with the design by an eighth or more, and is put back
 // by restore; a limit set before (GOMEMLIMIT) is left alone.
 func TestFitMemLimit(t *testing.T) {
@@ -19,22 +19,22 @@ func TestFitMemLimit(t *testing.T) {
 		t.Fatalf("limit off (on %v, base %d)", l.on, l.base)
 	}
 	l.update(10 << 20)
-	if got, want := debug.SetMemoryLimit(-1), l.base+20<<20+8<<20; got != want {
+	if got, want := debug.SetMemoryLimit(-1), l.base+35<<19+8<<20; got != want {
 		t.Errorf("limit %d, want %d", got, want)
 	}
 	l.update(11 << 20) // under an eighth more: unchanged
-	if got, want := debug.SetMemoryLimit(-1), l.base+20<<20+8<<20; got != want {
+	if got, want := debug.SetMemoryLimit(-1), l.base+35<<19+8<<20; got != want {
 		t.Errorf("limit %d after a small growth, want %d", got, want)
 	}
 	l.update(12 << 20)
-	if got, want := debug.SetMemoryLimit(-1), l.base+24<<20+8<<20; got != want {
+	if got, want := debug.SetMemoryLimit(-1), l.base+21<<20+8<<20; got != want {
 		t.Errorf("limit %d, want %d", got, want)
 	}
 	// A second fit in the process while this limit holds leaves it alone.
 	inner := newFitMemLimit()
 	inner.update(1 << 30)
 	inner.restore()
-	if got, want := debug.SetMemoryLimit(-1), l.base+24<<20+8<<20; got != want {
+	if got, want := debug.SetMemoryLimit(-1), l.base+21<<20+8<<20; got != want {
 		t.Errorf("limit %d after a nested fit, want %d", got, want)
 	}
 	l.restore()
