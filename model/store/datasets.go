@@ -1,14 +1,12 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/prism-eval/prism/model"
@@ -166,97 +164,62 @@ func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error
 	if len(d.Criteria) == 0 {
 		d.Criteria = nil
 	}
-	// Contexts and candidates are read in two queries and put in file
-	// order here: ordering the join in SQL sent every candidate, with its
-	// context's source, through SQLite's sorter, which spilled to temporary
-	// files (48 ms for SummEval; docs/performance.md, "Reading a dataset").
-	type ctxRow struct {
-		id, pos int64
-		c       model.Context
-	}
-	var cs []ctxRow
+	// Read in table order, put in file order here (layout.go).
+	var cs []placed[model.Context]
 	rows, err := s.r.QueryContext(ctx, "SELECT id, pos, ext_id, source, extra FROM contexts WHERE dataset_id = ?", id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r ctxRow
+		var c placed[model.Context]
 		var extra sql.NullString
-		if err := rows.Scan(&r.id, &r.pos, &r.c.ID, &r.c.Source, &extra); err != nil {
+		if err := rows.Scan(&c.row, &c.pos, &c.v.ID, &c.v.Source, &extra); err != nil {
 			return nil, err
 		}
-		if err := unmarshalNull(extra, &r.c.Extra); err != nil {
-			return nil, fmt.Errorf("dataset %q context %q: %w", name, r.c.ID, err)
+		if err := unmarshalNull(extra, &c.v.Extra); err != nil {
+			return nil, fmt.Errorf("dataset %q context %q: %w", name, c.v.ID, err)
 		}
-		cs = append(cs, r)
+		cs = append(cs, c)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
-	slices.SortFunc(cs, func(a, b ctxRow) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.id, b.id)) })
-	at := make(map[int64]int, len(cs)) // context row id → index in cs
-	for i := range cs {
-		at[cs[i].id] = i
-	}
 
-	type candRow struct {
-		ctx, pos, id int64
-		c            model.Candidate
-	}
-	var ks []candRow
+	var ks []placed[model.Candidate]
 	rows, err = s.r.QueryContext(ctx, `
-		SELECT k.context_id, k.pos, k.id, k.ext_id, k.text, k.human, k.scores, k.extra
-		FROM candidates k WHERE k.context_id IN (SELECT id FROM contexts WHERE dataset_id = ?)`, id)
+		SELECT context_id, pos, id, ext_id, text, human, scores, extra
+		FROM candidates WHERE context_id IN (SELECT id FROM contexts WHERE dataset_id = ?)`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			r              candRow
-			human          sql.NullFloat64
-			scores, kExtra sql.NullString
+			k             placed[model.Candidate]
+			human         sql.NullFloat64
+			scores, extra sql.NullString
 		)
-		if err := rows.Scan(&r.ctx, &r.pos, &r.id, &r.c.ID, &r.c.Text, &human, &scores, &kExtra); err != nil {
+		if err := rows.Scan(&k.ctx, &k.pos, &k.row, &k.v.ID, &k.v.Text, &human, &scores, &extra); err != nil {
 			return nil, err
 		}
-		r.c.Human = math.NaN()
+		k.v.Human = math.NaN()
 		if human.Valid {
-			r.c.Human = human.Float64
+			k.v.Human = human.Float64
 		}
-		if r.c.Scores, err = parseScores(scores); err != nil {
-			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, r.c.ID, err)
+		if k.v.Scores, err = parseScores(scores); err != nil {
+			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, k.v.ID, err)
 		}
-		if err := unmarshalNull(kExtra, &r.c.Extra); err != nil {
-			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, r.c.ID, err)
+		if err := unmarshalNull(extra, &k.v.Extra); err != nil {
+			return nil, fmt.Errorf("dataset %q candidate %q: %w", name, k.v.ID, err)
 		}
-		ks = append(ks, r)
+		ks = append(ks, k)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// File order: by context, then by position within it.
-	slices.SortFunc(ks, func(a, b candRow) int {
-		return cmp.Or(cmp.Compare(at[a.ctx], at[b.ctx]), cmp.Compare(a.pos, b.pos), cmp.Compare(a.id, b.id))
-	})
-	d.Contexts = make([]model.Context, len(cs))
-	for i := range cs {
-		d.Contexts[i] = cs[i].c
-	}
-	for lo := 0; lo < len(ks); {
-		hi := lo + 1
-		for hi < len(ks) && ks[hi].ctx == ks[lo].ctx {
-			hi++
-		}
-		c := &d.Contexts[at[ks[lo].ctx]]
-		c.Candidates = make([]model.Candidate, hi-lo)
-		for i := lo; i < hi; i++ {
-			c.Candidates[i-lo] = ks[i].c
-		}
-		lo = hi
-	}
+	d.Contexts = inFileOrder(cs, ks, func(c *model.Context, ks []model.Candidate) { c.Candidates = ks })
 	return d, nil
 }
 

@@ -10,10 +10,14 @@ import (
 
 // A dataset's layout: its contexts and candidates by id in file order,
 // with the candidates' human targets. Labels and Scores' positions read
-// it, a fit once for both. Ordering the join of contexts and candidates in SQL (ORDER BY c.pos,
-// k.pos) sent every row through SQLite's sorter, whose buffers were most
-// of the cost (docs/performance.md, "Page faults and the workspace fit");
-// the rows are read in table order and put in order here, as Dataset does.
+// it, a fit once for both.
+//
+// Both it and Dataset read contexts and candidates in table order and put
+// them in file order in Go (inFileOrder): ordering the join in SQL
+// (ORDER BY c.pos, k.pos) sent every row through SQLite's sorter, with
+// each context's source beside every candidate in Dataset's case, and the
+// sorter spilled to temporary files (docs/performance.md, "Reading a
+// dataset", "Page faults and the workspace fit").
 
 type layoutContext struct {
 	id         string
@@ -23,6 +27,45 @@ type layoutContext struct {
 type layoutCandidate struct {
 	id    string
 	human sql.NullFloat64
+}
+
+// placed is a context or candidate row as read, with what places it in
+// the file: its position and row id, and a candidate's context's row id.
+type placed[T any] struct {
+	ctx, pos, row int64
+	v             T
+}
+
+// inFileOrder returns the contexts of cs by position and gives each,
+// through set, its candidates of ks by position; ties of position (which
+// the importer never writes) go by row id. Every candidate's context must
+// be among cs.
+func inFileOrder[C, K any](cs []placed[C], ks []placed[K], set func(*C, []K)) []C {
+	slices.SortFunc(cs, func(a, b placed[C]) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.row, b.row)) })
+	at := make(map[int64]int, len(cs)) // context row id → place
+	for i := range cs {
+		at[cs[i].row] = i
+	}
+	slices.SortFunc(ks, func(a, b placed[K]) int {
+		return cmp.Or(cmp.Compare(at[a.ctx], at[b.ctx]), cmp.Compare(a.pos, b.pos), cmp.Compare(a.row, b.row))
+	})
+	out := make([]C, len(cs))
+	for i := range cs {
+		out[i] = cs[i].v
+	}
+	for lo := 0; lo < len(ks); {
+		hi := lo + 1
+		for hi < len(ks) && ks[hi].ctx == ks[lo].ctx {
+			hi++
+		}
+		vs := make([]K, hi-lo)
+		for i := lo; i < hi; i++ {
+			vs[i-lo] = ks[i].v
+		}
+		set(&out[at[ks[lo].ctx]], vs)
+		lo = hi
+	}
+	return out
 }
 
 // layoutOf reads the layout of the named dataset; ok is false when the
@@ -41,21 +84,16 @@ func (s *Store) layoutOf(ctx context.Context, dataset string) (layout []layoutCo
 }
 
 // datasetLayout reads the layout of the dataset with row id dataset.
-// Ties of position (which the importer never writes) go by row id.
 func datasetLayout(ctx context.Context, q querier, dataset int64) ([]layoutContext, error) {
-	type ctxRow struct {
-		row, pos int64
-		id       string
-	}
-	var cs []ctxRow
+	var cs []placed[layoutContext]
 	rows, err := q.QueryContext(ctx, "SELECT id, pos, ext_id FROM contexts WHERE dataset_id = ?", dataset)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c ctxRow
-		if err := rows.Scan(&c.row, &c.pos, &c.id); err != nil {
+		var c placed[layoutContext]
+		if err := rows.Scan(&c.row, &c.pos, &c.v.id); err != nil {
 			return nil, err
 		}
 		cs = append(cs, c)
@@ -64,18 +102,8 @@ func datasetLayout(ctx context.Context, q querier, dataset int64) ([]layoutConte
 		return nil, err
 	}
 	rows.Close()
-	slices.SortFunc(cs, func(a, b ctxRow) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.row, b.row)) })
-	at := make(map[int64]int32, len(cs)) // context row id → place
-	for i := range cs {
-		at[cs[i].row] = int32(i)
-	}
 
-	type candRow struct {
-		at       int32
-		pos, row int64
-		c        layoutCandidate
-	}
-	var ks []candRow
+	var ks []placed[layoutCandidate]
 	rows, err = q.QueryContext(ctx, `
 		SELECT context_id, pos, id, ext_id, human FROM candidates
 		WHERE context_id IN (SELECT id FROM contexts WHERE dataset_id = ?)`, dataset)
@@ -84,35 +112,14 @@ func datasetLayout(ctx context.Context, q querier, dataset int64) ([]layoutConte
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var k candRow
-		var ctxRowID int64
-		if err := rows.Scan(&ctxRowID, &k.pos, &k.row, &k.c.id, &k.c.human); err != nil {
+		var k placed[layoutCandidate]
+		if err := rows.Scan(&k.ctx, &k.pos, &k.row, &k.v.id, &k.v.human); err != nil {
 			return nil, err
 		}
-		k.at = at[ctxRowID]
 		ks = append(ks, k)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(ks, func(a, b candRow) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos), cmp.Compare(a.row, b.row))
-	})
-	out := make([]layoutContext, len(cs))
-	for i := range cs {
-		out[i].id = cs[i].id
-	}
-	for lo := 0; lo < len(ks); {
-		hi := lo + 1
-		for hi < len(ks) && ks[hi].at == ks[lo].at {
-			hi++
-		}
-		c := &out[ks[lo].at]
-		c.candidates = make([]layoutCandidate, hi-lo)
-		for i := lo; i < hi; i++ {
-			c.candidates[i-lo] = ks[i].c
-		}
-		lo = hi
-	}
-	return out, nil
+	return inFileOrder(cs, ks, func(c *layoutContext, ks []layoutCandidate) { c.candidates = ks }), nil
 }

@@ -300,27 +300,28 @@ func readSnapshot(ctx context.Context, tx *sql.Tx, sr *studyRows, st studyRef) (
 	// a snapshot whose parts are all there, of the study's generation and
 	// decodable, adds its answers.
 	start := sr.recs.len()
+	read := false
+	defer func() {
+		if !read {
+			sr.recs.truncate(start) // what its parts added
+		}
+	}()
 	d := snapshotDecoder{sr: sr, bank: st.bank}
 	parts, ok := 0, true
 	for ok && rows.Next() {
 		var part, gen int64
 		var body sql.RawBytes
 		if err := rows.Scan(&part, &gen, &body); err != nil {
-			sr.recs.truncate(start)
 			return false, err
 		}
 		ok = gen == st.generation && part == int64(parts) && d.part(body) == nil
 		parts++
 	}
 	if err := rows.Err(); err != nil {
-		sr.recs.truncate(start)
 		return false, err
 	}
-	if !ok || parts == 0 {
-		sr.recs.truncate(start)
-		return false, nil
-	}
-	return true, nil
+	read = ok && parts > 0
+	return read, nil
 }
 
 // SnapshotScores writes the score snapshot of a study (judge on dataset
