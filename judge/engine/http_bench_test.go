@@ -40,6 +40,9 @@ import (
 //	             the bottleneck: on a 2-core machine, far below L·2/C)
 //	srv-late-ms/req  how long after L the server's handler resumed, per
 //	             request: time its timer adds that no client wins back
+//	turnaround-µs  per request, the server's time from a connection's
+//	             reply to its next request: the client's turnaround, with
+//	             both processes' scheduling (docs/performance.md, "Bursts")
 //	answers/append  (the engine's) responses per append to the journal
 //
 //	go test ./judge/engine -run '^$' -bench 'HTTP' -benchtime 1x -count 3
@@ -115,6 +118,8 @@ type httpMeasure struct {
 	wall, cpu, sys time.Duration
 	srvCPU, bound  time.Duration
 	srvLate        time.Duration
+	turn           time.Duration
+	turns          int64
 }
 
 func (m *httpMeasure) report(b *testing.B) {
@@ -126,6 +131,9 @@ func (m *httpMeasure) report(b *testing.B) {
 	b.ReportMetric(float64(m.sys.Microseconds())/float64(m.n), "µs-sys/req")
 	b.ReportMetric(float64(m.srvCPU.Microseconds())/float64(m.n), "srv-µs-cpu/req")
 	b.ReportMetric(m.srvLate.Seconds()*1e3/float64(m.n), "srv-late-ms/req")
+	if m.turns > 0 {
+		b.ReportMetric(float64(m.turn.Microseconds())/float64(m.turns), "turnaround-µs")
+	}
 	b.ReportMetric(float64(m.conns)/float64(b.N), "conns/op")
 	b.ReportMetric(float64(m.n)/float64(b.N), "req/op")
 }
@@ -152,6 +160,8 @@ func (m *httpMeasure) measure(b *testing.B, f *fakeJudge, n, conc int, send func
 	m.sys += sys1 - sys0
 	m.srvCPU += s1.CPU - s0.CPU
 	m.srvLate += s1.TimerLate - s0.TimerLate
+	m.turn += s1.Turnaround - s0.Turnaround
+	m.turns += s1.Turnarounds - s0.Turnarounds
 	m.bound += time.Duration(n) * benchLatency / time.Duration(conc)
 }
 

@@ -6,6 +6,7 @@
 package openaitest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,18 @@ type Server struct {
 	requests atomic.Int64
 	conns    atomic.Int64
 	late     atomic.Int64 // ns the handlers resumed after their latency, summed
+	turn     atomic.Int64 // ns from a reply to its connection's next request, summed
+	turns    atomic.Int64 // the requests turn sums over
+}
+
+// connClock is one connection's: when its last reply's handler returned.
+// A connection's requests are handled one at a time, so it needs no lock.
+type connClock struct{ replied time.Time }
+
+type connClockKey struct{}
+
+func withConnClock(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connClockKey{}, &connClock{})
 }
 
 // NewServer starts a server on 127.0.0.1 (an ephemeral port) that answers
@@ -35,6 +48,7 @@ type Server struct {
 func NewServer(latency time.Duration) *Server {
 	s := &Server{Latency: latency}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.Server.Config.ConnContext = withConnClock
 	s.Server.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			s.conns.Add(1)
@@ -51,7 +65,7 @@ func Listen(addr string, latency time.Duration) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Latency: latency}
-	s.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.handle)}}
+	s.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.handle), ConnContext: withConnClock}}
 	s.Server.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			s.conns.Add(1)
@@ -73,12 +87,18 @@ func (s *Server) Conns() int64 { return s.conns.Load() }
 // handlers resumed, summed over the requests: time the server's timer
 // adds to every request, which no client can win back (a Go timer of
 // 20 ms on an idle 2-core VM here resumes 0.6 ms late;
-// docs/performance.md, "The floor").
+// docs/performance.md, "The floor"). Turnaround is, summed over
+// Turnarounds requests (each but a connection's first), the time from
+// the end of the handler of a connection's previous request to the start
+// of this one's: the client's time from an answer to its next request,
+// with both processes' scheduling (docs/performance.md, "Bursts").
 type Stats struct {
-	Requests  int64         `json:"requests"`
-	Conns     int64         `json:"conns"`
-	CPU       time.Duration `json:"cpu_ns"`
-	TimerLate time.Duration `json:"timer_late_ns"`
+	Requests    int64         `json:"requests"`
+	Conns       int64         `json:"conns"`
+	CPU         time.Duration `json:"cpu_ns"`
+	TimerLate   time.Duration `json:"timer_late_ns"`
+	Turnaround  time.Duration `json:"turnaround_ns"`
+	Turnarounds int64         `json:"turnarounds"`
 }
 
 // ProcessCPU is the calling process's user + system CPU time.
@@ -118,10 +138,18 @@ func Serve(addr string, latency time.Duration, w io.Writer) error {
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/stats" {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(Stats{Requests: s.requests.Load(), Conns: s.conns.Load(), CPU: ProcessCPU(), TimerLate: time.Duration(s.late.Load())})
+		json.NewEncoder(w).Encode(Stats{Requests: s.requests.Load(), Conns: s.conns.Load(), CPU: ProcessCPU(),
+			TimerLate: time.Duration(s.late.Load()), Turnaround: time.Duration(s.turn.Load()), Turnarounds: s.turns.Load()})
 		return
 	}
 	s.requests.Add(1)
+	if c, ok := r.Context().Value(connClockKey{}).(*connClock); ok {
+		if !c.replied.IsZero() {
+			s.turn.Add(int64(time.Since(c.replied)))
+			s.turns.Add(1)
+		}
+		defer func() { c.replied = time.Now() }()
+	}
 	b, _ := io.ReadAll(r.Body)
 	if s.Latency > 0 {
 		due := time.Now().Add(s.Latency)
