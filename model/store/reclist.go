@@ -39,9 +39,7 @@ func (l *recList) add(r scoreRec) *scoreRec {
 	}
 	last := &l.pages[len(l.pages)-1]
 	if len(*last) == cap(*last) {
-		grown := make([]scoreRec, len(*last), min(recPage, max(1024, 2*cap(*last))))
-		copy(grown, *last)
-		*last = grown
+		l.growLast(min(recPage, max(1024, 2*cap(*last))))
 	}
 	*last = append(*last, r)
 	l.n++
@@ -54,13 +52,19 @@ func (l *recList) reserve(n int) {
 	if len(l.pages) == 0 {
 		l.pages = append(l.pages, nil)
 	}
-	last := &l.pages[len(l.pages)-1]
-	want := min(recPage, len(*last)+n)
-	if cap(*last) < want {
-		grown := make([]scoreRec, len(*last), want)
-		copy(grown, *last)
-		*last = grown
+	last := l.pages[len(l.pages)-1]
+	if want := min(recPage, len(last)+n); cap(last) < want {
+		l.growLast(want)
 	}
+}
+
+// growLast moves the last page to one of capacity records (made by make,
+// see add).
+func (l *recList) growLast(capacity int) {
+	last := &l.pages[len(l.pages)-1]
+	grown := make([]scoreRec, len(*last), capacity)
+	copy(grown, *last)
+	*last = grown
 }
 
 // truncate drops the records from n on.

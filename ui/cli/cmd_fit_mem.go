@@ -19,9 +19,9 @@ import (
 // resident. 1.75× peaked 4–9 MB under 2× at 5,000 contexts in the same
 // time; 1.5× saved 4 MB more but ran the collector twice as often as 2×
 // and took 5–15% longer (docs/performance.md, "Fit memory"). A limit
-// changes when the collector runs, never a result. A limit already set (GOMEMLIMIT) is left alone, and
-// restore puts back the previous one, for callers that run more than one
-// command in a process.
+// changes when the collector runs, never a result. A limit already set
+// (GOMEMLIMIT) is left alone, and restore puts back the previous one, for
+// callers that run more than one command in a process.
 type fitMemLimit struct {
 	on     bool
 	prev   int64
