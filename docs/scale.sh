@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# scale.sh measures the scale targets of docs/performance.md ("Summary:
+# the scale targets") as whole processes on this machine and prints one
+# line per target: the figures of every run, the target, and whether the
+# median meets it. It builds prism and its fixtures once, in DIR.
+#
+#   docs/scale.sh [-n RUNS] [-d DIR] [-summeval data.json] [ROW...]
+#
+# ROW is any of fitws fitmem offline summeval http global dryrun (all by
+# default; summeval only with -summeval, the SummEval data.json published
+# at https://github.com/Yale-LILY/SummEval). Run it from the repository's
+# root on an otherwise idle machine: wall times and the HTTP row follow
+# the machine's load. Needs GNU time at /usr/bin/time.
+set -euo pipefail
+
+runs=3
+dir=${TMPDIR:-/tmp}/prism-scale
+summeval=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) runs=$2; shift 2 ;;
+	-d) dir=$2; shift 2 ;;
+	-summeval) summeval=$2; shift 2 ;;
+	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "scale.sh: unknown flag $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+rows=("$@")
+if [ ${#rows[@]} -eq 0 ]; then
+	rows=(fitws fitmem offline http global dryrun)
+	[ -n "$summeval" ] && rows+=(summeval)
+fi
+[ -x /usr/bin/time ] || { echo "scale.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
+[ -f go.mod ] && grep -q '^module github.com/prism-eval/prism$' go.mod ||
+	{ echo "scale.sh: run it from the repository's root" >&2; exit 2; }
+mkdir -p "$dir"
+p=$dir/p
+
+say() { printf '%s\n' "$*" >&2; }
+
+# timed FILE CMD...: runs CMD under GNU time, its output dropped (its
+# errors shown when it fails), appending "wall user sys peakKB" to FILE.
+timed() {
+	local out=$1; shift
+	if ! /usr/bin/time -f '%e %U %S %M' -o "$dir/.t" "$@" >/dev/null 2>"$dir/.err"; then
+		say "scale.sh: $* failed:"; cat "$dir/.err" >&2; exit 1
+	fi
+	tail -n 1 "$dir/.t" >>"$out"
+}
+
+# med FILE COL: the median of column COL (1-based) of FILE's lines.
+med() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# all FILE COL: column COL of FILE's lines, comma-separated.
+all() { awk -v c="$2" '{printf "%s%s", (NR>1 ? ", " : ""), $c} END {print ""}' "$1"; }
+mb() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
+allmb() { awk '{printf "%s%.0f", (NR>1 ? ", " : ""), $4/1024} END {print ""}' "$1"; }
+met() { if awk "BEGIN {exit !($1)}"; then echo yes; else echo no; fi; }
+
+say "building prism and the fixtures in $dir"
+go build -o "$p" .
+synth() { [ -f "$dir/$1" ] || go run ./model/synthstudy/synthgen "${@:2}"; }
+synth d1k.jsonl -contexts 1000 -candidates 16 -dataset "$dir/d1k.jsonl"
+synth s1k.csv -contexts 1000 -candidates 16 -attributes 8 -scores "$dir/s1k.csv" -labels "$dir/l1k.csv"
+synth s5k.csv -contexts 5000 -candidates 16 -attributes 8 -scores "$dir/s5k.csv" -labels "$dir/l5k.csv"
+if [ ! -f "$dir/base1k.db" ]; then
+	"$p" data import jsonl "$dir/d1k.jsonl" --name d --workspace "$dir/base1k.db" >/dev/null
+fi
+fresh() { rm -f "$dir/$2" "$dir/$2-wal" "$dir/$2-shm"; cp "$dir/$1" "$dir/$2"; }
+# ran1k.db: the 1,000-context study after one offline run, and its
+# scores and labels exported for the CSV side of the fitws row.
+ran() {
+	if [ ! -f "$dir/ran1k.db" ]; then
+		fresh base1k.db ran1k.db
+		"$p" run --bank quality --workspace "$dir/ran1k.db" >/dev/null 2>&1
+		"$p" export scores -o "$dir/ws.csv" --workspace "$dir/ran1k.db"
+		"$p" export labels -o "$dir/wl.csv" --workspace "$dir/ran1k.db"
+	fi
+}
+
+row_fitws() {
+	ran
+	local a=$dir/.fitws-ws b=$dir/.fitws-csv; : >"$a"; : >"$b"
+	for _ in $(seq "$runs"); do
+		timed "$a" "$p" fit --json --workspace "$dir/ran1k.db"
+		timed "$b" "$p" fit --json --scores "$dir/ws.csv" --labels "$dir/wl.csv"
+	done
+	"$p" fit --json --workspace "$dir/ran1k.db" >"$dir/.fit-ws.json"
+	"$p" fit --json --scores "$dir/ws.csv" --labels "$dir/wl.csv" >"$dir/.fit-csv.json"
+	local same=1
+	cmp -s "$dir/.fit-ws.json" "$dir/.fit-csv.json" || same=0
+	local r; r=$(awk -v a="$(med "$a" 1)" -v b="$(med "$b" 1)" 'BEGIN {printf "%.2f", a/b}')
+	echo "fitws    fit --workspace vs CSV, 608,000 answers: $(all "$a" 1) s vs $(all "$b" 1) s (${r}×), peak $(allmb "$a") vs $(allmb "$b") MB, JSON $([ $same = 1 ] && echo identical || echo DIFFERENT) | target ≤ 1.5×, the same JSON | $(met "$r <= 1.5 && $same")"
+}
+
+row_fitmem() {
+	local f=$dir/.fitmem g=$dir/.fitmem1k; : >"$f"; : >"$g"
+	for _ in $(seq "$runs"); do
+		timed "$f" "$p" fit --scores "$dir/s5k.csv" --labels "$dir/l5k.csv"
+		timed "$g" "$p" fit --scores "$dir/s1k.csv" --labels "$dir/l1k.csv"
+	done
+	echo "fitmem   fit peak, 5,000 × 16 × 8: $(allmb "$f") MB ($(all "$f" 1) s; 1,000 contexts: $(allmb "$g") MB) | target ≤ 69 MB (3× the 22 MiB design) | $(met "$(med "$f" 4) <= 69*1024")"
+}
+
+row_offline() {
+	local f=$dir/.offline; : >"$f"
+	for _ in $(seq "$runs"); do
+		fresh base1k.db run1k.db
+		timed "$f" "$p" run --bank quality --workspace "$dir/run1k.db"
+	done
+	echo "offline  run, 1,000 × 16 × 38 (608,000 requests): $(all "$f" 1) s, $(allmb "$f") MB | target ≤ 20 s, ≤ 200 MB | $(met "$(med "$f" 1) <= 20 && $(med "$f" 4) <= 200*1024")"
+}
+
+row_summeval() {
+	[ -n "$summeval" ] || { echo "summeval (skipped: no -summeval data.json)"; return; }
+	if [ ! -f "$dir/se.db" ]; then
+		"$p" data import summeval "$summeval" --workspace "$dir/se.db" >/dev/null
+	fi
+	local f=$dir/.summeval; : >"$f"
+	for _ in $(seq "$runs"); do
+		fresh se.db se-run.db
+		timed "$f" "$p" run --bank quality --workspace "$dir/se-run.db"
+	done
+	echo "summeval run, SummEval × 38 (60,800 requests): $(all "$f" 1) s, $(allmb "$f") MB | target < 2 s | $(met "$(med "$f" 1) < 2")"
+}
+
+row_http() {
+	go test -c -o "$dir/engine.test" ./judge/engine
+	local f=$dir/.http; : >"$f"
+	for _ in $(seq "$runs"); do
+		for b in 'BenchmarkHTTPEngine$/C=128$' 'BenchmarkHTTPFloor/C=128$'; do
+			(cd judge/engine && "$dir/engine.test" -test.run '^$' -test.bench "$b" -test.benchtime 1x) |
+				awk '/^Benchmark/ {n = $1 ~ /Floor/ ? "floor" : "engine"; for (i = 1; i <= NF; i++) {
+					if ($i == "%-of-bound") p = $(i-1); if ($i == "µs-cpu/req") c = $(i-1) }; print n, p, c}' >>"$f"
+		done
+	done
+	local e=$dir/.http-e fl=$dir/.http-f
+	awk '$1 == "engine" {print $2, $3}' "$f" >"$e"
+	awk '$1 == "floor" {print $2, $3}' "$f" >"$fl"
+	echo "http     engine at C = 128, L = 20 ms: $(all "$e" 1) % of bound, $(all "$e" 2) µs CPU/request (the floor, in turn: $(all "$fl" 1) %, $(all "$fl" 2) µs) | target ≥ 90%, < 100 µs | $(met "$(med "$e" 1) >= 90 && $(med "$e" 2) < 100")"
+}
+
+row_global() {
+	local f=$dir/.global; : >"$f"
+	for _ in $(seq "$runs"); do timed "$f" "$p" fit --global --scores "$dir/s1k.csv" --labels "$dir/l1k.csv"; done
+	echo "global   fit --global, 1,000 × 16: $(all "$f" 1) s wall, $(all "$f" 2) s user | target ≥ 6× the 31.8 s first measured (≤ 5.3 s), both cores (user > wall) | $(met "$(med "$f" 2) + $(med "$f" 3) <= 5.3 && $(med "$f" 2) > $(med "$f" 1)")"
+}
+
+row_dryrun() {
+	[ -f "$dir/demo.db" ] || "$p" data import demo --workspace "$dir/demo.db" >/dev/null
+	local a=$dir/.dry1 b=$dir/.dry100k; : >"$a"; : >"$b"
+	for _ in $(seq "$runs"); do
+		timed "$a" "$p" run --bank quality --repeats 1 --dry-run --workspace "$dir/demo.db"
+		timed "$b" "$p" run --bank quality --repeats 100000 --dry-run --workspace "$dir/demo.db"
+	done
+	echo "dryrun   run --dry-run, demo × 1 and × 100,000 runs: $(allmb "$a") MB vs $(allmb "$b") MB ($(all "$b" 1) s) | target: memory independent of requests (within 10 MB) | $(met "$(med "$b" 4) - $(med "$a" 4) <= 10*1024")"
+}
+
+for r in "${rows[@]}"; do
+	case $r in
+	fitws|fitmem|offline|summeval|http|global|dryrun) say "measuring $r ($runs runs)"; "row_$r" ;;
+	*) echo "scale.sh: unknown row $r" >&2; exit 2 ;;
+	esac
+done
