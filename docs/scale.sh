@@ -6,7 +6,7 @@
 #
 #   docs/scale.sh [-n RUNS] [-d DIR] [-summeval data.json] [ROW...]
 #
-# ROW is any of fitws fitmem offline summeval http global dryrun (all by
+# ROW is any of fitws fitmem offline summeval http httprun global dryrun (all by
 # default; summeval only with -summeval, the SummEval data.json published
 # at https://github.com/Yale-LILY/SummEval). Run it from the repository's
 # root on an otherwise idle machine: wall times and the HTTP row follow
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 rows=("$@")
 if [ ${#rows[@]} -eq 0 ]; then
-	rows=(fitws fitmem offline http global dryrun)
+	rows=(fitws fitmem offline http httprun global dryrun)
 	[ -n "$summeval" ] && rows+=(summeval)
 fi
 [ -x /usr/bin/time ] || { echo "scale.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
@@ -140,6 +140,36 @@ row_http() {
 	echo "http     engine at C = 128, L = 20 ms: $(all "$e" 1) % of bound, $(all "$e" 2) µs CPU/request (the floor, in turn: $(all "$fl" 1) %, $(all "$fl" 2) µs) | target ≥ 90%, < 100 µs | $(met "$(med "$e" 1) >= 90 && $(med "$e" 2) < 100")"
 }
 
+# httprun: prism run as a whole process against fakejudge (another
+# process, answering after 20 ms) at concurrency 128: 200 contexts × 16
+# candidates × 38 conditions, 121,600 requests. The bound is N·L/C.
+row_httprun() {
+	synth d200.jsonl -contexts 200 -candidates 16 -dataset "$dir/d200.jsonl"
+	if [ ! -f "$dir/base200.db" ]; then
+		"$p" data import jsonl "$dir/d200.jsonl" --name d --workspace "$dir/base200.db" >/dev/null
+	fi
+	go build -o "$dir/fakejudge" ./judge/openai/openaitest/fakejudge
+	local f=$dir/.httprun; : >"$f"
+	for _ in $(seq "$runs"); do
+		fresh base200.db http200.db
+		"$dir/fakejudge" -latency 20ms >"$dir/.srv" &
+		local srv=$!
+		local url=
+		for _ in $(seq 100); do
+			url=$(head -n 1 "$dir/.srv")
+			[ -n "$url" ] && break
+			sleep 0.1
+		done
+		[ -n "$url" ] || { kill $srv; say "scale.sh: fakejudge printed no address"; exit 1; }
+		OPENAI_API_KEY=unused timed "$f" "$p" run --workspace "$dir/http200.db" --bank quality \
+			--backend openai --model m --base-url "$url" --concurrency 128 --response-format none
+		kill -INT $srv; wait $srv || true
+	done
+	local n; n=$("$p" export scores --workspace "$dir/http200.db" | tail -n +2 | wc -l)
+	awk -v n="$n" '{printf "%.1f %.0f\n", 100 * n * 0.020 / 128 / $1, 1e6 * ($2 + $3) / n}' "$f" >"$dir/.httprun-pct"
+	echo "httprun  prism run against fakejudge (another process), C = 128, L = 20 ms, $n answers: $(all "$dir/.httprun-pct" 1) % of bound ($(all "$f" 1) s), $(all "$dir/.httprun-pct" 2) µs CPU/request, $(allmb "$f") MB | target ≥ 90%, < 100 µs | $(met "$(med "$dir/.httprun-pct" 1) >= 90 && $(med "$dir/.httprun-pct" 2) < 100 && $n == 121600")"
+}
+
 row_global() {
 	local f=$dir/.global; : >"$f"
 	for _ in $(seq "$runs"); do timed "$f" "$p" fit --global --scores "$dir/s1k.csv" --labels "$dir/l1k.csv"; done
@@ -158,7 +188,7 @@ row_dryrun() {
 
 for r in "${rows[@]}"; do
 	case $r in
-	fitws|fitmem|offline|summeval|http|global|dryrun) say "measuring $r ($runs runs)"; "row_$r" ;;
+	fitws|fitmem|offline|summeval|http|httprun|global|dryrun) say "measuring $r ($runs runs)"; "row_$r" ;;
 	*) echo "scale.sh: unknown row $r" >&2; exit 2 ;;
 	esac
 done
