@@ -39,6 +39,11 @@ p=$dir/p
 
 say() { printf '%s\n' "$*" >&2; }
 
+# srv is the fakejudge process of the httprun row while it runs: a failed
+# run leaves none behind.
+srv=
+trap '[ -z "$srv" ] || kill "$srv" 2>/dev/null' EXIT
+
 # timed FILE CMD...: runs CMD under GNU time, its output dropped (its
 # errors shown when it fails), appending "wall user sys peakKB" to FILE.
 timed() {
@@ -73,8 +78,8 @@ ran() {
 	if [ ! -f "$dir/ran1k.db" ]; then
 		fresh base1k.db ran1k.db
 		"$p" run --bank quality --workspace "$dir/ran1k.db" >/dev/null 2>&1
-		"$p" export scores -o "$dir/ws.csv" --workspace "$dir/ran1k.db"
-		"$p" export labels -o "$dir/wl.csv" --workspace "$dir/ran1k.db"
+		"$p" export scores -o "$dir/ws.csv" --workspace "$dir/ran1k.db" 2>/dev/null
+		"$p" export labels -o "$dir/wl.csv" --workspace "$dir/ran1k.db" 2>/dev/null
 	fi
 }
 
@@ -152,8 +157,8 @@ row_httprun() {
 	local f=$dir/.httprun; : >"$f"
 	for _ in $(seq "$runs"); do
 		fresh base200.db http200.db
-		"$dir/fakejudge" -latency 20ms >"$dir/.srv" &
-		local srv=$!
+		"$dir/fakejudge" -latency 20ms >"$dir/.srv" 2>&1 &
+		srv=$!
 		local url=
 		for _ in $(seq 100); do
 			url=$(head -n 1 "$dir/.srv")
@@ -164,6 +169,7 @@ row_httprun() {
 		OPENAI_API_KEY=unused timed "$f" "$p" run --workspace "$dir/http200.db" --bank quality \
 			--backend openai --model m --base-url "$url" --concurrency 128 --response-format none
 		kill -INT $srv; wait $srv || true
+		srv=
 	done
 	local n; n=$("$p" export scores --workspace "$dir/http200.db" | tail -n +2 | wc -l)
 	awk -v n="$n" '{printf "%.1f %.0f\n", 100 * n * 0.020 / 128 / $1, 1e6 * ($2 + $3) / n}' "$f" >"$dir/.httprun-pct"
