@@ -6,11 +6,11 @@
 #
 #   docs/scale.sh [-n RUNS] [-d DIR] [-summeval data.json] [ROW...]
 #
-# ROW is any of fitws fitmem offline summeval http httprun global dryrun (all by
-# default; summeval only with -summeval, the SummEval data.json published
-# at https://github.com/Yale-LILY/SummEval). Run it from the repository's
-# root on an otherwise idle machine: wall times and the HTTP row follow
-# the machine's load. Needs GNU time at /usr/bin/time.
+# ROW is any of fitws fitmem offline summeval http httprun global dryrun
+# (all by default; summeval only with -summeval, the SummEval data.json
+# published at https://github.com/Yale-LILY/SummEval). Run it on an
+# otherwise idle machine: wall times and the HTTP rows follow the
+# machine's load. Needs Go and GNU time at /usr/bin/time.
 set -euo pipefail
 
 runs=3
@@ -32,9 +32,10 @@ if [ ${#rows[@]} -eq 0 ]; then
 	[ -n "$summeval" ] && rows+=(summeval)
 fi
 [ -x /usr/bin/time ] || { echo "scale.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
-[ -f go.mod ] && grep -q '^module github.com/prism-eval/prism$' go.mod ||
-	{ echo "scale.sh: run it from the repository's root" >&2; exit 2; }
+[ -z "$summeval" ] || summeval=$(realpath "$summeval")
 mkdir -p "$dir"
+dir=$(realpath "$dir")
+cd "$(dirname "$0")/.."
 p=$dir/p
 
 say() { printf '%s\n' "$*" >&2; }
