@@ -59,7 +59,6 @@ timed() {
 med() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # all FILE COL: column COL of FILE's lines, comma-separated.
 all() { awk -v c="$2" '{printf "%s%s", (NR>1 ? ", " : ""), $c} END {print ""}' "$1"; }
-mb() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
 allmb() { awk '{printf "%s%.0f", (NR>1 ? ", " : ""), $4/1024} END {print ""}' "$1"; }
 met() { if awk "BEGIN {exit !($1)}"; then echo yes; else echo no; fi; }
 

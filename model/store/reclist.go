@@ -26,16 +26,15 @@ func (l *recList) at(i int) *scoreRec {
 
 // add appends r and returns it.
 func (l *recList) add(r scoreRec) *scoreRec {
-	if len(l.pages) == 0 || len(l.pages[len(l.pages)-1]) == recPage {
-		// A study's first page grows as it fills (most studies are small);
-		// a full page is followed by a whole new one. The slices are made
-		// by make, whose clearing the collector can preempt (slices.Grow
-		// clears in one loop it cannot).
-		size := recPage
-		if len(l.pages) == 0 {
-			size = 1024
-		}
-		l.pages = append(l.pages, make([]scoreRec, 0, size))
+	// A study's first page grows as it fills (most studies are small); a
+	// full page is followed by a whole new one. The slices are made by
+	// make, whose clearing the collector can preempt (slices.Grow clears
+	// in one loop it cannot).
+	switch {
+	case len(l.pages) == 0:
+		l.pages = append(l.pages, nil)
+	case len(l.pages[len(l.pages)-1]) == recPage:
+		l.pages = append(l.pages, make([]scoreRec, 0, recPage))
 	}
 	last := &l.pages[len(l.pages)-1]
 	if len(*last) == cap(*last) {

@@ -193,22 +193,6 @@ func (r *snapshotReader) byte() byte {
 	return c
 }
 
-// decodeSnapshot adds the answers of a snapshot's parts, in order, to sr
-// under bank, all or nothing: a malformed part adds no answer and returns
-// errSnapshot (it may leave sr knowing candidates and conditions that no
-// answer uses, which no row shows).
-func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
-	start := sr.recs.len()
-	d := snapshotDecoder{sr: sr, bank: bank}
-	for _, body := range parts {
-		if err := d.part(body); err != nil {
-			sr.recs.truncate(start)
-			return err
-		}
-	}
-	return nil
-}
-
 // snapshotDecoder adds a snapshot's answers to sr a part at a time, so
 // that a reader holds one part, not the snapshot (at 608,000 answers its
 // parts were 7.5 MB of a fit's peak). A part names the candidates and
@@ -220,7 +204,7 @@ type snapshotDecoder struct {
 }
 
 // part adds the answers of the next part; on errSnapshot it may have
-// added some of them (decodeSnapshot and readSnapshot drop them).
+// added some of them (readSnapshot drops them).
 func (d *snapshotDecoder) part(body []byte) error {
 	sr := d.sr
 	r := &snapshotReader{b: body}

@@ -11,6 +11,23 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
+// decodeSnapshot adds the answers of a snapshot's parts, in order, to sr
+// under bank, all or nothing, as readSnapshot does with the parts it
+// reads: a malformed part adds no answer and returns errSnapshot (it may
+// leave sr knowing candidates and conditions that no answer uses, which
+// no row shows).
+func decodeSnapshot(parts [][]byte, sr *studyRows, bank string) error {
+	start := sr.recs.len()
+	d := snapshotDecoder{sr: sr, bank: bank}
+	for _, body := range parts {
+		if err := d.part(body); err != nil {
+			sr.recs.truncate(start)
+			return err
+		}
+	}
+	return nil
+}
+
 func scoreText(rows []model.ScoreRow) string {
 	var b strings.Builder
 	for _, r := range rows {
