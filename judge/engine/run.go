@@ -340,7 +340,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 // loadBaselines reads the baseline scores already stored, for Δ (none
 // when no result event is emitted).
 func (r *Run) loadBaselines(ctx context.Context) error {
-	if r.opts.ProgressOnly {
+	if r.opts.ProgressOnly || r.plan.noBaselines() {
 		return nil
 	}
 	rows, err := r.st.Scores(ctx, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
@@ -1018,3 +1018,28 @@ func (p Progress) Why(now time.Time) string {
 // QuietAfter is how long the oldest request in flight may go unanswered
 // before the progress says the run is waiting for the judge.
 const QuietAfter = 10 * time.Second
+
+// noBaselines reports that the study can hold no baseline answer a run
+// of p looks up (Run.record's Δ): p found none of its items answered,
+// and its items include every baseline condition of the bank for every
+// candidate and run it sends. Reading a study's scores to learn that
+// took 3–10 ms at the start of each run (docs/performance.md, "Fixed
+// costs").
+func (p *Plan) noBaselines() bool {
+	if p.Estimate.Answered != 0 {
+		return false
+	}
+	if p.rubric != nil {
+		return true // a rubric study has no baseline probe
+	}
+	planned := make(map[int]bool, len(p.planned))
+	for _, c := range p.planned {
+		planned[c] = true
+	}
+	for i, c := range p.conds {
+		if c.Probe == "baseline" && !planned[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -627,3 +627,80 @@ func TestRunAdaptsToRateLimitHeaders(t *testing.T) {
 		t.Errorf("second request started %v after the first, want ≥ 400 ms (the server's reset)", gap)
 	}
 }
+
+// A run's Δ uses baselines stored by an earlier run: a plan without the
+// baseline condition reads them (noBaselines is false), and a plan that
+// asks every baseline itself of a study with no answers reads nothing.
+func TestDeltaAgainstStoredBaselines(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	spec := offlineSpec(t, d, 1)
+	fresh, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fresh.noBaselines() {
+		t.Fatal("a plan of every condition on an empty study reads its baselines")
+	}
+	var other string
+	for _, c := range fresh.conds {
+		if c.Probe != "baseline" {
+			other = c.Probe
+			break
+		}
+	}
+	first := spec
+	first.Probes = []string{"baseline"}
+	if _, sum, err := runToEnd(t, st, first, Options{}); err != nil || sum.Answered == 0 {
+		t.Fatalf("baseline run: %+v %v", sum.Progress, err)
+	}
+	second := spec
+	second.Probes = []string{other}
+	p, err := NewPlan(ctx, st, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.noBaselines() {
+		t.Fatal("a plan without the baseline condition skips the stored baselines")
+	}
+	base := map[string]float64{}
+	for _, r := range scoresOf(t, st, p) {
+		if r.Probe == "baseline" && !r.Missing {
+			base[r.Context+"/"+r.Candidate] = r.Score
+		}
+	}
+	js, _ := NewJudges(second.Config, 1, nil)
+	r, err := Start(ctx, st, js, p, Options{EventBuffer: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deltas := 0
+	for ev := range r.Events() {
+		if ev.Kind != EventResult || !ev.Result.HasScore {
+			continue
+		}
+		res := ev.Result
+		b, ok := base[res.Context+"/"+res.Candidate]
+		if !ok {
+			continue
+		}
+		if !res.HasDelta || res.Delta != res.Score-b {
+			t.Fatalf("%s/%s %s: delta %v (has %v), want %v", res.Context, res.Candidate, res.Probe, res.Delta, res.HasDelta, res.Score-b)
+		}
+		deltas++
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if deltas == 0 || len(base) == 0 {
+		t.Fatalf("%d deltas against %d stored baselines", deltas, len(base))
+	}
+	again, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.noBaselines() {
+		t.Fatal("a plan of a study with answers skips its baselines")
+	}
+}

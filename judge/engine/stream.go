@@ -13,6 +13,15 @@ import (
 // grow with its study (docs/performance.md).
 const streamChunk = 16384
 
+// firstChunk is the size of a streamed plan's first chunk at concurrency
+// conc: eight rounds of requests. A run's first requests wait for its
+// first chunk, and a chunk of streamChunk items took 40 ms to make (200
+// contexts × 16 candidates × 38 conditions; docs/performance.md, "Fixed
+// costs"). Against a server, eight rounds last longer than the next
+// chunk takes to make; the offline simulator may finish them sooner and
+// then wait for it, as it waited for the first chunk before.
+func firstChunk(conc int) int { return max(8*conc, 256) }
+
 // NewRunPlan is the plan a run starts: for a pointwise bank study a
 // streamed plan, whose estimate is EstimatePlan's and whose requests are
 // made a chunk at a time while it runs, so that neither planning nor the
@@ -68,13 +77,17 @@ func (p *Plan) chunks(ctx context.Context, st *store.Store, out chan<- *Plan) er
 	if n <= 0 {
 		n = streamChunk
 	}
+	// The first chunk is small, so that the first requests go out at
+	// once; the next is made while it is sent.
+	size := min(n, firstChunk(p.Spec.Limits.concurrency()))
 	var ids []string
 	for !cur.done() {
 		cp := &Plan{Spec: p.Spec, BankHash: p.BankHash, Judge: p.Judge, DatasetRev: p.DatasetRev,
 			Cached: map[int]store.Response{}, render: p.render, conds: p.conds, planned: p.planned}
-		if cp.Items, err = cur.next(make([]Item, 0, n), n); err != nil {
+		if cp.Items, err = cur.next(make([]Item, 0, size), size); err != nil {
 			return err
 		}
+		size = n
 		// The study's answers of the chunk's contexts; none to ask for
 		// when the plan found none (this run writes only coordinates of
 		// its own items, each once).

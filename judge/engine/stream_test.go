@@ -246,3 +246,60 @@ func TestStreamedRunCancelAndResume(t *testing.T) {
 		t.Fatalf("study %+v %v, want %d answered", pr, err, n)
 	}
 }
+
+// A streamed plan's first chunk is firstChunk items, so that a run's
+// first requests do not wait for a whole chunk to be made; the others
+// are streamChunk items, and together they are the plan's items in
+// order.
+func TestStreamedPlanFirstChunkIsSmall(t *testing.T) {
+	d := synthstudy.Dataset(30, 16, 3) // 30 × 16 × 38 = 18,240 items
+	st, _ := openStore(t, d)
+	spec := offlineSpec(t, d, 1)
+	spec.Limits.Concurrency = 4
+	ctx := context.Background()
+	whole, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := NewRunPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sp.Streamed() {
+		t.Fatal("the plan does not stream")
+	}
+	out := make(chan *Plan)
+	errc := make(chan error, 1)
+	go func() { errc <- sp.chunks(ctx, st, out) }()
+	var sizes []int
+	var items []Item
+	for cp := range out {
+		sizes = append(sizes, len(cp.Items))
+		items = append(items, cp.Items...)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	first := firstChunk(4)
+	if first != 256 || len(whole.Items) <= first+streamChunk {
+		t.Fatalf("firstChunk(4) = %d for a plan of %d items: the test needs three chunks", first, len(whole.Items))
+	}
+	want := []int{first, streamChunk, len(whole.Items) - first - streamChunk}
+	if !slices.Equal(sizes, want) {
+		t.Fatalf("chunks of %v items, want %v", sizes, want)
+	}
+	// Lead indexes the item's own chunk: the rest must be equal.
+	for i := range items {
+		items[i].Lead = 0
+	}
+	wi := slices.Clone(whole.Items)
+	for i := range wi {
+		wi[i].Lead = 0
+	}
+	if !slices.Equal(items, wi) {
+		t.Fatal("the chunks' items are not the plan's, in order")
+	}
+	if got := firstChunk(128); got != 1024 {
+		t.Fatalf("firstChunk(128) = %d, want 8 rounds of 128", got)
+	}
+}
