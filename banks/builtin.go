@@ -14,16 +14,30 @@ var builtinFS embed.FS
 // builtinOrder is the order Builtins returns: the paper's banks first.
 var builtinOrder = []string{"quality", "style8", "style7", "story", "dialogue", "answer", "generic", "ladder"}
 
-var (
-	builtinOnce  sync.Once
-	builtinBanks []*Bank
-	builtinFiles map[string][]byte
-)
-
-func loadBuiltins() {
-	builtinFiles = map[string][]byte{}
+// builtins holds each built-in bank, parsed on first use: a command
+// that names one bank (prism run --bank quality) parses that one, 1.4 ms,
+// rather than all eight, 7.3 ms of its start (docs/performance.md,
+// "Fixed costs").
+var builtins = func() map[string]*builtinBank {
+	m := make(map[string]*builtinBank, len(builtinOrder))
 	for _, name := range builtinOrder {
-		file := path.Join("builtin", name+".toml")
+		m[name] = &builtinBank{name: name}
+	}
+	return m
+}()
+
+type builtinBank struct {
+	name string
+	once sync.Once
+	bank *Bank
+	data []byte
+}
+
+// load parses the bank once; it panics only if the embedded file is
+// invalid, which the package tests rule out.
+func (e *builtinBank) load() *builtinBank {
+	e.once.Do(func() {
+		file := path.Join("builtin", e.name+".toml")
 		data, err := builtinFS.ReadFile(file)
 		if err != nil {
 			panic("banks: built-in bank missing: " + file)
@@ -32,12 +46,16 @@ func loadBuiltins() {
 		if err != nil {
 			panic("banks: built-in bank invalid: " + err.Error())
 		}
-		if b.Name != name {
+		if b.Name != e.name {
 			panic("banks: built-in bank " + file + " is named " + b.Name)
 		}
-		builtinFiles[name] = data
-		builtinBanks = append(builtinBanks, b)
-	}
+		e.bank, e.data = b, data
+	})
+	return e
+}
+
+func builtinNotFound(name string) error {
+	return fmt.Errorf("banks: no built-in bank %q (built-in: %s)", name, strings.Join(builtinOrder, ", "))
 }
 
 // Builtins returns fresh copies of all built-in banks in a stable order:
@@ -45,34 +63,30 @@ func loadBuiltins() {
 // answer and generic (written for prism). It panics only if an embedded
 // bank file is invalid, which the package tests rule out.
 func Builtins() []*Bank {
-	builtinOnce.Do(loadBuiltins)
-	out := make([]*Bank, len(builtinBanks))
-	for i, b := range builtinBanks {
-		out[i] = b.Clone()
+	out := make([]*Bank, len(builtinOrder))
+	for i, name := range builtinOrder {
+		out[i] = builtins[name].load().bank.Clone()
 	}
 	return out
 }
 
 // Builtin returns a fresh copy of the built-in bank with this name.
 func Builtin(name string) (*Bank, error) {
-	builtinOnce.Do(loadBuiltins)
-	for _, b := range builtinBanks {
-		if b.Name == name {
-			return b.Clone(), nil
-		}
+	e, ok := builtins[name]
+	if !ok {
+		return nil, builtinNotFound(name)
 	}
-	return nil, fmt.Errorf("banks: no built-in bank %q (built-in: %s)", name, strings.Join(builtinOrder, ", "))
+	return e.load().bank.Clone(), nil
 }
 
 // BuiltinFile returns the embedded TOML file of a built-in bank, comments
 // included, as `prism bank export` writes it.
 func BuiltinFile(name string) ([]byte, error) {
-	builtinOnce.Do(loadBuiltins)
-	data, ok := builtinFiles[name]
+	e, ok := builtins[name]
 	if !ok {
-		return nil, fmt.Errorf("banks: no built-in bank %q (built-in: %s)", name, strings.Join(builtinOrder, ", "))
+		return nil, builtinNotFound(name)
 	}
-	return append([]byte(nil), data...), nil
+	return append([]byte(nil), e.load().data...), nil
 }
 
 // Clone returns a deep copy of the bank.

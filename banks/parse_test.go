@@ -3,7 +3,9 @@ package banks
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -311,4 +313,42 @@ func TestHashCoversEveryField(t *testing.T) {
 		t.Fatal("test left the bank changed")
 	}
 	// The task kind (a map key) is covered by TestHashSeesWording.
+}
+
+// Builtin and BuiltinFile parse the named bank alone, once, safely from
+// several goroutines at a time, and give what Builtins gives.
+func TestBuiltinLoadsOneBank(t *testing.T) {
+	e := &builtinBank{name: "story"}
+	var wg sync.WaitGroup
+	got := make([]*Bank, 4)
+	for i := range got {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i] = e.load().bank }()
+	}
+	wg.Wait()
+	for _, b := range got[1:] {
+		if b != got[0] {
+			t.Fatal("a bank was parsed more than once")
+		}
+	}
+	all := Builtins()
+	for i, name := range builtinOrder {
+		b, err := Builtin(name)
+		if err != nil || b.Hash() != all[i].Hash() {
+			t.Fatalf("Builtin(%s): %v, or not Builtins' bank", name, err)
+		}
+		file, err := BuiltinFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := Parse(file, name); err != nil || p.Hash() != b.Hash() {
+			t.Fatalf("BuiltinFile(%s) does not parse to the bank: %v", name, err)
+		}
+	}
+	if got[0].Hash() != all[slices.Index(builtinOrder, "story")].Hash() {
+		t.Fatal("a bank loaded alone differs from Builtins'")
+	}
+	if _, err := BuiltinFile("nope"); err == nil || !strings.Contains(err.Error(), "quality, style8") {
+		t.Errorf("BuiltinFile(nope) error %v should list the built-in names", err)
+	}
 }
