@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -1029,15 +1030,9 @@ func (p *Plan) noBaselines() bool {
 	if p.Estimate.Answered != 0 {
 		return false
 	}
-	if p.rubric != nil {
-		return true // a rubric study has no baseline probe
-	}
-	planned := make(map[int]bool, len(p.planned))
-	for _, c := range p.planned {
-		planned[c] = true
-	}
+	// A rubric plan has no bank conditions, so no baseline probe.
 	for i, c := range p.conds {
-		if c.Probe == "baseline" && !planned[i] {
+		if c.Probe == "baseline" && !slices.Contains(p.planned, i) {
 			return false
 		}
 	}
