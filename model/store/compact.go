@@ -124,16 +124,25 @@ func keyPrefix(v any) []byte {
 // keyMatch is the condition that a look-up by key puts on the key table
 // k (keyTable) for n keys, and keyArgs its arguments. Compact: the
 // indexed prefix and then the whole key; versions 1–4: the text key.
+//
+// From version 7 the ids come from request_keys by prefix and from the
+// tail (rows above request_keys_state.through) by the whole key; the
+// whole key is then compared on every row found.
 func (s *Store) keyMatch(n int) string {
 	list := "(?" + strings.Repeat(", ?", n-1) + ")"
-	if s.compact() {
+	switch {
+	case s.separateKeys():
+		return "k.id IN (SELECT id FROM request_keys WHERE prefix IN " + list +
+			" UNION ALL SELECT id FROM study_requests WHERE id > (SELECT through FROM request_keys_state) AND key IN " + list +
+			") AND k.key IN " + list
+	case s.compact():
 		return "substr(CAST(k.key AS BLOB), 1, 8) IN " + list + " AND k.key IN " + list
 	}
 	return "k.key IN " + list
 }
 
 func (s *Store) keyArgs(keys []string) []any {
-	args := make([]any, 0, 2*len(keys))
+	args := make([]any, 0, 3*len(keys))
 	if !s.compact() {
 		for _, k := range keys {
 			args = append(args, k)
@@ -143,8 +152,14 @@ func (s *Store) keyArgs(keys []string) []any {
 	for _, k := range keys {
 		args = append(args, keyPrefix(keyValue(k)))
 	}
-	for _, k := range keys {
-		args = append(args, keyValue(k))
+	whole := 1
+	if s.separateKeys() {
+		whole = 2 // the tail's and the rows' comparisons
+	}
+	for range whole {
+		for _, k := range keys {
+			args = append(args, keyValue(k))
+		}
 	}
 	return args
 }

@@ -46,8 +46,10 @@ func TestCompactQueryPlans(t *testing.T) {
 		nargs       int
 		want        string
 	}{
-		{"key look-up", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(3), 6, "SEARCH k USING INDEX study_requests_key (<expr>=?)"},
-		{"key and run", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(1) + ` AND k.run = ?`, 3, "SEARCH k USING INDEX study_requests_key (<expr>=? AND run=?)"},
+		{"key look-up, indexed", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(3), 9, "SEARCH request_keys USING PRIMARY KEY (prefix=?)"},
+		{"key look-up, tail", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(3), 9, "SEARCH study_requests USING INTEGER PRIMARY KEY (rowid>?)"},
+		{"key look-up, rows", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(3), 9, "SEARCH k USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"key and run", `SELECT r.key FROM ` + s.keyTable() + ` k JOIN requests r ON r.id = k.id WHERE ` + s.keyMatch(1) + ` AND k.run = ?`, 4, "SEARCH request_keys USING PRIMARY KEY (prefix=?)"},
 		{"progress", progressCompact, 4, "SEARCH r USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
 		{"scores", scanPacked, 3, "SEARCH study_requests USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"},
 	} {

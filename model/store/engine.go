@@ -34,6 +34,9 @@ func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
 // RequestsByKey returns every recorded request with this key and run label
 // (one per coordinates it was recorded at), answered or not.
 func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, error) {
+	if err := s.indexKeys(ctx); err != nil {
+		return nil, fmt.Errorf("indexing request keys: %w", err)
+	}
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run
 		FROM `+s.keyTable()+` k

@@ -289,6 +289,7 @@ func checkCompactColumns(t *testing.T, s *Store) {
 	if n == 0 {
 		t.Fatal("no study_requests rows")
 	}
+	checkRequestKeys(t, s)
 }
 
 const migrateCrashEnv = "PRISM_STORE_MIGRATE_CRASH"

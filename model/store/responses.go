@@ -695,7 +695,7 @@ func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)
 // stores (an estimate of many runs) asks this instead.
 func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	err := s.keyChunks(keys, func(where string, args []any) error {
+	err := s.keyChunks(ctx, keys, func(where string, args []any) error {
 		rows, err := s.r.QueryContext(ctx, `
 			SELECT DISTINCT r.key, r.run
 			FROM `+s.keyTable()+` k
@@ -718,12 +718,22 @@ func (s *Store) AnsweredRuns(ctx context.Context, keys []string) (map[string][]s
 	if err != nil {
 		return nil, err
 	}
+	for _, runs := range out {
+		slices.Sort(runs) // in an order that does not depend on the index's
+	}
 	return out, nil
 }
 
 // keyChunks calls fn with keys in chunks of at most cachedChunk, as the
-// condition (keyMatch) and arguments of one look-up of keyTable each.
-func (s *Store) keyChunks(keys []string, fn func(where string, args []any) error) error {
+// condition (keyMatch) and arguments of one look-up of keyTable each,
+// after indexing the keys of the tail (indexKeys).
+func (s *Store) keyChunks(ctx context.Context, keys []string, fn func(where string, args []any) error) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if err := s.indexKeys(ctx); err != nil {
+		return fmt.Errorf("indexing request keys: %w", err)
+	}
 	for len(keys) > 0 {
 		n := min(len(keys), cachedChunk)
 		if err := fn(s.keyMatch(n), s.keyArgs(keys[:n])); err != nil {
@@ -831,7 +841,7 @@ func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]str
 			keys = append(keys, w[0])
 		}
 	}
-	if err := s.keyChunks(keys, func(where string, args []any) error { return s.cachedChunk(ctx, where, args, wanted, out) }); err != nil {
+	if err := s.keyChunks(ctx, keys, func(where string, args []any) error { return s.cachedChunk(ctx, where, args, wanted, out) }); err != nil {
 		return nil, err
 	}
 	return out, nil
