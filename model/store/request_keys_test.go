@@ -207,3 +207,33 @@ func TestRequestKeysAfterDeletingTop(t *testing.T) {
 		t.Fatalf("through %d, want %d", through, top)
 	}
 }
+
+// BenchmarkIndexKeys indexes the tail a run of 200 contexts × 16 × 38
+// (121,600 requests, the httprun row's) leaves: what the next look-up by
+// key does once. Each iteration empties request_keys first, untimed.
+func BenchmarkIndexKeys(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "w.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	fillStudy(b, s, 200)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if _, err := s.w.ExecContext(ctx, `DELETE FROM request_keys; UPDATE request_keys_state SET through = 0`); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := s.indexKeys(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	var n int
+	if err := s.r.QueryRow(`SELECT count(*) FROM request_keys`).Scan(&n); err != nil || n != 200*16*38 {
+		b.Fatalf("request_keys holds %d entries (%v), want %d", n, err, 200*16*38)
+	}
+}

@@ -32,7 +32,17 @@ func studyWorkspace1k(b *testing.B) *Store {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
-	d := synthstudy.Dataset(1000, 16, 1)
+	fillStudy(b, s, 1000)
+	return s
+}
+
+// fillStudy stores in s the answers of judge j (offline) to a
+// quality-bank study of contexts × 16 candidates × 38 conditions on
+// dataset synth (bank hash "bank"), with its score snapshot.
+func fillStudy(b *testing.B, s *Store, contexts int) {
+	b.Helper()
+	ctx := context.Background()
+	d := synthstudy.Dataset(contexts, 16, 1)
 	if err := s.PutDataset(ctx, d, false); err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +80,6 @@ func studyWorkspace1k(b *testing.B) *Store {
 	if err := s.SnapshotScores(ctx, d.Name, "j", "bank"); err != nil { // as a run's end does
 		b.Fatal(err)
 	}
-	return s
 }
 
 // BenchmarkScores1k reads the 608,000 answers of studyWorkspace1k as
