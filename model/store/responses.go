@@ -78,20 +78,34 @@ func (s *Store) PutResponses(ctx context.Context, rs []Response) error {
 // PutResponseBatch records rs as PutResponses does, all in one
 // transaction whatever their number: stored whole or not at all. The
 // judge engine's writer bounds its batches itself and commits a large one
-// at once, since a commit rewrites every index page it touched (the
-// request keys are hashes, so their index pages are touched at random).
+// at once, since a commit rewrites every index page it touched. The
+// responses are written in writeOrder.
 func (s *Store) PutResponseBatch(ctx context.Context, rs []Response) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	// Written in key order (stable: responses to one key keep theirs), so
-	// the request-key index, whose pages a hash scatters, is walked once
-	// in order rather than at random through a small page cache. Row ids
-	// follow the order written; nothing reads them as plan order.
-	order := keyOrder(rs, nil)
+	order := s.writeOrder(rs, nil)
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		return s.putResponsesOrdered(ctx, tx, rs, 0, order, nil, nil)
 	})
+}
+
+// writeOrder is the order in which a batch's responses are written, as
+// indices of rs reusing buf, or nil for the order they come in. Before
+// schema version 7 it is the request-key order (keyOrder), so that the
+// key index on study_requests, whose pages a hash scatters, is walked
+// once in order rather than at random through a small page cache. From
+// version 7 no writer touches the key index (request_keys.go), and the
+// order they come in (a run's plan or answer order) keeps the inserts
+// into the coordinates' index together: the offline run of 608,000
+// requests took 7.2–7.5 s against 8.5–9.6 s in key order
+// (docs/performance.md, "Request keys in bulk"). Row ids follow the
+// order written; nothing reads them as plan order.
+func (s *Store) writeOrder(rs []Response, buf []int) []int {
+	if s.separateKeys() {
+		return nil
+	}
+	return keyOrder(rs, buf)
 }
 
 // keyOrder fills buf with the indices of rs in request-key order

@@ -229,7 +229,7 @@ func (w *ResponseWriter) Close() error {
 }
 
 // Put records rs as PutResponseBatch does: in one transaction, stored
-// whole or not at all, written in request-key order.
+// whole or not at all, in writeOrder.
 func (w *ResponseWriter) Put(ctx context.Context, rs []Response) error {
 	if len(rs) == 0 {
 		return nil
@@ -266,10 +266,13 @@ func (w *ResponseWriter) PutWith(ctx context.Context, rs []Response, also func(*
 // putLogged is PutWith telling log (when not nil) what became of each
 // request row.
 func (w *ResponseWriter) putLogged(ctx context.Context, rs []Response, also func(*sql.Tx) error, log *foldLog) error {
-	w.order = keyOrder(rs, w.order)
+	order := w.s.writeOrder(rs, w.order)
+	if order != nil {
+		w.order = order
+	}
 	err := w.s.tx(ctx, func(tx *sql.Tx) error {
 		if len(rs) > 0 {
-			if err := w.s.putResponsesOrdered(ctx, tx, rs, 0, w.order, &w.pre, log); err != nil {
+			if err := w.s.putResponsesOrdered(ctx, tx, rs, 0, order, &w.pre, log); err != nil {
 				return err
 			}
 		}
