@@ -93,6 +93,20 @@ func findsAll(t *testing.T, st *Store, rs, gone []Response) {
 	}
 }
 
+// seededAt is a new seeded workspace (seedJudgeAndDataset) and its path,
+// for a test that also opens it read-only.
+func seededAt(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "w.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	seedJudgeAndDataset(t, s)
+	return s, path
+}
+
 // onDataset is rs moved to dataset ds, with keys of their own.
 func onDataset(rs []Response, ds string) []Response {
 	out := make([]Response, len(rs))
@@ -110,13 +124,7 @@ func onDataset(rs []Response, ds string) []Response {
 // writable one indexes it, after which request_keys is exact.
 func TestRequestKeysTail(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	seedJudgeAndDataset(t, s)
+	s, path := seededAt(t)
 	first := []Response{answer("c1", "x", "baseline", "0", 3), answer("c2", "a", "baseline", "0", 4), answer("c2", "b", "ATTR:+", "1", 2.5)}
 	if err := s.PutResponses(ctx, first); err != nil {
 		t.Fatal(err)
@@ -159,13 +167,7 @@ func TestRequestKeysTail(t *testing.T) {
 // every look-up would miss them.
 func TestRequestKeysAfterDeletingTop(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	seedJudgeAndDataset(t, s)
+	s, path := seededAt(t)
 	if err := s.PutDataset(ctx, tinyDataset("other"), false); err != nil {
 		t.Fatal(err)
 	}
