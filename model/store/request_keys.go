@@ -36,8 +36,9 @@ const (
 // request_keys_state.through) in request_keys, in one transaction. The
 // look-ups by key call it first: a tail is what the runs since the last
 // look-up wrote, and scanning it would cost each look-up of a chunk of
-// keys a pass over all of it. A read-only store, or an older schema, has
-// nothing to do; its look-ups scan the tail.
+// keys a pass over all of it. A read-only store writes nothing (its
+// look-ups scan the tail), and a read-only open of a version 5 or 6
+// workspace has no tail (its look-ups use study_requests_key).
 func (s *Store) indexKeys(ctx context.Context) error {
 	if s.readOnly || !s.separateKeys() {
 		return nil
