@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -237,5 +238,42 @@ func BenchmarkIndexKeys(b *testing.B) {
 	var n int
 	if err := s.r.QueryRow(`SELECT count(*) FROM request_keys`).Scan(&n); err != nil || n != 200*16*38 {
 		b.Fatalf("request_keys holds %d entries (%v), want %d", n, err, 200*16*38)
+	}
+}
+
+// TestRequestKeysManyKeys: look-ups of more keys than one statement
+// takes find every one, read-only over the tail (tailChunk a statement)
+// and indexed (cachedChunk a statement).
+func TestRequestKeysManyKeys(t *testing.T) {
+	ctx := context.Background()
+	s, path := seededAt(t)
+	var rs []Response
+	for i := range cachedChunk + 100 {
+		r := answer("c1", "x", "baseline", strconv.Itoa(i), float64(i%10))
+		r.Key = keyOf("c1#"+strconv.Itoa(i), "x", "baseline")
+		rs = append(rs, r)
+	}
+	if err := s.PutResponses(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, c := range []struct {
+		name      string
+		st        *Store
+		wantChunk int
+	}{{"read-only, the tail", ro, tailChunk}, {"indexed", s, cachedChunk}} {
+		if c.st == s {
+			if err := s.indexKeys(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if chunk, err := c.st.keyChunk(ctx); err != nil || chunk != c.wantChunk {
+			t.Errorf("%s: statements of %d keys (%v), want %d", c.name, chunk, err, c.wantChunk)
+		}
+		findsAll(t, c.st, rs, nil)
 	}
 }
