@@ -859,10 +859,10 @@ func (s *Store) keyChunk(ctx context.Context) (int, error) {
 
 // CachedAnswers is CachedAnswer for many (key, run) pairs at once: for
 // each pair with a stored answer at any coordinates, the earliest one.
-// It asks the key index (study_requests_key; requests_key before schema
-// 5) in a few statements rather than one
-// query per pair, which is what a planner resolving thousands of
-// requests needs.
+// It asks the key index (request_keys and the tail; study_requests_key
+// in versions 5 and 6, requests_key before) in a few statements rather
+// than one query per pair, which is what a planner resolving thousands
+// of requests needs.
 func (s *Store) CachedAnswers(ctx context.Context, want [][2]string) (map[[2]string]Response, error) {
 	out := map[[2]string]Response{}
 	if len(want) == 0 {
