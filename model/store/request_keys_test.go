@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -94,20 +93,6 @@ func findsAll(t *testing.T, st *Store, rs, gone []Response) {
 	}
 }
 
-// seededAt is a new seeded workspace (seedJudgeAndDataset) and its path,
-// for a test that also opens it read-only.
-func seededAt(t *testing.T) (*Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "w.db")
-	s, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	seedJudgeAndDataset(t, s)
-	return s, path
-}
-
 // onDataset is rs moved to dataset ds, with keys of their own.
 func onDataset(rs []Response, ds string) []Response {
 	out := make([]Response, len(rs))
@@ -125,7 +110,9 @@ func onDataset(rs []Response, ds string) []Response {
 // writable one indexes it, after which request_keys is exact.
 func TestRequestKeysTail(t *testing.T) {
 	ctx := context.Background()
-	s, path := seededAt(t)
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	path := s.Path()
 	first := []Response{answer("c1", "x", "baseline", "0", 3), answer("c2", "a", "baseline", "0", 4), answer("c2", "b", "ATTR:+", "1", 2.5)}
 	if err := s.PutResponses(ctx, first); err != nil {
 		t.Fatal(err)
@@ -168,7 +155,9 @@ func TestRequestKeysTail(t *testing.T) {
 // every look-up would miss them.
 func TestRequestKeysAfterDeletingTop(t *testing.T) {
 	ctx := context.Background()
-	s, path := seededAt(t)
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	path := s.Path()
 	if err := s.PutDataset(ctx, tinyDataset("other"), false); err != nil {
 		t.Fatal(err)
 	}
@@ -216,11 +205,7 @@ func TestRequestKeysAfterDeletingTop(t *testing.T) {
 // key does once. Each iteration empties request_keys first, untimed.
 func BenchmarkIndexKeys(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(b.TempDir(), "w.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(b)
 	fillStudy(b, s, 200)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -246,7 +231,9 @@ func BenchmarkIndexKeys(b *testing.B) {
 // and indexed (cachedChunk a statement).
 func TestRequestKeysManyKeys(t *testing.T) {
 	ctx := context.Background()
-	s, path := seededAt(t)
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	path := s.Path()
 	var rs []Response
 	for i := range cachedChunk + 100 {
 		r := answer("c1", "x", "baseline", strconv.Itoa(i), float64(i%10))
