@@ -237,11 +237,15 @@ func (t observingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := t.base.RoundTrip(req)
 	if resp != nil {
 		t.lim.Observe(resp.StatusCode, resp.Header)
-	} else if err != nil && req.Context().Err() == nil {
+	} else if err != nil && !openai.AttemptEnded(req.Context()) {
 		t.lim.broken(err)
 	}
 	return resp, err
 }
+
+// Unwrap is the transport t observes: the OpenAI client's retry layer
+// then leaves each attempt's deadline to it (openai.AttemptEnded).
+func (t observingTransport) Unwrap() http.RoundTripper { return t.base }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

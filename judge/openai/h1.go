@@ -88,6 +88,45 @@ type h1Conn struct {
 	peek  *h1Peek
 	addr  string
 	since time.Time // idle since
+
+	// The context whose end cuts c off (watch): its Done channel, and
+	// the registration to undo.
+	watched <-chan struct{}
+	unwatch func() bool
+	watches int // registrations made (tests)
+}
+
+// watch makes the end of ctx cut off c's reads and writes (a deadline
+// in the past), registered once for all the requests c serves under one
+// context rather than once a request: every request of a run has the
+// run's context above it, so a registration per request was two
+// operations on that context's lock for every request of every worker
+// (docs/performance.md, "One deadline an attempt"). It reports false
+// when a context c served before has ended and may have cut c off: c is
+// then not to be used.
+func (c *h1Conn) watch(ctx context.Context) bool {
+	done := ctx.Done()
+	if done == c.watched {
+		return true
+	}
+	if c.unwatch != nil && !c.unwatch() {
+		return false
+	}
+	c.watched, c.unwatch = done, nil
+	if done != nil {
+		conn := c.c
+		c.unwatch = context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+		c.watches++
+	}
+	return true
+}
+
+// close closes c and drops its registration with the context it served.
+func (c *h1Conn) close() {
+	if c.unwatch != nil {
+		c.unwatch()
+	}
+	c.c.Close()
 }
 
 var errH1HeaderLimit = errors.New("header limit reached")
@@ -116,7 +155,7 @@ func (l *h1Limit) Read(p []byte) (int, error) {
 // RoundTrip implements http.RoundTripper.
 func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !h1Supported || !t.leanable(req) {
-		return t.fallback.RoundTrip(req)
+		return t.fallbackRoundTrip(req)
 	}
 	t.lean.Add(1)
 	ctx := req.Context()
@@ -172,7 +211,7 @@ func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, err
 		t.idle[addr] = l[:len(l)-1]
 		t.mu.Unlock()
 		if (t.idleFor > 0 && now.Sub(c.since) > t.idleFor) || !c.peek.open() {
-			c.c.Close()
+			c.close()
 			continue
 		}
 		return c, true, nil
@@ -209,7 +248,7 @@ func (t *h1Transport) put(c *h1Conn) {
 	t.mu.Unlock()
 	for _, x := range []*h1Conn{old, c} {
 		if x != nil {
-			x.c.Close()
+			x.close()
 		}
 	}
 }
@@ -222,7 +261,7 @@ func (t *h1Transport) CloseIdleConnections() {
 	t.mu.Unlock()
 	for _, l := range idle {
 		for _, c := range l {
-			c.c.Close()
+			c.close()
 		}
 	}
 	t.fallback.CloseIdleConnections()
@@ -236,26 +275,28 @@ var errH1ServerClosedIdle = errors.New("http: server closed idle connection")
 // that c was reused and failed before any byte of msg was written: the
 // caller sends msg again on another connection.
 func (t *h1Transport) exchange(ctx context.Context, c *h1Conn, reused bool, req *http.Request, msg []byte) (resp *http.Response, retry bool, err error) {
-	// The context bounds everything on c until the body is read: its
-	// deadline as the connection's, its cancellation by a deadline in the
-	// past.
-	if d, ok := ctx.Deadline(); ok {
+	// The attempt's deadline bounds everything on c until the body is
+	// read, and the end of the context cuts c off (watch). The context is
+	// looked at once more after both are set: a cancellation before that
+	// stops the request here, and one after it reaches c.
+	if !c.watch(ctx) {
+		c.close()
+		return nil, true, nil // nothing was written: another connection
+	}
+	if d := attemptDeadline(ctx); !d.IsZero() {
 		c.c.SetDeadline(d)
 	}
-	stop := func() bool { return true }
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, func() { c.c.SetDeadline(time.Unix(1, 0)) })
-	}
 	fail := func(err error) (*http.Response, bool, error) {
-		stop()
-		c.c.Close()
+		c.close()
 		return nil, false, h1CtxErr(ctx, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
 	}
 	n, err := c.c.Write(msg)
 	if err != nil {
 		if reused && n == 0 && ctx.Err() == nil {
-			stop()
-			c.c.Close()
+			c.close()
 			return nil, true, nil
 		}
 		return fail(err)
@@ -279,7 +320,7 @@ func (t *h1Transport) exchange(ctx context.Context, c *h1Conn, reused bool, req 
 		}
 	}
 	c.lim.n = -1
-	body := &h1Body{t: t, c: c, ctx: ctx, rc: resp.Body, close: resp.Close, stop: stop}
+	body := &h1Body{t: t, c: c, ctx: ctx, rc: resp.Body, close: resp.Close}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		// Never asked for; net/http hands the connection over as the body.
 		body.rc, body.close = io.NopCloser(c.br), true

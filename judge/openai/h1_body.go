@@ -19,8 +19,7 @@ type h1Body struct {
 	c     *h1Conn
 	ctx   context.Context
 	rc    io.ReadCloser
-	close bool        // the connection is not to be reused
-	stop  func() bool // ends the context's hold on the connection
+	close bool // the connection is not to be reused
 	done  bool
 }
 
@@ -60,8 +59,8 @@ func (b *h1Body) finish(reuse bool) {
 		return
 	}
 	b.done = true
-	if !b.stop() {
-		reuse = false // the context ended: the deadline is in the past
+	if b.ctx.Err() != nil {
+		reuse = false // the context ended: its deadline may be in the past
 	}
 	if reuse {
 		if err := b.c.c.SetDeadline(time.Time{}); err == nil {
@@ -69,7 +68,7 @@ func (b *h1Body) finish(reuse bool) {
 			return
 		}
 	}
-	b.c.c.Close()
+	b.c.close()
 }
 
 // Close closes the connection unless the body was read to its end.

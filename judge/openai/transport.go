@@ -105,6 +105,10 @@ type callInfo struct {
 	retryAfter time.Duration
 	detail     string
 	raw        string // the first RawPrefix bytes of a reply over MaxBody
+
+	// deadline ends the attempt under way when the transport below takes
+	// it (deadline.go); zero otherwise.
+	deadline time.Time
 }
 
 // RawPrefix is how much of a too-large reply is kept for the record.
@@ -122,6 +126,12 @@ func infoFrom(ctx context.Context) *callInfo {
 		ci = &callInfo{}
 	}
 	return ci
+}
+
+// inContext reports whether ci is the callInfo ctx carries.
+func inContext(ctx context.Context, ci *callInfo) bool {
+	c, _ := ctx.Value(infoKey{}).(*callInfo)
+	return c == ci
 }
 
 // attemptError is what RoundTrip returns when the last attempt failed
@@ -216,10 +226,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // the response should be returned as is).
 func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte, ci *callInfo) (*http.Response, judge.ErrorKind, string) {
 	ctx, cancel := parent, context.CancelFunc(func() {})
+	ci.deadline = time.Time{}
 	if t.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(parent, t.Timeout)
+		if takesDeadline(base) && inContext(parent, ci) {
+			ci.deadline = time.Now().Add(t.Timeout)
+		} else {
+			ctx, cancel = context.WithTimeout(parent, t.Timeout)
+		}
 	}
 	defer cancel()
+	// timedOut: the attempt's time is up (and the caller did not cancel).
+	timedOut := func() bool {
+		return parent.Err() == nil && (ctx.Err() != nil || (!ci.deadline.IsZero() && !time.Now().Before(ci.deadline)))
+	}
 	// A shallow copy: the transports below only read the header (an
 	// http.RoundTripper must not change its request), so it is shared
 	// rather than copied per attempt.
@@ -229,7 +248,7 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	r.GetBody = func() (io.ReadCloser, error) { return newSendBody(body), nil }
 	resp, err := base.RoundTrip(r)
 	if err != nil {
-		if ctx.Err() != nil && parent.Err() == nil {
+		if timedOut() {
 			return nil, judge.KindTimeout, fmt.Sprintf("no answer within %s", t.Timeout)
 		}
 		if kind, msg := permanent(err); kind != "" {
@@ -257,7 +276,7 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	resp.ContentLength = int64(len(data))
 	if rerr != nil {
 		rb.release() // the reply is dropped
-		if ctx.Err() != nil && parent.Err() == nil {
+		if timedOut() {
 			return nil, judge.KindTimeout, fmt.Sprintf("body not complete within %s", t.Timeout)
 		}
 		return nil, judge.KindNetwork, "connection broken while reading the answer: " + rerr.Error()
