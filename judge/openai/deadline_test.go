@@ -12,12 +12,10 @@ import (
 	"github.com/prism-eval/prism/judge"
 )
 
-// seenBy records the context of each request it passes on to base; with
-// unwrap it says what it wraps.
+// seenBy records the context of each request it passes on to base.
 type seenBy struct {
-	base   http.RoundTripper
-	unwrap bool
-	ctxs   []context.Context
+	base http.RoundTripper
+	ctxs []context.Context
 }
 
 func (s *seenBy) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -25,6 +23,7 @@ func (s *seenBy) RoundTrip(req *http.Request) (*http.Response, error) {
 	return s.base.RoundTrip(req)
 }
 
+// unwrapping is seenBy saying what it wraps.
 type unwrapping struct{ *seenBy }
 
 func (u unwrapping) Unwrap() http.RoundTripper { return u.base }
