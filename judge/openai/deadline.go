@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -80,11 +79,10 @@ func (t *h1Transport) fallbackRoundTrip(req *http.Request) (*http.Response, erro
 type cancelBody struct {
 	io.ReadCloser
 	cancel context.CancelFunc
-	once   sync.Once
 }
 
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.once.Do(b.cancel)
+	b.cancel()
 	return err
 }

@@ -169,6 +169,6 @@ func TestH1WatchesAContextOnce(t *testing.T) {
 		t.Errorf("%d connections, want 2: the one the ended context watched is not reused", n)
 	}
 	if idle := rt.idle[addr]; len(idle) != 1 || idle[0].watched != nil || idle[0].unwatch != nil {
-		t.Errorf("the new connection: %d idle, watching %v", len(idle), idle[0].watched)
+		t.Errorf("the new connection: %d idle, or still watching a context", len(idle))
 	}
 }

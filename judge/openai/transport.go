@@ -120,18 +120,13 @@ func withInfo(ctx context.Context, ci *callInfo) context.Context {
 	return context.WithValue(ctx, infoKey{}, ci)
 }
 
-func infoFrom(ctx context.Context) *callInfo {
-	ci, _ := ctx.Value(infoKey{}).(*callInfo)
+// infoFrom is the callInfo ctx carries (attached), else a new one.
+func infoFrom(ctx context.Context) (ci *callInfo, attached bool) {
+	ci, _ = ctx.Value(infoKey{}).(*callInfo)
 	if ci == nil {
-		ci = &callInfo{}
+		return &callInfo{}, false
 	}
-	return ci
-}
-
-// inContext reports whether ci is the callInfo ctx carries.
-func inContext(ctx context.Context, ci *callInfo) bool {
-	c, _ := ctx.Value(infoKey{}).(*callInfo)
-	return c == ci
+	return ci, true
 }
 
 // attemptError is what RoundTrip returns when the last attempt failed
@@ -147,7 +142,7 @@ func (e *attemptError) Error() string { return string(e.kind) + ": " + e.msg }
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ci := infoFrom(req.Context())
+	ci, attached := infoFrom(req.Context())
 	var body []byte
 	if sb, ok := req.Body.(*sendBody); ok && sb.Len() == len(sb.data) {
 		// The client's own body, unread: its bytes as they are (nothing
@@ -172,10 +167,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = sharedTransport
 	}
+	// The attempts' deadline goes below in ci when the transport takes it
+	// there and can find ci (deadline.go); else each attempt gets a
+	// context with the timeout.
+	below := t.Timeout > 0 && attached && takesDeadline(base)
 	parent := req.Context()
 	for attempt := 0; ; attempt++ {
 		ci.attempts = attempt + 1
-		resp, kind, detail := t.attempt(parent, base, req, body, ci)
+		resp, kind, detail := t.attempt(parent, base, req, body, ci, below)
 		ci.kind, ci.detail = kind, detail
 		status := 0
 		if resp != nil {
@@ -223,16 +222,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // attempt makes one HTTP attempt and reports the failure kind ("" when
-// the response should be returned as is).
-func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte, ci *callInfo) (*http.Response, judge.ErrorKind, string) {
+// the response should be returned as is). below: its deadline goes to
+// the transport in ci rather than in a context of its own.
+func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte, ci *callInfo, below bool) (*http.Response, judge.ErrorKind, string) {
 	ctx, cancel := parent, context.CancelFunc(func() {})
 	ci.deadline = time.Time{}
-	if t.Timeout > 0 {
-		if takesDeadline(base) && inContext(parent, ci) {
-			ci.deadline = time.Now().Add(t.Timeout)
-		} else {
-			ctx, cancel = context.WithTimeout(parent, t.Timeout)
-		}
+	switch {
+	case below:
+		ci.deadline = time.Now().Add(t.Timeout)
+	case t.Timeout > 0:
+		ctx, cancel = context.WithTimeout(parent, t.Timeout)
 	}
 	defer cancel()
 	// timedOut: the attempt's time is up (and the caller did not cancel).
