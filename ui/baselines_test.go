@@ -16,6 +16,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -73,7 +74,7 @@ func importSwappedRubric(a *App) error {
 	}
 	k, _ := a.currentKey()
 	ctx := context.Background()
-	rrs, err := engine.StoredRubricRatings(ctx, a.study.Store, k.dataset, k.judge)
+	rrs, err := study.StoredRubricRatings(ctx, a.study.Store, k.dataset, k.judge)
 	if err != nil {
 		return err
 	}
@@ -106,18 +107,18 @@ func wantFit(t testing.TB, st *store.Store, k studyKey, opts calib.Options) *cal
 		t.Fatal(err)
 	}
 	labels, _ = model.ScoredLabels(rows, labels)
-	rrs, err := engine.StoredRubricRatings(ctx, st, k.dataset, k.judge)
+	rrs, err := study.StoredRubricRatings(ctx, st, k.dataset, k.judge)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rest []model.ScoreRow
 	for _, r := range rows {
-		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !slices.ContainsFunc(rrs, func(rr engine.RubricRatings) bool { return rr.Rubric.Name == name }) {
+		if name, _, ok := model.SplitRubricProbe(r.Probe); ok && !slices.ContainsFunc(rrs, func(rr study.RubricRatings) bool { return rr.Rubric.Name == name }) {
 			rest = append(rest, r)
 		}
 	}
-	found, _ := engine.RatingsFromRows(rest, nil)
-	if opts.Baselines, err = engine.Baselines(append(rrs, found...), engine.BaselineOptions{}); err != nil {
+	found, _ := study.RatingsFromRows(rest, nil)
+	if opts.Baselines, err = study.Baselines(append(rrs, found...), study.BaselineOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	d, _, err := calib.BuildDesign(rows, labels, calib.BuildOptions{})
@@ -133,7 +134,7 @@ func wantFit(t testing.TB, st *store.Store, k studyKey, opts calib.Options) *cal
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep.Budgets = engine.MethodBudgets(usage, d.Columns)
+		rep.Budgets = study.MethodBudgets(usage, d.Columns)
 	}
 	return rep
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
@@ -57,7 +57,7 @@ type calApplication struct {
 	index  map[[2]string]int // (context, candidate) → row of scored
 	ctxN   map[string]int    // context → its scored candidates
 	// mismatches name how the stored judge differs from the
-	// calibrator's (engine.Mismatches): shown, not refused.
+	// calibrator's (study.Mismatches): shown, not refused.
 	mismatches []string
 	// missing says that the workspace holds no answers of the judge on
 	// the dataset, and how to get them; err is why applying failed.
@@ -244,7 +244,7 @@ func (v *fitScreen) onCalSaved(a *App, msg calSavedMsg) {
 
 // saveCalibratorCmd builds the calibrator of src (calib.NewCalibrator on
 // the fit's design and report, the bank and judge from the workspace:
-// engine.Provenance) and writes it to path through a temporary file that
+// study.Provenance) and writes it to path through a temporary file that
 // is renamed into place; an existing file is replaced only when replace.
 func saveCalibratorCmd(ctx context.Context, st *store.Store, src calSource, path string, replace bool) tea.Cmd {
 	return func() tea.Msg {
@@ -290,7 +290,7 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 	if j.Backend == store.ImportBackend {
 		bankHash = "" // imported scores have no bank
 	}
-	cal.Bank, cal.Judge, err = engine.Provenance(ctx, st, src.key.dataset, src.key.judge, bankHash, r.in.rows)
+	cal.Bank, cal.Judge, err = study.Provenance(ctx, st, src.key.dataset, src.key.judge, bankHash, r.in.rows)
 	if err != nil {
 		return nil, err
 	}
@@ -449,7 +449,7 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 	if j.Backend == store.ImportBackend {
 		bankNow = "" // imported answers have no bank to compare
 	}
-	p.mismatches = engine.Mismatches(cal, engine.JudgeSnapshotOf(j, engine.RunsOf(rows)), bankNow)
+	p.mismatches = study.Mismatches(cal, study.JudgeSnapshotOf(j, study.RunsOf(rows)), bankNow)
 	src := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
 	// A study still being acquired shows what can be scored; the
 	// warnings say what was left out.

@@ -1,11 +1,12 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
+
+	"charm.land/bubbles/v2/key"
 
 	tea "charm.land/bubbletea/v2"
 

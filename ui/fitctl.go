@@ -16,7 +16,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/figures"
-	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
@@ -90,7 +90,7 @@ func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Re
 		return nil, nil, warnings, err
 	}
 	if len(in.rubrics) > 0 {
-		bs, err := engine.Baselines(in.rubrics, baselineOptions())
+		bs, err := study.Baselines(in.rubrics, baselineOptions())
 		if err != nil {
 			// The methods do not depend on the ratings: fit them alone.
 			warnings = append(warnings, "rubric baselines left out: "+err.Error())
@@ -110,15 +110,15 @@ func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Re
 		err = again
 	}
 	if err == nil && len(rep.Baselines) > 0 {
-		rep.Budgets = engine.MethodBudgets(in.usage, d.Columns)
+		rep.Budgets = study.MethodBudgets(in.usage, d.Columns)
 	}
 	return rep, d, append(warnings, w...), err
 }
 
 // baselineOptions turn rubric ratings into baselines as `prism fit`'s
 // defaults do: SAJA with the random-forest head (300 trees, seed 42).
-func baselineOptions() engine.BaselineOptions {
-	return engine.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
+func baselineOptions() study.BaselineOptions {
+	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
 }
 
 // studyInput is what a fit or a selection reads from the workspace.
@@ -130,7 +130,7 @@ type studyInput struct {
 	// A fit's only (readFitInput): the judge's rubric ratings on the
 	// dataset, which become the report's baselines, and what its answers
 	// under the bank version cost, which become the methods' budgets.
-	rubrics []engine.RubricRatings
+	rubrics []study.RubricRatings
 	usage   []store.ProbeUsage
 }
 
@@ -143,7 +143,7 @@ func readFitInput(ctx context.Context, st *store.Store, key studyKey) (studyInpu
 	if err != nil {
 		return in, err
 	}
-	rubrics, unknown, err := engine.RubricRatingsOf(ctx, st, key.dataset, key.judge, in.rows, nil)
+	rubrics, unknown, err := study.RubricRatingsOf(ctx, st, key.dataset, key.judge, in.rows, nil)
 	if err != nil {
 		return in, fmt.Errorf("rubric ratings: %w", err)
 	}

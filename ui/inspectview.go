@@ -1,12 +1,13 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"charm.land/lipgloss/v2"
 

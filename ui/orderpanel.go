@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
@@ -35,7 +35,7 @@ type orderKey struct {
 
 // orderSection is one computed section.
 type orderSection struct {
-	study engine.OrderStudy
+	study study.OrderStudy
 	rep   *calib.OrderReport // nil: no batched study of this bank
 	err   error
 }
@@ -62,11 +62,11 @@ func orderCmd(ctx context.Context, st *store.Store, d *model.Dataset, key orderK
 		if err != nil || name == "" {
 			return orderMsg{key: key, sec: orderSection{err: err}}
 		}
-		s, err := engine.FindOrderStudy(ctx, st, engine.OrderStudy{Dataset: d.Name, Batched: name, BankHash: key.bankHash})
+		s, err := study.FindOrderStudy(ctx, st, study.OrderStudy{Dataset: d.Name, Batched: name, BankHash: key.bankHash})
 		if err != nil {
 			return orderMsg{key: key, sec: orderSection{study: s, err: err}}
 		}
-		data, err := engine.OrderDataOf(ctx, st, d, s)
+		data, err := study.OrderDataOf(ctx, st, d, s)
 		if err != nil {
 			return orderMsg{key: key, sec: orderSection{study: s, err: err}}
 		}
@@ -85,7 +85,7 @@ func batchedJudgeOf(ctx context.Context, st *store.Store, dataset, bankHash stri
 		return "", err
 	}
 	for _, j := range js {
-		if _, ok := engine.OrderSeedOf(j); !ok {
+		if _, ok := j.OrderSeed(); !ok {
 			continue
 		}
 		hs, err := st.StudyHashes(ctx, dataset, j.Name)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model/datasets"
@@ -63,11 +64,11 @@ func TestGoldenOrderPanel(t *testing.T) {
 		t.Fatalf("section not computed: %+v", a.bank.order)
 	}
 	ctx := context.Background()
-	s, err := engine.FindOrderStudy(ctx, st, engine.OrderStudy{Dataset: "demo", Batched: "offline-batched"})
+	s, err := study.FindOrderStudy(ctx, st, study.OrderStudy{Dataset: "demo", Batched: "offline-batched"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := engine.OrderDataOf(ctx, st, a.study.Dataset, s)
+	data, err := study.OrderDataOf(ctx, st, a.study.Dataset, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestGoldenOrderPanel(t *testing.T) {
 func TestOrderLinesTooFew(t *testing.T) {
 	st := demoApp(t, 160, 48).styles
 	tf := calib.OrderValue{TooFew: "too few: 2 usable contexts, needs 5", Contexts: 2}
-	o := orderState{sec: &orderSection{study: engine.OrderStudy{Batched: "b"}, rep: &calib.OrderReport{
+	o := orderState{sec: &orderSection{study: study.OrderStudy{Batched: "b"}, rep: &calib.OrderReport{
 		Orders: 2, Repeats: 1, Curve: []calib.OrderCurvePoint{{Orders: 1, OrderValue: tf}},
 		RepeatRef: tf, PointRef: tf, KendallRev: tf, KendallRep: tf, KendallGap: tf,
 		Spearman: []calib.OrderSpearman{{Format: "pointwise", TooFew: "x"}, {Format: "batched", Orders: 1, TooFew: "x"}},

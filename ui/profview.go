@@ -1,13 +1,14 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/ui/styles"

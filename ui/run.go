@@ -9,6 +9,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
@@ -601,6 +602,6 @@ func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
 	}
 	lines = append(lines, "")
 	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
-		lr.rubric.Name, engine.BaselineName(lr.rubric)), w)...)
+		lr.rubric.Name, study.BaselineName(lr.rubric)), w)...)
 	return lines
 }

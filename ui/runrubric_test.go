@@ -1,10 +1,11 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"

@@ -31,10 +31,10 @@ import (
 
 // Judge parameters a batched study stores with its judge (and hashes into
 // every request key): ParamBatched is true, ParamOrderSeed the order
-// plan's seed.
+// plan's seed (store.Judge.OrderSeed reads them back).
 const (
-	ParamBatched   = "batched"
-	ParamOrderSeed = "order_seed"
+	ParamBatched   = store.ParamBatched
+	ParamOrderSeed = store.ParamOrderSeed
 )
 
 // DefaultOrderSeed is the order plan's seed when none is given.
@@ -43,23 +43,6 @@ const DefaultOrderSeed = 42
 // BatchedJudgeName is the default stored name of a batched study's judge:
 // DefaultJudgeName + "-batched", apart from the pointwise judge's answers.
 func BatchedJudgeName(cfg judge.Config) string { return DefaultJudgeName(cfg) + "-batched" }
-
-// OrderSeedOf returns the order seed a stored judge's parameters hold, and
-// whether the judge is a batched study's.
-func OrderSeedOf(j store.Judge) (int64, bool) {
-	if b, _ := j.Params[ParamBatched].(bool); !b {
-		return 0, false
-	}
-	switch v := j.Params[ParamOrderSeed].(type) {
-	case float64: // JSON numbers read back from the store
-		return int64(v), true
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	}
-	return 0, false
-}
 
 // IsBatched reports whether the plan is a batched study's.
 func (p *Plan) IsBatched() bool { return p.Spec.Orders > 0 }

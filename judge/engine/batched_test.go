@@ -41,7 +41,7 @@ func TestBatchedStudyStoresEachCandidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seed, ok := OrderSeedOf(stored); !ok || seed != 7 {
+	if seed, ok := stored.OrderSeed(); !ok || seed != 7 {
 		t.Fatalf("stored judge params %v: order seed %d %v", stored.Params, seed, ok)
 	}
 	rows, err := st.Scores(ctx, d.Name, "offline-batched", p.BankHash)

@@ -27,6 +27,30 @@ type Judge struct {
 	Stripped []string
 }
 
+// Judge parameters a batched study stores with its judge (judge/engine
+// sets them): ParamBatched is true, ParamOrderSeed the order plan's seed.
+const (
+	ParamBatched   = "batched"
+	ParamOrderSeed = "order_seed"
+)
+
+// OrderSeed returns the order seed the judge's parameters hold, and
+// whether the judge is a batched study's.
+func (j Judge) OrderSeed() (int64, bool) {
+	if b, _ := j.Params[ParamBatched].(bool); !b {
+		return 0, false
+	}
+	switch v := j.Params[ParamOrderSeed].(type) {
+	case float64: // JSON numbers read back from the store
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
+}
+
 // PutJudge stores j under its name and returns what was stored. Parameter
 // fields named like credentials (api_key, token, authorization, …) or whose
 // values look like keys (sk-…, Bearer …, or a secret given to AddSecret)

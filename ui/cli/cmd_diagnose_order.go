@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/calib/study"
 )
 
 func init() {
@@ -88,7 +88,7 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	s := engine.OrderStudy{Dataset: ds, Batched: *bj, Pointwise: *pj}
+	s := study.OrderStudy{Dataset: ds, Batched: *bj, Pointwise: *pj}
 	if *bank != "" {
 		b, _, err := resolveBank(ctx, *bank, fs)
 		if err != nil {
@@ -103,10 +103,10 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 			}
 		}
 	}
-	if s, err = engine.FindOrderStudy(ctx, st, s); err != nil {
+	if s, err = study.FindOrderStudy(ctx, st, s); err != nil {
 		return err
 	}
-	data, err := engine.OrderDataOf(ctx, st, d, s)
+	data, err := study.OrderDataOf(ctx, st, d, s)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	orderSeed, _ := engine.OrderSeedOf(j)
+	orderSeed, _ := j.OrderSeed()
 	if *asJSON {
 		return writeJSON(stdout, orderJSON{Dataset: ds, Batched: s.Batched, Pointwise: s.Pointwise, BankHash: s.BankHash, OrderSeed: orderSeed, Report: rep})
 	}

@@ -18,7 +18,7 @@ import (
 // the flags of prism run (but --runs for --repeats), a seeded context
 // sample, and --stored to read only what the workspace holds.
 type diagStudy struct {
-	s          *study
+	s          *studyFlags
 	nctx       *int
 	runs       *int
 	sampleSeed *uint64

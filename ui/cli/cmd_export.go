@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -80,7 +79,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	write := func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }
 	if j, err := s.Judge(ctx, jn); err == nil {
-		if seed, ok := engine.OrderSeedOf(j); ok {
+		if seed, ok := j.OrderSeed(); ok {
 			// A batched study's rows carry their order, repeat and position.
 			d, err := s.Dataset(ctx, ds)
 			if err != nil {

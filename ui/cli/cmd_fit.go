@@ -13,7 +13,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -162,7 +162,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		rep, w, err = calib.FitDesign(ctx, d, opts)
 		warnings = append(warnings, w...)
 		if err == nil && len(rep.Baselines) > 0 {
-			rep.Budgets = engine.MethodBudgets(in.usage, d.Columns)
+			rep.Budgets = study.MethodBudgets(in.usage, d.Columns)
 		}
 	}
 	for _, w := range warnings {
@@ -267,7 +267,7 @@ type fitInput struct {
 	// rubrics are the judge's rubric ratings (fit's baselines), usage the
 	// cost of its answers (fit's budgets), warnings what reading them
 	// found; set by fit only.
-	rubrics  []engine.RubricRatings
+	rubrics  []study.RubricRatings
 	usage    []store.ProbeUsage
 	warnings []string
 }
@@ -393,7 +393,7 @@ func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeNam
 
 // workspaceFitInputWith is workspaceFitInput that, with provenance, also
 // reads the bank and judge configuration behind the answers
-// (engine.Provenance) for a saved calibrator.
+// (study.Provenance) for a saved calibrator.
 //
 // stream, when not nil, has the score rows folded into a design builder
 // as they are read (fitStream.read), not kept in in.rows. more, when not
@@ -423,7 +423,7 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judg
 	}
 	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
 	if hash != "" {
-		in.source += ", bank " + short(hash)
+		in.source += ", bank " + banks.ShortHash(hash)
 	}
 	if stream != nil {
 		err = stream.read(ctx, st, &in, hash)
@@ -434,7 +434,7 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judg
 		return in, fmt.Errorf("%s: %w", st.Path(), err)
 	}
 	if provenance {
-		if in.bank, in.judgeSnap, err = engine.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
+		if in.bank, in.judgeSnap, err = study.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
 			return in, fmt.Errorf("%s: %w", st.Path(), err)
 		}
 	}

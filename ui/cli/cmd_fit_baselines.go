@@ -10,7 +10,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -52,7 +52,7 @@ func (bf baselineFlags) check(usage string, fromFiles bool) error {
 // workspace, its rubric studies of the judge on the dataset (plus ratings
 // imported without a rubric, matched to built-ins by name); from files,
 // the scores' rubric rows matched to built-ins or --rubric-file.
-func (bf baselineFlags) rubricRatings(ctx context.Context, st *store.Store, in fitInput) ([]engine.RubricRatings, []string, error) {
+func (bf baselineFlags) rubricRatings(ctx context.Context, st *store.Store, in fitInput) ([]study.RubricRatings, []string, error) {
 	if *bf.which == "none" {
 		return nil, nil, nil
 	}
@@ -64,7 +64,7 @@ func (bf baselineFlags) rubricRatings(ctx context.Context, st *store.Store, in f
 		}
 		extra = append(extra, r)
 	}
-	out, unknown, err := engine.RubricRatingsOf(ctx, st, in.dataset, in.judge, in.rows, extra)
+	out, unknown, err := study.RubricRatingsOf(ctx, st, in.dataset, in.judge, in.rows, extra)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", st.Path(), err)
 	}
@@ -77,10 +77,10 @@ func (bf baselineFlags) rubricRatings(ctx context.Context, st *store.Store, in f
 
 // baselines turns the ratings into the fit's baselines, keeping those
 // --baselines names.
-func (bf baselineFlags) baselines(rrs []engine.RubricRatings) ([]calib.Baseline, error) {
+func (bf baselineFlags) baselines(rrs []study.RubricRatings) ([]calib.Baseline, error) {
 	fo := calib.DefaultForestOptions()
 	fo.Trees, fo.Seed = *bf.trees, *bf.forestSeed
-	all, err := engine.Baselines(rrs, engine.BaselineOptions{Head: *bf.head, Forest: fo})
+	all, err := study.Baselines(rrs, study.BaselineOptions{Head: *bf.head, Forest: fo})
 	if err != nil || *bf.which == "all" || *bf.which == "none" {
 		if *bf.which == "none" {
 			return nil, err

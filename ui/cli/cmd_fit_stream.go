@@ -23,7 +23,7 @@ type fitStream struct {
 
 // read fills in.labels and the builder. in.rows keeps only what else
 // reads the rows: the rubric probes' rows (rubricRatings) and, for
-// RunsOf (engine.Provenance), the first baseline row of each run.
+// RunsOf (study.Provenance), the first baseline row of each run.
 func (f *fitStream) read(ctx context.Context, st *store.Store, in *fitInput, hash string) error {
 	opts := f.opts
 	opts.ScoresFile = in.source

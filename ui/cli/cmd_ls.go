@@ -7,6 +7,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -80,7 +81,7 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		fmt.Fprintln(tw, "  NAME\tHASH\tSOURCE")
 		for _, b := range snaps {
 			bankName[b.Hash] = b.Name
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Name, short(b.Hash), b.Source)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Name, banks.ShortHash(b.Hash), b.Source)
 		}
 		tw.Flush()
 	}
@@ -113,7 +114,7 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  DATASET\tJUDGE\tBANK\tREQUESTS\tANSWERED\tFAILED")
 	for _, s := range studies {
-		bank := short(s.BankHash)
+		bank := banks.ShortHash(s.BankHash)
 		if s.BankName != "" {
 			bank = s.BankName + " " + bank
 		}

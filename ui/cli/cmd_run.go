@@ -59,7 +59,7 @@ The API key comes from $OPENAI_API_KEY (or --api-key-env, or the
 
 // study is what run, screen and batch export share: a plan's spec and the
 // workspace it reads.
-type study struct {
+type studyFlags struct {
 	fs       workspaceFlags
 	jf       *judge.Flags
 	stderr   io.Writer
@@ -80,9 +80,9 @@ type study struct {
 	samples         *int
 }
 
-func newStudyFlags(name, usage string, stderr io.Writer) *study {
+func newStudyFlags(name, usage string, stderr io.Writer) *studyFlags {
 	fs := newWorkspaceFlags(name, stderr, usage)
-	s := &study{fs: fs, jf: judge.AddFlags(fs.FlagSet), stderr: stderr}
+	s := &studyFlags{fs: fs, jf: judge.AddFlags(fs.FlagSet), stderr: stderr}
 	s.dataset = fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
 	s.bank = fs.String("bank", "", "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace (default: the first built-in bank with the dataset's task)")
 	s.name = fs.String("judge", "", "the stored judge `NAME` the answers go under (default: the backend for offline, else the model; -expected appended in expected mode)")
@@ -102,7 +102,7 @@ func newStudyFlags(name, usage string, stderr io.Writer) *study {
 // resolveJudge applies the deprecated spellings of one release: --name for
 // --judge, and --judge offline|openai (a backend where a stored judge name
 // is now expected) for --backend. Each prints a note on stderr.
-func (s *study) resolveJudge() error {
+func (s *studyFlags) resolveJudge() error {
 	if s.resolved {
 		return nil
 	}
@@ -130,7 +130,7 @@ func (s *study) resolveJudge() error {
 
 // spec resolves the flags into an engine spec; it opens the workspace,
 // which the caller closes.
-func (s *study) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
+func (s *studyFlags) spec(ctx context.Context) (*store.Store, engine.Spec, error) {
 	var spec engine.Spec
 	if err := s.resolveJudge(); err != nil {
 		return nil, spec, err
@@ -283,7 +283,7 @@ func pickDataset(ctx context.Context, st *store.Store, name, usage string) (stri
 
 // addRubricFlags adds --rubric, --prompts and --samples (prism run and
 // prism batch export).
-func (s *study) addRubricFlags() {
+func (s *studyFlags) addRubricFlags() {
 	s.rubric = s.fs.String("rubric", "", "acquire a rubric baseline instead of a bank: a built-in `RUBRIC` (saja-broad, saja-granular, geval-summeval) or a rubric file (docs/rubrics.md)")
 	s.prompts = s.fs.String("prompts", "", "G-Eval prompt files `DIR` (one per criterion: NAME.txt or the official coh_detailed.txt, …)")
 	s.samples = s.fs.Int("samples", 0, "G-Eval: sampled ratings averaged per request in integer mode (0: 20)")
@@ -397,7 +397,7 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 		}
 	}
 	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%s, %s) × %d run(s) → judge %q\n",
-		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, conds, short(p.BankHash), sp.Repeats, sp.JudgeName)
+		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, conds, banks.ShortHash(p.BankHash), sp.Repeats, sp.JudgeName)
 	if sp.Config.Backend == judge.BackendOffline {
 		// The simulator is labelled wherever it appears (docs/judge.md).
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
@@ -456,7 +456,7 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 			// repeats were stored before): the workspace counts answers
 			// under every condition and run of the bank.
 			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds %d answers of judge %q under bank %s (all its conditions and runs)\n",
-				s.Stored, s.Study.Answered, p.Spec.JudgeName, short(p.BankHash))
+				s.Stored, s.Study.Answered, p.Spec.JudgeName, banks.ShortHash(p.BankHash))
 		} else {
 			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds answers to %d of the study's %d requests\n",
 				s.Stored, s.Study.Answered, p.Estimate.Requests)

@@ -16,7 +16,7 @@ type batchedFlags struct {
 	seed    *int64
 }
 
-func addBatchedFlags(s *study) *batchedFlags {
+func addBatchedFlags(s *studyFlags) *batchedFlags {
 	return &batchedFlags{
 		probes:  s.fs.String("probes", "", "comma-separated `PROBES` to acquire (baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME; every wording of each); default: every condition of the bank"),
 		batched: s.fs.Bool("batched", false, "batched pointwise scoring: one call per presentation order shows every candidate of a context"),
@@ -28,7 +28,7 @@ func addBatchedFlags(s *study) *batchedFlags {
 // apply makes spec batched when --batched is given, names the judge
 // NAME-batched unless --judge was given, and refuses the batched flags
 // without --batched or with a rubric.
-func (b *batchedFlags) apply(s *study, spec *engine.Spec) error {
+func (b *batchedFlags) apply(s *studyFlags, spec *engine.Spec) error {
 	set := map[string]bool{}
 	s.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *b.probes != "" {

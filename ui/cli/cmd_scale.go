@@ -11,7 +11,7 @@ import (
 // bank has its own hash: its answers are a study of their own. b is
 // returned unchanged without --scale, or when it is nil (a rubric study,
 // which refuses --scale). The snapshot's source gains " scale MIN–MAX".
-func (s *study) rescaled(b *banks.Bank, source, datasetTask string) (*banks.Bank, string, error) {
+func (s *studyFlags) rescaled(b *banks.Bank, source, datasetTask string) (*banks.Bank, string, error) {
 	if s.scale == nil || *s.scale == "" {
 		return b, source, nil
 	}

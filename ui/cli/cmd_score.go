@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
@@ -292,7 +293,7 @@ type scoreWorkspace struct {
 }
 
 // config is the judge configuration to score with: the calibrator's
-// (engine.ConfigOf), with the judge flags given applied over it; transport
+// (study.ConfigOf), with the judge flags given applied over it; transport
 // settings and the key come from the flags and the environment.
 func (s *scoreWorkspace) config() (judge.Config, error) {
 	flagged, err := s.jf.Config(os.Getenv)
@@ -307,7 +308,7 @@ func (s *scoreWorkspace) config() (judge.Config, error) {
 		}
 		return flagged, nil
 	}
-	c := engine.ConfigOf(s.cal.Judge)
+	c := study.ConfigOf(s.cal.Judge)
 	for n := range set {
 		switch n {
 		case "backend":
@@ -393,14 +394,14 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 		return nil, nil, nil, false, err
 	}
 	spec.Dataset = d
-	now := engine.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
+	now := study.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
 	if t, ok := b.Tasks[taskOf(spec)]; ok {
 		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
 	}
 	spec.JudgeName = s.name
 	if spec.JudgeName == "" {
 		spec.JudgeName = engine.DefaultJudgeName(cfg)
-		if cal.Judge != nil && len(engine.Mismatches(cal, now, "")) == 0 {
+		if cal.Judge != nil && len(study.Mismatches(cal, now, "")) == 0 {
 			spec.JudgeName = cal.Judge.Name
 		}
 	}
@@ -409,7 +410,7 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
-	mismatches = engine.Mismatches(cal, now, plan.BankHash)
+	mismatches = study.Mismatches(cal, now, plan.BankHash)
 	if len(mismatches) > 0 && !s.allow {
 		return nil, nil, nil, false, fmt.Errorf("%s: the calibrator was fitted on another judge configuration or bank than this scoring would use:\n  %s\nits corrections need not transfer; pass --allow-mismatch to score anyway (the output records every difference)",
 			s.calFile, strings.Join(mismatches, "\n  "))

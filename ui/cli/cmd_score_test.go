@@ -24,6 +24,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/shareddata"
@@ -1146,7 +1147,7 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.ConfigOf(c.Judge)
+	cfg := study.ConfigOf(c.Judge)
 	plan, err := engine.NewPlan(context.Background(), st, engine.Spec{Dataset: d, Bank: b, JudgeName: "m", Config: cfg, Repeats: 1, Probes: c.Probes()})
 	if err != nil {
 		t.Fatal(err)

@@ -130,7 +130,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // defaultBankFor names the first built-in bank with the task of the
 // dataset the flags select.
-func defaultBankFor(ctx context.Context, s *study) (string, error) {
+func defaultBankFor(ctx context.Context, s *studyFlags) (string, error) {
 	st, err := openWorkspace(ctx, *s.fs.workspace, false)
 	if err != nil {
 		return "", err

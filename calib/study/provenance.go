@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -52,9 +52,9 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 	}
 	snap, err := st.Bank(ctx, bankHash)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bank %s: %w", short(bankHash), err)
+		return nil, nil, fmt.Errorf("bank %s: %w", banks.ShortHash(bankHash), err)
 	}
-	b, err := banks.Parse([]byte(snap.Text), "workspace bank "+short(bankHash))
+	b, err := banks.Parse([]byte(snap.Text), "workspace bank "+banks.ShortHash(bankHash))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,16 +75,9 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 func shortHashes(hs []string) []string {
 	out := make([]string, len(hs))
 	for i, h := range hs {
-		out[i] = short(h)
+		out[i] = banks.ShortHash(h)
 	}
 	return out
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // RunsOf counts the distinct runs of the baseline answers (at least 1):
@@ -179,7 +172,7 @@ func Mismatches(c *calib.Calibrator, now *calib.JudgeSnapshot, bankHash string) 
 		out = append(out, fmt.Sprintf("%s: %v (calibrator) vs %v", field, show(was), show(is)))
 	}
 	if c.Bank != nil && bankHash != "" && c.Bank.Hash != bankHash {
-		diff("bank", c.Bank.Name+" "+short(c.Bank.Hash), short(bankHash))
+		diff("bank", c.Bank.Name+" "+banks.ShortHash(c.Bank.Hash), banks.ShortHash(bankHash))
 	}
 	cj := c.Judge
 	if cj == nil || now == nil {

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 	var batched []string
 	for _, j := range js {
 		byName[j.Name] = j
-		if _, ok := OrderSeedOf(j); ok {
+		if _, ok := j.OrderSeed(); ok {
 			hs, err := st.StudyHashes(ctx, s.Dataset, j.Name)
 			if err != nil {
 				return s, err
@@ -64,18 +64,18 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 	if !ok {
 		return s, fmt.Errorf("no judge %q in the workspace", s.Batched)
 	}
-	if _, ok := OrderSeedOf(bj); !ok {
+	if _, ok := bj.OrderSeed(); !ok {
 		return s, fmt.Errorf("judge %q is not a batched study's (prism run --batched stores one)", s.Batched)
 	}
 	if s.Pointwise == "" {
 		if j, ok := byName[strings.TrimSuffix(s.Batched, "-batched")]; ok && s.Batched != j.Name {
-			if _, b := OrderSeedOf(j); !b {
+			if _, b := j.OrderSeed(); !b {
 				s.Pointwise = j.Name
 			}
 		}
 	} else if j, ok := byName[s.Pointwise]; !ok {
 		return s, fmt.Errorf("no judge %q in the workspace", s.Pointwise)
-	} else if _, b := OrderSeedOf(j); b {
+	} else if _, b := j.OrderSeed(); b {
 		return s, fmt.Errorf("judge %q is a batched study's, not a pointwise one", s.Pointwise)
 	}
 	if s.BankHash == "" {
@@ -240,7 +240,7 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 	if err != nil {
 		return nil, err
 	}
-	if seed, ok := OrderSeedOf(j); ok {
+	if seed, ok := j.OrderSeed(); ok {
 		for ci, c := range d.Contexts {
 			oc := &out.Contexts[ci]
 			if len(oc.Base) == 0 {

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -61,9 +61,9 @@ func StoredRubricRatings(ctx context.Context, st *store.Store, dataset, judge st
 			continue // a bank study, or imported scores without a snapshot
 		}
 		if err != nil {
-			return nil, fmt.Errorf("rubric study %s: %w", short(hash), err)
+			return nil, fmt.Errorf("rubric study %s: %w", banks.ShortHash(hash), err)
 		}
-		r, err := banks.ParseRubric([]byte(snap.Text), "rubric snapshot "+short(hash))
+		r, err := banks.ParseRubric([]byte(snap.Text), "rubric snapshot "+banks.ShortHash(hash))
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +267,7 @@ func Baselines(rrs []RubricRatings, opts BaselineOptions) ([]calib.Baseline, err
 	for _, rr := range rrs {
 		name := BaselineName(rr.Rubric)
 		if count[name] > 1 {
-			name += "_" + short(rr.Hash)
+			name += "_" + banks.ShortHash(rr.Hash)
 		}
 		b, err := rr.Baseline(name, opts)
 		if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -21,11 +20,10 @@ func TestStoredRubricRatingsBaselines(t *testing.T) {
 	d := tinyDataset("tiny")
 	st, _ := openStore(t, d)
 	saja := rubricSpec(t, d, "saja-broad")
-	tokens := func(r *judge.Result) { r.PromptTokens, r.CompletionTokens = 100, 7 }
-	runRubric(t, st, saja, &countJudge{calls: map[string]int{}, alter: tokens}, 0)
+	runSpec(t, st, saja, 100, 7)
 	geval := rubricSpec(t, d, "geval-summeval")
 	geval.Samples = 3
-	runRubric(t, st, geval, &countJudge{calls: map[string]int{}, alter: tokens}, 0)
+	runSpec(t, st, geval, 100, 7)
 
 	ctx := context.Background()
 	rrs, err := StoredRubricRatings(ctx, st, d.Name, "offline")
