@@ -126,12 +126,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// ShortHash is the first 12 hex digits of a bank hash, as the command
-// line names bank versions (a prefix prism accepts wherever a bank is
-// named).
-func ShortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}

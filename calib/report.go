@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // Report is the result of Fit and the JSON document of `prism fit --json`.
 // Its field names and JSON keys are a documented, stable format (see the
 // README); every number prism shows comes from a Report.
 type Report struct {
+	// Study names the workspace study the report was fitted on (nil for
+	// scores from files): dataset, judge, bank, runs and what went in.
+	Study       *model.Study        `json:"study,omitempty"`
 	Metric      string              `json:"metric"`       // "spearman" or "pairwise"
 	Global      bool                `json:"global"`       // one group: the whole dataset (Options.Global)
 	Seed        uint64              `json:"seed"`         // drives π (when no order was given) and the bootstrap

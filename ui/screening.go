@@ -190,6 +190,7 @@ func (v *bankScreen) startScreen(a *App) tea.Cmd {
 	}
 	v.screening = sc
 	v.status, v.statusErr = fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns), false
+	sp.Diagnostic = "screen"
 	return screenStartCmd(a.ctx, a.study.Store, sp, a.newJudges)
 }
 

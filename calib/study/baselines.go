@@ -61,9 +61,9 @@ func StoredRubricRatings(ctx context.Context, st *store.Store, dataset, judge st
 			continue // a bank study, or imported scores without a snapshot
 		}
 		if err != nil {
-			return nil, fmt.Errorf("rubric study %s: %w", banks.ShortHash(hash), err)
+			return nil, fmt.Errorf("rubric study %s: %w", model.ShortHash(hash), err)
 		}
-		r, err := banks.ParseRubric([]byte(snap.Text), "rubric snapshot "+banks.ShortHash(hash))
+		r, err := banks.ParseRubric([]byte(snap.Text), "rubric snapshot "+model.ShortHash(hash))
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +267,7 @@ func Baselines(rrs []RubricRatings, opts BaselineOptions) ([]calib.Baseline, err
 	for _, rr := range rrs {
 		name := BaselineName(rr.Rubric)
 		if count[name] > 1 {
-			name += "_" + banks.ShortHash(rr.Hash)
+			name += "_" + model.ShortHash(rr.Hash)
 		}
 		b, err := rr.Baseline(name, opts)
 		if err != nil {

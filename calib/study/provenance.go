@@ -52,9 +52,9 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 	}
 	snap, err := st.Bank(ctx, bankHash)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bank %s: %w", banks.ShortHash(bankHash), err)
+		return nil, nil, fmt.Errorf("bank %s: %w", model.ShortHash(bankHash), err)
 	}
-	b, err := banks.Parse([]byte(snap.Text), "workspace bank "+banks.ShortHash(bankHash))
+	b, err := banks.Parse([]byte(snap.Text), "workspace bank "+model.ShortHash(bankHash))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +75,7 @@ func Provenance(ctx context.Context, st *store.Store, dataset, judgeName, bankHa
 func shortHashes(hs []string) []string {
 	out := make([]string, len(hs))
 	for i, h := range hs {
-		out[i] = banks.ShortHash(h)
+		out[i] = model.ShortHash(h)
 	}
 	return out
 }
@@ -172,7 +172,7 @@ func Mismatches(c *calib.Calibrator, now *calib.JudgeSnapshot, bankHash string) 
 		out = append(out, fmt.Sprintf("%s: %v (calibrator) vs %v", field, show(was), show(is)))
 	}
 	if c.Bank != nil && bankHash != "" && c.Bank.Hash != bankHash {
-		diff("bank", c.Bank.Name+" "+banks.ShortHash(c.Bank.Hash), banks.ShortHash(bankHash))
+		diff("bank", c.Bank.Name+" "+model.ShortHash(c.Bank.Hash), model.ShortHash(bankHash))
 	}
 	cj := c.Judge
 	if cj == nil || now == nil {

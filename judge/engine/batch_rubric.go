@@ -288,9 +288,9 @@ func loadRubricStudy(ctx context.Context, st *store.Store, row store.Request) (*
 		return nil, err
 	}
 	if !snap.IsRubric() {
-		return nil, fmt.Errorf("its key is a request of bank %s (%s), not a rubric call: a bank request's custom_id is its key (KEY or KEY:RUN)", snap.Name, banks.ShortHash(row.BankHash))
+		return nil, fmt.Errorf("its key is a request of bank %s (%s), not a rubric call: a bank request's custom_id is its key (KEY or KEY:RUN)", snap.Name, model.ShortHash(row.BankHash))
 	}
-	r, err := banks.ParseRubric([]byte(snap.Text), "rubric "+banks.ShortHash(row.BankHash))
+	r, err := banks.ParseRubric([]byte(snap.Text), "rubric "+model.ShortHash(row.BankHash))
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,11 @@ type Spec struct {
 	// Latency is the assumed time of one call, for the time estimate only
 	// (0: 1 s for a server, 0 for the offline simulator).
 	Latency time.Duration
+	// Diagnostic names the diagnostic acquiring ("screen", "diagnose
+	// wording", …); "" is the study's own acquisition. Only the latter
+	// sets the study's planned runs, which analyses read
+	// (store.PlanStudy): a diagnostic's extra runs never join a fit.
+	Diagnostic string
 }
 
 // DefaultJudgeName is the name answers are stored under when none is
@@ -240,6 +245,12 @@ func (p *Plan) wording(it *Item) int {
 		return 0
 	}
 	return p.conds[it.Condition].Wording
+}
+
+// StudyPlan is what the plan records on its study when it runs.
+func (p *Plan) StudyPlan() store.StudyPlan {
+	return store.StudyPlan{Dataset: p.Spec.Dataset.Name, Judge: p.Spec.JudgeName, BankHash: p.BankHash,
+		Runs: max(1, p.Spec.Repeats), Requests: p.Estimate.Requests, Diagnostic: p.Spec.Diagnostic}
 }
 
 // Estimate is a plan's size and cost before anything is sent.

@@ -269,6 +269,10 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		release()
 		return nil, err
 	}
+	if err := st.PlanStudy(ctx, p.StudyPlan()); err != nil {
+		release()
+		return nil, err
+	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = OfflineFlushEvery
 	}

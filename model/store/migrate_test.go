@@ -57,9 +57,10 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if _, ok, err := s.CachedAnswer(ctx, keyOf("c1", "x", "baseline"), "0"); err != nil || !ok {
 		t.Fatalf("CachedAnswer after upgrade: ok = %v, err = %v", ok, err)
 	}
-	// Version 4 dropped the reports table of version 2.
-	if n := countSchema(t, s, "reports"); n != 0 {
-		t.Errorf("upgraded workspace still has %d reports objects", n)
+	// Version 4 dropped the reports table of version 2; version 8 made
+	// the one of stored reports.
+	if !newReports(t, s) {
+		t.Errorf("upgraded workspace has not the reports table of version 8")
 	}
 	// The v3 column: the old dataset got a revision, and leases work.
 	if rev, err := s.DatasetRevision(ctx, "tiny"); err != nil || rev == 0 {
@@ -97,8 +98,8 @@ func TestMigrateDropsReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if n := countSchema(t, s, "reports"); n != 0 {
-		t.Errorf("upgraded workspace has %d reports objects, want none", n)
+	if !newReports(t, s) {
+		t.Errorf("upgraded workspace has not the reports table of version 8")
 	}
 }
 
@@ -131,6 +132,17 @@ func TestOpenReadOnlyVersion1(t *testing.T) {
 }
 
 // countSchema counts the tables and indexes whose name starts with prefix.
+// newReports reports whether s has version 8's reports table (with its
+// inputs column) and its one index, and no other reports object.
+func newReports(t *testing.T, s *Store) bool {
+	t.Helper()
+	var n int
+	if err := s.r.QueryRowContext(context.Background(), "SELECT count(*) FROM pragma_table_info('reports') WHERE name = 'inputs'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1 && countSchema(t, s, "reports") == 2
+}
+
 func countSchema(t *testing.T, s *Store, prefix string) int {
 	t.Helper()
 	var n int

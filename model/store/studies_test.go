@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"reflect"
 	"testing"
 )
 
@@ -27,8 +28,9 @@ func TestStudies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := StudyInfo{Dataset: "tiny", Judge: "j", BankHash: testBank, Requests: 3, Answered: 2, Failed: 1, Failures: 3}
-	if len(st) != 1 || st[0] != want {
+	want := StudyInfo{Dataset: "tiny", Judge: "j", BankHash: testBank, Requests: 3, Answered: 2, Failed: 1, Failures: 3,
+		PlanAnswered: 2, PlanFailed: 1, Runs: []string{"0"}, Generation: 1}
+	if len(st) != 1 || !reflect.DeepEqual(st[0], want) {
 		t.Errorf("Studies = %+v, want [%+v]", st, want)
 	}
 }

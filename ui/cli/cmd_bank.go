@@ -72,7 +72,7 @@ func runBankList(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, s := range snaps {
 		b, err := banks.Parse([]byte(s.Text), s.Source)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\tstored in %s, does not parse: %v\n", s.Name, banks.ShortHash(s.Hash), wsPath, firstLine(err.Error()))
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\tstored in %s, does not parse: %v\n", s.Name, model.ShortHash(s.Hash), wsPath, firstLine(err.Error()))
 			continue
 		}
 		bankRow(tw, b, "stored in "+wsPath+" from "+s.Source)
@@ -82,7 +82,7 @@ func runBankList(ctx context.Context, args []string, stdout io.Writer) error {
 
 func bankRow(w io.Writer, b *banks.Bank, source string) {
 	fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", b.Name, len(b.Attributes), len(b.Neutrals), len(b.ContextProbes),
-		len(b.Conditions()), strings.Join(b.TaskNames(), ","), banks.ShortHash(b.Hash()), source)
+		len(b.Conditions()), strings.Join(b.TaskNames(), ","), model.ShortHash(b.Hash()), source)
 }
 
 // workspaceBanks lists the bank snapshots stored in the workspace (not the
@@ -146,7 +146,7 @@ func resolveBank(ctx context.Context, ref string, fs workspaceFlags) (b *banks.B
 		}
 		switch len(found) {
 		case 1:
-			b, err := banks.Parse([]byte(found[0].Text), wsPath+": bank "+banks.ShortHash(found[0].Hash))
+			b, err := banks.Parse([]byte(found[0].Text), wsPath+": bank "+model.ShortHash(found[0].Hash))
 			return b, []byte(found[0].Text), err
 		case 0:
 		default:
@@ -283,7 +283,7 @@ func renderBank(w io.Writer, b *banks.Bank, task, probe string, wording int, bat
 	if len(conds) == 0 {
 		return fmt.Errorf("bank %s has no condition %s wording %d (see prism bank show %s)", b.Name, probe, wording, b.Name)
 	}
-	fmt.Fprintf(w, "bank %s (hash %s), task %s, sample context %s\n", b.Name, banks.ShortHash(b.Hash()), task, ctx.ID)
+	fmt.Fprintf(w, "bank %s (hash %s), task %s, sample context %s\n", b.Name, model.ShortHash(b.Hash()), task, ctx.ID)
 	for _, c := range conds {
 		var req banks.Request
 		if batch {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
@@ -18,6 +19,7 @@ import (
 // the flags of prism run (but --runs for --repeats), a seeded context
 // sample, and --stored to read only what the workspace holds.
 type diagStudy struct {
+	name       string // the command, e.g. "prism diagnose wording"
 	s          *studyFlags
 	nctx       *int
 	runs       *int
@@ -31,7 +33,7 @@ type diagStudy struct {
 func newDiagStudy(name, usage string, stderr io.Writer) *diagStudy {
 	s := newStudyFlags(name, usage, stderr)
 	s.fs.hide("repeats")
-	d := &diagStudy{s: s}
+	d := &diagStudy{s: s, name: strings.TrimPrefix(name, "prism ")}
 	d.nctx = s.fs.Int("contexts", 0, "contexts in the seeded sample (0: all)")
 	d.runs = s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2: Q compares runs)")
 	d.sampleSeed = s.fs.Uint64("sample-seed", 42, "seed of the context sample")
@@ -114,7 +116,7 @@ func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*ban
 			return fail(err)
 		}
 	}
-	spec.Repeats = *d.runs
+	spec.Repeats, spec.Diagnostic = *d.runs, d.name
 	if *d.nctx > 0 {
 		spec.Dataset = calib.ScreenSample(spec.Dataset, *d.nctx, *d.sampleSeed)
 		fmt.Fprintf(info, "%d of the dataset's contexts (sample seed %d)\n", len(spec.Dataset.Contexts), *d.sampleSeed)

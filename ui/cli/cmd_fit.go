@@ -41,6 +41,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	methodName := fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
 	bf := addBaselineFlags(fs.FlagSet)
 	attributes := fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
+	runsFlag := fs.String("runs", "planned", "workspace mode: the study's `RUNS` to read: planned (what prism run planned), all (diagnostics' extra runs too), or the first N")
 	confirm := addConfirmFlags(fs)
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
@@ -72,6 +73,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *confirm.protocol == protocolConfirm && !set["metric"] {
 		*metric = model.MetricPairwise
+	}
+	metricSet := set["metric"] || *confirm.protocol == protocolConfirm
+	runs, err := study.ParseRuns(*runsFlag)
+	if err != nil {
+		return usageErr(fitUsage, "%v", err)
 	}
 	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
 		return usageErr(fitUsage, "--metric %q: want spearman or pairwise", *metric)
@@ -110,7 +116,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
 		}
 	} else {
-		in, err = workspaceFitInputWith(ctx, fs, *dataset, *judgeName, *bankRef, stderr, *save != "", stream,
+		in, err = workspaceFitInputWith(ctx, fs, studyRef{*dataset, *judgeName, *bankRef, runs}, stderr, *save != "", stream,
 			func(st *store.Store, in *fitInput, hash string) (err error) {
 				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
 					return err // budgets are reported beside rubric baselines only
@@ -121,6 +127,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err != nil {
 		return err
+	}
+	if !metricSet && in.metric != "" {
+		opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
 	}
 	if stream != nil {
 		builder = stream.b
@@ -164,6 +173,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err == nil && len(rep.Baselines) > 0 {
 			rep.Budgets = study.MethodBudgets(in.usage, d.Columns)
 		}
+		if err == nil && in.study.Dataset != "" {
+			rep.Study = study.Of(in.study, rep)
+		}
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism fit: warning:", w)
@@ -184,6 +196,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := saveCalibrator(ctx, *save, d, rep, opts, method, src, stderr); err != nil {
 			return err
 		}
+	}
+	if rep.Study != nil {
+		rememberFit(ctx, *fs.workspace, rep, stderr)
 	}
 	if *asJSON {
 		return writeJSON(stdout, rep)
@@ -264,6 +279,10 @@ type fitInput struct {
 	source    string
 	bank      *calib.BankSnapshot
 	judgeSnap *calib.JudgeSnapshot
+	// study names what was read from a workspace (zero from files);
+	// metric is its dataset's own metric.
+	study  model.Study
+	metric string
 	// rubrics are the judge's rubric ratings (fit's baselines), usage the
 	// cost of its answers (fit's budgets), warnings what reading them
 	// found; set by fit only.
@@ -335,9 +354,9 @@ func bankSource(ref string) string {
 
 // readFitInput reads what a fit or a selection works on: the scores and
 // labels CSVs when fromFiles, else the workspace (workspaceFitInput).
-func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores, labels, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
+func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores, labels string, ref studyRef, stderr io.Writer) (fitInput, error) {
 	if !fromFiles {
-		return workspaceFitInput(ctx, wf, dataset, judgeName, bankRef, stderr)
+		return workspaceFitInputWith(ctx, wf, ref, stderr, false, nil, nil)
 	}
 	var in fitInput
 	var err error
@@ -355,7 +374,7 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 // design as it grows.
 func readFitInputInto(ctx context.Context, scores, labels string, b *calib.DesignBuilder, mem *fitMemLimit) (fitInput, error) {
 	if b == nil {
-		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, "", "", "", nil)
+		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, studyRef{}, nil)
 	}
 	var in fitInput
 	// The labels first (a small file): their count sizes the builder's
@@ -384,22 +403,24 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 	return in, lerr
 }
 
-// workspaceFitInput reads a judge's answers on a dataset (optionally under
-// one bank) and the dataset's human targets from a workspace, for fit and
-// select. An empty dataset or judge is the workspace's only one.
-func workspaceFitInput(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer) (fitInput, error) {
-	return workspaceFitInputWith(ctx, wf, dataset, judgeName, bankRef, stderr, false, nil, nil)
+// studyRef is how a command names the study it reads: the dataset, the
+// judge and the bank as given (each "" for the workspace's only one) and
+// the runs to read.
+type studyRef struct {
+	dataset, judge, bank string
+	runs                 study.Runs
 }
 
-// workspaceFitInputWith is workspaceFitInput that, with provenance, also
-// reads the bank and judge configuration behind the answers
-// (study.Provenance) for a saved calibrator.
+// workspaceFitInputWith reads a judge's answers on a dataset in one study
+// (study.Pick: under --bank, else the judge's only planned study there)
+// and the dataset's human targets from a workspace, for fit, select and
+// budget. With provenance it also reads the bank and judge configuration
+// behind the answers (study.Provenance) for a saved calibrator.
 //
 // stream, when not nil, has the score rows folded into a design builder
 // as they are read (fitStream.read), not kept in in.rows. more, when not
-// nil, reads more from the open store (hash: the bank filter, "" for
-// every bank).
-func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judgeName, bankRef string, stderr io.Writer, provenance bool,
+// nil, reads more from the open store (hash: the study's bank).
+func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, ref studyRef, stderr io.Writer, provenance bool,
 	stream *fitStream, more func(st *store.Store, in *fitInput, hash string) error) (fitInput, error) {
 	var in fitInput
 	st, err := openWorkspaceRO(ctx, *wf.workspace)
@@ -407,31 +428,49 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judg
 		return in, err
 	}
 	defer st.Close()
-	if in.dataset, err = pickDataset(ctx, st, dataset, wf.usage); err != nil {
+	if in.dataset, err = pickDataset(ctx, st, ref.dataset, wf.usage); err != nil {
 		return in, err
 	}
-	if in.judge, err = pickJudge(ctx, st, judgeName, wf.usage, stderr, wf.Name()); err != nil {
+	if in.judge, err = pickJudge(ctx, st, ref.judge, wf.usage, stderr, wf.Name()); err != nil {
+		return in, err
+	}
+	if in.metric, err = datasetMetric(ctx, st, in.dataset); err != nil {
 		return in, err
 	}
 	hash := ""
-	if bankRef != "" {
-		b, _, err := resolveBank(ctx, bankRef, wf)
+	if ref.bank != "" {
+		b, _, err := resolveBank(ctx, ref.bank, wf)
 		if err != nil {
 			return in, err
 		}
 		hash = b.Hash()
 	}
+	info, note, err := study.Pick(ctx, st, in.dataset, in.judge, hash)
+	if err != nil {
+		return in, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	if note != "" && stderr != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", wf.Name(), note)
+	}
+	hash = info.BankHash
 	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
 	if hash != "" {
-		in.source += ", bank " + banks.ShortHash(hash)
+		in.source += ", bank " + model.ShortHash(hash)
 	}
 	if stream != nil {
-		err = stream.read(ctx, st, &in, hash)
+		err = stream.read(ctx, st, &in, info, ref.runs)
 	} else {
-		in.rows, in.labels, err = st.FitInput(ctx, in.dataset, in.judge, hash)
+		var d *study.Data
+		if d, err = study.Read(ctx, st, info, ref.runs); err == nil {
+			in.rows, in.labels, in.study = d.Rows, d.Labels, d.Study
+		}
 	}
 	if err != nil {
 		return in, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	if !in.study.Balanced() && stderr != nil {
+		fmt.Fprintf(stderr, "%s: warning: unbalanced runs: contexts have %d to %d runs of the baseline (runs %s); each candidate's scores are averaged over the runs it has\n",
+			wf.Name(), in.study.RunsPerContext[0], in.study.RunsPerContext[1], in.study.Runs)
 	}
 	if provenance {
 		if in.bank, in.judgeSnap, err = study.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
@@ -444,6 +483,38 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, dataset, judg
 		}
 	}
 	return in, nil
+}
+
+// rememberFit stores rep in the workspace (study.Remember) for prism ls
+// and the TUI's Fit tab. A workspace that cannot be written (a read-only
+// file, a busy lock) loses only that: the report is still printed, and
+// a warning says why it was not kept.
+func rememberFit(ctx context.Context, path string, rep *calib.Report, stderr io.Writer) {
+	st, err := openWorkspace(ctx, path, false)
+	if err == nil {
+		_, err = study.Remember(ctx, st, rep)
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "prism fit: warning: the fit was not stored in %s: %v\n", path, err)
+	}
+}
+
+// datasetMetric is the metric a dataset was imported with (pairwise for
+// JudgeBench's pairs), the default of the analyses that read it.
+func datasetMetric(ctx context.Context, st *store.Store, name string) (string, error) {
+	ds, err := st.Datasets(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range ds {
+		if d.Name == name {
+			return d.Metric, nil
+		}
+	}
+	return "", nil
 }
 
 // pickJudge returns name when the workspace holds a judge of that name, or
@@ -542,6 +613,11 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		}
 	}
 	fitted := methods[1:]
+	if r.Study != nil {
+		for _, l := range r.Study.Lines() {
+			fmt.Fprintln(w, l)
+		}
+	}
 	if r.Global {
 		fmt.Fprintf(w, "global mode: %d candidates as one group, %d columns; Spearman pooled over all candidates; %d bootstrap resamples, seed %d\n",
 			r.NCandidates, len(r.Columns), r.Bootstrap, r.Seed)

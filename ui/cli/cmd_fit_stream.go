@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -24,7 +25,7 @@ type fitStream struct {
 // read fills in.labels and the builder. in.rows keeps only what else
 // reads the rows: the rubric probes' rows (rubricRatings) and, for
 // RunsOf (study.Provenance), the first baseline row of each run.
-func (f *fitStream) read(ctx context.Context, st *store.Store, in *fitInput, hash string) error {
+func (f *fitStream) read(ctx context.Context, st *store.Store, in *fitInput, info store.StudyInfo, runs study.Runs) error {
 	opts := f.opts
 	opts.ScoresFile = in.source
 	f.b = calib.NewDesignBuilder(opts)
@@ -32,8 +33,8 @@ func (f *fitStream) read(ctx context.Context, st *store.Store, in *fitInput, has
 	if mem == nil {
 		mem = &fitMemLimit{} // off
 	}
-	runs := map[string]bool{}
-	labels, err := st.ScanFitInput(ctx, in.dataset, in.judge, hash,
+	seen := map[string]bool{}
+	s, labels, err := study.Scan(ctx, st, info, runs,
 		func(labs []model.Label, rows int) {
 			f.b.Reserve(len(labs))
 			// The study's packed answers stay live while the design is
@@ -45,14 +46,14 @@ func (f *fitStream) read(ctx context.Context, st *store.Store, in *fitInput, has
 			switch {
 			case strings.HasPrefix(r.Probe, "rubric:"):
 				in.rows = append(in.rows, *r)
-			case r.Probe == model.ProbeBaseline && !runs[r.Run]:
-				runs[r.Run] = true
+			case r.Probe == model.ProbeBaseline && !seen[r.Run]:
+				seen[r.Run] = true
 				in.rows = append(in.rows, *r)
 			}
 			err := f.b.Add(r)
 			mem.update(f.b.DesignBytes())
 			return err
 		})
-	in.labels = labels
+	in.labels, in.study = labels, s
 	return err
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
-	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -21,8 +23,11 @@ Lists what the workspace holds: its datasets (name, format, candidates),
 the bank snapshots answers were recorded under (name, hash prefix,
 source), the stored judges with their configuration (backend, model, base
 URL, parameters; the names --judge takes), and per study (dataset × judge
-× bank) the requests recorded, answered and failed (a failed attempt and
-no answer yet; a rerun retries them). The workspace is only read.`
+× bank version) its progress: the runs and requests prism run planned,
+of them answered and failed (a failed attempt and no answer yet; a rerun
+retries them), the answers beyond the plan (diagnostics' extra runs) and
+what acquired the study (run, screen, diagnose …); then the stored fits.
+The workspace is only read.`
 
 func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism ls", stderr, lsUsage)
@@ -81,7 +86,7 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		fmt.Fprintln(tw, "  NAME\tHASH\tSOURCE")
 		for _, b := range snaps {
 			bankName[b.Hash] = b.Name
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Name, banks.ShortHash(b.Hash), b.Source)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Name, model.ShortHash(b.Hash), b.Source)
 		}
 		tw.Flush()
 	}
@@ -106,19 +111,48 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		tw.Flush()
 	}
 
-	fmt.Fprintf(w, "\nstudies (%d): dataset × judge × bank\n", len(studies))
+	fmt.Fprintf(w, "\nstudies (%d): dataset × judge × bank version; progress against what prism run planned\n", len(studies))
 	if len(studies) == 0 {
 		fmt.Fprintln(w, "  none: prism run or prism screen records requests")
-		return nil
+		return listReports(ctx, st, w)
 	}
 	tw := newTable(w)
-	fmt.Fprintln(tw, "  DATASET\tJUDGE\tBANK\tREQUESTS\tANSWERED\tFAILED")
+	fmt.Fprintln(tw, "  DATASET\tJUDGE\tBANK\tRUNS\tPLANNED\tANSWERED\tFAILED\tBEYOND PLAN\tACQUIRED BY")
 	for _, s := range studies {
-		bank := banks.ShortHash(s.BankHash)
+		bank := model.ShortHash(s.BankHash)
 		if s.BankName != "" {
 			bank = s.BankName + " " + bank
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\n", s.Dataset, s.Judge, bank, s.Requests, s.Answered, s.Failed)
+		runs, planned, by := "-", "-", []string{}
+		if s.PlannedRuns > 0 {
+			runs, planned = fmt.Sprint(s.PlannedRuns), fmt.Sprint(s.Planned)
+			by = append(by, "run")
+		}
+		by = append(by, s.Diagnostics...)
+		if len(by) == 0 {
+			by = append(by, "-")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Dataset, s.Judge, bank, runs, planned,
+			s.PlanAnswered, s.PlanFailed, s.Answered-s.PlanAnswered, strings.Join(by, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return listReports(ctx, st, w)
+}
+
+// listReports lists the stored fits, newest first.
+func listReports(ctx context.Context, st *store.Store, w io.Writer) error {
+	reps, err := st.Reports(ctx, study.KindFit, "", false)
+	if err != nil || len(reps) == 0 {
+		return err
+	}
+	fmt.Fprintf(w, "\nfits (%d): stored by prism fit and the Fit tab, newest first\n", len(reps))
+	tw := newTable(w)
+	fmt.Fprintln(tw, "  ID\tDATASET\tJUDGE\tBANK\tRUNS\tCREATED")
+	for _, r := range reps {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Dataset, r.Judge, dash(model.ShortHash(r.BankHash)), r.Runs,
+			r.Created.Format("2006-01-02 15:04:05"))
 	}
 	return tw.Flush()
 }

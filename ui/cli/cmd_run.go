@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -330,6 +331,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	printEstimate(stdout, plan)
 	if plan.Estimate.Send+plan.Estimate.CacheHits == 0 {
+		// Nothing to send (a screen answered it all, say): the study's
+		// plan is still this run's.
+		if err := st.PlanStudy(ctx, plan.StudyPlan()); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
 		if plan.IsRubric() {
 			return printRubricCounts(ctx, stdout, st, plan)
 		}
@@ -397,7 +403,7 @@ func printEstimate(w io.Writer, p *engine.Plan) {
 		}
 	}
 	fmt.Fprintf(w, "study: dataset %s (%d candidates) × bank %s (%s, %s) × %d run(s) → judge %q\n",
-		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, conds, banks.ShortHash(p.BankHash), sp.Repeats, sp.JudgeName)
+		sp.Dataset.Name, sp.Dataset.NumCandidates(), sp.Bank.Name, conds, model.ShortHash(p.BankHash), sp.Repeats, sp.JudgeName)
 	if sp.Config.Backend == judge.BackendOffline {
 		// The simulator is labelled wherever it appears (docs/judge.md).
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
@@ -456,7 +462,7 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 			// repeats were stored before): the workspace counts answers
 			// under every condition and run of the bank.
 			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds %d answers of judge %q under bank %s (all its conditions and runs)\n",
-				s.Stored, s.Study.Answered, p.Spec.JudgeName, banks.ShortHash(p.BankHash))
+				s.Stored, s.Study.Answered, p.Spec.JudgeName, model.ShortHash(p.BankHash))
 		} else {
 			fmt.Fprintf(w, "stored: %d answers by this run; the workspace holds answers to %d of the study's %d requests\n",
 				s.Stored, s.Study.Answered, p.Estimate.Requests)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
@@ -20,7 +19,7 @@ func printRubricEstimate(w io.Writer, p *engine.Plan) {
 	sp := p.Spec
 	r := sp.Rubric
 	fmt.Fprintf(w, "study: dataset %s (%d candidates) × rubric %s (%s, %d criteria, %s) × %d run(s) → judge %q\n",
-		sp.Dataset.Name, sp.Dataset.NumCandidates(), r.Name, r.Kind, len(r.Criteria), banks.ShortHash(p.BankHash), sp.Repeats, sp.JudgeName)
+		sp.Dataset.Name, sp.Dataset.NumCandidates(), r.Name, r.Kind, len(r.Criteria), model.ShortHash(p.BankHash), sp.Repeats, sp.JudgeName)
 	if sp.Config.Backend == judge.BackendOffline || sp.Config.Backend == "" {
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
 	}

@@ -85,7 +85,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	spec.Repeats = *runs
+	spec.Repeats, spec.Diagnostic = *runs, "screen"
 	spec.Dataset = calib.ScreenSample(spec.Dataset, *nctx, *sampleSeed)
 	info := stdout
 	if *asJSON {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 )
 
@@ -13,7 +14,7 @@ import (
 // workspace (--judge, --dataset, --bank). select and budget share them;
 // fit has its own, since --bank there also names a saved calibrator's bank.
 type scoreSourceFlags struct {
-	scores, labels, judge, dataset, bank *string
+	scores, labels, judge, dataset, bank, runs *string
 }
 
 // addScoreSourceFlags defines the source flags on fs.
@@ -23,7 +24,8 @@ func addScoreSourceFlags(fs workspaceFlags) scoreSourceFlags {
 		labels:  fs.String("labels", "", "human labels `CSV`: context,candidate,human"),
 		judge:   fs.String("judge", "", "the stored judge `NAME` whose answers in the workspace are used (default: the only one)"),
 		dataset: fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)"),
-		bank:    fs.String("bank", "", "only answers under this `BANK` (built-in name, TOML file or workspace hash)"),
+		bank:    fs.String("bank", "", "the study under this `BANK` (built-in name, TOML file or workspace hash; default: the judge's only planned study)"),
+		runs:    fs.String("runs", "planned", "the study's `RUNS` to read: planned (what prism run planned), all, or the first N"),
 	}
 }
 
@@ -52,7 +54,11 @@ func (s scoreSourceFlags) check(fs workspaceFlags, usage string) error {
 // ("selecting on", "evaluating").
 func (s scoreSourceFlags) read(ctx context.Context, fs workspaceFlags, stderr io.Writer, command, verb string) (fitInput, error) {
 	fromFiles := s.fromFiles()
-	in, err := readFitInput(ctx, fs, fromFiles, *s.scores, *s.labels, *s.dataset, *s.judge, *s.bank, stderr)
+	runs, err := study.ParseRuns(*s.runs)
+	if err != nil {
+		return fitInput{}, usageErr(fs.usage, "%v", err)
+	}
+	in, err := readFitInput(ctx, fs, fromFiles, *s.scores, *s.labels, studyRef{*s.dataset, *s.judge, *s.bank, runs}, stderr)
 	if err != nil || fromFiles {
 		return in, err
 	}
