@@ -37,7 +37,8 @@ func diagnoseUsage() string {
 	b.WriteString("table, or its documented JSON report with --json. order reads stored answers\n")
 	b.WriteString("only (it sends nothing); joint, resolution and wording first acquire their\n")
 	b.WriteString("conditions through the engine (stored answers are reused; --stored sends\n")
-	b.WriteString("nothing). Kinds:\n")
+	b.WriteString("nothing; --dry-run prints the estimate and stops; --max-cost, --max-requests\n")
+	b.WriteString("and --confirm-above as for prism run). Kinds:\n")
 	names := make([]string, 0, len(diagnoses))
 	for n := range diagnoses {
 		names = append(names, n)

@@ -15,6 +15,7 @@ func init() {
 
 const diagnoseJointUsage = `prism diagnose joint [--bank BANK] [--dataset NAME] [--runs R] [--contexts N] [--sample-seed S]
           [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
+          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
           [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
 
 Joint instructions (docs/protocol.md §15.2, docs/diagnostics.md): for each
@@ -26,9 +27,10 @@ effects', per pair and pooled over pairs (second moments summed), with
 95% context-bootstrap intervals. Default bank: the built-in ladder (15
 pairs of six style properties). The bank's conditions are acquired through
 the engine first (answers already stored are reused; --stored sends
-nothing). Needs ≥ 2 runs and, per pair, 5 contexts with 2 or more
-candidates answered under its joint and single probes in every run; less
-is reported as "too few", never as a number.`
+nothing; --dry-run prints the estimate and stops). Needs ≥ 2 runs and,
+per pair, 5 contexts with 2 or more candidates answered under its joint
+and single probes in every run; less is reported as "too few", never as
+a number.`
 
 // jointJSON is the document of prism diagnose joint --json.
 type jointJSON struct {

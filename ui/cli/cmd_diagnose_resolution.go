@@ -19,14 +19,17 @@ func init() {
 
 const diagnoseResolutionUsage = `prism diagnose resolution [--scales A,B] [--bank BANK] [--dataset NAME] [--runs R] [--contexts N]
           [--sample-seed S] [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai]
-          [--judge NAME] [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
+          [--judge NAME] [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
+          [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
 
 Score resolution (docs/protocol.md §15.3, docs/diagnostics.md): the judge
 scores the same items under the bank on two scales (--scales, default
 "bank,0-100": the bank's own scale and 0–100; each MIN-MAX, anchors
 mapped onto it, each scale its own bank hash, as prism run --scale
 acquires it). The conditions of both scales are acquired through the
-engine first (answers already stored are reused; --stored sends nothing).
+engine first (answers already stored are reused; --stored sends nothing;
+--dry-run prints both estimates and stops; --max-cost and --max-requests
+apply to the two scales' sends together).
 Per scale: the share of tied candidate pairs within contexts (baseline
 scores, per run) and the share of zero probe responses (J's columns
 ATTR:± and ctx:NAME, wordings averaged within the run); then how both
@@ -71,16 +74,9 @@ func runDiagnoseResolution(ctx context.Context, args []string, stdout, stderr io
 		}
 		edits[i] = func(b *banks.Bank, task string) error { return b.Rescale(task, lo, hi) }
 	}
-	info := d.info(stdout, stderr)
-	var data [2]*diagData
-	for i := range data {
-		fmt.Fprintf(info, "scale %s:\n", strings.TrimSpace(parts[i]))
-		dd, err := d.load(ctx, "", edits[i], info, stderr)
-		if err != nil {
-			return err
-		}
-		dd.st.Close()
-		data[i] = dd
+	data, err := d.loadScales(ctx, parts, edits, d.info(stdout, stderr), stderr)
+	if err != nil || data[0] == nil { // nil: a dry run
+		return err
 	}
 	if data[0].BankHash == data[1].BankHash {
 		return usageErr(diagnoseResolutionUsage, "--scales %q: the two scales are the same (%s)", *scales, data[0].Scale)
@@ -96,6 +92,43 @@ func runDiagnoseResolution(ctx context.Context, args []string, stdout, stderr io
 	fmt.Fprintln(&buf)
 	printResolution(&buf, data[0], rep)
 	return writeTrimmed(stdout, buf.String())
+}
+
+// loadScales plans the study on both scales, checks their estimates
+// together against the spend flags (so a refusal sends nothing on either),
+// then acquires both. A dry run returns no data and no error.
+func (d *diagStudy) loadScales(ctx context.Context, parts []string, edits []func(*banks.Bank, string) error, info, stderr io.Writer) ([2]*diagData, error) {
+	var data [2]*diagData
+	var plans [2]*diagPlan
+	defer func() {
+		for _, p := range plans {
+			if p != nil {
+				p.st.Close()
+			}
+		}
+	}()
+	for i := range plans {
+		fmt.Fprintf(info, "scale %s:\n", strings.TrimSpace(parts[i]))
+		p, err := d.plan(ctx, "", edits[i], info)
+		if err != nil {
+			return data, err
+		}
+		plans[i] = p
+	}
+	e := sumEstimates(plans[0].plan.Estimate, plans[1].plan.Estimate)
+	if send, err := d.check(e, plans[0].spec.Config.Backend, info, stderr); !send {
+		return data, err
+	}
+	for i, p := range plans {
+		plans[i] = nil // acquire closes it on an error, the data holds it else
+		dd, err := d.acquire(ctx, p, info, stderr)
+		if err != nil {
+			return [2]*diagData{}, err
+		}
+		dd.st.Close()
+		data[i] = dd
+	}
+	return data, nil
 }
 
 func printResolution(w io.Writer, dd *diagData, r *calib.ResolutionReport) {

@@ -28,6 +28,7 @@ type diagStudy struct {
 	seed       *uint64
 	stored     *bool
 	asJSON     *bool
+	spend      *spendFlags
 }
 
 func newDiagStudy(name, usage string, stderr io.Writer) *diagStudy {
@@ -41,6 +42,7 @@ func newDiagStudy(name, usage string, stderr io.Writer) *diagStudy {
 	d.seed = s.fs.Uint64("boot-seed", calib.DefaultDiagOptions().Seed, "bootstrap seed")
 	d.stored = s.fs.Bool("stored", false, "send nothing: use only the answers the workspace holds")
 	d.asJSON = s.fs.Bool("json", false, "print the documented JSON report (docs/diagnostics.md); progress goes to stderr")
+	d.spend = addSpendFlags(s.fs)
 	return d
 }
 
@@ -87,11 +89,43 @@ type diagData struct {
 	st       *store.Store
 }
 
-// load resolves the study (defaultBank when --bank is not given; edit,
-// when not nil, changes the bank before it is planned, as --scale does),
-// sends what the workspace lacks unless --stored, and reads the rows of the
-// sampled contexts and runs 0…R−1. The caller closes d.st.
+// diagPlan is one study a diagnosis planned: the workspace it holds open
+// (the caller closes st), the spec and its plan.
+type diagPlan struct {
+	st   *store.Store
+	spec engine.Spec
+	plan *engine.Plan
+}
+
+// load plans the study (see plan), checks its estimate against the spend
+// flags and acquires it (see acquire). A dry run returns nil data and no
+// error: the estimate is printed and nothing more is done. The caller
+// closes d.st.
 func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*banks.Bank, string) error, info, stderr io.Writer) (*diagData, error) {
+	p, err := d.plan(ctx, defaultBank, edit, info)
+	if err != nil {
+		return nil, err
+	}
+	if send, err := d.check(p.plan.Estimate, p.spec.Config.Backend, info, stderr); !send {
+		p.st.Close()
+		return nil, err
+	}
+	return d.acquire(ctx, p, info, stderr)
+}
+
+// check is the spend check of a diagnosis: --stored sends nothing, so only
+// its --dry-run stops there.
+func (d *diagStudy) check(e engine.Estimate, backend string, info, stderr io.Writer) (send bool, err error) {
+	if *d.stored {
+		return !*d.spend.dry, nil
+	}
+	return d.spend.check(e, backend, info, stderr)
+}
+
+// plan resolves the study (defaultBank when --bank is not given; edit,
+// when not nil, changes the bank before it is planned, as --scale does),
+// plans it and prints its estimate; nothing is sent.
+func (d *diagStudy) plan(ctx context.Context, defaultBank string, edit func(*banks.Bank, string) error, info io.Writer) (*diagPlan, error) {
 	if *d.s.bank == "" && defaultBank != "" {
 		*d.s.bank = defaultBank
 	}
@@ -99,20 +133,16 @@ func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*ban
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*diagData, error) {
+	fail := func(err error) (*diagPlan, error) {
 		st.Close()
 		return nil, err
 	}
 	if spec.Bank == nil {
 		return fail(usageErr(d.s.fs.usage, "a diagnosis reads a probe bank's study, not a rubric's"))
 	}
-	task := spec.Task
-	if task == "" {
-		task = spec.Dataset.Task
-	}
 	if edit != nil {
 		spec.Bank = spec.Bank.Clone()
-		if err := edit(spec.Bank, task); err != nil {
+		if err := edit(spec.Bank, taskOf(spec)); err != nil {
 			return fail(err)
 		}
 	}
@@ -126,6 +156,18 @@ func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*ban
 		return fail(err)
 	}
 	printEstimate(info, plan)
+	return &diagPlan{st: st, spec: spec, plan: plan}, nil
+}
+
+// acquire sends what the workspace lacks of a planned study unless
+// --stored, and reads the rows of the sampled contexts and runs 0…R−1.
+// On an error it closes p.st; else the data holds it.
+func (d *diagStudy) acquire(ctx context.Context, p *diagPlan, info, stderr io.Writer) (*diagData, error) {
+	st, spec, plan := p.st, p.spec, p.plan
+	fail := func(err error) (*diagData, error) {
+		st.Close()
+		return nil, err
+	}
 	if *d.stored && plan.Estimate.Send > 0 {
 		fmt.Fprintf(info, "--stored: nothing sent; %d requests stay unanswered\n", plan.Estimate.Send)
 	}
@@ -140,7 +182,7 @@ func (d *diagStudy) load(ctx context.Context, defaultBank string, edit func(*ban
 	}
 	dd := &diagData{Dataset: spec.Dataset.Name, Bank: spec.Bank.Name, BankHash: plan.BankHash, Judge: spec.JudgeName,
 		rows: studyRows(rows, spec.Dataset, *d.runs), st: st}
-	if t, ok := spec.Bank.Tasks[task]; ok {
+	if t, ok := spec.Bank.Tasks[taskOf(spec)]; ok {
 		dd.Scale = t.Scale.Range()
 	}
 	for _, c := range spec.Dataset.Contexts {
@@ -173,7 +215,7 @@ func runLadderDiagnosis[R any](ctx context.Context, name, usage string, args []s
 	}
 	info := d.info(stdout, stderr)
 	dd, err := d.load(ctx, "ladder", nil, info, stderr)
-	if err != nil {
+	if err != nil || dd == nil { // nil: a dry run
 		return err
 	}
 	defer dd.st.Close()

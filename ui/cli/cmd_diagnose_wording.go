@@ -16,6 +16,7 @@ func init() {
 
 const diagnoseWordingUsage = `prism diagnose wording [--bank BANK] [--dataset NAME] [--runs R] [--contexts N] [--sample-seed S]
           [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
+          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
           [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
 
 Wording strength (docs/protocol.md §15.1, docs/diagnostics.md): for each
@@ -28,9 +29,10 @@ pooled over attributes by averaging second moments, with 95%
 context-bootstrap intervals. Default bank: the built-in ladder (six style
 properties with every level). The bank's conditions are acquired through
 the engine first (answers already stored are reused; --stored sends
-nothing). Needs ≥ 2 runs and, per attribute, 5 contexts with 2 or more
-candidates answered under every ladder condition in every run; less is
-reported as "too few", never as a number.`
+nothing; --dry-run prints the estimate and stops). Needs ≥ 2 runs and,
+per attribute, 5 contexts with 2 or more candidates answered under every
+ladder condition in every run; less is reported as "too few", never as a
+number.`
 
 // wordingJSON is the document of prism diagnose wording --json.
 type wordingJSON struct {

@@ -25,7 +25,8 @@ func init() {
 const runUsage = `prism run [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
           [--backend offline|openai] [--model M] [--base-url U]
           [--judge NAME] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
-          [--probes P,P,…] [--batched [--orders K] [--order-seed S]] [--dry-run] [--workspace FILE] [judge flags]
+          [--probes P,P,…] [--batched [--orders K] [--order-seed S]] [--workspace FILE] [judge flags]
+          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
 
 Sends every request of the study that the workspace has no answer for and
 stores each answer as it comes. A run stopped at any moment (ctrl+c, a crash,
@@ -41,7 +42,10 @@ sampled ratings at temperature 1, default 20; one call read by its logprobs
 in --mode expected); each criterion's rating is stored as the score of probe
 rubric:RUBRIC/CRITERION under the same judge. --prompts DIR reads G-Eval
 prompt files (the official ones: coh_detailed.txt, …). --dry-run prints
-the estimate (requests, tokens, cost, time) and sends nothing. --repeats N
+the estimate (requests, tokens, cost, time) and sends nothing. --max-cost
+USD and --max-requests N refuse a run whose estimate exceeds them before
+anything is sent; on a terminal, a priced run estimated above
+--confirm-above USD (default 5) asks first, unless --yes. --repeats N
 sends each condition N times as separate requests (run labels 0…N-1). --backend says what answers (offline: the simulator;
 openai: any OpenAI-compatible server); --judge NAME is the stored judge the
 answers go under (default: the backend for offline, else the model;
@@ -292,7 +296,7 @@ func (s *studyFlags) addRubricFlags() {
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := newStudyFlags("prism run", runUsage, stderr)
-	dry := s.fs.Bool("dry-run", false, "print the estimate and send nothing")
+	spend := addSpendFlags(s.fs)
 	s.addRubricFlags()
 	bf := addBatchedFlags(s)
 	pos, help, err := s.fs.parse(args, stdout)
@@ -310,7 +314,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := bf.apply(s, &spec); err != nil {
 		return err
 	}
-	if *dry {
+	if *spend.dry {
 		// The estimate alone, a candidate at a time: no request is held,
 		// whatever the study's size.
 		plan, err := engine.EstimatePlan(ctx, st, spec)
@@ -321,7 +325,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if n := plan.Estimate.Requests; plan.IsBatched() && n > engine.MaxPlanRequests {
 			fmt.Fprintf(stdout, "note: a run of %d requests is refused (one plan holds at most %d); use fewer runs (--repeats) or split the dataset\n", n, engine.MaxPlanRequests)
 		}
-		return nil
+		_, err = spend.check(plan.Estimate, spec.Config.Backend, stdout, stderr)
+		return err
 	}
 	// A pointwise study streams: its requests are made while it runs,
 	// so neither the plan nor the run grows with the study.
@@ -340,6 +345,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return printRubricCounts(ctx, stdout, st, plan)
 		}
 		return nil
+	}
+	if _, err := spend.check(plan.Estimate, spec.Config.Backend, stdout, stderr); err != nil {
+		return err
 	}
 	sum, err := sendPlan(ctx, st, plan, stdout, stderr)
 	if err != nil {

@@ -33,7 +33,8 @@ func init() {
 const scoreUsage = `prism score --calibrator CAL.json --scores S.csv [--labels L.csv] [flags]
        prism score --calibrator CAL.json [--dataset NAME] [--workspace FILE] [--judge NAME]
              [--backend offline|openai] [--model M] [--base-url U] [--concurrency N] [--rpm N] [--tpm N]
-             [--prices FILE] [--dry-run] [--budget N] [judge flags] [flags]
+             [--prices FILE] [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
+             [--budget N] [judge flags] [flags]
        flags: [-o FILE] [--format csv|jsonl] [--scale corrected|human] [--allow-mismatch] [--bootstrap N] [--seed N]
 
 Applies a calibrator written by prism fit --save to candidates it has not
@@ -43,7 +44,8 @@ probe scores alone (docs/calibrator.md). Scores come from a CSV file
 calibrator's bank and judge configuration are used, only the conditions the
 calibrator reads are asked (its baseline and probe columns; no neutral
 clauses), the estimate is printed before anything is sent (--dry-run stops
-there), and the requests go through the same resumable engine as prism run
+there; --max-cost and --max-requests refuse a larger one, and above
+--confirm-above on a terminal prism asks first), and the requests go through the same resumable engine as prism run
 (answers already stored are not sent again; rerun the same command to
 resume). Judge flags change the configuration; a configuration or bank other
 than the calibrator's is refused naming each difference, unless
@@ -94,7 +96,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	conc := fs.Int("concurrency", 8, "requests in flight at once")
 	rpm := fs.Int("rpm", 0, "requests per minute (0: unlimited)")
 	tpm := fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
-	dry := fs.Bool("dry-run", false, "print the estimate and send nothing")
+	spend := addSpendFlags(fs)
 	budget := finiteFloatFlag(fs.FlagSet, "budget", 0, 0, 1e9, "workspace mode: follow the calibrator's adaptive policy (prism budget --save) with at most `N` judge calls per candidate, baseline included; 0: ask every probe")
 	// The judge flags of prism run, registered on their own set and shown
 	// here (the sampling seed as --judge-seed).
@@ -144,7 +146,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	slices.Sort(judgeSet)
 	fromFiles := *scores != "" || *labels != ""
 	workspaceOnly := []string{}
-	for _, n := range []string{"dataset", "judge", "workspace", "prices", "concurrency", "rpm", "tpm", "dry-run", "budget"} {
+	for _, n := range append([]string{"dataset", "judge", "workspace", "prices", "concurrency", "rpm", "tpm", "budget"}, spendFlagNames...) {
 		if set[n] {
 			workspaceOnly = append(workspaceOnly, "--"+n)
 		}
@@ -221,7 +223,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.ScoresFile, opts.LabelsFile = *scores, *labels
 	} else {
 		ws := scoreWorkspace{fs: fs, cal: cal, calFile: *calFile, jf: jf, jfs: jfs, judgeSet: judgeSet,
-			dataset: *dataset, name: *name, prices: *prices, allow: *allow, dry: *dry,
+			dataset: *dataset, name: *name, prices: *prices, allow: *allow, spend: spend,
 			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget}
 		var done bool
 		rows, labs, mismatches, done, err = ws.acquire(ctx)
@@ -281,7 +283,7 @@ type scoreWorkspace struct {
 	name     string
 	prices   string
 	allow    bool
-	dry      bool
+	spend    *spendFlags // --dry-run, --max-cost, …: the check before anything is sent
 	limits   engine.Limits
 	info     io.Writer
 	stderr   io.Writer
@@ -425,8 +427,8 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 		return s.acquireBudget(ctx, st, path, dsName, spec, plan, cfg.APIKey != "", string(cfg.APIKey), mismatches)
 	}
 	printEstimate(s.info, plan)
-	if s.dry {
-		return nil, nil, mismatches, true, nil
+	if send, err := s.spend.check(plan.Estimate, cfg.Backend, s.info, s.stderr); !send {
+		return nil, nil, mismatches, err == nil, err
 	}
 	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
 		// Something to store: plan again on a writable open.
@@ -485,7 +487,7 @@ func (s *scoreWorkspace) stored(ctx context.Context) (rows []model.ScoreRow, lab
 		name = s.cal.Judge.Name
 	}
 	fmt.Fprintf(s.info, "the calibrator was fitted on imported scores (no probe bank): scoring the stored answers of judge %s on dataset %s; nothing is sent\n", name, dsName)
-	if s.dry {
+	if *s.spend.dry {
 		return nil, nil, nil, true, nil
 	}
 	rows, labels, err = st.FitInput(ctx, dsName, name, "")

@@ -164,10 +164,11 @@ func (s *scoreWorkspace) acquireBudget(ctx context.Context, ro *store.Store, pat
 	hasKey bool, key string, mismatches []string) (rows []model.ScoreRow, labels []model.Label, _ []string, done bool, err error) {
 	pol := s.cal.Policy
 	n := spec.Dataset.NumCandidates()
+	most := int(math.Min(float64(len(full.Items)), math.Floor(s.budget)*float64(n)))
 	fmt.Fprintf(s.info, "budget: the calibrator's policy (τ %g) asks the baseline of all %d candidates, then probes in the order %s while a candidate's order may still change, at most %g calls per candidate: at most %d of the full study's %d requests (%d answered already)\n",
-		pol.Tau, n, strings.Join(pol.Columns, " "), s.budget, int(math.Min(float64(len(full.Items)), math.Floor(s.budget)*float64(n))), len(full.Items), full.Estimate.Answered)
-	if s.dry {
-		return nil, nil, mismatches, true, nil
+		pol.Tau, n, strings.Join(pol.Columns, " "), s.budget, most, len(full.Items), full.Estimate.Answered)
+	if send, err := s.spend.check(budgetBound(full.Estimate, most), spec.Config.Backend, s.info, s.stderr); !send {
+		return nil, nil, mismatches, err == nil, err
 	}
 	ro.Close()
 	st, err := openWorkspace(ctx, path, false)
@@ -185,4 +186,21 @@ func (s *scoreWorkspace) acquireBudget(ctx context.Context, ro *store.Store, pat
 	s.budgetDone = bs
 	s.source = fmt.Sprintf("%s: dataset %s, judge %s (budgeted)", st.Path(), dsName, spec.JudgeName)
 	return rows, labels, mismatches, false, nil
+}
+
+// budgetBound estimates the most a budgeted scoring may spend, for the
+// spend check: the full study's estimate with its sends cut to the
+// policy's cap of most requests, tokens and cost cut in proportion (the
+// stages send a subset of the full study's pending requests).
+func budgetBound(full engine.Estimate, most int) engine.Estimate {
+	e := full
+	if most >= e.Send || e.Send == 0 {
+		return e
+	}
+	f := float64(most) / float64(e.Send)
+	e.Send, e.Calls = most, int(math.Ceil(float64(e.Calls)*f))
+	e.InputTokens = int64(math.Ceil(float64(e.InputTokens) * f))
+	e.OutputTokens = int64(math.Ceil(float64(e.OutputTokens) * f))
+	e.Cost *= f
+	return e
 }

@@ -23,6 +23,7 @@ func init() {
 
 const screenUsage = `prism screen [--bank BANK] [--dataset NAME] [--contexts N] [--runs R] [--sample-seed S]
           [--bootstrap B] [--per-wording] [--json] [--backend offline|openai] [--judge NAME]
+          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
           [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
 
 Runs the bank on a seeded sample of N contexts (default 20) with R runs
@@ -62,6 +63,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	boot := s.fs.Int("bootstrap", calib.DefaultSignalOptions().Bootstrap, "context-bootstrap resamples")
 	perWording := s.fs.Bool("per-wording", false, "pool each wording's displacement separately instead of averaging a sign's wordings")
 	asJSON := s.fs.Bool("json", false, "print the diagnostics as JSON (progress goes to stderr)")
+	spend := addSpendFlags(s.fs)
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -97,6 +99,9 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	printEstimate(info, plan)
+	if send, err := spend.check(plan.Estimate, spec.Config.Backend, info, stderr); !send {
+		return err
+	}
 	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
 		if err := runPlan(ctx, st, plan, info, stderr); err != nil {
 			return err
