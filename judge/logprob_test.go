@@ -114,7 +114,7 @@ func TestExpectedLogprobTolerance(t *testing.T) {
 		score float64 // ±1e-5
 		kind  ErrorKind
 	}{
-		// Read with the tail alone, these were 5.1 and 9.000.
+		// Read with the tail alone, these were 5.18 and 9.000.
 		{name: "6 at +2e-7", score: 6, toks: at("6", 2e-7,
 			TopLogprob{"6", 2e-7}, TopLogprob{"5", -15.2}, TopLogprob{"7", -17.5})},
 		{name: "8 at +1e-6", score: 8, toks: at("8", 1e-6,

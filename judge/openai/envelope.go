@@ -8,11 +8,12 @@ import (
 )
 
 // A reply whose envelope says two things is refused rather than read
-// one way: encoding/json keeps the last of two "content" members, the
-// client reads the first of two choices, and either may be the wrong
-// score. Ambiguous names the first such thing in a chat completion's
-// JSON; the client and a batch import fail the reply with
-// judge.KindAmbiguous (docs/judge.md).
+// one way: encoding/json keeps the last of two "content" members, and
+// the first of two choices would be read, either maybe the wrong score.
+// Ambiguous names a key given twice in a chat completion's JSON; the
+// readers count the choices themselves (a decoded reply has them). The
+// client and a batch import fail such a reply with judge.KindAmbiguous
+// (docs/judge.md).
 //
 // Only the fields go-openai decodes are checked, in the objects it
 // decodes (reply.go's field lists: the reply, each choice, its message
@@ -53,8 +54,8 @@ var replyShape = shapeOf(responseFields, envShape{
 
 // Ambiguous reports why the chat completion data is ambiguous: a key
 // twice in one of the objects go-openai decodes ("choices[0].message:
-// key \"content\" twice"), or more than one choice. "" when it is not,
-// or when data is not JSON (its decoder reports that).
+// key \"content\" twice"). "" when it is not, or when data is not JSON
+// (its decoder reports that).
 func Ambiguous(data []byte) string {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -82,9 +83,6 @@ func envValue(d *json.Decoder, shape envShape, path string) (string, error) {
 		}
 		if _, err := d.Token(); err != nil {
 			return "", err
-		}
-		if path == "choices" && n > 1 {
-			return fmt.Sprintf("%d choices (prism asks for one)", n), nil
 		}
 	}
 	return "", nil
