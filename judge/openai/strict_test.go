@@ -117,7 +117,7 @@ func TestAmbiguousEnvelope(t *testing.T) {
 		{"content and Content", envelope(choiceJSON(three+`,"Content":"{\"score\": 9}"`, ""), plainUsage), `"content" and "Content"`},
 		{"two choices", envelope(choiceJSON(three, "")+","+choiceJSON(nine, ""), plainUsage), "2 choices"},
 		{"two usages", strings.Replace(envelope(choiceJSON(three, ""), plainUsage), `"usage":`, `"usage":{"prompt_tokens":1},"usage":`, 1), `key "usage" twice`},
-		{"two logprobs", envelope(`{"index":0,"message":{"role":"assistant",` + three + `},"logprobs":null,"logprobs":null}`, plainUsage), `choices[0]: key "logprobs" twice`},
+		{"two logprobs", envelope(`{"index":0,"message":{"role":"assistant",`+three+`},"logprobs":null,"logprobs":null}`, plainUsage), `choices[0]: key "logprobs" twice`},
 		// Keys no field reads say nothing twice.
 		{"an unknown key twice", envelope(choiceJSON(three+`,"x_note":1,"x_note":2`, ""), plainUsage), ""},
 		{"inside an extension", strings.Replace(envelope(choiceJSON(three, ""), plainUsage), `"model":"m"`, `"model":"m","x":{"a":1,"a":2}`, 1), ""},
