@@ -26,6 +26,8 @@ const (
 	KindOutOfRange  ErrorKind = "out_of_range" // a score outside the scale; never clipped
 	KindRefusal     ErrorKind = "refusal"      // the model declined to score
 	KindNoLogprobs  ErrorKind = "no_logprobs"  // expected mode, but the server sent no logprobs
+	KindBadMass     ErrorKind = "bad_mass"     // expected mode, but the logprobs are not probabilities (Σp > 1 + LogprobTolerance)
+	KindAmbiguous   ErrorKind = "ambiguous"    // the reply's envelope says two things: a key twice, several choices
 	KindCanceled    ErrorKind = "canceled"     // the caller's context ended
 	KindConfig      ErrorKind = "config"       // the judge is misconfigured (no model, bad scale, bad base URL)
 )

@@ -84,7 +84,7 @@ func FuzzReadExpected(f *testing.F) {
 			}
 			return
 		}
-		if !(ex.Mass > 0) || math.IsNaN(ex.Score) || ex.Score < float64(lo)-1e-9 || ex.Score > float64(hi)+1e-9 {
+		if !(ex.Mass > 0) || ex.Mass > 1+LogprobTolerance || math.IsNaN(ex.Score) || ex.Score < float64(lo)-1e-9 || ex.Score > float64(hi)+1e-9 {
 			t.Fatalf("ReadExpected(%q) = %+v on %d–%d", s, ex, lo, hi)
 		}
 	})

@@ -82,9 +82,13 @@ type Sample struct {
 	PromptTokens       int
 	CachedPromptTokens int
 	CompletionTokens   int
-	Latency            time.Duration
-	Attempts           int // HTTP attempts including retries (1 for offline)
-	Err                *Error
+	// UsageNote says which token counts the server reported were
+	// implausible and replaced by estimates (CheckUsage); "" when the
+	// server's counts are the ones above.
+	UsageNote string
+	Latency   time.Duration
+	Attempts  int // HTTP attempts including retries (1 for offline)
+	Err       *Error
 }
 
 // Item is one candidate's score inside a batched request.

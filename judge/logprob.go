@@ -24,6 +24,50 @@ type Expected struct {
 	Approx bool
 	// Dist is P(v) for each valid v (unnormalised, sums to Mass).
 	Dist map[int]float64
+
+	// bad says why the alternatives read are not a probability
+	// distribution ("" when they are): ExpectedAt's KindBadMass.
+	bad string
+}
+
+// LogprobTolerance is how far a logprob may stray above 0, and a
+// position's probabilities above a total of 1, before they are read as
+// impossible. Servers round: a token the model is sure of comes back
+// with logprob +2e-7 or +1e-6, and top_logprobs summing to 1.000001. A
+// logprob in (0, LogprobTolerance] is read as 0 (probability 1); a larger
+// one, or alternatives at one position whose probabilities sum above
+// 1 + LogprobTolerance (two at −0.1: 1.81), make the reading KindBadMass,
+// never a score.
+const LogprobTolerance = 1e-4
+
+// prob is the probability of logprob lp, rounding-tolerant; false when
+// lp is no logprob (NaN, or above LogprobTolerance).
+func prob(lp float64) (float64, bool) {
+	switch {
+	case math.IsNaN(lp) || lp > LogprobTolerance:
+		return 0, false
+	case lp > 0:
+		return 1, true
+	}
+	return math.Exp(lp), true
+}
+
+// checkMass reports why alts are not the alternatives of one position
+// ("" when their probabilities are each a probability and sum to at
+// most 1 + LogprobTolerance).
+func checkMass(alts []TopLogprob) string {
+	sum := 0.0
+	for _, a := range alts {
+		p, ok := prob(a.Logprob)
+		if !ok {
+			return fmt.Sprintf("logprob %g of %q is not a log-probability (above 0 by more than %g)", a.Logprob, a.Token, LogprobTolerance)
+		}
+		sum += p
+	}
+	if sum > 1+LogprobTolerance {
+		return fmt.Sprintf("the alternatives' probabilities sum to %.4g (more than 1 + %g)", sum, LogprobTolerance)
+	}
+	return ""
 }
 
 // ReadExpected finds the score of the reply spelled by tokens (LocateScore
@@ -62,8 +106,13 @@ func ReadExpected(tokens []TokenLogprob, sc banks.Scale) (Expected, error) {
 // outside [Min, Max] and non-numbers carry no weight; Mass reports the
 // weight kept and the score is renormalised over it.
 //
+// Logprobs within LogprobTolerance above 0 are read as 0 (rounding).
+//
 // Errors (*Error): KindNoLogprobs when the token at t has no alternatives,
-// KindUnparseable when no valid score has positive probability.
+// KindBadMass when the alternatives at a position read are not a
+// probability distribution (a logprob above LogprobTolerance, or a sum
+// above 1 + LogprobTolerance), KindUnparseable when no valid score has
+// positive probability.
 func ExpectedAt(tokens []TokenLogprob, at int, sc banks.Scale) (Expected, error) {
 	ex, err := distAt(tokens, at, sc)
 	if err != nil {
@@ -109,6 +158,9 @@ func distAt(tokens []TokenLogprob, at int, sc banks.Scale) (Expected, error) {
 	}
 	ex := Expected{Dist: map[int]float64{}}
 	expand(tokens, t, "", 1, sc, &ex, 0)
+	if ex.bad != "" {
+		return Expected{}, &Error{Kind: KindBadMass, Msg: ex.bad}
+	}
 	return ex, nil
 }
 
@@ -160,11 +212,15 @@ func expand(tokens []TokenLogprob, t int, prefix string, w float64, sc banks.Sca
 	if !seenChosen {
 		alts = append(alts[:len(alts):len(alts)], TopLogprob{Token: chosen.Token, Logprob: chosen.Logprob})
 	}
-	for _, a := range alts {
-		if math.IsNaN(a.Logprob) || a.Logprob > 1e-9 {
-			continue
+	if msg := checkMass(alts); msg != "" {
+		if ex.bad == "" {
+			ex.bad = fmt.Sprintf("token %d: %s", t+1, msg)
 		}
-		p := w * math.Exp(a.Logprob)
+		return
+	}
+	for _, a := range alts {
+		pa, _ := prob(a.Logprob)
+		p := w * pa
 		if !(p > 0) {
 			continue
 		}

@@ -96,3 +96,55 @@ func TestReadExpected(t *testing.T) {
 		}
 	}
 }
+
+// A sure token comes back a hair above 0 (servers round: +2e-7, +1e-6):
+// it is the score, not skipped for the tail. Alternatives whose
+// probabilities are no distribution are bad_mass, never a score.
+func TestExpectedLogprobTolerance(t *testing.T) {
+	at := func(chosen string, lp float64, alts ...TopLogprob) []TokenLogprob {
+		return []TokenLogprob{
+			{Token: `{"score": `, Logprob: 0, Top: []TopLogprob{{Token: `{"score": `, Logprob: 0}}},
+			{Token: chosen, Logprob: lp, Top: alts},
+			{Token: "}", Logprob: 0, Top: []TopLogprob{{Token: "}", Logprob: 0}}},
+		}
+	}
+	cases := []struct {
+		name  string
+		toks  []TokenLogprob
+		score float64 // ±1e-5
+		kind  ErrorKind
+	}{
+		// Read with the tail alone, these were 5.18 and 9.000.
+		{name: "6 at +2e-7", score: 6, toks: at("6", 2e-7,
+			TopLogprob{"6", 2e-7}, TopLogprob{"5", -15.2}, TopLogprob{"7", -17.5})},
+		{name: "8 at +1e-6", score: 8, toks: at("8", 1e-6,
+			TopLogprob{"8", 1e-6}, TopLogprob{"9", -16.3})},
+		{name: "at the tolerance", score: 3, toks: at("3", LogprobTolerance, TopLogprob{"3", LogprobTolerance})},
+		// Σp = 2·e^−0.1 = 1.81: was 6.5.
+		{name: "impossible mass", kind: KindBadMass, toks: at("6", -0.1,
+			TopLogprob{"6", -0.1}, TopLogprob{"7", -0.1})},
+		{name: "above the tolerance", kind: KindBadMass, toks: at("6", 0.01, TopLogprob{"6", 0.01})},
+		{name: "NaN", kind: KindBadMass, toks: at("6", math.NaN(), TopLogprob{"6", math.NaN()})},
+		// The chosen token, absent from its alternatives, counts too.
+		{name: "chosen beside a full tail", kind: KindBadMass, toks: at("6", -0.01, TopLogprob{"5", -0.01})},
+	}
+	for _, c := range cases {
+		ex, err := ReadExpected(c.toks, ten)
+		if KindOf(err) != c.kind {
+			t.Errorf("%s: %+v, error %v; want kind %q", c.name, ex, err, c.kind)
+			continue
+		}
+		if c.kind == "" && (math.Abs(ex.Score-c.score) > 1e-5 || ex.Mass > 1+LogprobTolerance) {
+			t.Errorf("%s: score %v mass %v, want %v", c.name, ex.Score, ex.Mass, c.score)
+		}
+	}
+	// A continuation position is checked as well: "1","0" on 0–100 with
+	// an impossible distribution after the "1".
+	toks := []TokenLogprob{
+		{Token: "1", Logprob: 0, Top: []TopLogprob{{"1", 0}}},
+		{Token: "0", Logprob: -0.2, Top: []TopLogprob{{"0", -0.2}, {"5", -0.2}}},
+	}
+	if _, err := ReadExpected(toks, banks.Scale{Min: 0, Max: 100}); KindOf(err) != KindBadMass {
+		t.Errorf("continuation: error %v, want bad_mass", err)
+	}
+}

@@ -297,20 +297,23 @@ func MeanRatings(replies []string, label string, sc banks.Scale) (Ratings, error
 // Σ P(v) before renormalising). Each alternative is read as in
 // ExpectedAt: leading spaces, quotes, colons, '*' and the tokenizer marks
 // '▁' and 'Ġ' are stripped, and alternatives that spell the same integer
-// merge (" 4" and "4"). Alternatives with a non-finite or positive
-// logprob are ignored. No alternatives: KindNoLogprobs; no probability on
-// a valid rating: KindNoMass.
+// merge (" 4" and "4"). A logprob within LogprobTolerance above 0 is read
+// as 0. No alternatives: KindNoLogprobs; alternatives that are not a
+// probability distribution (a logprob above the tolerance, a sum above
+// 1 + LogprobTolerance): KindBadMass; no probability on a valid rating:
+// KindNoMass.
 func ExpectedRating(top []TopLogprob, sc banks.Scale) (Expected, error) {
 	if len(top) == 0 {
 		return Expected{}, &Error{Kind: KindNoLogprobs, Msg: "no top_logprobs at the rating"}
 	}
+	if msg := checkMass(top); msg != "" {
+		return Expected{}, &Error{Kind: KindBadMass, Msg: msg}
+	}
 	ex := Expected{Dist: map[int]float64{}}
 	for _, a := range top {
-		if math.IsNaN(a.Logprob) || a.Logprob > 1e-9 {
-			continue
-		}
 		d, _ := tokenDigits(a.Token, false)
-		ex.add(d, math.Exp(a.Logprob), sc)
+		p, _ := prob(a.Logprob)
+		ex.add(d, p, sc)
 	}
 	if !ex.finish() {
 		return Expected{}, &Error{Kind: KindNoMass, Msg: noMassMsg(sc)}

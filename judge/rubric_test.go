@@ -282,3 +282,14 @@ func TestGEvalScore(t *testing.T) {
 		t.Errorf("no criteria: %v", err)
 	}
 }
+
+func TestExpectedRatingTolerance(t *testing.T) {
+	five := banks.Scale{Min: 1, Max: 5}
+	ex, err := ExpectedRating([]TopLogprob{{"4", 3e-7}, {"3", -16}}, five)
+	if err != nil || math.Abs(ex.Score-4) > 1e-5 {
+		t.Errorf("4 at +3e-7: %+v, %v; want 4", ex, err)
+	}
+	if _, err := ExpectedRating([]TopLogprob{{"4", -0.1}, {"5", -0.1}}, five); KindOf(err) != KindBadMass {
+		t.Errorf("Σp = 1.81: error %v, want bad_mass", err)
+	}
+}

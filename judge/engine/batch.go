@@ -14,6 +14,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/openai"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -292,6 +293,16 @@ func parseBatchLines(r io.Reader, file string, score func(oc *BatchOutcome) erro
 		}
 		if isPresent(cc.Error) {
 			oc.ErrKind, oc.Err = string(judge.KindServer), errorText(cc.Error)
+			out = append(out, oc)
+			continue
+		}
+		// A key twice or several choices: refused as the live client
+		// refuses them, not read one way (openai.Ambiguous).
+		if why := openai.Ambiguous(body); why != "" || len(cc.Choices) > 1 {
+			if why == "" {
+				why = fmt.Sprintf("%d choices (prism asks for one)", len(cc.Choices))
+			}
+			oc.ErrKind, oc.Err = string(judge.KindAmbiguous), "the answer is ambiguous: "+why
 			out = append(out, oc)
 			continue
 		}

@@ -278,13 +278,7 @@ type Estimate struct {
 // four characters of English per token, plus the chat format's few tokens
 // per message. It is an estimate for planning and rate limiting; actual
 // usage comes back with each answer.
-func EstimateTokens(msgs []banks.Message) int {
-	n := 3
-	for _, m := range msgs {
-		n += (len(m.Content)+3)/4 + 4
-	}
-	return n
-}
+func EstimateTokens(msgs []banks.Message) int { return judge.EstimatePromptTokens(msgs) }
 
 // estimateTokensOf is EstimateTokens of a request whose two messages
 // have these lengths (banks.Renderer.Lengths), without the messages.

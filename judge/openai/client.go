@@ -164,13 +164,14 @@ func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judg
 		}
 		return s
 	}
-	s.PromptTokens = resp.Usage.PromptTokens
-	s.CompletionTokens = resp.Usage.CompletionTokens
-	if d := resp.Usage.PromptTokensDetails; d != nil {
-		s.CachedPromptTokens = d.CachedTokens
-	}
+	c.usage(&s, creq, resp)
 	if len(resp.Choices) == 0 {
 		s.Err = &judge.Error{Kind: judge.KindServer, Msg: "the answer has no choices", Attempts: ci.attempts}
+		return s
+	}
+	if n := len(resp.Choices); n > 1 {
+		// Which one is the score? Refused rather than guessed (envelope.go).
+		s.Err = &judge.Error{Kind: judge.KindAmbiguous, Msg: fmt.Sprintf("the answer is ambiguous: %d choices (prism asks for one)", n), Attempts: ci.attempts}
 		return s
 	}
 	ch := resp.Choices[0]
@@ -183,6 +184,37 @@ func (c *Client) sample(ctx context.Context, req banks.Request, repeat int) judg
 		s.Err.Attempts = ci.attempts
 	}
 	return s
+}
+
+// usage fills s's token counts from resp's usage, implausible ones
+// replaced by estimates (judge.CheckUsage) and reported: in the sample's
+// UsageNote and the client's log.
+func (c *Client) usage(s *judge.Sample, creq goopenai.ChatCompletionRequest, resp goopenai.ChatCompletionResponse) {
+	u := judge.Usage{Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens}
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		u.CachedPrompt = d.CachedTokens
+	}
+	msgs := make([]banks.Message, len(creq.Messages))
+	bytes := 0
+	for i, m := range creq.Messages {
+		msgs[i] = banks.Message{Role: m.Role, Content: m.Content}
+		bytes += len(m.Role) + len(m.Content)
+	}
+	if rf := creq.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		if raw, ok := rf.JSONSchema.Schema.(json.RawMessage); ok {
+			bytes += len(raw)
+		}
+	}
+	reply := ""
+	if len(resp.Choices) > 0 {
+		reply = resp.Choices[0].Message.Content
+	}
+	est := judge.Usage{Prompt: judge.EstimatePromptTokens(msgs), Completion: judge.EstimateCompletionTokens(reply)}
+	u, s.UsageNote = judge.CheckUsage(u, bytes, est)
+	s.PromptTokens, s.CachedPromptTokens, s.CompletionTokens = u.Prompt, u.CachedPrompt, u.Completion
+	if s.UsageNote != "" && c.transport.Log != nil {
+		c.transport.Log(c.redact(judge.SanitizeServerText("judge: " + s.UsageNote)))
+	}
 }
 
 // Reply is the first choice of a chat completion: what a sample reads.

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/prism-eval/prism/judge"
 )
 
 // The chat-completions call is go-openai's CreateChatCompletion made
@@ -128,12 +131,27 @@ func (s *sender) create(ctx context.Context, cr goopenai.ChatCompletionRequest) 
 		p := new(goopenai.ChatCompletionResponse)
 		*p = resp
 		err = json.Unmarshal(rb.data, p)
+		if err == nil {
+			err = ambiguousErr(rb.data) // fastReply refuses these: see envelope.go
+		}
 		return *p, err
 	}
 	p := new(goopenai.ChatCompletionResponse)
 	*p = resp
-	err = json.NewDecoder(res.Body).Decode(p)
+	var seen bytes.Buffer
+	err = json.NewDecoder(io.TeeReader(res.Body, &seen)).Decode(p)
+	if err == nil {
+		err = ambiguousErr(seen.Bytes())
+	}
 	return *p, err
+}
+
+// ambiguousErr is KindAmbiguous when the reply data is (Ambiguous).
+func ambiguousErr(data []byte) error {
+	if why := Ambiguous(data); why != "" {
+		return &judge.Error{Kind: judge.KindAmbiguous, Msg: "the answer is ambiguous: " + why}
+	}
+	return nil
 }
 
 // request is http.NewRequestWithContext(ctx, POST, s.url, nil) with

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/backend"
+	"github.com/prism-eval/prism/judge/openai"
 	"github.com/prism-eval/prism/model/datasets"
 )
 
@@ -25,7 +27,9 @@ Scores one candidate of the embedded demo (the first context's candidate N,
 default 1) under the baseline prompt, or under every condition of the bank
 with --all, and prints the score, each sample, token counts and latency.
 The judge is the offline simulator unless --backend openai (with --model,
---base-url, $OPENAI_API_KEY or --judge-config FILE) says otherwise.`
+--base-url, $OPENAI_API_KEY or --judge-config FILE) says otherwise.
+Retries are shown on stderr as they happen. A condition that gets no
+score makes the command fail (exit 1) with its whole reason.`
 
 func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "try" {
@@ -64,7 +68,10 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	j, err := backend.New(cfg)
+	// Retries are shown as they happen: what failed and how long the
+	// next attempt waits (otherwise a refused connection is seconds of
+	// silence).
+	j, err := backend.New(cfg, openai.WithLog(func(line string) { fmt.Fprintln(stderr, line) }))
 	if err != nil {
 		return err
 	}
@@ -85,33 +92,61 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "judge %s · bank %s · demo context %s, candidate %s\n\n", j.Name(), bank.Name, c.ID, cand.ID)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "condition\tscore\tsamples\ttokens (prompt/cached/completion)\tlatency\tnote")
+	var failed []string
 	for _, cond := range conds {
 		req, err := bank.Render(d.Task, c, cand, cond)
 		if err != nil {
 			return err
 		}
 		res, err := j.Score(ctx, req)
-		score, note := "—", ""
-		if res.HasScore {
-			score = fmt.Sprintf("%.3f", res.Score)
-		}
-		if err != nil {
-			note = err.Error()
-		} else if len(res.Samples) > 0 && res.Samples[0].Raw != "" {
-			note = strings.Join(strings.Fields(judge.SanitizeServerText(res.Samples[0].Raw)), " ")
-		}
 		name := cond.Probe
 		if cond.Wording > 0 {
 			name += fmt.Sprintf(" #%d", cond.Wording+1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", name, score, samples(res), res.PromptTokens,
-			res.CachedPromptTokens, res.CompletionTokens, res.Latency.Round(time.Microsecond), clipNote(note))
+		tryRow(tw, name, res, err)
 		if judge.KindOf(err).StopsRun() {
 			tw.Flush()
-			return err
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err != nil {
+			// The table's note is clipped: the whole reason is the error.
+			failed = append(failed, name+": "+err.Error())
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(failed) == 1 && len(conds) == 1 {
+		return errors.New(failed[0])
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d conditions got no score:\n  %s", len(failed), len(conds), strings.Join(failed, "\n  "))
+	}
+	return nil
+}
+
+// tryRow writes one condition's row: its score, samples, tokens,
+// latency and a note (the error, the reply, or the usage the server
+// reported wrong), clipped to the table.
+func tryRow(tw io.Writer, name string, res judge.Result, err error) {
+	score, note := "—", ""
+	if res.HasScore {
+		score = fmt.Sprintf("%.3f", res.Score)
+	}
+	switch {
+	case err != nil:
+		note = err.Error()
+	case len(res.Samples) > 0 && res.Samples[0].Raw != "":
+		note = strings.Join(strings.Fields(judge.SanitizeServerText(res.Samples[0].Raw)), " ")
+	}
+	for _, s := range res.Samples {
+		if s.UsageNote != "" {
+			note = "tokens estimated: " + note
+			break
+		}
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", name, score, samples(res), res.PromptTokens,
+		res.CachedPromptTokens, res.CompletionTokens, res.Latency.Round(time.Microsecond), clipNote(note))
 }
 
 func pickBank(name, task string) (*banks.Bank, error) {
