@@ -91,7 +91,7 @@ func (s *depthScan) depth() int {
 	return d
 }
 
-// skipString moves past a basic ("…", """…""") or literal ('…', '''…''')
+// skipString moves past a basic ("…", """…""") or literal ('…', ”'…”')
 // string starting at s.i; a one-line string also ends at a newline (the
 // parser reports it).
 func (s *depthScan) skipString(q byte) {
