@@ -91,7 +91,8 @@ func (s *depthScan) depth() int {
 	return d
 }
 
-// skipString moves past a basic ("…", """…""") or literal ('…', ”'…”')
+// skipString moves past a basic or literal string, one-line or
+// triple-quoted,
 // string starting at s.i; a one-line string also ends at a newline (the
 // parser reports it).
 func (s *depthScan) skipString(q byte) {
