@@ -91,10 +91,9 @@ func (s *depthScan) depth() int {
 	return d
 }
 
-// skipString moves past a basic or literal string, one-line or
-// triple-quoted,
-// string starting at s.i; a one-line string also ends at a newline (the
-// parser reports it).
+// skipString moves past the basic or literal string (one-line or
+// triple-quoted) starting at s.i; a one-line string also ends at a newline
+// (the parser reports it).
 func (s *depthScan) skipString(q byte) {
 	multi := s.i+2 < len(s.data) && s.data[s.i+1] == q && s.data[s.i+2] == q
 	if multi {
