@@ -7,7 +7,7 @@ import (
 
 // ErrNotDecimal is returned (wrapped) by ParseDecimal for text that is not
 // a decimal number.
-var ErrNotDecimal = errors.New("not a decimal number (digits, an optional sign, point and exponent)")
+var ErrNotDecimal = errors.New("want a decimal number: digits with an optional sign, point and exponent")
 
 // ParseDecimal reads a number cell of a dataset, score or label file: an
 // optional sign, digits with an optional decimal point, and an optional
@@ -22,7 +22,7 @@ func ParseDecimal(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil { // only a range error is left: 1e999
-		return 0, errors.New("out of the range of a float64")
+		return 0, errors.New("beyond the range of a float64")
 	}
 	return v, nil
 }
