@@ -17,11 +17,26 @@ func CheckTOMLDepth(data []byte, file string) error {
 	s := depthScan{data: data, line: 1, lineStart: 0, inKey: true, dots: []int{0}}
 	for s.i < len(data) {
 		if err := s.step(); err != nil {
-			return fmt.Errorf("%s:%d:%d: nested deeper than %d levels (tables, arrays and dotted keys together)",
-				file, s.line, s.i-s.lineStart+1, MaxTOMLDepth)
+			return &DepthError{File: file, Line: s.line, Column: s.i - s.lineStart + 1}
 		}
 	}
 	return nil
+}
+
+// DepthError reports a TOML file nested deeper than MaxTOMLDepth, at the
+// first byte past the limit.
+type DepthError struct {
+	File         string
+	Line, Column int
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg())
+}
+
+// Msg is the error without its location.
+func (e *DepthError) Msg() string {
+	return fmt.Sprintf("nested deeper than %d levels (tables, arrays and dotted keys together)", MaxTOMLDepth)
 }
 
 type depthScan struct {
