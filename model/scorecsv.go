@@ -491,3 +491,20 @@ func ScoredLabels(rows []ScoreRow, labels []Label) (kept []Label, dropped int) {
 	}
 	return kept, len(labels) - len(kept)
 }
+
+// CheckScale reports the first score row outside [lo, hi], the scale of
+// the bank the scores were given on, naming file, line and probe. Missing
+// scores and rubric ratings (on their criterion's own scale) are not
+// checked. Scores with no bank (a reward model's logits, a 0–1 grader)
+// keep their own scale: callers check only when a bank is named.
+func CheckScale(rows []ScoreRow, file string, lo, hi float64) error {
+	for _, r := range rows {
+		if r.Missing || strings.HasPrefix(r.Probe, "rubric:") {
+			continue
+		}
+		if r.Score < lo || r.Score > hi {
+			return fmt.Errorf("%s:%d: field \"score\": %v is outside the bank's scale %v–%v (probe %s)", file, r.Line, r.Score, lo, hi, Quote(r.Probe))
+		}
+	}
+	return nil
+}
