@@ -50,6 +50,10 @@ multi"""`, 1)))
 	f.Add([]byte(strings.Replace(minimal, `max = 5`, "max = 5\nanchors = [{from = 1, to = 1, label = \"x\"}]", 1)))
 	f.Add([]byte("[[a]]\n[a.b]\nc = 1\n[[a]]\n\"q.k\" = '''\nx = 1\n'''"))
 	f.Add([]byte("name = \"x\"\n[tasks.generic]\nextras = [{field = \"f\", label = \"F\"}]"))
+	// Around the nesting limit (model.MaxTOMLDepth): refused past it.
+	f.Add([]byte("x = " + strings.Repeat("{a=", 33) + "1" + strings.Repeat("}", 33)))
+	f.Add([]byte("x = " + strings.Repeat("[", 32) + strings.Repeat("]", 32)))
+	f.Add([]byte(strings.Repeat("a.", 32) + "a = 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		scanKeys(data) // must not panic on any input
 		b, err := Parse(data, "fuzz.toml")

@@ -37,6 +37,10 @@ func Parse(data []byte, file string) (*Bank, error) {
 // column of its field. The errors come sorted by line; none means v is
 // valid.
 func decodeFile(data []byte, file string, v any, sch map[string]any, check func() error) Errors {
+	var deep *model.DepthError
+	if errors.As(model.CheckTOMLDepth(data, file), &deep) {
+		return Errors{&FieldError{File: file, Line: deep.Line, Column: deep.Column, Msg: deep.Msg()}}
+	}
 	md, err := toml.Decode(string(data), v)
 	if err != nil {
 		return Errors{decodeError(err, file)}

@@ -21,6 +21,9 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("judge config: %w", err)
 	}
+	if err := model.CheckTOMLDepth(data, path); err != nil {
+		return c, err
+	}
 	md, err := toml.Decode(string(data), &c)
 	if err != nil {
 		var pe toml.ParseError

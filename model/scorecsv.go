@@ -75,7 +75,7 @@ func ParseProbe(name string) (kind, attr, sign string, err error) {
 	case strings.HasPrefix(name, "rubric:"):
 		r, c, ok := SplitRubricProbe(name)
 		if !ok {
-			return "", "", "", fmt.Errorf("probe %q: a rubric probe is rubric:RUBRIC/CRITERION, each name valid: %s", name, NameRule)
+			return "", "", "", fmt.Errorf("probe %s: a rubric probe is rubric:RUBRIC/CRITERION, each name valid: %s", Quote(name), NameRule)
 		}
 		return ProbeRubric, r + "/" + c, "", nil
 	case strings.HasPrefix(name, "neutral:"):
@@ -85,7 +85,7 @@ func ParseProbe(name string) (kind, attr, sign string, err error) {
 	case strings.HasPrefix(name, prefixJoint):
 		a, b, signs, ok := SplitJointProbe(name)
 		if !ok {
-			return "", "", "", fmt.Errorf("probe %q: a joint probe is joint:A/B:SIGNS, A and B distinct names (%s), SIGNS one of ++, +-, -+, --", name, NameRule)
+			return "", "", "", fmt.Errorf("probe %s: a joint probe is joint:A/B:SIGNS, A and B distinct names (%s), SIGNS one of ++, +-, -+, --", Quote(name), NameRule)
 		}
 		return ProbeJoint, a + "/" + b, signs, nil
 	case isLevelName(name):
@@ -93,10 +93,10 @@ func ParseProbe(name string) (kind, attr, sign string, err error) {
 	case strings.HasSuffix(name, ":+") || strings.HasSuffix(name, ":-"):
 		kind, attr, sign = ProbeAttr, name[:len(name)-2], name[len(name)-1:]
 	default:
-		return "", "", "", fmt.Errorf("probe %q is not one of baseline, ATTR:+, ATTR:-, ATTR:LEVEL, neutral:NAME, ctx:NAME, joint:A/B:SIGNS, rubric:RUBRIC/CRITERION", name)
+		return "", "", "", fmt.Errorf("probe %s is not one of baseline, ATTR:+, ATTR:-, ATTR:LEVEL, neutral:NAME, ctx:NAME, joint:A/B:SIGNS, rubric:RUBRIC/CRITERION", Quote(name))
 	}
 	if !ValidName(attr) {
-		return "", "", "", fmt.Errorf("probe %q: name %q is not valid: %s", name, attr, NameRule)
+		return "", "", "", fmt.Errorf("probe %s: name %s is not valid: %s", Quote(name), Quote(attr), NameRule)
 	}
 	return kind, attr, sign, nil
 }
@@ -127,7 +127,7 @@ func openCSV(r io.Reader, file, what string, required []string) (*csvTable, erro
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		if _, dup := t.col[h]; dup && h != "" {
 			line, col := cr.FieldPos(i)
-			return nil, fmt.Errorf("%s:%d:%d: column %q appears twice in the header", file, line, col, h)
+			return nil, fmt.Errorf("%s:%d:%d: column %s appears twice in the header", file, line, col, Quote(h))
 		}
 		t.col[h] = i
 	}
@@ -181,12 +181,12 @@ func csvErr(file string, err error) error {
 // parseNumber reads a score or label and checks it with CheckNumber;
 // at locates the field and field names its column for the error.
 func parseNumber(at, field, s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := ParseDecimal(s)
 	if err != nil {
-		return 0, fmt.Errorf("%s: field %q: %q is not a finite number", at, field, s)
+		return 0, fmt.Errorf("%s: field %q: %s is not a finite number (%v)", at, field, Quote(s), err)
 	}
 	if err := CheckNumber(v); err != nil {
-		return 0, fmt.Errorf("%s: field %q: %q: %v", at, field, s, err)
+		return 0, fmt.Errorf("%s: field %q: %s: %v", at, field, Quote(s), err)
 	}
 	return v, nil
 }
@@ -349,7 +349,7 @@ func (m internTable) intern(s string) string {
 // parseNumberAt is parseNumber locating the field only when it fails:
 // formatting the location of every field was a tenth of a read.
 func parseNumberAt(t *csvTable, field, s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := ParseDecimal(s)
 	if err == nil && CheckNumber(v) == nil {
 		return v, nil
 	}
@@ -435,7 +435,7 @@ func ReadLabelsCSV(r io.Reader, file string) ([]Label, error) {
 		}
 		k := key{l.Context, l.Candidate}
 		if first, dup := seen[k]; dup {
-			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", t.at("candidate"), l.Context, l.Candidate, first)
+			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %s candidate %s (first on line %d)", t.at("candidate"), Quote(l.Context), Quote(l.Candidate), first)
 		}
 		seen[k] = line
 		labels.add(l)
@@ -490,4 +490,21 @@ func ScoredLabels(rows []ScoreRow, labels []Label) (kept []Label, dropped int) {
 		}
 	}
 	return kept, len(labels) - len(kept)
+}
+
+// CheckScale reports the first score row outside [lo, hi], the scale of
+// the bank the scores were given on, naming file, line and probe. Missing
+// scores and rubric ratings (on their criterion's own scale) are not
+// checked. Scores with no bank (a reward model's logits, a 0–1 grader)
+// keep their own scale: callers check only when a bank is named.
+func CheckScale(rows []ScoreRow, file string, lo, hi float64) error {
+	for _, r := range rows {
+		if r.Missing || strings.HasPrefix(r.Probe, "rubric:") {
+			continue
+		}
+		if r.Score < lo || r.Score > hi {
+			return fmt.Errorf("%s:%d: field \"score\": %v is outside the bank's scale %v–%v (probe %s)", file, r.Line, r.Score, lo, hi, Quote(r.Probe))
+		}
+	}
+	return nil
 }

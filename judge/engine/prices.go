@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // Price is what one model costs, in US dollars per million tokens.
@@ -51,10 +54,14 @@ func (p Prices) Cost(model string, prompt, cached, completion int64) (cost float
 //	cached_input = 0.075
 //	output = 0.60
 //
-// Prices are USD per million tokens and may not be negative; unknown keys
+// Prices are USD per million tokens, finite and not negative (TOML's inf
+// and nan are refused: a cost of +Inf is no estimate); unknown keys
 // are errors naming file, line and field. The result is merged over
 // DefaultPrices.
 func ParsePrices(data []byte, file string) (Prices, error) {
+	if err := model.CheckTOMLDepth(data, file); err != nil {
+		return nil, err
+	}
 	var raw map[string]Price
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -78,8 +85,8 @@ func ParsePrices(data []byte, file string) (Prices, error) {
 			name string
 			v    float64
 		}{{"input", p.Input}, {"cached_input", p.CachedInput}, {"output", p.Output}} {
-			if f.v < 0 || f.v != f.v {
-				return nil, fmt.Errorf("%s: %s.%s: %g is not a price (USD per 1M tokens, ≥ 0)", keyAt(file, data, name, f.name), name, f.name, f.v)
+			if !(f.v >= 0 && f.v <= math.MaxFloat64) { // NaN fails both
+				return nil, fmt.Errorf("%s: %s.%s: %g is not a price (USD per 1M tokens, finite and ≥ 0)", keyAt(file, data, name, f.name), name, f.name, f.v)
 			}
 		}
 		out[name] = p

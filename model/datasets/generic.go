@@ -66,11 +66,11 @@ func assembleGeneric(name, format string, rows []genericRow) (*model.Dataset, er
 			switch {
 			case taskLine == 0:
 				if !knownTask(r.task) {
-					return nil, r.errAt("task", "unknown task %q (want %s)", r.task, strings.Join(taskNames, ", "))
+					return nil, r.errAt("task", "unknown task %s (want %s)", model.Quote(r.task), strings.Join(taskNames, ", "))
 				}
 				b.d.Task, taskLine = r.task, r.line
 			case r.task != b.d.Task:
-				return nil, r.errAt("task", "%q differs from %q on line %d (one task per dataset)", r.task, b.d.Task, taskLine)
+				return nil, r.errAt("task", "%s differs from %s on line %d (one task per dataset)", model.Quote(r.task), model.Quote(b.d.Task), taskLine)
 			}
 		}
 		ci, _ := b.context(r.ctx)
@@ -79,11 +79,11 @@ func assembleGeneric(name, format string, rows []genericRow) (*model.Dataset, er
 			if ctx.Source == "" {
 				ctx.Source, sourceLine[ci] = r.source, r.line
 			} else if r.source != ctx.Source {
-				return nil, r.errAt("source", "differs from the source of context %q given on line %d", r.ctx, sourceLine[ci])
+				return nil, r.errAt("source", "differs from the source of context %s given on line %d", model.Quote(r.ctx), sourceLine[ci])
 			}
 		}
 		if b.hasCandidate(ci, r.cand) {
-			return nil, r.errAt("candidate", "candidate %q appears twice in context %q", r.cand, r.ctx)
+			return nil, r.errAt("candidate", "candidate %s appears twice in context %s", model.Quote(r.cand), model.Quote(r.ctx))
 		}
 		c := model.Candidate{ID: r.cand, Text: r.text, Human: r.human, Extra: r.extra}
 		if len(r.scores) > 0 {

@@ -2,8 +2,6 @@ package datasets
 
 import (
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/prism-eval/prism/model"
@@ -35,7 +33,7 @@ func readGenericCSV(loc *locator) (*model.Dataset, error) {
 				return nil, t.errAt(i, h, "score column needs a criterion name (scores.NAME)")
 			}
 			if criteria[crit] {
-				return nil, t.errAt(i, h, "criterion %q has two columns", crit)
+				return nil, t.errAt(i, h, "criterion %s has two columns", model.Quote(crit))
 			}
 			criteria[crit] = true
 			scoreCols = append(scoreCols, i)
@@ -43,14 +41,14 @@ func readGenericCSV(loc *locator) (*model.Dataset, error) {
 			extraCols = append(extraCols, i)
 		default:
 			if j, dup := roleCol[role]; dup {
-				return nil, t.errAt(i, h, "gives the %s again (already column %q)", role, t.header[j])
+				return nil, t.errAt(i, h, "gives the %s again (already column %s)", role, model.Quote(t.header[j]))
 			}
 			roleCol[role] = i
 		}
 	}
 	for _, role := range []string{"context", "candidate", "text"} {
 		if _, ok := roleCol[role]; !ok {
-			return nil, t.errAt(0, role, "missing column (header has %s)", strings.Join(t.header, ","))
+			return nil, t.errAt(0, role, "missing column (header has %s)", headerList(t.header))
 		}
 	}
 	if _, ok := roleCol["human"]; !ok && len(scoreCols) == 0 {
@@ -139,9 +137,9 @@ func readGenericCSV(loc *locator) (*model.Dataset, error) {
 // parseCell parses a numeric cell (a label or score) and checks it with
 // CheckNumber.
 func parseCell(t *csvSheet, col int, s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != f || math.IsInf(f, 0) {
-		return 0, t.errAt(col, t.header[col], "not a finite number: %q", truncate(s, 40))
+	f, err := model.ParseDecimal(strings.TrimSpace(s))
+	if err != nil {
+		return 0, t.errAt(col, t.header[col], "not a finite number: %s (%v)", model.Quote(s), err)
 	}
 	if err := model.CheckNumber(f); err != nil {
 		return 0, t.errAt(col, t.header[col], "%v", err)

@@ -51,7 +51,7 @@ func genericJSONLRow(loc *locator, obj *jnode, line int) (genericRow, error) {
 			continue
 		}
 		if prev, dup := used[role]; dup {
-			return r, loc.errAt(v.off, key, "gives the %s again (already given as %q)", role, prev)
+			return r, loc.errAt(v.off, key, "gives the %s again (already given as %s)", role, model.Quote(prev))
 		}
 		used[role], at[role] = key, v
 	}

@@ -68,7 +68,7 @@ func readHANNA(loc *locator) (*model.Dataset, error) {
 		rawID := strings.TrimSpace(rec[cols["story id"]])
 		id, err := strconv.Atoi(rawID)
 		if err != nil || id < 0 {
-			return nil, t.errAt(cols["story id"], "Story ID", "want a non-negative integer, got %q", truncate(rawID, 40))
+			return nil, t.errAt(cols["story id"], "Story ID", "want a non-negative integer, got %s", model.Quote(rawID))
 		}
 		prompt, text, system := rec[cols["prompt"]], rec[cols["story"]], strings.TrimSpace(rec[cols["model"]])
 		if system == "" {
@@ -93,7 +93,7 @@ func readHANNA(loc *locator) (*model.Dataset, error) {
 			}
 			for _, o := range g.stories {
 				if o.model == system {
-					return nil, t.errAt(cols["model"], "Model", "story %d is a second story by %q for the prompt of story %d (on line %d)", id, system, o.id, o.line)
+					return nil, t.errAt(cols["model"], "Model", "story %d is a second story by %s for the prompt of story %d (on line %d)", id, model.Quote(system), o.id, o.line)
 				}
 			}
 			g.minID = min(g.minID, id)

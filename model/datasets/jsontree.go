@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -339,9 +338,9 @@ func (l *locator) asNumberLoose(n *jnode, path string) (float64, error) {
 }
 
 func (l *locator) parseFloat(n *jnode, path, s string) (float64, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, l.errAt(n.off, path, "not a finite number: %q", truncate(s, 40))
+	f, err := model.ParseDecimal(s)
+	if err != nil {
+		return 0, l.errAt(n.off, path, "not a finite number: %s (%v)", model.Quote(s), err)
 	}
 	if err := model.CheckNumber(f); err != nil { // a label or score: one bound for all readers
 		return 0, l.errAt(n.off, path, "%v", err)

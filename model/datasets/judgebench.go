@@ -31,7 +31,7 @@ func readJudgeBenchFiles(locs []*locator) (*model.Dataset, error) {
 				return nil, err
 			}
 			if first, dup := where[id]; dup {
-				return nil, loc.errAt(row.get("pair_id").off, "pair_id", "%q already given at %s", id, first)
+				return nil, loc.errAt(row.get("pair_id").off, "pair_id", "%s already given at %s", model.Quote(id), first)
 			}
 			where[id] = loc.name + ":" + itoa(li+1)
 			ctx := model.Context{ID: id}
@@ -62,7 +62,7 @@ func readJudgeBenchFiles(locs []*locator) (*model.Dataset, error) {
 			case "B>A":
 				hB = 1
 			default:
-				return nil, loc.errAt(lab.off, "label", "want \"A>B\" or \"B>A\", got %q", truncate(label, 20))
+				return nil, loc.errAt(lab.off, "label", "want \"A>B\" or \"B>A\", got %s", model.Quote(label))
 			}
 			for _, side := range []struct {
 				id string

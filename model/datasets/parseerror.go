@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // ParseError reports malformed input: the file, the 1-based line (and
@@ -31,7 +33,7 @@ func (e *ParseError) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Field != "" {
-		b.WriteString(e.Field)
+		b.WriteString(shortField(e.Field))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
@@ -97,3 +99,28 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// shortField is a field path as it is, or quoted and cut (model.Quote)
+// when it is longer than a few field names: a field named by a header
+// cell can be megabytes long.
+func shortField(f string) string {
+	if len(f) <= 4*model.MaxQuoted {
+		return f
+	}
+	return model.Quote(f)
+}
+
+// headerList lists a header's columns for an error, each long one cut
+// (model.Quote) and at most 32 of them.
+func headerList(h []string) string {
+	const most = 32
+	parts := make([]string, 0, min(len(h), most+1))
+	for i, c := range h {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("… (%d columns)", len(h)))
+			break
+		}
+		parts = append(parts, shortField(c))
+	}
+	return strings.Join(parts, ",")
+}

@@ -52,7 +52,7 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*model.Dataset, erro
 			if ctx.Source == "" {
 				ctx.Source = text
 			} else if text != ctx.Source {
-				return nil, loc.errAt(t.off, "text", "article differs from the one given for document %q on line %d", docID, firstLine[ci])
+				return nil, loc.errAt(t.off, "text", "article differs from the one given for document %s on line %d", model.Quote(docID), firstLine[ci])
 			}
 		}
 		c, err := summEvalJSONLCandidate(loc, b, row)
@@ -60,7 +60,7 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*model.Dataset, erro
 			return nil, err
 		}
 		if b.hasCandidate(ci, c.ID) {
-			return nil, loc.errAt(row.off, "model_id", "summary of %q by %q given twice", docID, c.ID)
+			return nil, loc.errAt(row.off, "model_id", "summary of %s by %s given twice", model.Quote(docID), model.Quote(c.ID))
 		}
 		b.addCandidate(ci, c)
 	}
@@ -76,14 +76,14 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*model.Dataset, erro
 			continue
 		}
 		if storyDir == "" {
-			return nil, loc.errLine(firstLine[ci], "text", "missing: document %q has no article text", ctx.ID)
+			return nil, loc.errLine(firstLine[ci], "text", "missing: document %s has no article text", model.Quote(ctx.ID))
 		}
 		article, tried, err := readStoryArticle(storyDir, ctx.ID, ctx.Extra["filepath"])
 		if err != nil {
 			return nil, err
 		}
 		if article == "" {
-			return nil, loc.errLine(firstLine[ci], "text", "missing, and no CNN/DM story file for %q was found (looked for %s)", ctx.ID, strings.Join(tried, ", "))
+			return nil, loc.errLine(firstLine[ci], "text", "missing, and no CNN/DM story file for %s was found (looked for %s)", model.Quote(ctx.ID), strings.Join(tried, ", "))
 		}
 		ctx.Source = article
 	}

@@ -102,7 +102,7 @@ func readTopicalChat(loc *locator) (*model.Dataset, error) {
 		}
 		c.Human = overall
 		if b.hasCandidate(ci, c.ID) {
-			return nil, loc.errAt(row.off, joinPath(path, "system_id"), "system %q appears twice for dialogue %s", c.ID, id)
+			return nil, loc.errAt(row.off, joinPath(path, "system_id"), "system %s appears twice for dialogue %s", model.Quote(c.ID), shortField(id))
 		}
 		b.addCandidate(ci, c)
 	}

@@ -30,6 +30,7 @@ type DatasetInfo struct {
 // their context; the error names the offending ids. A NaN human score is
 // stored as missing; infinite scores are rejected.
 func (s *Store) PutDataset(ctx context.Context, d *model.Dataset, replace bool) error {
+	d = scrubDataset(d, s.knownSecrets())
 	if err := checkDataset(d); err != nil {
 		return err
 	}

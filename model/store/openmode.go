@@ -39,28 +39,51 @@ const minReadVersion = 1
 // inspect looks at an existing file without changing it (no WAL switch, no
 // -wal file) and refuses one that is not a prism workspace: a foreign
 // application_id, or tables of another program in a file without one. An
-// absent or empty file is a new workspace.
-func inspect(ctx context.Context, path string) error {
+// absent path is a new workspace (created true); an existing file that is
+// not a workspace is refused, empty or not, since the user named it for
+// something else.
+func inspect(ctx context.Context, path string) (created bool, err error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: not a regular file (%s)", ErrNotWorkspace, fi.Mode().Type())
+		return false, fmt.Errorf("%w: not a regular file (%s)", ErrNotWorkspace, fi.Mode().Type())
 	}
 	if fi.Size() == 0 {
-		return nil
+		return false, fmt.Errorf("%w: an empty file, not created by prism; remove it or give another path to create a workspace", ErrNotWorkspace)
 	}
 	db, err := sql.Open("sqlite", roDSN(path, false))
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	return checkOwner(ctx, db)
+	return false, checkOwner(ctx, db)
+}
+
+// removeWorkspaceFiles removes a workspace this process created and failed
+// to open, with SQLite's side files.
+func removeWorkspaceFiles(path string) {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Remove(p)
+	}
+}
+
+// runsAt lists the live runs in the lease table of the workspace at path,
+// read without a lock (nil when it cannot be read).
+func runsAt(ctx context.Context, path string) []Holder {
+	db, err := sql.Open("sqlite", roDSN(path, false))
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	s := &Store{path: path, r: db}
+	hs, _ := s.Runs(ctx)
+	return hs
 }
 
 // checkOwner reads the application id, schema version and table names of
@@ -68,6 +91,9 @@ func inspect(ctx context.Context, path string) error {
 func checkOwner(ctx context.Context, db *sql.DB) error {
 	var app int64
 	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		if c := sqliteCode(err); c != 0 && c != sqliteNotADB {
+			return err // a read-only or locked file: explain says which
+		}
 		return fmt.Errorf("%w: %v", ErrNotWorkspace, err)
 	}
 	if app == ApplicationID {
@@ -95,7 +121,7 @@ func checkOwner(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	if len(names) == 0 {
-		return nil // an empty database becomes a workspace
+		return fmt.Errorf("%w: a SQLite database with no tables, not created by prism; remove it or give another path to create a workspace", ErrNotWorkspace)
 	}
 	v, err := schemaVersion(ctx, db)
 	if err != nil {
@@ -136,7 +162,7 @@ func roDSN(path string, immutable bool) string {
 		abs = path
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-	q := "mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)&_pragma=foreign_keys(1)"
+	q := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&", busyTimeout.Milliseconds()) + "_pragma=query_only(1)&_pragma=foreign_keys(1)"
 	if immutable {
 		q += "&immutable=1"
 	}

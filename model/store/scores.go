@@ -551,7 +551,12 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		return 0, err
 	}
 	rs := make([]Response, 0, len(rows))
+	secrets := s.knownSecrets()
 	for i, row := range rows {
+		// Ids and labels are scrubbed as the dataset's were (PutDataset),
+		// so a row still names the stored candidate.
+		row.Context, row.Candidate = scrub(row.Context, secrets), scrub(row.Candidate, secrets)
+		row.Run, row.Wording = scrub(row.Run, secrets), scrub(row.Wording, secrets)
 		line := row.Line
 		if line == 0 {
 			line = i + 1
@@ -563,7 +568,7 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		case row.Probe == "":
 			return 0, at("probe is empty")
 		case !known[[2]string{row.Context, row.Candidate}]:
-			return 0, at("context %q candidate %q is not in dataset %q", row.Context, row.Candidate, dataset)
+			return 0, at("context %s candidate %s is not in dataset %q", model.Quote(row.Context), model.Quote(row.Candidate), dataset)
 		case !row.Missing && (math.IsNaN(row.Score) || math.IsInf(row.Score, 0)):
 			return 0, at("score is not a finite number")
 		}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // secretNames are parameter names (lower case, '_' and '-' removed) whose
@@ -229,4 +231,71 @@ func stripURL(raw string, secrets []string) (string, []string) {
 	}
 	sort.Strings(removed)
 	return out, removed
+}
+
+// scrubDataset returns d with every registered secret replaced in its ids,
+// texts and extra fields: a key pasted into imported data is not stored
+// any more than one in a reply. d itself is returned, uncopied, when no
+// secret occurs in it (the usual case); otherwise a copy, leaving the
+// caller's dataset as it was.
+func scrubDataset(d *model.Dataset, secrets []string) *model.Dataset {
+	if len(secrets) == 0 || !datasetHolds(d, secrets) {
+		return d
+	}
+	out := *d
+	out.Contexts = make([]model.Context, len(d.Contexts))
+	for i, c := range d.Contexts {
+		c.ID, c.Source, c.Extra = scrub(c.ID, secrets), scrub(c.Source, secrets), scrubMap(c.Extra, secrets)
+		cands := make([]model.Candidate, len(c.Candidates))
+		for j, k := range c.Candidates {
+			k.ID, k.Text, k.Extra = scrub(k.ID, secrets), scrub(k.Text, secrets), scrubMap(k.Extra, secrets)
+			cands[j] = k
+		}
+		c.Candidates = cands
+		out.Contexts[i] = c
+	}
+	return &out
+}
+
+// datasetHolds reports whether a secret occurs in any string scrubDataset
+// scrubs.
+func datasetHolds(d *model.Dataset, secrets []string) bool {
+	has := func(s string) bool {
+		for _, k := range secrets {
+			if k != "" && strings.Contains(s, k) {
+				return true
+			}
+		}
+		return false
+	}
+	mapHas := func(m map[string]string) bool {
+		for k, v := range m {
+			if has(k) || has(v) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range d.Contexts {
+		if has(c.ID) || has(c.Source) || mapHas(c.Extra) {
+			return true
+		}
+		for _, k := range c.Candidates {
+			if has(k.ID) || has(k.Text) || mapHas(k.Extra) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func scrubMap(m map[string]string, secrets []string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[scrub(k, secrets)] = scrub(v, secrets)
+	}
+	return out
 }

@@ -85,7 +85,7 @@ func DefaultPath() string {
 //     tables, switch it off while they run (migrate); readers keep the
 //     default.
 func dsn(path string, readOnly bool) string {
-	q := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	q := fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	if readOnly {
 		q += "&_pragma=query_only(1)"
 	} else {
@@ -117,36 +117,16 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 	}
 	// Look before touching: connecting with the pragmas below would switch
 	// a foreign database to WAL before we could tell it is not ours.
-	if err := inspect(ctx, path); err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
-	}
-	w, err := sql.Open("sqlite", dsn(path, false))
+	created, err := inspect(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
+		return nil, explainOpen(ctx, path, err)
 	}
-	w.SetMaxOpenConns(1)
-	w.SetConnMaxLifetime(0)
-	w.SetConnMaxIdleTime(0)
-	if err := w.PingContext(ctx); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
-	}
-	if err := checkHealthy(ctx, w); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
-	}
-	if err := migrate(ctx, w, upto); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
-	}
-	if err := stamp(ctx, w); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
-	}
-	v, err := schemaVersion(ctx, w)
+	w, v, err := openWriterDB(ctx, path, upto)
 	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("workspace %s: %w", path, err)
+		if created { // a failed first open leaves no file to refuse later
+			removeWorkspaceFiles(path)
+		}
+		return nil, explainOpen(ctx, path, err)
 	}
 	r, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
@@ -164,13 +144,53 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 	return s, nil
 }
 
-// checkHealthy fails when the file is not a SQLite database (the driver
-// opens files lazily, so a text file only fails on the first read) or could
-// not be switched to WAL mode.
+// openWriterDB opens the writer connection of path, checks it and brings
+// its schema up to version upto, returning the version it has.
+func openWriterDB(ctx context.Context, path string, upto int) (*sql.DB, int, error) {
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, 0, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	err = w.PingContext(ctx)
+	if err == nil {
+		err = checkHealthy(ctx, w)
+	}
+	if err == nil {
+		err = migrate(ctx, w, upto)
+	}
+	if err == nil {
+		err = stamp(ctx, w)
+	}
+	var v int
+	if err == nil {
+		v, err = schemaVersion(ctx, w)
+	}
+	if err != nil {
+		w.Close()
+		return nil, 0, err
+	}
+	return w, v, nil
+}
+
+// explainOpen is explain for a failed open, listing the runs the file's
+// lease table shows when it is locked.
+func explainOpen(ctx context.Context, path string, err error) error {
+	if e := explain(path, err, func() []Holder { return runsAt(ctx, path) }); e != err {
+		return e
+	}
+	return fmt.Errorf("workspace %s: %w", path, err)
+}
+
+// checkHealthy fails when the file could not be switched to WAL mode (a
+// file that is not a SQLite database fails here too, as the driver opens
+// files lazily; explain names it).
 func checkHealthy(ctx context.Context, db *sql.DB) error {
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return fmt.Errorf("not a prism workspace: %w", err)
+		return err
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("journal mode is %q, want wal", mode)
@@ -223,13 +243,16 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	t, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.explainTx(ctx, err)
 	}
 	if err := fn(t); err != nil {
 		t.Rollback()
-		return err
+		return s.explainTx(ctx, err)
 	}
-	return t.Commit()
+	if err := t.Commit(); err != nil {
+		return s.explainTx(ctx, err)
+	}
+	return nil
 }
 
 // timeFormat is how times are kept in TEXT columns: UTC, sortable.
