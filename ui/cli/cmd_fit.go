@@ -92,31 +92,39 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts := def
 	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor || (*save != "" && method == calib.Taylor)
 	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
+	if *order != "" {
+		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
+			return err
+		}
+	}
+	if !fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
+		// A plain fit of a workspace's study: study.Fit, the call the
+		// TUI's Fit tab makes.
+		rep, err := fitStudy(ctx, fs, studyFit{ref: studyRef{*dataset, *judgeName, *bankRef, runs}, opts: opts, bf: bf,
+			metricSet: metricSet, save: *save, method: method}, stderr)
+		if err != nil {
+			return err
+		}
+		return printFit(stdout, rep, *asJSON)
+	}
 	var in fitInput
 	// A plain fit from files folds the score rows into its design as they
 	// are read and never holds them (the rubric ratings aside): a fit
 	// needs memory for its design, not for the file.
-	// So does a plain fit from a workspace (fitStream).
 	var builder *calib.DesignBuilder
 	var mem *fitMemLimit // sized from the design as it is built
-	var stream *fitStream
-	if *attributes == "" && *confirm.protocol != protocolConfirm {
+	if fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
 		mem = newFitMemLimit()
 		defer mem.restore()
 		// Without --save the design is only fitted: it need not hold J̃.
-		bo := calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""}
-		if fromFiles {
-			builder = calib.NewDesignBuilder(bo)
-		} else {
-			stream = &fitStream{opts: bo, mem: mem}
-		}
+		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""})
 	}
 	if fromFiles {
 		if in, err = readFitInputInto(ctx, *scores, *labels, builder, mem); err == nil {
 			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
 		}
 	} else {
-		in, err = workspaceFitInputWith(ctx, fs, studyRef{*dataset, *judgeName, *bankRef, runs}, stderr, *save != "", stream,
+		in, err = workspaceFitInputWith(ctx, fs, studyRef{*dataset, *judgeName, *bankRef, runs}, stderr, *save != "",
 			func(st *store.Store, in *fitInput, hash string) (err error) {
 				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
 					return err // budgets are reported beside rubric baselines only
@@ -131,9 +139,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !metricSet && in.metric != "" {
 		opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
 	}
-	if stream != nil {
-		builder = stream.b
-	}
 	if opts.Baselines, err = bf.baselines(in.rubrics); err != nil {
 		return err
 	}
@@ -144,11 +149,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *attributes != "" {
 		if rows, err = calib.KeepUnits(rows, strings.Split(*attributes, ","), opts.ScoresFile); err != nil {
 			return fmt.Errorf("--attributes: %w", err)
-		}
-	}
-	if *order != "" {
-		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
-			return err
 		}
 	}
 	for _, w := range in.warnings {
@@ -200,7 +200,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if rep.Study != nil {
 		rememberFit(ctx, *fs.workspace, rep, stderr)
 	}
-	if *asJSON {
+	return printFit(stdout, rep, *asJSON)
+}
+
+// printFit prints a fit's report: as JSON, or as the text report.
+func printFit(stdout io.Writer, rep *calib.Report, asJSON bool) error {
+	if asJSON {
 		return writeJSON(stdout, rep)
 	}
 	var buf bytes.Buffer
@@ -283,6 +288,9 @@ type fitInput struct {
 	// metric is its dataset's own metric.
 	study  model.Study
 	metric string
+	// rep and design are a study fit's (fitStudy).
+	rep    *calib.Report
+	design *calib.Design
 	// rubrics are the judge's rubric ratings (fit's baselines), usage the
 	// cost of its answers (fit's budgets), warnings what reading them
 	// found; set by fit only.
@@ -356,7 +364,7 @@ func bankSource(ref string) string {
 // labels CSVs when fromFiles, else the workspace (workspaceFitInput).
 func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores, labels string, ref studyRef, stderr io.Writer) (fitInput, error) {
 	if !fromFiles {
-		return workspaceFitInputWith(ctx, wf, ref, stderr, false, nil, nil)
+		return workspaceFitInputWith(ctx, wf, ref, stderr, false, nil)
 	}
 	var in fitInput
 	var err error
@@ -417,61 +425,29 @@ type studyRef struct {
 // budget. With provenance it also reads the bank and judge configuration
 // behind the answers (study.Provenance) for a saved calibrator.
 //
-// stream, when not nil, has the score rows folded into a design builder
-// as they are read (fitStream.read), not kept in in.rows. more, when not
-// nil, reads more from the open store (hash: the study's bank).
+// more, when not nil, reads more from the open store (hash: the study's
+// bank).
 func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, ref studyRef, stderr io.Writer, provenance bool,
-	stream *fitStream, more func(st *store.Store, in *fitInput, hash string) error) (fitInput, error) {
+	more func(st *store.Store, in *fitInput, hash string) error) (fitInput, error) {
 	var in fitInput
 	st, err := openWorkspaceRO(ctx, *wf.workspace)
 	if err != nil {
 		return in, err
 	}
 	defer st.Close()
-	if in.dataset, err = pickDataset(ctx, st, ref.dataset, wf.usage); err != nil {
-		return in, err
-	}
-	if in.judge, err = pickJudge(ctx, st, ref.judge, wf.usage, stderr, wf.Name()); err != nil {
-		return in, err
-	}
-	if in.metric, err = datasetMetric(ctx, st, in.dataset); err != nil {
-		return in, err
-	}
-	hash := ""
-	if ref.bank != "" {
-		b, _, err := resolveBank(ctx, ref.bank, wf)
-		if err != nil {
-			return in, err
-		}
-		hash = b.Hash()
-	}
-	info, note, err := study.Pick(ctx, st, in.dataset, in.judge, hash)
+	info, err := pickStudy(ctx, st, wf, ref, &in, stderr)
 	if err != nil {
-		return in, fmt.Errorf("%s: %w", st.Path(), err)
+		return in, err
 	}
-	if note != "" && stderr != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", wf.Name(), note)
-	}
-	hash = info.BankHash
-	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
-	if hash != "" {
-		in.source += ", bank " + model.ShortHash(hash)
-	}
-	if stream != nil {
-		err = stream.read(ctx, st, &in, info, ref.runs)
-	} else {
-		var d *study.Data
-		if d, err = study.Read(ctx, st, info, ref.runs); err == nil {
-			in.rows, in.labels, in.study = d.Rows, d.Labels, d.Study
-		}
+	hash := info.BankHash
+	d, err := study.Read(ctx, st, info, ref.runs)
+	if err == nil {
+		in.rows, in.labels, in.study = d.Rows, d.Labels, d.Study
 	}
 	if err != nil {
 		return in, fmt.Errorf("%s: %w", st.Path(), err)
 	}
-	if !in.study.Balanced() && stderr != nil {
-		fmt.Fprintf(stderr, "%s: warning: unbalanced runs: contexts have %d to %d runs of the baseline (runs %s); each candidate's scores are averaged over the runs it has\n",
-			wf.Name(), in.study.RunsPerContext[0], in.study.RunsPerContext[1], in.study.Runs)
-	}
+	warnUnbalanced(stderr, wf.Name(), &in.study)
 	if provenance {
 		if in.bank, in.judgeSnap, err = study.Provenance(ctx, st, in.dataset, in.judge, hash, in.rows); err != nil {
 			return in, fmt.Errorf("%s: %w", st.Path(), err)
@@ -500,6 +476,44 @@ func rememberFit(ctx context.Context, path string, rep *calib.Report, stderr io.
 	if err != nil {
 		fmt.Fprintf(stderr, "prism fit: warning: the fit was not stored in %s: %v\n", path, err)
 	}
+}
+
+// pickStudy resolves ref's dataset, judge and bank in the open workspace
+// and picks the study to read (study.Pick), filling in's dataset, judge,
+// metric and source; a note on stderr says which study was taken when
+// there was a choice.
+func pickStudy(ctx context.Context, st *store.Store, wf workspaceFlags, ref studyRef, in *fitInput, stderr io.Writer) (store.StudyInfo, error) {
+	var info store.StudyInfo
+	var err error
+	if in.dataset, err = pickDataset(ctx, st, ref.dataset, wf.usage); err != nil {
+		return info, err
+	}
+	if in.judge, err = pickJudge(ctx, st, ref.judge, wf.usage, stderr, wf.Name()); err != nil {
+		return info, err
+	}
+	if in.metric, err = datasetMetric(ctx, st, in.dataset); err != nil {
+		return info, err
+	}
+	hash := ""
+	if ref.bank != "" {
+		b, _, err := resolveBank(ctx, ref.bank, wf)
+		if err != nil {
+			return info, err
+		}
+		hash = b.Hash()
+	}
+	info, note, err := study.Pick(ctx, st, in.dataset, in.judge, hash)
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	if note != "" && stderr != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", wf.Name(), note)
+	}
+	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
+	if info.BankHash != "" {
+		in.source += ", bank " + model.ShortHash(info.BankHash)
+	}
+	return info, nil
 }
 
 // datasetMetric is the metric a dataset was imported with (pairwise for

@@ -25,7 +25,7 @@ var fitStudy1k struct {
 	err                   error
 }
 
-func fitStudy(b *testing.B) (ws, scores, labels string) {
+func benchStudy(b *testing.B) (ws, scores, labels string) {
 	b.Helper()
 	s := &fitStudy1k
 	s.once.Do(func() {
@@ -92,13 +92,13 @@ func benchFit(b *testing.B, args ...string) {
 // BenchmarkFitWorkspace1k is prism fit --workspace on fitStudy: reading
 // the stored study and fitting it.
 func BenchmarkFitWorkspace1k(b *testing.B) {
-	ws, _, _ := fitStudy(b)
+	ws, _, _ := benchStudy(b)
 	benchFit(b, "fit", "--workspace", ws, "--json")
 }
 
 // BenchmarkFitCSV1k is prism fit on the same study's exported files; its
 // report equals BenchmarkFitWorkspace1k's.
 func BenchmarkFitCSV1k(b *testing.B) {
-	_, scores, labels := fitStudy(b)
+	_, scores, labels := benchStudy(b)
 	benchFit(b, "fit", "--scores", scores, "--labels", labels, "--json")
 }

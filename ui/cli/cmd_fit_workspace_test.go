@@ -41,6 +41,10 @@ func TestFitWorkspaceEqualsExportedCSV(t *testing.T) {
 		return m
 	}
 	fromWS := fit("--workspace", ws, "--judge", "offline", "--bank", "quality")
+	if fromWS["study"] == nil {
+		t.Fatal("the workspace fit does not name its study")
+	}
+	delete(fromWS, "study") // what files cannot tell
 	fromCSV := fit("--scores", filepath.Join(dir, "s.csv"), "--labels", filepath.Join(dir, "l.csv"))
 	a, _ := json.Marshal(fromWS)
 	b, _ := json.Marshal(fromCSV)

@@ -25,15 +25,15 @@ func TestLsAfterOfflineRun(t *testing.T) {
 		`(?m)^  quality +[0-9a-f]{12} +builtin:quality$`,
 		`(?m)^judges \(1\): the names --judge takes$`,
 		`(?m)^  offline +offline +- +- +\{.*"mode":"integer".*\}$`,
-		`(?m)^  demo +offline +quality [0-9a-f]{12} +(\d+) +(\d+) +0$`,
+		`(?m)^  demo +offline +quality [0-9a-f]{12} +1 +(\d+) +(\d+) +0 +0 +run$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("ls lacks %s:\n%s", re, out)
 		}
 	}
-	m := regexp.MustCompile(`(?m)^  demo +offline +quality [0-9a-f]{12} +(\d+) +(\d+) +0$`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`(?m)^  demo +offline +quality [0-9a-f]{12} +1 +(\d+) +(\d+) +0 +0 +run$`).FindStringSubmatch(out)
 	if m != nil && m[1] != m[2] {
-		t.Errorf("after a finished offline run, requests %s != answered %s", m[1], m[2])
+		t.Errorf("after a finished offline run, planned %s != answered %s", m[1], m[2])
 	}
 	if code, _, errOut := runPrism(t, "ls", "--workspace", filepath.Join(t.TempDir(), "none.db")); code != 1 || !strings.Contains(errOut, "no workspace at") {
 		t.Errorf("ls without a workspace: exit %d, stderr %q", code, errOut)

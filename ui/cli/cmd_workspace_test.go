@@ -44,8 +44,8 @@ func TestCommandsRefuseForeignDatabase(t *testing.T) {
 	}
 }
 
-// TestReadCommandsWriteNothing: listing, exporting and fitting read a
-// workspace without touching the file.
+// TestReadCommandsWriteNothing: listing and exporting read a workspace
+// without touching the file; a fit adds its report and nothing else.
 func TestReadCommandsWriteNothing(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
@@ -54,13 +54,18 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 	for _, args := range [][]string{
 		{"data", "ls", "--workspace", ws},
 		{"bank", "ls", "--workspace", ws},
-		{"fit", "--judge", "offline", "--workspace", ws},
 	} {
 		mustRun(t, args...)
 	}
 	after, _ := os.ReadFile(ws)
 	if !bytes.Equal(before, after) {
 		t.Error("a read-only command changed the workspace")
+	}
+	lsBefore, _ := mustRun(t, "ls", "--workspace", ws)
+	mustRun(t, "fit", "--judge", "offline", "--workspace", ws)
+	lsAfter, _ := mustRun(t, "ls", "--workspace", ws)
+	if kept, _, _ := strings.Cut(lsAfter, "\nfits ("); kept != lsBefore || !strings.Contains(lsAfter, "\nfits (1)") {
+		t.Errorf("a fit changed more than its stored report:\nbefore %s\nafter %s", lsBefore, lsAfter)
 	}
 	st, err := store.OpenReadOnly(context.Background(), ws)
 	if err != nil {
