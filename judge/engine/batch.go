@@ -130,9 +130,12 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 			return n, err
 		}
 	}
-	for _, i := range p.Pending {
-		if _, ok := p.Cached[i]; ok || p.rubric != nil {
-			continue
+	// One line per call: requests byte for byte another's (the same
+	// summary twice in a document) share its line, and its answer is
+	// stored for each of them on import (their rows have its key).
+	for _, i := range p.Sends {
+		if p.rubric != nil {
+			break
 		}
 		it := &p.Items[i]
 		req, err := p.Request(i)
@@ -147,7 +150,9 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 		if err := enc.Encode(BatchInput{CustomID: CustomID(row.Key, row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
 			return n, err
 		}
-		rows = append(rows, row)
+		for _, k := range p.members(i) {
+			rows = append(rows, p.Row(&p.Items[k]))
+		}
 		n++
 	}
 	if err := bw.Flush(); err != nil {
