@@ -216,3 +216,41 @@ func TestBatchExportSharesIdenticalRequests(t *testing.T) {
 		t.Errorf("stored %+v, want %d requests and %d answered (%d by a shared line)", prog, 5*38, answered, shared)
 	}
 }
+
+// The estimate prism run prints (EstimatePlan) counts a context's
+// identical requests once to send, as NewPlan and the run do: in a new
+// workspace, and in one holding some of the study's answers.
+func TestEstimatePlanCountsIdenticalRequestsOnce(t *testing.T) {
+	d := dupDataset()
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	s := newChatServer(t)
+	spec := serverSpec(t, s, d, 2, Limits{Concurrency: 2})
+	check := func(when string) {
+		t.Helper()
+		whole, err := NewPlan(ctx, st, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, err := EstimatePlan(ctx, st, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, e := whole.Estimate, est.Estimate
+		if e.Send != w.Send || e.Shared != w.Shared || e.CacheHits != w.CacheHits || e.Answered != w.Answered || e.InputTokens != w.InputTokens {
+			t.Errorf("%s: EstimatePlan %+v, NewPlan %+v", when, e, w)
+		}
+		if w.Shared == 0 {
+			t.Errorf("%s: nothing shared", when)
+		}
+	}
+	check("new workspace")
+	base := spec
+	base.Probes = []string{"baseline"}
+	p, err := NewPlan(ctx, st, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startAndWait(t, st, base, p)
+	check("baselines answered")
+}
