@@ -10,18 +10,21 @@
 # (all by default; summeval only with -summeval, the SummEval data.json
 # published at https://github.com/Yale-LILY/SummEval). Run it on an
 # otherwise idle machine: wall times and the HTTP rows follow the
-# machine's load. Needs Go and GNU time at /usr/bin/time.
+# machine's load. Needs Go and GNU time at /usr/bin/time. -selftest
+# checks the script's own server start-up (start_srv) and exits.
 set -euo pipefail
 
 runs=3
 dir=${TMPDIR:-/tmp}/prism-scale
 summeval=
+selftest=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift 2 ;;
 	-d) dir=$2; shift 2 ;;
 	-summeval) summeval=$2; shift 2 ;;
-	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-selftest) selftest=1; shift ;;
 	-*) echo "scale.sh: unknown flag $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -31,7 +34,7 @@ if [ ${#rows[@]} -eq 0 ]; then
 	rows=(fitws fitmem offline http httprun global dryrun)
 	[ -n "$summeval" ] && rows+=(summeval)
 fi
-[ -x /usr/bin/time ] || { echo "scale.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
+[ -n "$selftest" ] || [ -x /usr/bin/time ] || { echo "scale.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
 [ -z "$summeval" ] || summeval=$(realpath "$summeval")
 mkdir -p "$dir"
 dir=$(realpath "$dir")
@@ -44,6 +47,44 @@ say() { printf '%s\n' "$*" >&2; }
 # run leaves none behind.
 srv=
 trap '[ -z "$srv" ] || kill "$srv" 2>/dev/null' EXIT
+
+# start_srv FILE CMD...: starts the server CMD in the background, its
+# output to FILE, and sets srv to its pid and url to the address it
+# prints first. FILE is emptied before CMD starts and url read only from a
+# whole first line: the shell truncates a redirect in the child, after the
+# fork, so reading right after starting it could see the last run's
+# address, of a server already stopped.
+start_srv() {
+	local out=$1; shift
+	: >"$out"
+	"$@" >"$out" 2>&1 &
+	srv=$!
+	url=
+	for _ in $(seq 100); do
+		if [ "$(wc -l <"$out")" -ge 1 ]; then
+			url=$(head -n 1 "$out")
+			break
+		fi
+		kill -0 "$srv" 2>/dev/null || break
+		sleep 0.1
+	done
+	case $url in
+	http://*) ;;
+	*) kill "$srv" 2>/dev/null; say "scale.sh: $1 printed no address: $(head -c 200 "$out")"; exit 1 ;;
+	esac
+}
+
+# -selftest: a server that starts slowly and writes its address in two
+# pieces, over the address a stopped one left in the file, must be read
+# as the new, whole address.
+if [ -n "$selftest" ]; then
+	echo http://127.0.0.1:1/stopped >"$dir/.srv-selftest"
+	start_srv "$dir/.srv-selftest" bash -c 'sleep 0.3; printf http://127.0.0.1:2/; sleep 0.3; echo new; exec sleep 60'
+	kill "$srv"; wait "$srv" 2>/dev/null || true; srv=
+	[ "$url" = http://127.0.0.1:2/new ] || { say "scale.sh: selftest: read the address \"$url\", want http://127.0.0.1:2/new"; exit 1; }
+	echo "scale.sh: selftest ok"
+	exit 0
+fi
 
 # timed FILE CMD...: runs CMD under GNU time, its output dropped (its
 # errors shown when it fails), appending "wall user sys peakKB" to FILE.
@@ -157,15 +198,7 @@ row_httprun() {
 	local f=$dir/.httprun; : >"$f"
 	for _ in $(seq "$runs"); do
 		fresh base200.db http200.db
-		"$dir/fakejudge" -latency 20ms >"$dir/.srv" 2>&1 &
-		srv=$!
-		local url=
-		for _ in $(seq 100); do
-			url=$(head -n 1 "$dir/.srv")
-			[ -n "$url" ] && break
-			sleep 0.1
-		done
-		[ -n "$url" ] || { kill $srv; say "scale.sh: fakejudge printed no address"; exit 1; }
+		start_srv "$dir/.srv" "$dir/fakejudge" -latency 20ms
 		OPENAI_API_KEY=unused timed "$f" "$p" run --workspace "$dir/http200.db" --bank quality \
 			--backend openai --model m --base-url "$url" --concurrency 128 --response-format none
 		kill -INT $srv; wait $srv || true

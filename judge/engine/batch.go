@@ -131,9 +131,12 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 			return n, err
 		}
 	}
-	for _, i := range p.Pending {
-		if _, ok := p.Cached[i]; ok || p.rubric != nil {
-			continue
+	// One line per call: requests byte for byte another's (the same
+	// summary twice in a document) share its line, and its answer is
+	// stored for each of them on import (their rows have its key).
+	for _, i := range p.Sends {
+		if p.rubric != nil {
+			break
 		}
 		it := &p.Items[i]
 		req, err := p.Request(i)
@@ -148,7 +151,9 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 		if err := enc.Encode(BatchInput{CustomID: CustomID(row.Key, row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
 			return n, err
 		}
-		rows = append(rows, row)
+		for _, k := range p.members(i) {
+			rows = append(rows, p.Row(&p.Items[k]))
+		}
 		n++
 	}
 	if err := bw.Flush(); err != nil {
@@ -440,8 +445,9 @@ type ImportStats struct {
 // ImportBatch reads a batch output file and stores every outcome at the
 // coordinates its custom_id was exported with (ExportBatch); answers are
 // scored with the scale of the request's bank and dataset task and the
-// mode of its judge. A custom_id that no exported request has is an error
-// naming the line; nothing is stored unless the whole file reads.
+// mode of its judge. A custom_id that no exported request has, or one that
+// appears on two lines, is an error naming the line(s); nothing is stored
+// unless the whole file reads.
 //
 // A rubric call's lines (RubricCustomID) are read as the live openai
 // client reads its replies and stored as a live run stores them
@@ -497,11 +503,18 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 	var rs []store.Response
 	var rubric []BatchOutcome
 	now := time.Now()
+	// A batch answers each request once: two lines with one custom_id
+	// would store one answer over the other, so the file is refused.
+	seen := map[string]int{}
 	for _, oc := range outs {
 		if isRubricID(oc.CustomID) {
 			rubric = append(rubric, oc)
 			continue
 		}
+		if l, ok := seen[oc.CustomID]; ok {
+			return stats, fmt.Errorf("%s:%d:1: custom_id: %q appears twice (first on line %d): a batch answers each request once; nothing was stored", file, oc.Line, oc.CustomID, l)
+		}
+		seen[oc.CustomID] = oc.Line
 		rows, err := requestsFor(ctx, st, rowsOf, oc.CustomID)
 		if err != nil {
 			return stats, fmt.Errorf("%s:%d:1: custom_id: %w", file, oc.Line, err)

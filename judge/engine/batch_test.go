@@ -194,3 +194,39 @@ func FuzzParseBatchOutput(f *testing.F) {
 		}
 	})
 }
+
+// A batch output with one custom_id on two lines is refused, naming the
+// id and both lines, and nothing of the file is stored (issue 42, item 4).
+func TestImportBatchRefusesRepeatedCustomID(t *testing.T) {
+	d := tinyDataset("tiny")
+	st, _ := openStore(t, d)
+	ctx := context.Background()
+	spec := serverSpec(t, newChatServer(t), d, 1, Limits{})
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp bytes.Buffer
+	if _, err := ExportBatch(ctx, st, p, &exp); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := answerBatch(t, exp.Bytes(), "openai")
+	lines := strings.SplitAfter(string(out), "\n")
+	var in BatchInput
+	_ = json.Unmarshal([]byte(lines[1]), &in)
+	// Line 2 again as line 4, with another score.
+	again := strings.Replace(lines[1], `{\"score\": 2}`, `{\"score\": 9}`, 1)
+	if again == lines[1] {
+		t.Fatalf("line 2 has no score 2: %s", lines[1])
+	}
+	file := lines[0] + lines[1] + lines[2] + again + strings.Join(lines[3:], "")
+	_, err = ImportBatch(ctx, st, strings.NewReader(file), "out.jsonl")
+	want := fmt.Sprintf(`out.jsonl:4:1: custom_id: %q appears twice (first on line 2)`, in.CustomID)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v, want %q", err, want)
+	}
+	rows, err := st.Scores(ctx, d.Name, "srv", p.BankHash)
+	if err != nil || len(rows) != 0 {
+		t.Fatalf("%d rows stored (%v), want none", len(rows), err)
+	}
+}

@@ -111,3 +111,26 @@ func (c *cursor) load() error {
 	c.si, c.r, c.loaded = 0, 0, true
 	return nil
 }
+
+// finishContext appends the items left of the context of dst's last item,
+// so that a chunk of a streamed plan ends at a context's end: a context's
+// byte-identical requests (the same summary twice in one document) then
+// fall in one chunk, whose plan sends them once (Plan.sameCalls).
+func (c *cursor) finishContext(dst []Item) ([]Item, error) {
+	if len(dst) == 0 {
+		return dst, nil
+	}
+	ci := int(dst[len(dst)-1].Context)
+	var err error
+	R := c.p.Spec.Repeats
+	for (c.loaded || c.seek()) && c.ci == ci {
+		left := len(c.sel) * R // the candidate's items not handed out
+		if c.loaded {
+			left -= c.si*R + c.r
+		}
+		if dst, err = c.next(dst, left); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}

@@ -14,8 +14,11 @@ import (
 // computed a candidate at a time while nothing of a request is kept, so
 // its memory does not grow with the number of requests (prism run
 // --dry-run of a study of any size; MaxPlanRequests does not apply). The
-// estimate is NewPlan's, to the request: its Items, Pending, Cached and
-// Sends are empty, and it can be neither started nor exported. A rubric
+// estimate is NewPlan's, to the request, save that it finds requests
+// byte for byte another's (Estimate.Shared) by their candidates' texts
+// within one context only (a text twice in a document, as SummEval has),
+// not across contexts: its Items, Pending, Cached and Sends are empty,
+// and it can be neither started nor exported. A rubric
 // spec is planned whole, as NewPlan does.
 //
 // Each condition's request is rendered and keyed once whatever the number
@@ -93,7 +96,9 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		key   string
 		coord cellCoord
 		in    int64
+		twin  int // the batch index of an earlier candidate's cell with the same text and condition, or -1
 	}
+	var sends []int64 // per cell of batch: requests to send
 	batch := make([]cell, 0, 512)
 	keys := make([]string, 0, 512)
 	count := func() error {
@@ -110,6 +115,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 				return fmt.Errorf("engine: cached answers: %w", err)
 			}
 		}
+		sends = sends[:0]
 		for _, c := range batch {
 			answered := answeredRuns(c.coord)
 			hits := 0
@@ -121,6 +127,15 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 				}
 			}
 			send := int64(R - len(answered) - hits)
+			if c.twin >= 0 {
+				// The same text twice in a context: the run sends the
+				// requests both have pending once (Plan.sameCalls).
+				shared := min(send, sends[c.twin])
+				send -= shared
+				hits += int(shared)
+				e.Shared += int(shared)
+			}
+			sends = append(sends, send)
 			e.Answered += len(answered)
 			e.CacheHits += hits
 			e.Send += int(send)
@@ -154,7 +169,18 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 			}
 		}
 		for _, c := range ctxs[lo:hi] {
+			texts := map[string]int{} // a candidate's text → the batch index of its first cell
 			for _, cand := range c.Candidates {
+				twin, dup := texts[cand.Text]
+				if !dup {
+					texts[cand.Text] = len(batch)
+				}
+				twinOf := func(si int) int {
+					if dup {
+						return twin + si
+					}
+					return -1
+				}
 				if !some {
 					// Nothing to ask the cache: no key, and the tokens
 					// from the messages' lengths, counted without
@@ -163,7 +189,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 						return nil, fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
 					}
 					for si, cond := range sel {
-						batch = append(batch, cell{in: int64(estimateTokensOf(lens[si])),
+						batch = append(batch, cell{in: int64(estimateTokensOf(lens[si])), twin: twinOf(si),
 							coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 					}
 					continue
@@ -177,7 +203,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 					for _, m := range reqs[si].Messages {
 						msgs = append(msgs, store.Message(m))
 					}
-					batch = append(batch, cell{key: keyer.Key(msgs), in: int64(EstimateTokens(reqs[si].Messages)),
+					batch = append(batch, cell{key: keyer.Key(msgs), in: int64(EstimateTokens(reqs[si].Messages)), twin: twinOf(si),
 						coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 				}
 			}

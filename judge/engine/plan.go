@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -260,9 +261,13 @@ func (p *Plan) StudyPlan() store.StudyPlan {
 // of a candidate, and a G-Eval request in integer mode is Samples calls
 // (Calls counts those).
 type Estimate struct {
-	Requests     int   // every request of the study
-	Answered     int   // already answered at their coordinates
-	CacheHits    int   // identical messages answered elsewhere: stored, not sent
+	Requests  int // every request of the study
+	Answered  int // already answered at their coordinates
+	CacheHits int // identical messages answered elsewhere, or sent once for several (Shared): stored, not sent
+	// Shared counts, of CacheHits, the requests byte for byte another
+	// request of the plan (same key and run): one call is sent for all of
+	// them, and its answer (or failure) stored for each.
+	Shared       int
 	Send         int   // requests to send
 	Calls        int   // calls to the judge those sends make (Send, or Send × Samples for G-Eval)
 	InputTokens  int64 // estimated prompt tokens of the requests to send
@@ -567,7 +572,8 @@ func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.Answe
 			}
 		}
 	}
-	if (p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA) || p.orders != nil {
+	same := p.sameCalls()
+	if (p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA) || p.orders != nil || same != nil {
 		p.group = map[int][]int{}
 	}
 	if p.group == nil && len(p.Cached) == 0 {
@@ -581,6 +587,10 @@ func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.Answe
 			continue
 		}
 		lead := int(p.Items[i].Lead)
+		if l, ok := same[lead]; ok {
+			lead = l
+			p.Estimate.Shared++
+		}
 		if p.group == nil {
 			p.Sends = append(p.Sends, i)
 			continue
@@ -593,7 +603,7 @@ func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.Answe
 	e := &p.Estimate
 	e.Requests = len(p.Items)
 	e.Answered = len(p.Items) - len(p.Pending)
-	e.CacheHits = len(p.Cached)
+	e.CacheHits = len(p.Cached) + e.Shared
 	e.Send = len(p.Sends)
 	e.Calls = e.Send * p.samples()
 	for _, i := range p.Sends {
@@ -604,6 +614,44 @@ func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.Answe
 	e.Cost, e.Priced = p.Spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
 	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, p.Spec)
 	return nil
+}
+
+// sameCalls finds the calls of p to send that are byte for byte another
+// one's (same request key and run: SummEval has the same summary twice in
+// one document): it maps each such call's lead to the first one's, whose
+// answer they share, so one call is sent for all of them (nil when there
+// are none). A batched plan's calls are all distinct.
+func (p *Plan) sameCalls() map[int]int {
+	if p.orders != nil {
+		return nil
+	}
+	// The key's first 8 bytes (of a SHA-256) and the run find a match,
+	// checked on the whole key: a map of 16-byte keys, not 36.
+	type short struct {
+		h   uint64
+		run int32
+	}
+	first := make(map[short]int32, len(p.Pending))
+	var same map[int]int
+	for _, i := range p.Pending {
+		if _, ok := p.Cached[i]; ok {
+			continue
+		}
+		lead := p.Items[i].Lead
+		it := &p.Items[lead]
+		k := short{binary.LittleEndian.Uint64(it.key[:8]), it.Run}
+		f, ok := first[k]
+		switch {
+		case !ok:
+			first[k] = lead
+		case f != lead && p.Items[f].key == it.key:
+			if same == nil {
+				same = map[int]int{}
+			}
+			same[int(lead)] = int(f)
+		}
+	}
+	return same
 }
 
 // estimateTime is the longest of the three bounds on a run: requests at

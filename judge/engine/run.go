@@ -653,21 +653,23 @@ func (r *Run) worker(q *jobs, slot int) {
 		// before this worker takes its next request, so at any moment at
 		// most Concurrency requests are answered but not yet kept: all a
 		// kill -9 can make the next run send again.
+		//
+		// A call byte for byte another's (Plan.sameCalls) is not sent:
+		// its items are this call's members too, stored with its answer
+		// or failure and counted as from cache (shared).
 		members := p.members(i)
 		if r.journal != nil {
 			rs = rs[:0]
 			for m, k := range members {
-				mk := &p.Items[k]
-				rs = append(rs, cellResponse(p.Row(mk), int(mk.Part), m == 0, res, err))
+				rs = append(rs, p.memberResponse(k, m == 0, res, err))
 			}
 			r.keep(rs)
 			for m, k := range members {
-				r.record(&p.Items[k], rs[m], false)
+				r.record(&p.Items[k], rs[m], p.shared(i, k))
 			}
 		} else {
 			for m, k := range members {
-				mk := &p.Items[k]
-				r.finish(mk, cellResponse(p.Row(mk), int(mk.Part), m == 0, res, err), false)
+				r.finish(&p.Items[k], p.memberResponse(k, m == 0, res, err), p.shared(i, k))
 			}
 		}
 		if kind.StopsRun() {
@@ -677,6 +679,22 @@ func (r *Run) worker(q *jobs, slot int) {
 		r.breaker(kind, err)
 	}
 }
+
+// memberResponse is what item k stores of a call's result: its rating
+// (cellResponse), with the call's tokens on the first member only, so
+// that the stored cost counts each call once.
+func (p *Plan) memberResponse(k int, first bool, res judge.Result, err error) store.Response {
+	mk := &p.Items[k]
+	resp := cellResponse(p.Row(mk), int(mk.Part), first, res, err)
+	if !first {
+		resp.PromptTokens, resp.CachedTokens, resp.CompletionTokens = 0, 0, 0
+	}
+	return resp
+}
+
+// shared reports whether item k, a member of the call to lead, is there
+// because its own call is byte for byte that one (Plan.sameCalls).
+func (p *Plan) shared(lead, k int) bool { return int(p.Items[k].Lead) != lead }
 
 // job is one call for a worker: item of plan (the run's plan, or a
 // chunk of a streamed one).

@@ -57,7 +57,7 @@ func (p *Plan) PendingCount() int {
 
 // chunks sends on out the plans a run works through, then closes it: p
 // itself when it is whole; for a streamed plan, plans of streamChunk
-// items each in send order, resolved against the study's answers and the
+// items each (and the rest of the last one's context) in send order, resolved against the study's answers and the
 // cache as NewPlan resolves its items. It stops when ctx ends; an error
 // (a store read) is returned after out is closed.
 func (p *Plan) chunks(ctx context.Context, st *store.Store, out chan<- *Plan) error {
@@ -85,6 +85,9 @@ func (p *Plan) chunks(ctx context.Context, st *store.Store, out chan<- *Plan) er
 		cp := &Plan{Spec: p.Spec, BankHash: p.BankHash, Judge: p.Judge, DatasetRev: p.DatasetRev,
 			Cached: map[int]store.Response{}, render: p.render, conds: p.conds, planned: p.planned}
 		if cp.Items, err = cur.next(make([]Item, 0, size), size); err != nil {
+			return err
+		}
+		if cp.Items, err = cur.finishContext(cp.Items); err != nil {
 			return err
 		}
 		size = n

@@ -284,9 +284,20 @@ func TestStreamedPlanFirstChunkIsSmall(t *testing.T) {
 	if first != 256 || len(whole.Items) <= first+streamChunk {
 		t.Fatalf("firstChunk(4) = %d for a plan of %d items: the test needs three chunks", first, len(whole.Items))
 	}
-	want := []int{first, streamChunk, len(whole.Items) - first - streamChunk}
-	if !slices.Equal(sizes, want) {
-		t.Fatalf("chunks of %v items, want %v", sizes, want)
+	// A chunk is its size, and then the rest of its last context, so
+	// that a context's identical requests are in one chunk.
+	want := []int{first, streamChunk}
+	if len(sizes) != 3 {
+		t.Fatalf("chunks of %v items, want 3", sizes)
+	}
+	at := 0
+	for c, n := range sizes[:2] {
+		at += n
+		last, next := items[at-1].Context, items[at].Context
+		ctxItems := len(d.Contexts[last].Candidates) * 38
+		if n < want[c] || n >= want[c]+ctxItems || last == next {
+			t.Fatalf("chunk %d of %d items (contexts %d, then %d), want %d and the rest of its last context", c, n, last, next, want[c])
+		}
 	}
 	// Lead indexes the item's own chunk: the rest must be equal.
 	noLead := func(its []Item) []Item {

@@ -97,11 +97,14 @@ func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if plan.IsRubric() {
 		e := plan.Estimate
 		fmt.Fprintf(stderr, "exported %d lines to %s: %d call(s) for %d rating(s) of rubric %s (%d already answered, %d stored from cache)\n",
-			n, dest, e.Calls, e.Requests-e.Answered-e.CacheHits, plan.Spec.Rubric.Name, e.Answered, e.CacheHits)
+			n, dest, e.Calls, e.Requests-e.Answered-(e.CacheHits-e.Shared), plan.Spec.Rubric.Name, e.Answered, e.CacheHits-e.Shared)
 		return nil
 	}
-	fmt.Fprintf(stderr, "exported %d requests to %s (%d already answered, %d stored from cache)\n",
-		n, dest, plan.Estimate.Answered, plan.Estimate.CacheHits)
+	// Requests byte for byte another's share its line (Estimate.Shared):
+	// they are exported, not stored from cache.
+	e := plan.Estimate
+	fmt.Fprintf(stderr, "exported %d requests to %s (%d already answered, %d stored from cache%s)\n",
+		n, dest, e.Answered, e.CacheHits-e.Shared, sharedText(e.Shared))
 	return nil
 }
 
@@ -145,4 +148,12 @@ func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stdout, "failed requests stay pending: export again to retry them")
 	}
 	return nil
+}
+
+// sharedText says how many requests share an identical request's line.
+func sharedText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d sharing the line of an identical request", n)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -9,16 +10,71 @@ import (
 )
 
 // shellJoin renders args as one POSIX shell command line that, pasted into
-// sh, bash or zsh, gives back exactly args — with credentials removed from
-// URLs (see redactArg), since the line is printed for the user to copy.
+// sh, bash or zsh, gives back exactly args — with credentials in URLs (see
+// redactArg) left out, since the line is printed for the user to copy. A
+// credential left out becomes a shell parameter the user sets before
+// running the line, "${PRISM_API_KEY:?…}" for a ?api_key= value, so the
+// line still runs (and says what to set when it is not set) rather than
+// sending "[redacted]" to the server.
 func shellJoin(args []string) string {
 	out := make([]string, len(args))
 	urlNext := false
+	names := map[string]bool{}
 	for i, a := range args {
-		out[i] = shellQuote(redactArg(a, urlNext))
+		out[i] = shellWord(redactArg(a, urlNext), names)
 		urlNext = isURLFlag(a)
 	}
 	return strings.Join(out, " ")
+}
+
+// slotMark brackets, in a redacted argument, the name of the secret left
+// out there (a NUL cannot be in an argument).
+const slotMark = "\x00"
+
+// slot marks a secret left out: id names its parameter, what (letters,
+// digits, spaces and _:') says what it is.
+func slot(id, what string) string { return slotMark + envName(id) + "|" + what + slotMark }
+
+// shellWord quotes a redacted argument as one shell word: its text
+// single-quoted, each secret's slot a required parameter expansion named
+// PRISM_NAME (PRISM_NAME_2, … when names already holds it).
+func shellWord(a string, names map[string]bool) string {
+	if !strings.Contains(a, slotMark) {
+		return shellQuote(a)
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(a, slotMark) {
+		if i%2 == 0 {
+			if part != "" {
+				b.WriteString(shellQuote(part))
+			}
+			continue
+		}
+		id, what, _ := strings.Cut(part, "|")
+		name := "PRISM_" + envName(id)
+		for n := 2; names[name]; n++ {
+			name = fmt.Sprintf("PRISM_%s_%d", envName(id), n)
+		}
+		names[name] = true
+		// The message is letters, digits, spaces and _:':. only, so the
+		// double quotes expand nothing else.
+		fmt.Fprintf(&b, `"${%s:?set %s to %s: left out of the printed command}"`, name, name, what)
+	}
+	return b.String()
+}
+
+// envName is s as a shell variable name's letters: upper case, anything
+// but letters and digits an underscore.
+func envName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z':
+			return r - 'a' + 'A'
+		case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // shellQuote returns s as one shell word. Anything outside a small safe set
@@ -87,13 +143,13 @@ var (
 // URL so that everything else is printed as the user typed it.
 func redactURL(s string, schemeOptional bool) string {
 	if schemeOptional {
-		s = userinfoNoScheme.ReplaceAllString(s, "$1")
+		s = userinfoNoScheme.ReplaceAllString(s, "${1}"+slot("url_userinfo", "the URL's user:password")+"@")
 	} else {
-		s = userinfo.ReplaceAllString(s, "$1")
+		s = userinfo.ReplaceAllString(s, "${1}"+slot("url_userinfo", "the URL's user:password")+"@")
 	}
 	base, query, hasQuery := strings.Cut(s, "?")
 	// Key-shaped values in the host or path (sk-…, say).
-	base = store.Redact(base)
+	base = redactText(base)
 	if !hasQuery {
 		return base
 	}
@@ -105,9 +161,9 @@ func redactURL(s string, schemeOptional bool) string {
 			name = n
 		}
 		if ok && secretParam(name) {
-			parts[k] = p[:strings.IndexByte(p, '=')+1] + "[redacted]"
+			parts[k] = p[:strings.IndexByte(p, '=')+1] + slot(name, "the URL's "+strings.ToLower(envName(name))+" value")
 		} else {
-			parts[k] = store.Redact(p)
+			parts[k] = redactText(p)
 		}
 	}
 	query = strings.Join(parts, "&")
@@ -115,6 +171,12 @@ func redactURL(s string, schemeOptional bool) string {
 		query += "#" + frag
 	}
 	return base + "?" + query
+}
+
+// redactText is store.Redact with each credential-shaped value it
+// replaced (by "[redacted]") a secret's slot.
+func redactText(s string) string {
+	return strings.ReplaceAll(store.Redact(s), "[redacted]", slot("url_key", "the key in the URL"))
 }
 
 // secretParam reports whether a query parameter name looks like it carries

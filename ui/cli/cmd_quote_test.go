@@ -57,17 +57,21 @@ func TestShellJoinRoundTrip(t *testing.T) {
 }
 
 func TestShellJoinRedactsURLs(t *testing.T) {
+	need := func(name, what string) string {
+		return `"${` + name + `:?set ` + name + ` to ` + what + `: left out of the printed command}"`
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--base-url", "https://u:secret@host/v1"}, "--base-url https://host/v1"},
-		{[]string{"--base-url=https://u:secret@host/v1"}, "--base-url=https://host/v1"},
-		{[]string{"-base-url", "u:secret@host:8080/v1"}, "-base-url host:8080/v1"},
-		{[]string{"--base-url", "https://host/v1?api_key=secret&x=1"}, "--base-url 'https://host/v1?api_key=[redacted]&x=1'"},
-		{[]string{"--base-url", "https://host/v1?token=secret#f"}, "--base-url 'https://host/v1?token=[redacted]#f'"},
-		{[]string{"--other=http://a:secret@b/c?key=secret"}, "'--other=http://b/c?key=[redacted]'"},
-		{[]string{"--base-url", "https://host/sk-abcdefghijklmnopqrstuv/v1"}, "--base-url 'https://host/[redacted]/v1'"},
+		{[]string{"--base-url", "https://u:s3cr3t@host/v1"}, "--base-url https://" + need("PRISM_URL_USERINFO", "the URL's user:password") + "@host/v1"},
+		{[]string{"--base-url=https://u:s3cr3t@host/v1"}, "--base-url=https://" + need("PRISM_URL_USERINFO", "the URL's user:password") + "@host/v1"},
+		{[]string{"-base-url", "u:s3cr3t@host:8080/v1"}, "-base-url " + need("PRISM_URL_USERINFO", "the URL's user:password") + "@host:8080/v1"},
+		{[]string{"--base-url", "https://host/v1?api_key=s3cr3t&x=1"}, "--base-url 'https://host/v1?api_key='" + need("PRISM_API_KEY", "the URL's api_key value") + "'&x=1'"},
+		{[]string{"--base-url", "https://host/v1?token=s3cr3t#f"}, "--base-url 'https://host/v1?token='" + need("PRISM_TOKEN", "the URL's token value") + "'#f'"},
+		{[]string{"--other=http://a:s3cr3t@b/c?key=s3cr3t"}, "--other=http://" + need("PRISM_URL_USERINFO", "the URL's user:password") + "'@b/c?key='" + need("PRISM_KEY", "the URL's key value")},
+		{[]string{"--base-url", "https://host/sk-abcdefghijklmnopqrstuv/v1"}, "--base-url https://host/" + need("PRISM_URL_KEY", "the key in the URL") + "/v1"},
+		{[]string{"--base-url", "https://h/?api_key=s3cr3t&API-KEY=s3cr3t"}, "--base-url 'https://h/?api_key='" + need("PRISM_API_KEY", "the URL's api_key value") + "'&API-KEY='" + need("PRISM_API_KEY_2", "the URL's api_key value")},
 		{[]string{"--bank", "user@host"}, "--bank user@host"}, // not a URL: kept
 		{[]string{"--name=me@x://y"}, "--name=me@x://y"},      // no scheme before the @: kept
 	} {
@@ -75,8 +79,39 @@ func TestShellJoinRedactsURLs(t *testing.T) {
 		if got != c.want {
 			t.Errorf("shellJoin(%q) = %q, want %q", c.args, got, c.want)
 		}
-		if strings.Contains(got, "secret") {
+		if strings.Contains(got, "s3cr3t") || strings.Contains(got, "sk-abc") {
 			t.Errorf("shellJoin(%q) = %q: prints the secret", c.args, got)
 		}
+	}
+}
+
+// The resume hint of a run whose --base-url carries a credential runs as
+// printed: sh gives back exactly the arguments once the parameters it
+// names are set, and refuses to run, naming them, when they are not
+// (issue 42: "?api_key=[redacted]" was sent as the key).
+func TestShellJoinWithSecretsRuns(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	args := []string{"run", "--base-url", "https://u:p%40ss@host/v1?api_key=s3cr3t&x=1", "--base-url=https://h/sk-abcdefghijklmnopqrstuv/v1?token=t'o$k"}
+	line := shellJoin(args)
+	if strings.Contains(line, "s3cr3t") || strings.Contains(line, "p%40ss") || strings.Contains(line, "sk-abc") || strings.Contains(line, "t'o$k") {
+		t.Fatalf("the line prints a secret: %s", line)
+	}
+	cmd := exec.Command(sh, "-c", `sh -c 'printf "%s\0" "$@"' sh `+line)
+	cmd.Env = append(cmd.Environ(), "PRISM_URL_USERINFO=u:p%40ss", "PRISM_API_KEY=s3cr3t", "PRISM_URL_KEY=sk-abcdefghijklmnopqrstuv", "PRISM_TOKEN=t'o$k")
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sh: %v\n%s", err, line)
+	}
+	if back := strings.Split(strings.TrimSuffix(string(got), "\x00"), "\x00"); strings.Join(back, "\n") != strings.Join(args, "\n") {
+		t.Fatalf("sh gave %q, want %q", back, args)
+	}
+	cmd = exec.Command(sh, "-c", "true "+line)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "PRISM_URL_USERINFO") {
+		t.Fatalf("without the parameters: %v %s, want an error naming PRISM_URL_USERINFO", err, out)
 	}
 }
