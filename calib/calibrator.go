@@ -114,6 +114,9 @@ type GammaChoice struct {
 
 // Training summarises the labelled data of the fit.
 type Training struct {
+	// Study names the workspace study fitted (nil for scores from files):
+	// dataset, judge and configuration, bank, scale, runs and what went in.
+	Study      *model.Study   `json:"study,omitempty"`
 	Dataset    string         `json:"dataset,omitempty"` // workspace dataset, when fitted from one
 	Source     string         `json:"source"`            // where the scores and labels came from
 	Contexts   int            `json:"contexts"`

@@ -197,7 +197,7 @@ func (v *fitScreen) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		if path == "" {
 			path = defaultCalibratorPath(a.study, v.key.judge, v.saveMethod)
 		}
-		src := calSource{key: v.key, res: fitResult{rep: v.rep, in: v.in, d: v.d, opts: v.fitOpts}, method: v.saveMethod}
+		src := calSource{key: v.key, res: fitResult{rep: v.rep, d: v.d, opts: v.fitOpts, source: v.source, rows: v.rows}, method: v.saveMethod}
 		v.status, v.statusErr = "saving calibrator "+path+"…", false
 		return saveCalibratorCmd(a.ctx, a.study.Store, src, path, false)
 	}
@@ -281,7 +281,7 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 		return nil, err
 	}
 	cal.PrismVersion = model.Version
-	cal.Training.Source, cal.Training.Dataset = r.in.source, src.key.dataset
+	cal.Training.Source, cal.Training.Dataset, cal.Training.Study = r.source, src.key.dataset, r.rep.Study
 	j, err := st.Judge(ctx, src.key.judge)
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 	if j.Backend == store.ImportBackend {
 		bankHash = "" // imported scores have no bank
 	}
-	cal.Bank, cal.Judge, err = study.Provenance(ctx, st, src.key.dataset, src.key.judge, bankHash, r.in.rows)
+	cal.Bank, cal.Judge, err = study.Provenance(ctx, st, src.key.dataset, src.key.judge, bankHash, r.rows)
 	if err != nil {
 		return nil, err
 	}

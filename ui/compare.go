@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 )
@@ -45,16 +47,20 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 		}
 		var fits []judgeFit
 		for _, j := range judges {
-			// An imported judge's answers, which have no bank, come under
-			// any bankHash (store.Scores).
-			rows, err := st.Scores(ctx, dataset, j.Name, bankHash)
+			// An imported judge's answers, which have no bank, are its
+			// study under any bankHash (study.Pick).
+			_, _, err := study.Pick(ctx, st, dataset, j.Name, bankHash)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // no answers of this judge here
+			}
 			if err != nil {
 				return compareMsg{gen: gen, err: err}
 			}
-			if len(rows) == 0 {
-				continue // no answers of this judge here
+			var rep *calib.Report
+			res, _, err := fitStudy(ctx, st, studyKey{dataset, j.Name, bankHash}, opts)
+			if res != nil {
+				rep = res.Report
 			}
-			rep, _, err := fitStored(ctx, st, studyKey{dataset, j.Name, bankHash}, opts)
 			fits = append(fits, judgeFit{judge: j.Name, rep: rep, err: err})
 		}
 		return compareMsg{gen: gen, fits: fits}

@@ -118,16 +118,14 @@ func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	if screenedRef.err != nil {
 		t.Fatal(screenedRef.err)
 	}
-	in := a.fit.in
-	same := len(in.rows) == len(screenedRef.rows) && slices.Equal(in.labels, screenedRef.labels)
-	for i := 0; same && i < len(in.rows); i++ {
-		x, y := in.rows[i], screenedRef.rows[i]
-		same = x.Context == y.Context && x.Candidate == y.Candidate && x.Probe == y.Probe && x.Wording == y.Wording &&
-			x.Run == y.Run && x.Missing == y.Missing && (x.Score == y.Score || x.Missing)
+	want, _, err := calib.BuildDesign(screenedRef.rows, screenedRef.labels, calib.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !same {
-		t.Fatalf("the Fit screen read %d rows and %d labels, not the workspace's %d and %d",
-			len(in.rows), len(in.labels), len(screenedRef.rows), len(screenedRef.labels))
+	got := a.fit.d
+	if got == nil || !slices.Equal(got.Contexts, want.Contexts) || !slices.Equal(got.Columns, want.Columns) ||
+		!slices.Equal(got.S0, want.S0) || !slices.Equal(got.Human, want.Human) {
+		t.Fatal("the Fit screen's design is not the one of the workspace's answers and labels")
 	}
 	return screenedRef.rows, screenedRef.labels
 }

@@ -29,15 +29,19 @@ import (
 // fitJob is one fit in flight.
 type fitJob = job[fitResult]
 
-// fitResult is a fit's report with the input it was computed from, which
-// Inspect reuses instead of reading the same answers again.
+// fitResult is a fit's report with the design it was fitted on and the
+// options of the fit (without Progress): the Fit screen's S builds the
+// calibrator from them, and Inspect reads the design while the answers
+// are unchanged.
 type fitResult struct {
-	rep *calib.Report
-	in  studyInput
-	// The design rep was fitted on and the options of the fit (without
-	// Progress): the Fit screen's S builds the calibrator from them.
+	rep  *calib.Report
 	d    *calib.Design
 	opts calib.Options
+	// source names the study; rows are the rubric rows and one baseline
+	// row a run (study.FitResult.Rows), what a calibrator's provenance
+	// reads.
+	source string
+	rows   []model.ScoreRow
 }
 
 // fitOptions are the options of the Fit screen's fits: the protocol's
@@ -54,65 +58,34 @@ func fitOptions(metric string, taylor bool) calib.Options {
 func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*fitJob, tea.Cmd) {
 	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
 		opts.Progress = progress
-		in, err := readFitInput(ctx, st, key)
-		if err != nil {
-			return fitResult{}, nil, err
-		}
-		rep, d, w, err := fitInput(ctx, in, opts)
+		res, w, err := fitStudy(ctx, st, key, opts)
 		opts.Progress = nil
-		return fitResult{rep: rep, in: in, d: d, opts: opts}, w, err
+		if err != nil {
+			return fitResult{}, w, err
+		}
+		return fitResult{rep: res.Report, d: res.Design, opts: opts, source: res.Source, rows: res.Rows}, w, nil
 	})
 }
 
-// fitStored reads the answers and labels of key and runs calib.Fit on the
-// candidates that have answers (a screen or an unfinished run scores part
-// of the dataset).
-func fitStored(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*calib.Report, []string, error) {
-	in, err := readFitInput(ctx, st, key)
+// fitStudy fits key's study with study.Fit, the call prism fit makes:
+// its planned runs, the judge's rubric ratings scored beside the methods
+// as the report's baselines (SAJA with the forest head, as `prism fit`;
+// ratings that cannot be scored are left out with a warning), and the
+// design kept whole for a calibrator and for Inspect.
+func fitStudy(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*study.FitResult, []string, error) {
+	info, err := pickStudy(ctx, st, key)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, _, w, err := fitInput(ctx, in, opts)
-	return rep, w, err
-}
-
-// fitInput runs calib.Fit on what readFitInput read, as its two steps
-// (calib.BuildDesign, then calib.FitDesign), and returns the design too.
-// The judge's rubric ratings, when it has any, are scored beside the
-// methods as the report's baselines (SAJA with the forest head, as
-// `prism fit`), with every method's budget per candidate.
-func fitInput(ctx context.Context, in studyInput, opts calib.Options) (*calib.Report, *calib.Design, []string, error) {
-	opts.ScoresFile, opts.LabelsFile = in.source, in.source
-	warnings := slices.Clone(in.warnings)
-	d, w, err := calib.BuildDesign(in.rows, in.labels, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
-	warnings = append(warnings, w...)
-	if err != nil {
-		return nil, nil, warnings, err
+	res, err := study.Fit(ctx, st, study.FitRequest{Study: info, Options: opts, DropBadBaselines: true, KeepCentered: true,
+		Source: study.Source(st.Path(), info),
+		Baselines: func(rrs []study.RubricRatings) ([]calib.Baseline, error) {
+			return study.Baselines(rrs, baselineOptions())
+		}})
+	if res == nil {
+		return nil, nil, err
 	}
-	if len(in.rubrics) > 0 {
-		bs, err := study.Baselines(in.rubrics, baselineOptions())
-		if err != nil {
-			// The methods do not depend on the ratings: fit them alone.
-			warnings = append(warnings, "rubric baselines left out: "+err.Error())
-		}
-		opts.Baselines = bs
-	}
-	rep, w, err := calib.FitDesign(ctx, d, opts)
-	if err != nil && len(opts.Baselines) > 0 && ctx.Err() == nil {
-		// Ratings the fit cannot use (e.g. a criterion without any
-		// rating) fail it; `prism fit --baselines none` is the CLI's way
-		// around, the screen's is to fit the methods alone and say why.
-		opts.Baselines = nil
-		var again error
-		if rep, w, again = calib.FitDesign(ctx, d, opts); again == nil {
-			warnings = append(warnings, "rubric baselines left out: "+err.Error())
-		}
-		err = again
-	}
-	if err == nil && len(rep.Baselines) > 0 {
-		rep.Budgets = study.MethodBudgets(in.usage, d.Columns)
-	}
-	return rep, d, append(warnings, w...), err
+	return res, res.Warnings, err
 }
 
 // baselineOptions turn rubric ratings into baselines as `prism fit`'s
@@ -121,62 +94,41 @@ func baselineOptions() study.BaselineOptions {
 	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
 }
 
-// studyInput is what a fit or a selection reads from the workspace.
+// pickStudy is key's study (study.Pick under key's bank), or why there is
+// none in words the TUI's user can act on.
+func pickStudy(ctx context.Context, st *store.Store, key studyKey) (store.StudyInfo, error) {
+	info, _, err := study.Pick(ctx, st, key.dataset, key.judge, key.bankHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return info, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
+			key.judge, shortHash(key.bankHash), key.dataset)
+	}
+	return info, err
+}
+
+// studyInput is what a selection or a budget curve reads of a study.
 type studyInput struct {
 	rows     []model.ScoreRow
 	labels   []model.Label // of the candidates with answers
 	warnings []string
-	source   string // names the workspace, dataset and judge in reports
-	// A fit's only (readFitInput): the judge's rubric ratings on the
-	// dataset, which become the report's baselines, and what its answers
-	// under the bank version cost, which become the methods' budgets.
-	rubrics []study.RubricRatings
-	usage   []store.ProbeUsage
+	source   string // names the workspace, dataset, judge and bank in reports
+	study    model.Study
 }
 
-// readFitInput is readStudyInput for a fit: with the judge's rubric
-// ratings (its rubric studies on the dataset, and rubric rows among
-// imported scores whose rubric is built in, as `prism fit` reads them)
-// and the usage of its answers under key's bank version.
-func readFitInput(ctx context.Context, st *store.Store, key studyKey) (studyInput, error) {
-	in, err := readStudyInput(ctx, st, key, "fitting")
-	if err != nil {
-		return in, err
-	}
-	rubrics, unknown, err := study.RubricRatingsOf(ctx, st, key.dataset, key.judge, in.rows, nil)
-	if err != nil {
-		return in, fmt.Errorf("rubric ratings: %w", err)
-	}
-	in.rubrics = rubrics
-	for _, name := range unknown {
-		in.warnings = append(in.warnings, fmt.Sprintf("rubric ratings of %q: no built-in rubric of that name (prism fit --rubric-file scores them); not shown", name))
-	}
-	if len(in.rubrics) > 0 {
-		if in.usage, err = st.Usage(ctx, key.dataset, key.judge, key.bankHash); err != nil {
-			return in, err
-		}
-	}
-	return in, nil
-}
-
-// readStudyInput reads key's answers and the labels of the candidates
-// that have answers; doing ("fitting", "selecting on") words the warning
-// about the others.
+// readStudyInput reads key's study (its planned runs) and the labels of
+// the candidates that have answers; doing ("selecting on", "evaluating
+// budgets on") words the warning about the others.
 func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing string) (studyInput, error) {
-	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
-	if err == nil && len(rows) == 0 {
-		err = store.ErrNotFound
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return studyInput{}, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
-			key.judge, shortHash(key.bankHash), key.dataset)
-	}
+	info, err := pickStudy(ctx, st, key)
 	if err != nil {
 		return studyInput{}, err
 	}
-	in := studyInput{rows: rows, source: fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)}
+	d, err := study.Read(ctx, st, info, study.Runs{})
+	if err != nil {
+		return studyInput{}, err
+	}
+	in := studyInput{rows: d.Rows, source: study.Source(st.Path(), info), study: d.Study}
 	var dropped int
-	in.labels, dropped = model.ScoredLabels(rows, labels)
+	in.labels, dropped = model.ScoredLabels(d.Rows, d.Labels)
 	if dropped > 0 {
 		in.warnings = append(in.warnings, fmt.Sprintf("%d labelled candidates have no answers; %s the %d that do", dropped, doing, len(in.labels)))
 	}
@@ -203,7 +155,8 @@ func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	if !v.finish(j) {
 		return nil
 	}
-	v.rep, v.in, v.warnings, v.key, v.scroll = j.res.rep, j.res.in, j.warnings, j.key, 0
+	v.rep, v.warnings, v.key, v.scroll = j.res.rep, j.warnings, j.key, 0
+	v.source, v.rows = j.res.source, j.res.rows
 	v.d, v.fitOpts = j.res.d, j.res.opts
 	a.prof.setReport(j.res.rep)
 	if a.insp.ins != nil {
@@ -228,16 +181,16 @@ func (v *inspectScreen) reinspect(a *App, key studyKey) tea.Cmd {
 // report for β when it was computed from the same answers.
 func (v *inspectScreen) inspectOn(a *App, k studyKey, c *model.Context, cand *model.Candidate) tea.Cmd {
 	var rep *calib.Report
-	var in *studyInput
+	var d *calib.Design
 	if a.fit.rep != nil && a.fit.key == k {
 		rep = a.fit.rep
 		if a.fit.answers == a.answers[k] {
-			in = &a.fit.in // the answers have not changed since the fit read them
+			d = a.fit.d // the answers have not changed since the fit read them
 		}
 	}
 	v.gen++
 	v.busy, v.err = true, nil
-	return inspectCmd(a.ctx, a.study.Store, k, a.answers[k], c, cand, rep, in, v.gen)
+	return inspectCmd(a.ctx, a.study.Store, k, a.answers[k], c, cand, rep, d, v.gen)
 }
 
 // inspectStale says why the Inspect screen's candidate no longer shows

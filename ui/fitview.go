@@ -26,7 +26,8 @@ type fitScreen struct {
 	taylor     bool     // fit the diagonal Taylor correction too
 	key        studyKey // the answers rep was computed from
 	rep        *calib.Report
-	in         studyInput // the answers and labels rep was fitted on
+	source     string           // names the study rep was fitted on
+	rows       []model.ScoreRow // its rubric rows and one baseline row a run (fitResult.rows)
 	warnings   []string
 	status     string // the last export's or calibrator save's outcome
 	statusErr  bool

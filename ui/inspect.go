@@ -61,9 +61,9 @@ type inspectMsg struct {
 // (the Fit screen's report on the same answers, or nil) for β. in, when
 // not nil, is the input rep was fitted on, unchanged since: it is used
 // read-only instead of reading the answers again.
-func inspectCmd(ctx context.Context, st *store.Store, key studyKey, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput, gen int) tea.Cmd {
+func inspectCmd(ctx context.Context, st *store.Store, key studyKey, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, d *calib.Design, gen int) tea.Cmd {
 	return func() tea.Msg {
-		ins, err := inspect(ctx, st, key, c, cand, rep, in)
+		ins, err := inspect(ctx, st, key, c, cand, rep, d)
 		if ins != nil {
 			ins.answers = answers
 		}
@@ -71,29 +71,23 @@ func inspectCmd(ctx context.Context, st *store.Store, key studyKey, answers int,
 	}
 }
 
-func inspect(ctx context.Context, st *store.Store, key studyKey, c *model.Context, cand *model.Candidate, rep *calib.Report, in *studyInput) (*inspection, error) {
+func inspect(ctx context.Context, st *store.Store, key studyKey, c *model.Context, cand *model.Candidate, rep *calib.Report, d *calib.Design) (*inspection, error) {
 	ins := &inspection{key: key, fitted: rep != nil, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
 		human: cand.Human, s0: math.NaN(), corrected: math.NaN(), rankAfter: math.NaN(), rankBefore: math.NaN(), rankHuman: math.NaN()}
 	var err error
 	if ins.replies, err = st.Replies(ctx, key.dataset, key.judge, key.bankHash, c.ID, cand.ID); err != nil {
 		return nil, err
 	}
-	var rows []model.ScoreRow
-	var labels []model.Label
-	if in != nil {
-		rows, labels = in.rows, in.labels
-	} else {
-		rows, labels, err = st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
+	if d == nil {
+		in, err := readStudyInput(ctx, st, key, "inspecting")
 		if err != nil {
 			ins.notInFit = "no answers of judge " + key.judge + " under this bank version"
 			return ins, nil
 		}
-		labels, _ = model.ScoredLabels(rows, labels)
-	}
-	d, _, err := calib.BuildDesign(rows, labels, calib.BuildOptions{})
-	if err != nil {
-		ins.notInFit = "the answers do not make a design: " + err.Error()
-		return ins, nil
+		if d, _, err = calib.BuildDesign(in.rows, in.labels, calib.BuildOptions{}); err != nil {
+			ins.notInFit = "the answers do not make a design: " + err.Error()
+			return ins, nil
+		}
 	}
 	ci := slices.Index(d.Contexts, c.ID)
 	if ci < 0 {

@@ -46,6 +46,8 @@ type FitResult struct {
 	// Rows are the rows the fit keeps beside its design: the rubric
 	// probes' and the first baseline row of each run (Provenance's RunsOf).
 	Rows []model.ScoreRow
+	// Source is the request's.
+	Source string
 }
 
 // Fit reads the study's answers into a design as they come (it never
@@ -61,7 +63,7 @@ func Fit(ctx context.Context, st *store.Store, req FitRequest) (*FitResult, erro
 			req.Grow(b.DesignBytes())
 		}
 	}
-	res := &FitResult{}
+	res := &FitResult{Source: req.Source}
 	seen := map[string]bool{}
 	s, labels, err := Scan(ctx, st, req.Study, req.Runs, func(labs []model.Label, rows int) {
 		b.Reserve(len(labs))

@@ -76,7 +76,9 @@ func Pick(ctx context.Context, st *store.Store, dataset, judge, bankHash string)
 		if s.Dataset != dataset || s.Judge != judge || s.Rubric {
 			continue
 		}
-		if bankHash != "" && s.BankHash == bankHash {
+		// Imported scores have no bank: they are the judge's study
+		// whichever bank is named (as store.Scores selects them).
+		if bankHash != "" && (s.BankHash == bankHash || s.BankHash == "") {
 			return s, "", nil
 		}
 		probes = append(probes, s)
@@ -149,6 +151,16 @@ func Progress(s store.StudyInfo) string {
 		out += fmt.Sprintf("; %d more answers of %s", extra, by)
 	}
 	return out
+}
+
+// Source names a study in reports and errors: the workspace, dataset,
+// judge and bank.
+func Source(path string, info store.StudyInfo) string {
+	s := fmt.Sprintf("%s: dataset %s, judge %s", path, info.Dataset, info.Judge)
+	if info.BankHash != "" {
+		s += ", bank " + model.ShortHash(info.BankHash)
+	}
+	return s
 }
 
 // Data is what an analysis reads of one study: its answers in the runs

@@ -316,7 +316,7 @@ func saveCalibrator(ctx context.Context, path string, d *calib.Design, rep *cali
 		return fmt.Errorf("--save %s: %w", path, err)
 	}
 	c.PrismVersion = model.Version
-	c.Training.Dataset, c.Training.Source = src.dataset, src.source
+	c.Training.Dataset, c.Training.Source, c.Training.Study = src.dataset, src.source, rep.Study
 	c.Bank, c.Judge = src.bank, src.judge
 	data, err := c.Marshal()
 	if err != nil {
@@ -509,10 +509,7 @@ func pickStudy(ctx context.Context, st *store.Store, wf workspaceFlags, ref stud
 	if note != "" && stderr != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", wf.Name(), note)
 	}
-	in.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), in.dataset, in.judge)
-	if info.BankHash != "" {
-		in.source += ", bank " + model.ShortHash(info.BankHash)
-	}
+	in.source = study.Source(st.Path(), info)
 	return info, nil
 }
 
