@@ -62,11 +62,7 @@ func (s *Study) Lines() []string {
 			bank += ", scale " + s.Scale
 		}
 	}
-	runs := fmt.Sprintf("runs %s", s.Runs)
-	if s.PlannedRuns > 0 {
-		runs += fmt.Sprintf(" (%d planned)", s.PlannedRuns)
-	}
-	runs += fmt.Sprintf(", %s per context", span(s.RunsPerContext))
+	runs := "runs " + s.runsText() + fmt.Sprintf(", %s per context", span(s.RunsPerContext))
 	if !s.Balanced() {
 		runs += " (unbalanced)"
 	}
@@ -78,6 +74,44 @@ func (s *Study) Lines() []string {
 		fmt.Sprintf("study: dataset %s, judge %s, %s", s.Dataset, judge, bank),
 		fmt.Sprintf("       %s; %s", runs, used),
 	}
+}
+
+// Short is the study in two short lines, for a narrow screen.
+func (s *Study) Short() []string {
+	judge := s.Judge
+	if s.Mode != "" && s.Mode != "integer" {
+		judge += " (" + s.Mode + ")"
+	}
+	bank := "imported, no bank"
+	if s.BankHash != "" {
+		bank = s.Bank + " " + ShortHash(s.BankHash)
+		if s.Scale != "" {
+			bank += " " + s.Scale
+		}
+	}
+	runs := s.runsText() + ", " + span(s.RunsPerContext) + "/ctx"
+	if !s.Balanced() {
+		runs += " unbalanced"
+	}
+	used := fmt.Sprintf("%d cand · %d answers · %d failed", s.Candidates, s.Answers, s.Failures)
+	if s.Imputed >= 0 {
+		used += fmt.Sprintf(" · %d imputed", s.Imputed)
+	}
+	return []string{
+		fmt.Sprintf("study %s · %s · %s", s.Dataset, judge, bank),
+		fmt.Sprintf("runs %s · %s", runs, used),
+	}
+}
+
+// runsText says which runs were read: "planned (1)", "all (no plan)", …
+func (s *Study) runsText() string {
+	switch {
+	case s.Runs == "planned" && s.PlannedRuns > 0:
+		return fmt.Sprintf("planned (%d)", s.PlannedRuns)
+	case s.Runs == "planned":
+		return "all (no plan)"
+	}
+	return s.Runs
 }
 
 func span(r [2]int) string {

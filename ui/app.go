@@ -141,7 +141,7 @@ func (a *App) setStyles(isDark bool) {
 // Init asks the terminal for its background colour (for light/dark styles)
 // and plans the first run, so the estimate is ready on the Run screen.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, a.replan())
+	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.loadStoredFit())
 }
 
 // Update handles what is shared (size, colours, the tab bar, the common

@@ -63,6 +63,7 @@ func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.
 		if err != nil {
 			return fitResult{}, w, err
 		}
+		w = append(w, rememberFit(ctx, st, res)...)
 		return fitResult{rep: res.Report, d: res.Design, opts: opts, source: res.Source, rows: res.Rows}, w, nil
 	})
 }
@@ -155,7 +156,7 @@ func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	if !v.finish(j) {
 		return nil
 	}
-	v.rep, v.warnings, v.key, v.scroll = j.res.rep, j.warnings, j.key, 0
+	v.rep, v.warnings, v.key, v.scroll, v.stored = j.res.rep, j.warnings, j.key, 0, nil
 	v.source, v.rows = j.res.source, j.res.rows
 	v.d, v.fitOpts = j.res.d, j.res.opts
 	a.prof.setReport(j.res.rep)
@@ -239,7 +240,7 @@ func (a *App) fitStale() string {
 	case a.rubrics[k.judgeOf()] != v.rubrics:
 		return "new rubric ratings were stored since this fit: f refits (Table 2)"
 	}
-	return ""
+	return v.storedNote()
 }
 
 // compareStale says why the Compare screen's fits no longer describe the
@@ -313,6 +314,8 @@ func (v *fitScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		return msg.apply(&v.jobState)
 	case jobDoneMsg[fitResult]:
 		return v.onDone(a, msg)
+	case storedFitMsg:
+		v.onStoredFit(a, msg)
 	case exportedMsg:
 		v.onExported(a, msg)
 	}

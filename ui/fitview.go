@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
 )
@@ -40,6 +41,7 @@ type fitScreen struct {
 	rubrics    int              // App.rubrics of key's judge when the fit started
 	judge      string           // the judge a fit would use, for the hint
 	stale      string           // why rep no longer fits the study, or ""
+	stored     *study.Stored    // where rep came from when it was read from the workspace, or nil
 
 	scroll        int
 	width, height int
@@ -300,8 +302,8 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 		}
 		return lines
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%d columns · %d resamples · seed %d · judge %s · bank %s",
-		len(r.Columns), r.Bootstrap, r.Seed, v.key.judge, shortHash(v.key.bankHash)), w)))
+	lines = append(lines, studyLines(st, r.Study, w)...)
+	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%d columns · %d resamples · seed %d", len(r.Columns), r.Bootstrap, r.Seed), w)))
 	if v.stale != "" {
 		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}

@@ -108,7 +108,9 @@ func Fit(ctx context.Context, st *store.Store, req FitRequest) (*FitResult, erro
 	if err != nil {
 		return res, err
 	}
-	if len(rep.Baselines) > 0 {
+	// Budgets are what the judge's answers cost; imported scores carry
+	// no such record.
+	if len(rep.Baselines) > 0 && s.Backend != store.ImportBackend {
 		usage, err := st.Usage(ctx, s.Dataset, s.Judge, s.BankHash)
 		if err != nil {
 			return res, err

@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
+)
+
+// Fits are remembered: every fit of the Fit tab is stored in the
+// workspace (study.Remember, as prism fit stores its own), and the App
+// opens on the current study's newest stored fit instead of an empty Fit
+// tab, marked stale when the study's answers changed since.
+
+// storedFitMsg carries the newest stored fit of key's study, or nil.
+type storedFitMsg struct {
+	key    studyKey
+	stored *study.Stored
+	err    error
+}
+
+// loadStoredFit reads the newest stored fit of the current study.
+func (a *App) loadStoredFit() tea.Cmd {
+	k, ok := a.currentKey()
+	if !ok {
+		return nil
+	}
+	st, ctx := a.study.Store, a.ctx
+	return func() tea.Msg {
+		s, err := study.Latest(ctx, st, k.dataset, k.judge, k.bankHash)
+		return storedFitMsg{key: k, stored: s, err: err}
+	}
+}
+
+// onStoredFit shows a stored fit when the Fit tab has none of its own
+// (nor one in flight) and it is of the current study.
+func (v *fitScreen) onStoredFit(a *App, msg storedFitMsg) {
+	k, ok := a.currentKey()
+	if msg.err != nil || msg.stored == nil || v.rep != nil || v.job != nil || !ok || k != msg.key {
+		return
+	}
+	r := msg.stored.Report
+	v.rep, v.key, v.d, v.rows, v.stored = r, msg.key, nil, nil, msg.stored
+	v.pairwise = r.Metric == model.MetricPairwise
+	v.taylor = r.Methods.Taylor != nil
+	v.answers, v.rubrics = a.answers[k], a.rubrics[k.judgeOf()]
+	a.prof.setReport(r)
+}
+
+// storedNote says where a stored fit came from, and whether the study's
+// answers changed since it was fitted.
+func (v *fitScreen) storedNote() string {
+	s := v.stored
+	if s == nil {
+		return ""
+	}
+	if s.Stale {
+		return fmt.Sprintf("stored fit #%d: the study's answers changed since it was fitted: f refits", s.ID)
+	}
+	return fmt.Sprintf("stored fit #%d of this study, as it was left (f refits; S needs a fresh fit)", s.ID)
+}
+
+// rememberFit stores a fit the Fit tab made; a workspace that cannot be
+// written loses only that, and says so.
+func rememberFit(ctx context.Context, st *store.Store, res *study.FitResult) []string {
+	if _, err := study.Remember(ctx, st, res.Report); err != nil {
+		return []string{"the fit was not stored in the workspace: " + err.Error()}
+	}
+	return nil
+}
+
+// studyLines name the study a report was computed from, as the CLI's
+// reports do (model.Study.Lines), wrapped to w; none for a report
+// without one.
+func studyLines(st *styles.Styles, s *model.Study, w int) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range s.Short() {
+		out = append(out, st.Muted.Render(fit(l, w)))
+	}
+	return out
+}
