@@ -46,14 +46,16 @@ const (
 // BudgetReport is the result of EvaluateBudget and the JSON document of
 // `prism budget --json` (docs/budget.md).
 type BudgetReport struct {
-	Metric      string   `json:"metric"`
-	NContexts   int      `json:"n_contexts"`
-	NCandidates int      `json:"n_candidates"`
-	Folds       int      `json:"folds"`
-	Seed        uint64   `json:"seed"`
-	Bootstrap   int      `json:"bootstrap"`
-	Order       []string `json:"order"` // π
-	Columns     []string `json:"columns"`
+	// Study names the workspace study evaluated (nil for scores from files).
+	Study       *model.Study `json:"study,omitempty"`
+	Metric      string       `json:"metric"`
+	NContexts   int          `json:"n_contexts"`
+	NCandidates int          `json:"n_candidates"`
+	Folds       int          `json:"folds"`
+	Seed        uint64       `json:"seed"`
+	Bootstrap   int          `json:"bootstrap"`
+	Order       []string     `json:"order"` // π
+	Columns     []string     `json:"columns"`
 	// BaseCalls and ColumnCalls are the judge calls one candidate spends
 	// on the baseline and on each column (wordings × repeats, averaged
 	// over candidates); FullCalls is their sum.

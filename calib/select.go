@@ -49,10 +49,12 @@ func DefaultSelectOptions() SelectOptions {
 // of PRISM (α = 1) with γ chosen by the inner CV, on the same folds; gains
 // are differences from Vanilla's mean on the same contexts.
 type SelectReport struct {
-	Metric      string   `json:"metric"`
-	NContexts   int      `json:"n_contexts"`
-	NCandidates int      `json:"n_candidates"`
-	Order       []string `json:"order"` // π
+	// Study names the workspace study selected on (nil for scores from files).
+	Study       *model.Study `json:"study,omitempty"`
+	Metric      string       `json:"metric"`
+	NContexts   int          `json:"n_contexts"`
+	NCandidates int          `json:"n_candidates"`
+	Order       []string     `json:"order"` // π
 	// Units are the selectable units: attributes (both columns) sorted by
 	// name, then context probes "ctx:NAME" (one column each).
 	Units    []string     `json:"units"`

@@ -37,6 +37,9 @@ func startBudgetCmd(ctx context.Context, st *store.Store, key studyKey, opts cal
 		}
 		opts.ScoresFile, opts.LabelsFile = in.source, in.source
 		rep, w, err := calib.EvaluateBudget(ctx, in.rows, in.labels, opts)
+		if err == nil {
+			rep.Study = &in.study
+		}
 		return rep, append(in.warnings, w...), err
 	})
 }

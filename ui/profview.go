@@ -86,9 +86,9 @@ func (v *profScreen) View(a *App) string {
 		}
 		return pane(st, true, v.width, v.height, title, block(wrapStyled(st.Muted, msg, w), w, innerH))
 	}
-	var head []string
+	head := studyLines(st, v.rep.Study, w)
 	if v.stale != "" {
-		head = wrapStyled(st.Warn, v.stale, w)
+		head = append(head, wrapStyled(st.Warn, v.stale, w)...)
 	}
 	detail := v.detailLines(st, w)
 	listH := max(innerH-len(head)-len(detail)-1, 3)

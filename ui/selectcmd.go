@@ -34,5 +34,8 @@ func runSelect(ctx context.Context, st *store.Store, key studyKey, opts calib.Se
 	}
 	opts.ScoresFile, opts.LabelsFile = in.source, in.source
 	rep, w, err := calib.Select(ctx, in.rows, in.labels, opts)
+	if err == nil {
+		rep.Study = &in.study
+	}
 	return rep, append(in.warnings, w...), err
 }

@@ -175,6 +175,7 @@ func (v *selectScreen) tableLines(st *styles.Styles, w int) []string {
 	if r == nil {
 		return []string{st.Muted.Render("no selection yet")}
 	}
+	lines := studyLines(st, r.Study, w)
 	nameW := 4
 	for _, u := range r.Units {
 		nameW = max(nameW, lipgloss.Width(u)+2) // forward rows prefix "+ "
@@ -187,7 +188,7 @@ func (v *selectScreen) tableLines(st *styles.Styles, w int) []string {
 		}
 		return fmt.Sprintf("%-*s %7s %8s", nameW, clip(name, nameW), mean, change)
 	}
-	lines := []string{st.Title.Render("without one unit"), st.Label.Render(row("unit", "mean", "gain", "change"))}
+	lines = append(lines, st.Title.Render("without one unit"), st.Label.Render(row("unit", "mean", "gain", "change")))
 	for _, o := range r.Omission {
 		s := st.Text
 		if o.Change > 0 {

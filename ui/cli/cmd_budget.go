@@ -93,6 +93,9 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rows, labs := in.rows, in.labels
 	if !src.fromFiles() {
 		opts.ScoresFile, opts.LabelsFile = in.source, in.source
+		if !flagSet(fs.FlagSet, "metric") && in.metric != "" {
+			opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
+		}
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
@@ -105,6 +108,9 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err != nil {
 		return err
+	}
+	if in.study.Dataset != "" {
+		rep.Study = &in.study
 	}
 	if cal != nil {
 		if err := cal.AttachPolicy(rows, labs, *tau, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile}); err != nil {
@@ -132,6 +138,7 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return writeJSON(stdout, rep)
 	}
 	var buf bytes.Buffer
+	printStudy(&buf, rep.Study)
 	printBudgetReport(&buf, rep)
 	return writeTrimmed(stdout, buf.String())
 }

@@ -203,6 +203,24 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return printFit(stdout, rep, *asJSON)
 }
 
+// printStudy writes the lines that name a report's study (none for
+// scores from files).
+func printStudy(w io.Writer, s *model.Study) {
+	if s == nil {
+		return
+	}
+	for _, l := range s.Lines() {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // printFit prints a fit's report: as JSON, or as the text report.
 func printFit(stdout io.Writer, rep *calib.Report, asJSON bool) error {
 	if asJSON {
@@ -624,11 +642,7 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		}
 	}
 	fitted := methods[1:]
-	if r.Study != nil {
-		for _, l := range r.Study.Lines() {
-			fmt.Fprintln(w, l)
-		}
-	}
+	printStudy(w, r.Study)
 	if r.Global {
 		fmt.Fprintf(w, "global mode: %d candidates as one group, %d columns; Spearman pooled over all candidates; %d bootstrap resamples, seed %d\n",
 			r.NCandidates, len(r.Columns), r.Bootstrap, r.Seed)

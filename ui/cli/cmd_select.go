@@ -72,6 +72,9 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	rows, labs := in.rows, in.labels
 	if !src.fromFiles() {
 		opts.ScoresFile, opts.LabelsFile = in.source, in.source
+		if !flagSet(fs.FlagSet, "metric") && in.metric != "" {
+			opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
+		}
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
@@ -88,10 +91,14 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if in.study.Dataset != "" {
+		rep.Study = &in.study
+	}
 	if *asJSON {
 		return writeJSON(stdout, rep)
 	}
 	var buf bytes.Buffer
+	printStudy(&buf, rep.Study)
 	printSelectReport(&buf, rep, opts)
 	return writeTrimmed(stdout, buf.String())
 }
