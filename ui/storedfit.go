@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -87,3 +88,7 @@ func studyLines(st *styles.Styles, s *model.Study, w int) []string {
 	}
 	return out
 }
+
+// FitReport is the report the Fit tab shows (nil before a fit): what a
+// test compares with prism fit's.
+func (a *App) FitReport() *calib.Report { return a.fit.rep }
