@@ -260,17 +260,7 @@ func Describe(ctx context.Context, st *store.Store, info store.StudyInfo, runs R
 	if runs == (Runs{}) {
 		s.Failures = info.PlanFailed
 	}
-	first := true
-	for _, r := range c.contexts {
-		n := len(r)
-		if first || n < s.RunsPerContext[0] {
-			s.RunsPerContext[0] = n
-		}
-		if first || n > s.RunsPerContext[1] {
-			s.RunsPerContext[1] = n
-		}
-		first = false
-	}
+	s.RunsPerContext = c.runSpan()
 	j, err := st.Judge(ctx, info.Judge)
 	if err != nil {
 		return s, err
@@ -320,4 +310,60 @@ func Of(s model.Study, rep *calib.Report) *model.Study {
 		s.Imputed += n
 	}
 	return &s
+}
+
+// Sample keeps the rows of the contexts in keep (a diagnostic's sample)
+// and counts the Study again from them.
+func (d *Data) Sample(keep []string) {
+	in := make(map[string]bool, len(keep))
+	for _, c := range keep {
+		in[c] = true
+	}
+	kept := d.Rows[:0]
+	var c Counter
+	for _, r := range d.Rows {
+		if in[r.Context] {
+			kept = append(kept, r)
+			c.Add(&r)
+		}
+	}
+	d.Rows = kept
+	s := &d.Study
+	s.Answers, s.Contexts, s.Candidates = c.answers, len(c.contexts), len(c.candidates)
+	s.RunsPerContext = c.runSpan()
+}
+
+// runSpan is the least and the most baseline runs a context has.
+func (c *Counter) runSpan() [2]int {
+	var out [2]int
+	first := true
+	for _, r := range c.contexts {
+		n := len(r)
+		if first || n < out[0] {
+			out[0] = n
+		}
+		if first || n > out[1] {
+			out[1] = n
+		}
+		first = false
+	}
+	return out
+}
+
+// ReadRuns reads the study of judge on dataset under bankHash in its
+// first runs runs, keeping the contexts in sample (nil: all): what a diagnostic
+// (prism screen, prism diagnose) analyses of the requests it planned.
+func ReadRuns(ctx context.Context, st *store.Store, dataset, judge, bankHash string, runs int, sample []string) (*Data, error) {
+	info, _, err := Pick(ctx, st, dataset, judge, bankHash)
+	if err != nil {
+		return nil, err
+	}
+	d, err := Read(ctx, st, info, Runs{N: runs})
+	if err != nil {
+		return nil, err
+	}
+	if sample != nil {
+		d.Sample(sample)
+	}
+	return d, nil
 }

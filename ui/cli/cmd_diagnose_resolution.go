@@ -90,6 +90,8 @@ func runDiagnoseResolution(ctx context.Context, args []string, stdout, stderr io
 	}
 	var buf bytes.Buffer
 	fmt.Fprintln(&buf)
+	printStudy(&buf, data[0].Study)
+	printStudy(&buf, data[1].Study)
 	printResolution(&buf, data[0], rep)
 	return writeTrimmed(stdout, buf.String())
 }

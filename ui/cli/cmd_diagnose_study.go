@@ -10,6 +10,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -85,8 +86,10 @@ type diagData struct {
 	Judge    string   `json:"judge"`
 	Scale    string   `json:"scale"`    // the task's score scale, MIN–MAX
 	Contexts []string `json:"contexts"` // the sampled context ids, dataset order
-	rows     []model.ScoreRow
-	st       *store.Store
+	// Study is what was read: the sample, runs 0…R−1 of the study.
+	Study *model.Study `json:"study"`
+	rows  []model.ScoreRow
+	st    *store.Store
 }
 
 // diagPlan is one study a diagnosis planned: the workspace it holds open
@@ -176,17 +179,14 @@ func (d *diagStudy) acquire(ctx context.Context, p *diagPlan, info, stderr io.Wr
 			return fail(err)
 		}
 	}
-	rows, err := st.Scores(ctx, spec.Dataset.Name, spec.JudgeName, plan.BankHash)
+	data, err := study.ReadRuns(ctx, st, spec.Dataset.Name, spec.JudgeName, plan.BankHash, *d.runs, contextIDs(spec.Dataset))
 	if err != nil {
 		return fail(err)
 	}
 	dd := &diagData{Dataset: spec.Dataset.Name, Bank: spec.Bank.Name, BankHash: plan.BankHash, Judge: spec.JudgeName,
-		rows: studyRows(rows, spec.Dataset, *d.runs), st: st}
+		Contexts: contextIDs(spec.Dataset), Study: &data.Study, rows: data.Rows, st: st}
 	if t, ok := spec.Bank.Tasks[taskOf(spec)]; ok {
 		dd.Scale = t.Scale.Range()
-	}
-	for _, c := range spec.Dataset.Contexts {
-		dd.Contexts = append(dd.Contexts, c.ID)
 	}
 	return dd, nil
 }
@@ -228,6 +228,7 @@ func runLadderDiagnosis[R any](ctx context.Context, name, usage string, args []s
 	}
 	var buf bytes.Buffer
 	fmt.Fprintln(&buf)
+	printStudy(&buf, dd.Study)
 	print(&buf, dd, rep)
 	return writeTrimmed(stdout, buf.String())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -14,11 +15,15 @@ func init() {
 }
 
 const exportUsage = `
-  prism export scores [--dataset NAME] [--judge NAME] [--bank BANK] [-o FILE] [--workspace FILE]
+  prism export scores [--dataset NAME] [--judge NAME] [--bank BANK] [--runs R] [-o FILE] [--workspace FILE]
   prism export labels [--dataset NAME] [-o FILE] [--workspace FILE]
 
 scores writes context,candidate,probe,score,run,wording: one row per answered
-request (failed attempts are not answers). Without --bank, every bank's scores.
+request (failed attempts are not answers) of one study: under --bank, else the
+judge's only study prism run planned (several are never pooled: name one), in
+its planned runs (--runs all or N for more), with the judge's rubric ratings
+(rubric:NAME/CRITERION rows, the fit's baselines). With -o FILE, FILE.study.json
+beside it names the study (dataset, judge, bank, scale, runs, counts).
 A batched study's scores (prism run --batched) add order,repeat,position: the
 presentation order index, its repeat and the 1-based position the candidate was
 shown at (docs/datasets.md).
@@ -42,7 +47,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newWorkspaceFlags("prism export scores", stderr, exportUsage)
 	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
 	judge := fs.String("judge", "", "the stored judge `NAME` whose answers are written (default: the only one)")
-	bank := fs.String("bank", "", "only scores from this `BANK` snapshot (built-in name, TOML file or workspace hash prefix; default: every bank)")
+	bank := fs.String("bank", "", "the study under this `BANK` (built-in name, TOML file or workspace hash prefix; default: the judge's only planned study)")
+	runsFlag := fs.String("runs", "planned", "the study's `RUNS` to write: planned, all, or the first N")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	pos, help, err := fs.parse(args[1:], stdout)
 	if err != nil || help {
@@ -51,29 +57,27 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) > 0 {
 		return usageErr(exportUsage, "unexpected argument %q", pos[0])
 	}
+	runs, err := study.ParseRuns(*runsFlag)
+	if err != nil {
+		return usageErr(exportUsage, "%v", err)
+	}
 	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	// Name a missing dataset or judge instead of writing an empty file.
-	ds, err := pickDataset(ctx, s, *dataset, exportUsage)
+	// Name a missing dataset, judge or study instead of writing an empty file.
+	var in fitInput
+	info, err := pickStudy(ctx, s, fs, studyRef{*dataset, *judge, *bank, runs}, &in, stderr)
 	if err != nil {
 		return err
 	}
-	jn, err := pickJudge(ctx, s, *judge, exportUsage, nil, "")
+	ds, jn := in.dataset, in.judge
+	data, err := study.Read(ctx, s, info, runs)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", s.Path(), err)
 	}
-	hash := ""
-	if *bank != "" {
-		b, _, err := resolveBank(ctx, *bank, fs)
-		if err != nil {
-			return err
-		}
-		hash = b.Hash()
-	}
-	rows, err := s.Scores(ctx, ds, jn, hash)
+	rows, err := withRubricRows(ctx, s, data.Rows, ds, jn)
 	if err != nil {
 		return err
 	}
@@ -94,8 +98,32 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := model.WriteFileAtomic(*out, write); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %d scores to %s\n", len(rows), *out)
+	side := *out + ".study.json"
+	if err := model.WriteFileAtomic(side, func(w io.Writer) error { return writeJSON(w, data.Study) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %d scores to %s (the study: %s)\n", len(rows), *out, side)
 	return nil
+}
+
+// withRubricRows adds the judge's rubric ratings on the dataset (its
+// rubric studies' rows) to a probe study's rows: the file then holds what
+// prism fit scores as the study's baselines.
+func withRubricRows(ctx context.Context, st *store.Store, rows []model.ScoreRow, dataset, judge string) ([]model.ScoreRow, error) {
+	studies, err := st.Studies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range studies {
+		if s.Rubric && s.Dataset == dataset && s.Judge == judge {
+			r, err := st.Scores(ctx, dataset, judge, s.BankHash)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r...)
+		}
+	}
+	return rows, nil
 }
 
 func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -211,6 +211,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var labs []model.Label
 	var mismatches []string
 	var budgetDone *budgetScoring
+	var studyOf *model.Study // the workspace study scored, nil for files
 	if fromFiles {
 		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
 			return err
@@ -230,14 +231,14 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil || done {
 			return err
 		}
-		budgetDone = ws.budgetDone
+		budgetDone, studyOf = ws.budgetDone, ws.study
 		opts.ScoresFile, opts.LabelsFile = ws.source, ws.source+" (labels)"
 	}
 	res, err := cal.Apply(rows, labs, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *calFile, err)
 	}
-	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches}
+	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches, study: studyOf}
 	write := doc.writeCSV
 	if f == "jsonl" {
 		write = doc.writeJSONL
@@ -291,6 +292,7 @@ type scoreWorkspace struct {
 	budget   float64 // --budget: follow the calibrator's policy (0: every probe)
 
 	source     string         // names the scores in errors
+	study      *model.Study   // what was read of the workspace (nil under --budget)
 	budgetDone *budgetScoring // what the budgeted scoring did
 }
 
@@ -451,23 +453,14 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 			return nil, nil, nil, false, fmt.Errorf("interrupted")
 		}
 	}
-	all, labels, err := st.FitInput(ctx, dsName, name, plan.BankHash)
+	// The calibrator's runs only: a workspace that holds more runs (a
+	// prism run with --repeats, a screen) is scored as it was trained.
+	data, err := study.ReadRuns(ctx, st, dsName, name, plan.BankHash, plan.Spec.Repeats, nil)
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("%s: %w", st.Path(), err)
 	}
-	// The study's runs only: a workspace that holds more runs (a prism
-	// run with --repeats) is scored as the calibrator was trained.
-	runs := map[string]bool{}
-	for r := range plan.Spec.Repeats {
-		runs[strconv.Itoa(r)] = true
-	}
-	for _, r := range all {
-		if runs[r.Run] {
-			rows = append(rows, r)
-		}
-	}
-	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
-	return rows, labels, mismatches, false, nil
+	s.source, s.study = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name), &data.Study
+	return data.Rows, data.Labels, mismatches, false, nil
 }
 
 // stored reads the workspace answers of a calibrator fitted on imported
@@ -490,12 +483,16 @@ func (s *scoreWorkspace) stored(ctx context.Context) (rows []model.ScoreRow, lab
 	if *s.spend.dry {
 		return nil, nil, nil, true, nil
 	}
-	rows, labels, err = st.FitInput(ctx, dsName, name, "")
+	info, _, err := study.Pick(ctx, st, dsName, name, "")
+	var data *study.Data
+	if err == nil {
+		data, err = study.Read(ctx, st, info, study.Runs{})
+	}
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("%s: %w (import them with prism import scores)", st.Path(), err)
 	}
-	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
-	return rows, labels, nil, false, nil
+	s.source, s.study = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name), &data.Study
+	return data.Rows, data.Labels, nil, false, nil
 }
 
 // plan reads the dataset at its current revision and plans spec on it.
@@ -548,6 +545,7 @@ func checkStoredJudge(ctx context.Context, st *store.Store, plan *engine.Plan) e
 
 // scoreDoc writes a Scored as CSV or JSON Lines and summarises it.
 type scoreDoc struct {
+	study      *model.Study // the workspace study scored, or nil
 	file       string
 	cal        *calib.Calibrator
 	res        *calib.Scored
@@ -743,6 +741,7 @@ func appendJSONString(b []byte, s string) []byte {
 // summary is what prism score says about the scored candidates.
 func (d *scoreDoc) summary(w io.Writer) {
 	r := d.res
+	printStudy(w, d.study)
 	fmt.Fprintf(w, "scored %d candidates in %d contexts with %s (%s, %s)\n", r.Candidates, r.Contexts, d.file, r.Method, r.Centering)
 	fmt.Fprintf(w, "imputed: %s\n", d.imputedText())
 	if r.IgnoredRows > 0 {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -51,6 +52,7 @@ type screenJSON struct {
 	BankHash string              `json:"bank_hash"`
 	Judge    string              `json:"judge"`
 	Contexts []string            `json:"contexts"` // the sampled context ids, dataset order
+	Study    *model.Study        `json:"study"`    // what the screen read: the sample, runs 0…R−1
 	Signal   *calib.SignalReport `json:"signal"`
 }
 
@@ -107,11 +109,11 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	rows, err := st.Scores(ctx, spec.Dataset.Name, spec.JudgeName, plan.BankHash)
+	data, err := study.ReadRuns(ctx, st, spec.Dataset.Name, spec.JudgeName, plan.BankHash, *runs, contextIDs(spec.Dataset))
 	if err != nil {
 		return err
 	}
-	rows = studyRows(rows, spec.Dataset, *runs)
+	rows := data.Rows
 	opts := calib.DefaultSignalOptions()
 	opts.Bootstrap = *boot
 	opts.ScoresFile = st.Path()
@@ -121,14 +123,13 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *asJSON {
-		doc := screenJSON{Dataset: spec.Dataset.Name, Bank: spec.Bank.Name, BankHash: plan.BankHash, Judge: spec.JudgeName, Signal: rep}
-		for _, c := range spec.Dataset.Contexts {
-			doc.Contexts = append(doc.Contexts, c.ID)
-		}
+		doc := screenJSON{Dataset: spec.Dataset.Name, Bank: spec.Bank.Name, BankHash: plan.BankHash, Judge: spec.JudgeName,
+			Contexts: contextIDs(spec.Dataset), Study: &data.Study, Signal: rep}
 		return writeJSON(stdout, doc)
 	}
 	var buf bytes.Buffer
 	fmt.Fprintln(&buf)
+	printStudy(&buf, &data.Study)
 	printSignalReport(&buf, rep)
 	return writeTrimmed(stdout, buf.String())
 }
@@ -173,17 +174,13 @@ func runPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stde
 	return nil
 }
 
-// studyRows keeps the rows of the sampled contexts and of runs 0…runs−1:
-// the workspace may hold more (a full run, more repeats).
-func studyRows(rows []model.ScoreRow, d *model.Dataset, runs int) []model.ScoreRow {
-	in := map[string]bool{}
-	for _, c := range d.Contexts {
-		in[c.ID] = true
+// contextIDs are d's context ids, in dataset order.
+func contextIDs(d *model.Dataset) []string {
+	out := make([]string, len(d.Contexts))
+	for i, c := range d.Contexts {
+		out[i] = c.ID
 	}
-	return slices.DeleteFunc(rows, func(r model.ScoreRow) bool {
-		run, err := strconv.Atoi(r.Run)
-		return !in[r.Context] || err != nil || run < 0 || run >= runs
-	})
+	return out
 }
 
 // printSignalReport writes the diagnostics table (paper Fig. 2a / Fig. 5)
