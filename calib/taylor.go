@@ -36,7 +36,7 @@ type taylorFit struct {
 	half       *methodPath
 	newton     bool // the last direction (t.step) was the Newton step
 	// scratch
-	u, r1, r2, g, gt, hess, step, trial, chol, start, cand []float64
+	u, r1, r2, g, gt, hess, step, trial, chol, start, cand, scl []float64
 }
 
 // Convergence of the Taylor minimisation (taylorFit.minimize).
@@ -56,7 +56,7 @@ func newTaylorFit(s *gram, K int, half *methodPath) *taylorFit {
 	t := &taylorFit{K: K, half: half, maxSteps: taylorMaxSteps,
 		OO: make([]float64, K*K), OH: make([]float64, K*K), HH: make([]float64, K*K),
 		Oa: vec(), Ha: vec(), u: vec(), r1: vec(), r2: vec(), g: vec(), gt: vec(),
-		step: vec(), trial: vec(), start: vec(), cand: vec(),
+		step: vec(), trial: vec(), start: vec(), cand: vec(), scl: vec(),
 		hess: make([]float64, K*K), chol: make([]float64, K*K)}
 	G := func(i, j int) float64 { return s.G[i*q+j] }
 	for k := 0; k < K; k++ {
@@ -128,14 +128,24 @@ func (t *taylorFit) grad(delta []float64, mu float64, g []float64) float64 {
 // hessian stores ½∇²F(δ) = RᵀR + diag(H̃ᵀr) + μI in t.hess; t.r2 must be
 // H̃ᵀr at δ (from grad).
 func (t *taylorFit) hessian(delta []float64, mu float64) {
+	t.curvature(t.hess, delta, mu, true)
+}
+
+// curvature stores in dst RᵀR + μI, plus diag(H̃ᵀr) (from t.r2) when full:
+// the Gauss–Newton matrix of the least-squares form of F, or ½∇²F.
+func (t *taylorFit) curvature(dst, delta []float64, mu float64, full bool) {
 	K := t.K
 	for k := 0; k < K; k++ {
 		for l := 0; l < K; l++ {
 			a := t.OO[k*K+l] - t.OH[k*K+l]*delta[l] - delta[k]*t.OH[l*K+k] + delta[k]*t.HH[k*K+l]*delta[l]
 			if k == l {
-				a += mu + t.r2[k]
+				if full {
+					a += mu + t.r2[k] // this grouping: results stay bitwise as before
+				} else {
+					a += mu
+				}
 			}
-			t.hess[k*K+l] = a
+			dst[k*K+l] = a
 		}
 	}
 }
@@ -186,7 +196,8 @@ func (t *taylorFit) direction() {
 // stalled.
 type taylorError struct {
 	gamma     float64
-	start     int // 0 the ridge fit, 1 zero, 2 the negated ridge fit
+	start     int  // 0 the ridge fit, 1 zero, 2 the negated ridge fit
+	lm        bool // Newton's method continued from Levenberg–Marquardt's point
 	steps     int
 	grad, tol float64
 	stalled   bool // the line search found no acceptable step
@@ -197,6 +208,9 @@ func (e *taylorError) Error() string {
 	how := fmt.Sprintf("did not converge in %d steps", e.steps)
 	if e.stalled {
 		how = fmt.Sprintf("stalled at step %d (no step along the search direction lowers the loss)", e.steps)
+	}
+	if e.lm {
+		from += " (after Levenberg–Marquardt)"
 	}
 	return fmt.Sprintf("diagonal Taylor fit at γ = %g: Newton's method from %s %s (‖∇F‖∞ = %.3g, tolerance %.3g)",
 		e.gamma, from, how, e.grad, e.tol)
@@ -275,27 +289,37 @@ func (t *taylorFit) minimize(delta []float64, mu float64) (float64, *taylorError
 	return f, nil
 }
 
-// fit stores in delta the δ of γ (docs/protocol.md §4): the minimum that
-// minimize reaches from the linear ridge fit (the half-difference δ at the
-// same γ), from zero and from the ridge fit's negation, each run to
-// convergence; the lowest penalised loss wins (the earlier start on a
-// tie). A start that does not converge is an error (*taylorError) naming
-// γ and the start.
+// fit stores in delta the δ of γ (docs/protocol.md §4). From each of the
+// three starts, the linear ridge fit (the half-difference δ at the same
+// γ), zero and the ridge fit's negation, it runs Newton's method
+// (minimize) to convergence and keeps the lowest penalised loss, the
+// earlier start on a tie. Then from each start again it runs
+// Levenberg–Marquardt (levenberg) and Newton's method from where that
+// stops; such a minimum replaces the kept one only if its loss is lower by
+// more than taylorNoise times the magnitude of F's terms, so a minimum
+// that both solvers reach keeps the Newton digits. The two solvers can
+// end in different minima of the quartic F from the same start. A run
+// that does not converge is an error (*taylorError) naming γ and the start.
 func (t *taylorFit) fit(gamma float64, delta []float64) error {
 	mu := gamma * t.scale
 	t.half.path.solve(gamma, t.start)
-	best := math.Inf(1)
-	for start := 0; start < 3; start++ {
+	best, bestMag := math.Inf(1), 0.0
+	for run := 0; run < 6; run++ {
+		start, lm := run%3, run >= 3
 		for k, x := range t.start {
 			t.cand[k] = [...]float64{x, 0, -x}[start]
 		}
+		if lm {
+			t.levenberg(t.cand, mu)
+		}
 		f, e := t.minimize(t.cand, mu)
 		if e != nil {
-			e.gamma, e.start = gamma, start
+			e.gamma, e.start, e.lm = gamma, start, lm
 			return e
 		}
-		if f < best {
-			best = f
+		_, mag := t.loss(t.cand, mu)
+		if f < best && (!lm || f < best-taylorNoise*math.Max(mag, bestMag)) {
+			best, bestMag = f, mag
 			copy(delta, t.cand)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -383,8 +384,129 @@ func TestTaylorNotConverged(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "global mode, outer fold ") || !strings.Contains(err.Error(), "γ = ") {
 		t.Errorf("global Fit: error %v, want one naming the fold and γ", err)
 	}
+	lmErr := &taylorError{gamma: 0.1, start: 2, lm: true, steps: 1000, grad: 1, tol: 1e-9}
+	if want := "from the negated ridge fit (after Levenberg–Marquardt) did not converge"; !strings.Contains(lmErr.Error(), want) {
+		t.Errorf("error %q lacks %q", lmErr.Error(), want)
+	}
 	taylorMaxSteps = defaultSteps
 	if _, _, err = Fit(context.Background(), rows, labels, opts); err != nil {
 		t.Errorf("global Fit with the default cap: %v", err)
+	}
+}
+
+// taylorOfRows builds the Taylor fit of K attributes straight from rows of
+// Õ (o), H̃ (h) and a = v − y*, with no centering: the Gram statistics of
+// J = (o + h/2, o − h/2) per attribute, c = Jᵀa, e = 0 and vᵀv = aᵀa.
+func taylorOfRows(K int, o, h [][]float64, a []float64) *taylorFit {
+	q := 2 * K
+	s := newGram(q)
+	j := make([]float64, q)
+	for i := range a {
+		for k := 0; k < K; k++ {
+			j[2*k], j[2*k+1] = o[i][k]+h[i][k]/2, o[i][k]-h[i][k]/2
+		}
+		for x := 0; x < q; x++ {
+			for y := 0; y < q; y++ {
+				s.G[x*q+y] += j[x] * j[y]
+			}
+			s.c[x] += j[x] * a[i]
+		}
+		s.vv += a[i] * a[i]
+	}
+	half, _ := newMethodPath(Half, s, K)
+	return newTaylorFit(s, K, half)
+}
+
+// twoMinima is F of TestTaylorTwoMinima written out by hand from its three
+// rows, r_i = a_i − o_i·δ + ½ h_i·(δ∘δ), with μ = γ·tr(ÕᵀÕ)/K = 0.01·28/2:
+//
+//	r1 =  2 − 3δ1 +  δ2 − 3δ1² +  δ2²
+//	r2 = −3 + 3δ1 + 2δ2 − 3δ1² + 3δ2²
+//	r3 =  1 +  δ1 + 2δ2 − 2δ1²
+//	F  = r1² + r2² + r3² + 0.14 (δ1² + δ2²)
+//
+// and its gradient by the chain rule, ∂F/∂δj = 2 Σ r_i ∂r_i/∂δj + 0.28 δj.
+func twoMinima(d []float64) (f float64, g [2]float64) {
+	x, y := d[0], d[1]
+	r := [3]float64{2 - 3*x + y - 3*x*x + y*y, -3 + 3*x + 2*y - 3*x*x + 3*y*y, 1 + x + 2*y - 2*x*x}
+	dx := [3]float64{-3 - 6*x, 3 - 6*x, 1 - 4*x}
+	dy := [3]float64{1 + 2*y, 2 + 6*y, 2}
+	f = 0.14 * (x*x + y*y)
+	g = [2]float64{0.28 * x, 0.28 * y}
+	for i := range r {
+		f += r[i] * r[i]
+		g[0] += 2 * r[i] * dx[i]
+		g[1] += 2 * r[i] * dy[i]
+	}
+	return f, g
+}
+
+// TestTaylorTwoMinima: a two-attribute objective with two local minima,
+//
+//	δ_hi ≈ (0.6238022, 0.4840728), F = 3.8698509507029
+//	δ_lo ≈ (0.4580718, −1.1491162), F = 2.1800790693153,
+//
+// where Newton's method from each of the three starts (ridge fit ≈ (0.787,
+// −0.212), zero, the negated ridge fit) ends at δ_hi, and
+// Levenberg–Marquardt from the negated ridge fit reaches δ_lo: the fit must
+// return δ_lo. The values are checked here, independently of the Gram
+// code, on the hand-written F and ∇F of twoMinima: both points are
+// stationary and have a positive definite Hessian (by central differences
+// of ∇F), and no point of a 0.01 grid over [−3, 3]² lies below F(δ_lo).
+func TestTaylorTwoMinima(t *testing.T) {
+	o := [][]float64{{3, -1}, {-3, -2}, {-1, -2}}
+	h := [][]float64{{-6, 2}, {-6, 6}, {-4, 0}}
+	tf := taylorOfRows(2, o, h, []float64{2, -3, 1})
+	const gamma, fLo, fHi = 0.01, 2.1800790693153, 3.8698509507029
+	lo, hi := []float64{0.4580718, -1.1491162}, []float64{0.6238022, 0.4840728}
+	for _, p := range [][]float64{lo, hi} {
+		if _, g := twoMinima(p); math.Abs(g[0]) > 1e-5 || math.Abs(g[1]) > 1e-5 {
+			t.Errorf("∇F(%v) = %v: not stationary", p, g)
+		}
+		var H [2][2]float64
+		for j := 0; j < 2; j++ {
+			pp, pm := slices.Clone(p), slices.Clone(p)
+			pp[j] += 1e-5
+			pm[j] -= 1e-5
+			_, gp := twoMinima(pp)
+			_, gm := twoMinima(pm)
+			H[0][j], H[1][j] = (gp[0]-gm[0])/2e-5, (gp[1]-gm[1])/2e-5
+		}
+		if !(H[0][0] > 0 && H[0][0]*H[1][1]-H[0][1]*H[1][0] > 0) {
+			t.Errorf("Hessian at %v = %v: not a minimum", p, H)
+		}
+	}
+	if f, _ := twoMinima(lo); math.Abs(f-fLo) > 1e-9 {
+		t.Errorf("F(δ_lo) = %.15g, want %.15g", f, fLo)
+	}
+	for i := -300; i <= 300; i++ {
+		for j := -300; j <= 300; j++ {
+			if f, _ := twoMinima([]float64{float64(i) / 100, float64(j) / 100}); f < fLo {
+				t.Fatalf("F(%v, %v) = %v below F(δ_lo)", float64(i)/100, float64(j)/100, f)
+			}
+		}
+	}
+	// Plain Newton (the fit before Levenberg–Marquardt) ends at δ_hi from
+	// every start: the case the least-squares runs exist for.
+	mu := gamma * tf.scale
+	tf.half.path.solve(gamma, tf.start)
+	for s, c := range [][]float64{slices.Clone(tf.start), {0, 0}, {-tf.start[0], -tf.start[1]}} {
+		f, err := tf.minimize(c, mu)
+		if err != nil || math.Abs(f-fHi) > 1e-9 || math.Abs(c[0]-hi[0]) > 1e-6 || math.Abs(c[1]-hi[1]) > 1e-6 {
+			t.Errorf("Newton from start %d: δ = %v, F = %.15g, %v; want δ_hi", s, c, f, err)
+		}
+	}
+	delta := make([]float64, 2)
+	if err := tf.fit(gamma, delta); err != nil {
+		t.Fatal(err)
+	}
+	f, g := twoMinima(delta)
+	if math.Abs(delta[0]-lo[0]) > 1e-6 || math.Abs(delta[1]-lo[1]) > 1e-6 || math.Abs(f-fLo) > 1e-9 ||
+		math.Abs(g[0]) > tf.tol || math.Abs(g[1]) > tf.tol {
+		t.Errorf("fit: δ = %v, F = %.15g, ∇F = %v; want δ_lo = %v, F = %.15g", delta, f, g, lo, fLo)
+	}
+	again := make([]float64, 2)
+	if tf.fit(gamma, again); !slices.Equal(again, delta) {
+		t.Errorf("refit %v, first fit %v: not bitwise equal", again, delta)
 	}
 }
