@@ -423,9 +423,15 @@ func applyCalibratorCmd(ctx context.Context, st *store.Store, cal *calib.Calibra
 
 func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator, path string, key studyKey, stored int) *calApplication {
 	p := &calApplication{key: key, stored: stored}
-	rows, labels, err := st.FitInput(ctx, key.dataset, key.judge, key.bankHash)
-	if err == nil && len(rows) == 0 {
-		err = store.ErrNotFound
+	// The study's planned runs, as prism score reads them.
+	var rows []model.ScoreRow
+	var labels []model.Label
+	info, _, err := study.Pick(ctx, st, key.dataset, key.judge, key.bankHash)
+	if err == nil {
+		var d *study.Data
+		if d, err = study.Read(ctx, st, info, study.Runs{}); err == nil {
+			rows, labels = d.Rows, d.Labels
+		}
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		bank := ""

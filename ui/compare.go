@@ -150,6 +150,9 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 			continue
 		}
 		ok = append(ok, judgeFit{judge: fmt.Sprintf("%c %s", judgeMark(i), f.judge), rep: f.rep})
+		if s := f.rep.Study; s != nil {
+			lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%c %s", judgeMark(i), s.Short()[1]), w)))
+		}
 	}
 	if len(ok) < 2 {
 		switch {

@@ -272,13 +272,13 @@ func Describe(ctx context.Context, st *store.Store, info store.StudyInfo, runs R
 	if info.BankHash == "" {
 		return s, nil
 	}
-	s.Scale, err = bankScale(ctx, st, info)
+	s.Scale, err = Scale(ctx, st, info)
 	return s, err
 }
 
-// bankScale is the score scale of the study's bank for its dataset's
+// Scale is the score scale of the study's bank for its dataset's
 // task ("" when the bank has no prompt for it).
-func bankScale(ctx context.Context, st *store.Store, info store.StudyInfo) (string, error) {
+func Scale(ctx context.Context, st *store.Store, info store.StudyInfo) (string, error) {
 	snap, err := st.Bank(ctx, info.BankHash)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil

@@ -117,7 +117,7 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		return listReports(ctx, st, w)
 	}
 	tw := newTable(w)
-	fmt.Fprintln(tw, "  DATASET\tJUDGE\tBANK\tRUNS\tPLANNED\tANSWERED\tFAILED\tBEYOND PLAN\tACQUIRED BY")
+	fmt.Fprintln(tw, "  DATASET\tJUDGE\tBANK\tSCALE\tRUNS\tPLANNED\tANSWERED\tFAILED\tBEYOND PLAN\tACQUIRED BY")
 	for _, s := range studies {
 		bank := model.ShortHash(s.BankHash)
 		if s.BankName != "" {
@@ -132,7 +132,13 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		if len(by) == 0 {
 			by = append(by, "-")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Dataset, s.Judge, bank, runs, planned,
+		scale := "-"
+		if !s.Rubric && s.BankHash != "" {
+			if sc, err := study.Scale(ctx, st, s); err == nil && sc != "" {
+				scale = sc
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Dataset, s.Judge, bank, scale, runs, planned,
 			s.PlanAnswered, s.PlanFailed, s.Answered-s.PlanAnswered, strings.Join(by, ", "))
 	}
 	if err := tw.Flush(); err != nil {

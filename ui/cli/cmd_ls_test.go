@@ -25,13 +25,13 @@ func TestLsAfterOfflineRun(t *testing.T) {
 		`(?m)^  quality +[0-9a-f]{12} +builtin:quality$`,
 		`(?m)^judges \(1\): the names --judge takes$`,
 		`(?m)^  offline +offline +- +- +\{.*"mode":"integer".*\}$`,
-		`(?m)^  demo +offline +quality [0-9a-f]{12} +1 +(\d+) +(\d+) +0 +0 +run$`,
+		`(?m)^  demo +offline +quality [0-9a-f]{12} +1–10 +1 +(\d+) +(\d+) +0 +0 +run$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("ls lacks %s:\n%s", re, out)
 		}
 	}
-	m := regexp.MustCompile(`(?m)^  demo +offline +quality [0-9a-f]{12} +1 +(\d+) +(\d+) +0 +0 +run$`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`(?m)^  demo +offline +quality [0-9a-f]{12} +1–10 +1 +(\d+) +(\d+) +0 +0 +run$`).FindStringSubmatch(out)
 	if m != nil && m[1] != m[2] {
 		t.Errorf("after a finished offline run, planned %s != answered %s", m[1], m[2])
 	}
