@@ -76,8 +76,12 @@ func (s *Study) Lines() []string {
 	}
 }
 
-// Short is the study in two short lines, for a narrow screen.
-func (s *Study) Short() []string {
+// Caption is the study in one short line: dataset, judge, bank and
+// scale, runs read (a figure's subtitle).
+func (s *Study) Caption() string { return s.names() + " · runs " + s.runsText() }
+
+// names are the dataset, the judge and the bank, short.
+func (s *Study) names() string {
 	judge := s.Judge
 	if s.Mode != "" && s.Mode != "integer" {
 		judge += " (" + s.Mode + ")"
@@ -89,6 +93,11 @@ func (s *Study) Short() []string {
 			bank += " " + s.Scale
 		}
 	}
+	return s.Dataset + " · " + judge + " · " + bank
+}
+
+// Short is the study in two short lines, for a narrow screen.
+func (s *Study) Short() []string {
 	runs := s.runsText() + ", " + span(s.RunsPerContext) + "/ctx"
 	if !s.Balanced() {
 		runs += " unbalanced"
@@ -98,7 +107,7 @@ func (s *Study) Short() []string {
 		used += fmt.Sprintf(" · %d imputed", s.Imputed)
 	}
 	return []string{
-		fmt.Sprintf("study %s · %s · %s", s.Dataset, judge, bank),
+		"study " + s.names(),
 		fmt.Sprintf("runs %s · %s", runs, used),
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/model"
 )
 
 // Figure size: a single column of a two-column paper, a little taller.
@@ -265,7 +266,7 @@ func refLine(x, y0, y1 float64) (*plotter.Line, error) {
 func Profiles(r *calib.Report) (*plot.Plot, error) {
 	attrs := sortedAttrs(r)
 	p := plot.New()
-	p.Title.Text = "Correction profiles (PRISM, " + strconv.Itoa(len(r.Folds)) + " folds)"
+	p.Title.Text = "Correction profiles (PRISM, " + strconv.Itoa(len(r.Folds)) + " folds)" + studyCaption(r.Study)
 	p.X.Label.Text = "value (mean over folds, bar: min–max)"
 	n := len(attrs)
 	var ax, alo, ahi, ay, ex, elo, ehi, ey []float64
@@ -305,7 +306,7 @@ func Profiles(r *calib.Report) (*plot.Plot, error) {
 // dashed line.
 func Sweep(r *calib.Report) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "γ sweep"
+	p.Title.Text = "γ sweep" + studyCaption(r.Study)
 	p.X.Label.Text = "γ (relative ridge penalty)"
 	p.Y.Label.Text = "mean " + r.Metric
 	p.X.Scale = plot.LogScale{}
@@ -400,4 +401,13 @@ func poolingLabel(p string) string {
 		return "each wording pooled separately"
 	}
 	return "wordings averaged within sign and run"
+}
+
+// studyCaption names a figure's study under its title (none for scores
+// from files): dataset, judge, bank and scale, runs.
+func studyCaption(s *model.Study) string {
+	if s == nil {
+		return ""
+	}
+	return "\n" + s.Caption()
 }

@@ -561,6 +561,11 @@ func (d *scoreDoc) notes() []string {
 		fmt.Sprintf("prism score %s: calibrator %s (method %s, centering %s, γ %s, %d columns, prism %s)", model.Version, d.file, c.Method, c.Centering, fmtFloat(c.Gamma.Value), len(c.Columns), c.PrismVersion),
 		"corrected = alpha*baseline - sum of the term columns (docs/calibrator.md)",
 	}
+	if d.study != nil {
+		for _, l := range d.study.Lines() {
+			out = append(out, strings.TrimSpace(l))
+		}
+	}
 	if c.Centering == calib.CenterWithinContext {
 		s := "within-context mode: the corrected scores order candidates within a context and need not lie on the human scale"
 		if r.HumanScale {
