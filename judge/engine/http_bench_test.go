@@ -2,23 +2,18 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/openai/openaitest"
 	"github.com/prism-eval/prism/model"
@@ -264,110 +259,6 @@ func BenchmarkHTTPClient(b *testing.B) {
 			m.report(b)
 		})
 	}
-}
-
-// BenchmarkHTTPFloor is what the machine and the fake server allow, the
-// ceiling BenchmarkHTTPEngine's %-of-bound is measured under: C
-// goroutines, each on a kept-alive connection of its own, writing the
-// engine's requests pre-encoded (the same messages as JSON, the same
-// headers) and reading each reply's headers and body, with nothing else
-// done: no plan, store, JSON, limiter or events. What keeps it from 100%
-// is the server's timer (srv-late-ms/req) and the two processes'
-// scheduling on the machine's cores (docs/performance.md, "The floor").
-func BenchmarkHTTPFloor(b *testing.B) {
-	for _, conc := range httpConcurrencies {
-		b.Run(fmt.Sprintf("C=%d", conc), func(b *testing.B) {
-			f := startFakeJudge(b, benchLatency)
-			_, _, p := httpStudy(b, f, conc)
-			host := strings.TrimPrefix(strings.TrimSuffix(f.url, "/v1"), "http://")
-			msgs := make([][]byte, len(p.Sends))
-			for k, i := range p.Sends {
-				req, err := p.Request(i)
-				if err != nil {
-					b.Fatal(err)
-				}
-				body, err := json.Marshal(struct {
-					Model    string          `json:"model"`
-					Messages []banks.Message `json:"messages"`
-					Stream   bool            `json:"stream"`
-				}{"m", req.Messages, false})
-				if err != nil {
-					b.Fatal(err)
-				}
-				// The engine's headers, so that the server does the same work.
-				msgs[k] = fmt.Appendf(nil, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\n"+
-					"User-Agent: Go-http-client/1.1\r\nContent-Length: %d\r\nAccept: application/json\r\n"+
-					"Accept-Encoding: gzip\r\nContent-Type: application/json\r\n\r\n%s", host, len(body), body)
-			}
-			b.ReportAllocs()
-			var m httpMeasure
-			for b.Loop() {
-				b.StopTimer()
-				m.measure(b, f, len(msgs), conc, func() {
-					var next atomic.Int64
-					var wg sync.WaitGroup
-					for range conc {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							c, err := net.Dial("tcp", host)
-							if err != nil {
-								b.Error(err)
-								return
-							}
-							defer c.Close()
-							br := bufio.NewReader(c)
-							for k := next.Add(1) - 1; k < int64(len(msgs)); k = next.Add(1) - 1 {
-								if _, err := c.Write(msgs[k]); err != nil {
-									b.Error(err)
-									return
-								}
-								if err := discardReply(br); err != nil {
-									b.Error(err)
-									return
-								}
-							}
-						}()
-					}
-					wg.Wait()
-				})
-				b.StartTimer()
-			}
-			m.report(b)
-		})
-	}
-}
-
-// discardReply reads one reply of the fake server's (a 200 with a
-// Content-Length) from br and drops it.
-func discardReply(br *bufio.Reader) error {
-	status, err := br.ReadSlice('\n')
-	if err != nil {
-		return err
-	}
-	if !bytes.HasPrefix(status, []byte("HTTP/1.1 200 ")) {
-		return fmt.Errorf("reply %q", status)
-	}
-	n := -1
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		if len(line) <= 2 { // the blank line ending the headers
-			break
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
-			if n, err = strconv.Atoi(string(bytes.TrimSpace(v))); err != nil {
-				return err
-			}
-		}
-	}
-	if n < 0 {
-		return errors.New("a reply without Content-Length")
-	}
-	_, err = br.Discard(n)
-	return err
 }
 
 // httpStudy plans a new study of C × 4 candidates × the quality bank

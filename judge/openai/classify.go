@@ -23,7 +23,6 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 	var ae *goopenai.APIError
 	var re *goopenai.RequestError
 	var te *attemptError
-	var je *judge.Error
 	var urlErr *url.Error
 	var se *json.SyntaxError
 	var ue *json.UnmarshalTypeError
@@ -34,10 +33,9 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 			e.Msg = "the caller's deadline passed"
 		}
 		return e
-	case errors.As(err, &je):
-		// Already classified (an ambiguous reply, send.go).
-		e.Kind, e.Msg = je.Kind, je.Msg
 	case errors.As(err, &te):
+		// The retry layer's own verdict (transport.go), an ambiguous
+		// reply's included.
 		e.Kind, e.Msg = te.kind, te.msg
 		if te.status != 0 {
 			e.Status = te.status

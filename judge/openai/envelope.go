@@ -16,13 +16,33 @@ import (
 // (docs/judge.md).
 //
 // Only the fields go-openai decodes are checked, in the objects it
-// decodes (reply.go's field lists: the reply, each choice, its message
+// decodes (the field lists below: the reply, each choice, its message
 // and logprobs, each logprob and top logprob, the usage and its details):
 // two keys that encoding/json would decode into the same field — equal,
 // or equal but for case (it matches keys case-insensitively) — are
 // ambiguous. Other keys, and other objects (a server's own extensions),
-// are not read into anything and not checked. So fastReply, which leaves
-// every such reply to encoding/json, and encoding/json's path agree.
+// are not read into anything and not checked. The retry layer refuses
+// an ambiguous 2xx reply before go-openai decodes it (replyKind).
+
+// The JSON names of the fields of each type go-openai decodes a chat
+// completion into (goopenai.ChatCompletionResponse and what it holds),
+// all of them; TestEnvelopeFieldsAreGoOpenAIs keeps them so.
+var (
+	responseFields = []string{"id", "object", "created", "model", "choices", "usage",
+		"system_fingerprint", "prompt_filter_results", "service_tier"}
+	choiceFields = []string{"index", "message", "finish_reason", "logprobs", "content_filter_results"}
+	// ChatCompletionMessage.UnmarshalJSON's first struct: MultiContent has
+	// no tag.
+	messageFields = []string{"role", "content", "refusal", "MultiContent", "name",
+		"reasoning_content", "function_call", "tool_calls", "tool_call_id"}
+	usageFields = []string{"prompt_tokens", "completion_tokens", "total_tokens",
+		"prompt_tokens_details", "completion_tokens_details"}
+	promptDetailFields     = []string{"audio_tokens", "cached_tokens"}
+	completionDetailFields = []string{"audio_tokens", "reasoning_tokens",
+		"accepted_prediction_tokens", "rejected_prediction_tokens"}
+	logProbsFields = []string{"content"}
+	logProbFields  = []string{"token", "logprob", "bytes", "top_logprobs"}
+)
 
 // envShape maps the folded JSON names of an object's fields to their
 // values' shapes: nil for a value not checked, an envShape (maybe empty)

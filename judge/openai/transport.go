@@ -16,10 +16,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
@@ -45,7 +42,9 @@ import (
 // that a connection dropped mid-body is retried rather than surfacing as
 // a decode error later, and a huge reply cannot exhaust memory: a 2xx
 // body beyond MaxBody fails the call (KindTooLarge, not retried) keeping
-// only its first RawPrefix bytes.
+// only its first RawPrefix bytes. A 2xx body that is not JSON is retried
+// (KindServer); one whose envelope says two things fails the call
+// (KindAmbiguous, not retried: envelope.go).
 type Transport struct {
 	Base      http.RoundTripper // nil: HTTPTransport()
 	Retries   int               // retries after the first attempt
@@ -69,22 +68,17 @@ type Transport struct {
 // HTTPTransport: enough for one kept-alive connection per request in
 // flight at any concurrency prism is run with. (Go's default of 2 made
 // every request beyond the second of a round open a new connection:
-// 110,000 connections for 121,600 requests at concurrency 128, most of
-// the client's CPU time; docs/performance.md.)
+// 110,000 connections for 121,600 requests at concurrency 128.)
 const MaxIdleConnsPerHost = 1024
 
-var (
-	sharedNetHTTP   = newHTTPTransport()
-	sharedTransport = newH1Transport(sharedNetHTTP)
-)
+var sharedTransport = newHTTPTransport()
 
 // HTTPTransport is the HTTP transport Clients send with unless
 // WithBaseTransport says otherwise, one for the whole process so that its
 // connections are reused across clients and runs: http.DefaultTransport's
 // settings (proxy from the environment, dial, TLS and idle timeouts,
 // HTTP/2) with an idle pool of MaxIdleConnsPerHost connections per server
-// rather than 2. Plain http:// servers reached without a proxy are
-// spoken to by h1Transport, the others by net/http.
+// rather than 2.
 func HTTPTransport() http.RoundTripper { return sharedTransport }
 
 func newHTTPTransport() *http.Transport {
@@ -105,10 +99,6 @@ type callInfo struct {
 	retryAfter time.Duration
 	detail     string
 	raw        string // the first RawPrefix bytes of a reply over MaxBody
-
-	// deadline ends the attempt under way when the transport below takes
-	// it (deadline.go); zero otherwise.
-	deadline time.Time
 }
 
 // RawPrefix is how much of a too-large reply is kept for the record.
@@ -120,18 +110,24 @@ func withInfo(ctx context.Context, ci *callInfo) context.Context {
 	return context.WithValue(ctx, infoKey{}, ci)
 }
 
-// infoFrom is the callInfo ctx carries (attached), else a new one.
-func infoFrom(ctx context.Context) (ci *callInfo, attached bool) {
-	ci, _ = ctx.Value(infoKey{}).(*callInfo)
-	if ci == nil {
-		return &callInfo{}, false
+// infoFrom is the callInfo ctx carries, else a new one.
+func infoFrom(ctx context.Context) *callInfo {
+	if ci, _ := ctx.Value(infoKey{}).(*callInfo); ci != nil {
+		return ci
 	}
-	return ci, true
+	return &callInfo{}
 }
 
+// AttemptEnded reports whether the HTTP attempt whose request carries
+// ctx has ended: each attempt runs under a context of its own, which
+// ends with the attempt's timeout or the caller's cancellation. A
+// transport that wraps the client's asks this to tell a failure of the
+// server from the end of the attempt.
+func AttemptEnded(ctx context.Context) bool { return ctx.Err() != nil }
+
 // attemptError is what RoundTrip returns when the last attempt failed
-// below HTTP (timeout, connection, TLS, DNS, bad URL) or its reply was
-// too large.
+// below HTTP (timeout, connection, TLS, DNS, bad URL), its reply was too
+// large, or its envelope ambiguous.
 type attemptError struct {
 	kind   judge.ErrorKind
 	status int // HTTP status when there was a response
@@ -142,15 +138,10 @@ func (e *attemptError) Error() string { return string(e.kind) + ": " + e.msg }
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ci, attached := infoFrom(req.Context())
+	ci := infoFrom(req.Context())
 	var body []byte
-	if sb, ok := req.Body.(*sendBody); ok && sb.Len() == len(sb.data) {
-		// The client's own body, unread: its bytes as they are (nothing
-		// writes to them).
-		body = sb.data
-		req.Body.Close()
-	} else if req.Body != nil {
-		b, err := readBody(req.Body, -1, req.ContentLength, nil)
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -167,14 +158,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = sharedTransport
 	}
-	// The attempts' deadline goes below in ci when the transport takes it
-	// there and can find ci (deadline.go); else each attempt gets a
-	// context with the timeout.
-	below := t.Timeout > 0 && attached && takesDeadline(base)
 	parent := req.Context()
 	for attempt := 0; ; attempt++ {
 		ci.attempts = attempt + 1
-		resp, kind, detail := t.attempt(parent, base, req, body, ci, below)
+		resp, kind, detail := t.attempt(parent, base, req, body, ci)
 		ci.kind, ci.detail = kind, detail
 		status := 0
 		if resp != nil {
@@ -201,50 +188,47 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, &attemptError{kind: kind, msg: detail}
 		}
-		wait, asked := hint, ""
-		if wait <= 0 {
-			wait = t.backoff(attempt)
-		}
-		if t.MaxWait > 0 && wait > t.MaxWait {
-			wait = t.MaxWait
-			if hint > 0 {
-				asked = fmt.Sprintf("; the server asked for %s", hint.Round(time.Second))
-			}
-		}
-		if t.Log != nil {
-			t.Log(judge.SanitizeServerText(fmt.Sprintf("judge: attempt %d/%d failed (%s: %s); retrying in %s%s",
-				attempt+1, t.Retries+1, kind, detail, wait.Round(time.Millisecond), asked)))
-		}
-		if err := t.sleep(parent, wait); err != nil {
+		if err := t.wait(parent, attempt, hint, kind, detail); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// attempt makes one HTTP attempt and reports the failure kind ("" when
-// the response should be returned as is). below: its deadline goes to
-// the transport in ci rather than in a context of its own.
-func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte, ci *callInfo, below bool) (*http.Response, judge.ErrorKind, string) {
+// wait logs the failed attempt and waits before the next: the server's
+// hint, else the backoff, at most MaxWait.
+func (t *Transport) wait(ctx context.Context, attempt int, hint time.Duration, kind judge.ErrorKind, detail string) error {
+	wait, asked := hint, ""
+	if wait <= 0 {
+		wait = t.backoff(attempt)
+	}
+	if t.MaxWait > 0 && wait > t.MaxWait {
+		wait = t.MaxWait
+		if hint > 0 {
+			asked = fmt.Sprintf("; the server asked for %s", hint.Round(time.Second))
+		}
+	}
+	if t.Log != nil {
+		t.Log(judge.SanitizeServerText(fmt.Sprintf("judge: attempt %d/%d failed (%s: %s); retrying in %s%s",
+			attempt+1, t.Retries+1, kind, detail, wait.Round(time.Millisecond), asked)))
+	}
+	return t.sleep(ctx, wait)
+}
+
+// attempt makes one HTTP attempt under its own timeout, reads the reply
+// whole inside it (a connection dropped mid-body is retried, not a
+// decode error later), and reports the failure kind ("" when the
+// response should be returned as is).
+func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req *http.Request, body []byte, ci *callInfo) (*http.Response, judge.ErrorKind, string) {
 	ctx, cancel := parent, context.CancelFunc(func() {})
-	ci.deadline = time.Time{}
-	switch {
-	case below:
-		ci.deadline = time.Now().Add(t.Timeout)
-	case t.Timeout > 0:
+	if t.Timeout > 0 {
 		ctx, cancel = context.WithTimeout(parent, t.Timeout)
 	}
 	defer cancel()
-	// timedOut: the attempt's time is up (and the caller did not cancel).
-	timedOut := func() bool {
-		return parent.Err() == nil && (ctx.Err() != nil || (!ci.deadline.IsZero() && !time.Now().Before(ci.deadline)))
-	}
-	// A shallow copy: the transports below only read the header (an
-	// http.RoundTripper must not change its request), so it is shared
-	// rather than copied per attempt.
+	timedOut := func() bool { return parent.Err() == nil && ctx.Err() != nil }
 	r := req.WithContext(ctx)
-	r.Body = newSendBody(body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return newSendBody(body), nil }
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	resp, err := base.RoundTrip(r)
 	if err != nil {
 		if timedOut() {
@@ -261,20 +245,15 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	}
 	// One byte past the limit tells a body of exactly limit bytes from a
 	// longer one; nothing beyond it is read.
-	buf := replyBufs.Get().(*[]byte)
-	data, rerr := readBody(resp.Body, limit+1, resp.ContentLength, *buf)
-	*buf = data[:0]
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	resp.Body.Close()
 	over := int64(len(data)) > limit
 	if over {
 		data = data[:min(len(data), RawPrefix)]
 	}
-	rb := &replyBody{data: data, buf: buf}
-	rb.Reset(data)
-	resp.Body = rb
+	resp.Body = io.NopCloser(bytes.NewReader(data))
 	resp.ContentLength = int64(len(data))
 	if rerr != nil {
-		rb.release() // the reply is dropped
 		if timedOut() {
 			return nil, judge.KindTimeout, fmt.Sprintf("body not complete within %s", t.Timeout)
 		}
@@ -284,114 +263,31 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 		ci.raw = string(data)
 		return resp, judge.KindTooLarge, fmt.Sprintf("reply larger than %s (limit: max_reply_bytes)", model.SizeText(limit))
 	}
-	// An error reply over the limit is read only for its message: its
-	// prefix is enough.
-	switch c := resp.StatusCode; {
+	kind, detail := replyKind(resp.StatusCode, data)
+	return resp, kind, detail
+}
+
+// replyKind classifies a reply read whole: the retried statuses, a 2xx
+// body that is not JSON (retried), or one whose envelope says two things
+// (refused: envelope.go). An error reply over the limit is read only for
+// its message: its prefix is enough.
+func replyKind(status int, data []byte) (judge.ErrorKind, string) {
+	switch c := status; {
 	case c == http.StatusTooManyRequests:
-		return resp, judge.KindRateLimit, "HTTP 429"
+		return judge.KindRateLimit, "HTTP 429"
 	case c == http.StatusRequestTimeout:
-		return resp, judge.KindTimeout, "HTTP 408"
+		return judge.KindTimeout, "HTTP 408"
 	case c >= 500 && c != http.StatusNotImplemented:
-		return resp, judge.KindServer, "HTTP " + strconv.Itoa(c)
+		return judge.KindServer, "HTTP " + strconv.Itoa(c)
 	case c >= 200 && c < 300:
-		// A reply fastReply decodes is valid JSON; it is decoded here, once.
-		if rb.reply, rb.fast = fastReply(data); rb.fast {
-			rb.valid = true
-		} else if rb.valid = json.Valid(data); !rb.valid {
-			return resp, judge.KindServer, "the answer is not JSON"
+		if !json.Valid(data) {
+			return judge.KindServer, "the answer is not JSON"
+		}
+		if why := Ambiguous(data); why != "" {
+			return judge.KindAmbiguous, "the answer is ambiguous: " + why
 		}
 	}
-	return resp, "", ""
-}
-
-// replyBody is a reply body the Transport has read whole; valid says it
-// is one JSON value (checked for a 2xx reply), so the client can decode
-// data at once instead of copying it through a json.Decoder, and fast
-// that it is decoded already (reply, by fastReply). data is in a pooled
-// buffer, which the client releases once it has decoded or copied it.
-type replyBody struct {
-	bytes.Reader
-	data  []byte
-	valid bool
-	fast  bool
-	reply goopenai.ChatCompletionResponse
-	buf   *[]byte // data's buffer, from replyBufs; nil once released
-}
-
-func (*replyBody) Close() error { return nil }
-
-// release gives the buffer back to replyBufs: nothing may use data, nor
-// read the body, after it.
-func (rb *replyBody) release() {
-	if rb.buf == nil {
-		return
-	}
-	if cap(*rb.buf) <= maxPooledReply {
-		replyBufs.Put(rb.buf)
-	}
-	rb.buf, rb.data = nil, nil
-	rb.Reset(nil)
-}
-
-// replyBufs holds reply buffers of up to maxPooledReply bytes: a reply's
-// buffer is free again once the client decoded it (the decoded strings
-// are copies), so that each reply is not read into a new one.
-var replyBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooledReply = 64 << 10
-
-// sendBody is a request body of known bytes: the client's body, which
-// the Transport takes as it is, and each attempt's.
-type sendBody struct {
-	bytes.Reader
-	data []byte
-}
-
-func newSendBody(b []byte) *sendBody {
-	sb := &sendBody{data: b}
-	sb.Reset(b)
-	return sb
-}
-
-func (*sendBody) Close() error { return nil }
-
-// readBody reads r to its end, or its first max bytes when max ≥ 0, as
-// io.ReadAll would, appending to buf[:0]; size is the length r announced
-// (< 0: unknown), read into one buffer when it is right rather than a
-// doubling series.
-func readBody(r io.Reader, max, size int64, buf []byte) ([]byte, error) {
-	if max >= 0 {
-		size = min(size, max)
-	}
-	if size < 0 || size > 1<<20 {
-		size = 0 // unknown, or too large to trust before reading it
-	}
-	// MinRead bytes free before each read, as bytes.Buffer.ReadFrom keeps
-	// them: the read that finds the end needs no new buffer.
-	b := buf[:0]
-	if int64(cap(b)) < size+bytes.MinRead {
-		b = make([]byte, 0, size+bytes.MinRead)
-	}
-	for {
-		if cap(b)-len(b) < bytes.MinRead {
-			b = append(b[:cap(b)], make([]byte, cap(b)+bytes.MinRead)...)[:len(b)]
-		}
-		p := b[len(b):cap(b)]
-		if max >= 0 {
-			if int64(len(b)) >= max {
-				return b, nil // io.LimitReader's end
-			}
-			p = p[:min(int64(len(p)), max-int64(len(b)))]
-		}
-		n, err := r.Read(p)
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
+	return "", ""
 }
 
 // badURL explains why u cannot be sent anywhere, or returns "".

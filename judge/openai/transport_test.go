@@ -1,9 +1,16 @@
 package openai
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/prism-eval/prism/judge"
 )
 
 func TestHint(t *testing.T) {
@@ -58,5 +65,65 @@ func TestPatchJSON(t *testing.T) {
 	}
 	if got := string(patchJSON([]byte(`[1]`), map[string]any{"x": 1})); got != `[1]` {
 		t.Errorf("non-object body changed: %s", got)
+	}
+}
+
+// seenBy records the context of each request it passes on to base.
+type seenBy struct {
+	base http.RoundTripper
+	ctxs []context.Context
+}
+
+func (s *seenBy) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.ctxs = append(s.ctxs, req.Context())
+	return s.base.RoundTrip(req)
+}
+
+// TestAttemptTimeout: a server that does not answer in time, or stops
+// in the middle of its body, ends the attempt as a timeout; the caller's
+// context is not ended by it, and the attempt is over for a transport
+// that observes it (AttemptEnded).
+func TestAttemptTimeout(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	for _, c := range []struct {
+		name    string
+		partial bool // the server sends part of its body, then stalls
+		want    string
+	}{
+		{"no reply", false, "no answer within 100ms"},
+		{"part of the body", true, "body not complete within 100ms"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			release := make(chan struct{})
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if c.partial {
+					w.Header().Set("Content-Length", "20")
+					io.WriteString(w, `{"sc`)
+					w.(http.Flusher).Flush()
+				}
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			t.Cleanup(s.Close)
+			t.Cleanup(func() { close(release) }) // before the server's own
+			w := &seenBy{base: HTTPTransport()}
+			tr := &Transport{Base: w, Timeout: timeout}
+			caller := context.Background()
+			req, err := http.NewRequestWithContext(withInfo(caller, &callInfo{}), http.MethodPost, s.URL, strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := tr.RoundTrip(req)
+			var ae *attemptError
+			if !errors.As(err, &ae) || ae.kind != judge.KindTimeout || ae.msg != c.want {
+				t.Fatalf("got %v, %v; want a timeout: %s", resp, err, c.want)
+			}
+			if len(w.ctxs) != 1 || caller.Err() != nil || !AttemptEnded(w.ctxs[0]) || AttemptEnded(caller) {
+				t.Errorf("%d attempts; after the timeout the attempt ended %v, the caller's %v",
+					len(w.ctxs), AttemptEnded(w.ctxs[0]), AttemptEnded(caller))
+			}
+		})
 	}
 }
