@@ -260,10 +260,6 @@ func (t observingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
-// Unwrap is the transport t observes: the OpenAI client's retry layer
-// then leaves each attempt's deadline to it (openai.AttemptEnded).
-func (t observingTransport) Unwrap() http.RoundTripper { return t.base }
-
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
