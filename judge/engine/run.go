@@ -111,8 +111,11 @@ type Progress struct {
 	Stored   int // answers kept (journaled or committed)
 
 	PromptTokens, CachedTokens, CompletionTokens int64
-	Cost                                         float64
-	Priced                                       bool
+	// UsageEstimated counts the calls whose server-reported token usage
+	// was implausible and replaced by estimates (judge.CheckUsage).
+	UsageEstimated int
+	Cost           float64
+	Priced         bool
 	// Errors counts failed requests by error kind. Snapshots share one
 	// copy until the counts change: read it, do not write it.
 	Errors map[string]int
@@ -639,6 +642,9 @@ func (r *Run) worker(q *jobs, slot int) {
 		r.mu.Lock()
 		r.prog.InFlight--
 		r.sentAt[slot] = time.Time{}
+		if usageEstimated(res) {
+			r.prog.UsageEstimated++
+		}
 		r.mu.Unlock()
 		kind := judge.KindOf(err)
 		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
@@ -678,6 +684,17 @@ func (r *Run) worker(q *jobs, slot int) {
 		}
 		r.breaker(kind, err)
 	}
+}
+
+// usageEstimated reports whether the server's token counts of a call
+// were replaced by estimates (judge.CheckUsage).
+func usageEstimated(res judge.Result) bool {
+	for _, s := range res.Samples {
+		if s.UsageNote != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // memberResponse is what item k stores of a call's result: its rating

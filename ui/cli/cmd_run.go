@@ -460,6 +460,9 @@ func printSummary(w io.Writer, p *engine.Plan, s engine.Summary, wall time.Durat
 	} else {
 		fmt.Fprintf(w, ", cost unknown (no price for %q)\n", p.Estimate.PriceModel)
 	}
+	if s.UsageEstimated > 0 {
+		fmt.Fprintf(w, "usage: %d calls reported implausible token counts (negative, or beyond the request's size); their counts and cost are estimates\n", s.UsageEstimated)
+	}
 	// What is stored, read back from the workspace: the only count that
 	// survives a full disk or a store error mid-run.
 	if s.StudyErr != nil {
