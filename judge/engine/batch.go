@@ -224,6 +224,9 @@ type BatchOutcome struct {
 	Refusal, FinishReason string
 
 	PromptTokens, CachedTokens, CompletionTokens int
+	// UsageNote says which reported token counts were implausible and
+	// replaced (checkUsage); "" when the file's counts stand.
+	UsageNote string
 }
 
 // ParseBatchOutput reads a batch output JSONL and scores each reply on sc
@@ -333,6 +336,7 @@ func parseBatchLines(r io.Reader, file string, score func(oc *BatchOutcome) erro
 				oc.Logprobs = append(oc.Logprobs, tl)
 			}
 		}
+		oc.checkUsage()
 		if err := score(&oc); err != nil {
 			return nil, at("custom_id", "%v", err)
 		}
@@ -433,6 +437,10 @@ type ImportStats struct {
 	Failed   int            // failures stored
 	Errors   map[string]int // failures by kind
 
+	// UsageEstimated counts the lines whose token usage was implausible
+	// and replaced (BatchOutcome.UsageNote).
+	UsageEstimated int
+
 	// Rubric calls only (docs/rubrics.md): Missing counts the answers
 	// stored without a score (SAJA missing cells, among Answered);
 	// Incomplete the sampled G-Eval requests whose N samples were not all
@@ -520,6 +528,9 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 			return stats, fmt.Errorf("%s:%d:1: custom_id: %w", file, oc.Line, err)
 		}
 		stats.Lines++
+		if oc.UsageNote != "" {
+			stats.UsageEstimated++
+		}
 		var lp json.RawMessage
 		if len(oc.Logprobs) > 0 {
 			lp, _ = json.Marshal(oc.Logprobs)
@@ -585,4 +596,20 @@ func taskScale(ctx context.Context, st *store.Store, dataset, bankHash string) (
 		return banks.Scale{}, errors.New("bank " + bankHash + " has no task " + strconv.Quote(d.Task))
 	}
 	return t.Scale, nil
+}
+
+// maxBatchPromptBytes bounds the prompt a batch line can have answered:
+// its request is not at hand when the output is read, so a prompt count
+// is checked against the largest request prism sends.
+const maxBatchPromptBytes = 1 << 22
+
+// checkUsage replaces implausible token counts of a batch output line
+// (negative, or beyond any request's size) as the online client does
+// (judge.CheckUsage): the prompt by 0 (its request is not read here),
+// the completion by an estimate from the reply.
+func (oc *BatchOutcome) checkUsage() {
+	u := judge.Usage{Prompt: oc.PromptTokens, CachedPrompt: oc.CachedTokens, Completion: oc.CompletionTokens}
+	est := judge.Usage{Completion: judge.EstimateCompletionTokens(oc.Raw)}
+	u, oc.UsageNote = judge.CheckUsage(u, maxBatchPromptBytes, est)
+	oc.PromptTokens, oc.CachedTokens, oc.CompletionTokens = u.Prompt, u.CachedPrompt, u.Completion
 }

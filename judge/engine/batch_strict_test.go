@@ -54,3 +54,34 @@ func TestParseBatchOutputStrict(t *testing.T) {
 		}
 	}
 }
+
+// A batch line's implausible token counts are replaced and noted, never
+// stored as they are: a negative count would make a negative cost, and
+// int64's largest would overflow the sums.
+func TestBatchOutputUsageChecked(t *testing.T) {
+	body := func(usage string) string {
+		return `{"id":"b","custom_id":"k","response":{"status_code":200,"request_id":"r","body":{"choices":[{"message":{"role":"assistant","content":"{\"score\": 3}"}}],"usage":` +
+			usage + `}},"error":null}` + "\n"
+	}
+	sc := func(string) (banks.Scale, judge.Mode, error) {
+		return banks.Scale{Min: 1, Max: 10}, judge.ModeInteger, nil
+	}
+	for _, c := range []struct {
+		usage         string
+		prompt, compl int
+		noted         bool
+	}{
+		{`{"prompt_tokens":60,"completion_tokens":5}`, 60, 5, false},
+		{`{"prompt_tokens":-5000,"completion_tokens":5}`, 0, 5, true},
+		{`{"prompt_tokens":60,"completion_tokens":9223372036854775807}`, 60, judge.EstimateCompletionTokens(`{"score": 3}`), true},
+	} {
+		outs, err := ParseBatchOutput(bytes.NewReader([]byte(body(c.usage))), "out.jsonl", sc)
+		if err != nil || len(outs) != 1 {
+			t.Fatalf("%s: %d outcomes, %v", c.usage, len(outs), err)
+		}
+		o := outs[0]
+		if o.PromptTokens != c.prompt || o.CompletionTokens != c.compl || (o.UsageNote != "") != c.noted || o.Score != 3 {
+			t.Errorf("%s: tokens %d/%d, note %q, score %v", c.usage, o.PromptTokens, o.CompletionTokens, o.UsageNote, o.Score)
+		}
+	}
+}

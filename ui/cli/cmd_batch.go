@@ -135,6 +135,9 @@ func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "imported %d results from %s: %d answers, %d failures%s\n",
 		stats.Lines, pos[0], stats.Answered, stats.Failed, errorsText(stats.Errors))
+	if stats.UsageEstimated > 0 {
+		fmt.Fprintf(stdout, "%d result(s) reported implausible token counts (negative, or beyond any request's size): replaced, so their cost is an estimate\n", stats.UsageEstimated)
+	}
 	if stats.Missing > 0 {
 		fmt.Fprintf(stdout, "%d of the answers are missing cells (a criterion the SAJA reply left out or rated off its scale)\n", stats.Missing)
 	}
