@@ -22,140 +22,164 @@ func init() {
 	register("fit", "fit PRISM corrections to judge scores and human labels (nested CV, bootstrap)", runFit)
 }
 
-func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// fitFlags are prism fit's flags.
+type fitFlags struct {
+	fs                                                         workspaceFlags
+	scores, labels, order, metric, judgeName, dataset, bankRef *string
+	save, methodName, attributes, runs                         *string
+	seed                                                       *uint64
+	boot                                                       *int
+	taylor, global, asJSON                                     *bool
+	bf                                                         baselineFlags
+	confirm                                                    confirmFlags
+}
+
+func newFitFlags(stderr io.Writer) *fitFlags {
 	fs := newWorkspaceFlags("prism fit", stderr, fitUsage)
 	def := calib.DefaultOptions()
-	scores := fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
-	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
-	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
-	seed := fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
-	metric := fs.String("metric", def.Metric, "metric that selects γ and heads the report: spearman or pairwise")
-	boot := fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples")
-	taylor := fs.Bool("taylor", false, "also fit the diagonal Taylor correction (reported as taylor)")
-	global := fs.Bool("global", false, "one group for the whole dataset (data without contexts): folds split candidates, Spearman pooled over all")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	judgeName := fs.String("judge", "", "workspace mode: the stored judge `NAME` whose answers are fitted (default: the only one)")
-	dataset := fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
-	bankRef := fs.String("bank", "", "workspace mode: only answers under this `BANK` (built-in name, TOML file or hash prefix; default: every bank); with --scores and --save: the bank the scores came from, embedded in the calibrator")
-	save := fs.String("save", "", "write the calibrator of the final fit to `FILE` (JSON; prism score applies it)")
-	methodName := fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
-	bf := addBaselineFlags(fs.FlagSet)
-	attributes := fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
-	runsFlag := fs.String("runs", "planned", "workspace mode: the study's `RUNS` to read: planned (what prism run planned), all (diagnostics' extra runs too), or the first N")
-	confirm := addConfirmFlags(fs)
-	pos, help, err := fs.parse(args, stdout)
+	f := &fitFlags{fs: fs}
+	f.scores = fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
+	f.labels = fs.String("labels", "", "human labels `CSV`: context,candidate,human")
+	f.order = fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
+	f.seed = fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
+	f.metric = fs.String("metric", def.Metric, "metric that selects γ and heads the report: spearman or pairwise (workspace mode: default the dataset's own)")
+	f.boot = fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples")
+	f.taylor = fs.Bool("taylor", false, "also fit the diagonal Taylor correction (reported as taylor)")
+	f.global = fs.Bool("global", false, "one group for the whole dataset (data without contexts): folds split candidates, Spearman pooled over all")
+	f.asJSON = fs.Bool("json", false, "print the report as JSON")
+	f.judgeName = fs.String("judge", "", "workspace mode: the stored judge `NAME` whose answers are fitted (default: the only one)")
+	f.dataset = fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
+	f.bankRef = fs.String("bank", "", "workspace mode: the study under this `BANK` (built-in name, TOML file or hash prefix; default: the judge's only planned study); with --scores and --save: the bank the scores came from, embedded in the calibrator")
+	f.save = fs.String("save", "", "write the calibrator of the final fit to `FILE` (JSON; prism score applies it)")
+	f.methodName = fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
+	f.bf = addBaselineFlags(fs.FlagSet)
+	f.attributes = fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
+	f.runs = fs.String("runs", "planned", "workspace mode: the study's `RUNS` to read: planned (what prism run planned), all (diagnostics' extra runs too), or the first N")
+	f.confirm = addConfirmFlags(fs)
+	return f
+}
+
+// fitArgs are prism fit's checked arguments.
+type fitArgs struct {
+	fromFiles, metricSet bool
+	method               calib.Method
+	runs                 study.Runs
+	opts                 calib.Options
+}
+
+// check refuses what does not go together and returns the checked
+// arguments with the fit's options.
+func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
+	a.fromFiles = *f.scores != "" || *f.labels != ""
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	method, methodOK := calib.MethodOf(*f.methodName)
+	switch {
+	case len(pos) > 0:
+		return a, usageErr(fitUsage, "unexpected argument %q", pos[0])
+	case a.fromFiles && (*f.judgeName != "" || *f.dataset != "" || (*f.bankRef != "" && *f.save == "")):
+		if *f.bankRef != "" && *f.judgeName == "" && *f.dataset == "" {
+			return a, usageErr(fitUsage, "--bank with --scores and --labels names the bank embedded in a calibrator: give --save too")
+		}
+		return a, usageErr(fitUsage, "give either --scores and --labels or --judge (a workspace), not both")
+	case set["method"] && *f.save == "":
+		return a, usageErr(fitUsage, "--method chooses the method of the saved calibrator: give --save FILE too")
+	case !methodOK:
+		return a, usageErr(fitUsage, "--method %q: want prism, alpha_prism, half or taylor", *f.methodName)
+	case a.fromFiles && (*f.scores == "" || *f.labels == ""):
+		return a, usageErr(fitUsage, "--scores and --labels go together")
+	case !a.fromFiles && !workspaceGiven(f.fs.FlagSet) && workspaceExists(*f.fs.workspace) != nil:
+		return a, usageErr(fitUsage, "no --scores and --labels, and no workspace at %s", *f.fs.workspace)
+	}
+	if err := f.confirm.check(set, a.fromFiles); err != nil {
+		return a, err
+	}
+	if *f.confirm.protocol == protocolConfirm && !set["metric"] {
+		*f.metric = model.MetricPairwise
+	}
+	a.metricSet, a.method = set["metric"] || *f.confirm.protocol == protocolConfirm, method
+	if a.runs, err = study.ParseRuns(*f.runs); err != nil {
+		return a, usageErr(fitUsage, "%v", err)
+	}
+	if *f.metric != model.MetricSpearman && *f.metric != model.MetricPairwise {
+		return a, usageErr(fitUsage, "--metric %q: want spearman or pairwise", *f.metric)
+	}
+	if *f.boot < 1 {
+		return a, usageErr(fitUsage, "--bootstrap %d: want at least 1", *f.boot)
+	}
+	if err := f.bf.check(fitUsage, a.fromFiles); err != nil {
+		return a, err
+	}
+	a.opts = calib.DefaultOptions()
+	a.opts.Seed, a.opts.Metric, a.opts.Bootstrap, a.opts.Global = *f.seed, *f.metric, *f.boot, *f.global
+	a.opts.Taylor = *f.taylor || (*f.save != "" && method == calib.Taylor)
+	a.opts.ScoresFile, a.opts.LabelsFile, a.opts.OrderFile = *f.scores, *f.labels, *f.order
+	if *f.order != "" {
+		if a.opts.Order, err = readFile(*f.order, calib.ReadOrder); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+func (f *fitFlags) ref(runs study.Runs) studyRef {
+	return studyRef{*f.dataset, *f.judgeName, *f.bankRef, runs}
+}
+
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := newFitFlags(stderr)
+	pos, help, err := f.fs.parse(args, stdout)
 	if err != nil || help {
 		return err
 	}
-	fromFiles := *scores != "" || *labels != ""
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	method, methodOK := calib.MethodOf(*methodName)
-	switch {
-	case len(pos) > 0:
-		return usageErr(fitUsage, "unexpected argument %q", pos[0])
-	case fromFiles && (*judgeName != "" || *dataset != "" || (*bankRef != "" && *save == "")):
-		if *bankRef != "" && *judgeName == "" && *dataset == "" {
-			return usageErr(fitUsage, "--bank with --scores and --labels names the bank embedded in a calibrator: give --save too")
-		}
-		return usageErr(fitUsage, "give either --scores and --labels or --judge (a workspace), not both")
-	case set["method"] && *save == "":
-		return usageErr(fitUsage, "--method chooses the method of the saved calibrator: give --save FILE too")
-	case !methodOK:
-		return usageErr(fitUsage, "--method %q: want prism, alpha_prism, half or taylor", *methodName)
-	case fromFiles && (*scores == "" || *labels == ""):
-		return usageErr(fitUsage, "--scores and --labels go together")
-	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:
-		return usageErr(fitUsage, "no --scores and --labels, and no workspace at %s", *fs.workspace)
-	}
-	if err := confirm.check(set, fromFiles); err != nil {
-		return err
-	}
-	if *confirm.protocol == protocolConfirm && !set["metric"] {
-		*metric = model.MetricPairwise
-	}
-	metricSet := set["metric"] || *confirm.protocol == protocolConfirm
-	runs, err := study.ParseRuns(*runsFlag)
+	a, err := f.check(pos)
 	if err != nil {
-		return usageErr(fitUsage, "%v", err)
-	}
-	if *metric != model.MetricSpearman && *metric != model.MetricPairwise {
-		return usageErr(fitUsage, "--metric %q: want spearman or pairwise", *metric)
-	}
-	if *boot < 1 {
-		return usageErr(fitUsage, "--bootstrap %d: want at least 1", *boot)
-	}
-	if err := bf.check(fitUsage, fromFiles); err != nil {
 		return err
 	}
-
-	opts := def
-	opts.Seed, opts.Metric, opts.Bootstrap, opts.Global, opts.Taylor = *seed, *metric, *boot, *global, *taylor || (*save != "" && method == calib.Taylor)
-	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *scores, *labels, *order
-	if *order != "" {
-		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {
-			return err
-		}
-	}
-	if !fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
+	if !a.fromFiles && *f.attributes == "" && *f.confirm.protocol != protocolConfirm {
 		// A plain fit of a workspace's study: study.Fit, the call the
 		// TUI's Fit tab makes.
-		rep, err := fitStudy(ctx, fs, studyFit{ref: studyRef{*dataset, *judgeName, *bankRef, runs}, opts: opts, bf: bf,
-			metricSet: metricSet, save: *save, method: method}, stderr)
+		rep, err := fitStudy(ctx, f.fs, studyFit{ref: f.ref(a.runs), opts: a.opts, bf: f.bf,
+			metricSet: a.metricSet, save: *f.save, method: a.method}, stderr)
 		if err != nil {
 			return err
 		}
-		return printFit(stdout, rep, *asJSON)
+		return printFit(stdout, rep, *f.asJSON)
 	}
-	var in fitInput
-	// A plain fit from files folds the score rows into its design as they
-	// are read and never holds them (the rubric ratings aside): a fit
-	// needs memory for its design, not for the file.
-	var builder *calib.DesignBuilder
-	var mem *fitMemLimit // sized from the design as it is built
-	if fromFiles && *attributes == "" && *confirm.protocol != protocolConfirm {
-		mem = newFitMemLimit()
+	return fitRows(ctx, f, a, stdout, stderr)
+}
+
+// fitRows is prism fit of score rows: from files, or from a workspace
+// under --attributes or --protocol confirm (which choose among the rows).
+func fitRows(ctx context.Context, f *fitFlags, a fitArgs, stdout, stderr io.Writer) error {
+	in, builder, mem, err := readFitRows(ctx, f, a, stderr)
+	if mem != nil {
 		defer mem.restore()
-		// Without --save the design is only fitted: it need not hold J̃.
-		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global, DropCentered: *save == ""})
-	}
-	if fromFiles {
-		if in, err = readFitInputInto(ctx, *scores, *labels, builder, mem); err == nil {
-			in.rubrics, in.warnings, err = bf.rubricRatings(ctx, nil, in)
-		}
-	} else {
-		in, err = workspaceFitInputWith(ctx, fs, studyRef{*dataset, *judgeName, *bankRef, runs}, stderr, *save != "",
-			func(st *store.Store, in *fitInput, hash string) (err error) {
-				if in.rubrics, in.warnings, err = bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
-					return err // budgets are reported beside rubric baselines only
-				}
-				in.usage, err = st.Usage(ctx, in.dataset, in.judge, hash)
-				return err
-			})
 	}
 	if err != nil {
 		return err
 	}
-	if !metricSet && in.metric != "" {
+	opts := a.opts
+	if !a.metricSet && in.metric != "" {
 		opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
 	}
-	if opts.Baselines, err = bf.baselines(in.rubrics); err != nil {
+	if opts.Baselines, err = f.bf.baselines(in.rubrics); err != nil {
 		return err
 	}
 	rows, labs := in.rows, in.labels
-	if !fromFiles {
+	if !a.fromFiles {
 		opts.ScoresFile = in.source
 	}
-	if *attributes != "" {
-		if rows, err = calib.KeepUnits(rows, strings.Split(*attributes, ","), opts.ScoresFile); err != nil {
+	if *f.attributes != "" {
+		if rows, err = calib.KeepUnits(rows, strings.Split(*f.attributes, ","), opts.ScoresFile); err != nil {
 			return fmt.Errorf("--attributes: %w", err)
 		}
 	}
 	for _, w := range in.warnings {
 		fmt.Fprintln(stderr, "prism fit: warning:", w)
 	}
-	if *confirm.protocol == protocolConfirm {
-		return runFitConfirm(ctx, confirm, rows, labs, opts, in.dataset, *asJSON, stdout, stderr)
+	if *f.confirm.protocol == protocolConfirm {
+		return runFitConfirm(ctx, f.confirm, rows, labs, opts, in.dataset, *f.asJSON, stdout, stderr)
 	}
 	var d *calib.Design
 	var warnings []string
@@ -183,24 +207,57 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *save != "" {
-		src := calibratorSource{dataset: in.dataset, source: in.source, bank: in.bank, judge: in.judgeSnap}
-		if fromFiles {
-			src.source = fmt.Sprintf("scores %s, labels %s", *scores, *labels)
-			if *bankRef != "" {
-				if src.bank, err = bankSnapshotOf(ctx, *bankRef, fs); err != nil {
-					return err
-				}
-			}
-		}
-		if err := saveCalibrator(ctx, *save, d, rep, opts, method, src, stderr); err != nil {
-			return err
-		}
+	if err := f.saveRows(ctx, a, in, d, rep, opts, stderr); err != nil {
+		return err
 	}
 	if rep.Study != nil {
-		rememberFit(ctx, *fs.workspace, rep, stderr)
+		rememberFit(ctx, *f.fs.workspace, rep, stderr)
 	}
-	return printFit(stdout, rep, *asJSON)
+	return printFit(stdout, rep, *f.asJSON)
+}
+
+// readFitRows reads what fitRows fits. A plain fit from files folds the
+// score rows into its design as they are read and never holds them (the
+// rubric ratings aside): a fit needs memory for its design, not for the
+// file; then builder and mem are set.
+func readFitRows(ctx context.Context, f *fitFlags, a fitArgs, stderr io.Writer) (in fitInput, builder *calib.DesignBuilder, mem *fitMemLimit, err error) {
+	if !a.fromFiles {
+		in, err = workspaceFitInputWith(ctx, f.fs, f.ref(a.runs), stderr, *f.save != "",
+			func(st *store.Store, in *fitInput, hash string) (err error) {
+				if in.rubrics, in.warnings, err = f.bf.rubricRatings(ctx, st, *in); err != nil || len(in.rubrics) == 0 {
+					return err // budgets are reported beside rubric baselines only
+				}
+				in.usage, err = st.Usage(ctx, in.dataset, in.judge, hash)
+				return err
+			})
+		return in, nil, nil, err
+	}
+	if *f.attributes == "" && *f.confirm.protocol != protocolConfirm {
+		mem = newFitMemLimit()
+		// Without --save the design is only fitted: it need not hold J̃.
+		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: a.opts.ScoresFile, LabelsFile: a.opts.LabelsFile, Global: a.opts.Global, DropCentered: *f.save == ""})
+	}
+	if in, err = readFitInputInto(ctx, *f.scores, *f.labels, builder, mem); err == nil {
+		in.rubrics, in.warnings, err = f.bf.rubricRatings(ctx, nil, in)
+	}
+	return in, builder, mem, err
+}
+
+// saveRows writes the calibrator of a fitRows fit when --save asks.
+func (f *fitFlags) saveRows(ctx context.Context, a fitArgs, in fitInput, d *calib.Design, rep *calib.Report, opts calib.Options, stderr io.Writer) (err error) {
+	if *f.save == "" {
+		return nil
+	}
+	src := calibratorSource{dataset: in.dataset, source: in.source, bank: in.bank, judge: in.judgeSnap}
+	if a.fromFiles {
+		src.source = fmt.Sprintf("scores %s, labels %s", *f.scores, *f.labels)
+		if *f.bankRef != "" {
+			if src.bank, err = bankSnapshotOf(ctx, *f.bankRef, f.fs); err != nil {
+				return err
+			}
+		}
+	}
+	return saveCalibrator(ctx, *f.save, d, rep, opts, a.method, src, stderr)
 }
 
 // printStudy writes the lines that name a report's study (none for
