@@ -52,6 +52,7 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scale := fs.String("scale", "", "the labels' score scale `MIN-MAX`: judges scoring on it (a bank of that scale, or files' scores all on it) also get bias, MAE, α and, on integers, κ")
 	boot := fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples")
 	seed := fs.Uint64("seed", def.Seed, "seed of the bootstrap")
+	target := fs.String("target", "", "measure against one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset (e.g. SummEval's coherence)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
@@ -84,9 +85,9 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var in agreeInput
 	if fromFiles {
-		in, err = readAgreeFiles(scores, *labels)
+		in, err = readAgreeFiles(scores, *labels, *target)
 	} else {
-		in, err = readAgreeWorkspace(ctx, fs, agreeRef{*dataset, *judges, *bankRef, runs}, stderr)
+		in, err = readAgreeWorkspace(ctx, fs, agreeRef{*dataset, *judges, *bankRef, runs, *target}, stderr)
 	}
 	if err != nil {
 		return err
@@ -103,6 +104,10 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep, err := agreeReportOf(in, opts, *scale != "", lo, hi, stderr)
 	if err != nil {
 		return err
+	}
+	rep.Target = *target
+	for _, s := range rep.Study {
+		s.Target = *target
 	}
 	if *asJSON {
 		return writeJSON(stdout, rep)
@@ -122,9 +127,10 @@ type agreeInput struct {
 type agreeRef struct {
 	dataset, judges, bank string
 	runs                  study.Runs
+	target                string // a criterion of the dataset ("": its target)
 }
 
-func readAgreeFiles(files []string, labels string) (agreeInput, error) {
+func readAgreeFiles(files []string, labels, target string) (agreeInput, error) {
 	var in agreeInput
 	seen := map[string]string{}
 	for _, f := range files {
@@ -141,7 +147,11 @@ func readAgreeFiles(files []string, labels string) (agreeInput, error) {
 		}
 	}
 	var err error
-	in.labels, err = readFile(labels, model.ReadLabelsCSV)
+	if target != "" {
+		in.labels, err = readCriterionLabels(labels, target)
+	} else {
+		in.labels, err = readFile(labels, model.ReadLabelsCSV)
+	}
 	return in, err
 }
 
@@ -173,6 +183,9 @@ func readAgreeWorkspace(ctx context.Context, wf workspaceFlags, ref agreeRef, st
 		}
 		hash = b.Hash()
 	}
-	in.judges, in.labels, err = workspaceAgreeJudges(ctx, st, wf, ds, names, hash, ref.runs, stderr)
+	if in.judges, in.labels, err = workspaceAgreeJudges(ctx, st, wf, ds, names, hash, ref.runs, stderr); err != nil || ref.target == "" {
+		return in, err
+	}
+	in.labels, err = datasetCriterionLabels(ctx, st, ds, ref.target)
 	return in, err
 }

@@ -169,3 +169,51 @@ func TestAgreeWorkspace(t *testing.T) {
 		t.Errorf("rm keeps its own scale: no MAE expected")
 	}
 }
+
+// TestAgreeTarget: --target reads one criterion: a column of the label
+// file (an empty cell is a missing label), or a criterion of the
+// workspace dataset; the report and each study record it.
+func TestAgreeTarget(t *testing.T) {
+	dir := t.TempDir()
+	labels := writeFile(t, filepath.Join(dir, "l.csv"), "context,candidate,human,fluency\na,x,1,3\na,y,2,2\na,z,3,\nb,x,1,1\nb,y,2,2\n")
+	judge := writeFile(t, filepath.Join(dir, "j.csv"), "context,candidate,score\na,x,1\na,y,2\na,z,3\nb,x,1\nb,y,2\n")
+	if r := runAgreeJSON(t, "--scores", judge, "--labels", labels); r.Judges["j"]["spearman"].Mean != 1 {
+		t.Errorf("overall: spearman %v, want 1", r.Judges["j"]["spearman"])
+	}
+	// Fluency reverses context a (z unlabelled) and agrees on b: (−1 + 1)/2.
+	code, out, errOut := runPrism(t, "agree", "--json", "--bootstrap", "50", "--scores", judge, "--labels", labels, "--target", "fluency")
+	if code != 0 || !strings.Contains(out, `"target": "fluency"`) {
+		t.Fatalf("exit %d: %s %s", code, errOut, out)
+	}
+	var r agreeJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if e := r.Judges["j"]["spearman"]; e.Mean != 0 || r.Judges["j"]["pairwise"].Mean != 0.5 {
+		t.Errorf("fluency: spearman %v pairwise %v, want 0 and ½", e, r.Judges["j"]["pairwise"])
+	}
+	if code, _, errOut := runPrism(t, "agree", "--scores", judge, "--labels", labels, "--target", "grammar"); code != 1 || !strings.Contains(errOut, `no "grammar" column`) {
+		t.Errorf("unknown column: exit %d %q", code, errOut)
+	}
+
+	ws := filepath.Join(dir, "w.db")
+	for _, args := range [][]string{
+		{"data", "import", "demo", "--workspace", ws},
+		{"run", "--workspace", ws, "--bank", "quality", "--backend", "offline"},
+	} {
+		if code, _, errOut := runPrism(t, args...); code != 0 {
+			t.Fatalf("prism %v: %s", args, errOut)
+		}
+	}
+	all := runAgreeJSON(t, "--workspace", ws)
+	coh := runAgreeJSON(t, "--workspace", ws, "--target", "coherence")
+	if coh.Study["offline"]["target"] != "coherence" {
+		t.Errorf("study %v does not record the target", coh.Study["offline"])
+	}
+	if coh.Judges["offline"]["spearman"].Mean == all.Judges["offline"]["spearman"].Mean {
+		t.Error("coherence and the overall target give the same Spearman")
+	}
+	if code, _, errOut := runPrism(t, "agree", "--workspace", ws, "--target", "wit"); code != 1 || !strings.Contains(errOut, "its criteria: coherence, consistency, fluency, relevance") {
+		t.Errorf("unknown criterion: exit %d %q", code, errOut)
+	}
+}
