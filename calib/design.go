@@ -303,7 +303,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		d.Columns = append(d.Columns, "ctx:"+c)
 	}
 	if len(d.Columns) == 0 {
-		return nil, nil, fmt.Errorf("%s: field \"probe\": no attribute (ATTR:+/ATTR:-) or context (ctx:NAME) probes, nothing to fit", sf)
+		return nil, nil, fmt.Errorf("%s: field \"probe\": no attribute (ATTR:+/ATTR:-) or context (ctx:NAME) probes, %w", sf, ErrNoProbes)
 	}
 	d.ScoreColumns = append([]string{"baseline"}, d.Columns...)
 	colOf := make(map[string]int, len(d.ScoreColumns))

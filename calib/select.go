@@ -18,6 +18,11 @@ const MaxSubsetUnits = 16
 // for a bank of more than MaxSubsetUnits units.
 var ErrTooManySubsets = errors.New("too many subsets")
 
+// ErrNoProbes is returned when scores hold a baseline but no probe:
+// there is nothing to fit, though their agreement with the labels can be
+// measured (prism agree, calib/agree).
+var ErrNoProbes = errors.New("nothing to fit")
+
 // SelectOptions configure Select. Start from DefaultSelectOptions.
 type SelectOptions struct {
 	// Options carries the metric, π (Seed or Order), folds, γ grid and

@@ -20,6 +20,9 @@ type Study struct {
 	Bank     string         `json:"bank,omitempty"`   // "" for imported scores, which have no bank
 	BankHash string         `json:"bank_hash,omitempty"`
 	Scale    string         `json:"scale,omitempty"` // the task's score scale, MIN–MAX
+	// Target is the labels' criterion the analysis measured against
+	// (--target, e.g. SummEval's coherence); "" for the dataset's target.
+	Target string `json:"target,omitempty"`
 	// PlannedRuns is what the study's own acquisition planned (0: none
 	// recorded); Runs what was read: "planned", "all" or a count.
 	PlannedRuns int    `json:"planned_runs"`
@@ -70,8 +73,12 @@ func (s *Study) Lines() []string {
 	if s.Imputed >= 0 {
 		used += fmt.Sprintf(", %d imputed", s.Imputed)
 	}
+	dataset := s.Dataset
+	if s.Target != "" {
+		dataset += " (target: criterion " + s.Target + ")"
+	}
 	return []string{
-		fmt.Sprintf("study: dataset %s, judge %s, %s", s.Dataset, judge, bank),
+		fmt.Sprintf("study: dataset %s, judge %s, %s", dataset, judge, bank),
 		fmt.Sprintf("       %s; %s", runs, used),
 	}
 }

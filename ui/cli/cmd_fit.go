@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -19,7 +21,22 @@ import (
 )
 
 func init() {
-	register("fit", "fit PRISM corrections to judge scores and human labels (nested CV, bootstrap)", runFit)
+	register("fit", "fit PRISM corrections to judge scores and human labels (nested CV, bootstrap)", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return pointToAgree(runFit(ctx, args, stdout, stderr), args)
+	})
+}
+
+// pointToAgree adds to a fit of scores without probes the command that
+// does answer them: prism agree measures the judge against the labels.
+func pointToAgree(err error, args []string) error {
+	if !errors.Is(err, calib.ErrNoProbes) {
+		return err
+	}
+	how := "prism agree --judge NAME (the same workspace flags)"
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(strings.TrimLeft(a, "-"), "scores") }) {
+		how = "prism agree --scores S.csv --labels L.csv"
+	}
+	return fmt.Errorf("%w\nthese scores have no probes to correct them with; how well the judge agrees with the labels is %s (docs/agree.md), and prism run --bank probes it", err, how)
 }
 
 // fitFlags are prism fit's flags.
