@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scale.sh measures the scale targets of docs/performance.md ("Summary:
-# the scale targets") as whole processes on this machine and prints one
+# scale.sh measures the scale targets of docs/performance.md ("Targets")
+# as whole processes on this machine and prints one
 # line per target: the figures of every run, the target, and whether the
 # median meets it. It builds prism and its fixtures once, in DIR.
 #
