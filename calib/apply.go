@@ -111,88 +111,129 @@ type Transfer struct {
 // context with one candidate in within-context mode (its centered
 // responses are all zero), duplicate labels.
 func (c *Calibrator) Apply(rows []model.ScoreRow, labels []model.Label, opts ApplyOptions) (*Scored, error) {
-	sf, lf := opts.ScoresFile, opts.LabelsFile
-	if sf == "" {
-		sf = "scores"
+	a, err := c.NewApplier(opts)
+	if err != nil {
+		return nil, err
 	}
-	if lf == "" {
-		lf = "labels"
+	for i := range rows {
+		if err := a.Add(&rows[i]); err != nil {
+			return nil, err
+		}
+	}
+	return a.Finish(labels)
+}
+
+// Applier is Apply a row at a time: Add folds each score row into its
+// candidate's per-column sums as it is read, and Finish does the rest,
+// so a caller that streams its rows (prism score from a CSV file or a
+// workspace) never holds them. Apply(rows) is NewApplier, Add of each
+// row in order, then Finish: the result is the same, bit for bit.
+type Applier struct {
+	c        *Calibrator
+	opts     ApplyOptions
+	sf, lf   string
+	nc       int
+	colOf    map[string]int // score column → index
+	probeCol map[string]int // probe name → score column, −1: not read
+	out      *Scored
+	// Candidates in first-seen order, with per-column sums. The sums
+	// live in chunks of shared arrays: one allocation per 1,024
+	// candidates, not two per candidate.
+	sumPool []float64
+	cntPool []int32
+	cands   []*applyCand
+	index   map[candKey]*applyCand
+	last    *applyCand
+}
+
+type applyCand struct {
+	ctx, id string
+	line    int // first score row
+	sum     []float64
+	cnt     []int32
+}
+
+// NewApplier starts an Apply of the calibrator with opts.
+func (c *Calibrator) NewApplier(opts ApplyOptions) (*Applier, error) {
+	a := &Applier{c: c, opts: opts, sf: opts.ScoresFile, lf: opts.LabelsFile, nc: len(c.ScoreColumns),
+		probeCol: map[string]int{}, index: map[candKey]*applyCand{}}
+	if a.sf == "" {
+		a.sf = "scores"
+	}
+	if a.lf == "" {
+		a.lf = "labels"
 	}
 	if opts.HumanScale && c.HumanScale == nil {
 		return nil, fmt.Errorf("%w in the calibrator (%s)", ErrNoHumanScale, c.HumanScaleNote)
 	}
-	m, _ := MethodOf(c.Method)
-	nc := len(c.ScoreColumns)
-	colOf := make(map[string]int, nc)
+	a.colOf = make(map[string]int, a.nc)
 	for i, col := range c.ScoreColumns {
-		colOf[col] = i
+		a.colOf[col] = i
 	}
-	out := &Scored{Method: c.Method, Centering: c.Centering, Imputed: map[string]int{}, HumanScale: opts.HumanScale}
-	out.Units = slices.Clone(c.Attributes)
-	if m == PRISM || m == AlphaPRISM {
-		out.Units = append(out.Units, c.Columns[2*len(c.Attributes):]...)
+	a.out = &Scored{Method: c.Method, Centering: c.Centering, Imputed: map[string]int{}, HumanScale: opts.HumanScale}
+	a.out.Units = slices.Clone(c.Attributes)
+	if m, _ := MethodOf(c.Method); m == PRISM || m == AlphaPRISM {
+		a.out.Units = append(a.out.Units, c.Columns[2*len(c.Attributes):]...)
 	}
+	return a, nil
+}
 
-	// Candidates in first-seen order, with per-column sums.
-	type cand struct {
-		ctx, id string
-		line    int // first score row
-		sum     []float64
-		cnt     []int32
+// Add folds one score row. Its errors name the row's line: a probe name
+// that does not parse, an empty id, a score that is not a finite number.
+func (a *Applier) Add(r *model.ScoreRow) error {
+	col, seen := a.probeCol[r.Probe]
+	if !seen {
+		if _, _, _, err := model.ParseProbe(r.Probe); err != nil {
+			return fmt.Errorf("%s: field \"probe\": %v", at(a.sf, r.Line), err)
+		}
+		col = -1
+		if k, ok := a.colOf[r.Probe]; ok {
+			col = k
+		}
+		a.probeCol[r.Probe] = col
 	}
-	// Per-candidate sums live in chunks of shared arrays: one allocation
-	// per 1,024 candidates, not two per candidate.
-	var sumPool []float64
-	var cntPool []int32
-	const chunk = 1024
-	var cands []*cand
-	index := map[candKey]*cand{}
-	probeCol := map[string]int{} // probe name → score column, −1: not read
-	var last *cand
-	for i := range rows {
-		r := &rows[i]
-		col, seen := probeCol[r.Probe]
-		if !seen {
-			if _, _, _, err := model.ParseProbe(r.Probe); err != nil {
-				return nil, fmt.Errorf("%s: field \"probe\": %v", at(sf, r.Line), err)
+	if r.Context == "" || r.Candidate == "" {
+		return fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(a.sf, r.Line))
+	}
+	if !r.Missing {
+		if err := model.CheckNumber(r.Score); err != nil {
+			return fmt.Errorf("%s: field \"score\": %v", at(a.sf, r.Line), err)
+		}
+	}
+	last, nc := a.last, a.nc
+	if last == nil || last.ctx != r.Context || last.id != r.Candidate {
+		k := candKey{r.Context, r.Candidate}
+		last = a.index[k]
+		if last == nil {
+			const chunk = 1024
+			if len(a.sumPool) < nc {
+				a.sumPool, a.cntPool = make([]float64, nc*chunk), make([]int32, nc*chunk)
 			}
-			col = -1
-			if k, ok := colOf[r.Probe]; ok {
-				col = k
-			}
-			probeCol[r.Probe] = col
+			last = &applyCand{ctx: r.Context, id: r.Candidate, line: r.Line, sum: a.sumPool[:nc:nc], cnt: a.cntPool[:nc:nc]}
+			a.sumPool, a.cntPool = a.sumPool[nc:], a.cntPool[nc:]
+			a.index[k] = last
+			a.cands = append(a.cands, last)
 		}
-		if r.Context == "" || r.Candidate == "" {
-			return nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(sf, r.Line))
-		}
-		if !r.Missing {
-			if err := model.CheckNumber(r.Score); err != nil {
-				return nil, fmt.Errorf("%s: field \"score\": %v", at(sf, r.Line), err)
-			}
-		}
-		if last == nil || last.ctx != r.Context || last.id != r.Candidate {
-			k := candKey{r.Context, r.Candidate}
-			last = index[k]
-			if last == nil {
-				if len(sumPool) < nc {
-					sumPool, cntPool = make([]float64, nc*chunk), make([]int32, nc*chunk)
-				}
-				last = &cand{ctx: r.Context, id: r.Candidate, line: r.Line, sum: sumPool[:nc:nc], cnt: cntPool[:nc:nc]}
-				sumPool, cntPool = sumPool[nc:], cntPool[nc:]
-				index[k] = last
-				cands = append(cands, last)
-			}
-		}
-		if col < 0 {
-			out.IgnoredRows++
-			continue
-		}
-		if r.Missing {
-			continue
-		}
+		a.last = last
+	}
+	if col < 0 {
+		a.out.IgnoredRows++
+		return nil
+	}
+	if !r.Missing {
 		last.sum[col] += r.Score
 		last.cnt[col]++
 	}
+	return nil
+}
+
+// Finish scores the candidates added, with labels (may be nil) for the
+// transfer check; the Applier is spent.
+func (a *Applier) Finish(labels []model.Label) (*Scored, error) {
+	c, opts, sf, lf, nc, out := a.c, a.opts, a.sf, a.lf, a.nc, a.out
+	m, _ := MethodOf(c.Method)
+	cands, index := a.cands, a.index
+	type cand = applyCand
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("%s: no score rows", sf)
 	}

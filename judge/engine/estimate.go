@@ -147,8 +147,23 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	}
 	msgs := make([]store.Message, 0, 2)
 	sel := make([]banks.Condition, len(p.planned))
+	wordings := make([]string, len(p.planned))
 	for i, c := range p.planned {
 		sel[i] = p.conds[c]
+		wordings[i] = strconv.Itoa(sel[i].Wording)
+	}
+	// allAnswered reports whether every run of every condition of a
+	// candidate is answered at its coordinates.
+	allAnswered := func(ctxID, candID string) bool {
+		if ans.Len() == 0 {
+			return false
+		}
+		for si, cond := range sel {
+			if len(answeredRuns(cellCoord{ctxID, candID, cond.Probe, wordings[si]})) < R {
+				return false
+			}
+		}
+		return true
 	}
 	// Contexts in groups of at least cachedChunkCells conditions' cells:
 	// the group's answers are read, then its cells rendered and counted.
@@ -191,6 +206,16 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 					for si, cond := range sel {
 						batch = append(batch, cell{in: int64(estimateTokensOf(lens[si])), twin: twinOf(si),
 							coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
+					}
+					continue
+				}
+				if allAnswered(c.ID, cand.ID) {
+					// Nothing of this candidate is sent or asked of the
+					// cache: it is counted answered without rendering or
+					// keying its requests (a finished study's estimate
+					// reads its answers and nothing more).
+					for si, cond := range sel {
+						batch = append(batch, cell{twin: twinOf(si), coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 					}
 					continue
 				}

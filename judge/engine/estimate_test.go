@@ -66,6 +66,20 @@ func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	if e := same(spec); e.Answered == 0 || e.CacheHits == 0 {
 		t.Fatalf("estimate %+v: want answered and cached requests", e)
 	}
+	// The study answered whole in one run: every candidate is counted
+	// without rendering its requests (EstimatePlan's allAnswered), beside
+	// a second run that is partly answered.
+	spec.Repeats = 1
+	if _, _, err := runToEnd(t, st, spec, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if e := same(spec); e.Send != 0 || e.Answered != e.Requests {
+		t.Fatalf("estimate %+v: want every request answered", e)
+	}
+	spec.Repeats = 2
+	if e := same(spec); e.Send+e.CacheHits == 0 || e.Answered < e.Requests/2 {
+		t.Fatalf("estimate %+v: want run 0 answered and run 1 to send or cached", e)
+	}
 }
 
 // EstimatePlan plans a study far beyond MaxPlanRequests without holding

@@ -207,36 +207,28 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			opts.Seed = cal.CV.Seed
 		}
 	}
-	var rows []model.ScoreRow
-	var labs []model.Label
+	var res *calib.Scored
 	var mismatches []string
 	var budgetDone *budgetScoring
 	var studyOf *model.Study // the workspace study scored, nil for files
 	if fromFiles {
-		if rows, err = readFile(*scores, model.ReadScoresCSV); err != nil {
+		opts.ScoresFile, opts.LabelsFile = *scores, *labels
+		if res, err = scoreFiles(cal, *calFile, *scores, *labels, opts); err != nil {
 			return err
 		}
-		if *labels != "" {
-			if labs, err = readFile(*labels, model.ReadLabelsCSV); err != nil {
-				return err
-			}
-		}
-		opts.ScoresFile, opts.LabelsFile = *scores, *labels
 	} else {
 		ws := scoreWorkspace{fs: fs, cal: cal, calFile: *calFile, jf: jf, jfs: jfs, judgeSet: judgeSet,
 			dataset: *dataset, name: *name, prices: *prices, allow: *allow, spend: spend,
 			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget}
-		var done bool
-		rows, labs, mismatches, done, err = ws.acquire(ctx)
+		rows, labs, mism, done, err := ws.acquire(ctx)
 		if err != nil || done {
 			return err
 		}
-		budgetDone, studyOf = ws.budgetDone, ws.study
+		mismatches, budgetDone, studyOf = mism, ws.budgetDone, ws.study
 		opts.ScoresFile, opts.LabelsFile = ws.source, ws.source+" (labels)"
-	}
-	res, err := cal.Apply(rows, labs, opts)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *calFile, err)
+		if res, err = cal.Apply(rows, labs, opts); err != nil {
+			return fmt.Errorf("%s: %w", *calFile, err)
+		}
 	}
 	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches, study: studyOf}
 	write := doc.writeCSV
@@ -269,6 +261,43 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(&buf, "wrote %d scored candidates to %s (%s)\n", len(res.Rows), *out, f)
 	}
 	return writeTrimmed(info, buf.String())
+}
+
+// scoreFiles applies cal to the scores CSV as it is read (the rows are
+// folded into their candidates, never held: calib.Applier), with the
+// labels CSV when labels is not "". The calibrator's errors are prefixed
+// with its file, as Apply's are.
+func scoreFiles(cal *calib.Calibrator, calFile, scores, labels string, opts calib.ApplyOptions) (*calib.Scored, error) {
+	a, err := cal.NewApplier(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", calFile, err)
+	}
+	var applyErr error
+	_, err = readFile(scores, func(r io.Reader, path string) (struct{}, error) {
+		return struct{}{}, model.ScanScoresCSV(r, path, func(row model.ScoreRow) error {
+			if applyErr = a.Add(&row); applyErr != nil {
+				return applyErr
+			}
+			return nil
+		})
+	})
+	if applyErr != nil {
+		return nil, fmt.Errorf("%s: %w", calFile, applyErr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var labs []model.Label
+	if labels != "" {
+		if labs, err = readFile(labels, model.ReadLabelsCSV); err != nil {
+			return nil, err
+		}
+	}
+	res, err := a.Finish(labs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", calFile, err)
+	}
+	return res, nil
 }
 
 // scoreWorkspace is prism score on a workspace dataset: the calibrator's

@@ -79,6 +79,7 @@ func benchCalibrator(b *testing.B) (cal, scores string) {
 func BenchmarkScore100k(b *testing.B) {
 	cal, scores := benchCalibrator(b)
 	out := filepath.Join(b.TempDir(), "out.csv")
+	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		if code := runMain(context.Background(), []string{"score", "--calibrator", cal, "--scores", scores, "-o", out}, io.Discard, io.Discard); code != 0 {
