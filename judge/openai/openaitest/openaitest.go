@@ -86,8 +86,7 @@ func (s *Server) Conns() int64 { return s.conns.Load() }
 // server process's CPU time, and how long after their latency the
 // handlers resumed, summed over the requests: time the server's timer
 // adds to every request, which no client can win back (a Go timer of
-// 20 ms on an idle 2-core VM here resumes 0.6 ms late;
-// docs/performance.md, "The floor"). Turnaround is, summed over
+// 20 ms on an idle 2-core VM here resumes 0.6 ms late). Turnaround is, summed over
 // Turnarounds requests (each but a connection's first), the time from
 // the end of the handler of a connection's previous request to the start
 // of this one's: the client's time from an answer to its next request,
