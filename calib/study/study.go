@@ -67,13 +67,13 @@ func (r Runs) limit(planned int) int {
 // prism ls words them, so the user chooses with --bank. note says which
 // study was taken when there was a choice to make, else "".
 func Pick(ctx context.Context, st *store.Store, dataset, judge, bankHash string) (info store.StudyInfo, note string, err error) {
-	all, err := st.Studies(ctx)
+	all, err := st.StudiesOf(ctx, dataset, judge)
 	if err != nil {
 		return info, "", err
 	}
 	var probes, planned []store.StudyInfo
 	for _, s := range all {
-		if s.Dataset != dataset || s.Judge != judge || s.Rubric {
+		if s.Rubric {
 			continue
 		}
 		// Imported scores have no bank: they are the judge's study
@@ -87,19 +87,37 @@ func Pick(ctx context.Context, st *store.Store, dataset, judge, bankHash string)
 		}
 	}
 	switch {
-	case bankHash != "":
-		return info, "", fmt.Errorf("judge %q has no answers on dataset %q under bank %s%s: %w", judge, dataset, model.ShortHash(bankHash), listed(probes), store.ErrNotFound)
-	case len(planned) == 1:
+	case bankHash == "" && len(planned) == 1:
 		if len(probes) > 1 {
 			note = fmt.Sprintf("study: bank %s, the one prism run planned; %d other bank versions hold only diagnostics' answers (--bank picks one)", label(planned[0]), len(probes)-1)
 		}
 		return planned[0], note, nil
-	case len(planned) == 0 && len(probes) == 1:
+	case bankHash == "" && len(planned) == 0 && len(probes) == 1:
 		return probes[0], "", nil
-	case len(probes) == 0:
+	case bankHash == "" && len(probes) == 0:
 		return info, "", fmt.Errorf("judge %q has no answers on dataset %q: %w", judge, dataset, store.ErrNotFound)
 	}
+	// No study to take: list the candidates with their progress.
+	if probes, err = counted(ctx, st, dataset, judge); err != nil {
+		return info, "", err
+	}
+	if bankHash != "" {
+		return info, "", fmt.Errorf("judge %q has no answers on dataset %q under bank %s%s: %w", judge, dataset, model.ShortHash(bankHash), listed(probes), store.ErrNotFound)
+	}
 	return info, "", &AmbiguousError{Dataset: dataset, Judge: judge, Studies: probes}
+}
+
+// counted is the judge's probe studies on dataset with their counts
+// (store.Studies), for a listing.
+func counted(ctx context.Context, st *store.Store, dataset, judge string) ([]store.StudyInfo, error) {
+	all, err := st.Studies(ctx)
+	var out []store.StudyInfo
+	for _, s := range all {
+		if s.Dataset == dataset && s.Judge == judge && !s.Rubric {
+			out = append(out, s)
+		}
+	}
+	return out, err
 }
 
 // AmbiguousError says a judge has several studies on a dataset and none
@@ -186,8 +204,7 @@ func Read(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs)
 		}
 	}
 	if len(kept) == 0 {
-		return nil, fmt.Errorf("judge %q has no answers on dataset %q in runs %s (the study holds runs %s): %w",
-			info.Judge, info.Dataset, runs, strings.Join(info.Runs, ", "), store.ErrNotFound)
+		return nil, fmt.Errorf("judge %q has no answers on dataset %q in runs %s: %w", info.Judge, info.Dataset, runs, store.ErrNotFound)
 	}
 	d := &Data{Rows: kept, Labels: labels}
 	var c Counter
@@ -215,8 +232,7 @@ func Scan(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs,
 		return model.Study{}, nil, err
 	}
 	if c.answers == 0 {
-		return model.Study{}, nil, fmt.Errorf("judge %q has no answers on dataset %q in runs %s (the study holds runs %s): %w",
-			info.Judge, info.Dataset, runs, strings.Join(info.Runs, ", "), store.ErrNotFound)
+		return model.Study{}, nil, fmt.Errorf("judge %q has no answers on dataset %q in runs %s: %w", info.Judge, info.Dataset, runs, store.ErrNotFound)
 	}
 	s, err := Describe(ctx, st, info, runs, &c)
 	return s, labels, err
@@ -256,9 +272,16 @@ func (c *Counter) Add(r *model.ScoreRow) {
 func Describe(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, c *Counter) (model.Study, error) {
 	s := model.Study{Dataset: info.Dataset, Judge: info.Judge, BankHash: info.BankHash, Bank: info.BankName,
 		PlannedRuns: info.PlannedRuns, Runs: runs.String(), Answers: c.answers, Contexts: len(c.contexts),
-		Candidates: len(c.candidates), Imputed: -1, Generation: info.Generation, Failures: info.Failed}
-	if runs == (Runs{}) {
-		s.Failures = info.PlanFailed
+		Candidates: len(c.candidates), Imputed: -1, Generation: info.Generation}
+	failed, err := st.FailedRuns(ctx, info.Dataset, info.Judge, info.BankHash)
+	if err != nil {
+		return s, err
+	}
+	keep := runFilter(info, runs)
+	for run, n := range failed {
+		if keep(run) {
+			s.Failures += n
+		}
 	}
 	s.RunsPerContext = c.runSpan()
 	j, err := st.Judge(ctx, info.Judge)

@@ -104,6 +104,80 @@ func (s *Store) Studies(ctx context.Context) ([]StudyInfo, error) {
 	return out, rows.Err()
 }
 
+// StudiesOf lists the studies of judge on dataset as Studies does, but
+// without counting their requests (Requests, Answered, Failed, Failures,
+// PlanAnswered, PlanFailed and Runs are zero): what picking a study
+// needs, read without scanning any study's requests.
+func (s *Store) StudiesOf(ctx context.Context, dataset, judge string) ([]StudyInfo, error) {
+	if !s.compact() {
+		all, err := s.studiesLegacy(ctx)
+		var out []StudyInfo
+		for _, st := range all {
+			if st.Dataset == dataset && st.Judge == judge {
+				out = append(out, st)
+			}
+		}
+		return out, err
+	}
+	plan := `NULL, NULL, ''`
+	if s.version >= planVersion {
+		plan = `s.planned_runs, s.planned, s.diagnostics`
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT s.bank_hash, coalesce(b.name, ''), coalesce(b.source, ''), `+plan+`, s.generation
+		FROM studies s
+		JOIN judges j ON j.id = s.judge_id
+		JOIN datasets d ON d.id = s.dataset_id
+		LEFT JOIN banks b ON b.hash = s.bank_hash
+		WHERE d.name = ? AND j.name = ?
+		ORDER BY coalesce(b.name, ''), s.bank_hash`, dataset, judge)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StudyInfo
+	for rows.Next() {
+		st := StudyInfo{Dataset: dataset, Judge: judge}
+		var source, diags string
+		var plannedRuns, planned sql.NullInt64
+		if err := rows.Scan(&st.BankHash, &st.BankName, &source, &plannedRuns, &planned, &diags, &st.Generation); err != nil {
+			return nil, err
+		}
+		st.Rubric = IsRubricSource(source)
+		st.PlannedRuns, st.Planned, st.Diagnostics = int(plannedRuns.Int64), int(planned.Int64), splitNames(diags)
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+// FailedRuns counts, per run label, the study's requests that failed and
+// have no answer: one range of the study's requests, not the workspace's.
+func (s *Store) FailedRuns(ctx context.Context, dataset, judge, bankHash string) (map[string]int, error) {
+	out := map[string]int{}
+	if !s.compact() {
+		return out, nil
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT q.run, count(*) FROM study_requests q
+		WHERE q.study_id = (SELECT s.id FROM studies s JOIN judges j ON j.id = s.judge_id JOIN datasets d ON d.id = s.dataset_id
+		                    WHERE d.name = ? AND j.name = ? AND s.bank_hash = ?)
+		  AND q.answer IS NULL AND q.failures > 0
+		GROUP BY q.run`, dataset, judge, bankHash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run string
+		var n int
+		if err := rows.Scan(&run, &n); err != nil {
+			return nil, err
+		}
+		out[run] = n
+	}
+	return out, rows.Err()
+}
+
 // RunInPlan reports whether run label run is one of the first runs of a
 // plan of that many runs per condition: "0"…"R−1", or a batched study's
 // o<k>r<r> with r < R. With no plan (runs ≤ 0) every run is.

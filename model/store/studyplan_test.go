@@ -92,3 +92,36 @@ func TestReportsStored(t *testing.T) {
 		t.Errorf("another dataset's reports: %+v", reps)
 	}
 }
+
+// StudiesOf names a judge's studies on a dataset with their plans,
+// without counting; FailedRuns counts one study's failed requests per
+// run.
+func TestStudiesOfAndFailedRuns(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	if err := s.PlanStudy(ctx, StudyPlan{Dataset: "tiny", Judge: "j", BankHash: testBank, Runs: 1, Requests: 10}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.PutResponses(ctx, []Response{
+		answer("c1", "x", "baseline", "0", 4),
+		failure("c2", "b", "baseline", "0", "timeout"),
+		failure("c2", "b", "baseline", "1", "timeout"),
+		failure("c2", "a", "baseline", "1", "timeout"),
+		failure("c2", "a", "baseline", "1", "timeout"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.StudiesOf(ctx, "tiny", "j")
+	if err != nil || len(st) != 1 || st[0].BankHash != testBank || st[0].PlannedRuns != 1 || st[0].Planned != 10 || st[0].Requests != 0 {
+		t.Fatalf("StudiesOf = %+v, %v", st, err)
+	}
+	if other, err := s.StudiesOf(ctx, "tiny", "nobody"); err != nil || len(other) != 0 {
+		t.Errorf("another judge's studies: %+v, %v", other, err)
+	}
+	failed, err := s.FailedRuns(ctx, "tiny", "j", testBank)
+	if err != nil || failed["0"] != 1 || failed["1"] != 2 || len(failed) != 2 {
+		t.Errorf("FailedRuns = %v, %v; want 0:1 1:2", failed, err)
+	}
+}
