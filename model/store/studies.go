@@ -151,7 +151,8 @@ func (s *Store) StudiesOf(ctx context.Context, dataset, judge string) ([]StudyIn
 }
 
 // FailedRuns counts, per run label, the study's requests that failed and
-// have no answer: one range of the study's requests, not the workspace's.
+// have no answer, from the partial index of those rows (schema 8;
+// before it, a scan of the study's requests).
 func (s *Store) FailedRuns(ctx context.Context, dataset, judge, bankHash string) (map[string]int, error) {
 	out := map[string]int{}
 	if !s.compact() {

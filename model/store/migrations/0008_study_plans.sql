@@ -31,3 +31,8 @@ CREATE TABLE reports (
 ) STRICT;
 
 CREATE INDEX reports_study ON reports(dataset, judge, bank_hash, kind, id);
+
+-- The requests that failed and have no answer, by study: a partial index
+-- of the few rows it names, so a study's failures are counted without
+-- reading its answered requests (store.FailedRuns).
+CREATE INDEX study_requests_failed ON study_requests(study_id, run) WHERE answer IS NULL AND failures > 0;
