@@ -113,6 +113,11 @@ func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (in
 	if err := st.PutBank(ctx, snap); err != nil {
 		return 0, err
 	}
+	// The batch file acquires the study as prism run would: its plan is
+	// the study's (store.PlanStudy).
+	if err := st.PlanStudy(ctx, p.StudyPlan()); err != nil {
+		return 0, err
+	}
 	var cached []store.Response
 	var rows []store.Request
 	bw := bufio.NewWriter(w)

@@ -83,6 +83,10 @@ func TestBatchExportImport(t *testing.T) {
 			if err != nil || n != len(p.Items) {
 				t.Fatalf("exported %d of %d: %v", n, len(p.Items), err)
 			}
+			// The export plans the study as prism run would.
+			if ss, err := st.StudiesOf(ctx, d.Name, spec.JudgeName); err != nil || len(ss) != 1 || ss[0].PlannedRuns != 2 || ss[0].Planned != len(p.Items) {
+				t.Fatalf("the exported study's plan: %+v, %v", ss, err)
+			}
 			// Each line's body is what the client would send for that run.
 			first := strings.SplitN(exp.String(), "\n", 2)[0]
 			var in BatchInput
