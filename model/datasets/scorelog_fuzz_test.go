@@ -1,0 +1,58 @@
+package datasets
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The score log readers are fuzzed for the properties of the dataset
+// parsers: no panic; either a log with rows on a dataset that holds each
+// row's candidate, or an error naming the file, never both.
+func fuzzLog(f *testing.F, format string, opts LogOptions, seeds ...[]byte) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := ReadScoreLog(format, data, "fuzz", opts)
+		if err != nil {
+			if l != nil {
+				t.Fatalf("log returned with error %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "fuzz") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(l.Rows) == 0 {
+			t.Fatal("a log without rows")
+		}
+		for _, r := range l.Rows {
+			if _, k := l.Dataset.Find(r.Context, r.Candidate); k == nil {
+				t.Fatalf("row %s/%s not in the dataset", r.Context, r.Candidate)
+			}
+		}
+	})
+}
+
+func seedBytes(f *testing.F, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+func FuzzReadInspectJSON(f *testing.F) {
+	fuzzLog(f, LogInspect, LogOptions{}, seedBytes(f, inspectFile("log_formats.json")),
+		inspectJSON(`{"id": 1, "epoch": 2, "target": ["3"], "input": [{"role": "user", "content": [{"type": "text", "text": "q"}]}], "scores": {"s": {"value": "P"}}}`))
+}
+
+func FuzzReadInspectEval(f *testing.F) {
+	fuzzLog(f, LogInspect, LogOptions{}, seedBytes(f, inspectFile("log_formats.eval")))
+}
+
+func FuzzReadPromptfoo(f *testing.F) {
+	fuzzLog(f, LogPromptfoo, LogOptions{Context: "doc", Label: "human"}, seedBytes(f, pfFile("outputs_v2.json")),
+		[]byte(`{"results": {"results": [{"provider": {"id": "p"}, "vars": {"doc": 1, "human": "2"}, "namedScores": {"q": 1}, "score": 0.5}]}}`))
+}
