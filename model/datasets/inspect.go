@@ -426,4 +426,3 @@ func shortText(n *jnode) string {
 	}
 	return n.kind.String()
 }
-
