@@ -1,6 +1,9 @@
 package datasets
 
 import (
+	"bytes"
+
+	"github.com/parquet-go/parquet-go"
 	"os"
 	"strings"
 	"testing"
@@ -55,4 +58,38 @@ func FuzzReadInspectEval(f *testing.F) {
 func FuzzReadPromptfoo(f *testing.F) {
 	fuzzLog(f, LogPromptfoo, LogOptions{Context: "doc", Label: "human"}, seedBytes(f, pfFile("outputs_v2.json")),
 		[]byte(`{"results": {"results": [{"provider": {"id": "p"}, "vars": {"doc": 1, "human": "2"}, "namedScores": {"q": 1}, "score": 0.5}]}}`))
+}
+
+var mappedFuzzOpts = LogOptions{Context: "c,t", Candidate: "k", Score: "s.0", Run: "r", Label: "h"}
+
+func FuzzReadMappedJSONL(f *testing.F) {
+	fuzzLog(f, LogJSONL, mappedFuzzOpts, seedBytes(f, mappedFile("gpt-4_single.jsonl")),
+		[]byte(`{"c": 1, "t": "x", "k": "a", "s": [2], "r": 1, "h": "3"}`+"\n"))
+}
+
+func FuzzReadMappedJSON(f *testing.F) {
+	fuzzLog(f, LogJSON, mappedFuzzOpts, seedBytes(f, mappedFile("annotations.json")),
+		[]byte(`{"data": [{"c": 1, "t": "x", "k": "a", "s": [2], "r": 1, "h": null}]}`))
+}
+
+func FuzzReadMappedCSV(f *testing.F) {
+	fuzzLog(f, LogCSV, LogOptions{Context: "c,t", Candidate: "k", Score: "s.0", Run: "r", Label: "h"},
+		[]byte("c,t,k,s.0,r,h\n1,x,a,2,1,3\n1,x,a,,2,3\n"), []byte("\ufeffc,t\n\"a\nb\",\"\"\n"))
+}
+
+func FuzzReadMappedParquet(f *testing.F) {
+	type row struct {
+		C string    `parquet:"c"`
+		T int64     `parquet:"t"`
+		K string    `parquet:"k"`
+		S []float64 `parquet:"s,list"`
+		R string    `parquet:"r"`
+		H *float64  `parquet:"h,optional"`
+	}
+	var buf bytes.Buffer
+	h := 3.0
+	if err := parquet.Write(&buf, []row{{"x", 1, "a", []float64{2}, "1", &h}, {"x", 1, "b", []float64{}, "1", nil}}); err != nil {
+		f.Fatal(err)
+	}
+	fuzzLog(f, LogParquet, mappedFuzzOpts, buf.Bytes())
 }

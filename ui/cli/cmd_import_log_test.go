@@ -283,3 +283,30 @@ func TestImportLogErrors(t *testing.T) {
 		t.Errorf("a failed import left its dataset:\n%s", out)
 	}
 }
+
+// The JudgeBench recipe of docs/import.md: a reward model's two scores per
+// pair, imported onto the stored JudgeBench dataset one response at a time.
+func TestImportMappedJudgeBenchRecipe(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "w.db")
+	if code, _, errOut := runPrism(t, "data", "import", "judgebench", logFixture("mapped", "judgebench_pairs.jsonl"), "--workspace", ws); code != 0 {
+		t.Fatal(errOut)
+	}
+	out := logFixture("mapped", "judgebench_reward_model.jsonl")
+	for i, cand := range []string{"A", "B"} {
+		code, _, errOut := runPrism(t, "import", "scores", "--format", "jsonl", "--judge", "skywork", "--dataset", "judgebench",
+			"--context", "pair_id", "--candidate", "="+cand, "--score", fmt.Sprintf("judgments[0].judgment.scores[%d]", i), out, "--workspace", ws)
+		if code != 0 {
+			t.Fatalf("%s: %s", cand, errOut)
+		}
+	}
+	got := exportedRows(t, ws, "--judge", "skywork")
+	if want := "p1,A,,12.5 p1,B,,-3.25 p2,A,,1.5 p2,B,,7"; strings.Join(got, " ") != want {
+		t.Errorf("export %v, want %s", got, want)
+	}
+	// MT-Bench's judgments create their dataset, named after the file.
+	code, stdout, errOut := runPrism(t, "import", "scores", "--format", "jsonl", "--judge", "gpt-4", "--context", "question_id,turn",
+		"--candidate", "model", "--score", "score", logFixture("mapped", "gpt-4_single.jsonl"), "--workspace", ws)
+	if code != 0 || !strings.Contains(stdout, "created dataset gpt-4_single: 3 contexts, 5 candidates") {
+		t.Errorf("MT-Bench: exit %d %s %s", code, stdout, errOut)
+	}
+}
