@@ -67,4 +67,3 @@ func eachParquetRecord(name string, data []byte, add func(mappedRecord, string) 
 		return add(mappedRecord{node: n, loc: loc, fail: fail}, where)
 	})
 }
-
