@@ -93,3 +93,41 @@ func FuzzReadMappedParquet(f *testing.F) {
 	}
 	fuzzLog(f, LogParquet, mappedFuzzOpts, buf.Bytes())
 }
+
+// ReadMappedDataset: a dataset that passes Validate, or an error naming
+// the file.
+func fuzzMappedDataset(f *testing.F, format string, m DatasetMapping, seeds ...[]byte) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ReadMappedDataset(format, "fuzz", data, m)
+		if err != nil {
+			if d != nil || !strings.HasPrefix(err.Error(), "fuzz") {
+				t.Fatalf("error %v (dataset %v)", err, d != nil)
+			}
+			return
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func FuzzReadMappedDatasetJSONL(f *testing.F) {
+	fuzzMappedDataset(f, LogJSONL, DatasetMapping{Context: "q", Candidate: "#", Text: "r", Source: "q", Criteria: []string{"s.c", "s.d"}},
+		[]byte(`{"q": "a", "r": "x", "s": {"c": 1, "d": 3}}`+"\n"+`{"q": "a", "r": "y", "s": {"c": 2, "d": 2}}`+"\n"))
+}
+
+func FuzzReadMappedDatasetParquet(f *testing.F) {
+	type row struct {
+		Prompt   string `parquet:"prompt"`
+		Response string `parquet:"response"`
+		Help     int64  `parquet:"helpfulness"`
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []row{{"p", "a", 3}, {"p", "b", 1}}); err != nil {
+		f.Fatal(err)
+	}
+	fuzzMappedDataset(f, LogParquet, DatasetMapping{Context: "prompt", Candidate: "#", Text: "response", Human: "helpfulness"}, buf.Bytes())
+}
