@@ -16,12 +16,12 @@ import (
 func parquetRows(name string, data []byte, fn func(i int, row []byte) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: not a readable Parquet file (%v)", name, p)
+			err = &ParseError{File: name, Msg: fmt.Sprintf("not a readable Parquet file (%v)", p)}
 		}
 	}()
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return fmt.Errorf("%s: not a readable Parquet file: %v", name, err)
+		return &ParseError{File: name, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 	}
 	r := parquet.NewReader(f)
 	defer r.Close()
@@ -31,11 +31,11 @@ func parquetRows(name string, data []byte, fn func(i int, row []byte) error) (er
 		for _, row := range buf[:n] {
 			var v any
 			if err := f.Schema().Reconstruct(&v, row); err != nil {
-				return fmt.Errorf("%s: row %d: %v", name, i+1, err)
+				return &ParseError{File: name, Msg: fmt.Sprintf("row %d: %v", i+1, err)}
 			}
 			js, err := json.Marshal(v)
 			if err != nil {
-				return fmt.Errorf("%s: row %d: %v", name, i+1, err)
+				return &ParseError{File: name, Msg: fmt.Sprintf("row %d: %v", i+1, err)}
 			}
 			if err := fn(i, js); err != nil {
 				return err
@@ -46,7 +46,7 @@ func parquetRows(name string, data []byte, fn func(i int, row []byte) error) (er
 			return nil
 		}
 		if rerr != nil {
-			return fmt.Errorf("%s: row %d: %v", name, i+1, rerr)
+			return &ParseError{File: name, Msg: fmt.Sprintf("row %d: %v", i+1, rerr)}
 		}
 	}
 }

@@ -171,6 +171,7 @@ var benchmarkNames = map[string]string{
 	datasets.FormatTopicalChat:   "topicalchat",
 	datasets.FormatJudgeBench:    "judgebench",
 	datasets.FormatHANNA:         "hanna",
+	datasets.FormatMTBench:       "mtbench",
 }
 
 func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {

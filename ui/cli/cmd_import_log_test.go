@@ -310,3 +310,34 @@ func TestImportMappedJudgeBenchRecipe(t *testing.T) {
 		t.Errorf("MT-Bench: exit %d %s %s", code, stdout, errOut)
 	}
 }
+
+// MT-Bench: the human judgments make the dataset (contexts question/turn,
+// target the win rate); GPT-4's single-answer ratings import onto it.
+func TestDataImportMTBenchWithJudgments(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "w.db")
+	code, out, errOut := runPrism(t, "data", "import", "mtbench", logFixture("", "mt_bench_human_judgments.jsonl"), "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "imported mtbench: 2 contexts, 5 candidates (format mtbench, task answer, metric pairwise)") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	b, err := os.ReadFile(logFixture("mapped", "gpt-4_single.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.Contains(l, `"question_id": 81,`) {
+			keep = append(keep, l)
+		}
+	}
+	judged := filepath.Join(dir, "gpt-4_single.81.jsonl")
+	os.WriteFile(judged, []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+	code, _, errOut = runPrism(t, "import", "scores", "--format", "jsonl", "--judge", "gpt-4", "--dataset", "mtbench",
+		"--context", "question_id,turn", "--candidate", "model", "--score", "score", judged, "--workspace", ws)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if got := strings.Join(exportedRows(t, ws, "--judge", "gpt-4"), " "); got != "81/1,alpaca-13b,,4 81/1,gpt-4,,9 81/2,alpaca-13b,,2 81/2,gpt-4,,8" {
+		t.Errorf("export %s", got)
+	}
+}
