@@ -30,9 +30,9 @@ With --format the files are another tool's logs (docs/import.md): Inspect
 AI's .eval or .json logs, promptfoo's results.json, or any JSON Lines,
 JSON, CSV or Parquet file whose fields --context, --candidate, --score
 (and --run, --label) name by dotted paths. Their scores are stored on
---dataset when it names a stored dataset; otherwise on the dataset named
-after the task or file, which is created from the logs (with the texts
-they hold and their labels, or those of --labels FILE) when absent.
+the dataset --dataset, or without it the one named after the task or
+file; when no dataset of that name is stored, it is created from the logs
+(with the texts they hold and their labels, or those of --labels FILE).
 Several files are read as one: several Inspect logs of one task, one per
 model, make one dataset with a candidate per model.
 
