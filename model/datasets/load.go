@@ -38,6 +38,7 @@ var readers = map[string]func(loc *locator) (*model.Dataset, error){
 	FormatHANNA:         readHANNA,
 	FormatJSONL:         readGenericJSONL,
 	FormatCSV:           readGenericCSV,
+	FormatMTBench:       readMTBench,
 }
 
 // Formats lists the format names Load and Read accept, sorted.

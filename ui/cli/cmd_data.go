@@ -22,11 +22,15 @@ func init() {
 
 const dataUsage = `
   prism data import FORMAT FILE [--name NAME] [--replace] [--workspace FILE]
+  prism data import parquet|jsonl|json|csv FILE --context COL --candidate COL --text COL [--source COL] [--human COL | --criteria COL,COL] [--task TASK]
   prism data import demo [--name NAME] [--replace] [--workspace FILE]
   prism data ls [--workspace FILE]
   prism data rm NAME [--workspace FILE]
 
 FORMAT is one of: %s.
+With --context, --candidate and --text (and always for parquet) the file is
+read by its columns, as Hugging Face Hub datasets are downloaded: one
+record per candidate, COL a column or a dotted path (docs/datasets.md).
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
 
 func runData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -52,6 +56,7 @@ func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer,
 	fs := newWorkspaceFlags("prism data import", stderr, usage)
 	name := fs.String("name", "", "dataset `NAME` in the workspace (default: the loader's name, e.g. summeval)")
 	replace := fs.Bool("replace", false, "replace a stored dataset of the same name, with its requests and responses")
+	cols := addColumnFlags(fs)
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -60,6 +65,10 @@ func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer,
 	switch {
 	case len(pos) == 1 && pos[0] == datasets.FormatDemo:
 		d = datasets.Demo()
+	case len(pos) == 2 && (cols.given() || pos[0] == datasets.LogParquet):
+		if d, err = loadMappedDataset(pos[0], pos[1], cols); err != nil {
+			return err
+		}
 	case len(pos) == 2:
 		if d, err = datasets.Load(pos[0], pos[1]); err != nil {
 			return err // loaders name the file, line and field
@@ -162,6 +171,7 @@ var benchmarkNames = map[string]string{
 	datasets.FormatTopicalChat:   "topicalchat",
 	datasets.FormatJudgeBench:    "judgebench",
 	datasets.FormatHANNA:         "hanna",
+	datasets.FormatMTBench:       "mtbench",
 }
 
 func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {

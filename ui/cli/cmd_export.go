@@ -7,6 +7,7 @@ import (
 
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -15,8 +16,8 @@ func init() {
 }
 
 const exportUsage = `
-  prism export scores [--dataset NAME] [--judge NAME] [--bank BANK] [--runs R] [-o FILE] [--workspace FILE]
-  prism export labels [--dataset NAME] [-o FILE] [--workspace FILE]
+  prism export scores [--dataset NAME] [--judge NAME] [--bank BANK] [--runs R] [--format csv|parquet] [-o FILE] [--workspace FILE]
+  prism export labels [--dataset NAME] [--format csv|parquet] [-o FILE] [--workspace FILE]
 
 scores writes context,candidate,probe,score,run,wording: one row per answered
 request (failed attempts are not answers) of one study: under --bank, else the
@@ -29,6 +30,9 @@ presentation order index, its repeat and the 1-based position the candidate was
 shown at (docs/datasets.md).
 labels writes context,candidate,human: the dataset's human targets.
 Together they are the --scores and --labels files of prism fit.
+--format parquet writes the same columns as a Parquet file (a missing score
+null; a batched study's order columns left out) for pandas and polars; it
+needs -o.
 --dataset and --judge (a stored judge name, as prism ls lists) may be left
 out when the workspace holds one. Without -o, to standard output.
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
@@ -50,12 +54,16 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bank := fs.String("bank", "", "the study under this `BANK` (built-in name, TOML file or workspace hash prefix; default: the judge's only planned study)")
 	runsFlag := fs.String("runs", "planned", "the study's `RUNS` to write: planned, all, or the first N")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	format := fs.String("format", "csv", "the file's `FORMAT`: csv or parquet")
 	pos, help, err := fs.parse(args[1:], stdout)
 	if err != nil || help {
 		return err
 	}
 	if len(pos) > 0 {
 		return usageErr(exportUsage, "unexpected argument %q", pos[0])
+	}
+	if err := checkExportFormat(*format, *out); err != nil {
+		return err
 	}
 	runs, err := study.ParseRuns(*runsFlag)
 	if err != nil {
@@ -82,7 +90,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	write := func(w io.Writer) error { return model.WriteScoresCSV(w, rows) }
-	if j, err := s.Judge(ctx, jn); err == nil {
+	if *format == "parquet" {
+		write = func(w io.Writer) error { return datasets.WriteScoresParquet(w, rows) }
+	} else if j, err := s.Judge(ctx, jn); err == nil {
 		if seed, ok := j.OrderSeed(); ok {
 			// A batched study's rows carry their order, repeat and position.
 			d, err := s.Dataset(ctx, ds)
@@ -130,12 +140,16 @@ func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Write
 	fs := newWorkspaceFlags("prism export labels", stderr, exportUsage)
 	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	format := fs.String("format", "csv", "the file's `FORMAT`: csv or parquet")
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
 		return err
 	}
 	if len(pos) > 0 {
 		return usageErr(exportUsage, "unexpected argument %q", pos[0])
+	}
+	if err := checkExportFormat(*format, *out); err != nil {
+		return err
 	}
 	s, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {
@@ -154,10 +168,26 @@ func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Write
 	if *out == "" {
 		return model.WriteLabelsCSV(stdout, labels)
 	}
-	if err := model.WriteFileAtomic(*out, func(w io.Writer) error { return model.WriteLabelsCSV(w, labels) }); err != nil {
+	write := func(w io.Writer) error { return model.WriteLabelsCSV(w, labels) }
+	if *format == "parquet" {
+		write = func(w io.Writer) error { return datasets.WriteLabelsParquet(w, labels) }
+	}
+	if err := model.WriteFileAtomic(*out, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d labels to %s\n", len(labels), *out)
+	return nil
+}
+
+// checkExportFormat accepts csv, and parquet to a file (a binary file
+// on a terminal helps no one).
+func checkExportFormat(format, out string) error {
+	switch {
+	case format != "csv" && format != "parquet":
+		return usageErr(exportUsage, "--format %s: want csv or parquet", model.Quote(format))
+	case format == "parquet" && out == "":
+		return usageErr(exportUsage, "--format parquet needs -o FILE")
+	}
 	return nil
 }
 

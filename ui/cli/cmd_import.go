@@ -14,18 +14,59 @@ func init() {
 	register("import", "import judge scores from a tidy CSV into the workspace (import scores)", runImport)
 }
 
-const importUsage = `prism import scores --judge NAME [--dataset NAME] [--bank BANK] [--workspace FILE] FILE
+const importUsage = `
+  prism import scores --judge NAME [--dataset NAME] [--bank BANK] [--workspace FILE] FILE
+  prism import scores --format inspect --judge NAME [--scorer NAME] [--context metadata.FIELD] [--candidate metadata.FIELD] FILE...
+  prism import scores --format promptfoo --judge NAME [--context VAR] [--candidate VAR] [--score score|namedScores.NAME|output] [--label VAR] FILE...
+  prism import scores --format jsonl|json|csv|parquet --judge NAME --context PATH --candidate PATH --score PATH [--run PATH] [--label PATH] FILE...
 
-FILE (or - for standard input) is the tidy CSV of prism fit:
+Without --format, FILE (or - for standard input) is the tidy CSV of prism fit:
 context,candidate,probe,score[,run][,wording]. Its scores are stored as the
 answers of the stored judge --judge (an "import" judge, created if absent)
 on the stored dataset --dataset (default: the workspace's only dataset);
-every row must name one of its candidates. With --bank (a built-in
-name, a TOML file or a hash prefix) the scores are ones given on that
-bank: each must lie on its scale for the dataset's task. Without it they
-keep their own scale (a reward model's logits, a 0-1 grader). The file is
-stored whole or not at all.
+every row must name one of its candidates.
+
+With --format the files are another tool's logs (docs/import.md): Inspect
+AI's .eval or .json logs, promptfoo's results.json, or any JSON Lines,
+JSON, CSV or Parquet file whose fields --context, --candidate, --score
+(and --run, --label) name by dotted paths. Their scores are stored on
+the dataset --dataset, or without it the one named after the task or
+file; when no dataset of that name is stored, it is created from the logs
+(with the texts they hold and their labels, or those of --labels FILE).
+Several files are read as one: several Inspect logs of one task, one per
+model, make one dataset with a candidate per model.
+
+With --bank (a built-in name, a TOML file or a hash prefix) the scores
+are ones given on that bank: each must lie on its scale for the
+dataset's task. Without it they keep their own scale (a reward model's
+logits, a 0-1 grader). The scores are stored whole or not at all.
 The workspace defaults to $PRISM_WORKSPACE, else prism.db in the current directory.`
+
+// importFlags are prism import scores' flags.
+type importFlags struct {
+	workspaceFlags
+	dataset, judge, bank, format *string
+	context, candidate, score    *string
+	run, label, scorer, labels   *string
+}
+
+func newImportFlags(stderr io.Writer) importFlags {
+	fs := newWorkspaceFlags("prism import scores", stderr, importUsage)
+	return importFlags{
+		workspaceFlags: fs,
+		dataset:        fs.String("dataset", "", "dataset `NAME` in the workspace the scores belong to (default: the only one; with --format, the task's or file's name)"),
+		judge:          fs.String("judge", "", "the stored judge `NAME` to store the scores under (an import judge, created if absent)"),
+		bank:           fs.String("bank", "", "the `BANK` the scores were given on: each score must lie on its scale (default: no check)"),
+		format:         fs.String("format", "", "the files' `FORMAT`: inspect, promptfoo, jsonl, json, csv or parquet (default: the tidy score CSV)"),
+		context:        fs.String("context", "", "where the context id is: a `PATH` (inspect: metadata.FIELD; promptfoo: a test variable)"),
+		candidate:      fs.String("candidate", "", "where the candidate id is: a `PATH` (inspect: metadata.FIELD, default the model; promptfoo: a variable, default the provider)"),
+		score:          fs.String("score", "", "where the score is: a `PATH` (promptfoo: score, namedScores.NAME or output)"),
+		run:            fs.String("run", "", "where the run (repeat) label is: a `PATH` (mapped formats)"),
+		label:          fs.String("label", "", "where a human label is: a `PATH` (promptfoo: a variable; inspect reads a numeric target)"),
+		scorer:         fs.String("scorer", "", "inspect: the scorer `NAME` (NAME.KEY for a dict value) when the log has several"),
+		labels:         fs.String("labels", "", "a labels CSV `FILE` (context,candidate,human) for a dataset the import creates"),
+	}
+}
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "scores" {
@@ -35,22 +76,32 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return usageErr(importUsage, "want import scores")
 	}
-	fs := newWorkspaceFlags("prism import scores", stderr, importUsage)
-	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace the scores belong to (default: the only one)")
-	judge := fs.String("judge", "", "the stored judge `NAME` to store the scores under (an import judge, created if absent)")
-	bankRef := fs.String("bank", "", "the `BANK` the scores were given on: each score must lie on its scale (default: no check)")
+	fs := newImportFlags(stderr)
 	pos, help, err := fs.parse(args[1:], stdout)
 	if err != nil || help {
 		return err
 	}
-	switch {
-	case len(pos) != 1:
-		return usageErr(importUsage, "want one FILE (or - for standard input)")
-	case *judge == "":
+	if *fs.judge == "" {
 		return usageErr(importUsage, "--judge NAME is required: the name the imported scores are stored under")
 	}
-	file := pos[0]
+	if *fs.format != "" {
+		return importLogs(ctx, fs, pos, stdout)
+	}
+	for _, f := range []string{"context", "candidate", "score", "run", "label", "scorer", "labels"} {
+		if v := fs.Lookup(f).Value.String(); v != "" {
+			return usageErr(importUsage, "--%s is for --format (the tidy CSV names its columns)", f)
+		}
+	}
+	if len(pos) != 1 {
+		return usageErr(importUsage, "want one FILE (or - for standard input)")
+	}
+	return importTidy(ctx, fs, pos[0], stdout)
+}
+
+// importTidy imports a tidy score CSV onto a stored dataset.
+func importTidy(ctx context.Context, fs importFlags, file string, stdout io.Writer) error {
 	var rows []model.ScoreRow
+	var err error
 	if file == "-" {
 		rows, err = model.ReadScoresCSV(os.Stdin, "<stdin>")
 	} else {
@@ -69,20 +120,20 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer s.Close()
-	ds, err := pickDataset(ctx, s, *dataset, importUsage)
+	ds, err := pickDataset(ctx, s, *fs.dataset, importUsage)
 	if err != nil {
 		return err
 	}
-	if *bankRef != "" {
-		if err := checkBankScale(ctx, s, *bankRef, fs, ds, file, rows); err != nil {
+	if *fs.bank != "" {
+		if err := checkBankScale(ctx, s, *fs.bank, fs.workspaceFlags, ds, file, rows); err != nil {
 			return err
 		}
 	}
-	n, err := s.ImportScores(ctx, ds, *judge, rows)
+	n, err := s.ImportScores(ctx, ds, *fs.judge, rows)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(stdout, "imported %d scores from %s as judge %s on %s into %s\n", n, file, *judge, ds, s.Path())
+	fmt.Fprintf(stdout, "imported %d scores from %s as judge %s on %s into %s\n", n, file, *fs.judge, ds, s.Path())
 	return s.Close()
 }
 

@@ -1,0 +1,169 @@
+package datasets
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// FormatMTBench reads MT-Bench's human judgments as published on the
+// Hugging Face Hub (lmsys/mt_bench_human_judgments, split "human"): one
+// record per expert comparison with question_id, model_a, model_b,
+// winner (model_a, model_b, tie, tie (bothbad)), judge, turn and the two
+// conversations ([{"content", "role"}, ...]), as JSON Lines or Parquet.
+const FormatMTBench = "mtbench"
+
+// mtComparison is one non-tie human comparison, winner first.
+type mtComparison struct {
+	Winner string `json:"winner"`
+	Loser  string `json:"loser"`
+	Judge  string `json:"judge,omitempty"`
+}
+
+// mtTally counts a candidate's human comparisons.
+type mtTally struct{ wins, ties, n int }
+
+// readMTBench builds the dataset: context = question × turn ("81/2"),
+// candidates = the models compared on it, text = the model's reply at
+// that turn, source = the user's turns up to it. The target is the
+// candidate's human win rate, (wins + ties/2) / comparisons; the
+// individual non-tie comparisons are kept in the context's
+// Extra["comparisons"] (JSON, winner first).
+func readMTBench(loc *locator) (*model.Dataset, error) {
+	b := newBuilder(baseName(loc.name), FormatMTBench, model.TaskAnswer, model.MetricPairwise)
+	tally := map[[2]string]*mtTally{}
+	comps := map[string][]mtComparison{}
+	add := func(r mappedRecord, where string) error {
+		return mtRecord(b, r, tally, comps)
+	}
+	var err error
+	if bytes.HasPrefix(loc.data, []byte("PAR1")) {
+		err = eachParquetRecord(loc.name, loc.data, add)
+	} else {
+		err = eachJSONL(loc, add)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(b.d.Contexts) == 0 {
+		return nil, &ParseError{File: loc.name, Msg: "no judgments"}
+	}
+	for ci := range b.d.Contexts {
+		c := &b.d.Contexts[ci]
+		for ki := range c.Candidates {
+			k := &c.Candidates[ki]
+			t := tally[[2]string{c.ID, k.ID}]
+			k.Human = (float64(t.wins) + float64(t.ties)/2) / float64(t.n)
+			setExtra(&k.Extra, "comparisons", itoa(t.n))
+			setExtra(&k.Extra, "wins", itoa(t.wins))
+			setExtra(&k.Extra, "ties", itoa(t.ties))
+		}
+		js, _ := json.Marshal(comps[c.ID])
+		if comps[c.ID] == nil {
+			js = []byte("[]")
+		}
+		setExtra(&c.Extra, "comparisons", string(js))
+	}
+	return b.d, nil
+}
+
+// mtRecord adds one judgment: its context, both candidates and the tally.
+func mtRecord(b *builder, r mappedRecord, tally map[[2]string]*mtTally, comps map[string][]mtComparison) error {
+	q, err := mappedID(r, "question_id", "question_id")
+	if err != nil {
+		return err
+	}
+	turnText, err := mappedID(r, "turn", "turn")
+	if err != nil {
+		return err
+	}
+	turn := 0
+	switch turnText {
+	case "1", "2":
+		turn = int(turnText[0] - '0')
+	default:
+		return r.fail(lookup(r.node, "turn"), "turn", "want 1 or 2, got %s", model.Quote(turnText))
+	}
+	ctxID := q + "/" + turnText
+	models := [2]string{}
+	for i, side := range []string{"a", "b"} {
+		if models[i], err = mappedID(r, "model_"+side, "model_"+side); err != nil {
+			return err
+		}
+	}
+	if models[0] == models[1] {
+		return r.fail(r.node, "model_b", "the same model as model_a (%s)", model.Quote(models[0]))
+	}
+	winner, err := mappedText(r, "winner", "winner")
+	if err != nil {
+		return err
+	}
+	ci, _ := b.context(ctxID)
+	for i, side := range []string{"a", "b"} {
+		user, reply, err := mtTurn(r, "conversation_"+side, turn)
+		if err != nil {
+			return err
+		}
+		if b.d.Contexts[ci].Source == "" {
+			b.d.Contexts[ci].Source = user
+		}
+		if !b.hasCandidate(ci, models[i]) {
+			b.addCandidate(ci, model.Candidate{ID: models[i], Text: reply})
+			tally[[2]string{ctxID, models[i]}] = &mtTally{}
+		}
+	}
+	ta, tb := tally[[2]string{ctxID, models[0]}], tally[[2]string{ctxID, models[1]}]
+	ta.n++
+	tb.n++
+	judge, _ := mappedText(r, "judge", "judge")
+	switch {
+	case winner == "model_a":
+		ta.wins++
+		comps[ctxID] = append(comps[ctxID], mtComparison{models[0], models[1], judge})
+	case winner == "model_b":
+		tb.wins++
+		comps[ctxID] = append(comps[ctxID], mtComparison{models[1], models[0], judge})
+	case strings.HasPrefix(winner, "tie"):
+		ta.ties++
+		tb.ties++
+	default:
+		return r.fail(lookup(r.node, "winner"), "winner", "want model_a, model_b, tie or tie (bothbad), got %s", model.Quote(winner))
+	}
+	return nil
+}
+
+// mtTurn reads a conversation's user turns up to turn (the source) and
+// the assistant's reply at that turn.
+func mtTurn(r mappedRecord, field string, turn int) (user, reply string, err error) {
+	conv := lookup(r.node, field)
+	if conv == nil || conv.kind != jArray {
+		return "", "", r.fail(r.node, field, "missing or not a list of messages")
+	}
+	var users []string
+	replies := 0
+	for i, m := range conv.items {
+		role, content := m.get("role"), m.get("content")
+		if role == nil || content == nil || role.kind != jString || content.kind != jString {
+			return "", "", r.fail(m, sprintf("%s.%d", field, i), "want {\"role\", \"content\"} strings")
+		}
+		switch role.text {
+		case "user":
+			if len(users) < turn {
+				users = append(users, content.text)
+			}
+		case "assistant":
+			if replies++; replies == turn {
+				reply = content.text
+			}
+		}
+	}
+	if len(users) < turn || replies < turn {
+		return "", "", r.fail(conv, field, "has no turn %d", turn)
+	}
+	if turn == 1 {
+		return users[0], reply, nil
+	}
+	return "Turn 1: " + users[0] + "\n\nTurn 2: " + users[1], reply, nil
+}
