@@ -50,8 +50,8 @@ type Options struct {
 
 // The writer commits a run's answers in grouped transactions (writer):
 // one holds what has arrived, up to FlushEvery responses (Options'
-// default) or what arrived within CommitWithin of the first, whichever
-// comes first. The offline simulator's workers do not wait for commits,
+// default) or, when a worker waits for it, what arrived within
+// CommitWithin of the first, whichever comes first. The offline simulator's workers do not wait for commits,
 // so there the writer is the run's bottleneck and every commit rewrites
 // the pages of the request-key index it touched, at random: fewer, larger
 // commits write each page fewer times. A server judge's workers wait for
@@ -113,8 +113,8 @@ type Progress struct {
 	Missing  int
 	Failed   int
 	InFlight int
-	Written  int // responses kept (journaled or committed), failures included
-	Stored   int // answers kept (journaled or committed)
+	Written  int // responses committed, failures included
+	Stored   int // answers committed
 
 	PromptTokens, CachedTokens, CompletionTokens int64
 	Cost                                         float64
@@ -918,7 +918,10 @@ func (r *Run) writer() {
 }
 
 // gather adds to buf the writes already queued, until none is, the
-// transaction holds FlushEvery responses or CommitWithin has passed.
+// transaction holds FlushEvery responses or, when a worker waits for it,
+// CommitWithin has passed. With no worker waiting (the simulator's) a
+// larger transaction is only cheaper: it writes each index page it
+// touches once for more answers.
 func (r *Run) gather(buf []store.Response, acks []chan<- struct{}) ([]store.Response, []chan<- struct{}) {
 	deadline := time.Now().Add(CommitWithin)
 	for len(buf) < r.opts.FlushEvery {
@@ -931,7 +934,7 @@ func (r *Run) gather(buf []store.Response, acks []chan<- struct{}) ([]store.Resp
 		default:
 			return buf, acks
 		}
-		if len(buf)%64 == 0 && time.Now().After(deadline) {
+		if len(acks) > 0 && len(buf)%64 == 0 && time.Now().After(deadline) {
 			return buf, acks
 		}
 	}
