@@ -51,16 +51,17 @@ type Options struct {
 // The writer commits a run's answers in grouped transactions (writer):
 // one holds what has arrived, up to FlushEvery responses (Options'
 // default) or, when a worker waits for it, what arrived within
-// CommitWithin of the first, whichever comes first. The offline simulator's workers do not wait for commits,
-// so there the writer is the run's bottleneck and every commit rewrites
-// the pages of the request-key index it touched, at random: fewer, larger
-// commits write each page fewer times. A server judge's workers wait for
-// theirs, so a transaction holds the answers that arrived during the
-// previous one.
-const (
-	FlushEvery   = 8192
-	CommitWithin = 5 * time.Millisecond
-)
+// CommitWithin of the first, whichever comes first. The offline
+// simulator's workers do not wait for commits, so there the writer is the
+// run's bottleneck and every commit rewrites the pages of the request-key
+// index it touched, at random: fewer, larger commits write each page
+// fewer times. A server judge's workers wait for theirs, so a transaction
+// holds the answers that arrived during the previous one.
+const FlushEvery = 8192
+
+// CommitWithin bounds how long the writer gathers a transaction a worker
+// waits for (a variable for tests).
+var CommitWithin = 5 * time.Millisecond
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
 // round of the default concurrency (8) failing in a row.
@@ -883,8 +884,7 @@ func (r *Run) ticker(stop <-chan struct{}) {
 
 // writer is the run's one write path: every response reaches the tables
 // through it, by group commit. It waits for one, takes whatever else has
-// already arrived, up to FlushEvery responses or CommitWithin after the
-// first, and writes them in one transaction (SQLite in WAL mode with
+// already arrived (gather), and writes them in one transaction (SQLite in WAL mode with
 // synchronous=NORMAL: a committed transaction survives kill -9,
 // docs/store.md). Then it tells the workers waiting for them (a server
 // judge's). The offline simulator's workers do not wait (their answers

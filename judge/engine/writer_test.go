@@ -193,3 +193,35 @@ func TestNewStudysRunEndsOnItsOwnSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// The writer's transaction holds what is queued, up to FlushEvery
+// responses; one a worker waits for is also cut at CommitWithin (here
+// 0: at the first check, after 64 responses), one nobody waits for is
+// not.
+func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
+	old := CommitWithin
+	CommitWithin = 0
+	t.Cleanup(func() { CommitWithin = old })
+	ack := make(chan struct{}, 1)
+	for _, c := range []struct {
+		name       string
+		flush, n   int
+		ack        chan<- struct{}
+		want, acks int
+	}{
+		{"count", 100, 300, nil, 100, 0},
+		{"no waiter, no time bound", 1000, 300, nil, 300, 0},
+		{"a waiter, the time bound", 1000, 300, ack, 64, 64},
+	} {
+		r := &Run{opts: Options{FlushEvery: c.flush}, writes: make(chan write, c.n)}
+		for range c.n {
+			r.writes <- write{ack: c.ack}
+		}
+		w := <-r.writes
+		buf, acks := take(nil, nil, w)
+		buf, acks = r.gather(buf, acks)
+		if len(buf) != c.want || len(acks) != c.acks {
+			t.Errorf("%s: a transaction of %d responses, %d acknowledgements; want %d, %d", c.name, len(buf), len(acks), c.want, c.acks)
+		}
+	}
+}
