@@ -356,9 +356,10 @@ func TestRubricSAJAOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := d.NumCandidates()
-	// A call's eight criteria are kept together, by one append.
+	// A call's eight criteria are committed together, in one
+	// transaction (a server judge's worker waits for each call's).
 	if len(appends) != n || slices.ContainsFunc(appends, func(k int) bool { return k != 8 }) {
-		t.Errorf("appends to the journal held %v answers, want %d of 8", appends, n)
+		t.Errorf("transactions held %v answers, want %d of 8", appends, n)
 	}
 	if seen, _ := s.counts(); len(seen) != n || schemas.Load() != int64(n) {
 		t.Errorf("%d calls, %d with the rubric's schema; want %d", len(seen), schemas.Load(), n)

@@ -615,7 +615,7 @@ func (r *Run) worker(q *jobs, slot int) {
 			r.lim.Adjust(actual - int(it.InTokens) - int(it.OutTokens))
 		}
 		// One call may answer several items (SAJA's criteria): each is
-		// stored. A server judge's worker waits until the last of them is
+		// stored, all in one transaction. A server judge's worker waits until the last of them is
 		// committed before it takes its next request, so at any moment at
 		// most Concurrency requests are answered but not yet committed:
 		// all a kill -9 can make the next run send again.
@@ -625,11 +625,12 @@ func (r *Run) worker(q *jobs, slot int) {
 		// or failure and counted as from cache (shared).
 		members := p.members(i)
 		for m, k := range members {
+			last := m == len(members)-1
 			var a chan struct{}
-			if m == len(members)-1 {
+			if last {
 				a = ack
 			}
-			r.finish(&p.Items[k], p.memberResponse(k, m == 0, res, err), p.shared(i, k), a)
+			r.finish(&p.Items[k], p.memberResponse(k, m == 0, res, err), p.shared(i, k), a, !last)
 		}
 		if kind.StopsRun() {
 			r.stop(fmt.Errorf("the judge cannot continue: %w", err))
@@ -765,12 +766,13 @@ func toResponse(row store.Request, res judge.Result, err error) store.Response {
 type write struct {
 	resp store.Response
 	ack  chan<- struct{}
+	more bool // the same call's next response follows: one transaction holds both
 }
 
-// finish queues resp for the writer, waits for its commit when ack is not
-// nil, and records it.
-func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan struct{}) {
-	r.writes <- write{resp, ack}
+// finish queues resp for the writer (more: the same call's next response
+// follows), waits for its commit when ack is not nil, and records it.
+func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan struct{}, more bool) {
+	r.writes <- write{resp, ack, more}
 	if ack != nil {
 		<-ack
 	}
@@ -784,7 +786,7 @@ func (r *Run) finishCached(p *Plan) {
 	for _, i := range p.Pending {
 		if resp, ok := p.Cached[i]; ok {
 			resp.Time = time.Now()
-			r.finish(&p.Items[i], resp, true, nil)
+			r.finish(&p.Items[i], resp, true, nil, false)
 		}
 	}
 }
@@ -895,59 +897,75 @@ func (r *Run) ticker(stop <-chan struct{}) {
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
 	defer r.rw.Close()
-	buf := make([]store.Response, 0, r.opts.FlushEvery)
-	var acks []chan<- struct{}
+	t := txn{buf: make([]store.Response, 0, r.opts.FlushEvery)}
 	var failed bool
 	for w := range r.writes {
-		buf, acks = take(buf, acks, w)
-		buf, acks = r.gather(buf, acks)
+		t.take(w)
+		r.gather(&t)
 		if !failed {
-			if err := r.rw.Put(ctx, buf); err != nil {
+			if err := r.rw.Put(ctx, t.buf); err != nil {
 				failed = true
 				r.stop(fmt.Errorf("store: %w", err))
 			} else {
-				r.kept(buf)
+				r.kept(t.buf)
 			}
 		}
-		for _, a := range acks {
+		for _, a := range t.acks {
 			a <- struct{}{}
 		}
-		clear(buf) // let the answers' texts go
-		buf, acks = buf[:0], acks[:0]
+		clear(t.buf) // let the answers' texts go
+		t.buf, t.acks = t.buf[:0], t.acks[:0]
 	}
 }
 
-// gather adds to buf the writes already queued, until none is, the
+// txn is the transaction the writer gathers.
+type txn struct {
+	buf  []store.Response
+	acks []chan<- struct{}
+	more bool // the last write's call has more responses to come
+}
+
+// gather adds to t the writes already queued, until none is, the
 // transaction holds FlushEvery responses or, when a worker waits for it,
-// CommitWithin has passed. With no worker waiting (the simulator's) a
-// larger transaction is only cheaper: it writes each index page it
-// touches once for more answers.
-func (r *Run) gather(buf []store.Response, acks []chan<- struct{}) ([]store.Response, []chan<- struct{}) {
+// CommitWithin has passed; but never ends inside a call's responses (one
+// call's are committed together), whose rest it waits for. With no
+// worker waiting (the simulator's) a larger transaction is only cheaper:
+// it writes each index page it touches once for more answers.
+func (r *Run) gather(t *txn) {
 	deadline := time.Now().Add(CommitWithin)
-	for len(buf) < r.opts.FlushEvery {
-		select {
-		case w, ok := <-r.writes:
-			if !ok {
-				return buf, acks
+	check := 64 // the clock is read every 64 responses or so
+	for t.more || len(t.buf) < r.opts.FlushEvery {
+		var w write
+		var ok bool
+		if t.more {
+			w, ok = <-r.writes
+		} else {
+			select {
+			case w, ok = <-r.writes:
+			default:
+				return
 			}
-			buf, acks = take(buf, acks, w)
-		default:
-			return buf, acks
 		}
-		if len(acks) > 0 && len(buf)%64 == 0 && time.Now().After(deadline) {
-			return buf, acks
+		if !ok {
+			return
+		}
+		t.take(w)
+		if len(t.acks) > 0 && !t.more && len(t.buf) >= check {
+			if time.Now().After(deadline) {
+				return
+			}
+			check = len(t.buf) + 64
 		}
 	}
-	return buf, acks
 }
 
-// take adds w to a transaction's responses and acknowledgements.
-func take(buf []store.Response, acks []chan<- struct{}, w write) ([]store.Response, []chan<- struct{}) {
-	buf = append(buf, w.resp)
+// take adds w to the transaction.
+func (t *txn) take(w write) {
+	t.buf = append(t.buf, w.resp)
 	if w.ack != nil {
-		acks = append(acks, w.ack)
+		t.acks = append(t.acks, w.ack)
 	}
-	return buf, acks
+	t.more = w.more
 }
 
 // keepLease refreshes the run's lease until stop closes; a lost lease (the

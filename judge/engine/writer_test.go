@@ -197,7 +197,7 @@ func TestNewStudysRunEndsOnItsOwnSnapshot(t *testing.T) {
 // The writer's transaction holds what is queued, up to FlushEvery
 // responses; one a worker waits for is also cut at CommitWithin (here
 // 0: at the first check, after 64 responses), one nobody waits for is
-// not.
+// not; and none ends inside a call's responses.
 func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
 	old := CommitWithin
 	CommitWithin = 0
@@ -207,21 +207,28 @@ func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
 		name       string
 		flush, n   int
 		ack        chan<- struct{}
+		call       int // responses per call (0: 1)
 		want, acks int
 	}{
-		{"count", 100, 300, nil, 100, 0},
-		{"no waiter, no time bound", 1000, 300, nil, 300, 0},
-		{"a waiter, the time bound", 1000, 300, ack, 64, 64},
+		{"count", 100, 300, nil, 0, 100, 0},
+		{"no waiter, no time bound", 1000, 300, nil, 0, 300, 0},
+		{"a waiter, the time bound", 1000, 300, ack, 0, 64, 64},
+		{"count, calls of 8 kept whole", 100, 300, nil, 8, 104, 0},
+		{"time, calls of 3 kept whole", 1000, 300, ack, 3, 66, 22},
 	} {
 		r := &Run{opts: Options{FlushEvery: c.flush}, writes: make(chan write, c.n)}
-		for range c.n {
-			r.writes <- write{ack: c.ack}
+		for i := range c.n {
+			w := write{ack: c.ack}
+			if c.call > 0 && (i+1)%c.call != 0 {
+				w.ack, w.more = nil, true
+			}
+			r.writes <- w
 		}
-		w := <-r.writes
-		buf, acks := take(nil, nil, w)
-		buf, acks = r.gather(buf, acks)
-		if len(buf) != c.want || len(acks) != c.acks {
-			t.Errorf("%s: a transaction of %d responses, %d acknowledgements; want %d, %d", c.name, len(buf), len(acks), c.want, c.acks)
+		var tx txn
+		tx.take(<-r.writes)
+		r.gather(&tx)
+		if len(tx.buf) != c.want || len(tx.acks) != c.acks {
+			t.Errorf("%s: a transaction of %d responses, %d acknowledgements; want %d, %d", c.name, len(tx.buf), len(tx.acks), c.want, c.acks)
 		}
 	}
 }
