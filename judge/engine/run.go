@@ -615,23 +615,16 @@ func (r *Run) worker(q *jobs, slot int) {
 			r.lim.Adjust(actual - int(it.InTokens) - int(it.OutTokens))
 		}
 		// One call may answer several items (SAJA's criteria): each is
-		// stored, all in one transaction. A server judge's worker waits until the last of them is
-		// committed before it takes its next request, so at any moment at
-		// most Concurrency requests are answered but not yet committed:
-		// all a kill -9 can make the next run send again.
+		// stored, all in one transaction (finishCall). A server judge's
+		// worker waits for that commit before it takes its next request,
+		// so at any moment at most Concurrency requests are answered but
+		// not yet committed: all a kill -9 can make the next run send
+		// again.
 		//
 		// A call byte for byte another's (Plan.sameCalls) is not sent:
 		// its items are this call's members too, stored with its answer
 		// or failure and counted as from cache (shared).
-		members := p.members(i)
-		for m, k := range members {
-			last := m == len(members)-1
-			var a chan struct{}
-			if last {
-				a = ack
-			}
-			r.finish(&p.Items[k], p.memberResponse(k, m == 0, res, err), p.shared(i, k), a, !last)
-		}
+		r.finishCall(p, i, res, err, ack)
 		if kind.StopsRun() {
 			r.stop(fmt.Errorf("the judge cannot continue: %w", err))
 			return
@@ -764,19 +757,42 @@ func toResponse(row store.Request, res judge.Result, err error) store.Response {
 // the transaction holding it (and every response queued before it) has
 // ended.
 type write struct {
-	resp store.Response
+	one  store.Response   // the response, when many is nil
+	many []store.Response // a call's several responses, committed together
 	ack  chan<- struct{}
-	more bool // the same call's next response follows: one transaction holds both
 }
 
-// finish queues resp for the writer (more: the same call's next response
-// follows), waits for its commit when ack is not nil, and records it.
-func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan struct{}, more bool) {
-	r.writes <- write{resp, ack, more}
+// finish queues resp for the writer, waits for its commit when ack is not
+// nil, and records it.
+func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan struct{}) {
+	r.writes <- write{one: resp, ack: ack}
 	if ack != nil {
 		<-ack
 	}
 	r.record(it, resp, cached)
+}
+
+// finishCall is finish for the items call i answered (res, err): one
+// call may answer several (SAJA's criteria), whose responses go to the
+// writer as one write, so that one transaction commits them all.
+func (r *Run) finishCall(p *Plan, i int, res judge.Result, err error, ack chan struct{}) {
+	members := p.members(i)
+	if len(members) == 1 {
+		k := members[0]
+		r.finish(&p.Items[k], p.memberResponse(k, true, res, err), p.shared(i, k), ack)
+		return
+	}
+	rs := make([]store.Response, len(members)) // the writer's until it is taken
+	for m, k := range members {
+		rs[m] = p.memberResponse(k, m == 0, res, err)
+	}
+	r.writes <- write{many: rs, ack: ack}
+	if ack != nil {
+		<-ack
+	}
+	for m, k := range members {
+		r.record(&p.Items[k], rs[m], p.shared(i, k))
+	}
 }
 
 // finishCached stores and records the answers of p's pending items that
@@ -786,7 +802,7 @@ func (r *Run) finishCached(p *Plan) {
 	for _, i := range p.Pending {
 		if resp, ok := p.Cached[i]; ok {
 			resp.Time = time.Now()
-			r.finish(&p.Items[i], resp, true, nil, false)
+			r.finish(&p.Items[i], resp, true, nil)
 		}
 	}
 }
@@ -922,35 +938,27 @@ func (r *Run) writer() {
 type txn struct {
 	buf  []store.Response
 	acks []chan<- struct{}
-	more bool // the last write's call has more responses to come
 }
 
 // gather adds to t the writes already queued, until none is, the
 // transaction holds FlushEvery responses or, when a worker waits for it,
-// CommitWithin has passed; but never ends inside a call's responses (one
-// call's are committed together), whose rest it waits for. With no
-// worker waiting (the simulator's) a larger transaction is only cheaper:
-// it writes each index page it touches once for more answers.
+// CommitWithin has passed. With no worker waiting (the simulator's) a
+// larger transaction is only cheaper: it writes each index page it
+// touches once for more answers.
 func (r *Run) gather(t *txn) {
 	deadline := time.Now().Add(CommitWithin)
 	check := 64 // the clock is read every 64 responses or so
-	for t.more || len(t.buf) < r.opts.FlushEvery {
-		var w write
-		var ok bool
-		if t.more {
-			w, ok = <-r.writes
-		} else {
-			select {
-			case w, ok = <-r.writes:
-			default:
+	for len(t.buf) < r.opts.FlushEvery {
+		select {
+		case w, ok := <-r.writes:
+			if !ok {
 				return
 			}
-		}
-		if !ok {
+			t.take(w)
+		default:
 			return
 		}
-		t.take(w)
-		if len(t.acks) > 0 && !t.more && len(t.buf) >= check {
+		if len(t.acks) > 0 && len(t.buf) >= check {
 			if time.Now().After(deadline) {
 				return
 			}
@@ -961,11 +969,14 @@ func (r *Run) gather(t *txn) {
 
 // take adds w to the transaction.
 func (t *txn) take(w write) {
-	t.buf = append(t.buf, w.resp)
+	if w.many != nil {
+		t.buf = append(t.buf, w.many...)
+	} else {
+		t.buf = append(t.buf, w.one)
+	}
 	if w.ack != nil {
 		t.acks = append(t.acks, w.ack)
 	}
-	t.more = w.more
 }
 
 // keepLease refreshes the run's lease until stop closes; a lost lease (the

@@ -197,7 +197,7 @@ func TestNewStudysRunEndsOnItsOwnSnapshot(t *testing.T) {
 // The writer's transaction holds what is queued, up to FlushEvery
 // responses; one a worker waits for is also cut at CommitWithin (here
 // 0: at the first check, after 64 responses), one nobody waits for is
-// not; and none ends inside a call's responses.
+// not; a call's several responses are never split.
 func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
 	old := CommitWithin
 	CommitWithin = 0
@@ -207,7 +207,7 @@ func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
 		name       string
 		flush, n   int
 		ack        chan<- struct{}
-		call       int // responses per call (0: 1)
+		call       int // responses per call (write.many; 0: one response)
 		want, acks int
 	}{
 		{"count", 100, 300, nil, 0, 100, 0},
@@ -217,10 +217,10 @@ func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
 		{"time, calls of 3 kept whole", 1000, 300, ack, 3, 66, 22},
 	} {
 		r := &Run{opts: Options{FlushEvery: c.flush}, writes: make(chan write, c.n)}
-		for i := range c.n {
+		for range c.n {
 			w := write{ack: c.ack}
-			if c.call > 0 && (i+1)%c.call != 0 {
-				w.ack, w.more = nil, true
+			if c.call > 0 {
+				w.many = make([]store.Response, c.call)
 			}
 			r.writes <- w
 		}
