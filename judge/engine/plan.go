@@ -405,12 +405,6 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 	if spec.Orders < 0 {
 		return nil, fmt.Errorf("engine: orders: %d, want 0 (pointwise) or at least 1", spec.Orders)
 	}
-	// Answers a killed run kept only in its answer journal count as
-	// answered: a workspace open since before the kill has not folded
-	// them yet (store.Journal).
-	if err := st.RecoverJournals(ctx); err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
 	if spec.Orders > 0 && spec.Rubric != nil {
 		return nil, errors.New("engine: orders: a rubric study is not batched")
 	}

@@ -21,7 +21,7 @@ import (
 // Options tune a Run; the zero value is ready to use.
 type Options struct {
 	Limiter          *Limiter      // nil: NewLimiter(plan.Spec.Limits)
-	FlushEvery       int           // most responses per write transaction of an offline run (≤ 0: OfflineFlushEvery); a server judge's are kept a call at a time (keep)
+	FlushEvery       int           // most responses per write transaction (≤ 0: FlushEvery)
 	ProgressInterval time.Duration // between progress events (≤ 0: 100 ms)
 	EventBuffer      int           // capacity of the Events channel (≤ 0: 4096)
 	// BreakAfter is the circuit breaker: after this many requests in a row
@@ -43,18 +43,25 @@ type Options struct {
 	// run paused and is about to wait at the gate: once every worker has
 	// parked, no request can start until Resume.
 	parked func()
-	// committed, when set (tests), is called after each batch kept (a
-	// call's append to the journal, or an offline run's transaction) with
-	// the responses it held.
+	// committed, when set (tests), is called after each of the writer's
+	// transactions with the number of responses it held.
 	committed func(n int)
 }
 
-// OfflineFlushEvery is the most responses per write transaction of an
-// offline run (Options.FlushEvery's default). The simulator's workers do
-// not wait for commits, so the writer is the run's bottleneck and every
-// commit rewrites the pages of the request-key index it touched, at
-// random: fewer, larger commits write each page fewer times.
-const OfflineFlushEvery = 8192
+// The writer commits a run's answers in grouped transactions (writer):
+// one holds what has arrived, up to FlushEvery responses (Options'
+// default) or, when a worker waits for it, what arrived within
+// CommitWithin of the first, whichever comes first. The offline
+// simulator's workers do not wait for commits, so there the writer is the
+// run's bottleneck and every commit rewrites the pages of the request-key
+// index it touched, at random: fewer, larger commits write each page
+// fewer times. A server judge's workers wait for theirs, so a transaction
+// holds the answers that arrived during the previous one.
+const FlushEvery = 8192
+
+// CommitWithin bounds how long the writer gathers a transaction a worker
+// waits for (a variable for tests).
+var CommitWithin = 5 * time.Millisecond
 
 // DefaultBreakAfter is the circuit breaker's default: more than a full
 // round of the default concurrency (8) failing in a row.
@@ -107,8 +114,8 @@ type Progress struct {
 	Missing  int
 	Failed   int
 	InFlight int
-	Written  int // responses kept (journaled or committed), failures included
-	Stored   int // answers kept (journaled or committed)
+	Written  int // responses committed, failures included
+	Stored   int // answers committed
 
 	PromptTokens, CachedTokens, CompletionTokens int64
 	// UsageEstimated counts the calls whose server-reported token usage
@@ -167,7 +174,7 @@ type Run struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	events chan Event
-	writes chan store.Response // an offline run's responses for its writer
+	writes chan write // responses for the writer
 	done   chan struct{}
 	start  time.Time
 
@@ -179,11 +186,8 @@ type Run struct {
 	dropped   atomic.Int64
 	summary   Summary
 	lease     *store.Lease
-	rw        *store.ResponseWriter // an offline run's writer (else nil)
-	journal   *store.Journal        // a server judge's answer journal (else nil)
-	folds     *foldQueue            // the journal's answers for its folder (else nil)
-	jmu       sync.Mutex            // held by an append to the journal and its hand-over to the folder
-	jfailed   bool                  // an append failed: nothing more is kept (under jmu)
+	rw        *store.ResponseWriter // the writer's (writer)
+	waits     bool                  // workers wait for their answers' commit (a server judge)
 	sentAt    []time.Time           // per worker: when its request in flight was sent (zero: none)
 	errSnap   map[string]int        // the copy of prog.Errors snapshots share; nil when stale
 	streak    int                   // requests failed in a row for transport reasons
@@ -277,7 +281,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		return nil, err
 	}
 	if opts.FlushEvery <= 0 {
-		opts.FlushEvery = OfflineFlushEvery
+		opts.FlushEvery = FlushEvery
 	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 100 * time.Millisecond
@@ -289,23 +293,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if lim == nil {
 		lim = NewLimiter(p.Spec.Limits)
 	}
-	// Room for one batch of the offline writer's: the simulator's workers
-	// outrun it whatever the room (they only wait when it is full). A
-	// server judge's workers keep their own answers (keep).
-	queue := 0
-	if p.Judge.Backend == judge.BackendOffline {
-		queue = opts.FlushEvery
-	}
-	// A server judge's workers wait for their answers to be kept; the
-	// journal keeps a call's with one write (store.Journal). The offline
-	// simulator's answers go to the tables directly.
-	var journal *store.Journal
-	var rw *store.ResponseWriter
-	if p.Judge.Backend != judge.BackendOffline {
-		journal, err = st.OpenJournal(ctx, lease)
-	} else {
-		rw, err = st.NewRunWriter(ctx, lease)
-	}
+	rw, err := st.NewRunWriter(ctx, lease)
 	if err != nil {
 		release()
 		return nil, err
@@ -313,13 +301,12 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
 		plan: p, st: st, judges: judges, lim: lim, opts: opts, ctx: rctx, cancel: cancel,
-		events: make(chan Event, opts.EventBuffer), writes: make(chan store.Response, queue),
+		// Room for one transaction: the simulator's workers outrun the
+		// writer whatever the room (they only wait when it is full).
+		events: make(chan Event, opts.EventBuffer), writes: make(chan write, opts.FlushEvery),
 		done: make(chan struct{}), start: time.Now(), baselines: map[baseKey]float64{},
 		gate: make(chan struct{}), lease: lease, sentAt: make([]time.Time, p.Spec.Limits.concurrency()), rw: rw,
-		journal: journal,
-	}
-	if journal != nil {
-		r.folds = newFoldQueue()
+		waits: p.Judge.Backend != judge.BackendOffline,
 	}
 	switch {
 	case opts.BreakAfter == 0:
@@ -333,11 +320,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
 	if err := r.loadBaselines(ctx); err != nil { // for Δ
 		cancel(nil)
-		if journal != nil {
-			journal.Close(context.WithoutCancel(ctx))
-		} else {
-			rw.Close()
-		}
+		rw.Close()
 		release()
 		return nil, err
 	}
@@ -468,17 +451,8 @@ func (r *Run) snapshotAt(now time.Time) Progress {
 
 func (r *Run) run() {
 	var writerWG, workerWG, tickWG sync.WaitGroup
-	// A server judge's workers keep their answers themselves (keep) and
-	// the folder writes them into the tables; an offline run's go to the
-	// writer.
-	var folded chan struct{}
-	if r.folds != nil {
-		folded = make(chan struct{})
-		go func() { defer close(folded); r.folder(r.folds) }()
-	} else {
-		writerWG.Add(1)
-		go func() { defer writerWG.Done(); r.writer() }()
-	}
+	writerWG.Add(1)
+	go func() { defer writerWG.Done(); r.writer() }()
 	tickStop := make(chan struct{})
 	tickWG.Add(2)
 	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
@@ -502,9 +476,6 @@ func (r *Run) run() {
 	}()
 	ready := make(chan *Plan)
 	q := &jobs{ctx: r.ctx, ready: ready}
-	if r.folds != nil {
-		q.last = r.folds.drain
-	}
 	conc := r.plan.Spec.Limits.concurrency()
 	for slot := range conc {
 		workerWG.Add(1)
@@ -526,16 +497,8 @@ feed:
 		r.stop(fmt.Errorf("plan: %w", chunkErr))
 	}
 	workerWG.Wait()
-	if r.folds != nil {
-		r.folds.close()
-		<-folded
-		if err := r.journal.Close(context.WithoutCancel(r.ctx)); err != nil {
-			r.stop(fmt.Errorf("store: %w", err))
-		}
-	} else {
-		close(r.writes)
-		writerWG.Wait()
-	}
+	close(r.writes)
+	writerWG.Wait()
 	close(tickStop)
 	tickWG.Wait()
 
@@ -594,11 +557,14 @@ func rateETA(sent, remaining int, active time.Duration) (float64, time.Duration)
 // worker sends requests until none is left (jobs.take) or the run is
 // canceled; slot is its place in r.sentAt.
 func (r *Run) worker(q *jobs, slot int) {
-	// A paid judge's worker keeps its answers before its next request (see
-	// below); the offline simulator's answers cost nothing to redo, so its
-	// workers leave batching to the writer, which keeps a 60,800-request
-	// offline study at a few hundred commits instead of thousands.
-	var rs []store.Response // a call's responses, for keep
+	// A paid judge's worker waits for its answers' commit before its next
+	// request (see below); the offline simulator's answers cost nothing
+	// to redo, so its workers do not wait, which keeps a 60,800-request
+	// offline study at a few dozen commits instead of thousands.
+	var ack chan struct{}
+	if r.waits {
+		ack = make(chan struct{}, 1)
+	}
 	for {
 		jb, ok := q.take()
 		if !ok {
@@ -655,29 +621,16 @@ func (r *Run) worker(q *jobs, slot int) {
 			r.lim.Adjust(actual - int(it.InTokens) - int(it.OutTokens))
 		}
 		// One call may answer several items (SAJA's criteria): each is
-		// stored. A server judge's are kept together, by one append,
-		// before this worker takes its next request, so at any moment at
-		// most Concurrency requests are answered but not yet kept: all a
-		// kill -9 can make the next run send again.
+		// stored, all in one transaction (finishCall). A server judge's
+		// worker waits for that commit before it takes its next request,
+		// so at any moment at most Concurrency requests are answered but
+		// not yet committed: all a kill -9 can make the next run send
+		// again.
 		//
 		// A call byte for byte another's (Plan.sameCalls) is not sent:
 		// its items are this call's members too, stored with its answer
 		// or failure and counted as from cache (shared).
-		members := p.members(i)
-		if r.journal != nil {
-			rs = rs[:0]
-			for m, k := range members {
-				rs = append(rs, p.memberResponse(k, m == 0, res, err))
-			}
-			r.keep(rs)
-			for m, k := range members {
-				r.record(&p.Items[k], rs[m], p.shared(i, k))
-			}
-		} else {
-			for m, k := range members {
-				r.finish(&p.Items[k], p.memberResponse(k, m == 0, res, err), p.shared(i, k))
-			}
-		}
+		r.finishCall(p, i, res, err, ack)
 		if kind.StopsRun() {
 			r.stop(fmt.Errorf("the judge cannot continue: %w", err))
 			return
@@ -817,71 +770,61 @@ func toResponse(row store.Request, res judge.Result, err error) store.Response {
 	return resp
 }
 
-// finish queues an offline run's resp for the writer and records it.
-func (r *Run) finish(it *Item, resp store.Response, cached bool) {
-	r.writes <- resp
+// write is one response for the writer; ack, when not nil, receives once
+// the transaction holding it (and every response queued before it) has
+// ended.
+type write struct {
+	one  store.Response   // the response, when many is nil
+	many []store.Response // a call's several responses, committed together
+	ack  chan<- struct{}
+}
+
+// finish queues resp for the writer, waits for its commit when ack is not
+// nil, and records it.
+func (r *Run) finish(it *Item, resp store.Response, cached bool, ack chan struct{}) {
+	r.writes <- write{one: resp, ack: ack}
+	if ack != nil {
+		<-ack
+	}
 	r.record(it, resp, cached)
 }
 
+// finishCall is finish for the items call i answered (res, err): one
+// call may answer several (SAJA's criteria), whose responses go to the
+// writer as one write, so that one transaction commits them all.
+func (r *Run) finishCall(p *Plan, i int, res judge.Result, err error, ack chan struct{}) {
+	members := p.members(i)
+	if len(members) == 1 {
+		k := members[0]
+		r.finish(&p.Items[k], p.memberResponse(k, true, res, err), p.shared(i, k), ack)
+		return
+	}
+	rs := make([]store.Response, len(members)) // the writer's until it is taken
+	for m, k := range members {
+		rs[m] = p.memberResponse(k, m == 0, res, err)
+	}
+	r.writes <- write{many: rs, ack: ack}
+	if ack != nil {
+		<-ack
+	}
+	for m, k := range members {
+		r.record(&p.Items[k], rs[m], p.shared(i, k))
+	}
+}
+
 // finishCached stores and records the answers of p's pending items that
-// its plan found in the cache; a server judge's are kept store.BatchSize
-// to an append.
+// its plan found in the cache, without waiting for their commit: they
+// cost nothing to find again.
 func (r *Run) finishCached(p *Plan) {
-	var rs []store.Response
-	var its []*Item
-	flush := func() {
-		r.keep(rs)
-		for j := range rs {
-			r.record(its[j], rs[j], true)
-		}
-		rs, its = rs[:0], its[:0]
-	}
 	for _, i := range p.Pending {
-		resp, ok := p.Cached[i]
-		if !ok {
-			continue
+		if resp, ok := p.Cached[i]; ok {
+			resp.Time = time.Now()
+			r.finish(&p.Items[i], resp, true, nil)
 		}
-		resp.Time = time.Now()
-		if r.journal == nil {
-			r.finish(&p.Items[i], resp, true)
-			continue
-		}
-		rs, its = append(rs, resp), append(its, &p.Items[i])
-		if len(rs) == store.BatchSize {
-			flush()
-		}
-	}
-	if len(rs) > 0 {
-		flush()
 	}
 }
 
-// keep appends a server judge's responses (one call's, or a batch of
-// cached answers) to the run's answer journal and hands them to the
-// folder: when it returns they are kept, and a kill -9 cannot lose them.
-// An append is one write to a file, so a worker makes it itself rather
-// than hand its answers to a writer goroutine and wait for that to be
-// scheduled (at concurrency 128 on 2 cores, 0.14 → 0.06 ms a request at
-// a quiet moment, 0.39 → 0.15 ms under load; docs/performance.md). jmu
-// keeps the appends and the folder's queue in the journal's order. After
-// a failed append nothing more is kept, and the run stops.
-func (r *Run) keep(rs []store.Response) {
-	r.jmu.Lock()
-	defer r.jmu.Unlock()
-	if r.jfailed {
-		return
-	}
-	end, err := r.journal.Append(rs)
-	if err != nil {
-		r.jfailed = true
-		r.stop(fmt.Errorf("store: %w", err))
-		return
-	}
-	r.folds.push(rs, end)
-	r.kept(rs)
-}
-
-// kept counts responses the store has kept.
+// kept counts responses the store has committed.
 func (r *Run) kept(rs []store.Response) {
 	answers := 0
 	for i := range rs {
@@ -974,46 +917,82 @@ func (r *Run) ticker(stop <-chan struct{}) {
 	}
 }
 
-// writer keeps an offline run's responses by group commit: it waits for
-// one, takes whatever else has already arrived (up to FlushEvery) and
-// writes them to the tables in one transaction. The simulator's workers
-// do not wait for it (their answers cost nothing to redo), so a kill -9
-// loses at most the batches not yet written. It writes with a context
-// that outlives a cancel, so finished work is kept; after a store error
-// it keeps draining so workers never block, and the run stops.
+// writer is the run's one write path: every response reaches the tables
+// through it, by group commit. It waits for one, takes whatever else has
+// already arrived (gather), and writes them in one transaction (SQLite in WAL mode with
+// synchronous=NORMAL: a committed transaction survives kill -9,
+// docs/store.md). Then it tells the workers waiting for them (a server
+// judge's). The offline simulator's workers do not wait (their answers
+// cost nothing to redo), so a kill -9 loses at most the responses not yet
+// committed. It writes with a context that outlives a cancel, so finished
+// work is kept; after a store error it keeps draining and acknowledging
+// so workers never block, and the run stops.
 func (r *Run) writer() {
 	ctx := context.WithoutCancel(r.ctx)
 	defer r.rw.Close()
-	buf := make([]store.Response, 0, r.opts.FlushEvery)
+	t := txn{buf: make([]store.Response, 0, r.opts.FlushEvery)}
 	var failed bool
-	flush := func() {
-		if len(buf) == 0 || failed {
-			buf = buf[:0]
-			return
-		}
-		if err := r.rw.Put(ctx, buf); err != nil {
-			failed = true
-			r.stop(fmt.Errorf("store: %w", err))
-		} else {
-			r.kept(buf)
-		}
-		buf = buf[:0]
-	}
-	for resp := range r.writes {
-		buf = append(buf, resp)
-	more:
-		for len(buf) < r.opts.FlushEvery {
-			select {
-			case resp, ok := <-r.writes:
-				if !ok {
-					break more
-				}
-				buf = append(buf, resp)
-			default:
-				break more
+	for w := range r.writes {
+		t.take(w)
+		r.gather(&t)
+		if !failed {
+			if err := r.rw.Put(ctx, t.buf); err != nil {
+				failed = true
+				r.stop(fmt.Errorf("store: %w", err))
+			} else {
+				r.kept(t.buf)
 			}
 		}
-		flush()
+		for _, a := range t.acks {
+			a <- struct{}{}
+		}
+		clear(t.buf) // let the answers' texts go
+		t.buf, t.acks = t.buf[:0], t.acks[:0]
+	}
+}
+
+// txn is the transaction the writer gathers.
+type txn struct {
+	buf  []store.Response
+	acks []chan<- struct{}
+}
+
+// gather adds to t the writes already queued, until none is, the
+// transaction holds FlushEvery responses or, when a worker waits for it,
+// CommitWithin has passed. With no worker waiting (the simulator's) a
+// larger transaction is only cheaper: it writes each index page it
+// touches once for more answers.
+func (r *Run) gather(t *txn) {
+	deadline := time.Now().Add(CommitWithin)
+	check := 64 // the clock is read every 64 responses or so
+	for len(t.buf) < r.opts.FlushEvery {
+		select {
+		case w, ok := <-r.writes:
+			if !ok {
+				return
+			}
+			t.take(w)
+		default:
+			return
+		}
+		if len(t.acks) > 0 && len(t.buf) >= check {
+			if time.Now().After(deadline) {
+				return
+			}
+			check = len(t.buf) + 64
+		}
+	}
+}
+
+// take adds w to the transaction.
+func (t *txn) take(w write) {
+	if w.many != nil {
+		t.buf = append(t.buf, w.many...)
+	} else {
+		t.buf = append(t.buf, w.one)
+	}
+	if w.ack != nil {
+		t.acks = append(t.acks, w.ack)
 	}
 }
 

@@ -33,7 +33,8 @@ var ErrReadOnly = errors.New("opened read-only; this command needs to write")
 // tables and keeps their old columns as the requests view, so a reader
 // of an older file uses its requests table directly (Store.compact).
 // Version 6 adds the journals of runs' answers not yet folded into the
-// tables, which only a writable open folds (journal.go).
+// tables (older prism versions wrote them), which only a writable open
+// folds (journal_legacy.go).
 const minReadVersion = 1
 
 // inspect looks at an existing file without changing it (no WAL switch, no
@@ -212,8 +213,8 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// foldOrphans completes, for a read-only store, the writes of runs that
-// died with answers only in their journals: as SQLite itself rolls a hot
+// foldOrphans completes, for a read-only store, the writes of runs (of an
+// older prism) that died with answers only in their journals: as SQLite itself rolls a hot
 // journal back for a reader, the answers join the tables through a
 // writable open (Open folds them), so a reader sees everything a killed
 // run kept. Where the workspace cannot be written (a read-only

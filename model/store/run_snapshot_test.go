@@ -39,8 +39,8 @@ func snapshotParts(t *testing.T, s *Store) []snapshotRow {
 // snapshot is the one SnapshotScores writes from reading the tables
 // (written again after deleting it), and the lease's progress, when it
 // has one, is the study's count. It reports whether the release wrote the
-// journal's own snapshot.
-func checkReleasedSnapshot(t *testing.T, f *journalFixture) bool {
+// run's own snapshot.
+func checkReleasedSnapshot(t *testing.T, f *runFixture) bool {
 	t.Helper()
 	ctx := context.Background()
 	got := snapshotParts(t, f.s)
@@ -67,22 +67,49 @@ func checkReleasedSnapshot(t *testing.T, f *journalFixture) bool {
 	return ok
 }
 
-// fold appends rs to the fixture's journal and folds them.
-func (f *journalFixture) fold(t *testing.T, rs ...Response) {
+// runFixture is a workspace with a run's lease and its writer, and a
+// second workspace holding the same responses written directly, to
+// compare with.
+type runFixture struct {
+	s, ref *Store
+	lease  *Lease
+	w      *ResponseWriter
+}
+
+func newRunFixture(t *testing.T) *runFixture {
 	t.Helper()
-	end := f.put(t, rs...)
-	if err := f.j.Fold(context.Background(), rs, end); err != nil {
+	ctx := context.Background()
+	f := &runFixture{s: openTemp(t), ref: openTemp(t)}
+	seedJudgeAndDataset(t, f.s)
+	seedJudgeAndDataset(t, f.ref)
+	var err error
+	if f.lease, err = f.s.AcquireStudy(ctx, "tiny", 0, "j", testBank); err != nil {
+		t.Fatal(err)
+	}
+	if f.w, err = f.s.NewRunWriter(ctx, f.lease); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// fold commits rs through the run's writer and writes them to the
+// reference.
+func (f *runFixture) fold(t *testing.T, rs ...Response) {
+	t.Helper()
+	if err := f.w.Put(context.Background(), rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ref.PutResponses(context.Background(), rs); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (f *journalFixture) closeAndRelease(t *testing.T) {
+func (f *runFixture) closeAndRelease(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	if err := f.j.Close(ctx); err != nil {
+	if err := f.w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.lease.Release(ctx); err != nil {
+	if err := f.lease.Release(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -108,13 +135,13 @@ func manyAnswers(n int) []Response {
 }
 
 // A run on a study without rows: the release writes the snapshot the
-// journal built from its folds (several folds, failures, answers without
+// run's writer built from its commits (several folds, failures, answers without
 // a score, a fold of one), which is byte for byte the one read from the
 // tables, and the lease's progress is the study's count.
 func TestRunSnapshotIsTheTables(t *testing.T) {
 	smallParts(t)
 	ctx := context.Background()
-	f := newJournalFixture(t)
+	f := newRunFixture(t)
 	rs := manyAnswers(200)
 	f.fold(t, rs[:1]...)
 	f.fold(t, rs[1:90]...)
@@ -142,7 +169,7 @@ func TestRunSnapshotIsTheTables(t *testing.T) {
 	f.fold(t, rs[150:]...)
 	f.closeAndRelease(t)
 	if !checkReleasedSnapshot(t, f) {
-		t.Error("the release did not write the journal's snapshot")
+		t.Error("the release did not write the run's snapshot")
 	}
 	if n := len(snapshotParts(t, f.s)); n < 3 {
 		t.Errorf("%d parts, want several", n)
@@ -156,7 +183,7 @@ func smallParts(t *testing.T) {
 	t.Cleanup(func() { snapshotPart = old })
 }
 
-// Where the study held rows the journal did not create, or the table
+// Where the study held rows the run did not create, or the table
 // parts the run did not write, the release reads the tables instead: rows
 // from before the run; a row one fold created and a later one answered; a
 // write by someone else between two folds, or after the last; a snapshot
@@ -168,16 +195,16 @@ func TestRunSnapshotGivesWayToTheTables(t *testing.T) {
 	other := answer("c1", "x", "other", "0", 2)
 	cases := []struct {
 		name string
-		run  func(t *testing.T, f *journalFixture)
+		run  func(t *testing.T, f *runFixture)
 	}{
-		{"rows before the run", func(t *testing.T, f *journalFixture) {
+		{"rows before the run", func(t *testing.T, f *runFixture) {
 			if err := f.s.PutResponses(ctx, []Response{other}); err != nil {
 				t.Fatal(err)
 			}
 			f.fold(t, rs...)
 			f.closeAndRelease(t)
 		}},
-		{"a retry answered in a later fold", func(t *testing.T, f *journalFixture) {
+		{"a retry answered in a later fold", func(t *testing.T, f *runFixture) {
 			f.fold(t, rs[:30]...)
 			if rs[3].Answered() {
 				t.Fatal("rs[3] is not a failure")
@@ -186,7 +213,7 @@ func TestRunSnapshotGivesWayToTheTables(t *testing.T) {
 			f.fold(t, append([]Response{retry}, rs[30:]...)...) // with new rows
 			f.closeAndRelease(t)
 		}},
-		{"a write between folds", func(t *testing.T, f *journalFixture) {
+		{"a write between folds", func(t *testing.T, f *runFixture) {
 			f.fold(t, rs[:30]...)
 			if err := f.s.PutResponses(ctx, []Response{other}); err != nil {
 				t.Fatal(err)
@@ -194,7 +221,7 @@ func TestRunSnapshotGivesWayToTheTables(t *testing.T) {
 			f.fold(t, rs[30:]...)
 			f.closeAndRelease(t)
 		}},
-		{"a snapshot written over the run's parts", func(t *testing.T, f *journalFixture) {
+		{"a snapshot written over the run's parts", func(t *testing.T, f *runFixture) {
 			f.fold(t, rs[:20]...)
 			f.fold(t, rs[20:40]...) // writes the parts of the first fold's rows
 			if err := f.s.SnapshotScores(ctx, "tiny", "j", testBank); err != nil {
@@ -203,11 +230,11 @@ func TestRunSnapshotGivesWayToTheTables(t *testing.T) {
 			f.fold(t, rs[40:]...)
 			f.closeAndRelease(t)
 		}},
-		{"a part of the run's gone", func(t *testing.T, f *journalFixture) {
+		{"a part of the run's gone", func(t *testing.T, f *runFixture) {
 			f.fold(t, rs[:20]...)
 			f.fold(t, rs[20:40]...) // writes the parts of the first fold's rows
 			f.fold(t, rs[40:]...)
-			if err := f.j.Close(ctx); err != nil {
+			if err := f.w.Close(); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := f.s.w.Exec(`DELETE FROM score_snapshots WHERE part = 0`); err != nil {
@@ -217,13 +244,13 @@ func TestRunSnapshotGivesWayToTheTables(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"a write after the last fold", func(t *testing.T, f *journalFixture) {
+		{"a write after the last fold", func(t *testing.T, f *runFixture) {
 			f.fold(t, rs...)
-			if err := f.j.Close(ctx); err != nil {
+			if err := f.w.Close(); err != nil {
 				t.Fatal(err)
 			}
 			if !f.lease.Built() {
-				t.Fatal("the journal built no snapshot")
+				t.Fatal("the writer built no snapshot")
 			}
 			if err := f.s.PutResponses(ctx, []Response{other}); err != nil {
 				t.Fatal(err)
@@ -235,10 +262,10 @@ func TestRunSnapshotGivesWayToTheTables(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newJournalFixture(t)
+			f := newRunFixture(t)
 			c.run(t, f)
 			if checkReleasedSnapshot(t, f) {
-				t.Error("the release wrote the journal's snapshot")
+				t.Error("the release wrote the run's snapshot")
 			}
 		})
 	}

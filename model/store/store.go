@@ -135,9 +135,10 @@ func open(ctx context.Context, path string, upto int) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	s := &Store{path: path, w: w, r: r, version: v}
-	// Answers a killed run kept only in its journal join the tables
-	// before anything reads them (journal.go).
-	if err := s.RecoverJournals(ctx); err != nil {
+	// Answers a run of an older prism kept only in its journal when it
+	// was killed join the tables before anything reads them
+	// (journal_legacy.go).
+	if err := s.recoverJournals(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("workspace %s: %w", path, err)
 	}

@@ -190,8 +190,8 @@ func (s *Store) NewResponseWriter(ctx context.Context) (*ResponseWriter, error) 
 	return w, nil
 }
 
-// NewRunWriter is NewResponseWriter for the run holding l (its offline
-// writer, or its journal's folds): it also builds the score snapshot of
+// NewRunWriter is NewResponseWriter for the run holding l (its writer):
+// it also builds the score snapshot of
 // l's study from the request rows its transactions create, and Close
 // hands it to l, whose Release uses it when nothing else wrote to the
 // study (run_snapshot.go).
@@ -202,14 +202,6 @@ func (s *Store) NewRunWriter(ctx context.Context, l *Lease) (*ResponseWriter, er
 	}
 	w.snap, w.lease = newRunSnapshot(), l
 	return w, nil
-}
-
-// dropSnapshot gives up the run's snapshot: the tables lack answers the
-// run wrote elsewhere (its journal).
-func (w *ResponseWriter) dropSnapshot() {
-	if w.snap != nil {
-		w.snap.ok = false
-	}
 }
 
 // Close releases the writer's statements and hands a run writer's

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sync/atomic"
@@ -52,8 +51,9 @@ func steppedPaidRun(t *testing.T, st *store.Store, opts Options) (*Run, *Plan, *
 	return r, p, sj
 }
 
-// journalFiles lists the answer journals beside the workspace path.
-func journalFiles(t *testing.T, path string) []string {
+// answerFiles lists what the answer journals of older prism versions
+// were, beside the workspace path: a run leaves none.
+func answerFiles(t *testing.T, path string) []string {
 	t.Helper()
 	m, err := filepath.Glob(path + ".answers-*")
 	if err != nil {
@@ -62,39 +62,42 @@ func journalFiles(t *testing.T, path string) []string {
 	return m
 }
 
-// A server judge's answer is kept the moment it arrives, by one append to
-// the run's journal, while the other call is still in flight: its worker
-// waits for nothing else. The run folds it into the tables, and at its
-// end no journal is left.
-func TestJournalKeepsAnAnswerAtOnce(t *testing.T) {
+// A server judge's answer is committed to the tables before its worker
+// sends its next request, while the other worker's call is still in
+// flight: a transaction of its own (it waits for nothing else), and no
+// file beside the workspace.
+func TestServerAnswerIsInTheTablesBeforeTheNextCall(t *testing.T) {
 	st, path := openStore(t, tinyDataset("tiny"))
 	commits := make(chan int, 256)
 	r, p, sj := steppedPaidRun(t, st, Options{committed: func(n int) { commits <- n }})
 	<-sj.started
 	<-sj.started             // both calls in flight
 	sj.proceed <- struct{}{} // one answers; the other stays held
-	if n := <-commits; n != 1 {
-		t.Fatalf("first append held %d responses, want the lone answer", n)
+	<-sj.started             // its worker's next call
+	select {
+	case n := <-commits:
+		if n != 1 {
+			t.Fatalf("first commit held %d responses, want the lone answer", n)
+		}
+	default:
+		t.Fatal("a worker sent its next request before its answer was committed")
 	}
-	files := journalFiles(t, path)
-	if len(files) != 1 {
-		t.Fatalf("journals beside the workspace: %v, want the run's", files)
+	prog, err := st.Progress(context.Background(), p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
+	if err != nil || prog.Answered != 1 {
+		t.Fatalf("the tables hold %d answers (err %v) with the next call in flight, want 1", prog.Answered, err)
 	}
-	if fi, err := os.Stat(files[0]); err != nil || fi.Size() == 0 {
-		t.Fatalf("the run's journal is empty after an answer was kept: %v", err)
+	if files := answerFiles(t, path); len(files) != 0 {
+		t.Errorf("files beside the workspace: %v", files)
 	}
 	sum := finishHeld(t, r, sj)
 	if sum.Stored != len(p.Items) || sum.Study.Answered != len(p.Items) {
 		t.Fatalf("stored %d, the study holds %d, want %d", sum.Stored, sum.Study.Answered, len(p.Items))
 	}
-	if files := journalFiles(t, path); len(files) != 0 {
-		t.Errorf("journals left after the run: %v", files)
-	}
 }
 
-// A canceled run keeps and folds what was answered before the cancel.
-func TestCanceledRunFoldsItsJournal(t *testing.T) {
-	st, path := openStore(t, tinyDataset("tiny"))
+// A canceled run keeps what was answered before the cancel.
+func TestCanceledRunKeepsItsAnswers(t *testing.T) {
+	st, _ := openStore(t, tinyDataset("tiny"))
 	commits := make(chan int, 256)
 	r, _, sj := steppedPaidRun(t, st, Options{committed: func(n int) { commits <- n }})
 	<-sj.started
@@ -105,9 +108,6 @@ func TestCanceledRunFoldsItsJournal(t *testing.T) {
 	sum, _ := r.Wait()
 	if !sum.Canceled || sum.Stored != 1 || sum.Study.Answered != 1 {
 		t.Fatalf("canceled %v, stored %d, study %d: want the one answer stored", sum.Canceled, sum.Stored, sum.Study.Answered)
-	}
-	if files := journalFiles(t, path); len(files) != 0 {
-		t.Errorf("journals left after the run: %v", files)
 	}
 }
 
@@ -126,8 +126,8 @@ func (j *someFailJudge) Score(ctx context.Context, r banks.Request) (judge.Resul
 }
 
 // A run on a new study ends on the snapshot and the count its writer
-// made as it went (store: run_snapshot.go), a server judge's through its
-// journal's folds and the offline simulator's through its writer: its
+// made as it went (store: run_snapshot.go), a server judge's and the
+// offline simulator's alike: its
 // summary's count of the study is the store's, and the scores read
 // through the snapshot are the ones read from the tables. A second run,
 // on a study that already holds rows, reads the study back instead, and
@@ -191,5 +191,44 @@ func TestNewStudysRunEndsOnItsOwnSnapshot(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The writer's transaction holds what is queued, up to FlushEvery
+// responses; one a worker waits for is also cut at CommitWithin (here
+// 0: at the first check, after 64 responses), one nobody waits for is
+// not; a call's several responses are never split.
+func TestGatherIsBoundedByCountAndByTimeWhenWaitedFor(t *testing.T) {
+	old := CommitWithin
+	CommitWithin = 0
+	t.Cleanup(func() { CommitWithin = old })
+	ack := make(chan struct{}, 1)
+	for _, c := range []struct {
+		name       string
+		flush, n   int
+		ack        chan<- struct{}
+		call       int // responses per call (write.many; 0: one response)
+		want, acks int
+	}{
+		{"count", 100, 300, nil, 0, 100, 0},
+		{"no waiter, no time bound", 1000, 300, nil, 0, 300, 0},
+		{"a waiter, the time bound", 1000, 300, ack, 0, 64, 64},
+		{"count, calls of 8 kept whole", 100, 300, nil, 8, 104, 0},
+		{"time, calls of 3 kept whole", 1000, 300, ack, 3, 66, 22},
+	} {
+		r := &Run{opts: Options{FlushEvery: c.flush}, writes: make(chan write, c.n)}
+		for range c.n {
+			w := write{ack: c.ack}
+			if c.call > 0 {
+				w.many = make([]store.Response, c.call)
+			}
+			r.writes <- w
+		}
+		var tx txn
+		tx.take(<-r.writes)
+		r.gather(&tx)
+		if len(tx.buf) != c.want || len(tx.acks) != c.acks {
+			t.Errorf("%s: a transaction of %d responses, %d acknowledgements; want %d, %d", c.name, len(tx.buf), len(tx.acks), c.want, c.acks)
+		}
 	}
 }
