@@ -147,11 +147,7 @@ func readAgreeFiles(files []string, labels, target string) (agreeInput, error) {
 		}
 	}
 	var err error
-	if target != "" {
-		in.labels, err = readCriterionLabels(labels, target)
-	} else {
-		in.labels, err = readFile(labels, model.ReadLabelsCSV)
-	}
+	in.labels, err = readLabels(labels, target)
 	return in, err
 }
 
@@ -186,6 +182,6 @@ func readAgreeWorkspace(ctx context.Context, wf workspaceFlags, ref agreeRef, st
 	if in.judges, in.labels, err = workspaceAgreeJudges(ctx, st, wf, ds, names, hash, ref.runs, stderr); err != nil || ref.target == "" {
 		return in, err
 	}
-	in.labels, err = datasetCriterionLabels(ctx, st, ds, ref.target)
+	in.labels, err = study.CriterionLabels(ctx, st, ds, ref.target)
 	return in, err
 }

@@ -43,7 +43,7 @@ func pointToAgree(err error, args []string) error {
 type fitFlags struct {
 	fs                                                         workspaceFlags
 	scores, labels, order, metric, judgeName, dataset, bankRef *string
-	save, methodName, attributes, runs                         *string
+	save, methodName, attributes, runs, target                 *string
 	seed                                                       *uint64
 	boot                                                       *int
 	taylor, global, asJSON                                     *bool
@@ -73,6 +73,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 	f.attributes = fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
 	f.runs = fs.String("runs", "planned", "workspace mode: the study's `RUNS` to read: planned (what prism run planned), all (diagnostics' extra runs too), or the first N")
 	f.confirm = addConfirmFlags(fs)
+	f.target = addTargetFlag(fs)
 	return f
 }
 
@@ -140,7 +141,7 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 }
 
 func (f *fitFlags) ref(runs study.Runs) studyRef {
-	return studyRef{*f.dataset, *f.judgeName, *f.bankRef, runs}
+	return studyRef{*f.dataset, *f.judgeName, *f.bankRef, runs, *f.target}
 }
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -254,7 +255,7 @@ func readFitRows(ctx context.Context, f *fitFlags, a fitArgs, stderr io.Writer) 
 		// Without --save the design is only fitted: it need not hold J̃.
 		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: a.opts.ScoresFile, LabelsFile: a.opts.LabelsFile, Global: a.opts.Global, DropCentered: *f.save == ""})
 	}
-	if in, err = readFitInputInto(ctx, *f.scores, *f.labels, builder, mem); err == nil {
+	if in, err = readFitInputInto(ctx, *f.scores, *f.labels, *f.target, builder, mem); err == nil {
 		in.rubrics, in.warnings, err = f.bf.rubricRatings(ctx, nil, in)
 	}
 	return in, builder, mem, err
@@ -268,6 +269,9 @@ func (f *fitFlags) saveRows(ctx context.Context, a fitArgs, in fitInput, d *cali
 	src := calibratorSource{dataset: in.dataset, source: in.source, bank: in.bank, judge: in.judgeSnap}
 	if a.fromFiles {
 		src.source = fmt.Sprintf("scores %s, labels %s", *f.scores, *f.labels)
+		if *f.target != "" {
+			src.source += " (target: criterion " + *f.target + ")"
+		}
 		if *f.bankRef != "" {
 			if src.bank, err = bankSnapshotOf(ctx, *f.bankRef, f.fs); err != nil {
 				return err
@@ -333,6 +337,7 @@ const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CA
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
+              [--target CRITERION]
        prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
@@ -348,7 +353,9 @@ uses, and the bank and judge configuration behind the scores (from the
 workspace; from CSV files, the bank given with --bank, and no judge).
 prism score applies it to new candidates. --attributes a,b,ctx:x fits only
 those units' probes (prism select's choice), so the calibrator needs only
-them.
+them. --target CRITERION calibrates toward one criterion of the labels (a
+column of --labels, or a criterion of the workspace dataset) instead of
+the overall label; the study and the calibrator record it.
 
 Rubric ratings of the judge (prism run --rubric; in a --scores file, rows
 of probes rubric:NAME/CRITERION of a built-in rubric or a --rubric-file)
@@ -463,7 +470,7 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 	if in.rows, err = readFile(scores, model.ReadScoresCSV); err != nil {
 		return in, err
 	}
-	in.labels, err = readFile(labels, model.ReadLabelsCSV)
+	in.labels, err = readLabels(labels, ref.target)
 	return in, err
 }
 
@@ -472,14 +479,14 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 // ratings' rows are kept in rows (what rubricRatings reads); without one,
 // every row is kept. mem, when not nil, is sized from the builder's
 // design as it grows.
-func readFitInputInto(ctx context.Context, scores, labels string, b *calib.DesignBuilder, mem *fitMemLimit) (fitInput, error) {
+func readFitInputInto(ctx context.Context, scores, labels, target string, b *calib.DesignBuilder, mem *fitMemLimit) (fitInput, error) {
 	if b == nil {
-		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, studyRef{}, nil)
+		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, studyRef{target: target}, nil)
 	}
 	var in fitInput
 	// The labels first (a small file): their count sizes the builder's
 	// sums once. An error in them is still reported after the scores'.
-	labs, lerr := readFile(labels, model.ReadLabelsCSV)
+	labs, lerr := readLabels(labels, target)
 	if lerr == nil {
 		b.Reserve(len(labs))
 	}
@@ -505,10 +512,12 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 
 // studyRef is how a command names the study it reads: the dataset, the
 // judge and the bank as given (each "" for the workspace's only one) and
-// the runs to read.
+// the runs to read; target, when not "", the criterion of the dataset
+// the labels are read from (--target).
 type studyRef struct {
 	dataset, judge, bank string
 	runs                 study.Runs
+	target               string
 }
 
 // workspaceFitInputWith reads a judge's answers on a dataset in one study
@@ -533,6 +542,9 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, ref studyRef,
 	}
 	hash := info.BankHash
 	d, err := study.Read(ctx, st, info, ref.runs)
+	if err == nil {
+		err = d.Retarget(ctx, st, ref.target)
+	}
 	if err == nil {
 		in.rows, in.labels, in.study = d.Rows, d.Labels, d.Study
 	}

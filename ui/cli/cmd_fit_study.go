@@ -50,7 +50,7 @@ func fitStudy(ctx context.Context, wf workspaceFlags, f studyFit, stderr io.Writ
 			f.opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
 		}
 		req := study.FitRequest{Study: info, Runs: f.ref.runs, Options: f.opts, Rubrics: extra, KeepCentered: f.save != "",
-			Hold: mem.hold, Grow: mem.update, Source: in.source}
+			Hold: mem.hold, Grow: mem.update, Source: in.source, Target: f.ref.target}
 		if *f.bf.which != "none" {
 			req.Baselines = f.bf.baselines
 		}
