@@ -15,6 +15,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/curve"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -49,6 +50,7 @@ type fitFlags struct {
 	taylor, global, asJSON                                     *bool
 	bf                                                         baselineFlags
 	confirm                                                    confirmFlags
+	curve                                                      curveFlags
 }
 
 func newFitFlags(stderr io.Writer) *fitFlags {
@@ -74,6 +76,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 	f.runs = fs.String("runs", "planned", "workspace mode: the study's `RUNS` to read: planned (what prism run planned), all (diagnostics' extra runs too), or the first N")
 	f.confirm = addConfirmFlags(fs)
 	f.target = addTargetFlag(fs)
+	f.curve = addCurveFlags(fs)
 	return f
 }
 
@@ -83,6 +86,7 @@ type fitArgs struct {
 	method               calib.Method
 	runs                 study.Runs
 	opts                 calib.Options
+	curve                *curve.Options // --curve (nil: none)
 }
 
 // check refuses what does not go together and returns the checked
@@ -128,6 +132,12 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	if err := f.bf.check(fitUsage, a.fromFiles); err != nil {
 		return a, err
 	}
+	if a.curve, err = f.curve.options(fitUsage, *f.seed); err != nil {
+		return a, err
+	}
+	if a.curve != nil && (*f.global || *f.confirm.protocol == protocolConfirm) {
+		return a, usageErr(fitUsage, "--curve draws subsets of contexts: not with --global or --protocol confirm")
+	}
 	a.opts = calib.DefaultOptions()
 	a.opts.Seed, a.opts.Metric, a.opts.Bootstrap, a.opts.Global = *f.seed, *f.metric, *f.boot, *f.global
 	a.opts.Taylor = *f.taylor || (*f.save != "" && method == calib.Taylor)
@@ -157,12 +167,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !a.fromFiles && *f.attributes == "" && *f.confirm.protocol != protocolConfirm {
 		// A plain fit of a workspace's study: study.Fit, the call the
 		// TUI's Fit tab makes.
-		rep, err := fitStudy(ctx, f.fs, studyFit{ref: f.ref(a.runs), opts: a.opts, bf: f.bf,
+		rep, d, err := fitStudy(ctx, f.fs, studyFit{ref: f.ref(a.runs), opts: a.opts, bf: f.bf,
 			metricSet: a.metricSet, save: *f.save, method: a.method}, stderr)
 		if err != nil {
 			return err
 		}
-		return printFit(stdout, rep, *f.asJSON)
+		return f.print(ctx, a, rep, d, stdout, stderr)
 	}
 	return fitRows(ctx, f, a, stdout, stderr)
 }
@@ -231,7 +241,7 @@ func fitRows(ctx context.Context, f *fitFlags, a fitArgs, stdout, stderr io.Writ
 	if rep.Study != nil {
 		rememberFit(ctx, *f.fs.workspace, rep, stderr)
 	}
-	return printFit(stdout, rep, *f.asJSON)
+	return f.print(ctx, a, rep, d, stdout, stderr)
 }
 
 // readFitRows reads what fitRows fits. A plain fit from files folds the
@@ -337,7 +347,7 @@ const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CA
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
-              [--target CRITERION]
+              [--target CRITERION] [--curve [--curve-draws N] [--curve-sizes N,N,…] [--figure F.png|F.svg]]
        prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
@@ -356,6 +366,12 @@ those units' probes (prism select's choice), so the calibrator needs only
 them. --target CRITERION calibrates toward one criterion of the labels (a
 column of --labels, or a criterion of the workspace dataset) instead of
 the overall label; the study and the calibrator record it.
+
+--curve adds the learning curve: on --curve-draws subsets of 5, 10, 20, …
+contexts drawn without replacement (seed --seed), the nested CV again,
+and the out-of-fold Vanilla and PRISM means and PRISM's gain, median and
+10–90% band per size, as a table (JSON: curve) and with --figure a PNG or
+SVG: how many labelled contexts the correction needs.
 
 Rubric ratings of the judge (prism run --rubric; in a --scores file, rows
 of probes rubric:NAME/CRITERION of a built-in rubric or a --rubric-file)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -187,5 +188,98 @@ func TestScoreTarget(t *testing.T) {
 	}
 	if code, _, errOut := runPrism(t, "score", "--calibrator", cal, "--scores", f.scores, "--target", "coherence"); code != 2 || !strings.Contains(errOut, "give --labels") {
 		t.Errorf("--target without --labels: exit %d %q", code, errOut)
+	}
+}
+
+// TestAgreeCurve: --curve adds the learning curve to prism agree's report
+// (JSON and text), its last point is the agreement on every context, and
+// --figure writes it; --figure without --curve is a usage error.
+func TestAgreeCurve(t *testing.T) {
+	f := newTargetFixture(t)
+	fig := filepath.Join(t.TempDir(), "c.png")
+	args := []string{"agree", "--json", "--bootstrap", "20", "--workspace", f.ws, "--curve", "--curve-draws", "5"}
+	var r struct {
+		Judges map[string]map[string]struct{ Mean float64 }
+		Curve  struct {
+			Series []string
+			Draws  int
+			Points []struct {
+				Contexts, Draws int
+				Series          map[string]struct{ Median, P10, P90 float64 }
+			}
+		}
+	}
+	code, out, errOut := runPrism(t, append(args, "--figure", fig)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	pts := r.Curve.Points
+	if len(pts) != 3 || pts[0].Contexts != 5 || pts[0].Draws != 5 || pts[2].Contexts != 12 || r.Curve.Series[0] != "offline" {
+		t.Fatalf("curve %+v: want 5, 10, 12 contexts of the demo, 5 draws, judge offline", r.Curve)
+	}
+	if got, want := pts[2].Series["offline"].Median, r.Judges["offline"]["spearman"].Mean; got != want {
+		t.Errorf("curve at all contexts %v, want the agreement %v", got, want)
+	}
+	if st, err := os.Stat(fig); err != nil || st.Size() == 0 {
+		t.Errorf("--figure: %v", err)
+	}
+	code, out, _ = runPrism(t, "agree", "--bootstrap", "20", "--workspace", f.ws, "--curve", "--curve-sizes", "4,8")
+	if code != 0 || !strings.Contains(out, "learning curve: each judge's spearman") || !strings.Contains(out, "\n8 ") {
+		t.Errorf("text curve: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runPrism(t, "agree", "--workspace", f.ws, "--figure", fig); code != 2 || !strings.Contains(errOut, "go with --curve") {
+		t.Errorf("--figure without --curve: exit %d %q", code, errOut)
+	}
+}
+
+// TestFitCurve: prism fit --curve's last point is the fit's own
+// out-of-fold Vanilla and PRISM means (and their difference), from a
+// workspace and from files alike; --curve with --global is refused.
+func TestFitCurve(t *testing.T) {
+	f := newTargetFixture(t)
+	fig := filepath.Join(t.TempDir(), "c.svg")
+	type fitCurve struct {
+		Methods map[string]*struct{ Mean float64 }
+		Curve   struct {
+			Points []struct {
+				Contexts int
+				Series   map[string]struct{ Median, P10, P90 float64 }
+			}
+		}
+	}
+	run := func(args ...string) fitCurve {
+		t.Helper()
+		code, out, errOut := runPrism(t, append([]string{"fit", "--json", "--bootstrap", "20", "--metric", "spearman", "--curve", "--curve-draws", "3"}, args...)...)
+		if code != 0 {
+			t.Fatalf("fit %v: exit %d: %s", args, code, errOut)
+		}
+		var r fitCurve
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	ws := run("--workspace", f.ws, "--target", "coherence", "--figure", fig)
+	files := run("--scores", f.scores, "--labels", f.labels, "--target", "coherence")
+	if !reflect.DeepEqual(ws.Curve, files.Curve) {
+		t.Errorf("curves differ:\nworkspace %+v\nfiles     %+v", ws.Curve, files.Curve)
+	}
+	pts := ws.Curve.Points
+	if len(pts) != 3 || pts[0].Contexts != 5 {
+		t.Fatalf("points %+v: want 5, 10, 12 contexts", pts)
+	}
+	last := pts[2].Series
+	v, p := ws.Methods["vanilla"].Mean, ws.Methods["prism"].Mean
+	if last["vanilla"].Median != v || last["prism"].Median != p || last["gain"].Median != p-v {
+		t.Errorf("at all contexts %+v, want Vanilla %v and PRISM %v", last, v, p)
+	}
+	if svg, err := os.ReadFile(fig); err != nil || !strings.Contains(string(svg), "<svg") {
+		t.Errorf("--figure: %v", err)
+	}
+	if code, _, errOut := runPrism(t, "fit", "--workspace", f.ws, "--curve", "--global"); code != 2 || !strings.Contains(errOut, "not with --global") {
+		t.Errorf("--curve --global: exit %d %q", code, errOut)
 	}
 }
