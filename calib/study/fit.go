@@ -35,6 +35,10 @@ type FitRequest struct {
 	// Source names the study in errors and reports (the workspace path,
 	// dataset and judge).
 	Source string
+	// Target, when not "", is the criterion of the dataset the fit
+	// calibrates toward (CriterionLabels) instead of its overall label;
+	// the report's Study records it.
+	Target string
 }
 
 // FitResult is a fit's report, the design it was fitted on (for a
@@ -85,6 +89,14 @@ func Fit(ctx context.Context, st *store.Store, req FitRequest) (*FitResult, erro
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Source, err)
+	}
+	if req.Target != "" {
+		// The criterion replaces the label before the design is built:
+		// nothing else of the fit changes.
+		if labels, err = CriterionLabels(ctx, st, s.Dataset, req.Target); err != nil {
+			return nil, fmt.Errorf("%s: %w", req.Source, err)
+		}
+		s.Target = req.Target
 	}
 	if opts.Baselines, res.Warnings, err = req.baselines(ctx, st, res.Rows); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/prism-eval/prism/calib/agree"
+	"github.com/prism-eval/prism/calib/curve"
 	"github.com/prism-eval/prism/model"
 )
 
@@ -21,13 +22,14 @@ type agreeReport struct {
 	Files  map[string]string       `json:"files,omitempty"`
 	Scales map[string]string       `json:"shared_scale,omitempty"`
 	Target string                  `json:"target,omitempty"`
+	Curve  *curve.Curve            `json:"curve,omitempty"` // --curve
 }
 
 // agreeReportOf builds the table (warnings to stderr), decides which judges
 // share the labels' scale (--scale lo-hi: those whose scores lie on it and,
 // for a judge with a bank, whose bank's scale it is), and computes the
 // agreement.
-func agreeReportOf(in agreeInput, opts agree.Options, scaleGiven bool, lo, hi float64, stderr io.Writer) (*agreeReport, error) {
+func agreeReportOf(in agreeInput, opts agree.Options, co *curve.Options, scaleGiven bool, lo, hi float64, stderr io.Writer) (*agreeReport, error) {
 	names := make([]string, len(in.judges))
 	maps := make([]map[agree.Key]float64, len(in.judges))
 	rep := &agreeReport{Study: map[string]*model.Study{}, Files: map[string]string{}, Scales: map[string]string{}}
@@ -80,6 +82,11 @@ func agreeReportOf(in agreeInput, opts agree.Options, scaleGiven bool, lo, hi fl
 	}
 	if rep.Result, err = agree.Compute(t, opts); err != nil {
 		return nil, err
+	}
+	if co != nil {
+		if rep.Curve, err = agree.Curve(t, opts, *co); err != nil {
+			return nil, fmt.Errorf("--curve: %w", err)
+		}
 	}
 	return rep, nil
 }
@@ -134,6 +141,9 @@ func printAgree(w io.Writer, r *agreeReport) error {
 	fmt.Fprintf(&buf, "95%% intervals: %d context-bootstrap resamples, seed %d, the same draws for every judge.\n", r.Bootstrap, r.Seed)
 	if r.Target != "" {
 		fmt.Fprintf(&buf, "Target: the labels' criterion %s.\n", r.Target)
+	}
+	if r.Curve != nil {
+		printCurve(&buf, r.Curve)
 	}
 	for _, name := range r.Order {
 		if s := r.Study[name]; s != nil {

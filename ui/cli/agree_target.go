@@ -1,95 +1,91 @@
 package cli
 
 import (
-	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"os"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
-	"github.com/prism-eval/prism/model/store"
 )
 
-// readCriterionLabels reads the labels of one criterion from a label CSV
+// readLabels reads a labels CSV: its human column, or with a target the
+// column of that criterion (criterionLabelsCSV). The file is opened as
+// every score and label file is (readFile: size limits, errors naming it).
+func readLabels(path, target string) ([]model.Label, error) {
+	if target == "" {
+		return readFile(path, model.ReadLabelsCSV)
+	}
+	return readFile(path, criterionLabelsCSV(target))
+}
+
+// criterionLabelsCSV reads the labels of one criterion from a label CSV
 // with several criterion columns: a header naming context, candidate and
 // target, one row per candidate; an empty cell is a candidate without that
 // criterion's label. Errors name the file, line and field.
-func readCriterionLabels(path, target string) ([]model.Label, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	head, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: line 1: header: %w", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
-	}
-	for _, need := range []string{"context", "candidate", target} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("%s: line 1: no %q column (--target %s names a criterion column; the header has %s)", path, need, target, strings.Join(head, ","))
-		}
-	}
-	var out []model.Label
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out, nil
-		}
+func criterionLabelsCSV(target string) func(io.Reader, string) ([]model.Label, error) {
+	return func(f io.Reader, path string) ([]model.Label, error) {
+		r := csv.NewReader(f)
+		head, err := r.Read()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: line 1: header: %w", path, err)
 		}
-		l := model.Label{Context: strings.TrimSpace(rec[col["context"]]), Candidate: strings.TrimSpace(rec[col["candidate"]]), Line: line}
-		if l.Context == "" || l.Candidate == "" {
-			return nil, fmt.Errorf("%s: line %d: field \"context\"/\"candidate\": empty id", path, line)
+		col := map[string]int{}
+		for i, h := range head {
+			col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
 		}
-		cell := strings.TrimSpace(rec[col[target]])
-		if cell == "" {
-			continue
+		for _, need := range []string{"context", "candidate", target} {
+			if _, ok := col[need]; !ok {
+				return nil, fmt.Errorf("%s: line 1: no %q column (--target %s names a criterion column; the header has %s)", path, need, target, strings.Join(head, ","))
+			}
 		}
-		if l.Human, err = strconv.ParseFloat(cell, 64); err != nil || math.IsNaN(l.Human) || math.IsInf(l.Human, 0) {
-			return nil, fmt.Errorf("%s: line %d: field %q: %q is not a finite number", path, line, target, cell)
+		var out []model.Label
+		for line := 2; ; line++ {
+			rec, err := r.Read()
+			if err == io.EOF {
+				return out, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			l := model.Label{Context: strings.TrimSpace(rec[col["context"]]), Candidate: strings.TrimSpace(rec[col["candidate"]]), Line: line}
+			if l.Context == "" || l.Candidate == "" {
+				return nil, fmt.Errorf("%s: line %d: field \"context\"/\"candidate\": empty id", path, line)
+			}
+			cell := strings.TrimSpace(rec[col[target]])
+			if cell == "" {
+				continue
+			}
+			if l.Human, err = strconv.ParseFloat(cell, 64); err != nil || math.IsNaN(l.Human) || math.IsInf(l.Human, 0) {
+				return nil, fmt.Errorf("%s: line %d: field %q: %q is not a finite number", path, line, target, cell)
+			}
+			out = append(out, l)
 		}
-		out = append(out, l)
 	}
 }
 
-// datasetCriterionLabels are the dataset's per-candidate scores of one
-// criterion (model.Candidate.Scores) as labels; a dataset without that
-// criterion fails naming the criteria it has.
-func datasetCriterionLabels(ctx context.Context, st *store.Store, dataset, target string) ([]model.Label, error) {
-	d, err := st.Dataset(ctx, dataset)
-	if err != nil {
-		return nil, err
+// addTargetFlag defines --target, shared by the commands that read labels
+// (fit, select, budget, score; agree words its own).
+func addTargetFlag(fs workspaceFlags) *string {
+	return fs.String("target", "", "calibrate toward one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset (e.g. SummEval's coherence)")
+}
+
+// warnTarget warns when prism score's transfer check measures against
+// another criterion than the calibrator was fitted toward (its training
+// study's target; a calibrator from files records none).
+func warnTarget(stderr io.Writer, cal *calib.Calibrator, target string) {
+	if cal.Training.Study == nil || cal.Training.Study.Target == target {
+		return
 	}
-	have := map[string]bool{}
-	var out []model.Label
-	for _, c := range d.Contexts {
-		for _, k := range c.Candidates {
-			for name := range k.Scores {
-				have[name] = true
-			}
-			if v, ok := k.Scores[target]; ok && !math.IsNaN(v) {
-				out = append(out, model.Label{Context: c.ID, Candidate: k.ID, Human: v})
-			}
+	fitted := cal.Training.Study.Target
+	name := func(t string) string {
+		if t == "" {
+			return "the overall label"
 		}
+		return "criterion " + t
 	}
-	if len(out) == 0 {
-		crit := "none"
-		if len(have) > 0 {
-			crit = strings.Join(slices.Sorted(maps.Keys(have)), ", ")
-		}
-		return nil, fmt.Errorf("--target %s: dataset %q has no criterion %q (its criteria: %s)", target, dataset, target, crit)
-	}
-	return out, nil
+	fmt.Fprintf(stderr, "prism score: warning: the calibrator was fitted toward %s; the transfer check measures against %s (--target chooses)\n", name(fitted), name(target))
 }

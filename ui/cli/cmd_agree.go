@@ -19,6 +19,7 @@ func init() {
 const agreeUsage = `prism agree --scores J1.csv [--scores J2.csv …] --labels L.csv [flags]
        prism agree [--judge A,B,…] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--metric M] [--skip-constant] [--scale MIN-MAX] [--bootstrap N] [--seed N] [--json]
+              [--target CRITERION] [--curve [--curve-draws N] [--curve-sizes N,N,…] [--figure F.png|F.svg]]
 
 How well do the judges agree with the human labels? For each judge:
 within-context Spearman, Kendall τ-b and pairwise accuracy (averaged over
@@ -35,7 +36,10 @@ by the file's base name) or several (a judge column); a probe column keeps
 its baseline rows. From a workspace: the stored judges --judge (default:
 every judge with answers on the dataset), each read as its study.
 Judges are measured on the candidates that have a label and every judge's
-score. See docs/agree.md.`
+score. --curve adds the learning curve: each judge's headline metric on
+--curve-draws subsets of 5, 10, 20, … contexts drawn without replacement
+(seed --seed), median and 10–90% band per size, as a table (JSON: curve)
+and with --figure a PNG or SVG. See docs/agree.md.`
 
 func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism agree", stderr, agreeUsage)
@@ -54,8 +58,13 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed := fs.Uint64("seed", def.Seed, "seed of the bootstrap")
 	target := fs.String("target", "", "measure against one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset (e.g. SummEval's coherence)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	cf := addCurveFlags(fs)
 	pos, help, err := fs.parse(args, stdout)
 	if err != nil || help {
+		return err
+	}
+	co, err := cf.options(agreeUsage, *seed)
+	if err != nil {
 		return err
 	}
 	fromFiles := len(scores) > 0 || *labels != ""
@@ -101,8 +110,15 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			opts.Metric = agree.KeyPairwise
 		}
 	}
-	rep, err := agreeReportOf(in, opts, *scale != "", lo, hi, stderr)
+	rep, err := agreeReportOf(in, opts, co, *scale != "", lo, hi, stderr)
 	if err != nil {
+		return err
+	}
+	title := "Agreement with the labels by labelled contexts"
+	if *target != "" {
+		title += " (criterion " + *target + ")"
+	}
+	if err := cf.save(rep.Curve, title, "prism agree", stderr); err != nil {
 		return err
 	}
 	rep.Target = *target
@@ -147,11 +163,7 @@ func readAgreeFiles(files []string, labels, target string) (agreeInput, error) {
 		}
 	}
 	var err error
-	if target != "" {
-		in.labels, err = readCriterionLabels(labels, target)
-	} else {
-		in.labels, err = readFile(labels, model.ReadLabelsCSV)
-	}
+	in.labels, err = readLabels(labels, target)
 	return in, err
 }
 
@@ -186,6 +198,6 @@ func readAgreeWorkspace(ctx context.Context, wf workspaceFlags, ref agreeRef, st
 	if in.judges, in.labels, err = workspaceAgreeJudges(ctx, st, wf, ds, names, hash, ref.runs, stderr); err != nil || ref.target == "" {
 		return in, err
 	}
-	in.labels, err = datasetCriterionLabels(ctx, st, ds, ref.target)
+	in.labels, err = study.CriterionLabels(ctx, st, ds, ref.target)
 	return in, err
 }

@@ -34,7 +34,8 @@ outer-fold spread, and per family the cheapest point within --tolerance of
 the full bank. --svg/--png write the curve as a figure. --calibrator CAL
 --save OUT learns the adaptive policy on the calibrator's training data
 (these scores) with threshold --tau and writes the calibrator with it, for
-prism score --budget N.`
+prism score --budget N. --target CRITERION evaluates against one criterion
+of the labels (a column of --labels, or a criterion of the dataset).`
 
 func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism budget", stderr, budgetUsage)

@@ -76,7 +76,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer s.Close()
 	// Name a missing dataset, judge or study instead of writing an empty file.
 	var in fitInput
-	info, err := pickStudy(ctx, s, fs, studyRef{*dataset, *judge, *bank, runs}, &in, stderr)
+	info, err := pickStudy(ctx, s, fs, studyRef{dataset: *dataset, judge: *judge, bank: *bank, runs: runs}, &in, stderr)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/curve"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -43,12 +44,13 @@ func pointToAgree(err error, args []string) error {
 type fitFlags struct {
 	fs                                                         workspaceFlags
 	scores, labels, order, metric, judgeName, dataset, bankRef *string
-	save, methodName, attributes, runs                         *string
+	save, methodName, attributes, runs, target                 *string
 	seed                                                       *uint64
 	boot                                                       *int
 	taylor, global, asJSON                                     *bool
 	bf                                                         baselineFlags
 	confirm                                                    confirmFlags
+	curve                                                      curveFlags
 }
 
 func newFitFlags(stderr io.Writer) *fitFlags {
@@ -73,6 +75,8 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 	f.attributes = fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
 	f.runs = fs.String("runs", "planned", "workspace mode: the study's `RUNS` to read: planned (what prism run planned), all (diagnostics' extra runs too), or the first N")
 	f.confirm = addConfirmFlags(fs)
+	f.target = addTargetFlag(fs)
+	f.curve = addCurveFlags(fs)
 	return f
 }
 
@@ -82,6 +86,7 @@ type fitArgs struct {
 	method               calib.Method
 	runs                 study.Runs
 	opts                 calib.Options
+	curve                *curve.Options // --curve (nil: none)
 }
 
 // check refuses what does not go together and returns the checked
@@ -127,6 +132,12 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	if err := f.bf.check(fitUsage, a.fromFiles); err != nil {
 		return a, err
 	}
+	if a.curve, err = f.curve.options(fitUsage, *f.seed); err != nil {
+		return a, err
+	}
+	if a.curve != nil && (*f.global || *f.confirm.protocol == protocolConfirm) {
+		return a, usageErr(fitUsage, "--curve draws subsets of contexts: not with --global or --protocol confirm")
+	}
 	a.opts = calib.DefaultOptions()
 	a.opts.Seed, a.opts.Metric, a.opts.Bootstrap, a.opts.Global = *f.seed, *f.metric, *f.boot, *f.global
 	a.opts.Taylor = *f.taylor || (*f.save != "" && method == calib.Taylor)
@@ -140,7 +151,7 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 }
 
 func (f *fitFlags) ref(runs study.Runs) studyRef {
-	return studyRef{*f.dataset, *f.judgeName, *f.bankRef, runs}
+	return studyRef{*f.dataset, *f.judgeName, *f.bankRef, runs, *f.target}
 }
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -156,12 +167,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !a.fromFiles && *f.attributes == "" && *f.confirm.protocol != protocolConfirm {
 		// A plain fit of a workspace's study: study.Fit, the call the
 		// TUI's Fit tab makes.
-		rep, err := fitStudy(ctx, f.fs, studyFit{ref: f.ref(a.runs), opts: a.opts, bf: f.bf,
+		rep, d, err := fitStudy(ctx, f.fs, studyFit{ref: f.ref(a.runs), opts: a.opts, bf: f.bf,
 			metricSet: a.metricSet, save: *f.save, method: a.method}, stderr)
 		if err != nil {
 			return err
 		}
-		return printFit(stdout, rep, *f.asJSON)
+		return f.print(ctx, a, rep, d, stdout, stderr)
 	}
 	return fitRows(ctx, f, a, stdout, stderr)
 }
@@ -230,7 +241,7 @@ func fitRows(ctx context.Context, f *fitFlags, a fitArgs, stdout, stderr io.Writ
 	if rep.Study != nil {
 		rememberFit(ctx, *f.fs.workspace, rep, stderr)
 	}
-	return printFit(stdout, rep, *f.asJSON)
+	return f.print(ctx, a, rep, d, stdout, stderr)
 }
 
 // readFitRows reads what fitRows fits. A plain fit from files folds the
@@ -254,7 +265,7 @@ func readFitRows(ctx context.Context, f *fitFlags, a fitArgs, stderr io.Writer) 
 		// Without --save the design is only fitted: it need not hold J̃.
 		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: a.opts.ScoresFile, LabelsFile: a.opts.LabelsFile, Global: a.opts.Global, DropCentered: *f.save == ""})
 	}
-	if in, err = readFitInputInto(ctx, *f.scores, *f.labels, builder, mem); err == nil {
+	if in, err = readFitInputInto(ctx, *f.scores, *f.labels, *f.target, builder, mem); err == nil {
 		in.rubrics, in.warnings, err = f.bf.rubricRatings(ctx, nil, in)
 	}
 	return in, builder, mem, err
@@ -268,6 +279,9 @@ func (f *fitFlags) saveRows(ctx context.Context, a fitArgs, in fitInput, d *cali
 	src := calibratorSource{dataset: in.dataset, source: in.source, bank: in.bank, judge: in.judgeSnap}
 	if a.fromFiles {
 		src.source = fmt.Sprintf("scores %s, labels %s", *f.scores, *f.labels)
+		if *f.target != "" {
+			src.source += " (target: criterion " + *f.target + ")"
+		}
 		if *f.bankRef != "" {
 			if src.bank, err = bankSnapshotOf(ctx, *f.bankRef, f.fs); err != nil {
 				return err
@@ -333,6 +347,7 @@ const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CA
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
+              [--target CRITERION] [--curve [--curve-draws N] [--curve-sizes N,N,…] [--figure F.png|F.svg]]
        prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
@@ -348,7 +363,15 @@ uses, and the bank and judge configuration behind the scores (from the
 workspace; from CSV files, the bank given with --bank, and no judge).
 prism score applies it to new candidates. --attributes a,b,ctx:x fits only
 those units' probes (prism select's choice), so the calibrator needs only
-them.
+them. --target CRITERION calibrates toward one criterion of the labels (a
+column of --labels, or a criterion of the workspace dataset) instead of
+the overall label; the study and the calibrator record it.
+
+--curve adds the learning curve: on --curve-draws subsets of 5, 10, 20, …
+contexts drawn without replacement (seed --seed), the nested CV again,
+and the out-of-fold Vanilla and PRISM means and PRISM's gain, median and
+10–90% band per size, as a table (JSON: curve) and with --figure a PNG or
+SVG: how many labelled contexts the correction needs.
 
 Rubric ratings of the judge (prism run --rubric; in a --scores file, rows
 of probes rubric:NAME/CRITERION of a built-in rubric or a --rubric-file)
@@ -463,7 +486,7 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 	if in.rows, err = readFile(scores, model.ReadScoresCSV); err != nil {
 		return in, err
 	}
-	in.labels, err = readFile(labels, model.ReadLabelsCSV)
+	in.labels, err = readLabels(labels, ref.target)
 	return in, err
 }
 
@@ -472,14 +495,14 @@ func readFitInput(ctx context.Context, wf workspaceFlags, fromFiles bool, scores
 // ratings' rows are kept in rows (what rubricRatings reads); without one,
 // every row is kept. mem, when not nil, is sized from the builder's
 // design as it grows.
-func readFitInputInto(ctx context.Context, scores, labels string, b *calib.DesignBuilder, mem *fitMemLimit) (fitInput, error) {
+func readFitInputInto(ctx context.Context, scores, labels, target string, b *calib.DesignBuilder, mem *fitMemLimit) (fitInput, error) {
 	if b == nil {
-		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, studyRef{}, nil)
+		return readFitInput(ctx, workspaceFlags{}, true, scores, labels, studyRef{target: target}, nil)
 	}
 	var in fitInput
 	// The labels first (a small file): their count sizes the builder's
 	// sums once. An error in them is still reported after the scores'.
-	labs, lerr := readFile(labels, model.ReadLabelsCSV)
+	labs, lerr := readLabels(labels, target)
 	if lerr == nil {
 		b.Reserve(len(labs))
 	}
@@ -505,10 +528,12 @@ func readFitInputInto(ctx context.Context, scores, labels string, b *calib.Desig
 
 // studyRef is how a command names the study it reads: the dataset, the
 // judge and the bank as given (each "" for the workspace's only one) and
-// the runs to read.
+// the runs to read; target, when not "", the criterion of the dataset
+// the labels are read from (--target).
 type studyRef struct {
 	dataset, judge, bank string
 	runs                 study.Runs
+	target               string
 }
 
 // workspaceFitInputWith reads a judge's answers on a dataset in one study
@@ -533,6 +558,9 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, ref studyRef,
 	}
 	hash := info.BankHash
 	d, err := study.Read(ctx, st, info, ref.runs)
+	if err == nil {
+		err = d.Retarget(ctx, st, ref.target)
+	}
 	if err == nil {
 		in.rows, in.labels, in.study = d.Rows, d.Labels, d.Study
 	}

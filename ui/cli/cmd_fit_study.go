@@ -25,14 +25,14 @@ type studyFit struct {
 // fitStudy picks the study (study.Pick), fits it with study.Fit (the
 // call the TUI's Fit tab makes), saves the calibrator when asked and
 // stores the report in the workspace.
-func fitStudy(ctx context.Context, wf workspaceFlags, f studyFit, stderr io.Writer) (*calib.Report, error) {
+func fitStudy(ctx context.Context, wf workspaceFlags, f studyFit, stderr io.Writer) (*calib.Report, *calib.Design, error) {
 	mem := newFitMemLimit()
 	defer mem.restore()
 	var extra []*banks.Rubric
 	for _, file := range splitList(*f.bf.rubricFiles) {
 		r, err := banks.ReadRubricFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("--rubric-file: %w", err)
+			return nil, nil, fmt.Errorf("--rubric-file: %w", err)
 		}
 		extra = append(extra, r)
 	}
@@ -50,7 +50,7 @@ func fitStudy(ctx context.Context, wf workspaceFlags, f studyFit, stderr io.Writ
 			f.opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
 		}
 		req := study.FitRequest{Study: info, Runs: f.ref.runs, Options: f.opts, Rubrics: extra, KeepCentered: f.save != "",
-			Hold: mem.hold, Grow: mem.update, Source: in.source}
+			Hold: mem.hold, Grow: mem.update, Source: in.source, Target: f.ref.target}
 		if *f.bf.which != "none" {
 			req.Baselines = f.bf.baselines
 		}
@@ -71,16 +71,16 @@ func fitStudy(ctx context.Context, wf workspaceFlags, f studyFit, stderr io.Writ
 		return in, err
 	}()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f.save != "" {
 		src := calibratorSource{dataset: in.dataset, source: in.source, bank: in.bank, judge: in.judgeSnap}
 		if err := saveCalibrator(ctx, f.save, in.design, in.rep, f.opts, f.method, src, stderr); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	rememberFit(ctx, *wf.workspace, in.rep, stderr)
-	return in.rep, nil
+	return in.rep, in.design, nil
 }
 
 // warnUnbalanced warns when the runs read are unbalanced across contexts:

@@ -67,7 +67,8 @@ order candidates within a context and need not lie on the human scale;
 agreement unchanged). With labels (--labels, or the dataset's human scores)
 the summary adds the transfer check: agreement of the baseline and of the
 corrected scores with the humans, context-bootstrap intervals and the paired
-difference. -o writes through a temporary file: on an error nothing is
+difference; --target CRITERION checks against one criterion of the labels
+(a column of --labels, or a criterion of the workspace dataset). -o writes through a temporary file: on an error nothing is
 written.`
 
 // scoreJudgeFlags are the judge flags of prism score by their name in
@@ -97,6 +98,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rpm := fs.Int("rpm", 0, "requests per minute (0: unlimited)")
 	tpm := fs.Int("tpm", 0, "tokens per minute, estimated input + output (0: unlimited)")
 	spend := addSpendFlags(fs)
+	target := fs.String("target", "", "transfer check against one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset")
 	budget := finiteFloatFlag(fs.FlagSet, "budget", 0, 0, 1e9, "workspace mode: follow the calibrator's adaptive policy (prism budget --save) with at most `N` judge calls per candidate, baseline included; 0: ask every probe")
 	// The judge flags of prism run, registered on their own set and shown
 	// here (the sampling seed as --judge-seed).
@@ -158,6 +160,8 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageErr(scoreUsage, "--calibrator FILE is required (write one with prism fit --save)")
 	case *labels != "" && *scores == "":
 		return usageErr(scoreUsage, "--labels goes with --scores (a workspace dataset brings its own labels)")
+	case *target != "" && *scores != "" && *labels == "":
+		return usageErr(scoreUsage, "--target names a criterion column of --labels: give --labels too")
 	case fromFiles && len(workspaceOnly)+len(judgeSet) > 0:
 		return usageErr(scoreUsage, "%s: workspace flags, not for --scores (the scores are already recorded)", strings.Join(append(workspaceOnly, judgeSet...), ", "))
 	case *scale != "corrected" && *scale != "human":
@@ -211,15 +215,16 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var mismatches []string
 	var budgetDone *budgetScoring
 	var studyOf *model.Study // the workspace study scored, nil for files
+	warnTarget(stderr, cal, *target)
 	if fromFiles {
 		opts.ScoresFile, opts.LabelsFile = *scores, *labels
-		if res, err = scoreFiles(cal, *calFile, *scores, *labels, opts); err != nil {
+		if res, err = scoreFiles(cal, *calFile, *scores, *labels, *target, opts); err != nil {
 			return err
 		}
 	} else {
 		ws := scoreWorkspace{fs: fs, cal: cal, calFile: *calFile, jf: jf, jfs: jfs, judgeSet: judgeSet,
 			dataset: *dataset, name: *name, prices: *prices, allow: *allow, spend: spend,
-			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget}
+			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget, target: *target}
 		rows, labs, mism, done, err := ws.acquire(ctx)
 		if err != nil || done {
 			return err
@@ -230,7 +235,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%s: %w", *calFile, err)
 		}
 	}
-	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches, study: studyOf}
+	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches, study: studyOf, target: *target}
 	write := doc.writeCSV
 	if f == "jsonl" {
 		write = doc.writeJSONL
@@ -267,7 +272,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // folded into their candidates, never held: calib.Applier), with the
 // labels CSV when labels is not "". The calibrator's errors are prefixed
 // with its file, as Apply's are.
-func scoreFiles(cal *calib.Calibrator, calFile, scores, labels string, opts calib.ApplyOptions) (*calib.Scored, error) {
+func scoreFiles(cal *calib.Calibrator, calFile, scores, labels, target string, opts calib.ApplyOptions) (*calib.Scored, error) {
 	a, err := cal.NewApplier(opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", calFile, err)
@@ -289,7 +294,7 @@ func scoreFiles(cal *calib.Calibrator, calFile, scores, labels string, opts cali
 	}
 	var labs []model.Label
 	if labels != "" {
-		if labs, err = readFile(labels, model.ReadLabelsCSV); err != nil {
+		if labs, err = readLabels(labels, target); err != nil {
 			return nil, err
 		}
 	}
@@ -319,6 +324,7 @@ type scoreWorkspace struct {
 	stderr   io.Writer
 	args     []string
 	budget   float64 // --budget: follow the calibrator's policy (0: every probe)
+	target   string  // --target: the dataset's criterion the transfer check measures against
 
 	source     string         // names the scores in errors
 	study      *model.Study   // what was read of the workspace (nil under --budget)
@@ -485,6 +491,9 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	// The calibrator's runs only: a workspace that holds more runs (a
 	// prism run with --repeats, a screen) is scored as it was trained.
 	data, err := study.ReadRuns(ctx, st, dsName, name, plan.BankHash, plan.Spec.Repeats, nil)
+	if err == nil {
+		err = data.Retarget(ctx, st, s.target)
+	}
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("%s: %w", st.Path(), err)
 	}
@@ -516,6 +525,9 @@ func (s *scoreWorkspace) stored(ctx context.Context) (rows []model.ScoreRow, lab
 	var data *study.Data
 	if err == nil {
 		data, err = study.Read(ctx, st, info, study.Runs{})
+	}
+	if err == nil {
+		err = data.Retarget(ctx, st, s.target)
 	}
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("%s: %w (import them with prism import scores)", st.Path(), err)
@@ -579,6 +591,7 @@ type scoreDoc struct {
 	cal        *calib.Calibrator
 	res        *calib.Scored
 	mismatches []string
+	target     string // --target: the labels' criterion of the transfer check
 }
 
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -594,6 +607,9 @@ func (d *scoreDoc) notes() []string {
 		for _, l := range d.study.Lines() {
 			out = append(out, strings.TrimSpace(l))
 		}
+	}
+	if d.target != "" && d.study == nil {
+		out = append(out, "target: the labels' criterion "+d.target)
 	}
 	if c.Centering == calib.CenterWithinContext {
 		s := "within-context mode: the corrected scores order candidates within a context and need not lie on the human scale"
@@ -808,8 +824,12 @@ func (d *scoreDoc) summary(w io.Writer) {
 	if d.cal.Centering == calib.CenterGlobal {
 		over = "pooled over all candidates"
 	}
-	fmt.Fprintf(w, "\ntransfer check: %s agreement with the humans, %s, %d labelled candidates; %d bootstrap resamples, seed %d\n",
-		t.Metric, over, t.Candidates, t.Bootstrap, t.Seed)
+	humans := "the humans"
+	if d.target != "" {
+		humans += "' criterion " + d.target
+	}
+	fmt.Fprintf(w, "\ntransfer check: %s agreement with %s, %s, %d labelled candidates; %d bootstrap resamples, seed %d\n",
+		t.Metric, humans, over, t.Candidates, t.Bootstrap, t.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tmean\t95% CI\t")
 	fmt.Fprintf(tw, "baseline\t%.4f\t[%.4f, %.4f]\t\n", t.Baseline.Mean, t.Baseline.CI[0], t.Baseline.CI[1])

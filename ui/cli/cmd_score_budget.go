@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -150,6 +151,9 @@ func (s *scoreWorkspace) staged(ctx context.Context, st *store.Store, dsName str
 		}
 	}
 	_, labels, err := st.FitInput(ctx, dsName, spec.JudgeName, "")
+	if err == nil && s.target != "" {
+		labels, err = study.CriterionLabels(ctx, st, dsName, s.target)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

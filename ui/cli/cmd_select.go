@@ -30,7 +30,9 @@ the unit with the largest nested-CV mean; stop below --min-gain or at
 --subsets=false for the omission table and forward selection alone.
 Scores come from CSV files (as for prism fit) or from the workspace: the
 stored judge's answers on the dataset, from one bank snapshot with --bank;
---judge and --dataset may be left out when the workspace holds one.`
+--judge and --dataset may be left out when the workspace holds one.
+--target CRITERION selects toward one criterion of the labels (a column
+of --labels, or a criterion of the workspace dataset).`
 
 func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism select", stderr, selectUsage)

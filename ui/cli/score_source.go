@@ -15,6 +15,7 @@ import (
 // fit has its own, since --bank there also names a saved calibrator's bank.
 type scoreSourceFlags struct {
 	scores, labels, judge, dataset, bank, runs *string
+	target                                     *string
 }
 
 // addScoreSourceFlags defines the source flags on fs.
@@ -26,6 +27,7 @@ func addScoreSourceFlags(fs workspaceFlags) scoreSourceFlags {
 		dataset: fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)"),
 		bank:    fs.String("bank", "", "the study under this `BANK` (built-in name, TOML file or workspace hash; default: the judge's only planned study)"),
 		runs:    fs.String("runs", "planned", "the study's `RUNS` to read: planned (what prism run planned), all, or the first N"),
+		target:  addTargetFlag(fs),
 	}
 }
 
@@ -58,7 +60,7 @@ func (s scoreSourceFlags) read(ctx context.Context, fs workspaceFlags, stderr io
 	if err != nil {
 		return fitInput{}, usageErr(fs.usage, "%v", err)
 	}
-	in, err := readFitInput(ctx, fs, fromFiles, *s.scores, *s.labels, studyRef{*s.dataset, *s.judge, *s.bank, runs}, stderr)
+	in, err := readFitInput(ctx, fs, fromFiles, *s.scores, *s.labels, studyRef{*s.dataset, *s.judge, *s.bank, runs, *s.target}, stderr)
 	if err != nil || fromFiles {
 		return in, err
 	}
