@@ -29,6 +29,22 @@ type mappedRecord struct {
 	fail func(n *jnode, field, format string, args ...any) error
 }
 
+// eachRecord calls add with each record of a mapped file of format
+// (jsonl, json, csv or parquet; anything else is an error naming it).
+func eachRecord(format, name string, data []byte, add func(mappedRecord, string) error) error {
+	switch format {
+	case LogJSONL:
+		return eachJSONL(newLocator(name, data), add)
+	case LogJSON:
+		return eachJSONRecord(newLocator(name, data), add)
+	case LogCSV:
+		return eachCSVRecord(name, data, add)
+	case LogParquet:
+		return eachParquetRecord(name, data, add)
+	}
+	return fmt.Errorf("%s: format %s: want jsonl, json, csv or parquet", name, format)
+}
+
 // readMapped reads a mapped file (format jsonl, json, csv or parquet).
 func readMapped(format, name string, data []byte, opts LogOptions) (*ScoreLog, error) {
 	if opts.Context == "" || opts.Candidate == "" || opts.Score == "" {
@@ -42,17 +58,7 @@ func readMapped(format, name string, data []byte, opts LogOptions) (*ScoreLog, e
 		}
 		return b.add(lr)
 	}
-	var err error
-	switch format {
-	case LogJSONL:
-		err = eachJSONL(newLocator(name, data), add)
-	case LogJSON:
-		err = eachJSONRecord(newLocator(name, data), add)
-	case LogCSV:
-		err = eachCSVRecord(name, data, add)
-	case LogParquet:
-		err = eachParquetRecord(name, data, add)
-	}
+	err := eachRecord(format, name, data, add)
 	if err != nil {
 		return nil, err
 	}

@@ -61,19 +61,7 @@ func ReadMappedDataset(format, name string, data []byte, m DatasetMapping) (*mod
 		d.Contexts[ci].Candidates = append(d.Contexts[ci].Candidates, k)
 		return nil
 	}
-	var err error
-	switch format {
-	case LogJSONL:
-		err = eachJSONL(newLocator(name, data), add)
-	case LogJSON:
-		err = eachJSONRecord(newLocator(name, data), add)
-	case LogCSV:
-		err = eachCSVRecord(name, data, add)
-	case LogParquet:
-		err = eachParquetRecord(name, data, add)
-	default:
-		return nil, fmt.Errorf("%s: format %s: want jsonl, json, csv or parquet", name, format)
-	}
+	err := eachRecord(format, name, data, add)
 	if err != nil {
 		return nil, err
 	}
