@@ -45,7 +45,7 @@ func anthropicExport(t *testing.T, ws, in string, backend ...string) []engine.An
 	t.Helper()
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
 	if len(backend) == 0 {
-		backend = []string{"--backend", "openai"}
+		backend = []string{"--backend", "anthropic"}
 	}
 	args := append([]string{"batch", "export", "--format", "anthropic", "--workspace", ws, "--bank", "quality",
 		"--probes", "baseline", "--model", "claude-haiku-4-5", "--temperature", "0", "-o", in}, backend...)
@@ -113,7 +113,7 @@ func TestBatchAnthropicRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	ws, in := filepath.Join(dir, "ws.db"), filepath.Join(dir, "in.jsonl")
 	ins := anthropicExport(t, ws, in)
-	dry := []string{"run", "--workspace", ws, "--bank", "quality", "--probes", "baseline", "--backend", "openai",
+	dry := []string{"run", "--workspace", ws, "--bank", "quality", "--probes", "baseline", "--backend", "anthropic",
 		"--model", "claude-haiku-4-5", "--temperature", "0", "--dry-run"}
 
 	// An id the export never wrote: refused, nothing stored.
