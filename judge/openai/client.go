@@ -73,7 +73,7 @@ func New(cfg judge.Config, opts ...Option) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, &judge.Error{Kind: judge.KindConfig, Msg: err.Error()}
 	}
-	c := newClient(cfg, opts)
+	c := buildClient(cfg, opts)
 	oc := goopenai.DefaultConfig(c.key)
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
@@ -83,8 +83,8 @@ func New(cfg judge.Config, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// newClient is a client for cfg with its retry layer, opts applied.
-func newClient(cfg judge.Config, opts []Option) *Client {
+// buildClient is a client for cfg with its retry layer, opts applied.
+func buildClient(cfg judge.Config, opts []Option) *Client {
 	c := &Client{cfg: cfg, key: string(cfg.APIKey)}
 	c.transport = &Transport{
 		Retries: cfg.Retries,
@@ -103,7 +103,7 @@ func newClient(cfg judge.Config, opts []Option) *Client {
 // speaks HTTP (judge/anthropic) sends through it, so its calls are
 // retried, paced and bounded by the same rules.
 func NewTransport(cfg judge.Config, opts ...Option) *Transport {
-	return newClient(cfg, opts).transport
+	return buildClient(cfg, opts).transport
 }
 
 // Name is "openai:MODEL".
