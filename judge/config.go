@@ -11,6 +11,9 @@ import (
 const (
 	BackendOffline = "offline" // the deterministic simulator (default)
 	BackendOpenAI  = "openai"  // any OpenAI-compatible chat-completions server
+	// BackendAnthropic is Anthropic's Messages API (judge/anthropic): no
+	// logprobs, so integer mode only.
+	BackendAnthropic = "anthropic"
 )
 
 // Response-format policies for the OpenAI-compatible backend.
@@ -92,11 +95,11 @@ func Defaults() Config {
 // Validate reports the first invalid field, naming it as in the config file.
 func (c Config) Validate() error {
 	switch c.Backend {
-	case BackendOffline, BackendOpenAI:
+	case BackendOffline, BackendOpenAI, BackendAnthropic:
 	default:
-		return fmt.Errorf("backend: %q is not one of %q, %q", c.Backend, BackendOffline, BackendOpenAI)
+		return fmt.Errorf("backend: %q is not one of %q, %q, %q", c.Backend, BackendOffline, BackendOpenAI, BackendAnthropic)
 	}
-	if c.Backend == BackendOpenAI && c.Model == "" {
+	if (c.Backend == BackendOpenAI || c.Backend == BackendAnthropic) && c.Model == "" {
 		return fmt.Errorf("model: required for backend %q", c.Backend)
 	}
 	switch c.Mode {

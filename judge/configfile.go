@@ -66,18 +66,26 @@ func keyLine(data, key string) (line, col int) {
 }
 
 // ApplyEnv fills what the environment provides and c leaves empty: the key
-// from c.APIKeyEnv or OPENAI_API_KEY, the base URL from OPENAI_BASE_URL.
+// from c.APIKeyEnv or OPENAI_API_KEY (ANTHROPIC_API_KEY for the anthropic
+// backend), the base URL from OPENAI_BASE_URL (ANTHROPIC_BASE_URL).
 // getenv is os.Getenv outside tests.
 func (c *Config) ApplyEnv(getenv func(string) string) {
 	if c.APIKey == "" {
 		name := c.APIKeyEnv
 		if name == "" {
 			name = "OPENAI_API_KEY"
+			if c.Backend == BackendAnthropic {
+				name = "ANTHROPIC_API_KEY"
+			}
 		}
 		c.APIKey = Secret(getenv(name))
 	}
 	if c.BaseURL == "" {
-		c.BaseURL = getenv("OPENAI_BASE_URL")
+		env := "OPENAI_BASE_URL"
+		if c.Backend == BackendAnthropic {
+			env = "ANTHROPIC_BASE_URL"
+		}
+		c.BaseURL = getenv(env)
 	}
 }
 
@@ -100,8 +108,8 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{fs: fs, c: Defaults()}
 	d := f.c
 	fs.StringVar(&f.file, "judge-config", "", "TOML file with the judge `config`")
-	fs.StringVar(&f.c.Backend, "backend", d.Backend, "judge backend: offline (simulator) or openai")
-	fs.StringVar(&f.c.Model, "model", "", "model name for the openai backend")
+	fs.StringVar(&f.c.Backend, "backend", d.Backend, "judge backend: offline (simulator), openai or anthropic")
+	fs.StringVar(&f.c.Model, "model", "", "model name for the openai or anthropic backend")
 	fs.StringVar(&f.c.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or api.openai.com/v1)")
 	fs.StringVar(&f.mode, "mode", string(d.Mode), "score mode: integer or expected")
 	fs.IntVar(&f.c.Repeats, "repeats", d.Repeats, "samples per request, averaged")

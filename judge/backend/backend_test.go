@@ -16,7 +16,15 @@ func TestNew(t *testing.T) {
 	if j, err = New(c); err != nil || j.Name() != "openai:llama3" {
 		t.Fatalf("openai backend: %v, %v", j, err)
 	}
-	c.Backend = "anthropic"
+	c.Backend, c.Model = judge.BackendAnthropic, "claude-haiku-4-5"
+	if j, err = New(c); err != nil || j.Name() != "anthropic:claude-haiku-4-5" {
+		t.Fatalf("anthropic backend: %v, %v", j, err)
+	}
+	c.Mode = judge.ModeExpected
+	if _, err := New(c); judge.KindOf(err) != judge.KindConfig {
+		t.Errorf("anthropic in expected mode: %v", err)
+	}
+	c.Backend, c.Mode = "gemini", judge.ModeInteger
 	if _, err := New(c); judge.KindOf(err) != judge.KindConfig {
 		t.Errorf("unknown backend: %v", err)
 	}

@@ -87,87 +87,125 @@ func ChatBody(cfg judge.Config, req banks.Request, run int) ([]byte, error) {
 }
 
 // ExportBatch writes the plan's requests still to be sent as OpenAI Batch
-// JSONL to w, and records them in the workspace (with the judge and bank
-// snapshot) so that ImportBatch can match the output back. Answers to
-// identical messages already in the workspace are stored at once instead
-// of exported. It returns the number of lines written.
+// JSONL to w, in one file whatever its size, and records them in the
+// workspace (ExportBatchFiles, format openai, no limits). It returns the
+// number of lines written.
+func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (int, error) {
+	bw := bufio.NewWriter(w)
+	res, err := ExportBatchFiles(ctx, st, p, ExportOptions{Format: FormatOpenAI, MaxLines: -1, MaxBytes: -1},
+		func(part int) (io.Writer, error) {
+			if part > 0 {
+				return nil, errors.New("engine: ExportBatch writes one file")
+			}
+			return bw, nil
+		})
+	return res.Lines, err
+}
+
+// ExportBatchFiles writes the plan's requests still to be sent (of shard
+// opts.Shard of opts.Shards) as batch files in opts.Format, a new part
+// (open(1), open(2), …) whenever the next line would pass opts.MaxLines
+// or opts.MaxBytes, and records them in the workspace (with the judge and
+// bank snapshot, and the short ids of an Anthropic file) so that
+// ImportBatch can match the output back. Answers to identical messages
+// already in the workspace are stored at once instead of exported. The
+// workspace records the requests only once every part is written.
 //
 // A rubric plan's lines are its calls (Plan.Sends), each with the body
 // the live openai client sends for it (openai.RequestBody) and a
 // custom_id RubricCustomID names: one line per SAJA call or G-Eval
 // request in expected mode, N lines (one per sample) per sampled G-Eval
 // request.
-func ExportBatch(ctx context.Context, st *store.Store, p *Plan, w io.Writer) (int, error) {
+func ExportBatchFiles(ctx context.Context, st *store.Store, p *Plan, opts ExportOptions, open func(part int) (io.Writer, error)) (ExportResult, error) {
 	if p.IsBatched() {
 		// One line would answer a context's candidates at once; the
 		// import reads one score per line.
-		return 0, errors.New("engine: a batched study (Spec.Orders) cannot go through the Batch API yet; use prism run --batched")
+		return ExportResult{}, errors.New("engine: a batched study (Spec.Orders) cannot go through the Batch API yet; use prism run --batched")
+	}
+	f, err := opts.resolve(p.SendConfig())
+	if err != nil {
+		return ExportResult{}, err
 	}
 	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
-		return 0, err
+		return ExportResult{}, err
 	}
 	snap, err := p.snapshot()
 	if err != nil {
-		return 0, err
+		return ExportResult{}, err
 	}
 	if err := st.PutBank(ctx, snap); err != nil {
-		return 0, err
+		return ExportResult{}, err
 	}
 	// The batch file acquires the study as prism run would: its plan is
 	// the study's (store.PlanStudy).
 	if err := st.PlanStudy(ctx, p.StudyPlan()); err != nil {
-		return 0, err
+		return ExportResult{}, err
 	}
 	var cached []store.Response
-	var rows []store.Request
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	n := 0
 	for _, i := range p.Pending {
 		if resp, ok := p.Cached[i]; ok {
 			resp.Time = time.Now()
 			cached = append(cached, resp)
 		}
 	}
-	if p.rubric != nil {
-		var err error
-		if n, rows, err = p.exportRubric(enc); err != nil {
-			return n, err
+	sw := &splitWriter{open: open, maxLines: opts.MaxLines, maxBytes: opts.MaxBytes}
+	rows, err := p.exportLines(opts, func(id string, body []byte) error {
+		line, err := f.line(id, body)
+		if err != nil {
+			return fmt.Errorf("engine: %s: %w", id, err)
+		}
+		return sw.write(line)
+	})
+	if err == nil {
+		err = sw.close()
+	}
+	res := ExportResult{Lines: sw.total, Parts: sw.parts}
+	if err != nil {
+		return res, err
+	}
+	if len(f.shortIDs) > 0 {
+		if err := st.PutBatchIDs(ctx, f.shortIDs); err != nil {
+			return res, err
 		}
 	}
-	// One line per call: requests byte for byte another's (the same
-	// summary twice in a document) share its line, and its answer is
-	// stored for each of them on import (their rows have its key).
+	if err := st.PutRequests(ctx, rows); err != nil {
+		return res, err
+	}
+	return res, st.PutResponses(ctx, cached)
+}
+
+// exportLines calls emit with the custom_id and chat-completions body of
+// every call of the plan's shard, and returns the rows the calls answer.
+// One line per call: requests byte for byte another's (the same summary
+// twice in a document) share its line, and its answer is stored for each
+// of them on import (their rows have its key).
+func (p *Plan) exportLines(opts ExportOptions, emit func(id string, body []byte) error) ([]store.Request, error) {
+	if p.rubric != nil {
+		return p.exportRubric(opts, emit)
+	}
+	var rows []store.Request
 	for _, i := range p.Sends {
-		if p.rubric != nil {
-			break
-		}
 		it := &p.Items[i]
+		row := p.Row(it)
+		if !opts.inShard(row.Key, row.Run) {
+			continue
+		}
 		req, err := p.Request(i)
 		if err != nil {
-			return n, err
+			return nil, err
 		}
 		body, err := ChatBody(p.Spec.Config, req, int(it.Run))
 		if err != nil {
-			return n, err
+			return nil, err
 		}
-		row := p.Row(it)
-		if err := enc.Encode(BatchInput{CustomID: CustomID(row.Key, row.Run), Method: "POST", URL: BatchURL, Body: body}); err != nil {
-			return n, err
+		if err := emit(CustomID(row.Key, row.Run), body); err != nil {
+			return nil, err
 		}
 		for _, k := range p.members(i) {
 			rows = append(rows, p.Row(&p.Items[k]))
 		}
-		n++
 	}
-	if err := bw.Flush(); err != nil {
-		return n, err
-	}
-	if err := st.PutRequests(ctx, rows); err != nil {
-		return n, err
-	}
-	return n, st.PutResponses(ctx, cached)
+	return rows, nil
 }
 
 // batchOutput is one line of a batch output or error file. OpenAI writes
@@ -180,6 +218,10 @@ type batchOutput struct {
 	CustomID string          `json:"custom_id"`
 	Response json.RawMessage `json:"response"`
 	Error    json.RawMessage `json:"error"`
+
+	Result        json.RawMessage `json:"result"`         // an Anthropic result
+	ID            json.RawMessage `json:"id"`             // a Ray row's id (OpenAI's batch_req id otherwise)
+	GeneratedText *string         `json:"generated_text"` // a Ray row's reply
 }
 
 type batchResponse struct {
@@ -196,14 +238,7 @@ type chatCompletion struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 		Logprobs     *struct {
-			Content []struct {
-				Token       string  `json:"token"`
-				Logprob     float64 `json:"logprob"`
-				TopLogprobs []struct {
-					Token   string  `json:"token"`
-					Logprob float64 `json:"logprob"`
-				} `json:"top_logprobs"`
-			} `json:"content"`
+			Content []wireLogprob `json:"content"`
 		} `json:"logprobs"`
 	} `json:"choices"`
 	Usage struct {
@@ -237,9 +272,10 @@ type BatchOutcome struct {
 // ParseBatchOutput reads a batch output JSONL and scores each reply on sc
 // in mode. Malformed lines are errors naming file, line and field; a
 // request that failed (HTTP error, non-HTTP error, no score) is an outcome
-// with ErrKind set, not an error. Blank lines are skipped.
+// with ErrKind set, not an error. Blank lines are skipped. Anthropic
+// results need the workspace's short ids (ImportBatch) and are refused.
 func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (banks.Scale, judge.Mode, error)) ([]BatchOutcome, error) {
-	return parseBatchLines(r, file, func(oc *BatchOutcome) error {
+	return parseBatchLines(r, file, nil, func(oc *BatchOutcome) error {
 		sc, mode, err := scale(oc.CustomID)
 		if err != nil {
 			return err
@@ -251,9 +287,11 @@ func ParseBatchOutput(r io.Reader, file string, scale func(customID string) (ban
 
 // parseBatchLines reads a batch output JSONL as ParseBatchOutput does and
 // calls score on each reply (not on failed lines); an error of score is
-// the line's custom_id error. A rubric call's reply (isRubricID) may have
-// no content when the model refused.
-func parseBatchLines(r io.Reader, file string, score func(oc *BatchOutcome) error) ([]BatchOutcome, error) {
+// the line's custom_id error. A line is OpenAI's or vLLM's shape, an
+// Anthropic result (its short custom_id read back by short), or a Ray
+// output row. A rubric call's reply (isRubricID) may have no content when
+// the model refused.
+func parseBatchLines(r io.Reader, file string, short func(string) (string, error), score func(oc *BatchOutcome) error) ([]BatchOutcome, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	var out []BatchOutcome
@@ -271,79 +309,26 @@ func parseBatchLines(r io.Reader, file string, score func(oc *BatchOutcome) erro
 		if err := json.Unmarshal(b, &o); err != nil {
 			return nil, at("line", "not a JSON object: %v", err)
 		}
-		if o.CustomID == "" {
-			return nil, at("custom_id", "missing")
+		var oc BatchOutcome
+		var reply bool
+		var err error
+		switch {
+		case isPresent(o.Result):
+			oc, reply, err = readAnthropicLine(o, at, short)
+		case o.CustomID == "" && (o.GeneratedText != nil || isPresent(o.ID)):
+			oc, reply, err = readRayLine(b, at)
+		default:
+			oc, reply, err = readOpenAILine(o, at)
 		}
-		oc := BatchOutcome{CustomID: o.CustomID, Line: line, Score: math.NaN()}
-		if isPresent(o.Error) {
-			oc.ErrKind, oc.Err = string(judge.KindServer), "batch error: "+errorText(o.Error)
-			out = append(out, oc)
-			continue
+		if err != nil {
+			return nil, err
 		}
-		if !isPresent(o.Response) {
-			return nil, at("response", "missing (and no error)")
-		}
-		var br batchResponse
-		if err := json.Unmarshal(o.Response, &br); err != nil {
-			return nil, at("response", "not an object: %v", err)
-		}
-		body := br.Body
-		if !isPresent(body) && isPresent(br.Choices) {
-			body = o.Response // a flat response: the chat completion itself
-		}
-		status := 200
-		if br.StatusCode != nil {
-			status = *br.StatusCode
-		}
-		if status != 200 || !isPresent(body) {
-			oc.ErrKind, oc.Err = statusKind(status), fmt.Sprintf("HTTP %d: %s", status, errorText(body))
-			out = append(out, oc)
-			continue
-		}
-		var cc chatCompletion
-		if err := json.Unmarshal(body, &cc); err != nil {
-			return nil, at("response.body", "not a chat completion: %v", err)
-		}
-		if isPresent(cc.Error) {
-			oc.ErrKind, oc.Err = string(judge.KindServer), errorText(cc.Error)
-			out = append(out, oc)
-			continue
-		}
-		// A key twice or several choices: refused as the live client
-		// refuses them, not read one way (openai.Ambiguous).
-		if why := openai.Ambiguous(body); why != "" || len(cc.Choices) > 1 {
-			if why == "" {
-				why = fmt.Sprintf("%d choices (prism asks for one)", len(cc.Choices))
+		oc.Line = line
+		if reply {
+			oc.checkUsage()
+			if err := score(&oc); err != nil {
+				return nil, at("custom_id", "%v", err)
 			}
-			oc.ErrKind, oc.Err = string(judge.KindAmbiguous), "the answer is ambiguous: "+why
-			out = append(out, oc)
-			continue
-		}
-		if len(cc.Choices) == 0 || cc.Choices[0].Message.Content == nil && !(isRubricID(o.CustomID) &&
-			(cc.Choices[0].Message.Refusal != "" || cc.Choices[0].FinishReason == "content_filter")) {
-			return nil, at("response.body.choices", "no message content")
-		}
-		oc.PromptTokens, oc.CompletionTokens = cc.Usage.PromptTokens, cc.Usage.CompletionTokens
-		if d := cc.Usage.PromptTokensDetails; d != nil {
-			oc.CachedTokens = d.CachedTokens
-		}
-		ch := cc.Choices[0]
-		if ch.Message.Content != nil {
-			oc.Raw = *ch.Message.Content
-		}
-		oc.Refusal, oc.FinishReason = ch.Message.Refusal, ch.FinishReason
-		if lp := ch.Logprobs; lp != nil {
-			for _, t := range lp.Content {
-				tl := judge.TokenLogprob{Token: t.Token, Logprob: t.Logprob}
-				for _, a := range t.TopLogprobs {
-					tl.Top = append(tl.Top, judge.TopLogprob{Token: a.Token, Logprob: a.Logprob})
-				}
-				oc.Logprobs = append(oc.Logprobs, tl)
-			}
-		}
-		oc.checkUsage()
-		if err := score(&oc); err != nil {
-			return nil, at("custom_id", "%v", err)
 		}
 		out = append(out, oc)
 	}
@@ -351,6 +336,95 @@ func parseBatchLines(r io.Reader, file string, score func(oc *BatchOutcome) erro
 		return nil, fmt.Errorf("%s:%d:1: %w", file, line+1, err)
 	}
 	return out, nil
+}
+
+// readOpenAILine reads a line of OpenAI's or vLLM's output shape: reply
+// is false for a failed request (ErrKind set).
+func readOpenAILine(o batchOutput, at func(field, format string, args ...any) error) (BatchOutcome, bool, error) {
+	if o.CustomID == "" {
+		return BatchOutcome{}, false, at("custom_id", "missing")
+	}
+	oc := BatchOutcome{CustomID: o.CustomID, Score: math.NaN()}
+	if isPresent(o.Error) {
+		oc.ErrKind, oc.Err = string(judge.KindServer), "batch error: "+errorText(o.Error)
+		return oc, false, nil
+	}
+	if !isPresent(o.Response) {
+		return oc, false, at("response", "missing (and no error)")
+	}
+	var br batchResponse
+	if err := json.Unmarshal(o.Response, &br); err != nil {
+		return oc, false, at("response", "not an object: %v", err)
+	}
+	body := br.Body
+	if !isPresent(body) && isPresent(br.Choices) {
+		body = o.Response // a flat response: the chat completion itself
+	}
+	status := 200
+	if br.StatusCode != nil {
+		status = *br.StatusCode
+	}
+	if status != 200 || !isPresent(body) {
+		oc.ErrKind, oc.Err = statusKind(status), fmt.Sprintf("HTTP %d: %s", status, errorText(body))
+		return oc, false, nil
+	}
+	var cc chatCompletion
+	if err := json.Unmarshal(body, &cc); err != nil {
+		return oc, false, at("response.body", "not a chat completion: %v", err)
+	}
+	if isPresent(cc.Error) {
+		oc.ErrKind, oc.Err = string(judge.KindServer), errorText(cc.Error)
+		return oc, false, nil
+	}
+	// A key twice or several choices: refused as the live client
+	// refuses them, not read one way (openai.Ambiguous).
+	if why := openai.Ambiguous(body); why != "" || len(cc.Choices) > 1 {
+		if why == "" {
+			why = fmt.Sprintf("%d choices (prism asks for one)", len(cc.Choices))
+		}
+		oc.ErrKind, oc.Err = string(judge.KindAmbiguous), "the answer is ambiguous: "+why
+		return oc, false, nil
+	}
+	if len(cc.Choices) == 0 || cc.Choices[0].Message.Content == nil && !(isRubricID(o.CustomID) &&
+		(cc.Choices[0].Message.Refusal != "" || cc.Choices[0].FinishReason == "content_filter")) {
+		return oc, false, at("response.body.choices", "no message content")
+	}
+	oc.PromptTokens, oc.CompletionTokens = cc.Usage.PromptTokens, cc.Usage.CompletionTokens
+	if d := cc.Usage.PromptTokensDetails; d != nil {
+		oc.CachedTokens = d.CachedTokens
+	}
+	ch := cc.Choices[0]
+	if ch.Message.Content != nil {
+		oc.Raw = *ch.Message.Content
+	}
+	oc.Refusal, oc.FinishReason = ch.Message.Refusal, ch.FinishReason
+	if lp := ch.Logprobs; lp != nil {
+		oc.Logprobs = tokenLogprobs(lp.Content)
+	}
+	return oc, true, nil
+}
+
+// wireLogprob is a token's logprob entry as OpenAI (and prism's Ray
+// recipe) write it.
+type wireLogprob struct {
+	Token       string  `json:"token"`
+	Logprob     float64 `json:"logprob"`
+	TopLogprobs []struct {
+		Token   string  `json:"token"`
+		Logprob float64 `json:"logprob"`
+	} `json:"top_logprobs"`
+}
+
+func tokenLogprobs(ws []wireLogprob) []judge.TokenLogprob {
+	var out []judge.TokenLogprob
+	for _, t := range ws {
+		tl := judge.TokenLogprob{Token: t.Token, Logprob: t.Logprob}
+		for _, a := range t.TopLogprobs {
+			tl.Top = append(tl.Top, judge.TopLogprob{Token: a.Token, Logprob: a.Logprob})
+		}
+		out = append(out, tl)
+	}
+	return out
 }
 
 // scoreOutcome reads the score as the judge would: the expected score over
@@ -499,7 +573,8 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 		}
 		return sc, mode, nil
 	}
-	outs, err := parseBatchLines(r, file, func(oc *BatchOutcome) error {
+	short := shortIDs(func(s string) (string, bool, error) { return st.BatchID(ctx, s) })
+	outs, err := parseBatchLines(r, file, short, func(oc *BatchOutcome) error {
 		if isRubricID(oc.CustomID) {
 			return nil // read by importRubric, with the rubric's parsers
 		}

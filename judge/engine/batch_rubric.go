@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -109,12 +108,12 @@ func decimal(s string) (int, bool) {
 	return n, true
 }
 
-// exportRubric writes a rubric plan's calls (Plan.Sends) as batch lines:
+// exportRubric emits a rubric plan's calls (Plan.Sends) of opts' shard:
 // each body is what the live openai client sends for that call of that
 // run (openai.RequestBody under SendConfig and the run's seed), N lines
-// for a sampled G-Eval request. It returns the lines written and the
-// ratings the calls answer, to record.
-func (p *Plan) exportRubric(enc *json.Encoder) (int, []store.Request, error) {
+// for a sampled G-Eval request. It returns the ratings the calls answer,
+// to record.
+func (p *Plan) exportRubric(opts ExportOptions, emit func(id string, body []byte) error) ([]store.Request, error) {
 	cfg := p.SendConfig()
 	n := p.samples()
 	kind := p.Spec.Rubric.Kind
@@ -122,32 +121,33 @@ func (p *Plan) exportRubric(enc *json.Encoder) (int, []store.Request, error) {
 	if kind == banks.RubricGEval && cfg.Mode != judge.ModeExpected {
 		named = n
 	}
-	lines := 0
 	var rows []store.Request
 	for _, lead := range p.Sends {
 		it := &p.Items[lead]
+		run := strconv.Itoa(int(it.Run))
+		if !opts.inShard(it.Key(), run) {
+			continue
+		}
 		req, err := p.Request(lead)
 		if err != nil {
-			return lines, nil, err
+			return nil, err
 		}
 		rc := runConfig(cfg, int(it.Run), n)
 		for s := range n {
 			body, err := openai.RequestBody(rc, req, s)
 			if err != nil {
 				row := p.Row(it)
-				return lines, nil, fmt.Errorf("engine: %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err)
+				return nil, fmt.Errorf("engine: %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err)
 			}
-			id := RubricCustomID(kind, it.Key(), strconv.Itoa(int(it.Run)), s, named)
-			if err := enc.Encode(BatchInput{CustomID: id, Method: "POST", URL: BatchURL, Body: body}); err != nil {
-				return lines, nil, err
+			if err := emit(RubricCustomID(kind, it.Key(), run, s, named), body); err != nil {
+				return nil, err
 			}
-			lines++
 		}
 		for _, k := range p.members(lead) {
 			rows = append(rows, p.Row(&p.Items[k]))
 		}
 	}
-	return lines, rows, nil
+	return rows, nil
 }
 
 // rubricCall is the lines of one call (or sampled request) in a batch

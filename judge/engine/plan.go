@@ -79,7 +79,7 @@ type Spec struct {
 // form both name judges with it.
 func DefaultJudgeName(cfg judge.Config) string {
 	name := cfg.Backend
-	if cfg.Backend == judge.BackendOpenAI {
+	if cfg.Backend == judge.BackendOpenAI || cfg.Backend == judge.BackendAnthropic {
 		name = cfg.Model
 	}
 	if cfg.Mode != judge.ModeInteger {

@@ -73,6 +73,18 @@ func New(cfg judge.Config, opts ...Option) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, &judge.Error{Kind: judge.KindConfig, Msg: err.Error()}
 	}
+	c := buildClient(cfg, opts)
+	oc := goopenai.DefaultConfig(c.key)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	oc.HTTPClient = &http.Client{Transport: c.transport}
+	c.api = goopenai.NewClientWithConfig(oc)
+	return c, nil
+}
+
+// buildClient is a client for cfg with its retry layer, opts applied.
+func buildClient(cfg judge.Config, opts []Option) *Client {
 	c := &Client{cfg: cfg, key: string(cfg.APIKey)}
 	c.transport = &Transport{
 		Retries: cfg.Retries,
@@ -83,13 +95,15 @@ func New(cfg judge.Config, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	oc := goopenai.DefaultConfig(c.key)
-	if cfg.BaseURL != "" {
-		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	}
-	oc.HTTPClient = &http.Client{Transport: c.transport}
-	c.api = goopenai.NewClientWithConfig(oc)
-	return c, nil
+	return c
+}
+
+// NewTransport is the retry layer a Client for cfg sends through, opts
+// applied (the engine's limiter, backoff, log): another backend that
+// speaks HTTP (judge/anthropic) sends through it, so its calls are
+// retried, paced and bounded by the same rules.
+func NewTransport(cfg judge.Config, opts ...Option) *Transport {
+	return buildClient(cfg, opts).transport
 }
 
 // Name is "openai:MODEL".

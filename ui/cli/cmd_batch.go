@@ -4,28 +4,43 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 )
 
 func init() {
-	register("batch", "export pending requests as OpenAI Batch JSONL, or import a batch output (batch export|import)", runBatch)
+	register("batch", "export pending requests as batch files (OpenAI, Anthropic, vLLM, Ray), or import a batch output (batch export|import)", runBatch)
 }
 
 const batchUsage = `
-  prism batch export [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
-                     --backend openai --model M [--judge NAME] [--repeats N] [-o FILE]
-                     [--workspace FILE] [judge flags]
+  prism batch export [--bank BANK [--probes P,…] | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
+                     --backend openai|anthropic --model M [--judge NAME] [--repeats N]
+                     [--format openai|anthropic|vllm|ray] [--shard I/N] [--max-lines N] [--max-bytes N]
+                     [-o FILE] [--workspace FILE] [judge flags]
   prism batch import FILE [--workspace FILE]
 
-export writes every request of the study that has no answer yet as OpenAI
-Batch JSONL ({"custom_id", "method": "POST", "url": "/v1/chat/completions",
-"body"}; custom_id is the request key, "KEY:RUN" for runs after the first),
-the file OpenAI's Batch API and vLLM's run-batch read, and records the
-requests in the workspace. import reads the output file (OpenAI's or vLLM's
-shape) and stores each answer at the coordinates it was exported with;
-failed lines are stored as failures and stay pending. The flags of export
+export writes every request of the study that has no answer yet as a batch
+file and records the requests in the workspace. --format openai (default)
+and vllm write OpenAI Batch JSONL ({"custom_id", "method": "POST", "url":
+"/v1/chat/completions", "body"}; custom_id is the request key, "KEY:RUN"
+for runs after the first), the file OpenAI's Batch API and vLLM's run-batch
+read; anthropic writes Message Batches requests ({"custom_id", "params"},
+short ids the workspace maps back; not in --mode expected: no logprobs);
+ray writes rows for Ray Data LLM + vLLM ({"id", "model", "messages",
+"sampling_params"}; contrib/ray/run.py). --shard I/N exports only the calls
+of shard I of N (disjoint shards whose union is the study). A file holds at
+most --max-lines lines and --max-bytes bytes (default: the provider's
+limits: openai 50,000 lines and 200 MB, anthropic 100,000 and 256 MB;
+vllm and ray none); a larger export is split into FILE.001.jsonl,
+FILE.002.jsonl, … (it needs -o).
+
+import reads the output file (OpenAI's or vLLM's shape, Anthropic's results,
+or Ray output rows) and stores each answer at the coordinates it was
+exported with; failed lines (and Anthropic's errored, canceled and expired
+results) are stored as failures and stay pending. The flags of export
 are those of prism run: --backend is what answers, --judge the stored judge
 name the answers go under (default: the model).
 
@@ -60,7 +75,12 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := newStudyFlags("prism batch export", batchUsage, stderr)
 	s.addRubricFlags()
-	out := s.fs.String("o", "", "write to `FILE` instead of standard output")
+	out := s.fs.String("o", "", "write to `FILE` (FILE.001.jsonl, FILE.002.jsonl, … when split) instead of standard output")
+	format := s.fs.String("format", engine.FormatOpenAI, "batch file `FORMAT`: "+strings.Join(engine.Formats, ", "))
+	shard := s.fs.String("shard", "", "export only shard `I/N` of the calls (1 ≤ I ≤ N)")
+	maxLines := s.fs.Int("max-lines", 0, "at most `N` lines per file (default: the format's limit; -1: none)")
+	maxBytes := s.fs.Int64("max-bytes", 0, "at most `N` bytes per file (default: the format's limit; -1: none)")
+	probes := s.fs.String("probes", "", "comma-separated `PROBES` to export (as prism run --probes); default: every condition of the bank")
 	pos, help, err := s.fs.parse(args, stdout)
 	if err != nil || help {
 		return err
@@ -68,43 +88,58 @@ func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(pos) > 0 {
 		return usageErr(batchUsage, "unexpected argument %q", pos[0])
 	}
+	opts := engine.ExportOptions{Format: *format, MaxLines: *maxLines, MaxBytes: *maxBytes}
+	if !slices.Contains(engine.Formats, *format) {
+		return usageErr(batchUsage, "--format %q: want one of %s", *format, strings.Join(engine.Formats, ", "))
+	}
+	if *shard != "" {
+		if opts.Shard, opts.Shards, err = engine.ParseShard(*shard); err != nil {
+			return usageErr(batchUsage, "%v", err)
+		}
+	}
 	st, spec, err := s.spec(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if *probes != "" {
+		if spec.Rubric != nil {
+			return usageErr(batchUsage, "--probes is for a bank's probes, not a rubric (--rubric)")
+		}
+		for _, p := range strings.Split(*probes, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				spec.Probes = append(spec.Probes, p)
+			}
+		}
+	}
 	plan, err := engine.NewPlan(ctx, st, spec)
 	if err != nil {
 		return err
 	}
-	var n int
-	if *out == "" {
-		n, err = engine.ExportBatch(ctx, st, plan, stdout)
-	} else {
-		err = model.WriteFileAtomic(*out, func(w io.Writer) error {
-			var werr error
-			n, werr = engine.ExportBatch(ctx, st, plan, w)
-			return werr
-		})
+	parts := &partFiles{path: *out, stdout: stdout}
+	res, err := engine.ExportBatchFiles(ctx, st, plan, opts, parts.open)
+	if err == nil {
+		err = parts.finish()
 	}
 	if err != nil {
+		parts.abandon()
 		return err
 	}
-	dest := *out
-	if dest == "" {
-		dest = "standard output"
+	dest := parts.dest()
+	if opts.Shards > 1 {
+		dest += fmt.Sprintf(" (shard %s)", *shard)
 	}
 	if plan.IsRubric() {
 		e := plan.Estimate
 		fmt.Fprintf(stderr, "exported %d lines to %s: %d call(s) for %d rating(s) of rubric %s (%d already answered, %d stored from cache)\n",
-			n, dest, e.Calls, e.Requests-e.Answered-(e.CacheHits-e.Shared), plan.Spec.Rubric.Name, e.Answered, e.CacheHits-e.Shared)
+			res.Lines, dest, e.Calls, e.Requests-e.Answered-(e.CacheHits-e.Shared), plan.Spec.Rubric.Name, e.Answered, e.CacheHits-e.Shared)
 		return nil
 	}
 	// Requests byte for byte another's share its line (Estimate.Shared):
 	// they are exported, not stored from cache.
 	e := plan.Estimate
 	fmt.Fprintf(stderr, "exported %d requests to %s (%d already answered, %d stored from cache%s)\n",
-		n, dest, e.Answered, e.CacheHits-e.Shared, sharedText(e.Shared))
+		res.Lines, dest, e.Answered, e.CacheHits-e.Shared, sharedText(e.Shared))
 	return nil
 }
 
