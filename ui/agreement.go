@@ -225,3 +225,21 @@ func (v *compareScreen) agreeLines(st *styles.Styles, w int) []string {
 func pairCells(p agree.Pair) string {
 	return fmt.Sprintf("%8s [%s, %s]", fixed4(-p.Mean), fixed4(-p.CI[1]), fixed4(-p.CI[0]))
 }
+
+// FitAgreement is the agreement the Fit tab shows for a judge without
+// probes (nil otherwise): what a test compares with prism agree's.
+func (a *App) FitAgreement() *agree.Result {
+	if a.fit.agree == nil {
+		return nil
+	}
+	return a.fit.agree.res
+}
+
+// CompareAgreement is the Compare tab's agreement of every judge (nil
+// before a comparison): what a test compares with prism agree's.
+func (a *App) CompareAgreement() *agree.Result {
+	if a.cmp.agree == nil {
+		return nil
+	}
+	return a.cmp.agree.res
+}
