@@ -29,16 +29,21 @@ type judgeFit struct {
 	err   error
 }
 
-// compareMsg carries the fits of every judge with answers.
+// compareMsg carries the fits of every judge with answers, and their
+// agreement with the labels (or why it could not be measured).
 type compareMsg struct {
-	gen  int
-	fits []judgeFit
-	err  error
+	gen      int
+	fits     []judgeFit
+	agree    *agreement
+	agreeErr error
+	err      error
 }
 
 // compareCmd fits every judge of st with answers on dataset: under
 // bankHash, or, for an imported judge (whose answers have no bank), all
-// its answers.
+// its answers. A judge without probe answers cannot be fitted
+// (calib.ErrNoProbes) but is measured: every judge's agreement with the
+// labels is computed together, on the same resamples (measureAgreement).
 func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, opts calib.Options, gen int) tea.Cmd {
 	return func() tea.Msg {
 		judges, err := st.Judges(ctx)
@@ -63,13 +68,23 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 			}
 			fits = append(fits, judgeFit{judge: j.Name, rep: rep, err: err})
 		}
-		return compareMsg{gen: gen, fits: fits}
+		msg := compareMsg{gen: gen, fits: fits}
+		if len(fits) > 0 {
+			names := make([]string, len(fits))
+			for i, f := range fits {
+				names[i] = f.judge
+			}
+			msg.agree, msg.agreeErr = measureAgreement(ctx, st, dataset, bankHash, names, opts.Metric)
+		}
+		return msg
 	}
 }
 
 // compareScreen draws the Compare screen.
 type compareScreen struct {
 	fits   []judgeFit
+	agree  *agreement // every judge's agreement with the labels, or nil
+	aerr   error      // why agree is nil after a comparison
 	busy   bool
 	err    error
 	gen    int
@@ -126,8 +141,8 @@ func (v *compareScreen) View(a *App) string {
 	lines := v.lines(st, w)
 	v.scroll = min(v.scroll, max(len(lines)-innerH, 0))
 	title := "Compare judges"
-	if len(v.fits) > 0 && v.fits[0].rep != nil {
-		title += " · " + v.fits[0].rep.Metric
+	if len(v.fits) > 0 {
+		title += " · " + v.metric
 	}
 	return pane(st, true, v.width, v.height, title, block(lines[v.scroll:], w, innerH))
 }
@@ -143,8 +158,12 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 	if v.stale != "" && len(v.fits) > 0 {
 		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}
+	lines = append(lines, v.agreeLines(st, w)...)
 	var ok []judgeFit
 	for i, f := range v.fits {
+		if errors.Is(f.err, calib.ErrNoProbes) {
+			continue // measured above, nothing to fit
+		}
 		if f.err != nil {
 			lines = append(lines, wrapStyled(st.Warn, fmt.Sprintf("%c %s: %v", judgeMark(i), f.judge, f.err), w)...)
 			continue
@@ -157,9 +176,12 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 	if len(ok) < 2 {
 		switch {
 		case v.busy:
+		case v.agree != nil && len(v.agree.res.Order) >= 2:
+			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
+				"the method tables and profiles compare judges with probe answers: %d here. Probing a judge (Run screen, s) adds it.", len(ok)), w)...)
 		case len(v.fits) == 0 && v.gen == 0:
 			lines = append(lines, wrapStyled(st.Muted,
-				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit screen's metric, and compares them.", w)...)
+				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit screen's metric, and compares them; every judge's agreement with the labels is measured too, probes or not.", w)...)
 		default:
 			have := "no judge has"
 			for _, f := range v.fits {
@@ -337,6 +359,7 @@ func (v *compareScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case compareMsg:
 		if msg.gen == v.gen {
 			v.busy, v.fits, v.err = false, msg.fits, msg.err
+			v.agree, v.aerr = msg.agree, msg.agreeErr
 		}
 	}
 	return nil

@@ -42,6 +42,9 @@ type fitResult struct {
 	// reads.
 	source string
 	rows   []model.ScoreRow
+	// agree is the judge's agreement with the labels when its study has
+	// no probe answers (calib.ErrNoProbes): shown in place of the fit.
+	agree *agreement
 }
 
 // fitOptions are the options of the Fit screen's fits: the protocol's
@@ -60,6 +63,14 @@ func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.
 		opts.Progress = progress
 		res, w, err := fitStudy(ctx, st, key, opts)
 		opts.Progress = nil
+		if errors.Is(err, calib.ErrNoProbes) {
+			// Nothing to fit, but the judge can still be measured.
+			ag, aerr := measureAgreement(ctx, st, key.dataset, key.bankHash, []string{key.judge}, opts.Metric)
+			if aerr != nil {
+				return fitResult{}, w, errors.Join(err, aerr)
+			}
+			return fitResult{agree: ag}, append(w, ag.warnings...), nil
+		}
 		if err != nil {
 			return fitResult{}, w, err
 		}
@@ -159,7 +170,11 @@ func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	v.rep, v.warnings, v.key, v.scroll, v.stored = j.res.rep, j.warnings, j.key, 0, nil
 	v.source, v.rows = j.res.source, j.res.rows
 	v.d, v.fitOpts = j.res.d, j.res.opts
+	v.agree = j.res.agree
 	a.prof.setReport(j.res.rep)
+	if v.agree != nil {
+		return nil // no fit: nothing for Inspect to follow
+	}
 	if a.insp.ins != nil {
 		// Inspect follows the newest fit, whatever study it inspected
 		// before: a view never keeps showing another fit's numbers.
@@ -220,6 +235,9 @@ func (a *App) inspectStale() string {
 // Fit and Profiles screens show it), or "" when it does.
 func (a *App) fitStale() string {
 	v := &a.fit
+	if v.rep == nil && v.agree != nil {
+		return a.agreeStale()
+	}
 	if v.rep == nil {
 		return ""
 	}

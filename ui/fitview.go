@@ -42,6 +42,7 @@ type fitScreen struct {
 	judge      string           // the judge a fit would use, for the hint
 	stale      string           // why rep no longer fits the study, or ""
 	stored     *study.Stored    // where rep came from when it was read from the workspace, or nil
+	agree      *agreement       // key's agreement when its study has no probes (rep is then nil)
 
 	scroll        int
 	width, height int
@@ -90,6 +91,9 @@ func (v *fitScreen) View(a *App) string {
 func (v *fitScreen) title() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Fit · %s · %d contexts · %d candidates", r.Metric, r.NContexts, r.NCandidates)
+	}
+	if ag := v.agree; ag != nil {
+		return fmt.Sprintf("Fit · agreement, no probes · %s · %d contexts · %d candidates", ag.res.Metric, ag.res.Contexts, ag.res.Candidates)
 	}
 	return "Fit · " + v.metric()
 }
@@ -295,6 +299,9 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
 	}
 	r := v.rep
+	if r == nil && v.agree != nil {
+		return append(lines, v.fitAgreeLines(st, w)...)
+	}
 	if r == nil {
 		if v.job == nil && v.err == nil {
 			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(

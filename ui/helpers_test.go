@@ -62,6 +62,9 @@ const (
 	// fixtureRubric plus the imported judge "swapped" whose scores hold
 	// SAJA broad's ratings too (see rubricTwoJudgeDemo).
 	fixtureRubricTwoJudge = "rubric-two-judge"
+	// fixtureTwoJudge plus the imported judge "bare", baseline answers
+	// only (see importBare): a judge without probes.
+	fixtureAgree = "agree"
 )
 
 var fixtures = struct {
@@ -103,6 +106,8 @@ func buildFixture(name, dir string) (string, error) {
 		return buildOn(dir, fixtureScreened, runRubrics)
 	case fixtureRubricTwoJudge:
 		return buildOn(dir, fixtureRubric, importSwappedRubric)
+	case fixtureAgree:
+		return buildOn(dir, fixtureTwoJudge, importBare)
 	}
 	return "", fmt.Errorf("no fixture %q", name)
 }

@@ -39,6 +39,9 @@ func (v *profScreen) Move(delta int) {
 func (v *profScreen) setReport(r *calib.Report) {
 	v.rep = r
 	v.attrs = v.attrs[:0]
+	if r == nil { // no fit (a judge without probes): nothing to profile
+		return
+	}
 	for a := range r.Profiles {
 		v.attrs = append(v.attrs, a)
 	}

@@ -46,7 +46,7 @@ func (v *fitScreen) onStoredFit(a *App, msg storedFitMsg) {
 		return
 	}
 	r := msg.stored.Report
-	v.rep, v.key, v.d, v.rows, v.stored = r, msg.key, nil, nil, msg.stored
+	v.rep, v.key, v.d, v.rows, v.stored, v.agree = r, msg.key, nil, nil, msg.stored, nil
 	v.pairwise = r.Metric == model.MetricPairwise
 	v.taylor = r.Methods.Taylor != nil
 	v.answers, v.rubrics = a.answers[k], a.rubrics[k.judgeOf()]

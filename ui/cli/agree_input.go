@@ -139,38 +139,25 @@ func readAgreeScores(path string) ([]agreeJudge, error) {
 	return out, nil
 }
 
-// workspaceAgreeJudges reads each judge's study on the dataset (study.Pick
-// and study.Read, the read every analysis makes): the baseline answers
-// averaged over the runs read, and the Study. A judge without probes is an
-// imported study without a bank; Pick takes it as any other.
+// workspaceAgreeJudges reads each judge's study on dataset with
+// agree.ReadStored, the read the TUI's agreement makes too: the baseline
+// answers averaged over the runs read, and the Study. A judge without
+// probes is an imported study without a bank; study.Pick takes it as any
+// other.
 func workspaceAgreeJudges(ctx context.Context, st *store.Store, wf workspaceFlags, dataset string, judges []string, bankHash string, runs study.Runs, stderr io.Writer) ([]agreeJudge, []model.Label, error) {
 	var out []agreeJudge
 	var labels []model.Label
 	for _, name := range judges {
-		info, note, err := study.Pick(ctx, st, dataset, name, bankHash)
+		s, err := agree.ReadStored(ctx, st, dataset, name, bankHash, runs)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", st.Path(), err)
+			return nil, nil, err
 		}
-		if note != "" && stderr != nil {
-			fmt.Fprintf(stderr, "%s: judge %s: %s\n", wf.Name(), name, note)
+		if s.Note != "" && stderr != nil {
+			fmt.Fprintf(stderr, "%s: judge %s: %s\n", wf.Name(), name, s.Note)
 		}
-		d, err := study.Read(ctx, st, info, runs)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", study.Source(st.Path(), info), err)
-		}
-		warnUnbalanced(stderr, wf.Name(), &d.Study)
-		var m meanScores
-		for _, r := range d.Rows {
-			if r.Probe == model.ProbeBaseline && !r.Missing {
-				m.add(agree.Key{Context: r.Context, Candidate: r.Candidate}, r.Score)
-			}
-		}
-		if len(m.sum) == 0 {
-			return nil, nil, fmt.Errorf("%s: no baseline answers", study.Source(st.Path(), info))
-		}
-		s := d.Study
-		out = append(out, agreeJudge{name: name, scores: m.means(), study: &s, scale: s.Scale})
-		labels = d.Labels
+		warnUnbalanced(stderr, wf.Name(), &s.Study)
+		out = append(out, agreeJudge{name: name, scores: s.Scores, study: &s.Study, scale: s.Study.Scale})
+		labels = s.Labels
 	}
 	return out, labels, nil
 }

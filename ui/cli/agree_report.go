@@ -73,16 +73,14 @@ func agreeReportOf(in agreeInput, opts agree.Options, co *curve.Options, scaleGi
 			opts.Shared[j], rep.Scales[jd.name] = true, fmt.Sprintf("%g-%g", lo, hi)
 		}
 	}
-	t, warnings, err := agree.Build(in.labels, names, maps)
+	res, t, warnings, err := agree.Measure(in.labels, names, maps, opts)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism agree: warning:", w)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if rep.Result, err = agree.Compute(t, opts); err != nil {
-		return nil, err
-	}
+	rep.Result = res
 	if co != nil {
 		if rep.Curve, err = agree.Curve(t, opts, *co); err != nil {
 			return nil, fmt.Errorf("--curve: %w", err)
