@@ -749,8 +749,12 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		fmt.Fprintf(w, "global mode: %d candidates as one group, %d columns; Spearman pooled over all candidates; %d bootstrap resamples, seed %d\n",
 			r.NCandidates, len(r.Columns), r.Bootstrap, r.Seed)
 	} else {
+		metric := r.Metric
+		if r.Comparisons > 0 {
+			metric += fmt.Sprintf(" on %d human comparisons", r.Comparisons)
+		}
 		fmt.Fprintf(w, "%d contexts, %d candidates, %d columns; metric %s; %d bootstrap resamples, seed %d\n",
-			r.NContexts, r.NCandidates, len(r.Columns), r.Metric, r.Bootstrap, r.Seed)
+			r.NContexts, r.NCandidates, len(r.Columns), metric, r.Bootstrap, r.Seed)
 	}
 	if imp := imputedCells(r.Imputed, r.Columns); imp != "" {
 		fmt.Fprintf(w, "imputed cells (column mean): %s\n", imp)
