@@ -202,6 +202,32 @@ func TestComparisonsOfEveryPairAreTodaysPairwise(t *testing.T) {
 	}
 }
 
+// TestConfirmComparisonsOfEveryPair: the confirmatory protocol on
+// comparisons of every unequal pair is its pairwise report, the count of
+// evaluation pairs included.
+func TestConfirmComparisonsOfEveryPair(t *testing.T) {
+	rows, labels := synth(40, 4, 3, 13)
+	for i := range labels {
+		labels[i].Human = math.Round(labels[i].Human)
+	}
+	o := DefaultConfirmOptions()
+	o.Benchmark, o.Bootstrap, o.Screen.Bootstrap = "t", 100, 50
+	plain, _, err := Confirm(context.Background(), rows, labels, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Comparisons = allPairs(labels)
+	withC, _, err := Confirm(context.Background(), rows, labels, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(plain)
+	b, _ := json.Marshal(withC)
+	if string(a) != string(b) || plain.Split.EvalPairs == 0 {
+		t.Errorf("confirm on every unequal pair as comparisons differs:\n%s\n%s", a, b)
+	}
+}
+
 // TestTransferComparisonsHand: the transfer check of a pairwise
 // calibrator on comparison labels, by hand on the baseline (A 3, B 1,
 // C 1): c1 0.625, c2 1, the others without comparisons left out.
