@@ -25,6 +25,10 @@ type ApplyOptions struct {
 	// takes the calibrator's (its fit's resamples and seed).
 	Bootstrap int
 	Seed      uint64
+	// Comparisons, when not nil, are pairwise human labels: a pairwise
+	// calibrator's transfer check counts them (docs/protocol.md §6), as
+	// Fit does, instead of the pairs of unequal labels.
+	Comparisons []model.Comparison
 }
 
 // Scored is the result of applying a calibrator to new candidates.
@@ -572,6 +576,13 @@ func (c *Calibrator) transfer(s *Scored, off []int, opts ApplyOptions) (*Transfe
 		return t, ""
 	}
 	pairwise := c.Metric == model.MetricPairwise
+	var byCtx map[string][]model.Comparison // comparison labels by context
+	if pairwise && opts.Comparisons != nil {
+		byCtx = map[string][]model.Comparison{}
+		for _, cm := range opts.Comparisons {
+			byCtx[cm.Context] = append(byCtx[cm.Context], cm)
+		}
+	}
 	var vals [2][]float64
 	var base, corr, hum, rb, rc, rh []float64
 	var idx []int
@@ -591,7 +602,12 @@ func (c *Calibrator) transfer(s *Scored, off []int, opts ApplyOptions) (*Transfe
 			continue
 		}
 		var vb, vc float64
-		if pairwise {
+		if pairwise && byCtx != nil {
+			var ok bool
+			if vb, vc, ok = comparisonTransfer(s.Rows[off[g]:off[g+1]], byCtx[s.Rows[off[g]].Context]); !ok {
+				continue
+			}
+		} else if pairwise {
 			var ok bool
 			if vb, ok = PairwiseAccuracy(base, hum); !ok {
 				continue
@@ -613,6 +629,9 @@ func (c *Calibrator) transfer(s *Scored, off []int, opts ApplyOptions) (*Transfe
 		t.InSample += inSample
 	}
 	if t.Contexts == 0 {
+		if byCtx != nil {
+			return nil, "transfer check: no context has a comparison of two labelled candidates"
+		}
 		if pairwise {
 			return nil, "transfer check: no context has two labelled candidates with unequal human scores"
 		}
@@ -629,3 +648,32 @@ func (c *Calibrator) transfer(s *Scored, off []int, opts ApplyOptions) (*Transfe
 // ErrNoHumanScale is returned by Apply when HumanScale is asked of a
 // calibrator without a map.
 var ErrNoHumanScale = errors.New("no human-scale map")
+
+// comparisonTransfer is the transfer check's pairwise metric of one
+// context from comparison labels: the share of cs, among those of two
+// labelled candidates of rows, that the baseline (vb) and the corrected
+// scores (vc) order as the humans did; ok is false when none is of two
+// labelled candidates. Rows are the context's, in candidate byte order.
+func comparisonTransfer(rows []ScoredRow, cs []model.Comparison) (vb, vc float64, ok bool) {
+	var base, corr []float64
+	var pairs []Pair
+	at := map[string]int32{}
+	for _, r := range rows {
+		if !math.IsNaN(r.Human) {
+			at[r.Candidate] = int32(len(base))
+			base, corr = append(base, r.Baseline), append(corr, r.Corrected)
+		}
+	}
+	for _, cm := range cs {
+		w, okw := at[cm.Winner]
+		l, okl := at[cm.Loser]
+		if okw && okl && w != l {
+			pairs = append(pairs, Pair{w, l})
+		}
+	}
+	if vb, ok = ComparisonAccuracy(base, pairs); !ok {
+		return 0, 0, false
+	}
+	vc, _ = ComparisonAccuracy(corr, pairs)
+	return vb, vc, true
+}

@@ -138,7 +138,8 @@ func EvaluateBudget(ctx context.Context, rows []model.ScoreRow, labels []model.L
 	if !(opts.Tolerance >= 0) || math.IsInf(opts.Tolerance, 0) {
 		return nil, nil, fmt.Errorf("tolerance %v: want a finite value ≥ 0", opts.Tolerance)
 	}
-	bo := BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile}
+	bo := opts.buildOptions()
+	bo.Global = false
 	d, warnings, err := BuildDesign(rows, labels, bo)
 	if err != nil {
 		return nil, warnings, err
@@ -160,7 +161,7 @@ func EvaluateBudget(ctx context.Context, rows []model.ScoreRow, labels []model.L
 	}
 	s := newSelector(d, opts.Options, order)
 	if len(s.defined) == 0 {
-		return nil, warnings, errors.New("no context has two candidates with unequal human scores; pairwise accuracy is undefined")
+		return nil, warnings, d.errPairwiseUndefined()
 	}
 	base, calls := budgetCalls(rows, d)
 	bf, err := newBudgetFolds(s, calls, base)

@@ -105,13 +105,15 @@ type Split struct {
 	Exploration  []string `json:"exploration"`
 	Confirmation []string `json:"confirmation"`
 	// Eligible are the confirmation contexts the metric is defined on
-	// (pairwise: with a pair of unequal human scores); the means and the
+	// (pairwise: with a pair of unequal human scores, or with comparison
+	// labels a comparison); the means and the
 	// bootstrap run over them.
 	Eligible               []string `json:"eligible"`
 	ExplorationCandidates  int      `json:"exploration_candidates"`
 	ConfirmationCandidates int      `json:"confirmation_candidates"`
 	// EvalPairs counts the pairs with unequal human scores within the
-	// eligible confirmation contexts (the pairwise evaluation labels).
+	// eligible confirmation contexts, or with comparison labels their
+	// comparisons (the pairwise evaluation labels).
 	EvalPairs int `json:"eval_pairs"`
 }
 
@@ -281,7 +283,9 @@ func Confirm(ctx context.Context, rows []model.ScoreRow, labels []model.Label, o
 	}
 	bench := opts.Benchmark
 	explore := func(c string) bool { return !ConfirmSplit(bench, c) }
-	d, warnings, err := BuildDesign(rows, labels, BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, MeanOver: explore})
+	bo := opts.buildOptions()
+	bo.Global, bo.MeanOver = false, explore
+	d, warnings, err := BuildDesign(rows, labels, bo)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -315,7 +319,11 @@ func Confirm(ctx context.Context, rows []model.ScoreRow, labels []model.Label, o
 		if f.defined[g] {
 			eligible = append(eligible, g)
 			r.Split.Eligible = append(r.Split.Eligible, d.Contexts[g])
-			r.Split.EvalPairs += unequalPairs(d.Human[d.Off[g]:d.Off[g+1]])
+			if d.Pairs != nil {
+				r.Split.EvalPairs += len(d.Pairs[g])
+			} else {
+				r.Split.EvalPairs += unequalPairs(d.Human[d.Off[g]:d.Off[g+1]])
+			}
 		}
 	}
 	if len(eligible) == 0 {
@@ -668,6 +676,12 @@ func (d *Design) sub(ctxs, units []int) *Design {
 			}
 		}
 		s.Off = append(s.Off, len(s.S0))
+		if d.Pairs != nil {
+			s.Pairs = append(s.Pairs, d.Pairs[g])
+		}
+	}
+	if d.Pairs != nil && s.Pairs == nil {
+		s.Pairs = [][]Pair{}
 	}
 	if s.J == nil {
 		s.J, s.JC = make([]float64, 0, qs), make([]float64, 0, qs)

@@ -25,7 +25,7 @@ type fitter struct {
 	ctxSS   [][]float64 // per context: Σ(C Ok)², then Σ(C Ek)², per attribute
 	mo, mh  []float64   // per context, the means of O_k and H_k over its rows (contexts × K): Õ and H̃ of a row come from J (Design.ohRow)
 	hrank   []float64   // human mid-ranks per row
-	defined []bool      // per context: the metric is defined (pairwise needs an unequal-human pair)
+	defined []bool      // per context: the metric is defined (pairwise needs an unequal-human pair, or a comparison)
 
 	sum   *gram
 	rl    *rule // the fit being scored
@@ -78,7 +78,7 @@ func newFitter(d *Design, opts Options) *fitter {
 		MidRanks(f.hrank[lo:hi], d.Human[lo:hi], f.idx[:hi-lo])
 		f.defined[g] = true
 		if f.pairwise {
-			_, f.defined[g] = PairwiseAccuracy(d.Human[lo:hi], d.Human[lo:hi])
+			f.defined[g] = d.pairwiseDefined(g)
 		}
 	}
 	return f
@@ -157,8 +157,7 @@ func (f *fitter) value(g int, r *rule) float64 {
 func (f *fitter) metricOf(g int, pred []float64) float64 {
 	lo, hi := f.d.Off[g], f.d.Off[g+1]
 	if f.pairwise {
-		acc, _ := PairwiseAccuracy(pred, f.d.Human[lo:hi])
-		return acc
+		return f.d.pairwiseOf(g, pred)
 	}
 	n := hi - lo
 	MidRanks(f.prank[:n], pred, f.idx[:n])
@@ -338,7 +337,7 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 		}
 	}
 	if len(defined) == 0 {
-		return errors.New("no context has two candidates with unequal human scores; pairwise accuracy is undefined")
+		return d.errPairwiseUndefined()
 	}
 	for gi, gam := range gammas {
 		row := map[string]float64{}

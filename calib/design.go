@@ -35,6 +35,12 @@ type Design struct {
 	// built with BuildOptions.DropCentered; FitDesign never reads it.
 	JC    []float64
 	YStar []float64 // norm-matched target y* (eq. 4)
+	// Pairs, when not nil, are the human comparisons the pairwise metric
+	// counts instead of the pairs of unequal human scores (docs/protocol.md
+	// §6): per context, those whose winner and loser are both its rows.
+	// A context without one is left out of that metric. Nil: the design
+	// has no comparison labels (BuildOptions.Comparisons).
+	Pairs [][]Pair
 }
 
 // Q is the number of Jacobian columns.
@@ -57,6 +63,13 @@ type BuildOptions struct {
 	// cells to the candidates of the contexts it accepts (the exploration
 	// contexts of docs/protocol.md §13); nil: every candidate of the design.
 	MeanOver func(context string) bool
+	// Comparisons, when not nil, are pairwise human labels (MT-Bench's
+	// individual judgments): the design keeps those of its candidates in
+	// Design.Pairs, and the pairwise metric counts them. The labels
+	// remain the training target. ComparisonsFile names them in errors
+	// and warnings ("comparisons" when empty).
+	Comparisons     []model.Comparison
+	ComparisonsFile string
 }
 
 type candKey struct{ ctx, cand string }
@@ -489,7 +502,8 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	for g := range ctxs {
 		d.centerContext(d.Off[g], d.Off[g+1])
 	}
-	return d, warnings, nil
+	w, err := d.setPairs(opts)
+	return d, append(warnings, w...), err
 }
 
 // centerContext centers s0 and J over rows [lo, hi) and sets the target

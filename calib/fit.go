@@ -39,8 +39,13 @@ type Options struct {
 	// fitted methods and reported in Report.Baselines (docs/protocol.md
 	// §12). They change no other number of the report.
 	Baselines []Baseline
+	// Comparisons, when not nil, are pairwise human labels that the
+	// pairwise metric counts (BuildOptions.Comparisons) where Fit, Select,
+	// Budget and Confirm build their design; FitDesign reads a built
+	// design's Pairs instead.
+	Comparisons []model.Comparison
 
-	ScoresFile, LabelsFile, OrderFile string // names used in error messages
+	ScoresFile, LabelsFile, OrderFile, ComparisonsFile string // names used in error messages
 }
 
 // DefaultOptions returns the protocol's defaults: Spearman, seed 42, 2,000
@@ -60,7 +65,7 @@ func DefaultOptions() Options {
 // (ignored rows, skipped contexts, unused order entries) are returned for
 // the caller to show.
 func Fit(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts Options) (*Report, []string, error) {
-	d, warnings, err := BuildDesign(rows, labels, BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+	d, warnings, err := BuildDesign(rows, labels, opts.buildOptions())
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -90,6 +95,11 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	}
 	f := newFitter(d, opts)
 	r := newReport(d, opts)
+	if f.pairwise {
+		for _, p := range d.Pairs {
+			r.Comparisons += len(p)
+		}
+	}
 	for _, g := range order {
 		r.Order = append(r.Order, d.Contexts[g])
 	}
@@ -123,6 +133,12 @@ func newReport(d *Design, opts Options) *Report {
 		Profiles:    map[string]*Profile{},
 		Sweep:       map[string]map[string]float64{},
 	}
+}
+
+// buildOptions are the BuildOptions of a design built for o.
+func (o *Options) buildOptions() BuildOptions {
+	return BuildOptions{ScoresFile: o.ScoresFile, LabelsFile: o.LabelsFile, Global: o.Global,
+		Comparisons: o.Comparisons, ComparisonsFile: o.ComparisonsFile}
 }
 
 func (o *Options) check() error {

@@ -132,3 +132,32 @@ func PairwiseAccuracy(pred, human []float64) (acc float64, ok bool) {
 	}
 	return credit / float64(pairs), true
 }
+
+// Pair is one human comparison inside a context: the rows, counted from
+// the context's first row, of the candidate preferred and of the other.
+type Pair struct{ Winner, Loser int32 }
+
+// ComparisonAccuracy returns the share of the human comparisons pairs
+// that pred orders the same way: each scores 1 when pred ranks its winner
+// above its loser, ½ when the two predictions are exactly equal and 0
+// otherwise (docs/protocol.md §6). A pair compared several times counts
+// as often as it was compared. ok is false when there are no comparisons;
+// the context is then left out of the mean.
+//
+// ComparisonAccuracy panics if a pair's row is outside pred.
+func ComparisonAccuracy(pred []float64, pairs []Pair) (acc float64, ok bool) {
+	if len(pairs) == 0 {
+		return 0, false
+	}
+	var credit float64
+	for _, p := range pairs {
+		dp := pred[p.Winner] - pred[p.Loser]
+		switch {
+		case dp == 0:
+			credit += 0.5
+		case dp > 0:
+			credit++
+		}
+	}
+	return credit / float64(len(pairs)), true
+}

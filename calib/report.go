@@ -14,8 +14,12 @@ import (
 type Report struct {
 	// Study names the workspace study the report was fitted on (nil for
 	// scores from files): dataset, judge, bank, runs and what went in.
-	Study       *model.Study        `json:"study,omitempty"`
-	Metric      string              `json:"metric"`       // "spearman" or "pairwise"
+	Study  *model.Study `json:"study,omitempty"`
+	Metric string       `json:"metric"` // "spearman" or "pairwise"
+	// Comparisons counts the human comparisons the pairwise metric
+	// counted (Design.Pairs, docs/protocol.md §6); 0: it counted the
+	// pairs of unequal human scores.
+	Comparisons int                 `json:"comparisons,omitempty"`
 	Global      bool                `json:"global"`       // one group: the whole dataset (Options.Global)
 	Seed        uint64              `json:"seed"`         // drives π (when no order was given) and the bootstrap
 	Bootstrap   int                 `json:"bootstrap"`    // resamples behind every interval

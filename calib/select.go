@@ -119,7 +119,9 @@ type ForwardStep struct {
 
 // Select builds the design (BuildDesign) and runs SelectDesign.
 func Select(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts SelectOptions) (*SelectReport, []string, error) {
-	d, warnings, err := BuildDesign(rows, labels, BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile})
+	bo := opts.buildOptions()
+	bo.Global = false
+	d, warnings, err := BuildDesign(rows, labels, bo)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -165,7 +167,7 @@ func SelectDesign(ctx context.Context, d *Design, opts SelectOptions) (*SelectRe
 	}
 	s := newSelector(d, opts.Options, order)
 	if len(s.defined) == 0 {
-		return nil, warnings, errors.New("no context has two candidates with unequal human scores; pairwise accuracy is undefined")
+		return nil, warnings, d.errPairwiseUndefined()
 	}
 	r := &SelectReport{Metric: opts.Metric, NContexts: len(d.Contexts), NCandidates: d.Rows(), Units: units, Vanilla: s.vanilla}
 	for _, g := range order {

@@ -201,3 +201,21 @@ func TestFitCurve(t *testing.T) {
 		t.Errorf("band %+v not ordered", b)
 	}
 }
+
+// Sub keeps the comparison labels of the contexts it keeps (the pairwise
+// metric counts them), and a design without them stays without.
+func TestSubKeepsPairs(t *testing.T) {
+	d := synthDesign(t, 6)
+	if Sub(d, []int{0, 2}).Pairs != nil {
+		t.Error("a design without comparisons gained some")
+	}
+	d.Pairs = make([][]calib.Pair, len(d.Contexts))
+	d.Pairs[2] = []calib.Pair{{Winner: 0, Loser: 1}}
+	s := Sub(d, []int{1, 2})
+	if len(s.Pairs) != 2 || s.Pairs[0] != nil || !reflect.DeepEqual(s.Pairs[1], d.Pairs[2]) {
+		t.Errorf("sub-design pairs %v", s.Pairs)
+	}
+	if s := Sub(d, nil); s.Pairs == nil {
+		t.Error("an empty sub-design of a design with comparisons lost them (its metric would count unequal labels)")
+	}
+}

@@ -60,6 +60,12 @@ func Sub(d *calib.Design, keep []int) *calib.Design {
 		if d.JC != nil {
 			s.JC = append(s.JC, d.JC[lo*q:hi*q]...)
 		}
+		if d.Pairs != nil { // comparison labels: the pairwise metric's
+			s.Pairs = append(s.Pairs, d.Pairs[g])
+		}
+	}
+	if d.Pairs != nil && s.Pairs == nil {
+		s.Pairs = [][]calib.Pair{}
 	}
 	return s
 }

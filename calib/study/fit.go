@@ -61,7 +61,17 @@ type FitResult struct {
 func Fit(ctx context.Context, st *store.Store, req FitRequest) (*FitResult, error) {
 	opts := req.Options
 	opts.ScoresFile, opts.LabelsFile = req.Source, req.Source
-	b := calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: req.Source, LabelsFile: req.Source, Global: opts.Global, DropCentered: !req.KeepCentered})
+	bo := calib.BuildOptions{ScoresFile: req.Source, LabelsFile: req.Source, Global: opts.Global, DropCentered: !req.KeepCentered,
+		ComparisonsFile: req.Source}
+	if opts.Metric == model.MetricPairwise && !opts.Global {
+		// The dataset's comparison labels are what its pairwise metric
+		// counts; the training target stays its labels.
+		var err error
+		if bo.Comparisons, err = Comparisons(ctx, st, req.Study.Dataset); err != nil {
+			return nil, fmt.Errorf("%s: %w", req.Source, err)
+		}
+	}
+	b := calib.NewDesignBuilder(bo)
 	grow := func() {
 		if req.Grow != nil {
 			req.Grow(b.DesignBytes())

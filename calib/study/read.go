@@ -27,6 +27,10 @@ type Data struct {
 	Study  model.Study
 	Rows   []model.ScoreRow
 	Labels []model.Label
+	// Comparisons are the dataset's comparison labels (Comparisons), nil
+	// when it keeps none: a pairwise analysis counts them
+	// (calib.Options.Comparisons).
+	Comparisons []model.Comparison
 }
 
 // Read reads the study info names (from Pick), keeping the runs runs
@@ -47,6 +51,9 @@ func Read(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs)
 		return nil, fmt.Errorf("judge %q has no answers on dataset %q in runs %s: %w", info.Judge, info.Dataset, runs, store.ErrNotFound)
 	}
 	d := &Data{Rows: kept, Labels: labels}
+	if d.Comparisons, err = Comparisons(ctx, st, info.Dataset); err != nil {
+		return nil, err
+	}
 	var c Counter
 	for i := range kept {
 		c.Add(&kept[i])

@@ -39,6 +39,7 @@ var readers = map[string]func(loc *locator) (*model.Dataset, error){
 	FormatJSONL:         readGenericJSONL,
 	FormatCSV:           readGenericCSV,
 	FormatMTBench:       readMTBench,
+	FormatHelpSteer2:    readHelpSteer2,
 }
 
 // Formats lists the format names Load and Read accept, sorted.

@@ -6,7 +6,7 @@ import (
 )
 
 func TestFormats(t *testing.T) {
-	want := []string{"csv", "hanna", "jsonl", "judgebench", "mtbench", "summeval", "summeval-jsonl", "topicalchat"}
+	want := []string{"csv", "hanna", "helpsteer2", "jsonl", "judgebench", "mtbench", "summeval", "summeval-jsonl", "topicalchat"}
 	if got := Formats(); !equalStrings(got, want) {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}

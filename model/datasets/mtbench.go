@@ -64,7 +64,7 @@ func readMTBench(loc *locator) (*model.Dataset, error) {
 		if comps[c.ID] == nil {
 			js = []byte("[]")
 		}
-		setExtra(&c.Extra, "comparisons", string(js))
+		setExtra(&c.Extra, model.ExtraComparisons, string(js))
 	}
 	return b.d, nil
 }

@@ -97,6 +97,7 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if !flagSet(fs.FlagSet, "metric") && in.metric != "" {
 			opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
 		}
+		opts.Comparisons, opts.ComparisonsFile = in.comparisons, in.source // MT-Bench's: the pairwise metric counts them
 	}
 	if *order != "" {
 		if opts.Order, err = readFile(*order, calib.ReadOrder); err != nil {

@@ -172,6 +172,7 @@ var benchmarkNames = map[string]string{
 	datasets.FormatJudgeBench:    "judgebench",
 	datasets.FormatHANNA:         "hanna",
 	datasets.FormatMTBench:       "mtbench",
+	datasets.FormatHelpSteer2:    "helpsteer2",
 }
 
 func newWorkspaceFlags(name string, stderr io.Writer, usage string) workspaceFlags {

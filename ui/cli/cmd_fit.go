@@ -44,7 +44,7 @@ func pointToAgree(err error, args []string) error {
 type fitFlags struct {
 	fs                                                         workspaceFlags
 	scores, labels, order, metric, judgeName, dataset, bankRef *string
-	save, methodName, attributes, runs, target                 *string
+	save, methodName, attributes, runs, target, comparisons    *string
 	seed                                                       *uint64
 	boot                                                       *int
 	taylor, global, asJSON                                     *bool
@@ -59,6 +59,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 	f := &fitFlags{fs: fs}
 	f.scores = fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]")
 	f.labels = fs.String("labels", "", "human labels `CSV`: context,candidate,human")
+	f.comparisons = fs.String("comparisons", "", "with --scores and --labels: human comparisons `CSV` (context,winner,loser) that the pairwise metric counts instead of the pairs of unequal labels (default metric then pairwise)")
 	f.order = fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
 	f.seed = fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
 	f.metric = fs.String("metric", def.Metric, "metric that selects γ and heads the report: spearman or pairwise (workspace mode: default the dataset's own)")
@@ -116,10 +117,13 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	if err := f.confirm.check(set, a.fromFiles); err != nil {
 		return a, err
 	}
-	if *f.confirm.protocol == protocolConfirm && !set["metric"] {
+	if err := f.checkComparisons(set, a.fromFiles); err != nil {
+		return a, err
+	}
+	if (*f.confirm.protocol == protocolConfirm || *f.comparisons != "") && !set["metric"] {
 		*f.metric = model.MetricPairwise
 	}
-	a.metricSet, a.method = set["metric"] || *f.confirm.protocol == protocolConfirm, method
+	a.metricSet, a.method = set["metric"] || *f.confirm.protocol == protocolConfirm || *f.comparisons != "", method
 	if a.runs, err = study.ParseRuns(*f.runs); err != nil {
 		return a, usageErr(fitUsage, "%v", err)
 	}
@@ -142,12 +146,35 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	a.opts.Seed, a.opts.Metric, a.opts.Bootstrap, a.opts.Global = *f.seed, *f.metric, *f.boot, *f.global
 	a.opts.Taylor = *f.taylor || (*f.save != "" && method == calib.Taylor)
 	a.opts.ScoresFile, a.opts.LabelsFile, a.opts.OrderFile = *f.scores, *f.labels, *f.order
+	if *f.comparisons != "" {
+		a.opts.ComparisonsFile = *f.comparisons
+		if a.opts.Comparisons, err = readFile(*f.comparisons, model.ReadComparisonsCSV); err != nil {
+			return a, err
+		}
+	}
 	if *f.order != "" {
 		if a.opts.Order, err = readFile(*f.order, calib.ReadOrder); err != nil {
 			return a, err
 		}
 	}
 	return a, nil
+}
+
+// checkComparisons refuses --comparisons where it cannot apply: without
+// files (a workspace dataset keeps its own), with --metric spearman or
+// --global (neither counts pairs).
+func (f *fitFlags) checkComparisons(set map[string]bool, fromFiles bool) error {
+	switch {
+	case *f.comparisons == "":
+		return nil
+	case !fromFiles:
+		return usageErr(fitUsage, "--comparisons goes with --scores and --labels; a workspace dataset's comparisons (MT-Bench's) are read from it")
+	case set["metric"] && *f.metric != model.MetricPairwise:
+		return usageErr(fitUsage, "--comparisons are counted by the pairwise metric: not with --metric %s", *f.metric)
+	case *f.global:
+		return usageErr(fitUsage, "--comparisons are counted within contexts: not with --global")
+	}
+	return nil
 }
 
 func (f *fitFlags) ref(runs study.Runs) studyRef {
@@ -197,6 +224,9 @@ func fitRows(ctx context.Context, f *fitFlags, a fitArgs, stdout, stderr io.Writ
 	rows, labs := in.rows, in.labels
 	if !a.fromFiles {
 		opts.ScoresFile = in.source
+		if opts.Metric == model.MetricPairwise {
+			opts.Comparisons, opts.ComparisonsFile = in.comparisons, in.source // the dataset's own
+		}
 	}
 	if *f.attributes != "" {
 		if rows, err = calib.KeepUnits(rows, strings.Split(*f.attributes, ","), opts.ScoresFile); err != nil {
@@ -215,7 +245,8 @@ func fitRows(ctx context.Context, f *fitFlags, a fitArgs, stdout, stderr io.Writ
 		d, warnings, err = builder.Build(labs)
 		builder, labs, in.labels = nil, nil, nil // in the design now: free them for the fit
 	} else {
-		d, warnings, err = calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global})
+		d, warnings, err = calib.BuildDesign(rows, labs, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile, Global: opts.Global,
+			Comparisons: opts.Comparisons, ComparisonsFile: opts.ComparisonsFile})
 	}
 	var rep *calib.Report
 	if err == nil {
@@ -263,7 +294,8 @@ func readFitRows(ctx context.Context, f *fitFlags, a fitArgs, stderr io.Writer) 
 	if *f.attributes == "" && *f.confirm.protocol != protocolConfirm {
 		mem = newFitMemLimit()
 		// Without --save the design is only fitted: it need not hold J̃.
-		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: a.opts.ScoresFile, LabelsFile: a.opts.LabelsFile, Global: a.opts.Global, DropCentered: *f.save == ""})
+		builder = calib.NewDesignBuilder(calib.BuildOptions{ScoresFile: a.opts.ScoresFile, LabelsFile: a.opts.LabelsFile, Global: a.opts.Global, DropCentered: *f.save == "",
+			Comparisons: a.opts.Comparisons, ComparisonsFile: a.opts.ComparisonsFile})
 	}
 	if in, err = readFitInputInto(ctx, *f.scores, *f.labels, *f.target, builder, mem); err == nil {
 		in.rubrics, in.warnings, err = f.bf.rubricRatings(ctx, nil, in)
@@ -343,7 +375,7 @@ func writeTrimmed(w io.Writer, s string) error {
 	return nil
 }
 
-const fitUsage = `prism fit --scores S.csv --labels L.csv [--bank BANK --save CAL.json] [flags]
+const fitUsage = `prism fit --scores S.csv --labels L.csv [--comparisons C.csv] [--bank BANK --save CAL.json] [flags]
        prism fit [--judge NAME] [--dataset NAME] [--bank BANK] [--workspace FILE] [flags]
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
@@ -366,6 +398,12 @@ those units' probes (prism select's choice), so the calibrator needs only
 them. --target CRITERION calibrates toward one criterion of the labels (a
 column of --labels, or a criterion of the workspace dataset) instead of
 the overall label; the study and the calibrator record it.
+
+With the pairwise metric, a dataset's human comparisons (MT-Bench's
+individual judgments; from files, --comparisons C.csv with columns
+context,winner,loser) are what it counts: per context the share of its
+comparisons the prediction orders the same way (½ for a tie), averaged
+over the contexts with one; the labels stay the training target.
 
 --curve adds the learning curve: on --curve-draws subsets of 5, 10, 20, …
 contexts drawn without replacement (seed --seed), the nested CV again,
@@ -392,13 +430,16 @@ scored there too, their heads fitted on exploration.`
 // labels, read from a workspace; source names them for the report. bank
 // and judgeSnap are their provenance, read when a calibrator is saved.
 type fitInput struct {
-	rows      []model.ScoreRow
-	labels    []model.Label
-	dataset   string
-	judge     string
-	source    string
-	bank      *calib.BankSnapshot
-	judgeSnap *calib.JudgeSnapshot
+	rows   []model.ScoreRow
+	labels []model.Label
+	// comparisons are the workspace dataset's comparison labels
+	// (study.Data.Comparisons), nil from files.
+	comparisons []model.Comparison
+	dataset     string
+	judge       string
+	source      string
+	bank        *calib.BankSnapshot
+	judgeSnap   *calib.JudgeSnapshot
 	// study names what was read from a workspace (zero from files);
 	// metric is its dataset's own metric.
 	study  model.Study
@@ -562,7 +603,7 @@ func workspaceFitInputWith(ctx context.Context, wf workspaceFlags, ref studyRef,
 		err = d.Retarget(ctx, st, ref.target)
 	}
 	if err == nil {
-		in.rows, in.labels, in.study = d.Rows, d.Labels, d.Study
+		in.rows, in.labels, in.study, in.comparisons = d.Rows, d.Labels, d.Study, d.Comparisons
 	}
 	if err != nil {
 		return in, fmt.Errorf("%s: %w", st.Path(), err)
@@ -749,8 +790,12 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		fmt.Fprintf(w, "global mode: %d candidates as one group, %d columns; Spearman pooled over all candidates; %d bootstrap resamples, seed %d\n",
 			r.NCandidates, len(r.Columns), r.Bootstrap, r.Seed)
 	} else {
+		metric := r.Metric
+		if r.Comparisons > 0 {
+			metric += fmt.Sprintf(" on %d human comparisons", r.Comparisons)
+		}
 		fmt.Fprintf(w, "%d contexts, %d candidates, %d columns; metric %s; %d bootstrap resamples, seed %d\n",
-			r.NContexts, r.NCandidates, len(r.Columns), r.Metric, r.Bootstrap, r.Seed)
+			r.NContexts, r.NCandidates, len(r.Columns), metric, r.Bootstrap, r.Seed)
 	}
 	if imp := imputedCells(r.Imputed, r.Columns); imp != "" {
 		fmt.Fprintf(w, "imputed cells (column mean): %s\n", imp)
