@@ -125,7 +125,7 @@ func TestPooledRanks(t *testing.T) {
 			for trial := 0; trial < 120; trial++ {
 				n := 1 + rng.IntN(120)
 				if trial%30 == 0 {
-					n = 2000 + rng.IntN(3000)
+					n = 1000 + rng.IntN(1500) // above pooledParallelMin with a few rows
 				}
 				M := 1 + rng.IntN(5)
 				B := 1 + rng.IntN(60)
@@ -175,8 +175,8 @@ func TestSortedMidRanks(t *testing.T) {
 // TestPooledRanksLarge: beyond exactRankN the sums are taken in draw
 // order; they still equal the reference's, now that rounding happens.
 func TestPooledRanksLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("ranks 600,000 candidates")
+	if testing.Short() || raceEnabled {
+		t.Skip("ranks 600,000 candidates: not in -short or -race runs (TestPooledRanks runs the workers under the detector)")
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	n := 600_000 // sums ≈ n³/12 > 2⁵³: rounding happens
@@ -217,10 +217,9 @@ func TestPooledRanksNaN(t *testing.T) {
 // TestGlobalFitMatchesSortedBootstrap: whole global-mode reports (every
 // mean, interval, difference, fold value and profile) equal those of the
 // sort-per-resample bootstrap and of MidRanks in the folds (the code
-// before issue 21), on a SummEval-sized synthetic study with
-// rubric baselines (so the paired intervals against PRISM are drawn too)
-// and on the 1,000 × 16 study of the issue-21 benchmark with fewer
-// resamples, at GOMAXPROCS 1 and 2.
+// before issue 21), on a synthetic study with rubric baselines (so the
+// paired intervals against PRISM are drawn too) and on a smaller cut of
+// the 1,000 × 16 study of the issue-21 benchmark, at GOMAXPROCS 1 and 2.
 func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 	type study struct {
 		name   string
@@ -229,14 +228,19 @@ func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 		B      int
 		base   bool
 	}
-	rows, labels := synth(100, 16, 16, 1)
 	// The previous code sorts every resample, so the studies are kept
-	// small enough for a busy machine: equality does not depend on size
-	// below the exactness bound (TestPooledRanksLarge checks beyond it).
-	studies := []study{{"summeval-sized", rows, labels, 400, true}}
+	// small enough for the race detector on a busy machine: equality does
+	// not depend on size below the exactness bound (TestPooledRanksLarge
+	// checks beyond it). 60 × 16 candidates times the report's rows is
+	// above pooledParallelMin, so the bootstrap runs on its workers.
+	rows, labels := synth(60, 16, 16, 1)
+	if n := 60 * 16 * 5; n < pooledParallelMin {
+		t.Fatalf("%d candidate-rows: below pooledParallelMin %d, the workers would not run", n, pooledParallelMin)
+	}
+	studies := []study{{"baselines", rows, labels, 200, true}}
 	if !testing.Short() {
-		rows, labels := synthstudy.Scores(300, 16, 8, 1, 1)
-		studies = append(studies, study{"300x16", rows, labels, 60, false})
+		rows, labels := synthstudy.Scores(100, 16, 8, 1, 1)
+		studies = append(studies, study{"100x16", rows, labels, 60, false})
 	}
 	for _, s := range studies {
 		opts := DefaultOptions()

@@ -104,8 +104,8 @@ func TestSignalOfflineDemo(t *testing.T) {
 // units pass, the subset curve is complete and its 10–90% band orders,
 // and the full bank beats Vanilla.
 func TestSummEvalOfflineScreenAndSelect(t *testing.T) {
-	if testing.Short() {
-		t.Skip("scores SummEval with the simulator: about 250,000 calls")
+	if testing.Short() || raceEnabled {
+		t.Skip("scores SummEval with the simulator, about 250,000 calls: not in -short or -race runs (TestSignalOfflineDemo runs the same code on the demo)")
 	}
 	d, err := datasets.Load("summeval", shareddata.Path(t, "summeval/data.json"))
 	if err != nil {

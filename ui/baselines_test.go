@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -139,16 +140,48 @@ func wantFit(t testing.TB, st *store.Store, k studyKey, opts calib.Options) *cal
 	return rep
 }
 
+// wantFits holds wantFit's reports by fixture, judge and options: a
+// fixture is the same bytes in every test and a judge's report reads
+// only that judge's answers, so each report (a forest head and 2,000
+// resamples, slow under the race detector) is computed once per test
+// binary. Tests do not modify the reports they are given.
+var wantFits = struct {
+	sync.Mutex
+	m map[string]*calib.Report
+}{m: map[string]*calib.Report{}}
+
+// sharedWantFit is wantFit of judge k.judge on st, a copy of the named
+// fixture whose study of that judge the test has not changed.
+func sharedWantFit(t testing.TB, fixture string, st *store.Store, k studyKey, opts calib.Options) *calib.Report {
+	t.Helper()
+	key := fmt.Sprintf("%s|%+v|%+v", fixture, k, opts)
+	wantFits.Lock()
+	defer wantFits.Unlock()
+	if rep := wantFits.m[key]; rep != nil {
+		return rep
+	}
+	rep := wantFit(t, st, k, opts)
+	wantFits.m[key] = rep
+	return rep
+}
+
 // fittedRubric is the rubric fixture fitted on the Fit screen at w×h,
 // with the report wantFit computes.
 func fittedRubric(t testing.TB, w, h int) (*App, *calib.Report) {
+	t.Helper()
+	a := fitRubricApp(t, w, h)
+	return a, sharedWantFit(t, fixtureRubric, a.study.Store, a.fit.key, a.fit.options())
+}
+
+// fitRubricApp is the rubric fixture fitted on the Fit screen at w×h.
+func fitRubricApp(t testing.TB, w, h int) *App {
 	t.Helper()
 	a := fixtureApp(t, fixtureRubric, w, h)
 	press(a, "5", "f")
 	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
 		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
 	}
-	return a, wantFit(t, a.study.Store, a.fit.key, a.fit.options())
+	return a
 }
 
 // table2Want is row's text in a 160-column frame, runs of blanks as one:
@@ -267,7 +300,15 @@ func TestCompareBaselines(t *testing.T) {
 		if jf.err != nil {
 			t.Fatalf("%s: %v", jf.judge, jf.err)
 		}
-		want := wantFit(t, a.study.Store, studyKey{k.dataset, jf.judge, k.bankHash}, a.fit.options())
+		// The offline judge's answers here are fixtureRubric's (the
+		// fixture adds the judge "swapped" alone): its report is shared.
+		jk := studyKey{k.dataset, jf.judge, k.bankHash}
+		var want *calib.Report
+		if jf.judge == "offline" {
+			want = sharedWantFit(t, fixtureRubric, a.study.Store, jk, a.fit.options())
+		} else {
+			want = wantFit(t, a.study.Store, jk, a.fit.options())
+		}
 		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{k.dataset, jf.judge, k.bankHash})), jsonOf(t, want); got != want {
 			t.Errorf("%s: the Compare screen's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
 		}
@@ -375,7 +416,7 @@ func TestFitExportBaselines(t *testing.T) {
 // Golden frames of the Fit screen with rubric baselines (its top and its
 // end) and of the Compare screen with two judges' baselines.
 func TestGoldenBaselines(t *testing.T) {
-	a, _ := fittedRubric(t, goldenSizes[0][0], goldenSizes[0][1])
+	a := fitRubricApp(t, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
 	g.capture(a, "fit")
 	press(a, "G")

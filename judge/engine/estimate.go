@@ -252,8 +252,9 @@ const smallRepeats = 16
 
 // cachedChunkCells is about how many conditions' keys EstimatePlan asks
 // the cache about at once (whole contexts: at least this many, unless
-// they are the last).
-const cachedChunkCells = 500
+// they are the last). A variable for the tests, which make several
+// groups of a few contexts.
+var cachedChunkCells = 500
 
 // runIndex reads a run label the engine writes (decimal, no leading zero)
 // below repeats.

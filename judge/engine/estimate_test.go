@@ -13,9 +13,15 @@ import (
 // coordinates, a failure, answers of other runs and answers to the same
 // messages under another judge name (cache hits).
 func TestEstimatePlanEqualsNewPlan(t *testing.T) {
-	// 3 contexts are one group of the estimate's reads; 30 are five.
-	for _, contexts := range []int{3, 30} {
-		t.Run(fmt.Sprint(contexts), func(t *testing.T) { estimateEqualsNewPlan(t, contexts) })
+	// A context is 2 candidates × 38 conditions = 76 cells: 3 contexts are
+	// one group of the estimate's reads (500 cells); with groups of 150
+	// cells (two contexts), 8 contexts are four, as 30 are five at 500.
+	for _, c := range []struct{ contexts, chunk int }{{3, cachedChunkCells}, {8, 150}} {
+		t.Run(fmt.Sprint(c.contexts), func(t *testing.T) {
+			defer func(old int) { cachedChunkCells = old }(cachedChunkCells)
+			cachedChunkCells = c.chunk
+			estimateEqualsNewPlan(t, c.contexts)
+		})
 	}
 }
 

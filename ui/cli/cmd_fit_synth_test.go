@@ -12,7 +12,7 @@ import (
 	"github.com/prism-eval/prism/model/synthstudy"
 )
 
-// TestFitWorkspaceEqualsCSVSynthetic: on a synthetic study (60 contexts ×
+// TestFitWorkspaceEqualsCSVSynthetic: on a synthetic study (20 contexts ×
 // 8 candidates × the quality bank, offline judge), the fit read from the
 // workspace — from the score snapshot the run wrote, and from the request
 // rows once the snapshot is gone — prints byte for byte the report of the
@@ -21,7 +21,7 @@ func TestFitWorkspaceEqualsCSVSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	ws, data := filepath.Join(dir, "w.db"), filepath.Join(dir, "d.jsonl")
 	var buf bytes.Buffer
-	if err := synthstudy.WriteJSONL(&buf, synthstudy.Dataset(60, 8, 3)); err != nil {
+	if err := synthstudy.WriteJSONL(&buf, synthstudy.Dataset(20, 8, 3)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(data, buf.Bytes(), 0o644); err != nil {
@@ -37,8 +37,8 @@ func TestFitWorkspaceEqualsCSVSynthetic(t *testing.T) {
 		return withoutStudy(t, out)
 	}
 	fromCSV := fit("--scores", filepath.Join(dir, "s.csv"), "--labels", filepath.Join(dir, "l.csv"))
-	if !strings.Contains(fromCSV, `"n_contexts":60`) {
-		t.Fatalf("the CSV fit is not of the 60 contexts:\n%.400s", fromCSV)
+	if !strings.Contains(fromCSV, `"n_contexts":20`) {
+		t.Fatalf("the CSV fit is not of the 20 contexts:\n%.400s", fromCSV)
 	}
 
 	db, err := sql.Open("sqlite", ws)
