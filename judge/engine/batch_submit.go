@@ -174,10 +174,13 @@ func WaitJob(ctx context.Context, st *store.Store, prov batchapi.Provider, job *
 		if err != nil {
 			return s, err
 		}
-		if ok && seen != nil {
+		if !ok {
+			return s, fmt.Errorf("job %s: its create call got no answer and the provider shows no batch for it; its requests stay held", job.Tag)
+		}
+		if seen != nil {
 			seen(s)
 		}
-		if ok && s.Done {
+		if s.Done {
 			return s, nil
 		}
 		d := time.Duration(float64(wait) * (0.5 + 0.5*mrand.Float64()))
