@@ -363,10 +363,13 @@ func readOpenAILine(o batchOutput, at func(field, format string, args ...any) er
 	oc := BatchOutcome{CustomID: o.CustomID, Score: math.NaN()}
 	if isPresent(o.Error) {
 		oc.ErrKind, oc.Err = string(judge.KindServer), "batch error: "+errorText(o.Error)
-		if errorCode(o.Error) == "batch_expired" {
-			// OpenAI's error file lists the requests an expired batch
-			// never ran.
+		// OpenAI's error file lists the requests an expired or
+		// cancelled batch never ran under these codes.
+		switch errorCode(o.Error) {
+		case "batch_expired":
 			oc.ErrKind = KindExpired
+		case "batch_cancelled":
+			oc.ErrKind = KindCanceled
 		}
 		return oc, false, nil
 	}
