@@ -149,17 +149,33 @@ func ExportBatchFiles(ctx context.Context, st *store.Store, p *Plan, opts Export
 		}
 	}
 	sw := &splitWriter{open: open, maxLines: opts.MaxLines, maxBytes: opts.MaxBytes}
+	var ids [][]string
+	held := 0
 	rows, err := p.exportLines(opts, func(id string, body []byte) error {
+		if opts.Held != nil && opts.Held(id) {
+			held++
+			return nil
+		}
 		line, err := f.line(id, body)
 		if err != nil {
 			return fmt.Errorf("engine: %s: %w", id, err)
 		}
-		return sw.write(line)
+		if err := sw.write(line); err != nil {
+			return err
+		}
+		for len(ids) < len(sw.parts) {
+			ids = append(ids, nil)
+		}
+		ids[len(sw.parts)-1] = append(ids[len(sw.parts)-1], id)
+		return nil
 	})
 	if err == nil {
 		err = sw.close()
 	}
-	res := ExportResult{Lines: sw.total, Parts: sw.parts}
+	for len(ids) < len(sw.parts) {
+		ids = append(ids, nil)
+	}
+	res := ExportResult{Lines: sw.total, Parts: sw.parts, IDs: ids, Held: held}
 	if err != nil {
 		return res, err
 	}
@@ -347,6 +363,14 @@ func readOpenAILine(o batchOutput, at func(field, format string, args ...any) er
 	oc := BatchOutcome{CustomID: o.CustomID, Score: math.NaN()}
 	if isPresent(o.Error) {
 		oc.ErrKind, oc.Err = string(judge.KindServer), "batch error: "+errorText(o.Error)
+		// OpenAI's error file lists the requests an expired or
+		// cancelled batch never ran under these codes.
+		switch errorCode(o.Error) {
+		case "batch_expired":
+			oc.ErrKind = KindExpired
+		case "batch_cancelled":
+			oc.ErrKind = KindCanceled
+		}
 		return oc, false, nil
 	}
 	if !isPresent(o.Response) {
@@ -489,6 +513,15 @@ func errorText(m json.RawMessage) string {
 		return string(m[:200]) + "…"
 	}
 	return string(m)
+}
+
+// errorCode is the "code" of an error object, or "".
+func errorCode(m json.RawMessage) string {
+	var o struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(m, &o)
+	return o.Code
 }
 
 func statusKind(status int) string {

@@ -56,6 +56,10 @@ type ExportOptions struct {
 	// (FormatLimits), a negative value none.
 	MaxLines int
 	MaxBytes int64
+	// Held, when set, names calls (by custom_id) not to write: those a
+	// batch already submitted carries (prism batch submit), which would
+	// be paid for twice.
+	Held func(customID string) bool
 }
 
 // ExportResult is what ExportBatchFiles wrote: lines in all, and the
@@ -63,6 +67,10 @@ type ExportOptions struct {
 type ExportResult struct {
 	Lines int
 	Parts []int
+	// IDs are the custom_ids (prism's, not Anthropic's short ones) of
+	// each part's lines; Held counts the calls left out (ExportOptions.Held).
+	IDs  [][]string
+	Held int
 }
 
 // ParseShard reads "I/N" (1 ≤ I ≤ N) into a 0-based shard and a count.

@@ -46,3 +46,25 @@ func Redact(key, s string) string { return redactKey(key, s) }
 
 // ClipMessage bounds an error message as the client's are bounded.
 func ClipMessage(s string) string { return clipMsg(s) }
+
+type rawReplyKey struct{}
+type sendOnceKey struct{}
+
+// RawReply marks a call whose 2xx reply is a file rather than one JSON
+// value (a batch's JSON Lines results): the retry layer takes it as it
+// comes instead of retrying it as "not JSON".
+func RawReply(ctx context.Context) context.Context {
+	return context.WithValue(ctx, rawReplyKey{}, true)
+}
+
+// SendOnce marks a call that must not be repeated once it may have
+// reached the server (creating a batch: a second copy would be paid
+// twice). A reply that says it was refused (429, 5xx) is retried as any
+// other; a timeout or a broken connection is not, and fails with the
+// attempt's kind.
+func SendOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sendOnceKey{}, true)
+}
+
+func isRawReply(ctx context.Context) bool { v, _ := ctx.Value(rawReplyKey{}).(bool); return v }
+func isSendOnce(ctx context.Context) bool { v, _ := ctx.Value(sendOnceKey{}).(bool); return v }

@@ -174,7 +174,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if kind == "" {
 			return resp, nil
 		}
-		if !kind.Retryable() {
+		if !kind.Retryable() || resp == nil && isSendOnce(parent) {
 			return nil, &attemptError{kind: kind, status: status, msg: detail}
 		}
 		var hint time.Duration
@@ -262,6 +262,9 @@ func (t *Transport) attempt(parent context.Context, base http.RoundTripper, req 
 	if over && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		ci.raw = string(data)
 		return resp, judge.KindTooLarge, fmt.Sprintf("reply larger than %s (limit: max_reply_bytes)", model.SizeText(limit))
+	}
+	if isRawReply(parent) && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, "", "" // a file, not one JSON value (RawReply)
 	}
 	kind, detail := replyKind(resp.StatusCode, data)
 	return resp, kind, detail

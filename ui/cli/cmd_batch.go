@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("batch", "export pending requests as batch files (OpenAI, Anthropic, vLLM, Ray), or import a batch output (batch export|import)", runBatch)
+	register("batch", "export pending requests as batch files (OpenAI, Anthropic, vLLM, Ray), import a batch output, or submit to and fetch from OpenAI's and Anthropic's batch APIs (batch export|import|submit|status|fetch)", runBatch)
 }
 
 const batchUsage = `
@@ -21,6 +21,9 @@ const batchUsage = `
                      [--format openai|anthropic|vllm|ray] [--shard I/N] [--max-lines N] [--max-bytes N]
                      [-o FILE] [--workspace FILE] [judge flags]
   prism batch import FILE [--workspace FILE]
+  prism batch submit [the study and judge flags of export] [--shard I/N] [--max-lines N] [--max-bytes N]
+  prism batch status [BATCH…] [--wait] [--base-url URL] [--api-key-env NAME] [--workspace FILE]
+  prism batch fetch [BATCH…] [--wait] [--base-url URL] [--api-key-env NAME] [--workspace FILE]
 
 export writes every request of the study that has no answer yet as a batch
 file and records the requests in the workspace. --format openai (default)
@@ -54,7 +57,20 @@ criterion's rating; a sampled request is scored only when all its N samples
 came back, else it fails and stays pending. A line whose custom_id is not a
 call of a study exported to this workspace (unknown, repeated, another N or
 mode, another study) is an error naming the file and line, and nothing is
-stored.`
+stored.
+
+submit exports the pending requests as export does (--backend openai:
+OpenAI Batch JSONL, uploaded and run as a batch; --backend anthropic: a
+Message Batch) and sends each file as one batch, recorded in the
+workspace with its batch id. Requests a batch already carries (submitted,
+not yet fetched) are not sent again. status asks the provider about each
+batch not yet fetched (or those named) and shows its counts (succeeded,
+errored, expired) and what it waits for; fetch downloads the results of
+ended batches and imports them as import does: errored and expired
+requests stay pending, and submit sends them again. A fetched batch is
+not imported twice. --wait polls until the batches are done. The key
+comes from $OPENAI_API_KEY or $ANTHROPIC_API_KEY (or --api-key-env); it
+is never stored.`
 
 func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -65,6 +81,12 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runBatchExport(ctx, args[1:], stdout, stderr)
 	case "import":
 		return runBatchImport(ctx, args[1:], stdout, stderr)
+	case "submit":
+		return runBatchSubmit(ctx, args[1:], stdout, stderr)
+	case "status":
+		return runBatchStatus(ctx, args[1:], stdout, stderr)
+	case "fetch":
+		return runBatchFetch(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usageText(batchUsage))
 		return nil
@@ -73,48 +95,17 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s := newStudyFlags("prism batch export", batchUsage, stderr)
-	s.addRubricFlags()
-	out := s.fs.String("o", "", "write to `FILE` (FILE.001.jsonl, FILE.002.jsonl, … when split) instead of standard output")
-	format := s.fs.String("format", engine.FormatOpenAI, "batch file `FORMAT`: "+strings.Join(engine.Formats, ", "))
-	shard := s.fs.String("shard", "", "export only shard `I/N` of the calls (1 ≤ I ≤ N)")
-	maxLines := s.fs.Int("max-lines", 0, "at most `N` lines per file (default: the format's limit; -1: none)")
-	maxBytes := s.fs.Int64("max-bytes", 0, "at most `N` bytes per file (default: the format's limit; -1: none)")
-	probes := s.fs.String("probes", "", "comma-separated `PROBES` to export (as prism run --probes); default: every condition of the bank")
-	pos, help, err := s.fs.parse(args, stdout)
+	b := newBatchPlanFlags("prism batch export", stderr)
+	out := b.s.fs.String("o", "", "write to `FILE` (FILE.001.jsonl, FILE.002.jsonl, … when split) instead of standard output")
+	format := b.s.fs.String("format", engine.FormatOpenAI, "batch file `FORMAT`: "+strings.Join(engine.Formats, ", "))
+	st, plan, opts, help, err := b.plan(ctx, args, stdout)
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(batchUsage, "unexpected argument %q", pos[0])
-	}
-	opts := engine.ExportOptions{Format: *format, MaxLines: *maxLines, MaxBytes: *maxBytes}
+	defer st.Close()
+	opts.Format = *format
 	if !slices.Contains(engine.Formats, *format) {
 		return usageErr(batchUsage, "--format %q: want one of %s", *format, strings.Join(engine.Formats, ", "))
-	}
-	if *shard != "" {
-		if opts.Shard, opts.Shards, err = engine.ParseShard(*shard); err != nil {
-			return usageErr(batchUsage, "%v", err)
-		}
-	}
-	st, spec, err := s.spec(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if *probes != "" {
-		if spec.Rubric != nil {
-			return usageErr(batchUsage, "--probes is for a bank's probes, not a rubric (--rubric)")
-		}
-		for _, p := range strings.Split(*probes, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				spec.Probes = append(spec.Probes, p)
-			}
-		}
-	}
-	plan, err := engine.NewPlan(ctx, st, spec)
-	if err != nil {
-		return err
 	}
 	parts := &partFiles{path: *out, stdout: stdout}
 	res, err := engine.ExportBatchFiles(ctx, st, plan, opts, parts.open)
@@ -127,20 +118,24 @@ func runBatchExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	dest := parts.dest()
 	if opts.Shards > 1 {
-		dest += fmt.Sprintf(" (shard %s)", *shard)
+		dest += fmt.Sprintf(" (shard %s)", *b.shard)
 	}
+	reportExport(stderr, "exported", res.Lines, dest, plan)
+	return nil
+}
+
+// reportExport says what an export (or submit) wrote.
+func reportExport(w io.Writer, verb string, lines int, dest string, plan *engine.Plan) {
+	e := plan.Estimate
 	if plan.IsRubric() {
-		e := plan.Estimate
-		fmt.Fprintf(stderr, "exported %d lines to %s: %d call(s) for %d rating(s) of rubric %s (%d already answered, %d stored from cache)\n",
-			res.Lines, dest, e.Calls, e.Requests-e.Answered-(e.CacheHits-e.Shared), plan.Spec.Rubric.Name, e.Answered, e.CacheHits-e.Shared)
-		return nil
+		fmt.Fprintf(w, "%s %d lines to %s: %d call(s) for %d rating(s) of rubric %s (%d already answered, %d stored from cache)\n",
+			verb, lines, dest, e.Calls, e.Requests-e.Answered-(e.CacheHits-e.Shared), plan.Spec.Rubric.Name, e.Answered, e.CacheHits-e.Shared)
+		return
 	}
 	// Requests byte for byte another's share its line (Estimate.Shared):
 	// they are exported, not stored from cache.
-	e := plan.Estimate
-	fmt.Fprintf(stderr, "exported %d requests to %s (%d already answered, %d stored from cache%s)\n",
-		res.Lines, dest, e.Answered, e.CacheHits-e.Shared, sharedText(e.Shared))
-	return nil
+	fmt.Fprintf(w, "%s %d requests to %s (%d already answered, %d stored from cache%s)\n",
+		verb, lines, dest, e.Answered, e.CacheHits-e.Shared, sharedText(e.Shared))
 }
 
 func runBatchImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

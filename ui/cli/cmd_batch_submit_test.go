@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/judge/batchapi/batchapitest"
+)
+
+// TestBatchSubmitStatusFetch: prism batch submit, status and fetch
+// against each provider's fake: the demo's 60 baseline requests go as one
+// batch, a second submit sends nothing, status shows the batch in
+// progress and what it waits for, fetch stores the answers of a batch
+// that expired with 20 requests not run, the 20 stay pending and the
+// next submit sends exactly them; the workspace never holds the key.
+func TestBatchSubmitStatusFetch(t *testing.T) {
+	for _, tc := range []struct {
+		backend, model, keyEnv string
+		fake                   func() *batchapitest.Fake
+	}{
+		{"openai", "gpt-4.1-mini", "OPENAI_API_KEY", batchapitest.NewOpenAI},
+		{"anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY", batchapitest.NewAnthropic},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			f := tc.fake()
+			defer f.Close()
+			f.ExpireAfter = 40
+			t.Setenv(tc.keyEnv, batchapitest.Key)
+			ws := filepath.Join(t.TempDir(), "ws.db")
+			mustRun(t, "data", "import", "demo", "--workspace", ws)
+			submit := []string{"batch", "submit", "--workspace", ws, "--bank", "quality", "--probes", "baseline",
+				"--backend", tc.backend, "--model", tc.model, "--base-url", f.BaseURL(), "--response-format", "none"}
+			dry := []string{"run", "--workspace", ws, "--bank", "quality", "--probes", "baseline", "--backend", tc.backend,
+				"--model", tc.model, "--response-format", "none", "--dry-run"}
+			out, _ := mustRun(t, submit...)
+			if !strings.Contains(out, "submitted batch ") || !strings.Contains(out, "60 requests") || f.Creates() != 1 {
+				t.Fatalf("submit: %s", out)
+			}
+			if out, _ = mustRun(t, submit...); !strings.Contains(out, "60 request(s) already in a submitted batch") || f.Creates() != 1 {
+				t.Fatalf("second submit: %s (creates %d)", out, f.Creates())
+			}
+			out, _ = mustRun(t, "batch", "status", "--workspace", ws)
+			if !strings.Contains(out, "60 processing; waiting for") {
+				t.Fatalf("status: %s", out)
+			}
+			out, _ = mustRun(t, "batch", "fetch", "--workspace", ws)
+			if !strings.Contains(out, "40 answers, 20 failures") || !strings.Contains(out, "expired") {
+				t.Fatalf("fetch: %s", out)
+			}
+			if out, _ := mustRun(t, dry...); !strings.Contains(out, "40 answered, 0 from cache, 20 to send") {
+				t.Fatalf("after fetch: %s", out)
+			}
+			var o, e bytes.Buffer
+			if code := runMain(context.Background(), []string{"batch", "fetch", "--workspace", ws, f.Requests()[0]}, &o, &e); code == 0 {
+				// f.Requests()[0] is a custom_id, not a batch: refused by name.
+				t.Fatalf("fetch of an unknown batch: exit 0: %s", o.String())
+			}
+			out, _ = mustRun(t, "batch", "status", "--workspace", ws)
+			if !strings.Contains(out, "no batch in progress") {
+				t.Fatalf("status after fetch: %s", out)
+			}
+			f.ExpireAfter = -1
+			if out, _ = mustRun(t, submit...); !strings.Contains(out, "20 requests") || f.Creates() != 2 || len(f.Requests()) != 80 {
+				t.Fatalf("resubmit: %s (creates %d, %d requests sent)", out, f.Creates(), len(f.Requests()))
+			}
+			mustRun(t, "batch", "status", "--workspace", ws)
+			if out, _ = mustRun(t, "batch", "fetch", "--workspace", ws); !strings.Contains(out, "20 answers, 0 failures") {
+				t.Fatalf("second fetch: %s", out)
+			}
+			db, err := os.ReadFile(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(db, []byte(batchapitest.Key)) {
+				t.Fatal("the workspace holds the API key")
+			}
+		})
+	}
+}
