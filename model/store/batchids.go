@@ -7,7 +7,8 @@ import (
 	"fmt"
 )
 
-// batchVersion is the first schema version with batch_ids and batch_jobs
+// batchVersion is the first schema version with batch_ids (batch_jobs
+// came in version 10)
 // (migrations/0009_batch_ids.sql).
 const batchVersion = 9
 
