@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("batch", "export pending requests as batch files (OpenAI, Anthropic, vLLM, Ray), import a batch output, or submit to and fetch from OpenAI's and Anthropic's batch APIs (batch export|import|submit|status|fetch)", runBatch)
+	register("batch", "export pending requests as batch files (OpenAI, Anthropic, vLLM, Ray), import a batch output, or submit to and fetch from OpenAI's and Anthropic's batch APIs (batch export|import|submit|status|fetch|forget)", runBatch)
 }
 
 const batchUsage = `
@@ -24,6 +24,7 @@ const batchUsage = `
   prism batch submit [the study and judge flags of export] [--shard I/N] [--max-lines N] [--max-bytes N]
   prism batch status [BATCH…] [--wait] [--base-url URL] [--api-key-env NAME] [--workspace FILE]
   prism batch fetch [BATCH…] [--wait] [--base-url URL] [--api-key-env NAME] [--workspace FILE]
+  prism batch forget TAG… [--workspace FILE]
 
 export writes every request of the study that has no answer yet as a batch
 file and records the requests in the workspace. --format openai (default)
@@ -70,7 +71,9 @@ ended batches and imports them as import does: errored and expired
 requests stay pending, and submit sends them again. A fetched batch is
 not imported twice. --wait polls until the batches are done. The key
 comes from $OPENAI_API_KEY or $ANTHROPIC_API_KEY (or --api-key-env); it
-is never stored.`
+is never stored. A job whose create call got no answer holds its requests
+until status finds its batch; an Anthropic batch cannot be looked up, so
+once you know none was made, forget TAG releases them.`
 
 func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -87,6 +90,8 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runBatchStatus(ctx, args[1:], stdout, stderr)
 	case "fetch":
 		return runBatchFetch(ctx, args[1:], stdout, stderr)
+	case "forget":
+		return runBatchForget(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usageText(batchUsage))
 		return nil

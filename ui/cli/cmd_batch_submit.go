@@ -152,7 +152,7 @@ func runBatchStatus(ctx context.Context, args []string, stdout, stderr io.Writer
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", jobName(j), err))
 		case !ok:
-			fmt.Fprintf(stdout, "job %s (%s, %d requests): its create call got no answer and the provider shows no batch for it (yet); its requests stay held\n", j.Tag, j.Provider, j.Requests)
+			fmt.Fprintf(stdout, "job %s (%s, %d requests): its create call got no answer and the provider shows no batch for it (yet); its requests stay held (prism batch forget %s releases them once you know no batch was made)\n", j.Tag, j.Provider, j.Requests, j.Tag)
 		default:
 			fmt.Fprintln(stdout, jobLine(j, s))
 		}

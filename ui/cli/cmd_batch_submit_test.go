@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/judge/batchapi/batchapitest"
+	"github.com/prism-eval/prism/model/store"
 )
 
 // TestBatchSubmitStatusFetch: prism batch submit, status and fetch
@@ -79,5 +80,48 @@ func TestBatchSubmitStatusFetch(t *testing.T) {
 				t.Fatal("the workspace holds the API key")
 			}
 		})
+	}
+}
+
+// A job whose create call got no answer holds its requests until it is
+// forgotten by name; a job the provider has cannot be forgotten.
+func TestBatchForget(t *testing.T) {
+	ctx := context.Background()
+	ws := filepath.Join(t.TempDir(), "ws.db")
+	mustRun(t, "data", "import", "demo", "--workspace", ws)
+	st, err := store.Open(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := &store.BatchJob{Provider: "anthropic", Tag: "lost1", Endpoint: "http://127.0.0.1:1", State: store.JobCreating}
+	ended := &store.BatchJob{Provider: "openai", Tag: "done1", Endpoint: "http://127.0.0.1:1", State: store.JobCreating}
+	for _, j := range []*store.BatchJob{lost, ended} {
+		if err := st.PutBatchJob(ctx, j, []string{"k-" + j.Tag}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ended.BatchID, ended.State = "batch_9", store.JobEnded
+	if err := st.UpdateBatchJob(ctx, ended); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if code, _, errOut := runPrism(t, "batch", "forget", "batch_9", "--workspace", ws); code == 0 || !strings.Contains(errOut, "only a job whose create call got no answer") {
+		t.Errorf("forgetting an ended batch: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runPrism(t, "batch", "forget", "--workspace", ws); code != 2 || !strings.Contains(errOut, "takes the tags") {
+		t.Errorf("forget without a tag: exit %d, %s", code, errOut)
+	}
+	out, _ := mustRun(t, "batch", "forget", "lost1", "--workspace", ws)
+	if !strings.Contains(out, "job lost1 (anthropic, 1 requests) forgotten") {
+		t.Errorf("forget: %s", out)
+	}
+	st, err = store.Open(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	held, err := st.BatchHeld(ctx)
+	if err != nil || held["k-lost1"] != "" || held["k-done1"] != "batch_9" {
+		t.Errorf("held after forget: %v, %v", held, err)
 	}
 }
