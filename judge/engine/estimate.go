@@ -62,9 +62,14 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		}
 		return runsBuf
 	}
+	// A study whose score snapshot is current is read from it once (a
+	// few BLOBs), not from its requests a few contexts at a time.
+	var snap *store.StudyAnswers
 	readAnswered := func(ids []string) error {
 		var err error
-		if ans, err = st.AnsweredIn(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash, ids); err != nil {
+		if snap != nil {
+			ans = snap.In(ids)
+		} else if ans, err = st.AnsweredIn(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash, ids); err != nil {
 			return fmt.Errorf("engine: pending requests: %w", err)
 		}
 		done = nil
@@ -85,6 +90,11 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	some, err := st.AnyAnswer(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("engine: cached answers: %w", err)
+	}
+	if some {
+		if snap, err = st.SnapshotAnswers(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash); err != nil {
+			return nil, fmt.Errorf("engine: pending requests: %w", err)
+		}
 	}
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.Judge.Params)
 	if err != nil {
