@@ -126,17 +126,15 @@ type answeredView struct {
 	// a candidate in turn.
 	lastKey  [2]string
 	lastPair int32
-	lastOK   bool // lastKey is a pair of the study
+	lastOK   bool // lastKey is a pair of the study in contexts
 	lastSet  bool // lastKey was asked about
 }
 
 func (v *answeredView) has(context, candidate, probe, wording, run string) bool {
-	if !v.contexts[context] {
-		return false
-	}
 	if key := [2]string{context, candidate}; !v.lastSet || key != v.lastKey {
 		v.lastKey, v.lastSet = key, true
 		v.lastPair, v.lastOK = v.a.pairOf[key]
+		v.lastOK = v.lastOK && v.contexts[context]
 	}
 	if !v.lastOK {
 		return false

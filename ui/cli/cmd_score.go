@@ -428,11 +428,13 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	// What differs from the calibrator's judge: a configuration changed
 	// by the judge flags is stored, by default, under the name prism run
 	// gives it, not under the calibrator judge's name.
-	d, err := st.Dataset(ctx, dsName)
+	// Read once for the judge snapshot and the first plan (the plan on
+	// a writable open reads it again).
+	d, rev, err := st.DatasetAt(ctx, dsName)
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
-	spec.Dataset = d
+	spec.Dataset, spec.DatasetRev = d, rev
 	now := study.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
 	if t, ok := b.Tasks[taskOf(spec)]; ok {
 		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
@@ -445,7 +447,7 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 		}
 	}
 	name := spec.JudgeName
-	plan, err := s.plan(ctx, st, dsName, spec)
+	plan, err := s.planRead(ctx, st, spec)
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
@@ -543,6 +545,11 @@ func (s *scoreWorkspace) plan(ctx context.Context, st *store.Store, dsName strin
 		return nil, err
 	}
 	spec.Dataset, spec.DatasetRev = d, rev
+	return s.planRead(ctx, st, spec)
+}
+
+// planRead plans spec on the dataset it holds, read at spec.DatasetRev.
+func (s *scoreWorkspace) planRead(ctx context.Context, st *store.Store, spec engine.Spec) (*engine.Plan, error) {
 	// Without a budget the calibrator's probes stream as prism run's do
 	// (memory that does not grow with the data); the budget's stages
 	// read the whole plan's items.
