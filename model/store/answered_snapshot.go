@@ -128,23 +128,60 @@ type answeredView struct {
 	lastPair int32
 	lastOK   bool // lastKey is a pair of the study in contexts
 	lastSet  bool // lastKey was asked about
+	// The conditions asked about, in the order asked since the pair
+	// changed, with their indices (-1: none of the study's): a planner
+	// asks about the same conditions in the same order for every
+	// candidate, so the k-th question about a candidate is most often the
+	// k-th about the one before, and three string comparisons answer it
+	// instead of hashing the three strings.
+	asked []askedCond
+	k     int
 }
+
+type askedCond struct {
+	key  [3]string
+	cond int32
+}
+
+// maxAsked bounds answeredView.asked.
+const maxAsked = 1 << 12
 
 func (v *answeredView) has(context, candidate, probe, wording, run string) bool {
 	if key := [2]string{context, candidate}; !v.lastSet || key != v.lastKey {
 		v.lastKey, v.lastSet = key, true
 		v.lastPair, v.lastOK = v.a.pairOf[key]
 		v.lastOK = v.lastOK && v.contexts[context]
+		v.k = 0
 	}
 	if !v.lastOK {
 		return false
 	}
-	c, ok := v.a.condOf[[3]string{probe, wording, run}]
-	if !ok {
+	c := v.condOf([3]string{probe, wording, run})
+	if c < 0 {
 		return false
 	}
 	_, found := slices.BinarySearch(v.a.cond[v.a.start[v.lastPair]:v.a.start[v.lastPair+1]], c)
 	return found
+}
+
+// condOf is the index of a condition of the study, -1 when it has none.
+func (v *answeredView) condOf(key [3]string) int32 {
+	k := v.k
+	v.k++
+	if k < len(v.asked) && v.asked[k].key == key {
+		return v.asked[k].cond
+	}
+	c, ok := v.a.condOf[key]
+	if !ok {
+		c = -1
+	}
+	switch {
+	case k < len(v.asked):
+		v.asked[k] = askedCond{key, c}
+	case k == len(v.asked) && k < maxAsked:
+		v.asked = append(v.asked, askedCond{key, c})
+	}
+	return c
 }
 
 func (v *answeredView) each(f func(context, candidate, probe, wording, run string)) {

@@ -60,6 +60,25 @@ func snapshotAnswersEqualsAnsweredIn(t *testing.T) {
 				t.Errorf("contexts %v: Has(%s %s %s %s %s) false", ids, c, k, p, w, r)
 			}
 		})
+		// Every combination of the coordinates answered anywhere, asked
+		// candidate by candidate in one order and then another (the
+		// view's memo of the conditions asked hits, then misses).
+		var grid [][5]string
+		for _, pair := range [][2]string{{"c1", "x"}, {"c2", "a"}, {"c2", "b"}, {"c3", "x"}} {
+			for _, probe := range []string{"baseline", "ATTR:+", "ATTR:-", "neutral:n", "nosuch"} {
+				for _, run := range []string{"0", "1", "2"} {
+					grid = append(grid, [5]string{pair[0], pair[1], probe, "0", run})
+				}
+			}
+		}
+		for pass := range 2 {
+			for _, c := range grid {
+				if got.Has(c[0], c[1], c[2], c[3], c[4]) != want.Has(c[0], c[1], c[2], c[3], c[4]) {
+					t.Errorf("contexts %v, pass %d: Has(%v) %v from the snapshot", ids, pass, c, got.Has(c[0], c[1], c[2], c[3], c[4]))
+				}
+			}
+			slices.Reverse(grid)
+		}
 		// Failed and never answered; answered only under another bank;
 		// answered, but in a context not asked for.
 		for _, c := range [][5]string{{"c1", "x", "baseline", "0", "0"}, {"c2", "b", "baseline", "0", "2"}, {"c2", "a", "baseline", "0", "0"}} {
