@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
@@ -727,29 +729,94 @@ func (d *scoreDoc) writeCSV(w io.Writer) error {
 	if err := cw.Write(head); err != nil {
 		return err
 	}
-	rec := make([]string, 0, len(head))
-	for _, row := range r.Rows {
-		rec = append(rec[:0], row.Context, row.Candidate, fmtFloat(row.Baseline), fmtFloat(row.Corrected))
-		if r.HumanScale {
-			rec = append(rec, fmtFloat(row.Scaled))
-		}
-		rec = append(rec, fmtFloat(row.RankBefore), fmtFloat(row.RankAfter), strconv.Itoa(row.Imputed), strconv.FormatBool(row.InSample))
-		if r.Labelled > 0 {
-			h := ""
-			if !math.IsNaN(row.Human) {
-				h = fmtFloat(row.Human)
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	// A row is appended to one buffer, its numbers without making
+	// strings (fmtFloat's strings were most of the writing); a row whose
+	// ids need quoting goes through encoding/csv, which quotes them. Both
+	// write what encoding/csv writes: numbers never need quotes.
+	var rec []string
+	var line []byte
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if csvNeedsQuotes(row.Context) || csvNeedsQuotes(row.Candidate) {
+			rec = scoreRecord(rec[:0], r, row)
+			if err := cw.Write(rec); err != nil {
+				return err
 			}
-			rec = append(rec, h)
+			cw.Flush()
+			if err := cw.Error(); err != nil {
+				return err
+			}
+			continue
 		}
-		for _, t := range row.Terms {
-			rec = append(rec, fmtFloat(t))
-		}
-		if err := cw.Write(rec); err != nil {
+		line = appendScoreRecord(line[:0], r, row)
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return nil
+}
+
+// scoreRecord appends the CSV fields of row to rec.
+func scoreRecord(rec []string, r *calib.Scored, row *calib.ScoredRow) []string {
+	rec = append(rec, row.Context, row.Candidate, fmtFloat(row.Baseline), fmtFloat(row.Corrected))
+	if r.HumanScale {
+		rec = append(rec, fmtFloat(row.Scaled))
+	}
+	rec = append(rec, fmtFloat(row.RankBefore), fmtFloat(row.RankAfter), strconv.Itoa(row.Imputed), strconv.FormatBool(row.InSample))
+	if r.Labelled > 0 {
+		h := ""
+		if !math.IsNaN(row.Human) {
+			h = fmtFloat(row.Human)
+		}
+		rec = append(rec, h)
+	}
+	for _, t := range row.Terms {
+		rec = append(rec, fmtFloat(t))
+	}
+	return rec
+}
+
+// appendScoreRecord appends the line encoding/csv writes for
+// scoreRecord's fields when neither id needs quoting.
+func appendScoreRecord(b []byte, r *calib.Scored, row *calib.ScoredRow) []byte {
+	num := func(x float64) { b = strconv.AppendFloat(append(b, ','), x, 'g', -1, 64) }
+	b = append(append(append(b, row.Context...), ','), row.Candidate...)
+	num(row.Baseline)
+	num(row.Corrected)
+	if r.HumanScale {
+		num(row.Scaled)
+	}
+	num(row.RankBefore)
+	num(row.RankAfter)
+	b = strconv.AppendInt(append(b, ','), int64(row.Imputed), 10)
+	b = strconv.AppendBool(append(b, ','), row.InSample)
+	if r.Labelled > 0 {
+		if math.IsNaN(row.Human) {
+			b = append(b, ',')
+		} else {
+			num(row.Human)
+		}
+	}
+	for _, t := range row.Terms {
+		num(t)
+	}
+	return append(b, '\n')
+}
+
+// csvNeedsQuotes is encoding/csv's Writer.fieldNeedsQuotes for the comma.
+func csvNeedsQuotes(field string) bool {
+	if field == "" {
+		return false
+	}
+	if field == `\.` || strings.ContainsAny(field, "\n\r\",") {
+		return true
+	}
+	r1, _ := utf8.DecodeRuneInString(field)
+	return unicode.IsSpace(r1)
 }
 
 // scoreHeader is the first line of the JSON Lines output.
