@@ -278,11 +278,9 @@ func scoreFiles(cal *calib.Calibrator, calFile, scores, labels, target string, o
 	}
 	var applyErr error
 	_, err = readFile(scores, func(r io.Reader, path string) (struct{}, error) {
-		return struct{}{}, model.ScanScoresCSV(r, path, func(row model.ScoreRow) error {
-			if applyErr = a.Add(&row); applyErr != nil {
-				return applyErr
-			}
-			return nil
+		return struct{}{}, scanScoresPiped(r, path, func(row *model.ScoreRow) error {
+			applyErr = a.Add(row)
+			return applyErr
 		})
 	})
 	if applyErr != nil {
