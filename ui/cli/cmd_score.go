@@ -278,9 +278,11 @@ func scoreFiles(cal *calib.Calibrator, calFile, scores, labels, target string, o
 	}
 	var applyErr error
 	_, err = readFile(scores, func(r io.Reader, path string) (struct{}, error) {
-		return struct{}{}, scanScoresPiped(r, path, func(row *model.ScoreRow) error {
-			applyErr = a.Add(row)
-			return applyErr
+		return struct{}{}, model.ScanScoresCSV(r, path, func(row model.ScoreRow) error {
+			if applyErr = a.Add(&row); applyErr != nil {
+				return applyErr
+			}
+			return nil
 		})
 	})
 	if applyErr != nil {
