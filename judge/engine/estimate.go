@@ -106,7 +106,8 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		key   string
 		coord cellCoord
 		in    int64
-		twin  int // the batch index of an earlier candidate's cell with the same text and condition, or -1
+		twin  int  // the batch index of an earlier candidate's cell with the same text and condition, or -1
+		done  bool // every run answered at coord (allAnswered found it): not asked again
 	}
 	var sends []int64 // per cell of batch: requests to send
 	batch := make([]cell, 0, 512)
@@ -116,7 +117,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		if some {
 			keys = keys[:0]
 			for _, c := range batch {
-				if len(answeredRuns(c.coord)) < R { // only a condition with runs pending can hit the cache
+				if !c.done && len(answeredRuns(c.coord)) < R { // only a condition with runs pending can hit the cache
 					keys = append(keys, c.key)
 				}
 			}
@@ -127,7 +128,12 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		}
 		sends = sends[:0]
 		for _, c := range batch {
-			answered := answeredRuns(c.coord)
+			var answered []int
+			nAnswered := R
+			if !c.done {
+				answered = answeredRuns(c.coord)
+				nAnswered = len(answered)
+			}
 			hits := 0
 			for _, label := range cached[c.key] {
 				if r, ok := runIndex(label, R); ok {
@@ -136,7 +142,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 					}
 				}
 			}
-			send := int64(R - len(answered) - hits)
+			send := int64(R - nAnswered - hits)
 			if c.twin >= 0 {
 				// The same text twice in a context: the run sends the
 				// requests both have pending once (Plan.sameCalls).
@@ -146,7 +152,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 				e.Shared += int(shared)
 			}
 			sends = append(sends, send)
-			e.Answered += len(answered)
+			e.Answered += nAnswered
 			e.CacheHits += hits
 			e.Send += int(send)
 			e.InputTokens += send * c.in
@@ -225,7 +231,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 					// keying its requests (a finished study's estimate
 					// reads its answers and nothing more).
 					for si, cond := range sel {
-						batch = append(batch, cell{twin: twinOf(si), coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
+						batch = append(batch, cell{twin: twinOf(si), done: true, coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 					}
 					continue
 				}
