@@ -7,7 +7,7 @@
 #   docs/scale.sh [-n RUNS] [-d DIR] [-summeval data.json] [ROW...]
 #
 # ROW is any of fitws fitmem offline summeval http httprun realistic global
-# dryrun (all but realistic by default, which takes about 90 s a run;
+# dryrun score dryanswered (all but realistic by default, which takes about 90 s a run;
 # summeval only with -summeval, the SummEval data.json
 # published at https://github.com/Yale-LILY/SummEval). Run it on an
 # otherwise idle machine: wall times and the HTTP rows follow the
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 done
 rows=("$@")
 if [ ${#rows[@]} -eq 0 ]; then
-	rows=(fitws fitmem offline http httprun global dryrun)
+	rows=(fitws fitmem offline http httprun global dryrun score dryanswered)
 	[ -n "$summeval" ] && rows+=(summeval)
 fi
 [ -n "$selftest" ] || [ -x /usr/bin/time ] || { echo "scale.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
@@ -259,9 +259,39 @@ row_dryrun() {
 	echo "dryrun   run --dry-run, demo × 1 and × 100,000 runs: $(allmb "$a") MB vs $(allmb "$b") MB ($(all "$b" 1) s) | target: memory independent of requests (within 10 MB) | $(met "$(med "$b" 4) - $(med "$a" 4) <= 10*1024")"
 }
 
+# score: prism score with a saved calibrator, end to end, from a CSV of
+# 100,000 candidates (6,250 × 16 × 8 attributes, 1.7 million rows; the
+# calibrator fitted on s1k.csv) and from the 608,000-answer workspace
+# study of ran1k.db (16,000 candidates, nothing to send; the calibrator
+# fitted on it).
+row_score() {
+	ran
+	synth s100k.csv -contexts 6250 -candidates 16 -attributes 8 -scores "$dir/s100k.csv" -labels "$dir/l100k.csv"
+	[ -f "$dir/calcsv.json" ] || "$p" fit --scores "$dir/s1k.csv" --labels "$dir/l1k.csv" --bootstrap 10 --save "$dir/calcsv.json" >/dev/null
+	[ -f "$dir/calws.json" ] || "$p" fit --workspace "$dir/ran1k.db" --bootstrap 10 --save "$dir/calws.json" >/dev/null
+	local a=$dir/.scorecsv b=$dir/.scorews; : >"$a"; : >"$b"
+	for _ in $(seq "$runs"); do
+		timed "$a" "$p" score --calibrator "$dir/calcsv.json" --scores "$dir/s100k.csv" -o "$dir/.scored-csv.csv"
+		timed "$b" "$p" score --calibrator "$dir/calws.json" --workspace "$dir/ran1k.db" -o "$dir/.scored-ws.csv"
+	done
+	local ra rb
+	ra=$(awk -v t="$(med "$a" 1)" 'BEGIN {printf "%.0f", 100000 / t}')
+	rb=$(awk -v t="$(med "$b" 1)" 'BEGIN {printf "%.0f", 16000 / t}')
+	echo "score    prism score, 100,000 candidates from CSV: $(all "$a" 1) s ($ra candidates/s), $(allmb "$a") MB | target ≥ 100,000 candidates/s | $(met "$ra >= 100000")"
+	echo "scorews  prism score, 16,000 candidates of an answered workspace study: $(all "$b" 1) s ($rb candidates/s), $(allmb "$b") MB | target ≥ 100,000 candidates/s | $(met "$rb >= 100000")"
+}
+
+# dryanswered: run --dry-run on the fully answered 608,000-request study.
+row_dryanswered() {
+	ran
+	local f=$dir/.dryanswered; : >"$f"
+	for _ in $(seq "$runs"); do timed "$f" "$p" run --bank quality --dry-run --workspace "$dir/ran1k.db"; done
+	echo "dryanswered run --dry-run, answered 608,000-request study: $(all "$f" 1) s, $(allmb "$f") MB | target < 0.3 s | $(met "$(med "$f" 1) < 0.3")"
+}
+
 for r in "${rows[@]}"; do
 	case $r in
-	fitws|fitmem|offline|summeval|http|httprun|realistic|global|dryrun) say "measuring $r ($runs runs)"; "row_$r" ;;
+	fitws|fitmem|offline|summeval|http|httprun|realistic|global|dryrun|score|dryanswered) say "measuring $r ($runs runs)"; "row_$r" ;;
 	*) echo "scale.sh: unknown row $r" >&2; exit 2 ;;
 	esac
 done

@@ -54,3 +54,53 @@ func TestReadAll(t *testing.T) {
 		}
 	}
 }
+
+// lineLimitRef is LimitLines a byte at a time, as it was written first:
+// what the reader that counts a line's bytes at once must equal.
+type lineLimitRef struct{ lineLimiter }
+
+func (l *lineLimitRef) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for i, b := range p[:n] {
+		if l.step(b) {
+			return i, l.err
+		}
+	}
+	return n, err
+}
+
+// TestLimitLinesCountsAsByteByByte: LimitLines passes the same bytes and
+// fails at the same byte with the same error as the byte-by-byte
+// reference, for lines at, under and over the line limit, a total limit
+// inside a line or on a newline, and reads of any size.
+func TestLimitLinesCountsAsByteByByte(t *testing.T) {
+	inputs := []string{"", "\n", "abc", "abcd\n", "ab\ncd\n\n\nefgh\n", "abcde\nab", "a\nabcd\nabcdefgh\nabc", strings.Repeat("ab\n", 20) + "abcdef"}
+	for _, in := range inputs {
+		for maxLine := int64(0); maxLine <= 6; maxLine++ {
+			for total := int64(0); total <= int64(len(in))+1; total++ {
+				for _, chunk := range []int{1, 2, 3, 7, 64} {
+					read := func(r io.Reader) (string, error) {
+						var out []byte
+						buf := make([]byte, chunk)
+						for {
+							n, err := r.Read(buf)
+							out = append(out, buf[:n]...)
+							if err != nil {
+								return string(out), err
+							}
+						}
+					}
+					got, gotErr := read(LimitLines(strings.NewReader(in), "f", maxLine, total, "a file"))
+					ref := &lineLimitRef{lineLimiter{r: strings.NewReader(in), name: "f", max: maxLine, total: total, what: "a file", line: 1}}
+					want, wantErr := read(ref)
+					if got != want || gotErr.Error() != wantErr.Error() {
+						t.Fatalf("%q, line limit %d, total %d, reads of %d: got %q, %v; want %q, %v", in, maxLine, total, chunk, got, gotErr, want, wantErr)
+					}
+				}
+			}
+		}
+	}
+}

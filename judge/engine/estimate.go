@@ -62,9 +62,14 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		}
 		return runsBuf
 	}
+	// A study whose score snapshot is current is read from it once (a
+	// few BLOBs), not from its requests a few contexts at a time.
+	var snap *store.StudyAnswers
 	readAnswered := func(ids []string) error {
 		var err error
-		if ans, err = st.AnsweredIn(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash, ids); err != nil {
+		if snap != nil {
+			ans = snap.In(ids)
+		} else if ans, err = st.AnsweredIn(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash, ids); err != nil {
 			return fmt.Errorf("engine: pending requests: %w", err)
 		}
 		done = nil
@@ -86,6 +91,11 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	if err != nil {
 		return nil, fmt.Errorf("engine: cached answers: %w", err)
 	}
+	if some {
+		if snap, err = st.SnapshotAnswers(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash); err != nil {
+			return nil, fmt.Errorf("engine: pending requests: %w", err)
+		}
+	}
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.Judge.Params)
 	if err != nil {
 		return nil, err
@@ -96,7 +106,8 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		key   string
 		coord cellCoord
 		in    int64
-		twin  int // the batch index of an earlier candidate's cell with the same text and condition, or -1
+		twin  int  // the batch index of an earlier candidate's cell with the same text and condition, or -1
+		done  bool // every run answered at coord (allAnswered found it): not asked again
 	}
 	var sends []int64 // per cell of batch: requests to send
 	batch := make([]cell, 0, 512)
@@ -106,7 +117,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		if some {
 			keys = keys[:0]
 			for _, c := range batch {
-				if len(answeredRuns(c.coord)) < R { // only a condition with runs pending can hit the cache
+				if !c.done && len(answeredRuns(c.coord)) < R { // only a condition with runs pending can hit the cache
 					keys = append(keys, c.key)
 				}
 			}
@@ -117,7 +128,12 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		}
 		sends = sends[:0]
 		for _, c := range batch {
-			answered := answeredRuns(c.coord)
+			var answered []int
+			nAnswered := R
+			if !c.done {
+				answered = answeredRuns(c.coord)
+				nAnswered = len(answered)
+			}
 			hits := 0
 			for _, label := range cached[c.key] {
 				if r, ok := runIndex(label, R); ok {
@@ -126,7 +142,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 					}
 				}
 			}
-			send := int64(R - len(answered) - hits)
+			send := int64(R - nAnswered - hits)
 			if c.twin >= 0 {
 				// The same text twice in a context: the run sends the
 				// requests both have pending once (Plan.sameCalls).
@@ -136,7 +152,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 				e.Shared += int(shared)
 			}
 			sends = append(sends, send)
-			e.Answered += len(answered)
+			e.Answered += nAnswered
 			e.CacheHits += hits
 			e.Send += int(send)
 			e.InputTokens += send * c.in
@@ -215,7 +231,7 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 					// keying its requests (a finished study's estimate
 					// reads its answers and nothing more).
 					for si, cond := range sel {
-						batch = append(batch, cell{twin: twinOf(si), coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
+						batch = append(batch, cell{twin: twinOf(si), done: true, coord: cellCoord{c.ID, cand.ID, cond.Probe, strconv.Itoa(cond.Wording)}})
 					}
 					continue
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/model/synthstudy"
 )
 
@@ -79,6 +80,12 @@ func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	if _, _, err := runToEnd(t, st, spec, Options{}); err != nil {
 		t.Fatal(err)
 	}
+	// The run's end wrote the study's score snapshot: the estimates
+	// below read the answered set from it (store.SnapshotAnswers), the
+	// ones above from the requests.
+	if a, err := st.SnapshotAnswers(ctx, spec.JudgeName, d.Name, bankHashOf(t, st, spec)); err != nil || a == nil || a.Len() == 0 {
+		t.Fatalf("no current score snapshot after the run (%v): the estimates would not read it", err)
+	}
 	if e := same(spec); e.Send != 0 || e.Answered != e.Requests {
 		t.Fatalf("estimate %+v: want every request answered", e)
 	}
@@ -86,6 +93,20 @@ func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	if e := same(spec); e.Send+e.CacheHits == 0 || e.Answered < e.Requests/2 {
 		t.Fatalf("estimate %+v: want run 0 answered and run 1 to send or cached", e)
 	}
+	spec.Repeats = smallRepeats + 4 // the snapshot's set regrouped by condition
+	if e := same(spec); e.Answered == 0 || e.CacheHits == 0 {
+		t.Fatalf("estimate %+v: want answered and cached requests", e)
+	}
+}
+
+// bankHashOf is the bank hash a plan of spec records.
+func bankHashOf(t *testing.T, st *store.Store, spec Spec) string {
+	t.Helper()
+	p, err := EstimatePlan(context.Background(), st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.BankHash
 }
 
 // EstimatePlan plans a study far beyond MaxPlanRequests without holding

@@ -44,7 +44,7 @@ func (s *Store) AnsweredIn(ctx context.Context, judge, dataset, bankHash string,
 		}
 		contexts = contexts[n:]
 	}
-	return AnsweredSet{set}, nil
+	return AnsweredSet{set: set}, nil
 }
 
 func (s *Store) answeredInChunk(ctx context.Context, judge, dataset, bank string, contexts []string, set map[coord]bool) error {

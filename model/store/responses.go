@@ -676,28 +676,44 @@ func (s *Store) Pending(ctx context.Context, reqs []Request) ([]Request, error) 
 // AnsweredSet holds the coordinates of a study's answers (one judge,
 // dataset and bank hash), for a planner that asks about its requests one
 // by one without first building them all (Pending does that for a list).
-type AnsweredSet struct{ set map[coord]bool }
+// It is either a set of its own or a view of a StudyAnswers.
+type AnsweredSet struct {
+	set  map[coord]bool
+	view *answeredView
+}
 
 // Answered reads the coordinates of judge's answers on dataset under one
 // bank hash; failed attempts are not answers. A judge or dataset not yet
 // stored has none.
 func (s *Store) Answered(ctx context.Context, judge, dataset, bankHash string) (AnsweredSet, error) {
 	set, err := s.answeredSet(ctx, s.r, judge, dataset, bankHash)
-	return AnsweredSet{set}, err
+	return AnsweredSet{set: set}, err
 }
 
 // Len is the number of answered coordinates.
-func (a AnsweredSet) Len() int { return len(a.set) }
+func (a AnsweredSet) Len() int {
+	if a.view != nil {
+		return a.view.n
+	}
+	return len(a.set)
+}
 
 // Has reports whether the request at these coordinates (of the set's
 // judge, dataset and bank) has an answer.
 func (a AnsweredSet) Has(context, candidate, probe, wording, run string) bool {
+	if a.view != nil {
+		return a.view.has(context, candidate, probe, wording, run)
+	}
 	return a.set[coord{context, candidate, probe, wording, run}]
 }
 
 // Each calls f with the coordinates of every answer in the set, in no
 // particular order.
 func (a AnsweredSet) Each(f func(context, candidate, probe, wording, run string)) {
+	if a.view != nil {
+		a.view.each(f)
+		return
+	}
 	for c := range a.set {
 		f(c.context, c.candidate, c.probe, c.wording, c.run)
 	}

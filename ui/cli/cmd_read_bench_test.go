@@ -5,7 +5,9 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/model/synthstudy"
@@ -63,17 +65,36 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// benchCmd runs prism args once per iteration and reports per-item rates.
+// benchCmd runs prism args once per iteration and reports per-item rates
+// and the process's CPU time per iteration (cpu-ms/op).
 func benchCmd(b *testing.B, items int, unit string, args ...string) {
 	b.Helper()
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		if code := runMain(context.Background(), args, io.Discard, io.Discard); code != 0 {
 			_, _, errOut := runCmd(args...)
 			b.Fatalf("prism %v: exit %d: %s", args, code, errOut)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(items)*float64(b.N)/b.Elapsed().Seconds(), unit)
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time since since per iteration (cpu-ms/op):
+// on a shared, loaded machine it moves far less with the load than the
+// wall time does.
+func reportCPU(b *testing.B, since time.Duration) {
+	b.ReportMetric(float64(cpuTime()-since)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkScoreWorkspace16k is prism score with a saved calibrator on a

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
@@ -224,16 +226,13 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		ws := scoreWorkspace{fs: fs, cal: cal, calFile: *calFile, jf: jf, jfs: jfs, judgeSet: judgeSet,
 			dataset: *dataset, name: *name, prices: *prices, allow: *allow, spend: spend,
-			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget, target: *target}
-		rows, labs, mism, done, err := ws.acquire(ctx)
+			limits: engine.Limits{Concurrency: *conc, RPM: *rpm, TPM: *tpm}, info: info, stderr: stderr, args: args, budget: *budget, target: *target,
+			opts: opts}
+		scored, mism, done, err := ws.acquire(ctx)
 		if err != nil || done {
 			return err
 		}
-		mismatches, budgetDone, studyOf = mism, ws.budgetDone, ws.study
-		opts.ScoresFile, opts.LabelsFile = ws.source, ws.source+" (labels)"
-		if res, err = cal.Apply(rows, labs, opts); err != nil {
-			return fmt.Errorf("%s: %w", *calFile, err)
-		}
+		res, mismatches, budgetDone, studyOf = scored, mism, ws.budgetDone, ws.study
 	}
 	doc := scoreDoc{file: *calFile, cal: cal, res: res, mismatches: mismatches, study: studyOf, target: *target}
 	write := doc.writeCSV
@@ -325,6 +324,7 @@ type scoreWorkspace struct {
 	args     []string
 	budget   float64 // --budget: follow the calibrator's policy (0: every probe)
 	target   string  // --target: the dataset's criterion the transfer check measures against
+	opts     calib.ApplyOptions
 
 	source     string         // names the scores in errors
 	study      *model.Study   // what was read of the workspace (nil under --budget)
@@ -382,34 +382,35 @@ func (s *scoreWorkspace) config() (judge.Config, error) {
 }
 
 // acquire plans the calibrator's conditions on the dataset, prints the
-// estimate, sends what is missing and returns the answers and the
-// dataset's labels. done reports a dry run (nothing more to do).
-func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) {
+// estimate, sends what is missing and returns the candidates scored
+// against the dataset's labels. done reports a dry run (nothing more to
+// do).
+func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismatches []string, done bool, err error) {
 	cal := s.cal
 	if cal.Bank == nil && cal.Judge != nil && cal.Judge.Backend == store.ImportBackend {
-		return s.stored(ctx)
+		return s.applied(s.stored(ctx))
 	}
 	if cal.Bank == nil {
-		return nil, nil, nil, false, fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank (it was fitted from CSV files without --bank), so prism cannot ask its probes: score recorded scores with --scores S.csv", s.calFile)
+		return nil, nil, false, fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank (it was fitted from CSV files without --bank), so prism cannot ask its probes: score recorded scores with --scores S.csv", s.calFile)
 	}
 	b, err := cal.ParsedBank()
 	if err != nil {
-		return nil, nil, nil, false, fmt.Errorf("%s: field \"bank.toml\": %w", s.calFile, err)
+		return nil, nil, false, fmt.Errorf("%s: field \"bank.toml\": %w", s.calFile, err)
 	}
 	cfg, err := s.config()
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
 	prices, err := readPrices(s.prices)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
 	path := *s.fs.workspace
 	// Plan on a read-only open: a study already answered (or a dry run)
 	// writes nothing to the workspace.
 	st, err := openWorkspaceRO(ctx, path)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
 	defer func() { st.Close() }()
 	if cfg.APIKey != "" {
@@ -417,7 +418,7 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	}
 	dsName, err := pickDataset(ctx, st, s.dataset, scoreUsage)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
 	source := cal.Bank.Source
 	if source == "" {
@@ -428,11 +429,13 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 	// What differs from the calibrator's judge: a configuration changed
 	// by the judge flags is stored, by default, under the name prism run
 	// gives it, not under the calibrator judge's name.
-	d, err := st.Dataset(ctx, dsName)
+	// Read once for the judge snapshot and the first plan (the plan on
+	// a writable open reads it again).
+	d, rev, err := st.DatasetAt(ctx, dsName)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
-	spec.Dataset = d
+	spec.Dataset, spec.DatasetRev = d, rev
 	now := study.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
 	if t, ok := b.Tasks[taskOf(spec)]; ok {
 		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
@@ -445,60 +448,110 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (rows []model.ScoreRow, la
 		}
 	}
 	name := spec.JudgeName
-	plan, err := s.plan(ctx, st, dsName, spec)
+	plan, err := s.planRead(ctx, st, spec)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
 	mismatches = study.Mismatches(cal, now, plan.BankHash)
 	if len(mismatches) > 0 && !s.allow {
-		return nil, nil, nil, false, fmt.Errorf("%s: the calibrator was fitted on another judge configuration or bank than this scoring would use:\n  %s\nits corrections need not transfer; pass --allow-mismatch to score anyway (the output records every difference)",
+		return nil, nil, false, fmt.Errorf("%s: the calibrator was fitted on another judge configuration or bank than this scoring would use:\n  %s\nits corrections need not transfer; pass --allow-mismatch to score anyway (the output records every difference)",
 			s.calFile, strings.Join(mismatches, "\n  "))
 	}
 	if err := checkStoredJudge(ctx, st, plan); err != nil {
-		return nil, nil, nil, false, err
+		return nil, nil, false, err
 	}
 	if len(mismatches) > 0 {
 		fmt.Fprintf(s.stderr, "prism score: warning: scoring with --allow-mismatch: %s\n", strings.Join(mismatches, "; "))
 	}
 	if s.budget > 0 {
-		return s.acquireBudget(ctx, st, path, dsName, spec, plan, cfg.APIKey != "", string(cfg.APIKey), mismatches)
+		return s.applied(s.acquireBudget(ctx, st, path, dsName, spec, plan, cfg.APIKey != "", string(cfg.APIKey), mismatches))
 	}
 	printEstimate(s.info, plan)
 	if send, err := s.spend.check(plan.Estimate, cfg.Backend, s.info, s.stderr); !send {
-		return nil, nil, mismatches, err == nil, err
+		return nil, mismatches, err == nil, err
 	}
 	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
 		// Something to store: plan again on a writable open.
 		st.Close()
 		if st, err = openWorkspace(ctx, path, false); err != nil {
-			return nil, nil, nil, false, err
+			return nil, nil, false, err
 		}
 		if cfg.APIKey != "" {
 			st.AddSecret(string(cfg.APIKey))
 		}
 		if plan, err = s.plan(ctx, st, dsName, spec); err != nil {
-			return nil, nil, nil, false, err
+			return nil, nil, false, err
 		}
 		sum, err := sendPlan(ctx, st, plan, s.info, s.stderr)
 		if err != nil {
-			return nil, nil, nil, false, err
+			return nil, nil, false, err
 		}
 		if sum.Canceled {
 			fmt.Fprintf(s.stderr, "interrupted: %d answers stored by this run; rerun the same command to resume:\n  prism score %s\n", sum.Stored, shellJoin(s.args))
-			return nil, nil, nil, false, fmt.Errorf("interrupted")
+			return nil, nil, false, fmt.Errorf("interrupted")
 		}
 	}
 	// The calibrator's runs only: a workspace that holds more runs (a
 	// prism run with --repeats, a screen) is scored as it was trained.
-	data, err := study.ReadRuns(ctx, st, dsName, name, plan.BankHash, plan.Spec.Repeats, nil)
+	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
+	res, err = s.scan(ctx, st, dsName, name, plan.BankHash, plan.Spec.Repeats)
+	return res, mismatches, false, err
+}
+
+// scan scores the given runs of judge's study on dataset under bankHash
+// as they are read (calib.Applier, store.ScanFitInput: the rows are
+// never held), as Apply does the rows of study.ReadRuns, bit for bit.
+func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, dataset, judgeName, bankHash string, runs int) (*calib.Scored, error) {
+	info, _, err := study.Pick(ctx, st, dataset, judgeName, bankHash)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	a, err := s.cal.NewApplier(s.applyOptions())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	var applyErr error
+	desc, labels, err := study.Scan(ctx, st, info, study.Runs{N: runs}, nil, func(r *model.ScoreRow) error {
+		applyErr = a.Add(r)
+		return applyErr
+	})
+	if applyErr != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, applyErr)
+	}
+	data := &study.Data{Study: desc, Labels: labels}
 	if err == nil {
 		err = data.Retarget(ctx, st, s.target)
 	}
 	if err != nil {
-		return nil, nil, nil, false, fmt.Errorf("%s: %w", st.Path(), err)
+		return nil, fmt.Errorf("%s: %w", st.Path(), err)
 	}
-	s.source, s.study = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name), &data.Study
-	return data.Rows, data.Labels, mismatches, false, nil
+	s.study = &data.Study
+	res, err := a.Finish(data.Labels)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	return res, nil
+}
+
+// applyOptions are the options of the scoring, naming the workspace's
+// scores (s.source) in its errors.
+func (s *scoreWorkspace) applyOptions() calib.ApplyOptions {
+	opts := s.opts
+	opts.ScoresFile, opts.LabelsFile = s.source, s.source+" (labels)"
+	return opts
+}
+
+// applied scores the rows of acquire's paths that read them whole (the
+// stored answers of imported scores, a budgeted scoring's stages).
+func (s *scoreWorkspace) applied(rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) (*calib.Scored, []string, bool, error) {
+	if err != nil || done {
+		return nil, mismatches, done, err
+	}
+	res, err := s.cal.Apply(rows, labels, s.applyOptions())
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	return res, mismatches, false, nil
 }
 
 // stored reads the workspace answers of a calibrator fitted on imported
@@ -543,6 +596,11 @@ func (s *scoreWorkspace) plan(ctx context.Context, st *store.Store, dsName strin
 		return nil, err
 	}
 	spec.Dataset, spec.DatasetRev = d, rev
+	return s.planRead(ctx, st, spec)
+}
+
+// planRead plans spec on the dataset it holds, read at spec.DatasetRev.
+func (s *scoreWorkspace) planRead(ctx context.Context, st *store.Store, spec engine.Spec) (*engine.Plan, error) {
 	// Without a budget the calibrator's probes stream as prism run's do
 	// (memory that does not grow with the data); the budget's stages
 	// read the whole plan's items.
@@ -671,29 +729,94 @@ func (d *scoreDoc) writeCSV(w io.Writer) error {
 	if err := cw.Write(head); err != nil {
 		return err
 	}
-	rec := make([]string, 0, len(head))
-	for _, row := range r.Rows {
-		rec = append(rec[:0], row.Context, row.Candidate, fmtFloat(row.Baseline), fmtFloat(row.Corrected))
-		if r.HumanScale {
-			rec = append(rec, fmtFloat(row.Scaled))
-		}
-		rec = append(rec, fmtFloat(row.RankBefore), fmtFloat(row.RankAfter), strconv.Itoa(row.Imputed), strconv.FormatBool(row.InSample))
-		if r.Labelled > 0 {
-			h := ""
-			if !math.IsNaN(row.Human) {
-				h = fmtFloat(row.Human)
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	// A row is appended to one buffer, its numbers without making
+	// strings (fmtFloat's strings were most of the writing); a row whose
+	// ids need quoting goes through encoding/csv, which quotes them. Both
+	// write what encoding/csv writes: numbers never need quotes.
+	var rec []string
+	var line []byte
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if csvNeedsQuotes(row.Context) || csvNeedsQuotes(row.Candidate) {
+			rec = scoreRecord(rec[:0], r, row)
+			if err := cw.Write(rec); err != nil {
+				return err
 			}
-			rec = append(rec, h)
+			cw.Flush()
+			if err := cw.Error(); err != nil {
+				return err
+			}
+			continue
 		}
-		for _, t := range row.Terms {
-			rec = append(rec, fmtFloat(t))
-		}
-		if err := cw.Write(rec); err != nil {
+		line = appendScoreRecord(line[:0], r, row)
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return nil
+}
+
+// scoreRecord appends the CSV fields of row to rec.
+func scoreRecord(rec []string, r *calib.Scored, row *calib.ScoredRow) []string {
+	rec = append(rec, row.Context, row.Candidate, fmtFloat(row.Baseline), fmtFloat(row.Corrected))
+	if r.HumanScale {
+		rec = append(rec, fmtFloat(row.Scaled))
+	}
+	rec = append(rec, fmtFloat(row.RankBefore), fmtFloat(row.RankAfter), strconv.Itoa(row.Imputed), strconv.FormatBool(row.InSample))
+	if r.Labelled > 0 {
+		h := ""
+		if !math.IsNaN(row.Human) {
+			h = fmtFloat(row.Human)
+		}
+		rec = append(rec, h)
+	}
+	for _, t := range row.Terms {
+		rec = append(rec, fmtFloat(t))
+	}
+	return rec
+}
+
+// appendScoreRecord appends the line encoding/csv writes for
+// scoreRecord's fields when neither id needs quoting.
+func appendScoreRecord(b []byte, r *calib.Scored, row *calib.ScoredRow) []byte {
+	num := func(x float64) { b = strconv.AppendFloat(append(b, ','), x, 'g', -1, 64) }
+	b = append(append(append(b, row.Context...), ','), row.Candidate...)
+	num(row.Baseline)
+	num(row.Corrected)
+	if r.HumanScale {
+		num(row.Scaled)
+	}
+	num(row.RankBefore)
+	num(row.RankAfter)
+	b = strconv.AppendInt(append(b, ','), int64(row.Imputed), 10)
+	b = strconv.AppendBool(append(b, ','), row.InSample)
+	if r.Labelled > 0 {
+		if math.IsNaN(row.Human) {
+			b = append(b, ',')
+		} else {
+			num(row.Human)
+		}
+	}
+	for _, t := range row.Terms {
+		num(t)
+	}
+	return append(b, '\n')
+}
+
+// csvNeedsQuotes is encoding/csv's Writer.fieldNeedsQuotes for the comma.
+func csvNeedsQuotes(field string) bool {
+	if field == "" {
+		return false
+	}
+	if field == `\.` || strings.ContainsAny(field, "\n\r\",") {
+		return true
+	}
+	r1, _ := utf8.DecodeRuneInString(field)
+	return unicode.IsSpace(r1)
 }
 
 // scoreHeader is the first line of the JSON Lines output.

@@ -81,11 +81,13 @@ func BenchmarkScore100k(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "out.csv")
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for range b.N {
 		if code := runMain(context.Background(), []string{"score", "--calibrator", cal, "--scores", scores, "-o", out}, io.Discard, io.Discard); code != 0 {
 			b.Fatal("prism score failed")
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(100000*b.N)/b.Elapsed().Seconds(), "candidates/s")
 }
 
