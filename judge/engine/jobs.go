@@ -15,7 +15,6 @@ import (
 type jobs struct {
 	ctx   context.Context
 	ready <-chan *Plan // chunks to send, in order; closed after the last
-	last  func()       // called once, when a worker finds no call left
 
 	mu   sync.Mutex
 	cur  *Plan // the chunk being sent
@@ -41,9 +40,6 @@ func (q *jobs) take() (job, bool) {
 				continue
 			}
 			q.done = true
-			if q.last != nil {
-				q.last()
-			}
 		case <-q.ctx.Done():
 			q.done = true
 		}
