@@ -296,7 +296,7 @@ func inspectText(n, attach *jnode, messages bool) string {
 				text = it.get("role").text + ": " + text
 			}
 			parts = append(parts, text)
-		case it.get("type") != nil && it.get("type").text == "text":
+		case it.get("type") != nil && it.get("type").text == "text" && it.get("text") != nil:
 			parts = append(parts, resolveAttachment(it.get("text").text, attach))
 		}
 	}
