@@ -11,22 +11,25 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/calib/agree"
+	"github.com/prism-eval/prism/model/shareddata"
 )
 
 // The JudgeBench recipe of docs/agree.md on a real slice of the five
 // reward models' published outputs (testdata/agree-judgebench,
-// PROVENANCE.md): the pairs imported as the dataset, each model's two
+// PROVENANCE.md): the pairs they score, read from the shared JudgeBench
+// data, imported as the dataset, each model's two
 // rewards per pair imported as its scores, then prism agree on the
 // workspace. Each model's pairwise accuracy equals the share of pairs
 // where JudgeBench's own decision (judgments[0].decision) is the label.
 func TestAgreeJudgeBenchRewardModels(t *testing.T) {
+	pairs := shareddata.Path(t, "judgebench/dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl")
 	dir := filepath.Join("testdata", "agree-judgebench")
 	ws := filepath.Join(t.TempDir(), "jb.db")
-	mustRun(t, "data", "import", "judgebench", filepath.Join(dir, "dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl"), "--workspace", ws)
 	outs, err := filepath.Glob(filepath.Join(dir, "*judge_name=reward_model,judge_model=*.jsonl"))
 	if err != nil || len(outs) != 5 {
 		t.Fatalf("%d reward-model outputs (%v), want 5", len(outs), err)
 	}
+	mustRun(t, "data", "import", "judgebench", scoredPairs(t, pairs, outs[0]), "--workspace", ws)
 	want := map[string]float64{}
 	for _, f := range outs {
 		j := strings.TrimSuffix(f[strings.LastIndex(f, "judge_model=")+len("judge_model="):], ".jsonl")
@@ -52,6 +55,57 @@ func TestAgreeJudgeBenchRewardModels(t *testing.T) {
 	if len(got.Pairs) != 10 {
 		t.Errorf("%d paired differences, want 10", len(got.Pairs))
 	}
+}
+
+// scoredPairs writes, in a temporary file, the lines of the JudgeBench
+// pairs file whose pair_id an output file scores.
+func scoredPairs(t *testing.T, pairs, output string) string {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, line := range jsonLines(t, output) {
+		ids[pairID(t, line)] = true
+	}
+	var kept []string
+	for _, line := range jsonLines(t, pairs) {
+		if ids[pairID(t, line)] {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) != len(ids) {
+		t.Fatalf("%s holds %d of the %d pairs %s scores", pairs, len(kept), len(ids), output)
+	}
+	path := filepath.Join(t.TempDir(), "judgebench-pairs.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// jsonLines are a JSONL file's non-blank lines.
+func jsonLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func pairID(t *testing.T, line string) string {
+	t.Helper()
+	var o struct {
+		PairID string `json:"pair_id"`
+	}
+	if err := json.Unmarshal([]byte(line), &o); err != nil || o.PairID == "" {
+		t.Fatalf("a line without pair_id: %.80s (%v)", line, err)
+	}
+	return o.PairID
 }
 
 // decisionAccuracy is the share of a JudgeBench output's lines whose
