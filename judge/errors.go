@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -104,4 +105,24 @@ func KindOf(err error) ErrorKind {
 		return e.Kind
 	}
 	return ""
+}
+
+// StatusKind is the failure kind of an HTTP error status: what the
+// clients and the batch readers record for a reply they could not use.
+func StatusKind(code int) ErrorKind {
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return KindAuth
+	case code == http.StatusNotFound:
+		return KindNotFound
+	case code == http.StatusTooManyRequests:
+		return KindRateLimit
+	case code == http.StatusRequestTimeout:
+		return KindTimeout
+	case code >= 500:
+		return KindServer
+	case code >= 400:
+		return KindBadRequest
+	}
+	return KindServer
 }

@@ -189,7 +189,7 @@ func (c *Client) classify(ctx context.Context, err error, st openai.CallStats) *
 		e.Kind, e.Msg = judge.KindCanceled, ctx.Err().Error()
 		return e
 	case errors.As(err, &ae):
-		e.Status, e.Kind = ae.StatusCode, statusKind(ae.StatusCode)
+		e.Status, e.Kind = ae.StatusCode, judge.StatusKind(ae.StatusCode)
 		e.Msg = ae.Message
 		if e.Msg == "" {
 			e.Msg = http.StatusText(ae.StatusCode)
@@ -205,22 +205,4 @@ func (c *Client) classify(ctx context.Context, err error, st openai.CallStats) *
 	}
 	e.Msg = openai.ClipMessage(openai.Redact(c.key, judge.SanitizeServerText(e.Msg)))
 	return e
-}
-
-// statusKind is the failure kind of an HTTP status (Anthropic's 529
-// "overloaded" is a server error, retried as one).
-func statusKind(code int) judge.ErrorKind {
-	switch {
-	case code == http.StatusTooManyRequests:
-		return judge.KindRateLimit
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return judge.KindAuth
-	case code == http.StatusNotFound:
-		return judge.KindNotFound
-	case code == http.StatusRequestTimeout:
-		return judge.KindTimeout
-	case code >= 500:
-		return judge.KindServer
-	}
-	return judge.KindBadRequest
 }

@@ -154,11 +154,11 @@ func classify(ctx context.Context, op, key string, err error, st openai.CallStat
 	case ctx.Err() != nil:
 		e.Kind, e.Msg = judge.KindCanceled, ctx.Err().Error()
 	case errors.As(err, &oe):
-		e.Status, e.Kind, e.Msg = oe.HTTPStatusCode, statusKind(oe.HTTPStatusCode), oe.Message
+		e.Status, e.Kind, e.Msg = oe.HTTPStatusCode, judge.StatusKind(oe.HTTPStatusCode), oe.Message
 	case errors.As(err, &re):
-		e.Status, e.Kind, e.Msg = re.HTTPStatusCode, statusKind(re.HTTPStatusCode), strings.TrimSpace(string(re.Body))
+		e.Status, e.Kind, e.Msg = re.HTTPStatusCode, judge.StatusKind(re.HTTPStatusCode), strings.TrimSpace(string(re.Body))
 	case errors.As(err, &ae):
-		e.Status, e.Kind, e.Msg = ae.StatusCode, statusKind(ae.StatusCode), ae.Message
+		e.Status, e.Kind, e.Msg = ae.StatusCode, judge.StatusKind(ae.StatusCode), ae.Message
 	default:
 		if kind, status, msg, ok := openai.TransportFailure(err); ok {
 			e.Kind, e.Status, e.Msg = kind, status, msg
@@ -184,20 +184,6 @@ func createError(ctx context.Context, op, key string, err error, st openai.CallS
 	e := classify(ctx, op, key, err, st)
 	e.MayExist = e.Status == 0 && e.Kind != judge.KindConfig && e.Kind != judge.KindDNS && e.Kind != judge.KindTLS
 	return e
-}
-
-func statusKind(code int) judge.ErrorKind {
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return judge.KindAuth
-	case code == http.StatusNotFound:
-		return judge.KindNotFound
-	case code == http.StatusTooManyRequests:
-		return judge.KindRateLimit
-	case code >= 500:
-		return judge.KindServer
-	}
-	return judge.KindBadRequest
 }
 
 // endpoint is a base URL without user info, query or fragment: what a

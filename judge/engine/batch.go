@@ -389,7 +389,7 @@ func readOpenAILine(o batchOutput, at func(field, format string, args ...any) er
 		status = *br.StatusCode
 	}
 	if status != 200 || !isPresent(body) {
-		oc.ErrKind, oc.Err = statusKind(status), fmt.Sprintf("HTTP %d: %s", status, errorText(body))
+		oc.ErrKind, oc.Err = string(judge.StatusKind(status)), fmt.Sprintf("HTTP %d: %s", status, errorText(body))
 		return oc, false, nil
 	}
 	var cc chatCompletion
@@ -522,22 +522,6 @@ func errorCode(m json.RawMessage) string {
 	}
 	_ = json.Unmarshal(m, &o)
 	return o.Code
-}
-
-func statusKind(status int) string {
-	switch {
-	case status == 429:
-		return string(judge.KindRateLimit)
-	case status == 401 || status == 403:
-		return string(judge.KindAuth)
-	case status == 404:
-		return string(judge.KindNotFound)
-	case status >= 500:
-		return string(judge.KindServer)
-	case status >= 400:
-		return string(judge.KindBadRequest)
-	}
-	return string(judge.KindServer)
 }
 
 // ImportStats counts what ImportBatch stored. A bank request's line

@@ -42,10 +42,10 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 		}
 	case errors.As(err, &ae):
 		e.Status = ae.HTTPStatusCode
-		e.Kind, e.Msg = statusKind(ae.HTTPStatusCode), ae.Message
+		e.Kind, e.Msg = judge.StatusKind(ae.HTTPStatusCode), ae.Message
 	case errors.As(err, &re):
 		e.Status = re.HTTPStatusCode
-		e.Kind = statusKind(re.HTTPStatusCode)
+		e.Kind = judge.StatusKind(re.HTTPStatusCode)
 		e.Msg = strings.TrimSpace(string(re.Body))
 		if e.Msg == "" {
 			e.Msg = http.StatusText(re.HTTPStatusCode)
@@ -67,24 +67,6 @@ func (c *Client) classify(ctx context.Context, err error, ci *callInfo) *judge.E
 	// then redact, then clip (a clip must not cut a key in half).
 	e.Msg = clipMsg(c.redact(judge.SanitizeServerText(e.Msg)))
 	return e
-}
-
-func statusKind(code int) judge.ErrorKind {
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return judge.KindAuth
-	case code == http.StatusNotFound:
-		return judge.KindNotFound
-	case code == http.StatusTooManyRequests:
-		return judge.KindRateLimit
-	case code == http.StatusRequestTimeout:
-		return judge.KindTimeout
-	case code >= 500:
-		return judge.KindServer
-	case code >= 400:
-		return judge.KindBadRequest
-	}
-	return judge.KindServer
 }
 
 // isLocalValidation reports go-openai's own request checks (no HTTP call).
