@@ -38,13 +38,7 @@ func readHelpSteer2(loc *locator) (*model.Dataset, error) {
 		b.criterion(a)
 	}
 	add := func(r mappedRecord, _ string) error { return helpSteer2Record(b, r) }
-	var err error
-	if bytes.HasPrefix(loc.data, []byte("PAR1")) {
-		err = eachParquetRecord(loc.name, loc.data, add)
-	} else {
-		err = eachJSONL(loc, add)
-	}
-	if err != nil {
+	if err := eachJSONLOrParquet(loc, add); err != nil {
 		return nil, err
 	}
 	if len(b.d.Contexts) == 0 {

@@ -45,6 +45,15 @@ func eachRecord(format, name string, data []byte, add func(mappedRecord, string)
 	return fmt.Errorf("%s: format %s: want jsonl, json, csv or parquet", name, format)
 }
 
+// eachJSONLOrParquet calls add with each record of a file published as
+// JSON Lines or as Parquet (told apart by Parquet's magic bytes).
+func eachJSONLOrParquet(loc *locator, add func(mappedRecord, string) error) error {
+	if bytes.HasPrefix(loc.data, []byte("PAR1")) {
+		return eachParquetRecord(loc.name, loc.data, add)
+	}
+	return eachJSONL(loc, add)
+}
+
 // readMapped reads a mapped file (format jsonl, json, csv or parquet).
 func readMapped(format, name string, data []byte, opts LogOptions) (*ScoreLog, error) {
 	if opts.Context == "" || opts.Candidate == "" || opts.Score == "" {

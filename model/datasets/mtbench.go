@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -38,13 +37,7 @@ func readMTBench(loc *locator) (*model.Dataset, error) {
 	add := func(r mappedRecord, where string) error {
 		return mtRecord(b, r, tally, comps)
 	}
-	var err error
-	if bytes.HasPrefix(loc.data, []byte("PAR1")) {
-		err = eachParquetRecord(loc.name, loc.data, add)
-	} else {
-		err = eachJSONL(loc, add)
-	}
-	if err != nil {
+	if err := eachJSONLOrParquet(loc, add); err != nil {
 		return nil, err
 	}
 	if len(b.d.Contexts) == 0 {
