@@ -209,25 +209,40 @@ func checkInside(t *testing.T, name string, p *Figure, legend ...string) {
 	}
 }
 
+// figCase is a figure to check and its legend's labels.
+type figCase struct {
+	name   string
+	make   func() (*Figure, error)
+	legend []string
+}
+
+func (tc figCase) figure(t *testing.T) *Figure {
+	t.Helper()
+	f, err := tc.make()
+	if err != nil {
+		t.Fatalf("%s: %v", tc.name, err)
+	}
+	return f
+}
+
+var (
+	profilesLegend = []string{"a_k (directional)", "e_k (shared)"}
+	sweepLegend    = []string{"prism", "alpha_prism", "half", "taylor", "vanilla"}
+	signalLegend   = []string{"ratio"}
+)
+
 // Every mark of every figure lies inside the axes, with the values of
 // the issue that clipped them, and the titles lie inside the canvas.
 func TestFiguresMarksInsideAxes(t *testing.T) {
 	r, sig := issueReport()
-	for _, tc := range []struct {
-		name   string
-		make   func() (*Figure, error)
-		legend []string
-	}{
-		{"profiles", func() (*Figure, error) { return Profiles(r) }, []string{"a_k (directional)", "e_k (shared)"}},
-		{"sweep", func() (*Figure, error) { return Sweep(r) }, []string{"prism", "alpha_prism", "half", "taylor", "vanilla"}},
-		{"signal", func() (*Figure, error) { return Signal(sig) }, []string{"ratio"}},
-		{"tiny profiles", func() (*Figure, error) { return Profiles(tinyReport()) }, []string{"a_k (directional)", "e_k (shared)"}},
-		{"tiny signal", func() (*Figure, error) { return Signal(tinySignal()) }, []string{"ratio"}},
+	for _, tc := range []figCase{
+		{"profiles", func() (*Figure, error) { return Profiles(r) }, profilesLegend},
+		{"sweep", func() (*Figure, error) { return Sweep(r) }, sweepLegend},
+		{"signal", func() (*Figure, error) { return Signal(sig) }, signalLegend},
+		{"tiny profiles", func() (*Figure, error) { return Profiles(tinyReport()) }, profilesLegend},
+		{"tiny signal", func() (*Figure, error) { return Signal(tinySignal()) }, signalLegend},
 	} {
-		p, err := tc.make()
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := tc.figure(t)
 		checkInside(t, tc.name, p, tc.legend...)
 	}
 }
