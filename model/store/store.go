@@ -286,3 +286,8 @@ func (s *Store) knownSecrets() []string {
 	defer s.mu.RUnlock()
 	return append([]string(nil), s.secrets...)
 }
+
+// querier is what *sql.DB and *sql.Tx share for reading.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
