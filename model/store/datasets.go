@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // DatasetInfo summarises a stored dataset for listings.
@@ -30,7 +31,7 @@ type DatasetInfo struct {
 // their context; the error names the offending ids. A NaN human score is
 // stored as missing; infinite scores are rejected.
 func (s *Store) PutDataset(ctx context.Context, d *model.Dataset, replace bool) error {
-	d = scrubDataset(d, s.knownSecrets())
+	d = redact.Dataset(d, s.knownSecrets())
 	if err := checkDataset(d); err != nil {
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // Request is one judge request at its study coordinates. Judge and Dataset
@@ -311,9 +313,9 @@ func appendResponseRow(rows []any, id int64, r *Response, secrets []string) []an
 	if len(r.Logprobs) > 0 {
 		logprobs = string(r.Logprobs)
 	}
-	return append(rows, id, ok, clipRaw(redactRaw(r.Raw, secrets)), nullFloat(r.Score), logprobs,
+	return append(rows, id, ok, clipRaw(redact.Reply(r.Raw, secrets)), nullFloat(r.Score), logprobs,
 		r.PromptTokens, r.CachedTokens, r.CompletionTokens, int64(r.Latency),
-		r.ErrKind, Redact(r.Err, secrets...), formatTime(t))
+		r.ErrKind, redact.Text(r.Err, secrets...), formatTime(t))
 }
 
 // checkStored checks what a response must be to be stored.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // ImportBackend is the backend of judges whose scores were imported from a
@@ -555,8 +556,8 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 	for i, row := range rows {
 		// Ids and labels are scrubbed as the dataset's were (PutDataset),
 		// so a row still names the stored candidate.
-		row.Context, row.Candidate = scrub(row.Context, secrets), scrub(row.Candidate, secrets)
-		row.Run, row.Wording = scrub(row.Run, secrets), scrub(row.Wording, secrets)
+		row.Context, row.Candidate = redact.Exact(row.Context, secrets), redact.Exact(row.Candidate, secrets)
+		row.Run, row.Wording = redact.Exact(row.Run, secrets), redact.Exact(row.Wording, secrets)
 		line := row.Line
 		if line == 0 {
 			line = i + 1

@@ -12,33 +12,6 @@ import (
 
 const fakeKey = "sk-proj-TESTKEY0123456789abcdefXYZ"
 
-func TestIsSecretName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"api_key": true, "apiKey": true, "OPENAI_API_KEY": true, "token": true, "access-token": true,
-		"Authorization": true, "password": true, "client_secret": true, "key": true,
-		"max_tokens": false, "temperature": false, "top_p": false, "model": false, "keywords": false,
-		"logit_bias": false, "seed": false,
-	} {
-		if got := isSecretName(name); got != want {
-			t.Errorf("isSecretName(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
-func TestRedact(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"401: Incorrect API key provided: " + fakeKey + ".", "401: Incorrect API key provided: [redacted]."},
-		{"header Authorization: Bearer abc.def-123456", "header Authorization: [redacted]"},
-		{"GET https://h/v1?key=AAAA1234&x=1 failed", "GET https://h/v1?key=[redacted]&x=1 failed"},
-		{"timeout after 30s", "timeout after 30s"},
-		{"my-own-secret-value leaked", "[redacted] leaked"},
-	} {
-		if got := Redact(tc.in, "my-own-secret-value"); got != tc.want {
-			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestPutJudgeStripsSecrets(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
@@ -137,59 +110,4 @@ func TestSecretNeverReachesDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after checkpoint")
-}
-
-// credentialCases are texts around secretValue's anchors: each anchor in
-// several cases, with ſ and the Kelvin sign (which (?i) folds into s and
-// k), near misses, and plain replies.
-var credentialCases = []string{
-	"", `{"score": 7}`, "The summary is fluent. Score: 4",
-	"key sk-abcdefghijklmnop1234 here", "SK-ABCDEFGHIJKLMNOPQRST", "sK-abcdefghijklmnopqrst", "xsk-abcdefghijklmnopqrst",
-	"rk-0123456789abcdef0", "pk-0123456789abcdef0", "sk-short",
-	"AIzaSyA0123456789abcdefghijklmnopqrstu", "aiza0123456789abcdefghijklmnopqrstu", "AIZA", "aiz",
-	"hf_abcdefghijklmnopqrstu", "HF_ABCDEFGHIJKLMNOPQRSTU", "gsk_abcdefghijklmnopqrstu", "GSK_abcdefghijklmnopqrstu",
-	"xai-abcdefghijklmnopqrstu", "XAI-abcdefghijklmnopqrstu", "Bearer abc.def-ghi", "BEARER\tabcdefghij", "bearer",
-	"ſk-abcdefghijklmnopqrst", "s\u212a-abcdefghijklmnopqrst", "\u212a", "ſ",
-	"s-k-", "-_", "k-", "_", "a", "b", "éé sk-é", "日本語 AIza",
-}
-
-func TestCredentialPrefilter(t *testing.T) {
-	for _, s := range credentialCases {
-		checkCredentialPrefilter(t, s)
-	}
-	if mayHoldCredential(`{"score": 7}`) || mayHoldCredential("The summary is fluent and mostly consistent.") {
-		t.Error("a plain reply was sent to the expression")
-	}
-}
-
-// FuzzCredentialPrefilter checks that the prefilter never hides a match:
-// redactValues is exactly secretValue's replacement.
-func FuzzCredentialPrefilter(f *testing.F) {
-	for _, s := range credentialCases {
-		f.Add(s)
-	}
-	f.Fuzz(checkCredentialPrefilter)
-}
-
-func checkCredentialPrefilter(t *testing.T, s string) {
-	if !mayHoldCredential(s) && secretValue.MatchString(s) {
-		t.Fatalf("%q: secretValue matches, mayHoldCredential says no", s)
-	}
-	if got, want := redactValues(s), secretValue.ReplaceAllString(s, redacted); got != want {
-		t.Fatalf("redactValues(%q) = %q, want %q", s, got, want)
-	}
-}
-
-func BenchmarkRedactRaw(b *testing.B) {
-	for _, c := range []struct{ name, s string }{
-		{"score", `{"score": 7}`},
-		{"explained", strings.Repeat("The summary is fluent and mostly consistent with the source, ", 8) + `{"score": 7}`},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				sink = redactRaw(c.s, nil)
-			}
-		})
-	}
 }
