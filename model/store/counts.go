@@ -1,6 +1,55 @@
 package store
 
-import "context"
+import (
+	"context"
+	"math"
+)
+
+// Tally counts the outcomes of judge replies: answers, those of them
+// without a score (a rubric reply's missing cell), and failed attempts,
+// also by error kind. One type, so that "answered", "missing" and
+// "failed" mean the same wherever replies are counted: a run's own
+// snapshot here (runSnapshot), and what a live run or a batch import
+// counts of the replies it stores.
+type Tally struct {
+	Answered int
+	Missing  int // of Answered, those without a score
+	Failed   int
+	Errors   map[string]int // Failed by error kind; nil until the first failure
+}
+
+// Count counts one reply: an answer when errKind is "", one without a
+// score when score is NaN; else a failed attempt of that kind.
+func (t *Tally) Count(errKind string, score float64) {
+	if errKind == "" {
+		t.Answered++
+		if math.IsNaN(score) {
+			t.Missing++
+		}
+		return
+	}
+	t.Failed++
+	if t.Errors == nil {
+		t.Errors = map[string]int{}
+	}
+	t.Errors[errKind]++
+}
+
+// CountResponse counts r.
+func (t *Tally) CountResponse(r *Response) { t.Count(r.ErrKind, r.Score) }
+
+// Add adds o's counts to t.
+func (t *Tally) Add(o Tally) {
+	t.Answered += o.Answered
+	t.Missing += o.Missing
+	t.Failed += o.Failed
+	for k, v := range o.Errors {
+		if t.Errors == nil {
+			t.Errors = map[string]int{}
+		}
+		t.Errors[k] += v
+	}
+}
 
 // Failures counts the failed attempts of judge on dataset by error kind.
 func (s *Store) Failures(ctx context.Context, dataset, judge string) (map[string]int, error) {
@@ -32,6 +81,13 @@ func (s *Store) Failures(ctx context.Context, dataset, judge string) (map[string
 // answered, and failed attempts (a request may fail several times).
 type Progress struct {
 	Requests, Answered, Failures int
+}
+
+// newRequests is the Progress of request rows created with one reply
+// each, t counting the replies: a new row records its answer or its one
+// failed attempt.
+func (t *Tally) newRequests() Progress {
+	return Progress{Requests: t.Answered + t.Failed, Answered: t.Answered, Failures: t.Failed}
 }
 
 // progressCompact counts a study's requests, answers and failed attempts

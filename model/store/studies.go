@@ -41,6 +41,10 @@ type StudyInfo struct {
 	Generation int64
 }
 
+// BeyondPlan counts the study's answers outside its plan: those of runs
+// beyond the planned ones, or of the diagnostics that sent requests.
+func (st *StudyInfo) BeyondPlan() int { return st.Answered - st.PlanAnswered }
+
 // Studies lists every study with recorded requests or a recorded plan,
 // by dataset, judge and bank name.
 func (s *Store) Studies(ctx context.Context) ([]StudyInfo, error) {
