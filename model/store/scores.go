@@ -302,62 +302,16 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 	if err != nil {
 		return 0, err
 	}
-	known := map[[2]string]bool{}
-	for _, c := range d.Contexts {
-		for _, k := range c.Candidates {
-			known[[2]string{c.ID, k.ID}] = true
-		}
-	}
-	seen := map[coord]int{}
-	now := time.Now()
-	keyer, err := NewKeyer(ImportBackend, judge, nil)
+	imp, err := newScoreImport(d, dataset, judge, s.knownSecrets())
 	if err != nil {
 		return 0, err
 	}
 	rs := make([]Response, 0, len(rows))
-	secrets := s.knownSecrets()
 	for i, row := range rows {
-		// Ids and labels are scrubbed as the dataset's were (PutDataset),
-		// so a row still names the stored candidate.
-		row.Context, row.Candidate = redact.Exact(row.Context, secrets), redact.Exact(row.Candidate, secrets)
-		row.Run, row.Wording = redact.Exact(row.Run, secrets), redact.Exact(row.Wording, secrets)
-		line := row.Line
-		if line == 0 {
-			line = i + 1
+		r, err := imp.response(i, row)
+		if err != nil {
+			return 0, err
 		}
-		at := func(format string, args ...any) error {
-			return fmt.Errorf("line %d: "+format, append([]any{line}, args...)...)
-		}
-		switch {
-		case row.Probe == "":
-			return 0, at("probe is empty")
-		case !known[[2]string{row.Context, row.Candidate}]:
-			return 0, at("context %s candidate %s is not in dataset %q", model.Quote(row.Context), model.Quote(row.Candidate), dataset)
-		case !row.Missing && (math.IsNaN(row.Score) || math.IsInf(row.Score, 0)):
-			return 0, at("score is not a finite number")
-		}
-		c := coord{row.Context, row.Candidate, row.Probe, row.Wording, row.Run}
-		if prev, dup := seen[c]; dup {
-			return 0, at("repeats the coordinates of line %d (context, candidate, probe, wording, run)", prev)
-		}
-		seen[c] = line
-		r := Response{
-			Request: Request{Judge: judge, Dataset: dataset, Context: row.Context, Candidate: row.Candidate,
-				Probe: row.Probe, Wording: row.Wording, Run: row.Run},
-			Score: row.Score,
-			Time:  now,
-		}
-		if row.Missing {
-			r.Score = math.NaN()
-		} else {
-			r.Raw = strconv.FormatFloat(row.Score, 'g', -1, 64)
-		}
-		// Imported scores were sent by nobody: their key hashes the
-		// coordinates (one length-prefixed field each), so it is stable and
-		// distinct per coordinate; as for real requests, the run label is
-		// not part of it.
-		r.Key = keyer.Key([]Message{{"dataset", dataset},
-			{"context", row.Context}, {"candidate", row.Candidate}, {"probe", row.Probe}, {"wording", row.Wording}})
 		rs = append(rs, r)
 	}
 	// The judge, the check for earlier scores and the scores themselves go
@@ -366,18 +320,8 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		if err := ensureImportJudge(ctx, tx, judge); err != nil {
 			return err
 		}
-		answered, err := s.answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
-		if err != nil {
+		if err := s.checkNotScored(ctx, tx, judge, dataset, imp.seen); err != nil {
 			return err
-		}
-		first := 0
-		for c := range answered {
-			if line, ok := seen[c]; ok && (first == 0 || line < first) {
-				first = line
-			}
-		}
-		if first > 0 {
-			return fmt.Errorf("line %d: judge %q already has a score here; import into a new judge name", first, judge)
 		}
 		return s.putResponsesTx(ctx, tx, rs, 0)
 	})
@@ -385,6 +329,96 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		return 0, err
 	}
 	return len(rs), nil
+}
+
+// scoreImport turns the rows of one ImportScores into responses.
+type scoreImport struct {
+	dataset, judge string
+	known          map[[2]string]bool // the dataset's (context, candidate) pairs
+	seen           map[coord]int      // the line of each coordinates imported
+	now            time.Time
+	keyer          *Keyer
+	secrets        []string
+}
+
+func newScoreImport(d *model.Dataset, dataset, judge string, secrets []string) (*scoreImport, error) {
+	known := map[[2]string]bool{}
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			known[[2]string{c.ID, k.ID}] = true
+		}
+	}
+	imp := &scoreImport{dataset: dataset, judge: judge, known: known, seen: map[coord]int{}, now: time.Now(), secrets: secrets}
+	var err error
+	imp.keyer, err = NewKeyer(ImportBackend, judge, nil)
+	return imp, err
+}
+
+// response checks row i and returns it as a response; errors name its
+// line.
+func (imp *scoreImport) response(i int, row model.ScoreRow) (Response, error) {
+	// Ids and labels are scrubbed as the dataset's were (PutDataset),
+	// so a row still names the stored candidate.
+	secrets := imp.secrets
+	row.Context, row.Candidate = redact.Exact(row.Context, secrets), redact.Exact(row.Candidate, secrets)
+	row.Run, row.Wording = redact.Exact(row.Run, secrets), redact.Exact(row.Wording, secrets)
+	line := row.Line
+	if line == 0 {
+		line = i + 1
+	}
+	at := func(format string, args ...any) error {
+		return fmt.Errorf("line %d: "+format, append([]any{line}, args...)...)
+	}
+	switch {
+	case row.Probe == "":
+		return Response{}, at("probe is empty")
+	case !imp.known[[2]string{row.Context, row.Candidate}]:
+		return Response{}, at("context %s candidate %s is not in dataset %q", model.Quote(row.Context), model.Quote(row.Candidate), imp.dataset)
+	case !row.Missing && (math.IsNaN(row.Score) || math.IsInf(row.Score, 0)):
+		return Response{}, at("score is not a finite number")
+	}
+	c := coord{row.Context, row.Candidate, row.Probe, row.Wording, row.Run}
+	if prev, dup := imp.seen[c]; dup {
+		return Response{}, at("repeats the coordinates of line %d (context, candidate, probe, wording, run)", prev)
+	}
+	imp.seen[c] = line
+	r := Response{
+		Request: Request{Judge: imp.judge, Dataset: imp.dataset, Context: row.Context, Candidate: row.Candidate,
+			Probe: row.Probe, Wording: row.Wording, Run: row.Run},
+		Score: row.Score,
+		Time:  imp.now,
+	}
+	if row.Missing {
+		r.Score = math.NaN()
+	} else {
+		r.Raw = strconv.FormatFloat(row.Score, 'g', -1, 64)
+	}
+	// Imported scores were sent by nobody: their key hashes the
+	// coordinates (one length-prefixed field each), so it is stable and
+	// distinct per coordinate; as for real requests, the run label is
+	// not part of it.
+	r.Key = imp.keyer.Key([]Message{{"dataset", imp.dataset},
+		{"context", row.Context}, {"candidate", row.Candidate}, {"probe", row.Probe}, {"wording", row.Wording}})
+	return r, nil
+}
+
+// checkNotScored refuses an import when judge already has an answer at
+// any of the coordinates seen, naming the first line.
+func (s *Store) checkNotScored(ctx context.Context, tx *sql.Tx, judge, dataset string, seen map[coord]int) error {
+	answered, err := s.answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
+	if err != nil {
+		return err
+	}
+	first := 0
+	for c := range answered {
+		if line, ok := seen[c]; ok && (first == 0 || line < first) {
+			first = line
+		}
+	}
+	if first > 0 {
+		return fmt.Errorf("line %d: judge %q already has a score here; import into a new judge name", first, judge)
+	}
+	return nil
 }
 
 // ensureImportJudge creates the import judge name inside tx when absent

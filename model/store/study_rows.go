@@ -121,7 +121,29 @@ func (sr *studyRows) ordered() []model.ScoreRow {
 // rewritten for each row, so that no slice of rows is made; an error
 // from fn ends the walk.
 func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) error {
-	// Rank the conditions.
+	sr.rankConds()
+	order := sr.byBucket()
+	if size != nil {
+		size(len(order))
+	}
+	var row model.ScoreRow
+	for _, ri := range order {
+		r := sr.recs.at(int(ri))
+		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
+		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
+		if r.missing() {
+			row.Score, row.Missing = math.NaN(), true
+		}
+		if err := fn(&row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rankConds sets each condition's rank: its place in (probe, wording,
+// run, bank) byte order.
+func (sr *studyRows) rankConds() {
 	byName := make([]int32, len(sr.conds))
 	for i := range byName {
 		byName[i] = int32(i)
@@ -134,7 +156,11 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	for r, i := range byName {
 		sr.conds[i].rank = int32(r)
 	}
-	// Counting sort by bucket.
+}
+
+// byBucket is the indices of the answered records in each's order: a
+// counting sort by bucket, then each bucket sorted (sortBucket).
+func (sr *studyRows) byBucket() []int32 {
 	start := make([]int, sr.pos.buckets+1)
 	for i := range sr.recs.len() {
 		if r := sr.recs.at(i); r.answered() {
@@ -156,47 +182,37 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 		next[b]++
 	}
 	for b := 0; b < sr.pos.buckets; b++ {
-		seg := order[start[b]:start[b+1]]
-		if len(seg) < 2 {
-			continue
+		if seg := order[start[b]:start[b+1]]; len(seg) >= 2 {
+			sr.sortBucket(int32(b), seg)
 		}
-		if sr.pos.known(int32(b)) {
-			// One candidate: its conditions are distinct.
-			slices.SortFunc(seg, func(a, b int32) int {
-				return cmp.Compare(sr.conds[sr.recs.at(int(a)).condition()].rank, sr.conds[sr.recs.at(int(b)).condition()].rank)
-			})
-			continue
-		}
+	}
+	return order
+}
+
+// sortBucket sorts the records of bucket b by context and candidate id
+// (which differ only in the buckets of ids the dataset lacks), then by
+// the condition's rank.
+func (sr *studyRows) sortBucket(b int32, seg []int32) {
+	if sr.pos.known(b) {
+		// One candidate: its conditions are distinct.
 		slices.SortFunc(seg, func(a, b int32) int {
-			x, y := sr.recs.at(int(a)), sr.recs.at(int(b))
-			if x.pair != y.pair {
-				p, q := &sr.pairs[x.pair], &sr.pairs[y.pair]
-				if c := strings.Compare(p.context, q.context); c != 0 {
-					return c
-				}
-				if c := strings.Compare(p.candidate, q.candidate); c != 0 {
-					return c
-				}
-			}
-			return cmp.Compare(sr.conds[x.condition()].rank, sr.conds[y.condition()].rank)
+			return cmp.Compare(sr.conds[sr.recs.at(int(a)).condition()].rank, sr.conds[sr.recs.at(int(b)).condition()].rank)
 		})
+		return
 	}
-	if size != nil {
-		size(len(order))
-	}
-	var row model.ScoreRow
-	for _, ri := range order {
-		r := sr.recs.at(int(ri))
-		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
-		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
-		if r.missing() {
-			row.Score, row.Missing = math.NaN(), true
+	slices.SortFunc(seg, func(a, b int32) int {
+		x, y := sr.recs.at(int(a)), sr.recs.at(int(b))
+		if x.pair != y.pair {
+			p, q := &sr.pairs[x.pair], &sr.pairs[y.pair]
+			if c := strings.Compare(p.context, q.context); c != 0 {
+				return c
+			}
+			if c := strings.Compare(p.candidate, q.candidate); c != 0 {
+				return c
+			}
 		}
-		if err := fn(&row); err != nil {
-			return err
-		}
-	}
-	return nil
+		return cmp.Compare(sr.conds[x.condition()].rank, sr.conds[y.condition()].rank)
+	})
 }
 
 // datasetPositions number the places of a dataset's candidates in file
