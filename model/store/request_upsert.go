@@ -227,29 +227,7 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 		}
 		return 0, nil
 	}
-	args := u.args[:0]
-	for j := range ps {
-		r := ps[j].r
-		answer, failures := outcome(r)
-		args = append(args, ps[j].st.id, keyValue(r.Key), r.Context, r.Candidate, r.Probe, r.Wording, r.Run, answer, failures)
-	}
-	u.args = args
-	if u.insN == nil {
-		var err error
-		if u.insN, err = u.pre.stmt(ctx, u.tx, u.pre.get((*writeStmts).insReqsStmt), sqlInsertRequests); err != nil {
-			return 0, err
-		}
-	}
-	res, err := u.insN.ExecContext(ctx, args...)
-	clear(args)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
-	}
-	last, err := res.LastInsertId()
+	n, last, err := u.insertChunk(ctx, ps)
 	if err != nil {
 		return 0, err
 	}
@@ -261,6 +239,42 @@ func (u *requestUpsert) putChunk(ctx context.Context, ps []pendingRequest) (int,
 		}
 		return 0, nil
 	}
+	return u.resolveChunk(ctx, ps, n, last)
+}
+
+// insertChunk inserts the request rows of ps in one statement, those
+// already there left as they are, and returns the rows inserted and the
+// last row id.
+func (u *requestUpsert) insertChunk(ctx context.Context, ps []pendingRequest) (n, last int64, err error) {
+	args := u.args[:0]
+	for j := range ps {
+		r := ps[j].r
+		answer, failures := outcome(r)
+		args = append(args, ps[j].st.id, keyValue(r.Key), r.Context, r.Candidate, r.Probe, r.Wording, r.Run, answer, failures)
+	}
+	u.args = args
+	if u.insN == nil {
+		if u.insN, err = u.pre.stmt(ctx, u.tx, u.pre.get((*writeStmts).insReqsStmt), sqlInsertRequests); err != nil {
+			return 0, 0, err
+		}
+	}
+	res, err := u.insN.ExecContext(ctx, args...)
+	clear(args)
+	if err != nil {
+		return 0, 0, err
+	}
+	if n, err = res.RowsAffected(); err != nil {
+		return 0, 0, err
+	}
+	last, err = res.LastInsertId()
+	return n, last, err
+}
+
+// resolveChunk resolves each row of ps after a chunk insert that created
+// n of them, the last with id last, as put would have: a row the insert
+// created is the first of the chunk to find it, with an id above those
+// before it; the others take the path of a row that was there before.
+func (u *requestUpsert) resolveChunk(ctx context.Context, ps []pendingRequest, n, last int64) (int, error) {
 	claimed := map[int64]bool{}
 	for j := range ps {
 		p := &ps[j]
