@@ -172,67 +172,82 @@ func readMTBench(loc *locator) (*model.Dataset, error) {
 
 // mtRecord adds one judgment: its context, both candidates and the tally.
 func mtRecord(b *builder, r mappedRecord, tally map[[2]string]*mtTally, comps map[string][]mtComparison) error {
-	q, err := mappedID(r, "question_id", "question_id")
+	j, err := readMTJudgment(r)
 	if err != nil {
 		return err
 	}
-	turnText, err := mappedID(r, "turn", "turn")
-	if err != nil {
-		return err
-	}
-	turn := 0
-	switch turnText {
-	case "1", "2":
-		turn = int(turnText[0] - '0')
-	default:
-		return r.fail(lookup(r.node, "turn"), "turn", "want 1 or 2, got %s", model.Quote(turnText))
-	}
-	ctxID := q + "/" + turnText
-	models := [2]string{}
+	ci, _ := b.context(j.ctxID)
 	for i, side := range []string{"a", "b"} {
-		if models[i], err = mappedID(r, "model_"+side, "model_"+side); err != nil {
-			return err
-		}
-	}
-	if models[0] == models[1] {
-		return r.fail(r.node, "model_b", "the same model as model_a (%s)", model.Quote(models[0]))
-	}
-	winner, err := mappedText(r, "winner", "winner")
-	if err != nil {
-		return err
-	}
-	ci, _ := b.context(ctxID)
-	for i, side := range []string{"a", "b"} {
-		user, reply, err := mtTurn(r, "conversation_"+side, turn)
+		user, reply, err := mtTurn(r, "conversation_"+side, j.turn)
 		if err != nil {
 			return err
 		}
 		if b.d.Contexts[ci].Source == "" {
 			b.d.Contexts[ci].Source = user
 		}
-		if !b.hasCandidate(ci, models[i]) {
-			b.addCandidate(ci, model.Candidate{ID: models[i], Text: reply})
-			tally[[2]string{ctxID, models[i]}] = &mtTally{}
+		if !b.hasCandidate(ci, j.models[i]) {
+			b.addCandidate(ci, model.Candidate{ID: j.models[i], Text: reply})
+			tally[[2]string{j.ctxID, j.models[i]}] = &mtTally{}
 		}
 	}
-	ta, tb := tally[[2]string{ctxID, models[0]}], tally[[2]string{ctxID, models[1]}]
+	ta, tb := tally[[2]string{j.ctxID, j.models[0]}], tally[[2]string{j.ctxID, j.models[1]}]
 	ta.n++
 	tb.n++
-	judge, _ := mappedText(r, "judge", "judge")
 	switch {
-	case winner == "model_a":
+	case j.winner == "model_a":
 		ta.wins++
-		comps[ctxID] = append(comps[ctxID], mtComparison{models[0], models[1], judge})
-	case winner == "model_b":
+		comps[j.ctxID] = append(comps[j.ctxID], mtComparison{j.models[0], j.models[1], j.judge})
+	case j.winner == "model_b":
 		tb.wins++
-		comps[ctxID] = append(comps[ctxID], mtComparison{models[1], models[0], judge})
-	case strings.HasPrefix(winner, "tie"):
+		comps[j.ctxID] = append(comps[j.ctxID], mtComparison{j.models[1], j.models[0], j.judge})
+	case strings.HasPrefix(j.winner, "tie"):
 		ta.ties++
 		tb.ties++
 	default:
-		return r.fail(lookup(r.node, "winner"), "winner", "want model_a, model_b, tie or tie (bothbad), got %s", model.Quote(winner))
+		return r.fail(lookup(r.node, "winner"), "winner", "want model_a, model_b, tie or tie (bothbad), got %s", model.Quote(j.winner))
 	}
 	return nil
+}
+
+// mtJudgment is what one record says: the question's turn (the context
+// QUESTION/TURN), the two models, the winner and the judge.
+type mtJudgment struct {
+	ctxID         string
+	turn          int
+	models        [2]string
+	winner, judge string
+}
+
+func readMTJudgment(r mappedRecord) (mtJudgment, error) {
+	var j mtJudgment
+	q, err := mappedID(r, "question_id", "question_id")
+	if err != nil {
+		return j, err
+	}
+	turnText, err := mappedID(r, "turn", "turn")
+	if err != nil {
+		return j, err
+	}
+	switch turnText {
+	case "1", "2":
+		j.turn = int(turnText[0] - '0')
+	default:
+		return j, r.fail(lookup(r.node, "turn"), "turn", "want 1 or 2, got %s", model.Quote(turnText))
+	}
+	j.ctxID = q + "/" + turnText
+	for i, side := range []string{"a", "b"} {
+		if j.models[i], err = mappedID(r, "model_"+side, "model_"+side); err != nil {
+			return j, err
+		}
+	}
+	if j.models[0] == j.models[1] {
+		return j, r.fail(r.node, "model_b", "the same model as model_a (%s)", model.Quote(j.models[0]))
+	}
+	if j.winner, err = mappedText(r, "winner", "winner"); err != nil {
+		return j, err
+	}
+	j.judge, _ = mappedText(r, "judge", "judge")
+	return j, nil
 }
 
 // mtTurn reads a conversation's user turns up to turn (the source) and

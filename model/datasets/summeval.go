@@ -181,28 +181,11 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*model.Dataset, erro
 			return nil, err
 		}
 		ci, added := b.context(docID)
-		ctx := &b.d.Contexts[ci]
 		if added {
 			firstLine[ci] = li + 1
-			for _, k := range []string{"filepath", "references"} {
-				if v := row.get(k); v != nil && v.kind != jNull {
-					setExtra(&ctx.Extra, k, loc.asText(v))
-				}
-			}
-			if refs := row.get("references"); refs != nil && refs.kind == jArray && len(refs.items) > 0 && refs.items[0].kind == jString {
-				setExtra(&ctx.Extra, "reference", refs.items[0].text)
-			}
 		}
-		if t := row.get("text"); t != nil && t.kind != jNull {
-			text, err := loc.asString(t, "text")
-			if err != nil {
-				return nil, err
-			}
-			if ctx.Source == "" {
-				ctx.Source = text
-			} else if text != ctx.Source {
-				return nil, loc.errAt(t.off, "text", "article differs from the one given for document %s on line %d", model.Quote(docID), firstLine[ci])
-			}
+		if err := summEvalDocument(loc, &b.d.Contexts[ci], row, added, firstLine[ci]); err != nil {
+			return nil, err
 		}
 		c, err := summEvalJSONLCandidate(loc, b, row)
 		if err != nil {
@@ -220,23 +203,61 @@ func readSummEvalJSONLFiles(loc *locator, storyDir string) (*model.Dataset, erro
 		return nil, &ParseError{File: loc.name, Msg: "no summaries"}
 	}
 	for ci := range b.d.Contexts {
-		ctx := &b.d.Contexts[ci]
-		if ctx.Source != "" {
-			continue
-		}
-		if storyDir == "" {
-			return nil, loc.errLine(firstLine[ci], "text", "missing: document %s has no article text", model.Quote(ctx.ID))
-		}
-		article, tried, err := readStoryArticle(storyDir, ctx.ID, ctx.Extra["filepath"])
-		if err != nil {
+		if err := summEvalArticle(loc, &b.d.Contexts[ci], storyDir, firstLine[ci]); err != nil {
 			return nil, err
 		}
-		if article == "" {
-			return nil, loc.errLine(firstLine[ci], "text", "missing, and no CNN/DM story file for %s was found (looked for %s)", model.Quote(ctx.ID), strings.Join(tried, ", "))
-		}
-		ctx.Source = article
 	}
 	return b.d, nil
+}
+
+// summEvalDocument sets the document's extra fields from its first row
+// (added), and its article from the first row that gives one; a later
+// row must give the same article. first is the line of its first row.
+func summEvalDocument(loc *locator, ctx *model.Context, row *jnode, added bool, first int) error {
+	if added {
+		for _, k := range []string{"filepath", "references"} {
+			if v := row.get(k); v != nil && v.kind != jNull {
+				setExtra(&ctx.Extra, k, loc.asText(v))
+			}
+		}
+		if refs := row.get("references"); refs != nil && refs.kind == jArray && len(refs.items) > 0 && refs.items[0].kind == jString {
+			setExtra(&ctx.Extra, "reference", refs.items[0].text)
+		}
+	}
+	t := row.get("text")
+	if t == nil || t.kind == jNull {
+		return nil
+	}
+	text, err := loc.asString(t, "text")
+	if err != nil {
+		return err
+	}
+	if ctx.Source == "" {
+		ctx.Source = text
+	} else if text != ctx.Source {
+		return loc.errAt(t.off, "text", "article differs from the one given for document %s on line %d", model.Quote(ctx.ID), first)
+	}
+	return nil
+}
+
+// summEvalArticle reads the article of a document no row gave one for
+// from its CNN/DM .story file in storyDir.
+func summEvalArticle(loc *locator, ctx *model.Context, storyDir string, first int) error {
+	if ctx.Source != "" {
+		return nil
+	}
+	if storyDir == "" {
+		return loc.errLine(first, "text", "missing: document %s has no article text", model.Quote(ctx.ID))
+	}
+	article, tried, err := readStoryArticle(storyDir, ctx.ID, ctx.Extra["filepath"])
+	if err != nil {
+		return err
+	}
+	if article == "" {
+		return loc.errLine(first, "text", "missing, and no CNN/DM story file for %s was found (looked for %s)", model.Quote(ctx.ID), strings.Join(tried, ", "))
+	}
+	ctx.Source = article
+	return nil
 }
 
 func summEvalJSONLCandidate(loc *locator, b *builder, row *jnode) (model.Candidate, error) {
