@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"io"
 	"strings"
 
 	"github.com/prism-eval/prism/model"
@@ -137,19 +136,13 @@ func readGenericCSV(loc *locator) (*model.Dataset, error) {
 		return nil, err
 	}
 	var rows []genericRow
-	for {
-		rec, err := t.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = t.each(func(rec []string) error {
 		r, err := cols.row(rec)
-		if err != nil {
-			return nil, err
-		}
 		rows = append(rows, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, &ParseError{File: loc.name, Msg: "no rows after the header"}

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -33,17 +32,8 @@ func readHANNA(loc *locator) (*model.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		rec, err := t.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := r.row(rec); err != nil {
-			return nil, err
-		}
+	if err := t.each(r.row); err != nil {
+		return nil, err
 	}
 	if len(r.byID) == 0 {
 		return nil, &ParseError{File: loc.name, Msg: "no rows after the header"}
