@@ -18,17 +18,17 @@
 //     folds the answer journals schema 6 left behind.
 //   - datasets.go, banks.go, judges.go: a study's inputs.
 //   - responses.go, request_upsert.go, writer_fast.go: recording requests
-//     and responses (PutResponses, ResponseWriter); requestkey.go: the key
-//     of a request and its index.
-//   - engine.go: what the judge engine and a fit ask (PutRequests,
-//     RequestsByKey, FitInput); compact.go: the compact request rows.
+//     and responses (PutResponses, PutRequests, ResponseWriter);
+//     requestkey.go: the key of a request, its index and RequestsByKey.
+//   - compact.go: the compact request rows (schema 5 on).
 //   - answered.go, answered_snapshot.go: what is already answered
 //     (Pending, AnsweredSet, CachedAnswers).
 //   - scores.go, scores_compact.go, study_rows.go, snapshot.go,
-//     run_snapshot.go: reading a study's scores and its packed snapshot.
-//   - counts.go, studies.go, studyplan.go, inspect.go: counting a study's
-//     work (Tally, Progress, StudyInfo), plans and reports, and reads for
-//     inspection (Replies, Usage).
+//     run_snapshot.go: reading a study's scores (Scores, FitInput,
+//     ImportScores) and its packed snapshot.
+//   - counts.go: counting replies and a study's work (Tally, Progress,
+//     Failures); studies.go: listing studies (StudyInfo) and reads for
+//     inspection (Replies, Usage); studyplan.go: plans and reports.
 //   - leases.go, batchjobs.go: who runs on a study; provider batch jobs.
 //   - redact/ (a package of its own): removing credentials from what is
 //     written.

@@ -351,3 +351,25 @@ func (c *idCache) lookup(ctx context.Context, m map[string]int64, st *sql.Stmt, 
 	m[name] = id
 	return id, nil
 }
+
+// PutRequests records requests without answers, so that a batch exported
+// for another machine can be matched back by key and run when its output
+// is imported (see RequestsByKey). Requests already recorded are left as
+// they are; recording a different key at the same coordinates is an error,
+// as in PutResponses. All of rs is written in one transaction.
+func (s *Store) PutRequests(ctx context.Context, rs []Request) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		up, err := prepareRequestUpsert(ctx, tx, nil)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		for i := range rs {
+			r := &rs[i]
+			if _, _, _, err := up.put(ctx, r, nil); err != nil {
+				return fmt.Errorf("request %d (%s/%s %s/%s %s): %w", i, r.Judge, r.Dataset, r.Context, r.Candidate, r.Probe, err)
+			}
+		}
+		return up.finish(ctx)
+	})
+}

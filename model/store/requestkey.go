@@ -163,3 +163,32 @@ func (s *Store) indexKeys(ctx context.Context) error {
 		return err
 	})
 }
+
+// RequestsByKey returns every recorded request with this key and run label
+// (one per coordinates it was recorded at), answered or not.
+func (s *Store) RequestsByKey(ctx context.Context, key, run string) ([]Request, error) {
+	if err := s.indexKeys(ctx); err != nil {
+		return nil, fmt.Errorf("indexing request keys: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT r.key, j.name, d.name, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run
+		FROM `+s.keyTable()+` k
+		JOIN requests r ON r.id = k.id
+		JOIN judges j ON j.id = r.judge_id
+		JOIN datasets d ON d.id = r.dataset_id
+		WHERE `+s.keyMatch(1)+` AND k.run = ?
+		ORDER BY r.id`, append(s.keyArgs([]string{key}), run)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Request
+	for rows.Next() {
+		var q Request
+		if err := rows.Scan(&q.Key, &q.Judge, &q.Dataset, &q.Context, &q.Candidate, &q.BankHash, &q.Probe, &q.Wording, &q.Run); err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, rows.Err()
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store/redact"
@@ -464,4 +465,81 @@ func labelsOf(layout []layoutContext) []model.Label {
 		}
 	}
 	return ls
+}
+
+// FitInput is what prism fit needs from a workspace: the judge's score rows
+// on dataset (one bank snapshot, or all when bankHash is "") and the human
+// labels of the dataset's candidates. Candidates without a human score
+// give no label. Requests that failed, or were never answered, have no
+// row, so they are missing cells for the fit (docs/protocol.md §2).
+func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
+	labels, pos, err := s.fitLayout(ctx, dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := sr.ordered()
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+	}
+	return rows, labels, nil
+}
+
+// ScanFitInput is FitInput without the slice of score rows: it reads the
+// labels and the study's answers, calls reserve with the labels and the
+// count of rows to come (so a design builder and a memory limit can be
+// sized before a row arrives), then fn with each score row as ScanScores
+// gives it, and returns the labels. No row is the same error as
+// FitInput's.
+func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+	labels, pos, err := s.fitLayout(ctx, dataset)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	err = sr.each(func(rows int) {
+		n = rows
+		if reserve != nil {
+			reserve(labels, rows)
+		}
+	}, fn)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+	}
+	return labels, nil
+}
+
+// fitLayout reads the dataset's layout once for a fit: its labels (not
+// the dataset: its texts are not needed) and Scores' positions.
+func (s *Store) fitLayout(ctx context.Context, dataset string) ([]model.Label, datasetPositions, error) {
+	layout, ok, err := s.layoutOf(ctx, dataset)
+	if err != nil {
+		return nil, datasetPositions{}, err
+	}
+	if !ok {
+		return nil, datasetPositions{}, fmt.Errorf("dataset %q: %w", dataset, ErrNotFound)
+	}
+	return labelsOf(layout), positionsOf(layout), nil
+}
+
+// ScanRowBytes is what ScanFitInput holds per row while it calls fn: a
+// packed answer (scoreRec, 16 bytes) and its place in the order (4). A
+// workspace older than schema 5, read-only, holds its request id too.
+const ScanRowBytes = int64(unsafe.Sizeof(scoreRec{})) + 4
+
+func bankNote(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " under bank " + h
 }
