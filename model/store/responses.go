@@ -138,13 +138,14 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 		return err
 	}
 	defer up.Close()
-	out, err := newResponseRows(ctx, tx, pre)
-	if err != nil {
+	// b, with its queues, lives on the stack: a server judge's writer
+	// commits batches of a few answers, one call each.
+	b := responseBatch{ctx: ctx, rs: rs, offset: offset, secrets: s.knownSecrets(), up: up, log: log}
+	b.out = responseRows{ctx: ctx, tx: tx, pre: pre}
+	if b.out.one, err = pre.stmt(ctx, tx, pre.get((*writeStmts).insRespStmt), sqlInsertResponse); err != nil {
 		return err
 	}
-	defer out.Close()
-	b := &responseBatch{ctx: ctx, rs: rs, offset: offset, secrets: s.knownSecrets(), up: up, out: out, log: log,
-		pend: make([]pendingRequest, 0, requestChunk), idx: make([]int, 0, requestChunk)}
+	defer b.out.Close()
 	for n := range rs {
 		i := n
 		if order != nil {
@@ -157,7 +158,7 @@ func (s *Store) putResponsesOrdered(ctx context.Context, tx *sql.Tx, rs []Respon
 	if err := b.record(); err != nil {
 		return err
 	}
-	if err := out.flush(); err != nil {
+	if err := b.out.flush(); err != nil {
 		return err
 	}
 	return up.finish(ctx)
@@ -172,10 +173,11 @@ type responseBatch struct {
 	offset  int      // the index of rs[0] in the caller's batch, for errors
 	secrets []string // registered secrets, removed from what is written
 	up      *requestUpsert
-	out     *responseRows
 	log     *foldLog
-	pend    []pendingRequest
-	idx     []int // pend's indices in rs
+	out     responseRows
+	n       int // requests queued in pend
+	pend    [requestChunk]pendingRequest
+	idx     [requestChunk]int // pend's indices in rs
 }
 
 // queue checks rs[i] and queues its request row, recording the queue
@@ -189,9 +191,9 @@ func (b *responseBatch) queue(i int) error {
 	if err != nil {
 		return responseErr(b.offset+i, r, err)
 	}
-	b.pend = append(b.pend, pendingRequest{r: r, st: st})
-	b.idx = append(b.idx, i)
-	if len(b.pend) == requestChunk {
+	b.pend[b.n], b.idx[b.n] = pendingRequest{r: r, st: st}, i
+	b.n++
+	if b.n == requestChunk {
 		return b.record()
 	}
 	return nil
@@ -200,14 +202,15 @@ func (b *responseBatch) queue(i int) error {
 // record records the queued request rows and queues the responses to be
 // added.
 func (b *responseBatch) record() error {
-	bad, err := b.up.putChunk(b.ctx, b.pend)
+	pend := b.pend[:b.n]
+	bad, err := b.up.putChunk(b.ctx, pend)
 	if err != nil {
 		i := b.idx[bad]
 		return responseErr(b.offset+i, &b.rs[i], err)
 	}
-	b.log.note(b.pend)
-	for j := range b.pend {
-		p := &b.pend[j]
+	b.log.note(pend)
+	for j := range pend {
+		p := &pend[j]
 		if !p.add {
 			continue // a later answer to an answered request: the first stands
 		}
@@ -215,8 +218,8 @@ func (b *responseBatch) record() error {
 			return err
 		}
 	}
-	clear(b.pend)
-	b.pend, b.idx = b.pend[:0], b.idx[:0]
+	clear(pend)
+	b.n = 0
 	return nil
 }
 
@@ -229,16 +232,9 @@ type responseRows struct {
 	pre   *writeStmts
 	one   *sql.Stmt // sqlInsertResponse
 	many  *sql.Stmt // sqlInsertResponses, prepared when first needed
-	rows  []any
-	first int // the number of rows' first response, for errors
-}
-
-func newResponseRows(ctx context.Context, tx *sql.Tx, pre *writeStmts) (*responseRows, error) {
-	one, err := pre.stmt(ctx, tx, pre.get((*writeStmts).insRespStmt), sqlInsertResponse)
-	if err != nil {
-		return nil, err
-	}
-	return &responseRows{ctx: ctx, tx: tx, pre: pre, one: one, rows: make([]any, 0, responseCols*responseChunk)}, nil
+	first int       // the number of the first response queued, for errors
+	n     int       // values queued in buf
+	buf   [responseCols * responseChunk]any
 }
 
 func (w *responseRows) Close() {
@@ -251,11 +247,12 @@ func (w *responseRows) Close() {
 // add queues the row of r, response n of the caller's batch, whose
 // request row is id; a full chunk is inserted.
 func (w *responseRows) add(id int64, r *Response, n int, secrets []string) error {
-	if len(w.rows) == 0 {
+	if w.n == 0 {
 		w.first = n
 	}
-	w.rows = appendResponseRow(w.rows, id, r, secrets)
-	if len(w.rows) == cap(w.rows) {
+	// buf has room for the row: it is flushed as soon as it is full.
+	w.n += len(appendResponseRow(w.buf[w.n:w.n], id, r, secrets))
+	if w.n == len(w.buf) {
 		return w.flush()
 	}
 	return nil
@@ -263,32 +260,33 @@ func (w *responseRows) add(id int64, r *Response, n int, secrets []string) error
 
 // flush inserts the rows queued.
 func (w *responseRows) flush() error {
-	if len(w.rows) == 0 {
+	if w.n == 0 {
 		return nil
 	}
-	err := w.insert()
-	clear(w.rows)
-	w.rows = w.rows[:0]
+	rows := w.buf[:w.n]
+	err := w.insert(rows)
+	clear(rows)
+	w.n = 0
 	if err != nil {
 		return fmt.Errorf("responses from %d on: %w", w.first, err)
 	}
 	return nil
 }
 
-func (w *responseRows) insert() error {
-	if len(w.rows) == responseCols*responseChunk {
+func (w *responseRows) insert(rows []any) error {
+	if len(rows) == len(w.buf) {
 		if w.many == nil {
 			var err error
 			if w.many, err = w.pre.stmt(w.ctx, w.tx, w.pre.get((*writeStmts).insRespsStmt), sqlInsertResponses); err != nil {
 				return err
 			}
 		}
-		_, err := w.many.ExecContext(w.ctx, w.rows...)
+		_, err := w.many.ExecContext(w.ctx, rows...)
 		return err
 	}
 	var err error
-	for lo := 0; lo < len(w.rows) && err == nil; lo += responseCols {
-		_, err = w.one.ExecContext(w.ctx, w.rows[lo:lo+responseCols]...)
+	for lo := 0; lo < len(rows) && err == nil; lo += responseCols {
+		_, err = w.one.ExecContext(w.ctx, rows[lo:lo+responseCols]...)
 	}
 	return err
 }
