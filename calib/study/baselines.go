@@ -210,7 +210,7 @@ func (rr RubricRatings) Baseline(name string, opts BaselineOptions) (calib.Basel
 		if sums[k] == nil {
 			sums[k], counts[k] = make([]float64, p), make([]int, p)
 		}
-		if row.Missing || math.IsNaN(row.Score) {
+		if !row.Scored() {
 			continue
 		}
 		sums[k][c] += row.Score

@@ -175,7 +175,7 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 	sum := map[cell][2]float64{}
 	add := func(rows []model.ScoreRow, point bool) {
 		for _, r := range rows {
-			if r.Missing || math.IsNaN(r.Score) {
+			if !r.Scored() {
 				continue
 			}
 			ci, ok := ctxOf[r.Context]

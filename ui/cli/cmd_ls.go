@@ -139,7 +139,7 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 			}
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Dataset, s.Judge, bank, scale, runs, planned,
-			s.PlanAnswered, s.PlanFailed, s.Answered-s.PlanAnswered, strings.Join(by, ", "))
+			s.PlanAnswered, s.PlanFailed, s.BeyondPlan(), strings.Join(by, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

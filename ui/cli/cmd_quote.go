@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // shellJoin renders args as one POSIX shell command line that, pasted into
@@ -176,7 +176,7 @@ func redactURL(s string, schemeOptional bool) string {
 // redactText is store.Redact with each credential-shaped value it
 // replaced (by "[redacted]") a secret's slot.
 func redactText(s string) string {
-	return strings.ReplaceAll(store.Redact(s), "[redacted]", slot("url_key", "the key in the URL"))
+	return strings.ReplaceAll(redact.Text(s), "[redacted]", slot("url_key", "the key in the URL"))
 }
 
 // secretParam reports whether a query parameter name looks like it carries

@@ -1,4 +1,4 @@
-package store
+package redact
 
 import (
 	"net/url"
@@ -45,8 +45,8 @@ var secretAssign = regexp.MustCompile(`(?i)\b(api[_-]?key|access[_-]?token|token
 
 const redacted = "[redacted]"
 
-// scrub replaces every exact occurrence of secrets in s.
-func scrub(s string, secrets []string) string {
+// Exact replaces every exact occurrence of secrets in s.
+func Exact(s string, secrets []string) string {
 	for _, k := range secrets {
 		if k != "" {
 			s = strings.ReplaceAll(s, k, redacted)
@@ -55,21 +55,21 @@ func scrub(s string, secrets []string) string {
 	return s
 }
 
-// Redact removes credential-shaped substrings from free text (error
+// Text removes credential-shaped substrings from free text (error
 // messages) and every exact secret registered with the store.
-func Redact(s string, secrets ...string) string {
+func Text(s string, secrets ...string) string {
 	if s == "" {
 		return s // an answer's error: every stored answer passes here
 	}
-	s = redactValues(scrub(s, secrets))
+	s = redactValues(Exact(s, secrets))
 	return secretAssign.ReplaceAllString(s, "${1}="+redacted)
 }
 
-// redactRaw removes registered secrets and credential-shaped strings (not
+// Reply removes registered secrets and credential-shaped strings (not
 // key=value pairs, which a reply may legitimately contain) from a judge's
 // reply text.
-func redactRaw(s string, secrets []string) string {
-	return redactValues(scrub(s, secrets))
+func Reply(s string, secrets []string) string {
+	return redactValues(Exact(s, secrets))
 }
 
 // redactValues replaces what secretValue matches in s. The expression
@@ -129,9 +129,9 @@ func mayHoldCredential(s string) bool {
 	return false
 }
 
-// stripSecrets returns a copy of params without credential fields (by name
+// Params returns a copy of params without credential fields (by name
 // or by value shape, at any depth) and the dotted paths it removed, sorted.
-func stripSecrets(params map[string]any, secrets []string) (map[string]any, []string) {
+func Params(params map[string]any, secrets []string) (map[string]any, []string) {
 	var removed []string
 	out := stripMap(params, "", secrets, &removed)
 	sort.Strings(removed)
@@ -192,10 +192,10 @@ func looksSecret(s string, secrets []string) bool {
 	return secretValue.MatchString(s)
 }
 
-// stripURL removes a password in the userinfo and credential query
+// URL removes a password in the userinfo and credential query
 // parameters from a base URL. An unparsable URL is dropped whole when it
 // looks like it holds a secret, else kept as given.
-func stripURL(raw string, secrets []string) (string, []string) {
+func URL(raw string, secrets []string) (string, []string) {
 	if raw == "" {
 		return "", nil
 	}
@@ -233,22 +233,22 @@ func stripURL(raw string, secrets []string) (string, []string) {
 	return out, removed
 }
 
-// scrubDataset returns d with every registered secret replaced in its ids,
+// Dataset returns d with every registered secret replaced in its ids,
 // texts and extra fields: a key pasted into imported data is not stored
 // any more than one in a reply. d itself is returned, uncopied, when no
 // secret occurs in it (the usual case); otherwise a copy, leaving the
 // caller's dataset as it was.
-func scrubDataset(d *model.Dataset, secrets []string) *model.Dataset {
+func Dataset(d *model.Dataset, secrets []string) *model.Dataset {
 	if len(secrets) == 0 || !datasetHolds(d, secrets) {
 		return d
 	}
 	out := *d
 	out.Contexts = make([]model.Context, len(d.Contexts))
 	for i, c := range d.Contexts {
-		c.ID, c.Source, c.Extra = scrub(c.ID, secrets), scrub(c.Source, secrets), scrubMap(c.Extra, secrets)
+		c.ID, c.Source, c.Extra = Exact(c.ID, secrets), Exact(c.Source, secrets), exactMap(c.Extra, secrets)
 		cands := make([]model.Candidate, len(c.Candidates))
 		for j, k := range c.Candidates {
-			k.ID, k.Text, k.Extra = scrub(k.ID, secrets), scrub(k.Text, secrets), scrubMap(k.Extra, secrets)
+			k.ID, k.Text, k.Extra = Exact(k.ID, secrets), Exact(k.Text, secrets), exactMap(k.Extra, secrets)
 			cands[j] = k
 		}
 		c.Candidates = cands
@@ -257,7 +257,7 @@ func scrubDataset(d *model.Dataset, secrets []string) *model.Dataset {
 	return &out
 }
 
-// datasetHolds reports whether a secret occurs in any string scrubDataset
+// datasetHolds reports whether a secret occurs in any string Dataset
 // scrubs.
 func datasetHolds(d *model.Dataset, secrets []string) bool {
 	has := func(s string) bool {
@@ -289,13 +289,13 @@ func datasetHolds(d *model.Dataset, secrets []string) bool {
 	return false
 }
 
-func scrubMap(m map[string]string, secrets []string) map[string]string {
+func exactMap(m map[string]string, secrets []string) map[string]string {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[scrub(k, secrets)] = scrub(v, secrets)
+		out[Exact(k, secrets)] = Exact(v, secrets)
 	}
 	return out
 }
