@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/forest"
+
 	"github.com/prism-eval/prism/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -54,7 +56,7 @@ func signalBaselines(rows []model.ScoreRow, labels []model.Label) []Baseline {
 		return math.Max(1, math.Min(9, math.Round(v)))
 	})
 	scales := [][2]float64{{1, 9}, {1, 9}, {1, 9}, {1, 9}}
-	fo := DefaultForestOptions()
+	fo := forest.DefaultOptions()
 	fo.Trees = 50
 	return []Baseline{
 		{Name: "saja", Criteria: criteria(4), Scales: scales, Scores: scores, Forest: fo, CallsPerCandidate: 1},
@@ -219,7 +221,7 @@ func TestBaselineMissingCounted(t *testing.T) {
 	scales := [][2]float64{{1, 5}, {1, 5}, {1, 5}}
 	opts := DefaultOptions()
 	opts.Bootstrap = 50
-	fo := DefaultForestOptions()
+	fo := forest.DefaultOptions()
 	fo.Trees = 20
 	opts.Baselines = []Baseline{{Name: "saja", Criteria: []string{"a", "b", "c"}, Scales: scales, Scores: scores, Forest: fo}}
 	r, _, err := Fit(context.Background(), rows, labels, opts)
@@ -254,7 +256,7 @@ func TestBaselineErrors(t *testing.T) {
 		"flat scale":    {{Name: "x", Criteria: cr, Scales: [][2]float64{{1, 5}, {3, 3}}, Scores: scores}},
 		"row length":    {{Name: "x", Criteria: []string{"a"}, Scores: scores}},
 		"empty column":  {{Name: "x", Criteria: cr, Scores: allNaN}},
-		"forest option": {{Name: "x", Criteria: cr, Scores: scores, Forest: ForestOptions{Trees: 3, MaxFeatures: 5}}},
+		"forest option": {{Name: "x", Criteria: cr, Scores: scores, Forest: forest.Options{Trees: 3, MaxFeatures: 5}}},
 	} {
 		opts := DefaultOptions()
 		opts.Bootstrap = 10
@@ -406,7 +408,7 @@ func TestBaselineForestSameFolds(t *testing.T) {
 				}
 			}
 		}
-		fo, err := FitForest(context.Background(), xtr, len(ytr), p, ytr, bl.Forest)
+		fo, err := forest.Fit(context.Background(), xtr, len(ytr), p, ytr, bl.Forest)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/forest"
+
 	"github.com/prism-eval/prism/model"
 )
 
@@ -199,7 +201,7 @@ func crossCheckConfirmOptions(order []string) ConfirmOptions {
 	// A forest head on two made-up criteria (docs/protocol.md §12): one
 	// follows the human score, one does not.
 	_, labels, _, _ := crossCheckFiles()
-	fo := DefaultForestOptions()
+	fo := forest.DefaultOptions()
 	fo.Trees = 25
 	b := Baseline{Name: "saja", Kind: BaselineForest, Criteria: []string{"c1", "c2"}, Forest: fo, Scores: map[[2]string][]float64{}}
 	for i, l := range labels {

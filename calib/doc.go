@@ -17,7 +17,7 @@
 // batched scoring of section 14 (averaged-order response correlation,
 // Kendall τ of an order's reversal against a repeat, position effects,
 // Spearman of order averaging against pointwise scoring).
-// FitForest is a random forest regressor with scikit-learn's semantics,
+// calib/forest holds the random forest regressor (scikit-learn semantics,
 // deterministic for a seed whatever the number of cores, the head of the
 // rubric baselines.
 package calib

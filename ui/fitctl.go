@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/forest"
+
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -103,7 +105,7 @@ func fitStudy(ctx context.Context, st *store.Store, key studyKey, opts calib.Opt
 // baselineOptions turn rubric ratings into baselines as `prism fit`'s
 // defaults do: SAJA with the random-forest head (300 trees, seed 42).
 func baselineOptions() study.BaselineOptions {
-	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
+	return study.BaselineOptions{Head: calib.BaselineForest, Forest: forest.DefaultOptions()}
 }
 
 // pickStudy is key's study (study.Pick under key's bank), or why there is

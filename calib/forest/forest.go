@@ -1,4 +1,4 @@
-package calib
+package forest
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"sync/atomic"
 )
 
-// ForestOptions configures FitForest. The zero value of every field but
+// Options configures Fit. The zero value of every field but
 // Trees means scikit-learn's RandomForestRegressor default.
-type ForestOptions struct {
+type Options struct {
 	Trees       int    // number of trees, ≥ 1 (scikit-learn's n_estimators)
 	Seed        uint64 // tree t draws from rand.NewPCG(Seed, 1<<32 + t)
 	MinLeaf     int    // fewest distinct samples in a leaf; 0 means 1 (min_samples_leaf)
@@ -25,10 +25,10 @@ type ForestOptions struct {
 	Workers     int    // trees grown at once; 0 means runtime.GOMAXPROCS(0); no effect on the result
 }
 
-// DefaultForestOptions returns the forest of the SAJA head: 300 trees,
+// DefaultOptions returns the forest of the SAJA head: 300 trees,
 // seed 42, and scikit-learn's RandomForestRegressor defaults otherwise.
-func DefaultForestOptions() ForestOptions {
-	return ForestOptions{Trees: 300, Seed: 42}
+func DefaultOptions() Options {
+	return Options{Trees: 300, Seed: 42}
 }
 
 // forestStream is the PCG stream offset of tree 0; tree t uses
@@ -62,10 +62,10 @@ type Forest struct {
 	trees [][]forestNode
 }
 
-// FitForest fits a random forest regressor to the n rows of x (n×p,
+// Fit fits a random forest regressor to the n rows of x (n×p,
 // row-major) and their targets y, with the semantics of scikit-learn's
 // RandomForestRegressor (criterion squared error, splitter best; the
-// defaults when opts is DefaultForestOptions):
+// defaults when opts is DefaultOptions):
 //
 // Tree t (0 ≤ t < Trees) draws from Go's PCG-DXSM generator
 // rand.NewPCG(Seed, 2³² + t). Unless NoBootstrap, it first draws n row
@@ -100,15 +100,15 @@ type Forest struct {
 // This is scikit-learn's algorithm, not its random streams: the same
 // options give forests of the same distribution, not the same forests.
 // scikit-learn also rounds x to float32 before fitting and predicting;
-// FitForest keeps float64.
+// Fit keeps float64.
 //
 // The result depends on x, y and the options except Workers: each tree
 // has its own generator, so fits are bitwise identical for any number of
-// workers. FitForest returns an error, without fitting, when n < 2, p < 1,
+// workers. Fit returns an error, without fitting, when n < 2, p < 1,
 // the lengths of x and y do not match n and p, a value is NaN or
 // infinite, Trees < 1, or another option is negative or MaxFeatures > p;
 // and ctx's error when ctx ends before the fit.
-func FitForest(ctx context.Context, x []float64, n, p int, y []float64, opts ForestOptions) (*Forest, error) {
+func Fit(ctx context.Context, x []float64, n, p int, y []float64, opts Options) (*Forest, error) {
 	switch {
 	case n < 2:
 		return nil, fmt.Errorf("calib: a forest needs at least 2 rows, got %d", n)
@@ -258,7 +258,7 @@ type forestData struct {
 	noBootstrp bool
 }
 
-func newForestData(x []float64, n, p int, y []float64, opts ForestOptions) *forestData {
+func newForestData(x []float64, n, p int, y []float64, opts Options) *forestData {
 	d := &forestData{n: n, p: p, xcol: make([]float64, n*p), y: y, hid: make([]int, p), sid: make([]int, p),
 		minLeaf: max(opts.MinLeaf, 1), maxFeat: opts.MaxFeatures, maxDepth: opts.MaxDepth, noBootstrp: opts.NoBootstrap}
 	if d.maxFeat == 0 {

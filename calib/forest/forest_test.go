@@ -1,4 +1,4 @@
-package calib
+package forest
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-func fitForestT(t testing.TB, x []float64, n, p int, y []float64, o ForestOptions) *Forest {
+func fitForestT(t testing.TB, x []float64, n, p int, y []float64, o Options) *Forest {
 	t.Helper()
-	f, err := FitForest(context.Background(), x, n, p, y, o)
+	f, err := Fit(context.Background(), x, n, p, y, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func bothSearches(t *testing.T, test func(t *testing.T)) {
 func TestForestHandTree(t *testing.T) { bothSearches(t, testForestHandTree) }
 
 func testForestHandTree(t *testing.T) {
-	one := ForestOptions{Trees: 1, NoBootstrap: true}
+	one := Options{Trees: 1, NoBootstrap: true}
 	// y = 0 0 10 20 at x = 1 2 3 4. Root candidates S_L²/W_L + S_R²/W_R:
 	// after x=1: 0 + 30²/3 = 300; after 2: 0 + 30²/2 = 450; after 3:
 	// 10²/3 + 20² = 433.3. So x ≤ 2.5, then the right node {10, 20}
@@ -87,7 +87,7 @@ func testForestHandTree(t *testing.T) {
 			xs[2*i], xs[2*i+1], ys[i] = 1+eps*float64(i), float64(i*i), float64(i%5)
 		}
 		for seed := range uint64(4) {
-			f = fitForestT(t, xs, n, 2, ys, ForestOptions{Trees: 1, Seed: seed, NoBootstrap: true, MaxFeatures: 1})
+			f = fitForestT(t, xs, n, 2, ys, Options{Trees: 1, Seed: seed, NoBootstrap: true, MaxFeatures: 1})
 			for i := range n {
 				if got := f.Predict(xs[2*i : 2*i+2]); got != ys[i] {
 					t.Fatalf("MaxFeatures 1, x0 spread %g, seed %d: Predict(row %d) = %v, want %v", eps, seed, i, got, ys[i])
@@ -116,7 +116,7 @@ func TestForestStep(t *testing.T) {
 			y[i] = 1
 		}
 	}
-	f := fitForestT(t, x, n, 1, y, DefaultForestOptions())
+	f := fitForestT(t, x, n, 1, y, DefaultOptions())
 	if f.Trees() != 300 || f.Features() != 1 {
 		t.Fatalf("Trees %d Features %d", f.Trees(), f.Features())
 	}
@@ -131,7 +131,7 @@ func TestForestStep(t *testing.T) {
 }
 
 // refTree is an independent, naive CART on unit-weight rows, following
-// FitForest's documentation: at each node the features are visited in the
+// Fit's documentation: at each node the features are visited in the
 // documented order drawn from g (all features but the dead ones when
 // maxFeat is p, else all p with the dead ones counted), every split
 // between values more than 1e-7 apart is scored by the SSE of each side
@@ -265,7 +265,7 @@ func testForestMatchesNaiveCART(t *testing.T) {
 		}
 		seed := uint64(100 + trial)
 		for _, boot := range []bool{false, true} {
-			o := ForestOptions{Trees: 1, Seed: seed, NoBootstrap: !boot, MinLeaf: minLeaf, MaxDepth: max(depth, 0), MaxFeatures: maxFeat}
+			o := Options{Trees: 1, Seed: seed, NoBootstrap: !boot, MinLeaf: minLeaf, MaxDepth: max(depth, 0), MaxFeatures: maxFeat}
 			f := fitForestT(t, x, n, p, y, o)
 			var sample []int
 			g := rand.NewPCG(seed, 1<<32)
@@ -336,7 +336,7 @@ func TestForestLearnsNonlinear(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	x, y := friedman(r, 1000, 5)
 	xt, yt := friedman(r, 500, 5)
-	o := DefaultForestOptions()
+	o := DefaultOptions()
 	o.Trees = 60
 	f := fitForestT(t, x, 1000, 5, y, o)
 	if r2 := rsquared(f, xt, yt); r2 < 0.9 {
@@ -360,7 +360,7 @@ func TestForestDeterministic(t *testing.T) {
 			x[i] = math.Round(4 * x[i])
 		}
 	}
-	o := ForestOptions{Trees: 40, Seed: 42, Workers: 1}
+	o := Options{Trees: 40, Seed: 42, Workers: 1}
 	a := fitForestT(t, x, n, p, y, o)
 	o.Workers = 4
 	b := fitForestT(t, x, n, p, y, o)
@@ -396,7 +396,7 @@ func TestForestSearchesAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	n, p := 400, 8
 	x, y := forestBenchDataR(r, n, p)
-	o := ForestOptions{Trees: 10, Seed: 5, MaxFeatures: 3}
+	o := Options{Trees: 10, Seed: 5, MaxFeatures: 3}
 	a := fitForestT(t, x, n, p, y, o)
 	defer func(b int) { histBins = b }(histBins)
 	histBins = 0
@@ -424,7 +424,7 @@ func TestForestConstantTarget(t *testing.T) {
 	for i := range y {
 		y[i] = 0.1 // not exact in binary: a variance of rounding noise
 	}
-	f := fitForestT(t, x, 50, 3, y, ForestOptions{Trees: 20, Seed: 1})
+	f := fitForestT(t, x, 50, 3, y, Options{Trees: 20, Seed: 1})
 	for i, tr := range f.trees {
 		if len(tr) != 1 {
 			t.Fatalf("tree %d has %d nodes for a constant target", i, len(tr))
@@ -441,14 +441,14 @@ func TestForestConstantTarget(t *testing.T) {
 	for i := range yv {
 		yv[i] = float64(i)
 	}
-	f = fitForestT(t, xc, 50, 3, yv, ForestOptions{Trees: 5})
+	f = fitForestT(t, xc, 50, 3, yv, Options{Trees: 5})
 	if len(f.trees[0]) != 1 {
 		t.Errorf("constant features: %d nodes", len(f.trees[0]))
 	}
 }
 
 func TestForestErrors(t *testing.T) {
-	ok := DefaultForestOptions()
+	ok := DefaultOptions()
 	x := []float64{1, 2, 3, 4, 5, 6}
 	y := []float64{1, 2, 3}
 	cases := []struct {
@@ -456,32 +456,32 @@ func TestForestErrors(t *testing.T) {
 		x    []float64
 		n, p int
 		y    []float64
-		o    ForestOptions
+		o    Options
 		want string
 	}{
 		{"one row", x[:2], 1, 2, y[:1], ok, "at least 2 rows"},
 		{"no feature", nil, 3, 0, y, ok, "at least 1 feature"},
 		{"short x", x[:5], 3, 2, y, ok, "want n×p"},
 		{"short y", x, 3, 2, y[:2], ok, "want n = 3"},
-		{"no tree", x, 3, 2, y, ForestOptions{}, "at least 1 tree"},
-		{"negative", x, 3, 2, y, ForestOptions{Trees: 1, MinLeaf: -1}, "must not be negative"},
-		{"negative workers", x, 3, 2, y, ForestOptions{Trees: 1, Workers: -1}, "must not be negative"},
-		{"max features", x, 3, 2, y, ForestOptions{Trees: 1, MaxFeatures: 3}, "exceeds the 2 features"},
+		{"no tree", x, 3, 2, y, Options{}, "at least 1 tree"},
+		{"negative", x, 3, 2, y, Options{Trees: 1, MinLeaf: -1}, "must not be negative"},
+		{"negative workers", x, 3, 2, y, Options{Trees: 1, Workers: -1}, "must not be negative"},
+		{"max features", x, 3, 2, y, Options{Trees: 1, MaxFeatures: 3}, "exceeds the 2 features"},
 		{"NaN x", []float64{1, 2, math.NaN(), 4, 5, 6}, 3, 2, y, ok, "feature 0 of row 1 is NaN"},
 		{"Inf y", x, 3, 2, []float64{1, math.Inf(-1), 3}, ok, "target of row 1 is -Inf"},
 	}
 	for _, c := range cases {
-		f, err := FitForest(context.Background(), c.x, c.n, c.p, c.y, c.o)
+		f, err := Fit(context.Background(), c.x, c.n, c.p, c.y, c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || f != nil {
 			t.Errorf("%s: %v, %v; want an error with %q", c.name, f, err, c.want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := FitForest(ctx, x, 3, 2, y, ok); !errors.Is(err, context.Canceled) {
+	if _, err := Fit(ctx, x, 3, 2, y, ok); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	f := fitForestT(t, x, 3, 2, y, ForestOptions{Trees: 1})
+	f := fitForestT(t, x, 3, 2, y, Options{Trees: 1})
 	for _, row := range [][]float64{{1}, {1, 2, 3}} {
 		func() {
 			defer func() {
@@ -521,12 +521,12 @@ func FuzzFitForest(f *testing.F) {
 			y[i] = at(n*p + 3*i)
 			lo, hi = min(lo, y[i]), max(hi, y[i])
 		}
-		o := ForestOptions{Trees: 1 + int(knobs%4), Seed: seed, MinLeaf: int(knobs>>2) % 3,
+		o := Options{Trees: 1 + int(knobs%4), Seed: seed, MinLeaf: int(knobs>>2) % 3,
 			MaxDepth: int(knobs>>4) % 4, NoBootstrap: knobs&0x40 != 0, Workers: 2}
 		if knobs&0x80 != 0 {
 			o.MaxFeatures = 1
 		}
-		fr, err := FitForest(context.Background(), x, n, p, y, o)
+		fr, err := Fit(context.Background(), x, n, p, y, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -541,4 +541,13 @@ func FuzzFitForest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// mean is calib's mean, for the tests' reference values.
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }

@@ -1,4 +1,4 @@
-package calib
+package forest
 
 import (
 	"context"
@@ -38,10 +38,10 @@ func forestBenchDataR(r *rand.Rand, n, p int) (x, y []float64) {
 func BenchmarkForest1600x28(b *testing.B) {
 	n, p := 1600, 28
 	x, y := forestBenchData(n, p)
-	o := DefaultForestOptions()
+	o := DefaultOptions()
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := FitForest(context.Background(), x, n, p, y, o)
+		f, err := Fit(context.Background(), x, n, p, y, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func BenchmarkForest1600x28(b *testing.B) {
 func BenchmarkForestPredict1600x28(b *testing.B) {
 	n, p := 1600, 28
 	x, y := forestBenchData(n, p)
-	f, err := FitForest(context.Background(), x, n, p, y, DefaultForestOptions())
+	f, err := Fit(context.Background(), x, n, p, y, DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func BenchmarkForestPredict1600x28(b *testing.B) {
 func BenchmarkForest5Folds1600x28(b *testing.B) {
 	n, p := 1600, 28
 	x, y := forestBenchData(n, p)
-	bounds := SplitParts(n, 5)
+	bounds := []int{0, n / 5, 2 * n / 5, 3 * n / 5, 4 * n / 5, n} // calib.SplitParts(n, 5) for n divisible by 5
 	xs, ys := make([]float64, 0, n*p), make([]float64, 0, n)
 	pred := make([]float64, 0, n)
 	b.ReportAllocs()
@@ -82,7 +82,7 @@ func BenchmarkForest5Folds1600x28(b *testing.B) {
 			lo, hi := bounds[k], bounds[k+1]
 			xs = append(append(xs[:0], x[:lo*p]...), x[hi*p:]...)
 			ys = append(append(ys[:0], y[:lo]...), y[hi:]...)
-			f, err := FitForest(context.Background(), xs, n-(hi-lo), p, ys, DefaultForestOptions())
+			f, err := Fit(context.Background(), xs, n-(hi-lo), p, ys, DefaultOptions())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -102,10 +102,10 @@ func BenchmarkForest1600x28Continuous(b *testing.B) {
 	for i := range x {
 		x[i] += 0.1 * r.NormFloat64()
 	}
-	o := DefaultForestOptions()
+	o := DefaultOptions()
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := FitForest(context.Background(), x, n, p, y, o)
+		f, err := Fit(context.Background(), x, n, p, y, o)
 		if err != nil {
 			b.Fatal(err)
 		}
