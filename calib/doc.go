@@ -13,7 +13,7 @@
 // Confirm runs the exploration/confirmation protocol of section 13 (the
 // paper's §A.5 and Table 21): a hash split of the contexts, screen, pools
 // and fits on exploration, one paired-bootstrap score on confirmation.
-// OrderDiagnostics computes the presentation-order diagnostics of
+// order.Diagnostics computes the presentation-order diagnostics of
 // batched scoring of section 14 (averaged-order response correlation,
 // Kendall τ of an order's reversal against a repeat, position effects,
 // Spearman of order averaging against pointwise scoring).

@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/order"
+
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -101,7 +102,7 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 // run (decimal labels), each sign's wordings averaged; units are the
 // attribute and context probes, ATTR:- oriented by −1. Candidates are in
 // dataset order, with their human targets.
-func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s OrderStudy) (*calib.OrderData, error) {
+func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s OrderStudy) (*order.Data, error) {
 	brows, err := st.Scores(ctx, d.Name, s.Batched, s.BankHash)
 	if err != nil {
 		return nil, err
@@ -148,14 +149,14 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(units[a], units[b]) })
-	out := &calib.OrderData{}
+	out := &order.Data{}
 	for _, i := range idx {
 		unitOf[units[i]] = len(out.Units)
 		out.Units = append(out.Units, units[i])
 		out.Signs = append(out.Signs, signs[i])
 	}
 	ctxOf := map[string]int{}
-	out.Contexts = make([]calib.OrderContext, len(d.Contexts))
+	out.Contexts = make([]order.Context, len(d.Contexts))
 	for ci, c := range d.Contexts {
 		ctxOf[c.ID] = ci
 		oc := &out.Contexts[ci]

@@ -1,15 +1,17 @@
-package calib
+package order
 
 import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/prism-eval/prism/calib"
 )
 
-// OrderPositions is the decomposition of the order-induced variation of
+// Positions is the decomposition of the order-induced variation of
 // baseline scores (docs/protocol.md §14, "Position effects"; paper §B.6:
 // the first-position shift and the share of additive position effects).
-type OrderPositions struct {
+type Positions struct {
 	Orders int `json:"orders"` // K orders used (repeat 0)
 	// FirstShift is a(0), the mean deviation of a candidate shown first
 	// from its call's mean and its own mean over the orders.
@@ -65,7 +67,7 @@ func (s posSums) shares() (order, pos, inter, first float64, ok bool) {
 // (repeat 0), e(k,i) = s^k(i) − mean_k s^k(i), m(k) = mean_i e(k,i),
 // e'(k,i) = e(k,i) − m(k), and sums e' by position. ok is false when
 // fewer than two candidates qualify or positions are unknown.
-func contextPosSums(c *OrderContext, K int) (posSums, bool) {
+func contextPosSums(c *Context, K int) (posSums, bool) {
 	n := len(c.Human)
 	if K < 2 || len(c.Pos) < K || len(c.Base) < K {
 		return posSums{}, false
@@ -75,7 +77,7 @@ func contextPosSums(c *OrderContext, K int) (posSums, bool) {
 		ok := true
 		for k := range K {
 			v := runAt(c.Base[k], 0)
-			if v == nil || !finite(v[i]) || len(c.Pos[k]) != n {
+			if v == nil || !calib.Finite(v[i]) || len(c.Pos[k]) != n {
 				ok = false
 				break
 			}
@@ -114,9 +116,9 @@ func contextPosSums(c *OrderContext, K int) (posSums, bool) {
 	return s, true
 }
 
-// positions computes OrderPositions over K orders.
-func (o orderCalc) positions(K int) OrderPositions {
-	out := OrderPositions{Orders: K}
+// positions computes Positions over K orders.
+func (o orderCalc) positions(K int) Positions {
+	out := Positions{Orders: K}
 	var per []posSums
 	var all posSums
 	for ci := range o.d.Contexts {
@@ -159,7 +161,7 @@ func (o orderCalc) positions(K int) OrderPositions {
 		}
 	}
 	if len(fs) > 0 {
-		a, b, c := percentileInterval(fs), percentileInterval(ps), percentileInterval(is)
+		a, b, c := calib.PercentileInterval(fs), calib.PercentileInterval(ps), calib.PercentileInterval(is)
 		out.FirstCI, out.PositionShareCI, out.InteractionCI = &a, &b, &c
 	}
 	return out

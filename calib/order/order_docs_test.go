@@ -1,4 +1,4 @@
-package calib
+package order
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 )
 
 // TestOrderBootstrapDefaultDocumented: the default number of resamples of
-// prism diagnose order (DefaultOrderOptions, which the CLI flag takes as
+// prism diagnose order (DefaultOptions, which the CLI flag takes as
 // its default) is the one docs/protocol.md §14 and docs/diagnostics.md
 // state.
 func TestOrderBootstrapDefaultDocumented(t *testing.T) {
-	b := DefaultOrderOptions().Bootstrap
+	b := DefaultOptions().Bootstrap
 	read := func(name string) string {
 		t.Helper()
-		doc, err := os.ReadFile(filepath.Join("..", "docs", name))
+		doc, err := os.ReadFile(filepath.Join("..", "..", "docs", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package calib
+package order
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/prism-eval/prism/calib"
 )
 
 // Presentation-order diagnostics of batched pointwise scoring
@@ -13,10 +15,10 @@ import (
 // stored scores only: a batched study's scores by order and repeat, and,
 // for the references, a pointwise study's scores by run.
 
-// OrderContext is one context's scores for the order diagnostics. Every
+// Context is one context's scores for the order diagnostics. Every
 // slice over candidates has one entry per candidate, in one fixed order;
 // NaN marks a missing score. Orders and repeats may be absent (nil).
-type OrderContext struct {
+type Context struct {
 	ID    string
 	Human []float64 // human targets (NaN: unlabeled)
 	// Base[k][r][i]: batched baseline score of candidate i in order k,
@@ -32,30 +34,30 @@ type OrderContext struct {
 	PointProbe [][][]float64
 }
 
-// OrderData is the input of OrderDiagnostics. Units name the probe
+// Data is the input of Diagnostics. Units name the probe
 // columns (ATTR:+, ATTR:-, ctx:NAME) and Signs orient them: +1 for ATTR:+
 // and context probes, −1 for ATTR:- (Δ⁻ = s₀ − s(p⁻), §2).
-type OrderData struct {
+type Data struct {
 	Units    []string
 	Signs    []float64
-	Contexts []OrderContext
+	Contexts []Context
 }
 
-// OrderOptions set the bootstrap and the minimum data.
-type OrderOptions struct {
+// Options set the bootstrap and the minimum data.
+type Options struct {
 	Bootstrap   int    // context-bootstrap resamples (default 2000, as the other diagnostics)
 	Seed        uint64 // bootstrap seed (default 42)
 	MinContexts int    // fewer usable contexts: "too few" (default 5)
 }
 
-// DefaultOrderOptions are prism diagnose order's defaults.
-func DefaultOrderOptions() OrderOptions {
-	return OrderOptions{Bootstrap: 2000, Seed: 42, MinContexts: 5}
+// DefaultOptions are prism diagnose order's defaults.
+func DefaultOptions() Options {
+	return Options{Bootstrap: 2000, Seed: 42, MinContexts: 5}
 }
 
-// OrderValue is one estimate: its value and 95% context-bootstrap
+// Stat is one estimate: its value and 95% context-bootstrap
 // percentile interval, or TooFew saying what is missing (Value and CI nil).
-type OrderValue struct {
+type Stat struct {
 	Value    *float64    `json:"value"`
 	CI       *[2]float64 `json:"ci95"`
 	Contexts int         `json:"contexts"`
@@ -63,17 +65,17 @@ type OrderValue struct {
 	TooFew   string      `json:"too_few,omitempty"`
 }
 
-// OrderCurvePoint is the probe-response correlation between two disjoint
+// CurvePoint is the probe-response correlation between two disjoint
 // sets of M averaged orders.
-type OrderCurvePoint struct {
+type CurvePoint struct {
 	Orders int `json:"orders"`
-	OrderValue
+	Stat
 }
 
-// OrderSpearman is the uncalibrated mean within-context Spearman of a
+// Spearman is the uncalibrated mean within-context Spearman of a
 // scoring format with the human targets, and its paired difference from
 // pointwise scoring.
-type OrderSpearman struct {
+type Spearman struct {
 	Format      string      `json:"format"` // "pointwise" or "batched"
 	Orders      int         `json:"orders"` // orders averaged (0 for pointwise)
 	CallsPerCtx float64     `json:"calls_per_context"`
@@ -85,27 +87,27 @@ type OrderSpearman struct {
 	TooFew      string      `json:"too_few,omitempty"`
 }
 
-// OrderReport is the result of OrderDiagnostics.
-type OrderReport struct {
-	Contexts   int               `json:"contexts"`
-	Units      []string          `json:"units"`
-	Orders     int               `json:"orders"`  // orders present (repeat 0) in every context that has any
-	Repeats    int               `json:"repeats"` // most repeats of an order
-	PointRuns  int               `json:"pointwise_runs"`
-	Bootstrap  int               `json:"bootstrap"`
-	Seed       uint64            `json:"seed"`
-	MinCtx     int               `json:"min_contexts"`
-	Curve      []OrderCurvePoint `json:"order_curve"`
-	RepeatRef  OrderValue        `json:"repeat_reference"`
-	PointRef   OrderValue        `json:"pointwise_reference"`
-	KendallRev OrderValue        `json:"kendall_reversed"`
-	KendallRep OrderValue        `json:"kendall_repeat"`
-	KendallGap OrderValue        `json:"kendall_reversed_minus_repeat"`
-	Spearman   []OrderSpearman   `json:"spearman"`
-	Positions  OrderPositions    `json:"positions"`
+// Report is the result of Diagnostics.
+type Report struct {
+	Contexts   int          `json:"contexts"`
+	Units      []string     `json:"units"`
+	Orders     int          `json:"orders"`  // orders present (repeat 0) in every context that has any
+	Repeats    int          `json:"repeats"` // most repeats of an order
+	PointRuns  int          `json:"pointwise_runs"`
+	Bootstrap  int          `json:"bootstrap"`
+	Seed       uint64       `json:"seed"`
+	MinCtx     int          `json:"min_contexts"`
+	Curve      []CurvePoint `json:"order_curve"`
+	RepeatRef  Stat         `json:"repeat_reference"`
+	PointRef   Stat         `json:"pointwise_reference"`
+	KendallRev Stat         `json:"kendall_reversed"`
+	KendallRep Stat         `json:"kendall_repeat"`
+	KendallGap Stat         `json:"kendall_reversed_minus_repeat"`
+	Spearman   []Spearman   `json:"spearman"`
+	Positions  Positions    `json:"positions"`
 }
 
-// OrderDiagnostics computes the three presentation-order diagnostics
+// Diagnostics computes the three presentation-order diagnostics
 // (formulas in docs/protocol.md §14):
 //
 //   - Curve: for M = 1, 2, 4, … with 2M ≤ K orders, the pooled correlation
@@ -129,18 +131,18 @@ type OrderReport struct {
 // draws them (rand.NewPCG(seed, 1), i = ⌊x·n/2⁶⁴⌋); a pooled correlation
 // is recomputed from the resampled contexts' sums, resamples where it is
 // undefined are dropped.
-func OrderDiagnostics(d *OrderData, opts OrderOptions) (*OrderReport, error) {
+func Diagnostics(d *Data, opts Options) (*Report, error) {
 	if d == nil || len(d.Units) != len(d.Signs) {
 		return nil, errors.New("calib: order diagnostics: units and signs differ in length")
 	}
-	def := DefaultOrderOptions()
+	def := DefaultOptions()
 	if opts.Bootstrap <= 0 {
 		opts.Bootstrap = def.Bootstrap
 	}
 	if opts.MinContexts <= 0 {
 		opts.MinContexts = def.MinContexts
 	}
-	rep := &OrderReport{Contexts: len(d.Contexts), Units: d.Units, Bootstrap: opts.Bootstrap, Seed: opts.Seed, MinCtx: opts.MinContexts}
+	rep := &Report{Contexts: len(d.Contexts), Units: d.Units, Bootstrap: opts.Bootstrap, Seed: opts.Seed, MinCtx: opts.MinContexts}
 	K := -1
 	for _, c := range d.Contexts {
 		if k := ordersPresent(c.Base); len(c.Base) > 0 && (K < 0 || k < K) {
@@ -156,8 +158,8 @@ func OrderDiagnostics(d *OrderData, opts OrderOptions) (*OrderReport, error) {
 
 	// Curve of averaged orders.
 	for M := 1; 2*M <= rep.Orders; M *= 2 {
-		p := OrderCurvePoint{Orders: M}
-		p.OrderValue = o.pooled(func(c *OrderContext, s *corrSums) {
+		p := CurvePoint{Orders: M}
+		p.Stat = o.pooled(func(c *Context, s *corrSums) {
 			for b := 0; (2*b+2)*M <= rep.Orders; b++ {
 				o.addResponses(c, s, orderMean(c, 2*b*M, M), orderMean(c, (2*b+1)*M, M))
 			}
@@ -165,16 +167,16 @@ func OrderDiagnostics(d *OrderData, opts OrderOptions) (*OrderReport, error) {
 		rep.Curve = append(rep.Curve, p)
 	}
 	if len(rep.Curve) == 0 {
-		rep.Curve = append(rep.Curve, OrderCurvePoint{Orders: 1, OrderValue: OrderValue{TooFew: "needs at least 2 orders of a batched study"}})
+		rep.Curve = append(rep.Curve, CurvePoint{Orders: 1, Stat: Stat{TooFew: "needs at least 2 orders of a batched study"}})
 	}
-	rep.RepeatRef = o.pooled(func(c *OrderContext, s *corrSums) {
+	rep.RepeatRef = o.pooled(func(c *Context, s *corrSums) {
 		for k := range c.Base {
 			if len(c.Base[k]) >= 2 {
 				o.addResponses(c, s, repeatOf(c, k, 0), repeatOf(c, k, 1))
 			}
 		}
 	}, "needs 2 repeats of an order (prism run --batched --repeats 2)")
-	rep.PointRef = o.pooled(func(c *OrderContext, s *corrSums) {
+	rep.PointRef = o.pooled(func(c *Context, s *corrSums) {
 		if len(c.Point) >= 2 {
 			o.addResponses(c, s, pointRun(c, 0), pointRun(c, 1))
 		}
@@ -217,8 +219,8 @@ func OrderDiagnostics(d *OrderData, opts OrderOptions) (*OrderReport, error) {
 
 // orderCalc carries the data and options through the computations.
 type orderCalc struct {
-	d    *OrderData
-	opts OrderOptions
+	d    *Data
+	opts Options
 }
 
 // ordersPresent is the number of leading orders with a repeat 0.
@@ -253,7 +255,7 @@ func runAt(v [][]float64, r int) []float64 {
 
 // orderMean averages the scores of orders [from, from+M), repeat 0,
 // cell by cell (a cell missing in any of them is NaN).
-func orderMean(c *OrderContext, from, M int) scoreSet {
+func orderMean(c *Context, from, M int) scoreSet {
 	n := len(c.Human)
 	mean := func(get func(k int) []float64) []float64 {
 		out := make([]float64, n)
@@ -289,7 +291,7 @@ func orderMean(c *OrderContext, from, M int) scoreSet {
 	return s
 }
 
-func repeatOf(c *OrderContext, k, r int) scoreSet {
+func repeatOf(c *Context, k, r int) scoreSet {
 	s := scoreSet{base: orNaN(runAt(c.Base[k], r), len(c.Human))}
 	for u := range c.Probe {
 		var v []float64
@@ -301,7 +303,7 @@ func repeatOf(c *OrderContext, k, r int) scoreSet {
 	return s
 }
 
-func pointRun(c *OrderContext, r int) scoreSet {
+func pointRun(c *Context, r int) scoreSet {
 	s := scoreSet{base: orNaN(runAt(c.Point, r), len(c.Human))}
 	for u := range c.PointProbe {
 		s.units = append(s.units, orNaN(runAt(c.PointProbe[u], r), len(c.Human)))
@@ -318,7 +320,7 @@ func orNaN(v []float64, n int) []float64 {
 
 // addResponses adds the centered responses Δ_u = σ_u·(s_u − s₀) of two
 // score sets, unit by unit.
-func (o orderCalc) addResponses(c *OrderContext, s *corrSums, a, b scoreSet) {
+func (o orderCalc) addResponses(c *Context, s *corrSums, a, b scoreSet) {
 	n := len(c.Human)
 	x, y := make([]float64, n), make([]float64, n)
 	for u := range o.d.Units {
@@ -336,7 +338,7 @@ func (o orderCalc) addResponses(c *OrderContext, s *corrSums, a, b scoreSet) {
 
 // pooled computes a pooled correlation whose per-context sums add fills,
 // with its bootstrap interval, or says too few.
-func (o orderCalc) pooled(add func(*OrderContext, *corrSums), need string) OrderValue {
+func (o orderCalc) pooled(add func(*Context, *corrSums), need string) Stat {
 	var per []corrSums
 	var all corrSums
 	for ci := range o.d.Contexts {
@@ -347,7 +349,7 @@ func (o orderCalc) pooled(add func(*OrderContext, *corrSums), need string) Order
 			all.add(s)
 		}
 	}
-	v := OrderValue{Contexts: len(per), Cells: int(all.n)}
+	v := Stat{Contexts: len(per), Cells: int(all.n)}
 	if len(per) == 0 && need != "" {
 		v.TooFew = need
 		return v
@@ -376,7 +378,7 @@ func (o orderCalc) pooled(add func(*OrderContext, *corrSums), need string) Order
 		}
 	}
 	if len(stats) > 0 {
-		ci := percentileInterval(stats)
+		ci := calib.PercentileInterval(stats)
 		v.CI = &ci
 	}
 	return v
@@ -388,7 +390,7 @@ func tooFewContexts(have, want int) string {
 
 // kendallCells is τ_b of the baseline of (order a, repeat ra) and (order
 // b, repeat rb).
-func kendallCells(c *OrderContext, a, ra, b, rb int) (float64, bool) {
+func kendallCells(c *Context, a, ra, b, rb int) (float64, bool) {
 	if a >= len(c.Base) || b >= len(c.Base) {
 		return 0, false
 	}
@@ -396,14 +398,14 @@ func kendallCells(c *OrderContext, a, ra, b, rb int) (float64, bool) {
 	if x == nil || y == nil || len(x) != len(y) {
 		return 0, false
 	}
-	return KendallTauB(x, y)
+	return calib.KendallTauB(x, y)
 }
 
 // pairedMeans are the context means of a and b (NaN: undefined there)
 // and of a − b over the contexts where both are defined, with paired
 // bootstrap intervals.
-func (o orderCalc) pairedMeans(a, b []float64, needA, needB string) (va, vb, vd OrderValue) {
-	one := func(x []float64, need string) OrderValue {
+func (o orderCalc) pairedMeans(a, b []float64, needA, needB string) (va, vb, vd Stat) {
+	one := func(x []float64, need string) Stat {
 		var vals []float64
 		for _, v := range x {
 			if !math.IsNaN(v) {
@@ -429,8 +431,8 @@ func (o orderCalc) pairedMeans(a, b []float64, needA, needB string) (va, vb, vd 
 
 // meanValue is the mean of per-context values with its bootstrap
 // interval (PairedBootstrap of one row), or too few.
-func (o orderCalc) meanValue(vals []float64, need string) OrderValue {
-	v := OrderValue{Contexts: len(vals)}
+func (o orderCalc) meanValue(vals []float64, need string) Stat {
+	v := Stat{Contexts: len(vals)}
 	if len(vals) == 0 {
 		v.TooFew = need
 		return v
@@ -444,14 +446,14 @@ func (o orderCalc) meanValue(vals []float64, need string) OrderValue {
 		s += x
 	}
 	m := s / float64(len(vals))
-	ci, _ := PairedBootstrap([][]float64{vals}, 0, o.opts.Bootstrap, o.opts.Seed)
+	ci, _ := calib.PairedBootstrap([][]float64{vals}, 0, o.opts.Bootstrap, o.opts.Seed)
 	v.Value, v.CI = &m, &ci[0]
 	return v
 }
 
 // spearman is the Spearman table: pointwise first, then batched with M =
 // 1, 2, 4, … orders and K.
-func (o orderCalc) spearman(K int) []OrderSpearman {
+func (o orderCalc) spearman(K int) []Spearman {
 	var ms []int
 	for M := 1; M <= K; M *= 2 {
 		ms = append(ms, M)
@@ -484,9 +486,9 @@ func (o orderCalc) spearman(K int) []OrderSpearman {
 		}
 		nSum += float64(len(c.Human))
 	}
-	out := []OrderSpearman{{Format: "pointwise"}}
+	out := []Spearman{{Format: "pointwise"}}
 	for _, M := range ms {
-		out = append(out, OrderSpearman{Format: "batched", Orders: M, CallsPerCtx: float64(M)})
+		out = append(out, Spearman{Format: "batched", Orders: M, CallsPerCtx: float64(M)})
 	}
 	n := len(rows[0])
 	for i := range out {
@@ -505,7 +507,7 @@ func (o orderCalc) spearman(K int) []OrderSpearman {
 		}
 		return out
 	}
-	ci, diff := PairedBootstrap(rows, 0, o.opts.Bootstrap, o.opts.Seed)
+	ci, diff := calib.PairedBootstrap(rows, 0, o.opts.Bootstrap, o.opts.Seed)
 	for m := range out {
 		var s float64
 		for _, v := range rows[m] {
@@ -530,7 +532,7 @@ func (o orderCalc) spearman(K int) []OrderSpearman {
 func SpearmanCells(x, y []float64) float64 {
 	var a, b []float64
 	for i := range x {
-		if i < len(y) && finite(x[i]) && finite(y[i]) {
+		if i < len(y) && calib.Finite(x[i]) && calib.Finite(y[i]) {
 			a = append(a, x[i])
 			b = append(b, y[i])
 		}
@@ -538,7 +540,7 @@ func SpearmanCells(x, y []float64) float64 {
 	if len(a) < 2 {
 		return math.NaN()
 	}
-	return Spearman(a, b)
+	return calib.Spearman(a, b)
 }
 
 func slicesHasNaN(v []float64) bool {

@@ -1,12 +1,12 @@
-package calib
+package order
 
 import (
 	"math"
 	"testing"
 )
 
-func posContext(o0, o1 []float64) OrderContext {
-	return OrderContext{Human: []float64{1, 2}, Base: [][][]float64{{o0}, {o1}}, Pos: [][]int{{0, 1}, {1, 0}}}
+func posContext(o0, o1 []float64) Context {
+	return Context{Human: []float64{1, 2}, Base: [][][]float64{{o0}, {o1}}, Pos: [][]int{{0, 1}, {1, 0}}}
 }
 
 // Hand-computed. Order 0 shows (c0, c1), order 1 (c1, c0).
@@ -26,8 +26,8 @@ func TestOrderPositionsHandComputed(t *testing.T) {
 		{[]float64{5, 3}, []float64{4, 4}, 0, 1, 0, 0.5},
 		{[]float64{5, 3}, []float64{5, 5}, 0.5, 0.5, 0, 0.5},
 	} {
-		d := &OrderData{Contexts: []OrderContext{posContext(c.o0, c.o1)}}
-		r, err := OrderDiagnostics(d, OrderOptions{Bootstrap: 10, MinContexts: 1})
+		d := &Data{Contexts: []Context{posContext(c.o0, c.o1)}}
+		r, err := Diagnostics(d, Options{Bootstrap: 10, MinContexts: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,9 +51,9 @@ func TestOrderPositionsHandComputed(t *testing.T) {
 // share.
 func TestOrderPositionsShares(t *testing.T) {
 	n, K := 4, 4
-	d := &OrderData{}
+	d := &Data{}
 	for c := range 6 {
-		oc := OrderContext{Human: make([]float64, n)}
+		oc := Context{Human: make([]float64, n)}
 		for k := range K {
 			row := make([]float64, n)
 			pos := make([]int, n)
@@ -66,7 +66,7 @@ func TestOrderPositionsShares(t *testing.T) {
 		}
 		d.Contexts = append(d.Contexts, oc)
 	}
-	r, err := OrderDiagnostics(d, OrderOptions{Bootstrap: 20})
+	r, err := Diagnostics(d, Options{Bootstrap: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestOrderPositionsShares(t *testing.T) {
 	for i := range d.Contexts {
 		d.Contexts[i].Pos = nil
 	}
-	r, _ = OrderDiagnostics(d, OrderOptions{Bootstrap: 5})
+	r, _ = Diagnostics(d, Options{Bootstrap: 5})
 	if r.Positions.FirstShift != nil || r.Positions.TooFew == "" {
 		t.Errorf("without positions: %+v", r.Positions)
 	}

@@ -1,4 +1,4 @@
-package calib
+package order
 
 import (
 	"math/rand/v2"
@@ -7,9 +7,9 @@ import (
 
 // orderBenchData is SummEval-sized: 100 contexts × 16 candidates, 8
 // orders × 2 repeats, 2 units, and a 2-run pointwise study.
-func orderBenchData() *OrderData {
+func orderBenchData() *Data {
 	g := rand.New(rand.NewPCG(1, 2))
-	d := &OrderData{Units: []string{"length:+", "length:-"}, Signs: []float64{1, -1}}
+	d := &Data{Units: []string{"length:+", "length:-"}, Signs: []float64{1, -1}}
 	const n, K, R, U = 16, 8, 2, 2
 	vec := func() []float64 {
 		v := make([]float64, n)
@@ -19,7 +19,7 @@ func orderBenchData() *OrderData {
 		return v
 	}
 	for range 100 {
-		c := OrderContext{Human: vec(), Probe: make([][][][]float64, U), PointProbe: make([][][]float64, U)}
+		c := Context{Human: vec(), Probe: make([][][][]float64, U), PointProbe: make([][][]float64, U)}
 		for k := range K {
 			var reps [][]float64
 			for range R {
@@ -48,18 +48,18 @@ func orderBenchData() *OrderData {
 	return d
 }
 
-var orderSink *OrderReport
+var orderSink *Report
 
 // BenchmarkOrderDiagnostics: the whole report of prism diagnose order on
 // a SummEval-sized study with 1,000 resamples (the figure in
 // docs/diagnostics.md; the default is 2,000).
 func BenchmarkOrderDiagnostics(b *testing.B) {
 	d := orderBenchData()
-	opts := DefaultOrderOptions()
+	opts := DefaultOptions()
 	opts.Bootstrap = 1000
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := OrderDiagnostics(d, opts)
+		r, err := Diagnostics(d, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,9 +1,11 @@
-package calib
+package order
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/prism-eval/prism/calib"
 )
 
 // Reference values: scipy.stats.kendalltau (τ-b) gives 1/3 for the first
@@ -23,7 +25,7 @@ func TestKendallTauBHandComputed(t *testing.T) {
 		{[]float64{1}, []float64{1}, 0, false},
 	}
 	for _, c := range cases {
-		got, ok := KendallTauB(c.x, c.y)
+		got, ok := calib.KendallTauB(c.x, c.y)
 		if ok != c.ok || math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("τ_b(%v, %v) = %v %v, want %v %v", c.x, c.y, got, ok, c.want, c.ok)
 		}
@@ -33,8 +35,8 @@ func TestKendallTauBHandComputed(t *testing.T) {
 // handContext: 3 candidates, one unit ATTR:-. Order 0: base (1,2,3),
 // probe (0,2,1); order 1: base (3,1,1), probe (3,0,−2). Pointwise run 0
 // (1,2,3), run 1 (1,3,2) with probe runs (0,3,1) and (0,1,2).
-func handContext(id string) OrderContext {
-	return OrderContext{
+func handContext(id string) Context {
+	return Context{
 		ID:         id,
 		Human:      []float64{1, 2, 3},
 		Base:       [][][]float64{{{1, 2, 3}}, {{3, 1, 1}}},
@@ -45,15 +47,15 @@ func handContext(id string) OrderContext {
 }
 
 func TestOrderDiagnosticsHandComputed(t *testing.T) {
-	d := &OrderData{Units: []string{"x:-"}, Signs: []float64{-1}}
+	d := &Data{Units: []string{"x:-"}, Signs: []float64{-1}}
 	for i := range 5 {
 		d.Contexts = append(d.Contexts, handContext(string(rune('a'+i))))
 	}
-	r, err := OrderDiagnostics(d, OrderOptions{Bootstrap: 50, Seed: 1, MinContexts: 5})
+	r, err := Diagnostics(d, Options{Bootstrap: 50, Seed: 1, MinContexts: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	near := func(what string, v OrderValue, want float64) {
+	near := func(what string, v Stat, want float64) {
 		t.Helper()
 		if v.Value == nil || math.Abs(*v.Value-want) > 1e-12 {
 			t.Errorf("%s = %+v, want %v", what, v, want)
@@ -69,7 +71,7 @@ func TestOrderDiagnosticsHandComputed(t *testing.T) {
 	if len(r.Curve) != 1 || r.Curve[0].Orders != 1 {
 		t.Fatalf("curve %+v", r.Curve)
 	}
-	near("curve M=1", r.Curve[0].OrderValue, 6/math.Sqrt(84))
+	near("curve M=1", r.Curve[0].Stat, 6/math.Sqrt(84))
 	// Pointwise Δ⁻: run 0 (1,−1,2), run 1 (1,2,0); centered (1/3,−5/3,4/3)
 	// and (0,1,−1): Σxy = −3, Σxx = 42/9, Σyy = 2: r = −9/√84.
 	near("pointwise reference", r.PointRef, -9/math.Sqrt(84))
@@ -107,12 +109,12 @@ func TestOrderDiagnosticsHandComputed(t *testing.T) {
 // Below the minimum number of contexts every estimate says too few
 // instead of giving a number.
 func TestOrderDiagnosticsTooFew(t *testing.T) {
-	d := &OrderData{Units: []string{"x:-"}, Signs: []float64{-1}, Contexts: []OrderContext{handContext("a"), handContext("b")}}
-	r, err := OrderDiagnostics(d, OrderOptions{Bootstrap: 10, MinContexts: 5})
+	d := &Data{Units: []string{"x:-"}, Signs: []float64{-1}, Contexts: []Context{handContext("a"), handContext("b")}}
+	r, err := Diagnostics(d, Options{Bootstrap: 10, MinContexts: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, v := range map[string]OrderValue{"curve": r.Curve[0].OrderValue, "point": r.PointRef, "kendall": r.KendallRev} {
+	for name, v := range map[string]Stat{"curve": r.Curve[0].Stat, "point": r.PointRef, "kendall": r.KendallRev} {
 		if v.Value != nil || !strings.Contains(v.TooFew, "2 usable contexts, needs 5") {
 			t.Errorf("%s: %+v", name, v)
 		}
@@ -122,7 +124,7 @@ func TestOrderDiagnosticsTooFew(t *testing.T) {
 			t.Errorf("spearman %+v", s)
 		}
 	}
-	if _, err := OrderDiagnostics(&OrderData{Units: []string{"a"}}, OrderOptions{}); err == nil {
+	if _, err := Diagnostics(&Data{Units: []string{"a"}}, Options{}); err == nil {
 		t.Error("units without signs accepted")
 	}
 }
@@ -130,11 +132,11 @@ func TestOrderDiagnosticsTooFew(t *testing.T) {
 // Property: with no order effect (every order scores alike, repeats
 // alike) the averaged-order correlation is 1 at every M, and τ is 1.
 func TestOrderDiagnosticsNoOrderEffect(t *testing.T) {
-	d := &OrderData{Units: []string{"x:+"}, Signs: []float64{1}}
+	d := &Data{Units: []string{"x:+"}, Signs: []float64{1}}
 	for c := range 6 {
 		base := []float64{1, 4, 2, float64(3 + c)}
 		probe := []float64{2, 4, 5, 1}
-		ctx := OrderContext{ID: string(rune('a' + c)), Human: []float64{1, 2, 3, 4}}
+		ctx := Context{ID: string(rune('a' + c)), Human: []float64{1, 2, 3, 4}}
 		ctx.Probe = [][][][]float64{nil}
 		for range 8 {
 			ctx.Base = append(ctx.Base, [][]float64{base, base})
@@ -142,16 +144,16 @@ func TestOrderDiagnosticsNoOrderEffect(t *testing.T) {
 		}
 		d.Contexts = append(d.Contexts, ctx)
 	}
-	r, err := OrderDiagnostics(d, OrderOptions{Bootstrap: 20})
+	r, err := Diagnostics(d, Options{Bootstrap: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Curve) != 3 {
 		t.Fatalf("curve at M = 1, 2, 4 expected, got %+v", r.Curve)
 	}
-	for _, p := range append(r.Curve, OrderCurvePoint{Orders: -1, OrderValue: r.RepeatRef}) {
+	for _, p := range append(r.Curve, CurvePoint{Orders: -1, Stat: r.RepeatRef}) {
 		if p.Value == nil || math.Abs(*p.Value-1) > 1e-12 {
-			t.Errorf("M %d: %+v, want 1", p.Orders, p.OrderValue)
+			t.Errorf("M %d: %+v, want 1", p.Orders, p.Stat)
 		}
 	}
 	if r.KendallRev.Value == nil || *r.KendallRev.Value != 1 || *r.KendallRep.Value != 1 || *r.KendallGap.Value != 0 {
