@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
@@ -68,7 +70,7 @@ func TestSummEvalOfflineBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if full := pointOf(r, FamilyFull, 0); !near(full.Mean, sel.Full.Mean, 1e-12) {
+		if full := pointOf(r, FamilyFull, 0); !calibtest.Near(full.Mean, sel.Full.Mean, 1e-12) {
 			t.Errorf("%s: full %.15f, select %.15f", mode, full.Mean, sel.Full.Mean)
 		}
 		last := r.FullCalls

@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
 
 // synthWordings is synth with every probe row asked in two wordings, the
 // second with its own call noise.
 func synthWordings(nctx, ncand, K int, seed uint64) ([]model.ScoreRow, []model.Label) {
-	rows, labels := synth(nctx, ncand, K, seed)
+	rows, labels := calibtest.Synth(nctx, ncand, K, seed)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	var out []model.ScoreRow
 	for _, r := range rows {
@@ -67,7 +69,7 @@ func TestBudgetEnds(t *testing.T) {
 	}
 	r := budgetOf(t, rows, labels, opts)
 	full, van := pointOf(r, FamilyFull, 0), pointOf(r, FamilyVanilla, 0)
-	if !near(full.Mean, fit.Methods.PRISM.Mean, 1e-12) || !near(van.Mean, fit.Methods.Vanilla.Mean, 1e-12) {
+	if !calibtest.Near(full.Mean, fit.Methods.PRISM.Mean, 1e-12) || !calibtest.Near(van.Mean, fit.Methods.Vanilla.Mean, 1e-12) {
 		t.Errorf("full %.15f vanilla %.15f; fit PRISM %.15f vanilla %.15f", full.Mean, van.Mean, fit.Methods.PRISM.Mean, fit.Methods.Vanilla.Mean)
 	}
 	// 1 baseline call, 3 attributes × 2 signs × 2 wordings.
@@ -78,10 +80,10 @@ func TestBudgetEnds(t *testing.T) {
 	// τ = 0 stops only a candidate whose risk underflows to 0 (its order
 	// against every other is settled beyond doubt), so it ranks as the
 	// full bank.
-	if !near(never.Mean, full.Mean, 1e-12) || never.Calls > 13 || never.Calls < 1 {
+	if !calibtest.Near(never.Mean, full.Mean, 1e-12) || never.Calls > 13 || never.Calls < 1 {
 		t.Errorf("τ=0: mean %.15f calls %v; full %.15f", never.Mean, never.Calls, full.Mean)
 	}
-	if !near(always.Mean, van.Mean, 1e-12) || always.Calls != 1 {
+	if !calibtest.Near(always.Mean, van.Mean, 1e-12) || always.Calls != 1 {
 		t.Errorf("τ=∞: mean %.15f calls %v; vanilla %.15f", always.Mean, always.Calls, van.Mean)
 	}
 	if full.VsFull != 0 || full.VsFullCI != [2]float64{} {
@@ -106,7 +108,7 @@ func TestBudgetEnds(t *testing.T) {
 // contexts alone, so changing the human scores of fold 0's test contexts
 // leaves fold 0's policy bit-identical (and changes fold 1's).
 func TestBudgetTrainingOnly(t *testing.T) {
-	rows, labels := synth(30, 6, 3, 9)
+	rows, labels := calibtest.Synth(30, 6, 3, 9)
 	opts := DefaultBudgetOptions()
 	opts.Bootstrap = 20
 	opts.Taus = []float64{0.1}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
 
@@ -145,7 +147,7 @@ func allPairs(labels []model.Label) []model.Comparison {
 // values, intervals and sweep), the selection and the transfer check are
 // those of pairwise accuracy on the labels, number for number.
 func TestComparisonsOfEveryPairAreTodaysPairwise(t *testing.T) {
-	rows, labels := synth(30, 5, 3, 11)
+	rows, labels := calibtest.Synth(30, 5, 3, 11)
 	for i := range labels { // ties in the labels: pairs left out
 		labels[i].Human = math.Round(labels[i].Human)
 	}
@@ -206,7 +208,7 @@ func TestComparisonsOfEveryPairAreTodaysPairwise(t *testing.T) {
 // comparisons of every unequal pair is its pairwise report, the count of
 // evaluation pairs included.
 func TestConfirmComparisonsOfEveryPair(t *testing.T) {
-	rows, labels := synth(40, 4, 3, 13)
+	rows, labels := calibtest.Synth(40, 4, 3, 13)
 	for i := range labels {
 		labels[i].Human = math.Round(labels[i].Human)
 	}

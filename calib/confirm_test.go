@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/calib/forest"
 
 	"github.com/prism-eval/prism/model"
@@ -411,7 +413,7 @@ func TestConfirmBootstrapPaired(t *testing.T) {
 	if r.Pools[0].Name != PoolPrimary || r.Primary == "" {
 		t.Fatalf("first pool %s, primary %q", r.Pools[0].Name, r.Primary)
 	}
-	assertClose(t, "vanilla ci", r.Vanilla.CI[:], interval(van, nil), 1e-12)
+	calibtest.AssertClose(t, "vanilla ci", r.Vanilla.CI[:], interval(van, nil), 1e-12)
 	checked := 0
 	for _, p := range r.Pools {
 		for _, m := range []Method{PRISM, AlphaPRISM, Half} {
@@ -421,15 +423,15 @@ func TestConfirmBootstrapPaired(t *testing.T) {
 			}
 			v := valuesOf(&f.ConfirmScore)
 			name := p.Name + "/" + m.String()
-			assertClose(t, name+" ci", f.CI[:], interval(v, nil), 1e-12)
-			assertClose(t, name+" diff vs vanilla", f.DiffVsVanilla.CI[:], interval(v, van), 1e-12)
+			calibtest.AssertClose(t, name+" ci", f.CI[:], interval(v, nil), 1e-12)
+			calibtest.AssertClose(t, name+" diff vs vanilla", f.DiffVsVanilla.CI[:], interval(v, van), 1e-12)
 			if p.Name == PoolPrimary && m == PRISM {
 				if f.DiffVsPrimary != nil {
 					t.Error("the primary row has a difference from itself")
 				}
 				continue
 			}
-			assertClose(t, name+" diff vs primary", f.DiffVsPrimary.CI[:], interval(v, prim), 1e-12)
+			calibtest.AssertClose(t, name+" diff vs primary", f.DiffVsPrimary.CI[:], interval(v, prim), 1e-12)
 			checked++
 		}
 	}
@@ -649,7 +651,7 @@ func TestConfirmCrossCheck(t *testing.T) {
 			if math.Abs(got.Alpha-rf.Alpha) > tol {
 				t.Errorf("%s: α %v, reference %v", what, got.Alpha, rf.Alpha)
 			}
-			assertClose(t, what+" cv", got.CV, rf.CV, tol)
+			calibtest.AssertClose(t, what+" cv", got.CV, rf.CV, tol)
 			names := p.Columns
 			if m == Half {
 				names = slices.DeleteFunc(slices.Clone(p.Units), func(u string) bool { return strings.HasPrefix(u, "ctx:") })
@@ -658,7 +660,7 @@ func TestConfirmCrossCheck(t *testing.T) {
 			for k, n := range names {
 				coef[k] = got.Coef[n]
 			}
-			assertClose(t, what+" coef", coef, rf.Coef, tol)
+			calibtest.AssertClose(t, what+" coef", coef, rf.Coef, tol)
 			perContext(what, got.PerContext, rf.PerContext)
 			checked++
 		}
@@ -671,7 +673,7 @@ func TestConfirmCrossCheck(t *testing.T) {
 		t.Fatalf("bootstrap %d/%d, reference %d/%d", r.Bootstrap, r.Seed, b.Resamples, b.Seed)
 	}
 	all := r.Pools[slices.IndexFunc(r.Pools, func(p *ConfirmPool) bool { return p.Name == PoolAll })]
-	assertClose(t, "vanilla ci", r.Vanilla.CI[:], b.VanillaCI, tol)
-	assertClose(t, "all/prism ci", all.PRISM.CI[:], b.PrismAllCI, tol)
-	assertClose(t, "all/prism − vanilla ci", all.PRISM.DiffVsVanilla.CI[:], b.PrismAllDiffCI, tol)
+	calibtest.AssertClose(t, "vanilla ci", r.Vanilla.CI[:], b.VanillaCI, tol)
+	calibtest.AssertClose(t, "all/prism ci", all.PRISM.CI[:], b.PrismAllCI, tol)
+	calibtest.AssertClose(t, "all/prism − vanilla ci", all.PRISM.DiffVsVanilla.CI[:], b.PrismAllDiffCI, tol)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
 
@@ -66,7 +68,7 @@ func TestCrossCheck(t *testing.T) {
 			if math.Abs(ff.Alpha-wf.Alpha) > tol {
 				t.Errorf("%v fold %d: α %v, reference %v", m, f+1, ff.Alpha, wf.Alpha)
 			}
-			assertClose(t, m.String()+" cv", ff.CV, wf.CV, tol)
+			calibtest.AssertClose(t, m.String()+" cv", ff.CV, wf.CV, tol)
 		}
 	}
 }

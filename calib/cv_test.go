@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
 
@@ -15,7 +17,7 @@ import (
 // β = 0 and bitwise equal CV scores, so the largest γ must win, whatever
 // the grid's order.
 func TestTieRulePicksLargestGamma(t *testing.T) {
-	rows, labels := synth(10, 5, 2, 8)
+	rows, labels := calibtest.Synth(10, 5, 2, 8)
 	s0 := map[string]float64{}
 	for _, r := range rows {
 		if r.Probe == "baseline" {
@@ -141,7 +143,7 @@ func benchBootstrap(b *testing.B, B int) {
 
 func fitSynth(t *testing.T, opts Options) (*Report, *Design) {
 	t.Helper()
-	rows, labels := synth(30, 8, 3, 17)
+	rows, labels := calibtest.Synth(30, 8, 3, 17)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +280,7 @@ func TestFitPairwiseAndOrder(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Metric = model.MetricPairwise
 	opts.Bootstrap = 100
-	rows, labels := synth(12, 4, 2, 3)
+	rows, labels := calibtest.Synth(12, 4, 2, 3)
 	ctxs := []string{"c011", "c010", "c009", "c008", "c007", "c006", "c005", "c004", "c003", "c002", "c001", "c000", "extra"}
 	opts.Order = ctxs
 	r, w, err := Fit(context.Background(), rows, labels, opts)
@@ -301,7 +303,7 @@ func TestFitPairwiseAndOrder(t *testing.T) {
 }
 
 func TestFitTooFewContexts(t *testing.T) {
-	rows, labels := synth(4, 4, 1, 3)
+	rows, labels := calibtest.Synth(4, 4, 1, 3)
 	opts := DefaultOptions()
 	opts.LabelsFile = "L.csv"
 	_, _, err := Fit(context.Background(), rows, labels, opts)
@@ -311,7 +313,7 @@ func TestFitTooFewContexts(t *testing.T) {
 }
 
 func TestFitCancelled(t *testing.T) {
-	rows, labels := synth(10, 4, 1, 3)
+	rows, labels := calibtest.Synth(10, 4, 1, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := Fit(ctx, rows, labels, DefaultOptions()); err != context.Canceled {

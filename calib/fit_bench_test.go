@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model/synthstudy"
 )
 
@@ -13,7 +15,7 @@ var sinkReport *Report
 // contexts × 16 candidates × 16 attributes (32 columns), three methods,
 // nested CV over the 7-value grid, 2,000 bootstrap resamples, profiles.
 func BenchmarkFit(b *testing.B) {
-	rows, labels := synth(100, 16, 16, 1)
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
 	opts := DefaultOptions()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -27,7 +29,7 @@ func BenchmarkFit(b *testing.B) {
 
 // BenchmarkFitDesign is BenchmarkFit without reading the score rows.
 func BenchmarkFitDesign(b *testing.B) {
-	rows, labels := synth(100, 16, 16, 1)
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -45,7 +47,7 @@ func BenchmarkFitDesign(b *testing.B) {
 
 // BenchmarkFitTaylor is BenchmarkFit with the opt-in Taylor method.
 func BenchmarkFitTaylor(b *testing.B) {
-	rows, labels := synth(100, 16, 16, 1)
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
 	opts := DefaultOptions()
 	opts.Taylor = true
 	b.ReportAllocs()
@@ -62,7 +64,7 @@ var sinkDesign *Design
 
 // BenchmarkBuildDesign times reading 52,800 score rows into a design.
 func BenchmarkBuildDesign(b *testing.B) {
-	rows, labels := synth(100, 16, 16, 1)
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		d, _, err := BuildDesign(rows, labels, BuildOptions{})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/prism-eval/prism/calib/internal/calibtest"
 )
 
 // Options.Progress sees every outer fold and then the bootstrap, one step
@@ -11,7 +13,7 @@ import (
 // the report is the same with and without it.
 func TestFitProgress(t *testing.T) {
 	for _, global := range []bool{false, true} {
-		rows, labels := synth(40, 6, 3, 11)
+		rows, labels := calibtest.Synth(40, 6, 3, 11)
 		opts := DefaultOptions()
 		opts.Bootstrap = 200
 		opts.Global = global

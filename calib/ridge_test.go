@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -11,7 +13,7 @@ import (
 // designOf builds a design from synth data, failing the test on error.
 func designOf(t testing.TB, nctx, ncand, K int, seed uint64) *Design {
 	t.Helper()
-	rows, labels := synth(nctx, ncand, K, seed)
+	rows, labels := calibtest.Synth(nctx, ncand, K, seed)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +144,7 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		}
 		want := ridgeSolve(t, J, &dvec, pen)
 		mp, _ := newMethodPath(PRISM, f.sum, K)
-		assertClose(t, "PRISM β", solveAt(t, mp, gamma, q, K).beta, want, 1e-9)
+		calibtest.AssertClose(t, "PRISM β", solveAt(t, mp, gamma, q, K).beta, want, 1e-9)
 
 		// α-PRISM: X = [v, −J̃], θ = (α, β), penalty diag(0, μ…).
 		X := mat.NewDense(n, q+1, nil)
@@ -155,8 +157,8 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		want = ridgeSolve(t, X, y, append([]float64{0}, pen...))
 		ap, _ := newMethodPath(AlphaPRISM, f.sum, K)
 		r := solveAt(t, ap, gamma, q, K)
-		assertClose(t, "α-PRISM α", []float64{r.alpha}, want[:1], 1e-9)
-		assertClose(t, "α-PRISM β", r.beta, want[1:], 1e-9)
+		calibtest.AssertClose(t, "α-PRISM α", []float64{r.alpha}, want[:1], 1e-9)
+		calibtest.AssertClose(t, "α-PRISM β", r.beta, want[1:], 1e-9)
 
 		// Half: ridge of d on Õk = (J̃k+ + J̃k−)/2, μ from ‖Õ‖²_F/K.
 		O := mat.NewDense(n, K, nil)
@@ -173,8 +175,8 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		want = ridgeSolve(t, O, &dvec, hp)
 		hpath, _ := newMethodPath(Half, f.sum, K)
 		r = solveAt(t, hpath, gamma, q, K)
-		assertClose(t, "Half δ", hpath.coef, want, 1e-9)
-		assertClose(t, "Half rule δ", r.delta, want, 1e-9)
+		calibtest.AssertClose(t, "Half δ", hpath.coef, want, 1e-9)
+		calibtest.AssertClose(t, "Half rule δ", r.delta, want, 1e-9)
 	}
 }
 
@@ -203,8 +205,8 @@ func TestAlphaPinnedIsPRISM(t *testing.T) {
 	if math.Abs(ra.alpha-1) > 1e-8 {
 		t.Errorf("α = %v, want 1", ra.alpha)
 	}
-	assertClose(t, "PRISM β vs β₀", bp, beta0, 1e-8)
-	assertClose(t, "α-PRISM β vs PRISM β", ra.beta, bp, 1e-8)
+	calibtest.AssertClose(t, "PRISM β vs β₀", bp, beta0, 1e-8)
+	calibtest.AssertClose(t, "α-PRISM β vs PRISM β", ra.beta, bp, 1e-8)
 
 	// Pinned: minimise ‖1·v − J̃β − y*‖² + μ‖β‖² densely at γ = 1.
 	J, v, y := denseOf(d, all)
@@ -215,19 +217,7 @@ func TestAlphaPinnedIsPRISM(t *testing.T) {
 	for i := range pen {
 		pen[i] = frob * frob / float64(q)
 	}
-	assertClose(t, "α pinned to 1 vs PRISM", solveAt(t, p, 1, q, 2).beta, ridgeSolve(t, J, &dv, pen), 1e-9)
-}
-
-func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
-			t.Errorf("%s[%d] = %.15g, want %.15g", what, i, got[i], want[i])
-		}
-	}
+	calibtest.AssertClose(t, "α pinned to 1 vs PRISM", solveAt(t, p, 1, q, 2).beta, ridgeSolve(t, J, &dv, pen), 1e-9)
 }
 
 // TestLargeGammaIsVanilla: as γ → ∞, β → 0 and PRISM (and α-PRISM with
@@ -253,7 +243,7 @@ func TestLargeGammaIsVanilla(t *testing.T) {
 // under any probe has J̃ = 0 there, so every method predicts s0 exactly
 // (α-PRISM: α s0), whatever was learned elsewhere.
 func TestZeroResponsesKeepBaseline(t *testing.T) {
-	rows, labels := synth(8, 5, 2, 4)
+	rows, labels := calibtest.Synth(8, 5, 2, 4)
 	for i := range rows {
 		if rows[i].Context == "c000" && rows[i].Probe != "baseline" {
 			rows[i].Score = 0 // overwritten below with the baseline

@@ -3,6 +3,8 @@ package calib
 import (
 	"context"
 	"testing"
+
+	"github.com/prism-eval/prism/calib/internal/calibtest"
 )
 
 var sinkSelect *SelectReport
@@ -12,7 +14,7 @@ var sinkSelect *SelectReport
 // (100 contexts × 16 candidates), plus the omission table and forward
 // selection (which reuse the enumeration). Target: under 2 s per op.
 func BenchmarkSelectAll255(b *testing.B) {
-	rows, labels := synth(100, 16, 8, 1)
+	rows, labels := calibtest.Synth(100, 16, 8, 1)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
 
@@ -27,7 +29,7 @@ func selectOf(t *testing.T, rows []model.ScoreRow, labels []model.Label, opts Se
 // and Vanilla must agree too.
 func TestSelectFullMatchesFit(t *testing.T) {
 	for _, metric := range []string{model.MetricSpearman, model.MetricPairwise} {
-		rows, labels := synth(25, 6, 4, 5)
+		rows, labels := calibtest.Synth(25, 6, 4, 5)
 		opts := DefaultSelectOptions()
 		opts.Metric = metric
 		opts.Bootstrap = 50
@@ -36,7 +38,7 @@ func TestSelectFullMatchesFit(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := selectOf(t, rows, labels, opts)
-		if !near(r.Full.Mean, fit.Methods.PRISM.Mean, 1e-12) || !near(r.Vanilla, fit.Methods.Vanilla.Mean, 1e-12) {
+		if !calibtest.Near(r.Full.Mean, fit.Methods.PRISM.Mean, 1e-12) || !calibtest.Near(r.Vanilla, fit.Methods.Vanilla.Mean, 1e-12) {
 			t.Errorf("%s: select full %.15f vanilla %.15f; fit PRISM %.15f vanilla %.15f", metric,
 				r.Full.Mean, r.Vanilla, fit.Methods.PRISM.Mean, fit.Methods.Vanilla.Mean)
 		}
@@ -52,7 +54,7 @@ func TestSelectFullMatchesFit(t *testing.T) {
 // with the best single unit and never adds a step that gains less than
 // MinGain.
 func TestSelectTables(t *testing.T) {
-	rows, labels := synth(30, 6, 4, 9)
+	rows, labels := calibtest.Synth(30, 6, 4, 9)
 	r := selectOf(t, rows, labels, DefaultSelectOptions())
 	if len(r.Subsets) != 15 || len(r.Curve) != 4 || !slices.Equal(r.Units, []string{"a00", "a01", "a02", "a03"}) {
 		t.Fatalf("%d subsets, %d curve rows, units %v", len(r.Subsets), len(r.Curve), r.Units)
@@ -61,7 +63,7 @@ func TestSelectTables(t *testing.T) {
 	bySet := map[string]SubsetResult{}
 	for _, s := range r.Subsets {
 		bySet[strings.Join(s.Units, ",")] = s.SubsetResult
-		if !near(s.Gain, s.Mean-r.Vanilla, 1e-15) {
+		if !calibtest.Near(s.Gain, s.Mean-r.Vanilla, 1e-15) {
 			t.Errorf("subset %v: gain %v ≠ mean − vanilla", s.Units, s.Gain)
 		}
 	}
@@ -70,7 +72,7 @@ func TestSelectTables(t *testing.T) {
 			t.Errorf("curve row %+v", c)
 		}
 	}
-	if got := r.Curve[3]; !near(got.Median, r.Full.Gain, 1e-15) || !near(got.P10, got.P90, 1e-15) {
+	if got := r.Curve[3]; !calibtest.Near(got.Median, r.Full.Gain, 1e-15) || !calibtest.Near(got.P10, got.P90, 1e-15) {
 		t.Errorf("size 4 row %+v, full gain %v", got, r.Full.Gain)
 	}
 	if s := r.Subsets[0]; !slices.Equal(s.Units, []string{"a00"}) || !slices.Equal(r.Subsets[4].Units, []string{"a00", "a01"}) {
@@ -79,7 +81,7 @@ func TestSelectTables(t *testing.T) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for u, o := range r.Omission {
 		rest := slices.Delete(slices.Clone(r.Units), u, u+1)
-		if want := bySet[strings.Join(rest, ",")]; !near(o.Mean, want.Mean, 1e-15) || !near(o.Change, o.Mean-r.Full.Mean, 1e-15) {
+		if want := bySet[strings.Join(rest, ",")]; !calibtest.Near(o.Mean, want.Mean, 1e-15) || !calibtest.Near(o.Change, o.Mean-r.Full.Mean, 1e-15) {
 			t.Errorf("omission of %s: %+v, subset %v has %+v", o.Unit, o, rest, want)
 		}
 		lo, hi = math.Min(lo, o.Mean), math.Max(hi, o.Mean)
@@ -96,7 +98,7 @@ func TestSelectTables(t *testing.T) {
 			bestSingle = s
 		}
 	}
-	if f := r.Forward[0]; f.Added != bestSingle.Units[0] || !near(f.Mean, bestSingle.Mean, 1e-15) {
+	if f := r.Forward[0]; f.Added != bestSingle.Units[0] || !calibtest.Near(f.Mean, bestSingle.Mean, 1e-15) {
 		t.Errorf("forward step 1 %+v, best single %+v", f, bestSingle)
 	}
 	for i, f := range r.Forward {
@@ -104,7 +106,7 @@ func TestSelectTables(t *testing.T) {
 			t.Errorf("forward step %d: %+v", i+1, f)
 		}
 		slices.Sort(f.Units)
-		if want := bySet[strings.Join(f.Units, ",")]; !near(f.Mean, want.Mean, 1e-15) {
+		if want := bySet[strings.Join(f.Units, ",")]; !calibtest.Near(f.Mean, want.Mean, 1e-15) {
 			t.Errorf("forward step %d mean %v, the subset's %v", i+1, f.Mean, want.Mean)
 		}
 	}
@@ -115,7 +117,7 @@ func TestSelectTables(t *testing.T) {
 // pure-noise attribute; forward selection adds the informative ones and
 // omitting an informative attribute costs more than omitting the noise.
 func TestSelectUselessUnit(t *testing.T) {
-	rows, labels := synth(40, 8, 2, 21)
+	rows, labels := calibtest.Synth(40, 8, 2, 21)
 	// noise: both signs move at random, independent of everything.
 	for i, n := 0, len(rows); i < n; i++ {
 		if rows[i].Probe == "baseline" {
@@ -143,7 +145,7 @@ func TestSelectUselessUnit(t *testing.T) {
 // TestSelectDeterministic: the parallel enumeration gives the same report
 // twice, and the progress callback counts every subset once, in order.
 func TestSelectDeterministic(t *testing.T) {
-	rows, labels := synth(20, 5, 5, 3)
+	rows, labels := calibtest.Synth(20, 5, 5, 3)
 	opts := DefaultSelectOptions()
 	var seen []int
 	opts.Progress = func(done, total int) {
@@ -171,7 +173,7 @@ func TestSelectDeterministic(t *testing.T) {
 // TestSelectCap: 17 units refuse the enumeration with a clear error; the
 // omission table and forward selection still run without it.
 func TestSelectCap(t *testing.T) {
-	rows, labels := synth(6, 3, 17, 1)
+	rows, labels := calibtest.Synth(6, 3, 17, 1)
 	_, _, err := Select(context.Background(), rows, labels, DefaultSelectOptions())
 	if !errors.Is(err, ErrTooManySubsets) || !strings.Contains(err.Error(), "17 units") {
 		t.Fatalf("error %v, want ErrTooManySubsets naming 17 units", err)
@@ -186,13 +188,13 @@ func TestSelectCap(t *testing.T) {
 }
 
 func TestSelectErrors(t *testing.T) {
-	rows, labels := synth(3, 4, 2, 1)
+	rows, labels := calibtest.Synth(3, 4, 2, 1)
 	if _, _, err := Select(context.Background(), rows, labels, DefaultSelectOptions()); err == nil || !strings.Contains(err.Error(), "only 3 contexts") {
 		t.Errorf("3 contexts: %v", err)
 	}
 	opts := DefaultSelectOptions()
 	opts.Global = true
-	rows, labels = synth(10, 4, 2, 1)
+	rows, labels = calibtest.Synth(10, 4, 2, 1)
 	if _, _, err := Select(context.Background(), rows, labels, opts); err == nil || !strings.Contains(err.Error(), "global") {
 		t.Errorf("global: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/offline"
@@ -104,7 +106,7 @@ func TestSignalOfflineDemo(t *testing.T) {
 // units pass, the subset curve is complete and its 10–90% band orders,
 // and the full bank beats Vanilla.
 func TestSummEvalOfflineScreenAndSelect(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || calibtest.RaceEnabled {
 		t.Skip("scores SummEval with the simulator, about 250,000 calls: not in -short or -race runs (TestSignalOfflineDemo runs the same code on the demo)")
 	}
 	d, err := datasets.Load("summeval", shareddata.Path(t, "summeval/data.json"))

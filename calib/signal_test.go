@@ -10,21 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
 
 func row(run, ctx, cand, probe, wording string, score float64) model.ScoreRow {
 	return model.ScoreRow{Run: run, Context: ctx, Candidate: cand, Probe: probe, Wording: wording, Score: score}
-}
-
-func near(a, b, tol float64) bool {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.IsNaN(a) && math.IsNaN(b)
-	}
-	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return a == b
-	}
-	return math.Abs(a-b) <= tol
 }
 
 func signalOf(t *testing.T, rows []model.ScoreRow) *SignalReport {
@@ -86,7 +78,7 @@ func TestSignalRMSRatioHand(t *testing.T) {
 		{"repro (one run)", x.ReproRMS, math.NaN()},
 	}
 	for _, tt := range tests {
-		if !near(tt.got, tt.want, 1e-12) {
+		if !calibtest.Near(tt.got, tt.want, 1e-12) {
 			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
 		}
 	}
@@ -180,7 +172,7 @@ func TestSignalWordingMeanHand(t *testing.T) {
 			{"contexts", float64(x.Contexts), 2},
 		}
 		for _, c := range checks {
-			if !near(c.got, c.want, 1e-12) {
+			if !calibtest.Near(c.got, c.want, 1e-12) {
 				t.Errorf("%s: %s = %v, want %v", tc.name, c.name, c.got, c.want)
 			}
 		}
@@ -264,7 +256,7 @@ func TestSignalRepeatReferenceHand(t *testing.T) {
 		}
 	}
 	r := signalOf(t, rows)
-	if !near(r.RepeatRMS, math.Sqrt(40.0/27), 1e-12) || r.RepeatN != 9 {
+	if !calibtest.Near(r.RepeatRMS, math.Sqrt(40.0/27), 1e-12) || r.RepeatN != 9 {
 		t.Errorf("repeat RMS %v over %d, want sqrt(40/27) = %v over 9", r.RepeatRMS, r.RepeatN, math.Sqrt(40.0/27))
 	}
 	if r.Runs != 3 || len(r.Units) != 0 || r.Pooled.N != 0 || !math.IsNaN(r.Pooled.Ratio) {
@@ -296,7 +288,7 @@ func TestCrossRunQHand(t *testing.T) {
 		if v == nil {
 			v = tt.u
 		}
-		if got := CrossRunQ(tt.u, v); !near(got, tt.want, 1e-12) {
+		if got := CrossRunQ(tt.u, v); !calibtest.Near(got, tt.want, 1e-12) {
 			t.Errorf("%s: Q = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -362,7 +354,7 @@ func TestSignalReproducibilityHand(t *testing.T) {
 		{"probe corr mean", r.ProbeRunCorrMean, 0.8},
 	}
 	for _, tt := range tests {
-		if !near(tt.got, tt.want, 1e-9) {
+		if !calibtest.Near(tt.got, tt.want, 1e-9) {
 			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
 		}
 	}
@@ -387,7 +379,7 @@ func TestSignalPartial(t *testing.T) {
 		t.Fatalf("units %+v", r.Units)
 	}
 	x, y := r.Units[0], r.Units[1]
-	if x.N != 2 || !near(x.RMS, 1, 1e-12) || !near(x.Ratio, 2, 1e-12) {
+	if x.N != 2 || !calibtest.Near(x.RMS, 1, 1e-12) || !calibtest.Near(x.Ratio, 2, 1e-12) {
 		t.Errorf("x = %+v; want N 2 (g's a and b), RMS 1, ratio 2", x)
 	}
 	if y.N != 0 || !math.IsNaN(y.RMS) || !math.IsNaN(y.Ratio) || !math.IsNaN(y.CI[0]) || y.Pass {

@@ -1,18 +1,20 @@
-package calib
+package calibtest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"testing"
 
 	"github.com/prism-eval/prism/model"
 )
 
-// synth builds a deterministic synthetic study: nctx contexts × ncand
+// Synth builds a deterministic synthetic study: nctx contexts × ncand
 // candidates × K attributes. Each candidate has latent qualities z_k; the
 // humans weight them by w_k, the judge's baseline by a biased u_k, and the
 // probe for k moves the score by ±z_k (plus a shared shift and noise), so
 // the Jacobian carries what the baseline misses.
-func synth(nctx, ncand, K int, seed uint64) ([]model.ScoreRow, []model.Label) {
+func Synth(nctx, ncand, K int, seed uint64) ([]model.ScoreRow, []model.Label) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var rows []model.ScoreRow
 	var labels []model.Label
@@ -43,4 +45,35 @@ func synth(nctx, ncand, K int, seed uint64) ([]model.ScoreRow, []model.Label) {
 		}
 	}
 	return rows, labels
+}
+
+// Near reports whether a and b agree within tol, NaN matching NaN and an
+// infinity only itself.
+func Near(a, b, tol float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
+	return math.Abs(a-b) <= tol
+}
+
+// AssertClose fails t when got and want differ in length or any element by
+// more than tol relative to max(1, |want|).
+func AssertClose(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
+			t.Errorf("%s[%d] = %.15g, want %.15g", what, i, got[i], want[i])
+		}
+	}
+}
+
+// SR is a score row of a context, candidate and probe.
+func SR(ctx, cand, probe string, score float64) model.ScoreRow {
+	return model.ScoreRow{Context: ctx, Candidate: cand, Probe: probe, Score: score}
 }
