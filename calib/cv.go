@@ -337,7 +337,7 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 		}
 	}
 	if len(defined) == 0 {
-		return d.errPairwiseUndefined()
+		return d.ErrPairwiseUndefined()
 	}
 	for gi, gam := range gammas {
 		row := map[string]float64{}

@@ -82,6 +82,11 @@ func at(file string, line int) string {
 	return file
 }
 
+// ErrNoProbes is returned when scores hold a baseline but no probe:
+// there is nothing to fit, though their agreement with the labels can be
+// measured (prism agree, calib/agree).
+var ErrNoProbes = errors.New("nothing to fit")
+
 // BuildDesign turns judge scores and human labels into a Design (docs/protocol.md
 // §2–3). Scores with the same context, candidate and probe are averaged
 // (wordings and repeats within a sign; empty scores do not count); neutral

@@ -6,11 +6,11 @@
 // cross-validation, scores them by within-context Spearman or pairwise
 // accuracy, bootstraps paired intervals and derives the correction
 // profiles and the regularization sweep. Fit is the entry point; its
-// Report is the single source of the numbers prism shows. Signal computes
+// Report is the single source of the numbers prism shows. signal.Signal computes
 // the signal diagnostics of section 8 (probe/neutral and repeat RMS
-// ratios, the screen, cross-run reproducibility) and Select the probe
+// ratios, the screen, cross-run reproducibility) and selection.Select the probe
 // selection of section 9 (every subset, omission, forward selection).
-// Confirm runs the exploration/confirmation protocol of section 13 (the
+// confirm.Confirm runs the exploration/confirmation protocol of section 13 (the
 // paper's §A.5 and Table 21): a hash split of the contexts, screen, pools
 // and fits on exploration, one paired-bootstrap score on confirmation.
 // order.Diagnostics computes the presentation-order diagnostics of

@@ -340,10 +340,10 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 	return sel, cv, nil
 }
 
-// unitOrder is resolveOrder for global-mode units.
+// unitOrder is ResolveOrder for global-mode units.
 func unitOrder(ids []string, opts Options) ([]int, error) {
 	d := &Design{Contexts: ids}
-	order, _, err := resolveOrder(d, opts)
+	order, _, err := ResolveOrder(d, opts)
 	return order, err
 }
 

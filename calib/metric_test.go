@@ -125,3 +125,22 @@ func ExamplePairwiseAccuracy() {
 	fmt.Printf("%.4f %v\n", acc, ok)
 	// Output: 0.8333 true
 }
+
+// TestComparisonAccuracyHand: one context, three candidates, four
+// comparisons with a repeated pair and a predicted tie.
+func TestComparisonAccuracyHand(t *testing.T) {
+	pred := []float64{3, 1, 1} // A, B, C: B and C tie
+	pairs := []Pair{
+		{0, 1}, // A > B: ordered so, 1
+		{0, 1}, // A > B again: 1
+		{2, 0}, // C > A: predicted the other way, 0
+		{1, 2}, // B > C: predicted tie, ½
+	}
+	acc, ok := ComparisonAccuracy(pred, pairs)
+	if !ok || acc != 2.5/4 {
+		t.Errorf("ComparisonAccuracy = %v, %v; want 0.625, true", acc, ok)
+	}
+	if _, ok := ComparisonAccuracy(pred, nil); ok {
+		t.Error("no comparisons: want ok false")
+	}
+}

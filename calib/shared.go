@@ -1,5 +1,10 @@
 package calib
 
+import (
+	"math"
+	"strconv"
+)
+
 // The helpers below are the core's small statistics, exported for the
 // diagnostic sub-packages (calib/order, calib/signal, ...) so that they
 // compute exactly what the core computes.
@@ -12,3 +17,35 @@ func PercentileInterval(s []float64) [2]float64 { return percentileInterval(s) }
 
 // Finite reports whether v is neither NaN nor infinite.
 func Finite(v float64) bool { return finite(v) }
+
+// Sign is the sign of v: 1, -1, or 0 (also for NaN).
+func Sign(v float64) int { return sign(v) }
+
+// At is the location of a row in error messages: "file:line", or file
+// alone when the line is unknown (0).
+func At(file string, line int) string { return at(file, line) }
+
+// Ratio is n/d, NaN when d is 0.
+func Ratio(n, d float64) float64 {
+	if d == 0 {
+		return math.NaN()
+	}
+	return n / d
+}
+
+// JSONFloat writes a float64 as a JSON number, or null when it is NaN or
+// infinite (encoding/json refuses those); the diagnostics use NaN for
+// "undefined" (no data, fewer than two runs).
+type JSONFloat float64
+
+// MarshalJSON writes f, or null when it is not finite.
+func (f JSONFloat) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
+}
+
+// JSONPair is an interval as two JSONFloats.
+func JSONPair(p [2]float64) [2]JSONFloat { return [2]JSONFloat{JSONFloat(p[0]), JSONFloat(p[1])} }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/signal"
+
 	"github.com/prism-eval/prism/calib/forest"
 
 	"charm.land/bubbles/v2/key"
@@ -403,11 +405,11 @@ type exportedMsg struct {
 // answers, as files for a paper into dir (package figures).
 func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
-		var sig *calib.SignalReport
+		var sig *signal.Report
 		rows, sigErr := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
 		if sigErr == nil && len(rows) > 0 {
 			// Without neutral answers there is no ratio: the figure is left out.
-			sig, sigErr = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+			sig, sigErr = signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
 		}
 		paths, err := figures.Export(dir, rep, sig)
 		if err == nil && len(rep.Baselines) > 0 {

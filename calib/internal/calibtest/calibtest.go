@@ -1,10 +1,16 @@
 package calibtest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
+
+	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/offline"
 
 	"github.com/prism-eval/prism/model"
 )
@@ -76,4 +82,52 @@ func AssertClose(t *testing.T, what string, got, want []float64, tol float64) {
 // SR is a score row of a context, candidate and probe.
 func SR(ctx, cand, probe string, score float64) model.ScoreRow {
 	return model.ScoreRow{Context: ctx, Candidate: cand, Probe: probe, Score: score}
+}
+
+// OfflineStudy scores every candidate of d under every condition of a
+// built-in bank with the offline judge, once per run. The simulator's call
+// noise is seeded by a hash of the request, the repeat index and the
+// judge's Seed, so runs are judges with different seeds (run r: seed r).
+func OfflineStudy(t testing.TB, d *model.Dataset, bankName string, runs int, mode judge.Mode) ([]model.ScoreRow, []model.Label) {
+	t.Helper()
+	bank, err := banks.Builtin(bankName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rend, err := bank.Renderer(d.Task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conds := bank.Conditions()
+	var rows []model.ScoreRow
+	var labels []model.Label
+	for _, c := range d.Contexts {
+		for _, cand := range c.Candidates {
+			labels = append(labels, model.Label{Context: c.ID, Candidate: cand.ID, Human: cand.Human})
+		}
+	}
+	for r := 1; r <= runs; r++ {
+		seed := r
+		j, err := offline.New(judge.Config{Backend: judge.BackendOffline, Mode: mode, Seed: &seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range d.Contexts {
+			for _, cand := range c.Candidates {
+				for _, cond := range conds {
+					req, err := rend.Render(c, cand, cond)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := j.Score(context.Background(), req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rows = append(rows, model.ScoreRow{Run: strconv.Itoa(r), Context: c.ID, Candidate: cand.ID,
+						Probe: cond.Probe, Wording: strconv.Itoa(cond.Wording), Score: res.Score})
+				}
+			}
+		}
+	}
+	return rows, labels
 }

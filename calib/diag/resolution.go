@@ -1,0 +1,205 @@
+package diag
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/prism-eval/prism/model"
+)
+
+// Score resolution (docs/protocol.md §15.3, paper §D.6): how coarse a
+// judge's scores are on one scale, compared with another scale on the same
+// items. For the items scored on both scales A and B (a candidate in a run
+// counts when it has a baseline score on both):
+//
+//	tied-pair share   = #{within-context pairs {i, j} in run r: s0_i = s0_j} / #pairs
+//	zero-response share = #{(i, r, p): s(x_i; p) = s0(x_i)} / #responses
+//
+// over the runs, contexts and unordered candidate pairs, and over the
+// response columns p of J (ATTR:+, ATTR:−, ctx:NAME; a probe's wordings
+// averaged within the run, as J defines s(x; p)) answered on both scales.
+// Equality is exact (bitwise float64). The changes are B − A, with 95%
+// context-bootstrap intervals.
+
+// ResolutionReport is the score-resolution diagnostic (JSON: docs/diagnostics.md).
+type ResolutionReport struct {
+	Runs        int             `json:"runs"`
+	Contexts    int             `json:"contexts"`   // contexts with a pair scored on both scales
+	Candidates  int             `json:"candidates"` // candidates with a baseline on both scales in some run
+	MinContexts int             `json:"min_contexts"`
+	Bootstrap   int             `json:"bootstrap"`
+	Seed        uint64          `json:"seed"`
+	TooFew      string          `json:"too_few,omitempty"`
+	Pairs       int             `json:"pairs"`     // candidate pairs (per run) compared on both scales
+	Responses   int             `json:"responses"` // probe responses (per run) compared on both scales
+	A           ResolutionScale `json:"a"`
+	B           ResolutionScale `json:"b"`
+	TiedChange  Est             `json:"tied_share_change"` // B − A
+	ZeroChange  Est             `json:"zero_share_change"` // B − A
+}
+
+// ResolutionScale is one scale's shares.
+type ResolutionScale struct {
+	Scale         string `json:"scale"`
+	TiedPairs     int    `json:"tied_pairs"`
+	TiedShare     Est    `json:"tied_share"`
+	ZeroResponses int    `json:"zero_responses"`
+	ZeroShare     Est    `json:"zero_share"`
+}
+
+// Resolution compares the score resolution of one judge's answers on two
+// scales (rowsA on scaleA, rowsB on scaleB; same dataset, bank and judge
+// but for the scale). Fewer than MinContexts contexts with a pair scored on
+// both scales is "too few".
+func Resolution(ctx context.Context, rowsA, rowsB []model.ScoreRow, scaleA, scaleB string, opts Options) (*ResolutionReport, error) {
+	opts = opts.withDefaults()
+	ta, err := newDiagTable(rowsA, opts.ScoresFile)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := newDiagTable(rowsB, opts.ScoresFile)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ResolutionReport{MinContexts: opts.MinContexts, Bootstrap: opts.Bootstrap, Seed: opts.Seed,
+		A: ResolutionScale{Scale: scaleA}, B: ResolutionScale{Scale: scaleB}}
+	// Runs and candidates common to both, by label and id.
+	runB := map[string]int{}
+	for i, r := range tb.runs {
+		runB[r] = i
+	}
+	type runPair struct{ a, b int }
+	var runs []runPair
+	for i, r := range ta.runs {
+		if j, ok := runB[r]; ok {
+			runs = append(runs, runPair{i, j})
+		}
+	}
+	rep.Runs = len(runs)
+	ctxB := map[string]int{}
+	for i, c := range tb.ctxs {
+		ctxB[c] = i
+	}
+	cols := map[string]bool{}
+	for p := range ta.score {
+		if kind, _, _, err := model.ParseProbe(p); err == nil && (kind == model.ProbeAttr || kind == model.ProbeContext) && tb.has(p) {
+			cols[p] = true
+		}
+	}
+	colList := make([]string, 0, len(cols))
+	for _, p := range ta.attributesAndCols() {
+		if cols[p] {
+			colList = append(colList, p)
+		}
+	}
+	qb := newQBoot(len(ta.ctxs))
+	tiedA, tiedB, zeroA, zeroB := qb.stat(), qb.stat(), qb.stat(), qb.stat()
+	s0a, s0b := ta.score[model.ProbeBaseline], tb.score[model.ProbeBaseline]
+	used := 0
+	seenCand := 0
+	for ca, cid := range ta.ctxs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cb, ok := ctxB[cid]
+		if !ok || s0a == nil || s0b == nil {
+			continue
+		}
+		candB := map[string]int{}
+		for i, id := range tb.cands[cb] {
+			candB[id] = i
+		}
+		type both struct{ a, b int }
+		var cs []both
+		for i, id := range ta.cands[ca] {
+			if j, ok := candB[id]; ok {
+				cs = append(cs, both{i, j})
+			}
+		}
+		pairs := 0
+		anyCand := map[int]bool{}
+		for _, rp := range runs {
+			var in []both
+			for _, c := range cs {
+				if isNum(s0a[ca][c.a][rp.a]) && isNum(s0b[cb][c.b][rp.b]) {
+					in = append(in, c)
+					anyCand[c.a] = true
+				}
+			}
+			for x := 0; x < len(in); x++ {
+				for y := x + 1; y < len(in); y++ {
+					pairs++
+					if s0a[ca][in[x].a][rp.a] == s0a[ca][in[y].a][rp.a] {
+						qb.num[tiedA][ca]++
+					}
+					if s0b[cb][in[x].b][rp.b] == s0b[cb][in[y].b][rp.b] {
+						qb.num[tiedB][ca]++
+					}
+				}
+			}
+			for _, p := range colList {
+				pa, pb := ta.score[p], tb.score[p]
+				for _, c := range in {
+					va, vb := pa[ca][c.a][rp.a], pb[cb][c.b][rp.b]
+					if !isNum(va) || !isNum(vb) {
+						continue
+					}
+					qb.den[zeroA][ca]++
+					qb.den[zeroB][ca]++
+					if va == s0a[ca][c.a][rp.a] {
+						qb.num[zeroA][ca]++
+					}
+					if vb == s0b[cb][c.b][rp.b] {
+						qb.num[zeroB][ca]++
+					}
+				}
+			}
+		}
+		qb.den[tiedA][ca] += float64(pairs)
+		qb.den[tiedB][ca] += float64(pairs)
+		seenCand += len(anyCand)
+		if pairs > 0 {
+			used++
+		}
+	}
+	rep.Contexts, rep.Candidates = used, seenCand
+	sum := func(x []float64) int {
+		s := 0.0
+		for _, v := range x {
+			s += v
+		}
+		return int(s)
+	}
+	rep.Pairs, rep.Responses = sum(qb.den[tiedA]), sum(qb.den[zeroA])
+	rep.A.TiedPairs, rep.B.TiedPairs = sum(qb.num[tiedA]), sum(qb.num[tiedB])
+	rep.A.ZeroResponses, rep.B.ZeroResponses = sum(qb.num[zeroA]), sum(qb.num[zeroB])
+	if used < opts.MinContexts {
+		rep.TooFew = fmt.Sprintf("%d contexts with a candidate pair scored on both scales in the same run; needs %d", used, opts.MinContexts)
+		nan := nanEst()
+		rep.A.TiedShare, rep.B.TiedShare, rep.TiedChange, rep.A.ZeroShare, rep.B.ZeroShare, rep.ZeroChange = nan, nan, nan, nan, nan, nan
+		return rep, nil
+	}
+	derive := func(q []float64) []float64 {
+		return []float64{q[tiedA], q[tiedB], q[tiedB] - q[tiedA], q[zeroA], q[zeroB], q[zeroB] - q[zeroA]}
+	}
+	point := derive(qb.q())
+	ci := qb.intervals(derive, len(point), opts.Bootstrap, opts.Seed)
+	rep.A.TiedShare, rep.B.TiedShare, rep.TiedChange = Est{point[0], ci[0]}, Est{point[1], ci[1]}, Est{point[2], ci[2]}
+	rep.A.ZeroShare, rep.B.ZeroShare, rep.ZeroChange = Est{point[3], ci[3]}, Est{point[4], ci[4]}, Est{point[5], ci[5]}
+	return rep, nil
+}
+
+func isNum(x float64) bool { return x == x }
+
+// attributesAndCols lists the table's probes in name order.
+func (t *diagTable) attributesAndCols() []string {
+	out := make([]string, 0, len(t.score))
+	for p := range t.score {
+		out = append(out, p)
+	}
+	sortStrings(out)
+	return out
+}
+
+func sortStrings(s []string) { slices.Sort(s) }
