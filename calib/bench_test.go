@@ -3,6 +3,7 @@ package calib
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,9 +12,97 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/synthstudy"
 )
+
+var sinkReport *Report
+
+// BenchmarkFit times one complete fit on a SummEval-sized study: 100
+// contexts × 16 candidates × 16 attributes (32 columns), three methods,
+// nested CV over the 7-value grid, 2,000 bootstrap resamples, profiles.
+func BenchmarkFit(b *testing.B) {
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
+	opts := DefaultOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _, err := Fit(context.Background(), rows, labels, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkReport = r
+	}
+}
+
+// BenchmarkFitDesign is BenchmarkFit without reading the score rows.
+func BenchmarkFitDesign(b *testing.B) {
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := DefaultOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _, err := FitDesign(context.Background(), d, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkReport = r
+	}
+}
+
+// BenchmarkFitTaylor is BenchmarkFit with the opt-in Taylor method.
+func BenchmarkFitTaylor(b *testing.B) {
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
+	opts := DefaultOptions()
+	opts.Taylor = true
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _, err := Fit(context.Background(), rows, labels, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkReport = r
+	}
+}
+
+var sinkDesign *Design
+
+// BenchmarkBuildDesign times reading 52,800 score rows into a design.
+func BenchmarkBuildDesign(b *testing.B) {
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, _, err := BuildDesign(rows, labels, BuildOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkDesign = d
+	}
+}
+
+// BenchmarkFitStudy1k fits synthgen's default study at 1,000 contexts:
+// 16 candidates × 8 attributes (272,000 score rows), default options.
+func BenchmarkFitStudy1k(b *testing.B) { benchFitStudy(b, 1000) }
+
+// BenchmarkFitStudy5k is BenchmarkFitStudy1k at 5,000 contexts
+// (1,360,000 score rows): time and allocation grow with the contexts.
+func BenchmarkFitStudy5k(b *testing.B) { benchFitStudy(b, 5000) }
+
+func benchFitStudy(b *testing.B, nctx int) {
+	rows, labels := synthstudy.Scores(nctx, 16, 8, 1, 1)
+	opts := DefaultOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _, err := Fit(context.Background(), rows, labels, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkReport = r
+	}
+}
 
 // BenchmarkFitMemory1k runs prism fit's path from files in process —
 // read the labels, stream the score CSV into a DesignBuilder sized from
@@ -163,4 +252,45 @@ func (m *heapMonitor) stop() (heap, live uint64) {
 	m.wg.Wait()
 	h := heapSample()
 	return max(m.peak.heap, h.heap), max(m.peak.live, h.live)
+}
+
+var sinkScored *Scored
+
+// BenchmarkApply100k scores 100,000 candidates (10,000 contexts × 10)
+// from stored scores with a 32-column calibrator (16 attributes):
+// averaging, imputation, centering, prediction, terms and ranks. The
+// rate is candidates/s.
+func BenchmarkApply100k(b *testing.B) {
+	const nctx, ncand, K = 10000, 10, 16
+	c := &Calibrator{Method: "prism", Metric: "spearman", Centering: CenterWithinContext, Alpha: 1, Gamma: GammaChoice{Value: 1}}
+	for k := 0; k < K; k++ {
+		a := fmt.Sprintf("a%02d", k)
+		c.Attributes = append(c.Attributes, a)
+		c.Columns = append(c.Columns, a+":+", a+":-")
+		c.Beta = append(c.Beta, 0.1*float64(k%5), -0.05*float64(k%3))
+	}
+	c.ScoreColumns = c.scoreColumns()
+	c.Means = make([]float64, len(c.ScoreColumns))
+	rows := make([]model.ScoreRow, 0, nctx*ncand*(1+2*K))
+	for g := 0; g < nctx; g++ {
+		ctx := fmt.Sprintf("c%05d", g)
+		for i := 0; i < ncand; i++ {
+			cand := fmt.Sprintf("m%02d", i)
+			s0 := float64((g*7+i*3)%10 + 1)
+			rows = append(rows, model.ScoreRow{Context: ctx, Candidate: cand, Probe: "baseline", Score: s0})
+			for k, col := range c.Columns {
+				rows = append(rows, model.ScoreRow{Context: ctx, Candidate: cand, Probe: col, Score: s0 + float64((g+i+k)%3-1)})
+			}
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := c.Apply(rows, nil, ApplyOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkScored = s
+	}
+	b.ReportMetric(float64(nctx*ncand)*float64(b.N)/b.Elapsed().Seconds(), "candidates/s")
 }
