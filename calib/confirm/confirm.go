@@ -293,31 +293,85 @@ func Confirm(ctx context.Context, rows []model.ScoreRow, labels []model.Label, o
 	if err != nil {
 		return nil, warnings, err
 	}
+	c := &confirmRun{opts: opts, d: d, explore: explore, primaryRow: -1}
+	c.r = &Report{Protocol: "confirm", Benchmark: bench, SplitRule: SplitRule, Metric: opts.Metric, Seed: opts.Seed,
+		Bootstrap: opts.Bootstrap, Folds: opts.Folds, GammaGrid: slices.Clone(opts.Gammas),
+		Columns: slices.Clone(d.Columns), Imputed: d.Imputed}
+	if err := c.split(); err != nil {
+		return nil, warnings, err
+	}
+	order, w, err := calib.ResolveOrder(d, opts.Options)
+	warnings = append(warnings, w...)
+	if err != nil {
+		return nil, warnings, err
+	}
+	c.train = slices.DeleteFunc(order, func(g int) bool { return !explore(d.Contexts[g]) })
+	for _, g := range c.train {
+		c.r.Order = append(c.r.Order, d.Contexts[g])
+	}
+	c.units, _ = selection.Units(d)
+	c.r.Units = c.units
+	if err := c.screen(ctx, rows); err != nil {
+		return nil, warnings, err
+	}
+	if err := c.fitPools(ctx); err != nil {
+		return nil, warnings, err
+	}
+	if err := c.baselines(ctx); err != nil {
+		return nil, warnings, err
+	}
+	c.score()
+	return c.r, warnings, nil
+}
+
+// confirmRun is one Confirm in progress: the design split into
+// exploration and confirmation, and the rows of the bootstrap (Vanilla,
+// every pool's fits, the baselines) with the scores they fill.
+type confirmRun struct {
+	opts    Options
+	d       *calib.Design
+	h       *calib.Holdout
+	r       *Report
+	explore func(context string) bool
+	// expl and conf are the exploration and confirmation contexts, eligible
+	// the confirmation contexts where the metric is defined, train the
+	// exploration contexts in π order (design indices).
+	expl, conf, eligible, train []int
+	units                       []string        // selection units of the design
+	pass                        map[string]bool // per unit, the exploration screen's verdict
+	values                      [][]float64     // per bootstrap row, its values on eligible
+	scores                      []*Score        // per bootstrap row, the score it fills
+	primaryRow                  int             // the primary pool's PRISM row, -1 if none
+}
+
+// split divides the design's contexts by the hash split and checks that
+// exploration can choose γ and confirmation can score.
+func (c *confirmRun) split() error {
+	d, opts, r := c.d, c.opts, c.r
+	bench := opts.Benchmark
 	lf := opts.LabelsFile
 	if lf == "" {
 		lf = "labels"
 	}
-	r := &Report{Protocol: "confirm", Benchmark: bench, SplitRule: SplitRule, Metric: opts.Metric, Seed: opts.Seed,
-		Bootstrap: opts.Bootstrap, Folds: opts.Folds, GammaGrid: slices.Clone(opts.Gammas),
-		Columns: slices.Clone(d.Columns), Imputed: d.Imputed}
 	var expl, conf []int
-	for g, c := range d.Contexts {
+	for g, ctx := range d.Contexts {
 		n := d.Off[g+1] - d.Off[g]
-		if explore(c) {
+		if c.explore(ctx) {
 			expl = append(expl, g)
-			r.Split.Exploration = append(r.Split.Exploration, c)
+			r.Split.Exploration = append(r.Split.Exploration, ctx)
 			r.Split.ExplorationCandidates += n
 		} else {
 			conf = append(conf, g)
-			r.Split.Confirmation = append(r.Split.Confirmation, c)
+			r.Split.Confirmation = append(r.Split.Confirmation, ctx)
 			r.Split.ConfirmationCandidates += n
 		}
 	}
 	if len(expl) < opts.Folds {
-		return nil, warnings, fmt.Errorf("%s: benchmark %q: %d exploration contexts with at least two labelled candidates (%d confirmation); the %d-fold grouped CV on exploration needs at least %d",
+		return fmt.Errorf("%s: benchmark %q: %d exploration contexts with at least two labelled candidates (%d confirmation); the %d-fold grouped CV on exploration needs at least %d",
 			lf, bench, len(expl), len(conf), opts.Folds, opts.Folds)
 	}
 	h := calib.NewHoldout(d, opts.Options)
+	c.h = h
 	var eligible []int
 	for _, g := range conf {
 		if h.Defined(g) {
@@ -331,28 +385,23 @@ func Confirm(ctx context.Context, rows []model.ScoreRow, labels []model.Label, o
 		}
 	}
 	if len(eligible) == 0 {
-		return nil, warnings, fmt.Errorf("%s: benchmark %q: none of the %d confirmation contexts has two candidates with unequal human scores; nothing to confirm on",
+		return fmt.Errorf("%s: benchmark %q: none of the %d confirmation contexts has two candidates with unequal human scores; nothing to confirm on",
 			lf, bench, len(conf))
 	}
 	if !slices.ContainsFunc(expl, func(g int) bool { return h.Defined(g) }) {
-		return nil, warnings, fmt.Errorf("%s: benchmark %q: no exploration context has two candidates with unequal human scores; γ cannot be chosen", lf, bench)
+		return fmt.Errorf("%s: benchmark %q: no exploration context has two candidates with unequal human scores; γ cannot be chosen", lf, bench)
 	}
-	order, w, err := calib.ResolveOrder(d, opts.Options)
-	warnings = append(warnings, w...)
-	if err != nil {
-		return nil, warnings, err
-	}
-	train := slices.DeleteFunc(order, func(g int) bool { return !explore(d.Contexts[g]) })
-	for _, g := range train {
-		r.Order = append(r.Order, d.Contexts[g])
-	}
-	units, _ := selection.Units(d)
-	r.Units = units
+	c.expl, c.conf, c.eligible = expl, conf, eligible
+	return nil
+}
 
-	// The screen: Signal on the exploration contexts' score rows.
+// screen runs Signal on the exploration contexts' score rows and records
+// each unit's verdict.
+func (c *confirmRun) screen(ctx context.Context, rows []model.ScoreRow) error {
+	opts, r := c.opts, c.r
 	var erows []model.ScoreRow
 	for i := range rows {
-		if explore(rows[i].Context) {
+		if c.explore(rows[i].Context) {
 			erows = append(erows, rows[i])
 		}
 	}
@@ -360,133 +409,162 @@ func Confirm(ctx context.Context, rows []model.ScoreRow, labels []model.Label, o
 	so.ScoresFile = opts.ScoresFile
 	sig, err := signal.Signal(ctx, erows, so)
 	if err != nil {
-		return nil, warnings, fmt.Errorf("exploration screen: %w", err)
+		return fmt.Errorf("exploration screen: %w", err)
 	}
 	r.Screen = Screen{Contexts: sig.Contexts, Bootstrap: so.Bootstrap, Seed: so.Seed, Rule: screenRule, Passed: []string{}}
-	pass := map[string]bool{}
+	c.pass = map[string]bool{}
 	for _, u := range sig.Units {
 		r.Screen.Units = append(r.Screen.Units, ScreenedUnit{Name: u.Name, Ratio: u.Ratio, CI: u.CI, Pass: u.Pass, TooFew: u.TooFew, Contexts: u.Contexts})
-		pass[u.Name] = u.Pass
+		c.pass[u.Name] = u.Pass
 	}
-	for _, u := range units {
-		if pass[u] {
+	for _, u := range c.units {
+		if c.pass[u] {
 			r.Screen.Passed = append(r.Screen.Passed, u)
 		}
 	}
+	return nil
+}
 
-	// Rows of the bootstrap: Vanilla, every pool's fits, the baselines.
-	var values [][]float64
-	var scores []*Score
-	addRow := func(s *Score, v []float64) {
-		values = append(values, v)
-		scores = append(scores, s)
-	}
-	r.Vanilla = &Score{}
-	vv := make([]float64, len(eligible))
-	for i, g := range eligible {
-		vv[i] = h.VanillaValue(g)
-	}
-	addRow(r.Vanilla, vv)
+// addRow adds a bootstrap row: values on eligible, filling score s.
+func (c *confirmRun) addRow(s *Score, v []float64) {
+	c.values = append(c.values, v)
+	c.scores = append(c.scores, s)
+}
 
+// fitPools adds Vanilla's row, then fits every pool asked for, in report
+// order, on exploration and adds its fits' rows.
+func (c *confirmRun) fitPools(ctx context.Context) error {
+	opts, r := c.opts, c.r
+	c.r.Vanilla = &Score{}
+	vv := make([]float64, len(c.eligible))
+	for i, g := range c.eligible {
+		vv[i] = c.h.VanillaValue(g)
+	}
+	c.addRow(r.Vanilla, vv)
 	pools := opts.Pools
 	if pools == nil {
 		pools = PoolNames
 	}
-	K := len(d.Attrs)
-	primaryRow := -1
 	for _, name := range PoolNames { // report order, whatever order they were asked in
 		if !slices.Contains(pools, name) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, warnings, err
+			return err
 		}
 		p := &Pool{Name: name, Label: poolLabels[name], Units: []string{}, Columns: []string{}}
 		r.Pools = append(r.Pools, p)
-		var in []int // unit indices
-		switch name {
-		case PoolPrimary, PoolProperties, PoolOneSided:
-			for u, un := range units {
-				if !pass[un] || (name == PoolProperties && u >= K) || (name == PoolOneSided && u < K) {
-					continue
-				}
-				in = append(in, u)
-			}
-			if len(in) == 0 {
-				switch name {
-				case PoolPrimary:
-					p.Reason = fmt.Sprintf("no unit passes the exploration screen (%d units screened)", len(units))
-				case PoolProperties:
-					p.Reason = fmt.Sprintf("no attribute unit passes the exploration screen (%d attributes)", K)
-				default:
-					p.Reason = fmt.Sprintf("no context probe (ctx:NAME) passes the exploration screen (%d context probes)", len(units)-K)
-				}
-			}
-		case PoolAll:
-			for u := range units {
-				in = append(in, u)
-			}
-		case PoolForward:
-			if in, err = forwardOnExploration(ctx, d, expl, train, p, opts); err != nil {
-				return nil, warnings, err
-			}
-			if len(in) == 0 {
-				p.Reason = "forward selection added no unit: " + p.ForwardStop
-			}
+		in, err := c.poolUnits(ctx, p)
+		if err != nil {
+			return err
 		}
 		if len(in) == 0 {
 			continue
 		}
-		p.Applicable = true
-		fits, vals, err := fitPool(d, in, train, eligible, opts.Options)
-		if err != nil {
-			return nil, warnings, fmt.Errorf("pool %s: %w", name, err)
-		}
-		dp := fits.design
-		for _, u := range in {
-			p.Units = append(p.Units, units[u])
-		}
-		p.Columns = slices.Clone(dp.Columns)
-		for mi, m := range fits.methods {
-			cf := fits.fits[mi]
-			switch m {
-			case calib.PRISM:
-				p.PRISM = cf
-				if name == PoolPrimary {
-					primaryRow = len(values)
-				}
-			case calib.AlphaPRISM:
-				p.AlphaPRISM = cf
-			case calib.Half:
-				p.Half = cf
-			}
-			addRow(&cf.Score, vals[mi])
+		if err := c.fitPool(p, in); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// Rubric baselines: fitted on the exploration candidates (π order),
-	// predicting the confirmation candidates.
-	bls, err := h.Baselines(ctx, train, conf, eligible)
+// poolUnits returns the units of pool p (indices into c.units), or none
+// with p.Reason saying why.
+func (c *confirmRun) poolUnits(ctx context.Context, p *Pool) (in []int, err error) {
+	units, pass, name := c.units, c.pass, p.Name
+	K := len(c.d.Attrs)
+	switch name {
+	case PoolPrimary, PoolProperties, PoolOneSided:
+		for u, un := range units {
+			if !pass[un] || (name == PoolProperties && u >= K) || (name == PoolOneSided && u < K) {
+				continue
+			}
+			in = append(in, u)
+		}
+		if len(in) == 0 {
+			switch name {
+			case PoolPrimary:
+				p.Reason = fmt.Sprintf("no unit passes the exploration screen (%d units screened)", len(units))
+			case PoolProperties:
+				p.Reason = fmt.Sprintf("no attribute unit passes the exploration screen (%d attributes)", K)
+			default:
+				p.Reason = fmt.Sprintf("no context probe (ctx:NAME) passes the exploration screen (%d context probes)", len(units)-K)
+			}
+		}
+	case PoolAll:
+		for u := range units {
+			in = append(in, u)
+		}
+	case PoolForward:
+		if in, err = forwardOnExploration(ctx, c.d, c.expl, c.train, p, c.opts); err != nil {
+			return nil, err
+		}
+		if len(in) == 0 {
+			p.Reason = "forward selection added no unit: " + p.ForwardStop
+		}
+	}
+	return in, nil
+}
+
+// fitPool fits pool p's units in on exploration and adds each fit's row.
+func (c *confirmRun) fitPool(p *Pool, in []int) error {
+	name, units := p.Name, c.units
+	p.Applicable = true
+	fits, vals, err := fitPool(c.d, in, c.train, c.eligible, c.opts.Options)
 	if err != nil {
-		return nil, warnings, err
+		return fmt.Errorf("pool %s: %w", name, err)
+	}
+	dp := fits.design
+	for _, u := range in {
+		p.Units = append(p.Units, units[u])
+	}
+	p.Columns = slices.Clone(dp.Columns)
+	for mi, m := range fits.methods {
+		cf := fits.fits[mi]
+		switch m {
+		case calib.PRISM:
+			p.PRISM = cf
+			if name == PoolPrimary {
+				c.primaryRow = len(c.values)
+			}
+		case calib.AlphaPRISM:
+			p.AlphaPRISM = cf
+		case calib.Half:
+			p.Half = cf
+		}
+		c.addRow(&cf.Score, vals[mi])
+	}
+	return nil
+}
+
+// baselines fits the rubric baselines on the exploration candidates (π
+// order), predicting the confirmation candidates, and adds their rows.
+func (c *confirmRun) baselines(ctx context.Context) error {
+	bls, err := c.h.Baselines(ctx, c.train, c.conf, c.eligible)
+	if err != nil {
+		return err
 	}
 	for _, bl := range bls {
 		res := bl.Result
 		cb := &Baseline{Name: bl.Name, Kind: res.Kind, Criteria: res.Criteria, Missing: res.Missing, OutOfScale: res.OutOfScale,
 			Absent: res.Absent, Forest: res.Forest, Gamma: bl.Gamma, CallsPerCandidate: res.CallsPerCandidate, TokensPerCandidate: res.TokensPerCandidate}
-		r.Baselines = append(r.Baselines, cb)
-		addRow(&cb.Score, bl.Values)
+		c.r.Baselines = append(c.r.Baselines, cb)
+		c.addRow(&cb.Score, bl.Values)
 	}
+	return nil
+}
 
-	// One set of draws for every row: the same seed gives the same
-	// resampled contexts in both passes.
+// score fills every row's score: one set of draws for every row, so the
+// same seed gives the same resampled contexts in both passes.
+func (c *confirmRun) score() {
+	opts, r, d, values, eligible, primaryRow := c.opts, c.r, c.d, c.values, c.eligible, c.primaryRow
 	ci, diffV := calib.PairedBootstrap(values, 0, opts.Bootstrap, opts.Seed)
 	var diffP [][2]float64
 	if primaryRow >= 0 {
 		_, diffP = calib.PairedBootstrap(values, primaryRow, opts.Bootstrap, opts.Seed)
 		r.Primary = PoolPrimary + "/" + calib.PRISM.String()
 	}
-	for i, s := range scores {
+	for i, s := range c.scores {
 		s.Mean, s.CI = calib.Mean(values[i]), ci[i]
 		s.PerContext = make(map[string]float64, len(eligible))
 		for k, g := range eligible {
@@ -499,7 +577,6 @@ func Confirm(ctx context.Context, rows []model.ScoreRow, labels []model.Label, o
 			s.DiffVsPrimary = &calib.Diff{Mean: s.Mean - calib.Mean(values[primaryRow]), CI: diffP[i]}
 		}
 	}
-	return r, warnings, nil
 }
 
 // unequalPairs counts the pairs of y with unequal values.
