@@ -153,126 +153,151 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts Options) (*Wording
 		return rep, nil
 	}
 	qb := newQBoot(len(t.ctxs))
-	R := len(t.runs)
-	// Per attribute: stat indices and the levels present.
-	type lvStats struct {
-		lv                                 int
-		oo, ecec, ebeb, dpO, dmO, bpO, bmO int
-	}
-	type attrStats struct {
-		zz, zO int
-		lvs    []lvStats
-	}
-	stats := make([]*attrStats, len(ladder))
+	stats := make(ladderStats, len(ladder))
 	for ai, a := range ladder {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		wa := WordingAttr{Name: a, ControlProjection: nanEst(), ZRMS: nanEst()} // numbers only with enough data
-		ctl, base := model.LevelProbe(a, model.LevelControl), model.ProbeBaseline
-		probes := []string{base, ctl}
-		var lvs []int
-		for li, l := range WordingLevels {
-			if t.has(l.Plus(a)) && t.has(l.Minus(a)) {
-				lvs = append(lvs, li)
-				probes = append(probes, l.Plus(a), l.Minus(a))
-			}
-		}
-		if !t.has(a+":+") || !t.has(a+":-") {
-			wa.TooFew = "no standard (ATTR:+ and ATTR:-) scores"
-			rep.Attributes = append(rep.Attributes, wa)
-			continue
-		}
-		// Usable contexts first: too few → no statistics at all.
-		cds, cands := t.usable(probes)
-		wa.Contexts, wa.Candidates = len(cds), cands
-		if wa.Contexts < opts.MinContexts {
-			wa.TooFew = fmt.Sprintf("%d contexts with 2 or more candidates answered under every ladder condition in every run; needs %d", wa.Contexts, opts.MinContexts)
-			rep.Attributes = append(rep.Attributes, wa)
-			continue
-		}
-		std := WordingLevels[1]
-		oStd := []term{{std.Plus(a), 0.5}, {std.Minus(a), -0.5}}
-		z := []term{{ctl, 1}, {base, -1}}
-		as := &attrStats{zz: qb.stat(), zO: qb.stat()}
-		add := func(j int, u, w []term) { qb.addQ(j, cds, u, w, R) }
-		add(as.zz, z, z)
-		add(as.zO, z, oStd)
-		for _, li := range lvs {
-			l := WordingLevels[li]
-			p, m := l.Plus(a), l.Minus(a)
-			o := []term{{p, 0.5}, {m, -0.5}}
-			ec := []term{{p, 0.5}, {m, 0.5}, {ctl, -1}}
-			eb := []term{{p, 0.5}, {m, 0.5}, {base, -1}}
-			s := lvStats{lv: li}
-			for _, x := range []struct {
-				j    *int
-				u, w []term
-			}{
-				{&s.oo, o, o}, {&s.ecec, ec, ec}, {&s.ebeb, eb, eb},
-				{&s.dpO, []term{{p, 1}, {ctl, -1}}, oStd}, {&s.dmO, []term{{m, 1}, {ctl, -1}}, oStd},
-				{&s.bpO, []term{{p, 1}, {base, -1}}, oStd}, {&s.bmO, []term{{m, 1}, {base, -1}}, oStd},
-			} {
-				*x.j = qb.stat()
-				add(*x.j, x.u, x.w)
-			}
-			as.lvs = append(as.lvs, s)
-		}
+		wa, as := ladderAttr(t, qb, a, opts)
 		stats[ai] = as
 		rep.Attributes = append(rep.Attributes, wa)
 	}
-	// stdOO: Q(O_std, O_std) of an attribute (the standard level's oo).
-	stdOO := func(as *attrStats) int {
-		for _, s := range as.lvs {
-			if s.lv == 1 {
-				return s.oo
-			}
-		}
-		panic("calib: standard level missing")
+	next := qb.estimates(stats.derive, opts.Bootstrap, opts.Seed)
+	stats.fill(rep, ladder, next)
+	if len(rep.Pooled) == 0 {
+		rep.TooFew = fmt.Sprintf("no attribute has enough data (each needs %d contexts of 2 or more candidates answered under every ladder condition in every run)", opts.MinContexts)
 	}
-	// derive lays out every reported quantity: per attribute 2 + 7 per
-	// level, then 5 per pooled level.
-	derive := func(q []float64) []float64 {
-		var out []float64
+	return rep, nil
+}
+
+// lvStats are the stat indices (qBoot) of one ladder level of an attribute.
+type lvStats struct {
+	lv                                 int
+	oo, ecec, ebeb, dpO, dmO, bpO, bmO int
+}
+
+// attrStats are the stat indices of one attribute and its levels present.
+type attrStats struct {
+	zz, zO int
+	lvs    []lvStats
+}
+
+// stdOO is Q(O_std, O_std) of an attribute (the standard level's oo).
+func (as *attrStats) stdOO() int {
+	for _, s := range as.lvs {
+		if s.lv == 1 {
+			return s.oo
+		}
+	}
+	panic("calib: standard level missing")
+}
+
+// ladderStats are the stats of every ladder attribute, nil for one
+// without enough data.
+type ladderStats []*attrStats
+
+// ladderAttr registers attribute a's statistics in qb and returns its
+// report entry, or, without standard scores or enough usable contexts,
+// the entry saying so and nil stats.
+func ladderAttr(t *diagTable, qb *qBoot, a string, opts Options) (WordingAttr, *attrStats) {
+	R := len(t.runs)
+	wa := WordingAttr{Name: a, ControlProjection: nanEst(), ZRMS: nanEst()} // numbers only with enough data
+	ctl, base := model.LevelProbe(a, model.LevelControl), model.ProbeBaseline
+	probes := []string{base, ctl}
+	var lvs []int
+	for li, l := range WordingLevels {
+		if t.has(l.Plus(a)) && t.has(l.Minus(a)) {
+			lvs = append(lvs, li)
+			probes = append(probes, l.Plus(a), l.Minus(a))
+		}
+	}
+	if !t.has(a+":+") || !t.has(a+":-") {
+		wa.TooFew = "no standard (ATTR:+ and ATTR:-) scores"
+		return wa, nil
+	}
+	// Usable contexts first: too few → no statistics at all.
+	cds, cands := t.usable(probes)
+	wa.Contexts, wa.Candidates = len(cds), cands
+	if wa.Contexts < opts.MinContexts {
+		wa.TooFew = fmt.Sprintf("%d contexts with 2 or more candidates answered under every ladder condition in every run; needs %d", wa.Contexts, opts.MinContexts)
+		return wa, nil
+	}
+	std := WordingLevels[1]
+	oStd := []term{{std.Plus(a), 0.5}, {std.Minus(a), -0.5}}
+	z := []term{{ctl, 1}, {base, -1}}
+	as := &attrStats{zz: qb.stat(), zO: qb.stat()}
+	add := func(j int, u, w []term) { qb.addQ(j, cds, u, w, R) }
+	add(as.zz, z, z)
+	add(as.zO, z, oStd)
+	for _, li := range lvs {
+		l := WordingLevels[li]
+		p, m := l.Plus(a), l.Minus(a)
+		o := []term{{p, 0.5}, {m, -0.5}}
+		ec := []term{{p, 0.5}, {m, 0.5}, {ctl, -1}}
+		eb := []term{{p, 0.5}, {m, 0.5}, {base, -1}}
+		s := lvStats{lv: li}
+		for _, x := range []struct {
+			j    *int
+			u, w []term
+		}{
+			{&s.oo, o, o}, {&s.ecec, ec, ec}, {&s.ebeb, eb, eb},
+			{&s.dpO, []term{{p, 1}, {ctl, -1}}, oStd}, {&s.dmO, []term{{m, 1}, {ctl, -1}}, oStd},
+			{&s.bpO, []term{{p, 1}, {base, -1}}, oStd}, {&s.bmO, []term{{m, 1}, {base, -1}}, oStd},
+		} {
+			*x.j = qb.stat()
+			add(*x.j, x.u, x.w)
+		}
+		as.lvs = append(as.lvs, s)
+	}
+	return wa, as
+}
+
+// derive lays out every reported quantity: per attribute 2 + 7 per
+// level, then 5 per pooled level.
+func (stats ladderStats) derive(q []float64) []float64 {
+	var out []float64
+	for _, as := range stats {
+		if as == nil {
+			continue
+		}
+		den := q[as.stdOO()]
+		if !(den > 0) {
+			den = math.NaN() // no reproducible standard response: projections undefined
+		}
+		out = append(out, q[as.zO]/den, reproRMSOf(q[as.zz]))
+		for _, s := range as.lvs {
+			out = append(out, q[s.dpO]/den, q[s.dmO]/den, q[s.bpO]/den, q[s.bmO]/den,
+				reproRMSOf(q[s.oo]), reproRMSOf(q[s.ecec]), reproRMSOf(q[s.ebeb]))
+		}
+	}
+	for li := range WordingLevels {
+		var so, sec, seb float64
+		k := 0
 		for _, as := range stats {
 			if as == nil {
 				continue
 			}
-			den := q[stdOO(as)]
-			if !(den > 0) {
-				den = math.NaN() // no reproducible standard response: projections undefined
-			}
-			out = append(out, q[as.zO]/den, reproRMSOf(q[as.zz]))
 			for _, s := range as.lvs {
-				out = append(out, q[s.dpO]/den, q[s.dmO]/den, q[s.bpO]/den, q[s.bmO]/den,
-					reproRMSOf(q[s.oo]), reproRMSOf(q[s.ecec]), reproRMSOf(q[s.ebeb]))
-			}
-		}
-		for li := range WordingLevels {
-			var so, sec, seb float64
-			k := 0
-			for _, as := range stats {
-				if as == nil {
-					continue
-				}
-				for _, s := range as.lvs {
-					if s.lv == li {
-						so += q[s.oo]
-						sec += q[s.ecec]
-						seb += q[s.ebeb]
-						k++
-					}
+				if s.lv == li {
+					so += q[s.oo]
+					sec += q[s.ecec]
+					seb += q[s.ebeb]
+					k++
 				}
 			}
-			if k == 0 {
-				continue
-			}
-			o, ec, eb := reproRMSOf(so/float64(k)), reproRMSOf(sec/float64(k)), reproRMSOf(seb/float64(k))
-			out = append(out, o, ec, eb, div(ec, o), div(eb, o))
 		}
-		return out
+		if k == 0 {
+			continue
+		}
+		o, ec, eb := reproRMSOf(so/float64(k)), reproRMSOf(sec/float64(k)), reproRMSOf(seb/float64(k))
+		out = append(out, o, ec, eb, div(ec, o), div(eb, o))
 	}
-	next := qb.estimates(derive, opts.Bootstrap, opts.Seed)
+	return out
+}
+
+// fill sets the estimates, drawn in derive's order from next, in the
+// report's attributes and pooled levels.
+func (stats ladderStats) fill(rep *WordingReport, ladder []string, next func() Est) {
 	for ai, as := range stats {
 		if as == nil {
 			continue
@@ -304,10 +329,6 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts Options) (*Wording
 		rep.Pooled = append(rep.Pooled, WordingPooled{Level: l.Name, Strength: l.Strength, Attributes: names,
 			ORMS: next(), EcRMS: next(), EbaseRMS: next(), EcOverO: next(), EbaseOverO: next()})
 	}
-	if len(rep.Pooled) == 0 {
-		rep.TooFew = fmt.Sprintf("no attribute has enough data (each needs %d contexts of 2 or more candidates answered under every ladder condition in every run)", opts.MinContexts)
-	}
-	return rep, nil
 }
 
 // nanEst is an undefined estimate (null in JSON).
