@@ -58,7 +58,32 @@ func probeOrder(kind, name, sign string) string {
 // candidate, probe and wording; the baseline averages all its rows of a
 // run. Missing scores are skipped.
 func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
-	type probeInfo struct{ kind, name, sign string }
+	sc, err := scanRows(rows, file)
+	if err != nil {
+		return nil, err
+	}
+	t := &scoreTable{runs: slices.Sorted(maps.Keys(sc.runSet))}
+	candOf := t.index(sc.cands)
+	unitOf := t.units(sc.probeOf)
+	seriesOf, probeSeriesOf := t.newSeries(sc, unitOf)
+	t.fill(rows, sc.probeOf, candOf, seriesOf, probeSeriesOf)
+	return t, nil
+}
+
+// probeInfo is a parsed probe name.
+type probeInfo struct{ kind, name, sign string }
+
+// rowScan is what tabulate's first pass over the rows collects.
+type rowScan struct {
+	probeOf  map[string]probeInfo
+	runSet   map[string]bool
+	cands    map[candKey]bool
+	wordings map[string]map[string]bool // probe → wordings
+}
+
+// scanRows parses every probe name and checks the rows the diagnostics
+// read, collecting their runs, candidates and wordings.
+func scanRows(rows []model.ScoreRow, file string) (*rowScan, error) {
 	probeOf := map[string]probeInfo{}
 	runSet := map[string]bool{}
 	cands := map[candKey]bool{}
@@ -97,7 +122,13 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 			w[r.Wording] = true
 		}
 	}
-	t := &scoreTable{runs: slices.Sorted(maps.Keys(runSet))}
+	return &rowScan{probeOf: probeOf, runSet: runSet, cands: cands, wordings: wordings}, nil
+}
+
+// index numbers the candidates context by context (both in byte order),
+// setting the contexts and their offsets, and returns each candidate's
+// number.
+func (t *scoreTable) index(cands map[candKey]bool) map[candKey]int {
 	keys := slices.SortedFunc(maps.Keys(cands), func(a, b candKey) int {
 		if c := strings.Compare(a.ctx, b.ctx); c != 0 {
 			return c
@@ -113,11 +144,13 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 		candOf[k] = i
 	}
 	t.off = append(t.off, len(keys))
-	runOf := map[string]int{}
-	for i, r := range t.runs {
-		runOf[r] = i
-	}
+	return candOf
+}
 
+// units sets the attributes, context probes and neutral clauses seen and
+// returns the report's unit index of every attribute and context probe
+// (keyed by kind + name).
+func (t *scoreTable) units(probeOf map[string]probeInfo) map[string]int {
 	attrSet, ctxSet, neutralSet := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, p := range probeOf {
 		switch p.kind {
@@ -139,22 +172,29 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 	for i, c := range t.ctxProbes {
 		unitOf[model.ProbeContext+c] = len(t.attrs) + i
 	}
+	return unitOf
+}
 
-	R, n := len(t.runs), len(keys)
-	newMatrix := func() [][]float64 {
-		m := make([][]float64, R)
-		for r := range m {
-			m[r] = make([]float64, n)
-		}
-		return m
+// newMatrix is an empty [run][candidate] matrix of the table.
+func (t *scoreTable) newMatrix() [][]float64 {
+	m := make([][]float64, len(t.runs))
+	for r := range m {
+		m[r] = make([]float64, t.nCand())
 	}
+	return m
+}
+
+// newSeries makes the table's series, per probe (report order) and per
+// probe and wording (sorted), and returns them by key.
+func (t *scoreTable) newSeries(sc *rowScan, unitOf map[string]int) (seriesOf map[[2]string]*scoreSeries, probeSeriesOf map[string]*scoreSeries) {
+	probeOf, wordings, newMatrix := sc.probeOf, sc.wordings, t.newMatrix
 	names := slices.Collect(maps.Keys(wordings)) // rubric probes were skipped above
 	slices.SortFunc(names, func(a, b string) int {
 		pa, pb := probeOf[a], probeOf[b]
 		return strings.Compare(probeOrder(pa.kind, pa.name, pa.sign), probeOrder(pb.kind, pb.name, pb.sign))
 	})
-	seriesOf := map[[2]string]*scoreSeries{}
-	probeSeriesOf := map[string]*scoreSeries{}
+	seriesOf = map[[2]string]*scoreSeries{}
+	probeSeriesOf = map[string]*scoreSeries{}
 	for _, name := range names {
 		p := probeOf[name]
 		unit := -1
@@ -171,8 +211,18 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 			seriesOf[[2]string{name, w}] = &s
 		}
 	}
+	return seriesOf, probeSeriesOf
+}
 
-	// Sums then means; counts share the matrices' layout.
+// fill sets the baseline and every series to the mean score per run and
+// candidate (NaN without one): sums then means; counts share the
+// matrices' layout.
+func (t *scoreTable) fill(rows []model.ScoreRow, probeOf map[string]probeInfo, candOf map[candKey]int, seriesOf map[[2]string]*scoreSeries, probeSeriesOf map[string]*scoreSeries) {
+	newMatrix := t.newMatrix
+	runOf := map[string]int{}
+	for i, r := range t.runs {
+		runOf[r] = i
+	}
 	t.s0 = newMatrix()
 	counts := map[*scoreSeries][][]float64{}
 	s0n := newMatrix()
@@ -213,7 +263,6 @@ func tabulate(rows []model.ScoreRow, file string) (*scoreTable, error) {
 	for s, cnt := range counts {
 		divide(s.mean, cnt)
 	}
-	return t, nil
 }
 
 // displacement returns s − s0 per run and candidate (NaN where either is
