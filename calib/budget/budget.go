@@ -128,19 +128,8 @@ const budgetNote = "every subset, order, imputation regression and residual spre
 // every sign) and the adaptive policy at each τ of opts.Taus, on all
 // wordings and on the first wording.
 func Evaluate(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts Options) (*Report, []string, error) {
-	if err := opts.Check(); err != nil {
+	if err := opts.check(); err != nil {
 		return nil, nil, err
-	}
-	if opts.Global {
-		return nil, nil, errors.New("budget curves need contexts; global mode is not supported")
-	}
-	for _, t := range opts.Taus {
-		if !(t >= 0) || math.IsInf(t, 0) {
-			return nil, nil, fmt.Errorf("τ %v: want a finite value ≥ 0", t)
-		}
-	}
-	if !(opts.Tolerance >= 0) || math.IsInf(opts.Tolerance, 0) {
-		return nil, nil, fmt.Errorf("tolerance %v: want a finite value ≥ 0", opts.Tolerance)
 	}
 	bo := opts.BuildOptions()
 	bo.Global = false
@@ -172,58 +161,10 @@ func Evaluate(ctx context.Context, rows []model.ScoreRow, labels []model.Label, 
 	if err != nil {
 		return nil, warnings, err
 	}
-	r := &Report{Metric: opts.Metric, NContexts: len(d.Contexts), NCandidates: d.Rows(), Folds: opts.Folds,
-		Seed: opts.Seed, Bootstrap: opts.Bootstrap, Columns: slices.Clone(d.Columns), BaseCalls: base,
-		ColumnCalls: calls, Tolerance: opts.Tolerance, Note: budgetNote}
-	r.FullCalls = base
-	for _, c := range calls {
-		r.FullCalls += c
-	}
-	for _, g := range order {
-		r.Order = append(r.Order, d.Contexts[g])
-	}
-	for fo := range s.Folds() {
-		r.FoldSizes = append(r.FoldSizes, len(s.Test(fo)))
-	}
+	r := newReport(opts, d, order, s, base, calls)
 	ev := &budgetCurve{d: d, s: s, r: r}
-
-	// Ends.
-	van := make([]float64, len(d.Contexts))
-	for g := range van {
-		van[g] = s.VanillaValue(g)
-	}
-	ev.add(Point{Family: FamilyVanilla}, van, constCalls(len(d.Contexts), base))
-	ev.add(Point{Family: FamilyFull}, bf.oofAll, constCalls(len(d.Contexts), r.FullCalls))
-	r.full = 1
-
-	// Static subsets chosen per fold on training importance.
-	units, unitCols := selection.Units(d)
-	for m := 1; m < len(units); m++ {
-		if err := ctx.Err(); err != nil {
-			return nil, warnings, err
-		}
-		vals, cl, err := bf.staticPoint(func(fo int) []int { return topUnits(bf, fo, unitCols, m) })
-		if err != nil {
-			return nil, warnings, err
-		}
-		ev.add(Point{Family: FamilyUnits, Size: m}, vals, cl)
-	}
-	for m := 1; m < d.Q(); m++ {
-		if err := ctx.Err(); err != nil {
-			return nil, warnings, err
-		}
-		vals, cl, err := bf.staticPoint(func(fo int) []int { return bf.ranked(fo)[:m] })
-		if err != nil {
-			return nil, warnings, err
-		}
-		ev.add(Point{Family: FamilyColumns, Size: m}, vals, cl)
-	}
-	if len(d.Attrs) > 0 {
-		vals, cl, err := bf.staticPoint(func(fo int) []int { return oneSign(bf, fo, d) })
-		if err != nil {
-			return nil, warnings, err
-		}
-		ev.add(Point{Family: FamilyOneSign, Size: len(oneSign(bf, 0, d))}, vals, cl)
+	if err := ev.static(ctx, bf); err != nil {
+		return nil, warnings, err
 	}
 
 	// Adaptive on every wording.
@@ -237,40 +178,140 @@ func Evaluate(ctx context.Context, rows []model.ScoreRow, labels []model.Label, 
 
 	// The first wording of every sign, when there are several.
 	if one := firstWordings(rows); one != nil {
-		d1, _, err := calib.BuildDesign(one, labels, bo)
-		var s1 *calib.Selector
-		if err == nil && slices.Equal(d1.Contexts, d.Contexts) && slices.Equal(d1.Columns, d.Columns) {
-			s1 = calib.NewSelector(d1, opts.Options, order)
+		note, err := ev.oneWording(ctx, one, labels, bo, order, opts)
+		if err != nil {
+			return nil, warnings, err
 		}
-		if s1 != nil && slices.Equal(s1.Defined, s.Defined) {
-			r.Wordings = true
-			base1, calls1 := calib.PolicyCalls(one, d1)
-			bf1, err := newBudgetFolds(s1, calls1, base1)
-			if err != nil {
-				return nil, warnings, err
-			}
-			ev1 := &budgetCurve{d: d1, s: s1, r: r, parent: ev}
-			for m := 1; m < d1.Q(); m++ {
-				vals, cl, err := bf1.staticPoint(func(fo int) []int { return bf1.ranked(fo)[:m] })
-				if err != nil {
-					return nil, warnings, err
-				}
-				ev1.add(Point{Family: FamilyOneWording, Size: m}, vals, cl)
-			}
-			full1 := base1
-			for _, c := range calls1 {
-				full1 += c
-			}
-			ev1.add(Point{Family: FamilyOneWording, Size: d1.Q()}, bf1.oofAll, constCalls(len(d1.Contexts), full1))
-			if err := ev1.adaptive(ctx, bf1, calib.NewPolicyTrainer(d1), FamilyAdaptiveWording, opts.Taus); err != nil {
-				return nil, warnings, err
-			}
-		} else {
-			warnings = append(warnings, "the first-wording scores do not cover the same contexts and columns; the one-wording points are left out")
+		if note != "" {
+			warnings = append(warnings, note)
 		}
 	}
 	ev.finish(opts)
 	return r, warnings, ctx.Err()
+}
+
+// check validates the options beyond calib.Options.Check.
+func (opts *Options) check() error {
+	if err := opts.Check(); err != nil {
+		return err
+	}
+	if opts.Global {
+		return errors.New("budget curves need contexts; global mode is not supported")
+	}
+	for _, t := range opts.Taus {
+		if !(t >= 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("τ %v: want a finite value ≥ 0", t)
+		}
+	}
+	if !(opts.Tolerance >= 0) || math.IsInf(opts.Tolerance, 0) {
+		return fmt.Errorf("tolerance %v: want a finite value ≥ 0", opts.Tolerance)
+	}
+	return nil
+}
+
+// newReport starts the report of the design d: its sizes, options, call
+// costs, π and fold sizes.
+func newReport(opts Options, d *calib.Design, order []int, s *calib.Selector, base float64, calls []float64) *Report {
+	r := &Report{Metric: opts.Metric, NContexts: len(d.Contexts), NCandidates: d.Rows(), Folds: opts.Folds,
+		Seed: opts.Seed, Bootstrap: opts.Bootstrap, Columns: slices.Clone(d.Columns), BaseCalls: base,
+		ColumnCalls: calls, Tolerance: opts.Tolerance, Note: budgetNote}
+	r.FullCalls = base
+	for _, c := range calls {
+		r.FullCalls += c
+	}
+	for _, g := range order {
+		r.Order = append(r.Order, d.Contexts[g])
+	}
+	for fo := range s.Folds() {
+		r.FoldSizes = append(r.FoldSizes, len(s.Test(fo)))
+	}
+	return r
+}
+
+// static adds the ends (Vanilla, the full bank) and the static subsets
+// chosen per fold on training importance: top units, top columns and
+// one sign per attribute.
+func (ev *budgetCurve) static(ctx context.Context, bf *budgetFolds) error {
+	d, s, r := ev.d, ev.s, ev.r
+	base := r.BaseCalls
+	// Ends.
+	van := make([]float64, len(d.Contexts))
+	for g := range van {
+		van[g] = s.VanillaValue(g)
+	}
+	ev.add(Point{Family: FamilyVanilla}, van, constCalls(len(d.Contexts), base))
+	ev.add(Point{Family: FamilyFull}, bf.oofAll, constCalls(len(d.Contexts), r.FullCalls))
+	r.full = 1
+
+	// Static subsets chosen per fold on training importance.
+	units, unitCols := selection.Units(d)
+	for m := 1; m < len(units); m++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		vals, cl, err := bf.staticPoint(func(fo int) []int { return topUnits(bf, fo, unitCols, m) })
+		if err != nil {
+			return err
+		}
+		ev.add(Point{Family: FamilyUnits, Size: m}, vals, cl)
+	}
+	for m := 1; m < d.Q(); m++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		vals, cl, err := bf.staticPoint(func(fo int) []int { return bf.ranked(fo)[:m] })
+		if err != nil {
+			return err
+		}
+		ev.add(Point{Family: FamilyColumns, Size: m}, vals, cl)
+	}
+	if len(d.Attrs) > 0 {
+		vals, cl, err := bf.staticPoint(func(fo int) []int { return oneSign(bf, fo, d) })
+		if err != nil {
+			return err
+		}
+		ev.add(Point{Family: FamilyOneSign, Size: len(oneSign(bf, 0, d))}, vals, cl)
+	}
+	return nil
+}
+
+// oneWording adds the points on the first wording of every sign (rows
+// one): top columns, all of them and the adaptive policy. When the first
+// wordings do not cover the same contexts and columns, it returns the
+// warning that says so instead.
+func (ev *budgetCurve) oneWording(ctx context.Context, one []model.ScoreRow, labels []model.Label, bo calib.BuildOptions, order []int, opts Options) (string, error) {
+	d, s, r := ev.d, ev.s, ev.r
+	d1, _, err := calib.BuildDesign(one, labels, bo)
+	var s1 *calib.Selector
+	if err == nil && slices.Equal(d1.Contexts, d.Contexts) && slices.Equal(d1.Columns, d.Columns) {
+		s1 = calib.NewSelector(d1, opts.Options, order)
+	}
+	if s1 != nil && slices.Equal(s1.Defined, s.Defined) {
+		r.Wordings = true
+		base1, calls1 := calib.PolicyCalls(one, d1)
+		bf1, err := newBudgetFolds(s1, calls1, base1)
+		if err != nil {
+			return "", err
+		}
+		ev1 := &budgetCurve{d: d1, s: s1, r: r, parent: ev}
+		for m := 1; m < d1.Q(); m++ {
+			vals, cl, err := bf1.staticPoint(func(fo int) []int { return bf1.ranked(fo)[:m] })
+			if err != nil {
+				return "", err
+			}
+			ev1.add(Point{Family: FamilyOneWording, Size: m}, vals, cl)
+		}
+		full1 := base1
+		for _, c := range calls1 {
+			full1 += c
+		}
+		ev1.add(Point{Family: FamilyOneWording, Size: d1.Q()}, bf1.oofAll, constCalls(len(d1.Contexts), full1))
+		if err := ev1.adaptive(ctx, bf1, calib.NewPolicyTrainer(d1), FamilyAdaptiveWording, opts.Taus); err != nil {
+			return "", err
+		}
+		return "", nil
+	}
+	return "the first-wording scores do not cover the same contexts and columns; the one-wording points are left out", nil
 }
 
 // budgetCurve collects points with per-context values and calls.
