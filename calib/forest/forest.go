@@ -231,88 +231,6 @@ func leafOf(t []forestNode, row []float64) int {
 	return i
 }
 
-// histBins is the most distinct values a feature may take for its splits
-// to be searched by histogram: per node, the rows' weights and weighted
-// targets are summed by value, then the values are scanned in order.
-// Other features keep their rows sorted by value in every node. Both
-// searches visit the same candidates in the same order (a variable so
-// that tests run either search); at most 32, the bits of a uint32 mask.
-var histBins = 32
-
-// forestData is what every tree reads: the features by column; for a
-// histogram feature, each row's value code and the sorted distinct values;
-// for another, the row indices sorted by value (ties by index).
-type forestData struct {
-	n, p       int
-	xcol       []float64 // p×n, column-major
-	y          []float64
-	hid        []int       // p: histogram index of a feature, or −1
-	sid        []int       // p: sorted-list index of a feature, or −1
-	hfeat      []int       // pH: feature of histogram index h
-	vals       [][]float64 // pH: sorted distinct values
-	code       []uint8     // n×pH, row-major: rank of the row's value in vals[h]
-	order      []int32     // pS×n: rows sorted by value, per sorted feature
-	minLeaf    int
-	maxFeat    int
-	maxDepth   int
-	noBootstrp bool
-}
-
-func newForestData(x []float64, n, p int, y []float64, opts Options) *forestData {
-	d := &forestData{n: n, p: p, xcol: make([]float64, n*p), y: y, hid: make([]int, p), sid: make([]int, p),
-		minLeaf: max(opts.MinLeaf, 1), maxFeat: opts.MaxFeatures, maxDepth: opts.MaxDepth, noBootstrp: opts.NoBootstrap}
-	if d.maxFeat == 0 {
-		d.maxFeat = p
-	}
-	for i := range n {
-		for f := range p {
-			d.xcol[f*n+i] = x[i*p+f]
-		}
-	}
-	var sorted []int
-	for f := range p {
-		col := d.xcol[f*n : (f+1)*n]
-		v := slices.Clone(col)
-		slices.Sort(v)
-		v = slices.Compact(v)
-		d.hid[f], d.sid[f] = -1, -1
-		if len(v) <= histBins {
-			d.hid[f] = len(d.hfeat)
-			d.hfeat = append(d.hfeat, f)
-			d.vals = append(d.vals, v)
-		} else {
-			d.sid[f] = len(sorted)
-			sorted = append(sorted, f)
-		}
-	}
-	pH := len(d.hfeat)
-	d.code = make([]uint8, n*pH)
-	for h, f := range d.hfeat {
-		for i, v := range d.xcol[f*n : (f+1)*n] {
-			c, _ := slices.BinarySearch(d.vals[h], v)
-			d.code[i*pH+h] = uint8(c)
-		}
-	}
-	d.order = make([]int32, len(sorted)*n)
-	for s, f := range sorted {
-		col := d.xcol[f*n : (f+1)*n]
-		o := d.order[s*n : (s+1)*n]
-		for i := range o {
-			o[i] = int32(i)
-		}
-		slices.SortFunc(o, func(a, b int32) int {
-			switch va, vb := col[a], col[b]; {
-			case va < vb:
-				return -1
-			case va > vb:
-				return 1
-			}
-			return int(a - b)
-		})
-	}
-	return d
-}
-
 // histCell sums the rows of a node that take one value of a feature: Σwy,
 // and Σw·2³² + the number of rows (weights and counts are integers).
 type histCell struct {
@@ -515,10 +433,30 @@ func (b *treeBuilder) searchHist(f int) (constant bool) {
 
 // split makes node task.node a leaf or splits it and queues its children.
 func (b *treeBuilder) split(task forestTask) {
-	d, m := b.d, b.m
+	W, S, ok := b.node(task)
+	if !ok {
+		return
+	}
+	live := b.feats[task.fo : task.fo+task.fn]
+	b.histograms(b.mem[task.lo:task.hi], live)
+	b.search(task, live, W, S)
+	if b.bestF < 0 {
+		for _, f := range live {
+			b.isConst[f] = false
+		}
+		return
+	}
+	b.apply(task)
+}
+
+// node sets the task's node to a leaf predicting the weighted mean of its
+// rows and reports whether it is worth splitting: enough rows, depth to
+// spare, y not pure and some feature not constant. W and S are the rows'
+// weight and weighted sum of y.
+func (b *treeBuilder) node(task forestTask) (W, S float64, ok bool) {
+	d := b.d
 	lo, hi := task.lo, task.hi
 	rows := b.mem[lo:hi]
-	var W, S float64
 	for _, l := range rows {
 		W += b.lw[l]
 		S += b.lwy[l]
@@ -528,7 +466,7 @@ func (b *treeBuilder) split(task forestTask) {
 	nd.val, nd.feat = mean, -1
 	cnt := hi - lo
 	if cnt < 2 || cnt < 2*d.minLeaf || (d.maxDepth > 0 && task.depth >= d.maxDepth) {
-		return
+		return W, S, false
 	}
 	var ss float64
 	for _, l := range rows {
@@ -536,14 +474,18 @@ func (b *treeBuilder) split(task forestTask) {
 		ss += b.lw[l] * r * r
 	}
 	if ss/W <= pureTol {
-		return
+		return W, S, false
 	}
+	if task.fn == 0 {
+		return W, S, false // every feature constant
+	}
+	return W, S, true
+}
 
-	fn := task.fn
-	if fn == 0 {
-		return // every feature constant
-	}
-	live := b.feats[task.fo : task.fo+fn]
+// histograms fills the histograms of the node's live histogram features
+// from its rows.
+func (b *treeBuilder) histograms(rows []int32, live []int32) {
+	d := b.d
 	b.liveH = b.liveH[:0]
 	for _, f := range live {
 		if h := d.hid[f]; h >= 0 {
@@ -564,7 +506,15 @@ func (b *treeBuilder) split(task forestTask) {
 			}
 		}
 	}
+}
 
+// search visits the node's features in a random order until MaxFeatures
+// are visited (and one is not constant), recording the best split in b
+// and each visited feature's constancy, then clears the histograms it did
+// not scan.
+func (b *treeBuilder) search(task forestTask, live []int32, W, S float64) {
+	d := b.d
+	lo, hi, fn, cnt := task.lo, task.hi, task.fn, task.hi-task.lo
 	// The visit order: a shuffle of all p features, dead ones (constant
 	// in an ancestor) counted but not searched. When every feature is to
 	// be visited, the live ones alone, in the same order, suffice.
@@ -614,14 +564,16 @@ func (b *treeBuilder) split(task forestTask) {
 			b.present[h] = 0
 		}
 	}
-	bestF := b.bestF
-	if bestF < 0 {
-		for _, f := range live {
-			b.isConst[f] = false
-		}
-		return
-	}
+}
 
+// apply splits the node at the best split found: its children's
+// features, the rows partitioned in every segment, and the two child
+// tasks pushed.
+func (b *treeBuilder) apply(task forestTask) {
+	d, m := b.d, b.m
+	lo, hi, fn := task.lo, task.hi, task.fn
+	rows := b.mem[lo:hi]
+	bestF := b.bestF
 	// The children search this node's features but those found constant,
 	// in this node's order.
 	fo := len(b.feats)
@@ -647,7 +599,7 @@ func (b *treeBuilder) split(task forestTask) {
 	}
 
 	child := len(b.nodes)
-	nd = &b.nodes[task.node]
+	nd := &b.nodes[task.node]
 	nd.feat, nd.thr, nd.left = int32(bestF), b.bestThr, int32(child)
 	b.nodes = append(b.nodes, forestNode{feat: -1}, forestNode{feat: -1})
 	mid := lo + nl
