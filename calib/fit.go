@@ -86,8 +86,8 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	if opts.Global {
 		return fitGlobal(ctx, d, opts)
 	}
-	if len(d.Contexts) < opts.Folds {
-		return nil, nil, fmt.Errorf("%s: only %d contexts with at least two labelled candidates; need at least %d (one per fold)", lf, len(d.Contexts), opts.Folds)
+	if err := CheckFolds(lf, len(d.Contexts), opts.Folds); err != nil {
+		return nil, nil, err
 	}
 	order, warnings, err := ResolveOrder(d, opts)
 	if err != nil {

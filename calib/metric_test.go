@@ -144,3 +144,22 @@ func TestComparisonAccuracyHand(t *testing.T) {
 		t.Error("no comparisons: want ok false")
 	}
 }
+
+// TestTooFew: the shared minimum-count guard says nothing with enough and
+// writes the caller's format otherwise; CheckFolds keeps the fit's text.
+func TestTooFew(t *testing.T) {
+	if got := TooFew(5, 5, "%d of %d"); got != "" {
+		t.Errorf("enough: %q", got)
+	}
+	if got := TooFew(4, 5, "too few: %d usable contexts, needs %d"); got != "too few: 4 usable contexts, needs 5" {
+		t.Errorf("too few: %q", got)
+	}
+	err := CheckFolds("labels.csv", 3, 5)
+	want := "labels.csv: only 3 contexts with at least two labelled candidates; need at least 5 (one per fold)"
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckFolds: %v, want %q", err, want)
+	}
+	if err := CheckFolds("labels.csv", 5, 5); err != nil {
+		t.Errorf("CheckFolds with enough: %v", err)
+	}
+}

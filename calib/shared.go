@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -49,3 +50,23 @@ func (f JSONFloat) MarshalJSON() ([]byte, error) {
 
 // JSONPair is an interval as two JSONFloats.
 func JSONPair(p [2]float64) [2]JSONFloat { return [2]JSONFloat{JSONFloat(p[0]), JSONFloat(p[1])} }
+
+// TooFew is the minimum-count guard the protocol steps and the
+// diagnostics share: "" when have reaches need, else why not, format
+// written with have and need in that order. The formats stay the
+// callers': each names what it counts in its own words.
+func TooFew(have, need int, format string) string {
+	if have >= need {
+		return ""
+	}
+	return fmt.Sprintf(format, have, need)
+}
+
+// CheckFolds fails when the design has fewer contexts than the outer
+// folds (one per fold); lf names the labels in the message.
+func CheckFolds(lf string, contexts, folds int) error {
+	if why := TooFew(contexts, folds, "only %d contexts with at least two labelled candidates; need at least %d (one per fold)"); why != "" {
+		return fmt.Errorf("%s: %s", lf, why)
+	}
+	return nil
+}

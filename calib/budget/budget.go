@@ -141,8 +141,8 @@ func Evaluate(ctx context.Context, rows []model.ScoreRow, labels []model.Label, 
 	if lf == "" {
 		lf = "labels"
 	}
-	if len(d.Contexts) < opts.Folds {
-		return nil, warnings, fmt.Errorf("%s: only %d contexts with at least two labelled candidates; need at least %d (one per fold)", lf, len(d.Contexts), opts.Folds)
+	if err := calib.CheckFolds(lf, len(d.Contexts), opts.Folds); err != nil {
+		return nil, warnings, err
 	}
 	if d.Q() == 0 {
 		return nil, warnings, errors.New("the scores have no probe columns: nothing to budget")

@@ -342,7 +342,8 @@ func nanFloat() float64 { return math.NaN() }
 func cmpString(a, b string) int { return strings.Compare(a, b) }
 
 // tooFewRuns is the "too few" reason of a diagnostic computed from Q,
-// which needs MinRuns runs: one text for every such diagnostic.
+// which needs MinRuns runs: one text for every such diagnostic ("" with
+// enough runs).
 func tooFewRuns(runs int) string {
-	return fmt.Sprintf("%d run: Q needs at least %d (prism diagnose --runs 2, or prism run --repeats 2)", runs, MinRuns)
+	return calib.TooFew(runs, MinRuns, "%d run: Q needs at least %d (prism diagnose --runs 2, or prism run --repeats 2)")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
 )
 
@@ -87,7 +88,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts Options) (*JointRepo
 	case len(pairs) == 0:
 		rep.TooFew = "no joint-instruction (joint:A/B:SIGNS) scores: run a bank with a [joint] table, such as the built-in ladder"
 		return rep, nil
-	case len(t.runs) < MinRuns:
+	case tooFewRuns(len(t.runs)) != "":
 		rep.TooFew = tooFewRuns(len(t.runs))
 		return rep, nil
 	}
@@ -105,8 +106,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts Options) (*JointRepo
 		probes := []string{s("++"), s("+-"), s("-+"), s("--"), p.a + ":+", p.a + ":-", p.b + ":+", p.b + ":-"}
 		cds, cands := t.usable(probes)
 		jp.Contexts, jp.Candidates = len(cds), cands
-		if jp.Contexts < opts.MinContexts {
-			jp.TooFew = fmt.Sprintf("%d contexts with 2 or more candidates answered under the pair's joint and single probes in every run; needs %d", jp.Contexts, opts.MinContexts)
+		if jp.TooFew = calib.TooFew(jp.Contexts, opts.MinContexts, "%d contexts with 2 or more candidates answered under the pair's joint and single probes in every run; needs %d"); jp.TooFew != "" {
 			rep.Pairs = append(rep.Pairs, jp)
 			continue
 		}

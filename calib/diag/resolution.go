@@ -2,9 +2,9 @@ package diag
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
+	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
 )
 
@@ -224,8 +224,7 @@ func (rs *resolution) estimate(rep *ResolutionReport, opts Options) {
 	rep.Pairs, rep.Responses = sum(qb.den[tiedA]), sum(qb.den[zeroA])
 	rep.A.TiedPairs, rep.B.TiedPairs = sum(qb.num[tiedA]), sum(qb.num[tiedB])
 	rep.A.ZeroResponses, rep.B.ZeroResponses = sum(qb.num[zeroA]), sum(qb.num[zeroB])
-	if used < opts.MinContexts {
-		rep.TooFew = fmt.Sprintf("%d contexts with a candidate pair scored on both scales in the same run; needs %d", used, opts.MinContexts)
+	if rep.TooFew = calib.TooFew(used, opts.MinContexts, "%d contexts with a candidate pair scored on both scales in the same run; needs %d"); rep.TooFew != "" {
 		nan := nanEst()
 		rep.A.TiedShare, rep.B.TiedShare, rep.TiedChange, rep.A.ZeroShare, rep.B.ZeroShare, rep.ZeroChange = nan, nan, nan, nan, nan, nan
 		return

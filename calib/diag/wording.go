@@ -148,7 +148,7 @@ func Wording(ctx context.Context, rows []model.ScoreRow, opts Options) (*Wording
 	case len(ladder) == 0:
 		rep.TooFew = "no attribute has worded-control (ATTR:control) and standard (ATTR:+, ATTR:-) scores: run a bank with [levels], such as the built-in ladder"
 		return rep, nil
-	case len(t.runs) < MinRuns:
+	case tooFewRuns(len(t.runs)) != "":
 		rep.TooFew = tooFewRuns(len(t.runs))
 		return rep, nil
 	}
@@ -218,8 +218,7 @@ func ladderAttr(t *diagTable, qb *qBoot, a string, opts Options) (WordingAttr, *
 	// Usable contexts first: too few → no statistics at all.
 	cds, cands := t.usable(probes)
 	wa.Contexts, wa.Candidates = len(cds), cands
-	if wa.Contexts < opts.MinContexts {
-		wa.TooFew = fmt.Sprintf("%d contexts with 2 or more candidates answered under every ladder condition in every run; needs %d", wa.Contexts, opts.MinContexts)
+	if wa.TooFew = calib.TooFew(wa.Contexts, opts.MinContexts, "%d contexts with 2 or more candidates answered under every ladder condition in every run; needs %d"); wa.TooFew != "" {
 		return wa, nil
 	}
 	std := WordingLevels[1]

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/prism-eval/prism/calib"
 )
@@ -354,8 +353,8 @@ func (o orderCalc) pooled(add func(*Context, *corrSums), need string) Stat {
 		v.TooFew = need
 		return v
 	}
-	if len(per) < o.opts.MinContexts {
-		v.TooFew = tooFewContexts(len(per), o.opts.MinContexts)
+	if why := tooFewContexts(len(per), o.opts.MinContexts); why != "" {
+		v.TooFew = why
 		return v
 	}
 	r, ok := all.corr()
@@ -384,8 +383,10 @@ func (o orderCalc) pooled(add func(*Context, *corrSums), need string) Stat {
 	return v
 }
 
+// tooFewContexts is the order diagnostics' "too few" reason: "" with
+// enough usable contexts.
 func tooFewContexts(have, want int) string {
-	return "too few: " + strconv.Itoa(have) + " usable contexts, needs " + strconv.Itoa(want)
+	return calib.TooFew(have, want, "too few: %d usable contexts, needs %d")
 }
 
 // kendallCells is τ_b of the baseline of (order a, repeat ra) and (order
@@ -437,8 +438,8 @@ func (o orderCalc) meanValue(vals []float64, need string) Stat {
 		v.TooFew = need
 		return v
 	}
-	if len(vals) < o.opts.MinContexts {
-		v.TooFew = tooFewContexts(len(vals), o.opts.MinContexts)
+	if why := tooFewContexts(len(vals), o.opts.MinContexts); why != "" {
+		v.TooFew = why
 		return v
 	}
 	var s float64

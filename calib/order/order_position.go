@@ -132,7 +132,7 @@ func (o orderCalc) positions(K int) Positions {
 	case K < 2:
 		out.TooFew = "needs at least 2 orders of a batched study"
 		return out
-	case len(per) < o.opts.MinContexts:
+	case tooFewContexts(len(per), o.opts.MinContexts) != "":
 		out.TooFew = tooFewContexts(len(per), o.opts.MinContexts)
 		return out
 	}

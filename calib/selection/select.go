@@ -155,8 +155,8 @@ func SelectDesign(ctx context.Context, d *calib.Design, opts Options) (*Report, 
 	if lf == "" {
 		lf = "labels"
 	}
-	if len(d.Contexts) < opts.Folds {
-		return nil, nil, fmt.Errorf("%s: only %d contexts with at least two labelled candidates; need at least %d (one per fold)", lf, len(d.Contexts), opts.Folds)
+	if err := calib.CheckFolds(lf, len(d.Contexts), opts.Folds); err != nil {
+		return nil, nil, err
 	}
 	order, warnings, err := calib.ResolveOrder(d, opts.Options)
 	if err != nil {
