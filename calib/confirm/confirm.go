@@ -53,7 +53,7 @@ type Options struct {
 	// Pools are the pools to fit, from PoolNames; nil: all.
 	Pools []string
 	// Screen sets the bootstrap and seed of the exploration signal screen
-	// (Signal); DefaultSignalOptions: 2,000 resamples, seed 42, as prism
+	// (Signal); signal.DefaultOptions: 2,000 resamples, seed 42, as prism
 	// screen.
 	Screen signal.Options
 	// MaxForward and MinGain stop forward selection (docs/protocol.md §9).

@@ -44,11 +44,11 @@ var WordingLevels = []struct {
 type Options struct {
 	Bootstrap   int    // context-bootstrap resamples (default 2000)
 	Seed        uint64 // bootstrap seed (default 42)
-	MinContexts int    // fewest contexts an estimate needs (default MinSignalContexts)
+	MinContexts int    // fewest contexts an estimate needs (default signal.MinContexts)
 	ScoresFile  string // names the rows' source in errors
 }
 
-// DefaultOptions are 2,000 resamples, seed 42, MinSignalContexts.
+// DefaultOptions are 2,000 resamples, seed 42, signal.MinContexts.
 func DefaultOptions() Options {
 	return Options{Bootstrap: 2000, Seed: 42, MinContexts: signal.MinContexts}
 }
