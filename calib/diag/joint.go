@@ -67,23 +67,7 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts Options) (*JointRepo
 	}
 	rep := &JointReport{Runs: len(t.runs), MinRuns: MinRuns, MinContexts: opts.MinContexts, Bootstrap: opts.Bootstrap, Seed: opts.Seed,
 		PooledProjection: nanEst(), PooledInteraction: nanEst()}
-	type pair struct{ a, b string }
-	set := map[pair]bool{}
-	for p := range t.score {
-		if a, b, _, ok := model.SplitJointProbe(p); ok {
-			set[pair{a, b}] = true
-		}
-	}
-	pairs := make([]pair, 0, len(set))
-	for p := range set {
-		pairs = append(pairs, p)
-	}
-	slices.SortFunc(pairs, func(x, y pair) int {
-		if x.a != y.a {
-			return cmpString(x.a, y.a)
-		}
-		return cmpString(x.b, y.b)
-	})
+	pairs := jointPairs(t)
 	switch {
 	case len(pairs) == 0:
 		rep.TooFew = "no joint-instruction (joint:A/B:SIGNS) scores: run a bank with a [joint] table, such as the built-in ladder"
@@ -92,69 +76,17 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts Options) (*JointRepo
 		rep.TooFew = tooFewRuns(len(t.runs))
 		return rep, nil
 	}
-	R := len(t.runs)
 	qb := newQBoot(len(t.ctxs))
-	type pstats struct{ maO, mbO, oaa, obb, mama, mbmb, ii int }
-	stats := make([]*pstats, len(pairs))
+	stats := make(jointStats, len(pairs))
 	for pi, p := range pairs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		n := nanEst() // numbers only with enough data
-		jp := JointPair{A: p.a, B: p.b, ProjectionA: n, ProjectionB: n, MainRMSA: n, MainRMSB: n, InteractRMS: n, Interaction: n}
-		s := func(signs string) string { return model.JointProbe(p.a, p.b, signs) }
-		probes := []string{s("++"), s("+-"), s("-+"), s("--"), p.a + ":+", p.a + ":-", p.b + ":+", p.b + ":-"}
-		cds, cands := t.usable(probes)
-		jp.Contexts, jp.Candidates = len(cds), cands
-		if jp.TooFew = calib.TooFew(jp.Contexts, opts.MinContexts, "%d contexts with 2 or more candidates answered under the pair's joint and single probes in every run; needs %d"); jp.TooFew != "" {
-			rep.Pairs = append(rep.Pairs, jp)
-			continue
-		}
-		ma := []term{{s("++"), .25}, {s("+-"), .25}, {s("-+"), -.25}, {s("--"), -.25}}
-		mb := []term{{s("++"), .25}, {s("+-"), -.25}, {s("-+"), .25}, {s("--"), -.25}}
-		in := []term{{s("++"), .25}, {s("+-"), -.25}, {s("-+"), -.25}, {s("--"), .25}}
-		oa := []term{{p.a + ":+", .5}, {p.a + ":-", -.5}}
-		ob := []term{{p.b + ":+", .5}, {p.b + ":-", -.5}}
-		ps := &pstats{}
-		for _, x := range []struct {
-			j    *int
-			u, w []term
-		}{{&ps.maO, ma, oa}, {&ps.mbO, mb, ob}, {&ps.oaa, oa, oa}, {&ps.obb, ob, ob}, {&ps.mama, ma, ma}, {&ps.mbmb, mb, mb}, {&ps.ii, in, in}} {
-			*x.j = qb.stat()
-			qb.addQ(*x.j, cds, x.u, x.w, R)
-		}
+		jp, ps := jointPair(t, qb, p, opts)
 		stats[pi] = ps
 		rep.Pairs = append(rep.Pairs, jp)
 	}
-	pos := func(x float64) float64 {
-		if x > 0 {
-			return x
-		}
-		return nanFloat()
-	}
-	derive := func(q []float64) []float64 {
-		var out []float64
-		var smo, soo, sii, smm float64
-		k := 0
-		for _, ps := range stats {
-			if ps == nil {
-				continue
-			}
-			mm := (q[ps.mama] + q[ps.mbmb]) / 2
-			out = append(out, q[ps.maO]/pos(q[ps.oaa]), q[ps.mbO]/pos(q[ps.obb]),
-				reproRMSOf(q[ps.mama]), reproRMSOf(q[ps.mbmb]), reproRMSOf(q[ps.ii]), div(reproRMSOf(q[ps.ii]), reproRMSOf(mm)))
-			smo += q[ps.maO] + q[ps.mbO]
-			soo += q[ps.oaa] + q[ps.obb]
-			sii += q[ps.ii]
-			smm += mm
-			k++
-		}
-		if k > 0 {
-			out = append(out, smo/pos(soo), div(reproRMSOf(sii/float64(k)), reproRMSOf(smm/float64(k))))
-		}
-		return out
-	}
-	next := qb.estimates(derive, opts.Bootstrap, opts.Seed)
+	next := qb.estimates(stats.derive, opts.Bootstrap, opts.Seed)
 	for pi, ps := range stats {
 		if ps == nil {
 			continue
@@ -170,4 +102,97 @@ func Joint(ctx context.Context, rows []model.ScoreRow, opts Options) (*JointRepo
 		rep.TooFew = fmt.Sprintf("no pair has enough data (each needs %d contexts of 2 or more candidates answered under its joint and single probes in every run)", opts.MinContexts)
 	}
 	return rep, nil
+}
+
+// attrPair is an attribute pair asked jointly.
+type attrPair struct{ a, b string }
+
+// jointPairs lists the attribute pairs of the joint probes, in name order.
+func jointPairs(t *diagTable) []attrPair {
+	set := map[attrPair]bool{}
+	for p := range t.score {
+		if a, b, _, ok := model.SplitJointProbe(p); ok {
+			set[attrPair{a, b}] = true
+		}
+	}
+	pairs := make([]attrPair, 0, len(set))
+	for p := range set {
+		pairs = append(pairs, p)
+	}
+	slices.SortFunc(pairs, func(x, y attrPair) int {
+		if x.a != y.a {
+			return cmpString(x.a, y.a)
+		}
+		return cmpString(x.b, y.b)
+	})
+	return pairs
+}
+
+// pstats are the stat indices (qBoot) of one pair.
+type pstats struct{ maO, mbO, oaa, obb, mama, mbmb, ii int }
+
+// jointStats are the stats of every pair, nil for one without enough data.
+type jointStats []*pstats
+
+// jointPair registers pair p's statistics in qb and returns its report
+// entry, or, without enough usable contexts, the entry saying so and nil
+// stats.
+func jointPair(t *diagTable, qb *qBoot, p attrPair, opts Options) (JointPair, *pstats) {
+	R := len(t.runs)
+	n := nanEst() // numbers only with enough data
+	jp := JointPair{A: p.a, B: p.b, ProjectionA: n, ProjectionB: n, MainRMSA: n, MainRMSB: n, InteractRMS: n, Interaction: n}
+	s := func(signs string) string { return model.JointProbe(p.a, p.b, signs) }
+	probes := []string{s("++"), s("+-"), s("-+"), s("--"), p.a + ":+", p.a + ":-", p.b + ":+", p.b + ":-"}
+	cds, cands := t.usable(probes)
+	jp.Contexts, jp.Candidates = len(cds), cands
+	if jp.TooFew = calib.TooFew(jp.Contexts, opts.MinContexts, "%d contexts with 2 or more candidates answered under the pair's joint and single probes in every run; needs %d"); jp.TooFew != "" {
+		return jp, nil
+	}
+	ma := []term{{s("++"), .25}, {s("+-"), .25}, {s("-+"), -.25}, {s("--"), -.25}}
+	mb := []term{{s("++"), .25}, {s("+-"), -.25}, {s("-+"), .25}, {s("--"), -.25}}
+	in := []term{{s("++"), .25}, {s("+-"), -.25}, {s("-+"), -.25}, {s("--"), .25}}
+	oa := []term{{p.a + ":+", .5}, {p.a + ":-", -.5}}
+	ob := []term{{p.b + ":+", .5}, {p.b + ":-", -.5}}
+	ps := &pstats{}
+	for _, x := range []struct {
+		j    *int
+		u, w []term
+	}{{&ps.maO, ma, oa}, {&ps.mbO, mb, ob}, {&ps.oaa, oa, oa}, {&ps.obb, ob, ob}, {&ps.mama, ma, ma}, {&ps.mbmb, mb, mb}, {&ps.ii, in, in}} {
+		*x.j = qb.stat()
+		qb.addQ(*x.j, cds, x.u, x.w, R)
+	}
+	return jp, ps
+}
+
+// pos is x when positive, else NaN.
+func pos(x float64) float64 {
+	if x > 0 {
+		return x
+	}
+	return nanFloat()
+}
+
+// derive lays out every reported quantity: 6 per pair with enough data,
+// then the 2 pooled ones.
+func (stats jointStats) derive(q []float64) []float64 {
+	var out []float64
+	var smo, soo, sii, smm float64
+	k := 0
+	for _, ps := range stats {
+		if ps == nil {
+			continue
+		}
+		mm := (q[ps.mama] + q[ps.mbmb]) / 2
+		out = append(out, q[ps.maO]/pos(q[ps.oaa]), q[ps.mbO]/pos(q[ps.obb]),
+			reproRMSOf(q[ps.mama]), reproRMSOf(q[ps.mbmb]), reproRMSOf(q[ps.ii]), div(reproRMSOf(q[ps.ii]), reproRMSOf(mm)))
+		smo += q[ps.maO] + q[ps.mbO]
+		soo += q[ps.oaa] + q[ps.obb]
+		sii += q[ps.ii]
+		smm += mm
+		k++
+	}
+	if k > 0 {
+		out = append(out, smo/pos(soo), div(reproRMSOf(sii/float64(k)), reproRMSOf(smm/float64(k))))
+	}
+	return out
 }
