@@ -27,9 +27,9 @@ type Options struct {
 	// an error (selection needs contexts).
 	calib.Options
 	Subsets    bool    // enumerate every non-empty subset of units
-	Forward    bool    // run Forward selection
-	MaxForward int     // Forward selection stops at this many units
-	MinGain    float64 // Forward selection stops when the best addition gains less
+	Forward    bool    // run forward selection
+	MaxForward int     // forward selection stops at this many units
+	MinGain    float64 // forward selection stops when the best addition gains less
 	// Progress, when not nil, is called after every evaluated subset of
 	// the enumeration with the count done and the total, serialized and in
 	// increasing order, from the evaluating goroutines; it must return
@@ -39,7 +39,7 @@ type Options struct {
 }
 
 // DefaultOptions returns docs/protocol.md §9's settings on the fit defaults:
-// every subset, Forward selection to at most 20 units with a minimum gain
+// every subset, forward selection to at most 20 units with a minimum gain
 // of +0.001.
 func DefaultOptions() Options {
 	return Options{Options: calib.DefaultOptions(), Subsets: true, Forward: true, MaxForward: 20, MinGain: 0.001}
@@ -68,7 +68,7 @@ type Report struct {
 	// OmissionRange is the [min, max] of the omission means (Table 19).
 	OmissionRange [2]float64    `json:"omission_range"`
 	Forward       []ForwardStep `json:"forward,omitempty"` // with Forward
-	// ForwardStop says why Forward selection stopped.
+	// ForwardStop says why forward selection stopped.
 	ForwardStop string `json:"forward_stop,omitempty"`
 }
 
@@ -104,7 +104,7 @@ type Omission struct {
 	Change float64 `json:"change"` // mean − the full bank's mean
 }
 
-// ForwardStep is one step of Forward selection: the unit added, the
+// ForwardStep is one step of forward selection: the unit added, the
 // units so far, their mean and gain, and the improvement over the step
 // before (over Vanilla for the first).
 type ForwardStep struct {
@@ -129,14 +129,14 @@ func Select(ctx context.Context, rows []model.ScoreRow, labels []model.Label, op
 // SelectDesign runs the probe selection of docs/protocol.md §9 on a design: with
 // Subsets, every non-empty subset of units, each rerunning the nested
 // selection of γ on the same folds, summarised per subset size; the
-// omission table (the full bank without each unit); with Forward, Forward
+// omission table (the full bank without each unit); with Forward, forward
 // selection from Vanilla, adding at each step the unit whose addition has
 // the largest nested-CV mean (the first in unit order among exact ties),
 // and stopping when that improves the current mean by less than MinGain
 // or at MaxForward units.
 //
 // Enumeration of more than MaxSubsetUnits units is refused with
-// ErrTooManySubsets; the omission table and Forward selection do not
+// ErrTooManySubsets; the omission table and forward selection do not
 // enumerate and work on any bank.
 func SelectDesign(ctx context.Context, d *calib.Design, opts Options) (*Report, []string, error) {
 	if err := opts.Check(); err != nil {
@@ -212,13 +212,28 @@ func SelectDesign(ctx context.Context, d *calib.Design, opts Options) (*Report, 
 		return s.EvalAll(ctx, len(sets), func(i int, buf []int) []int { return columnsOf(sets[i], buf) }, nil)
 	}
 
+	if err := omission(r, units, all, lookup, result); err != nil {
+		return nil, warnings, err
+	}
+
+	if opts.Forward {
+		if err := Forward(r, units, opts, lookup, result, s.Vanilla); err != nil {
+			return nil, warnings, err
+		}
+	}
+	return r, warnings, nil
+}
+
+// omission sets the full bank's result and the omission table: the
+// full bank without each unit, and the range of those means.
+func omission(r *Report, units []string, all []int, lookup func([][]int) ([]float64, error), result func(float64) SubsetResult) error {
 	sets := [][]int{all}
 	for u := range units {
 		sets = append(sets, slices.Delete(slices.Clone(all), u, u+1))
 	}
 	means, err := lookup(sets)
 	if err != nil {
-		return nil, warnings, err
+		return err
 	}
 	r.Full = result(means[0])
 	for u, name := range units {
@@ -231,16 +246,10 @@ func SelectDesign(ctx context.Context, d *calib.Design, opts Options) (*Report, 
 			r.OmissionRange[1] = m
 		}
 	}
-
-	if opts.Forward {
-		if err := Forward(r, units, opts, lookup, result, s.Vanilla); err != nil {
-			return nil, warnings, err
-		}
-	}
-	return r, warnings, nil
+	return nil
 }
 
-// Forward runs Forward selection into r.
+// Forward runs forward selection into r.
 func Forward(r *Report, units []string, opts Options, lookup func([][]int) ([]float64, error), result func(float64) SubsetResult, vanilla float64) error {
 	var chosen []int
 	current := vanilla

@@ -52,7 +52,7 @@ func TestSelectFullMatchesFit(t *testing.T) {
 
 // TestSelectTables checks the enumeration's bookkeeping on a 4-attribute
 // study: 15 subsets, the curve's sizes, the omission rows are the size-3
-// subsets, the size-4 row is the full bank, and Forward selection starts
+// subsets, the size-4 row is the full bank, and forward selection starts
 // with the best single unit and never adds a step that gains less than
 // MinGain.
 func TestSelectTables(t *testing.T) {
@@ -116,7 +116,7 @@ func TestSelectTables(t *testing.T) {
 }
 
 // TestSelectUselessUnit: a study with two informative attributes and one
-// pure-noise attribute; Forward selection adds the informative ones and
+// pure-noise attribute; forward selection adds the informative ones and
 // omitting an informative attribute costs more than omitting the noise.
 func TestSelectUselessUnit(t *testing.T) {
 	rows, labels := calibtest.Synth(40, 8, 2, 21)
@@ -173,7 +173,7 @@ func TestSelectDeterministic(t *testing.T) {
 }
 
 // TestSelectCap: 17 units refuse the enumeration with a clear error; the
-// omission table and Forward selection still run without it.
+// omission table and forward selection still run without it.
 func TestSelectCap(t *testing.T) {
 	rows, labels := calibtest.Synth(6, 3, 17, 1)
 	_, _, err := Select(context.Background(), rows, labels, DefaultOptions())
