@@ -461,7 +461,7 @@ func (c *confirmRun) fitPools(ctx context.Context) error {
 		if len(in) == 0 {
 			continue
 		}
-		if err := c.fitPool(p, in); err != nil {
+		if err := c.addPool(p, in); err != nil {
 			return err
 		}
 	}
@@ -506,8 +506,8 @@ func (c *confirmRun) poolUnits(ctx context.Context, p *Pool) (in []int, err erro
 	return in, nil
 }
 
-// fitPool fits pool p's units in on exploration and adds each fit's row.
-func (c *confirmRun) fitPool(p *Pool, in []int) error {
+// addPool fits pool p's units in on exploration and adds each fit's row.
+func (c *confirmRun) addPool(p *Pool, in []int) error {
 	name, units := p.Name, c.units
 	p.Applicable = true
 	fits, vals, err := fitPool(c.d, in, c.train, c.eligible, c.opts.Options)
