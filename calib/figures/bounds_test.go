@@ -11,18 +11,19 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/signal"
 )
 
 // issueReport holds the values of issue 17's figures whose whiskers were
 // clipped: grounding's a_k reaches +0.16 and coverage's e_k −0.18 (the
 // ends of the axis), and grounding's signal interval ends at 1.91.
-func issueReport() (*calib.Report, *calib.SignalReport) {
+func issueReport() (*calib.Report, *signal.Report) {
 	r := tinyReport()
 	r.Profiles = map[string]*calib.Profile{
 		"grounding": {A: calib.ProfileStat{Mean: 0.08, Min: 0.02, Max: 0.16}, E: calib.ProfileStat{Mean: 0.01, Min: -0.05, Max: 0.06}},
 		"coverage":  {A: calib.ProfileStat{Mean: 0.03, Min: -0.02, Max: 0.09}, E: calib.ProfileStat{Mean: -0.1, Min: -0.18, Max: -0.04}},
 	}
-	sig := &calib.SignalReport{Units: []calib.SignalUnit{
+	sig := &signal.Report{Units: []signal.Unit{
 		{Name: "grounding", Ratio: 1.4, CI: [2]float64{1.05, 1.91}, Pass: true},
 		{Name: "coverage", Ratio: 0.9, CI: [2]float64{0.6, 1.2}},
 	}}

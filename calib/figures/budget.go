@@ -6,19 +6,18 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/budget"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/prism-eval/prism/calib"
 )
 
 // budgetColors colour the budget curve's families, in report order.
 var budgetColors = map[string]color.Color{
-	calib.FamilyUnits:           colH,
-	calib.FamilyColumns:         colE,
-	calib.FamilyOneWording:      color.RGBA{R: 0x09, G: 0x69, B: 0xda, A: 0xff},
-	calib.FamilyAdaptive:        colT,
-	calib.FamilyAdaptiveWording: colA,
+	budget.FamilyUnits:           colH,
+	budget.FamilyColumns:         colE,
+	budget.FamilyOneWording:      color.RGBA{R: 0x09, G: 0x69, B: 0xda, A: 0xff},
+	budget.FamilyAdaptive:        colT,
+	budget.FamilyAdaptiveWording: colA,
 }
 
 // Budget is the budget curve (docs/budget.md): per family, the
@@ -27,7 +26,7 @@ var budgetColors = map[string]color.Color{
 // difference from the full bank drawn about them; Vanilla,
 // the full bank and one sign per attribute as single marks; a dashed line
 // at the full bank's mean less the tolerance.
-func Budget(r *calib.BudgetReport) (*Figure, error) {
+func Budget(r *budget.Report) (*Figure, error) {
 	fig := newFigure()
 	p := fig.Plot
 	p.Title.Text = "Budget curve (out of fold; policies learned on training folds)"
@@ -91,7 +90,7 @@ func Budget(r *calib.BudgetReport) (*Figure, error) {
 			lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(-4)}
 			p.Add(lb)
 		}
-		if strings.HasPrefix(f, calib.FamilyAdaptive) {
+		if strings.HasPrefix(f, budget.FamilyAdaptive) {
 			eb, err := plotter.NewYErrorBars(struct {
 				plotter.XYer
 				plotter.YErrorer
@@ -106,13 +105,13 @@ func Budget(r *calib.BudgetReport) (*Figure, error) {
 	// The axes span every mark and every drawn interval.
 	for _, pt := range r.Points {
 		ys = append(ys, pt.Mean)
-		if strings.HasPrefix(pt.Family, calib.FamilyAdaptive) {
+		if strings.HasPrefix(pt.Family, budget.FamilyAdaptive) {
 			ys = append(ys, pt.Mean-(pt.VsFull-pt.VsFullCI[0]), pt.Mean+(pt.VsFullCI[1]-pt.VsFull))
 		}
 	}
 	full := -1.0
 	for _, pt := range r.Points {
-		if pt.Family == calib.FamilyFull {
+		if pt.Family == budget.FamilyFull {
 			full = pt.Mean
 		}
 	}
@@ -130,6 +129,6 @@ func Budget(r *calib.BudgetReport) (*Figure, error) {
 }
 
 // SaveBudget writes the budget curve to path, PNG or SVG by its extension.
-func SaveBudget(r *calib.BudgetReport, path string) error {
+func SaveBudget(r *budget.Report, path string) error {
 	return saveFigure(path, func() (*Figure, error) { return Budget(r) })
 }

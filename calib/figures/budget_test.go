@@ -6,20 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/budget"
 )
 
 // budgetReport is a hand-made curve: Vanilla, the full bank, two static
 // points and two adaptive points with paired intervals.
-func budgetReport() *calib.BudgetReport {
+func budgetReport() *budget.Report {
 	tau := func(x float64) *float64 { return &x }
-	return &calib.BudgetReport{Metric: "spearman", FullCalls: 33, BaseCalls: 1, Tolerance: 0.005, Points: []calib.BudgetPoint{
-		{Family: calib.FamilyVanilla, Calls: 1, Mean: 0.31, VsFull: -0.10, VsFullCI: [2]float64{-0.14, -0.06}},
-		{Family: calib.FamilyFull, Calls: 33, Mean: 0.41},
-		{Family: calib.FamilyUnits, Size: 1, Calls: 5, Mean: 0.33, VsFull: -0.08, VsFullCI: [2]float64{-0.1, -0.05}},
-		{Family: calib.FamilyUnits, Size: 2, Calls: 9, Mean: 0.36, VsFull: -0.05, VsFullCI: [2]float64{-0.07, -0.03}},
-		{Family: calib.FamilyAdaptive, Tau: tau(1), Calls: 21, Mean: 0.412, VsFull: 0.002, VsFullCI: [2]float64{-0.02, 0.03}},
-		{Family: calib.FamilyAdaptive, Tau: tau(2), Calls: 14, Mean: 0.39, VsFull: -0.02, VsFullCI: [2]float64{-0.25, 0.01}},
+	return &budget.Report{Metric: "spearman", FullCalls: 33, BaseCalls: 1, Tolerance: 0.005, Points: []budget.Point{
+		{Family: budget.FamilyVanilla, Calls: 1, Mean: 0.31, VsFull: -0.10, VsFullCI: [2]float64{-0.14, -0.06}},
+		{Family: budget.FamilyFull, Calls: 33, Mean: 0.41},
+		{Family: budget.FamilyUnits, Size: 1, Calls: 5, Mean: 0.33, VsFull: -0.08, VsFullCI: [2]float64{-0.1, -0.05}},
+		{Family: budget.FamilyUnits, Size: 2, Calls: 9, Mean: 0.36, VsFull: -0.05, VsFullCI: [2]float64{-0.07, -0.03}},
+		{Family: budget.FamilyAdaptive, Tau: tau(1), Calls: 21, Mean: 0.412, VsFull: 0.002, VsFullCI: [2]float64{-0.02, 0.03}},
+		{Family: budget.FamilyAdaptive, Tau: tau(2), Calls: 14, Mean: 0.39, VsFull: -0.02, VsFullCI: [2]float64{-0.25, 0.01}},
 	}}
 }
 

@@ -1,10 +1,10 @@
 // Package figures writes a calibration study for a paper from calib's
 // reports: the fit report (calib.Report) as JSON and CSV, and the
 // correction-profile (paper Fig. 4a, 9), γ-sweep (Fig. 4b) and
-// signal-ratio (Fig. 2, from calib.SignalReport) figures as PNG and SVG
+// signal-ratio (Fig. 2, from signal.Report) figures as PNG and SVG
 // with gonum/plot; so are the budget and learning curves. Every figure is
 // 5 × 3.5 in, its PNG at 300 dpi (1,500 × 1,050 px), its legend in rows
-// below the axes (Figure). It is report export, not UI; the Fit screen's
+// below the axes (Figure). It is report export, not UI; the Fit tab's
 // e calls it.
 package figures
 
@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/prism-eval/prism/calib/signal"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -40,7 +42,7 @@ var (
 // row per attribute and component), profiles.{png,svg} and sweep.{png,svg}
 // from r, and signal.{png,svg} from sig when it is not nil. It returns
 // the paths written, in that order.
-func Export(dir string, r *calib.Report, sig *calib.SignalReport) ([]string, error) {
+func Export(dir string, r *calib.Report, sig *signal.Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -356,7 +358,7 @@ func Sweep(r *calib.Report) (*Figure, error) {
 // Signal is the signal-ratio figure (paper Fig. 2): per unit, the ratio
 // of its displacement RMS to the neutral reference with its 95% interval,
 // and a dashed line at 1 (no more than the neutral clauses move).
-func Signal(s *calib.SignalReport) (*Figure, error) {
+func Signal(s *signal.Report) (*Figure, error) {
 	f := newFigure()
 	p := f.Plot
 	p.Title.Text = "Signal ratio (RMS / neutral RMS, 95% CI)"
@@ -395,7 +397,7 @@ func Signal(s *calib.SignalReport) (*Figure, error) {
 
 // poolingLabel says how a signal report pooled wordings.
 func poolingLabel(p string) string {
-	if p == calib.PoolingPerWording {
+	if p == signal.PoolingPerWording {
 		return "each wording pooled separately"
 	}
 	return "wordings averaged within sign and run"

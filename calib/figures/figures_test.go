@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/signal"
+
 	"github.com/prism-eval/prism/calib"
 )
 
@@ -44,8 +46,8 @@ func tinyReport() *calib.Report {
 	}
 }
 
-func tinySignal() *calib.SignalReport {
-	return &calib.SignalReport{Units: []calib.SignalUnit{
+func tinySignal() *signal.Report {
+	return &signal.Report{Units: []signal.Unit{
 		{Name: "len", Ratio: 2, CI: [2]float64{1.5, 2.5}, Pass: true},
 		{Name: "tone", Ratio: 0.8, CI: [2]float64{0.5, 1.2}},
 		{Name: "ctx:x", Ratio: math.NaN(), CI: [2]float64{math.NaN(), math.NaN()}},

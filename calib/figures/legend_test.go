@@ -12,7 +12,9 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/budget"
 	"github.com/prism-eval/prism/calib/curve"
+	"github.com/prism-eval/prism/calib/signal"
 	"github.com/prism-eval/prism/model"
 )
 
@@ -32,7 +34,7 @@ func figureSVG(t *testing.T, p *Figure) []byte {
 // plot area: PRISM's sweep rises to the top of the γ range's high end,
 // Half's falls to the bottom, and the first and last of twelve
 // attributes reach the ends of the value axis.
-func crowdedReport() (*calib.Report, *calib.SignalReport) {
+func crowdedReport() (*calib.Report, *signal.Report) {
 	r := tinyReport()
 	// A study's caption makes the title two lines, as in the TUI's export.
 	r.Study = &model.Study{Dataset: "summeval", Judge: "gpt-4o", Runs: "all", RunsPerContext: [2]int{3, 3}}
@@ -46,7 +48,7 @@ func crowdedReport() (*calib.Report, *calib.SignalReport) {
 		"10":  {"prism": 0.95, "alpha_prism": 0.63, "half": 0.25, "taylor": 0.63},
 	}
 	r.Profiles = map[string]*calib.Profile{}
-	sig := &calib.SignalReport{}
+	sig := &signal.Report{}
 	for i := range 12 {
 		name := fmt.Sprintf("attr%02d", i)
 		st := calib.ProfileStat{Mean: 0.1, Min: -0.2, Max: 0.3}
@@ -54,7 +56,7 @@ func crowdedReport() (*calib.Report, *calib.SignalReport) {
 			st = calib.ProfileStat{Mean: 0.8, Min: 0.5, Max: 1}
 		}
 		r.Profiles[name] = &calib.Profile{A: st, E: st}
-		u := calib.SignalUnit{Name: name, Ratio: 1.1, CI: [2]float64{0.9, 1.3}}
+		u := signal.Unit{Name: name, Ratio: 1.1, CI: [2]float64{0.9, 1.3}}
 		if i == 0 || i == 11 {
 			u.Ratio, u.CI = 2.5, [2]float64{2, 3}
 		}
@@ -65,16 +67,16 @@ func crowdedReport() (*calib.Report, *calib.SignalReport) {
 
 // crowdedBudget has every family a line and the units curve falling to
 // the bottom of the plot at its right end.
-func crowdedBudget() *calib.BudgetReport {
+func crowdedBudget() *budget.Report {
 	r := budgetReport()
-	pt := func(f string, calls, mean float64) calib.BudgetPoint {
-		return calib.BudgetPoint{Family: f, Calls: calls, Mean: mean, VsFull: mean - 0.41, VsFullCI: [2]float64{mean - 0.43, mean - 0.39}}
+	pt := func(f string, calls, mean float64) budget.Point {
+		return budget.Point{Family: f, Calls: calls, Mean: mean, VsFull: mean - 0.41, VsFullCI: [2]float64{mean - 0.43, mean - 0.39}}
 	}
 	r.Points = append(r.Points,
-		pt(calib.FamilyUnits, 20, 0.2), pt(calib.FamilyUnits, 30, 0.16),
-		pt(calib.FamilyColumns, 3, 0.3), pt(calib.FamilyColumns, 6, 0.33),
-		pt(calib.FamilyOneWording, 4, 0.32), pt(calib.FamilyOneWording, 8, 0.35),
-		pt(calib.FamilyAdaptiveWording, 10, 0.36), pt(calib.FamilyAdaptiveWording, 16, 0.38),
+		pt(budget.FamilyUnits, 20, 0.2), pt(budget.FamilyUnits, 30, 0.16),
+		pt(budget.FamilyColumns, 3, 0.3), pt(budget.FamilyColumns, 6, 0.33),
+		pt(budget.FamilyOneWording, 4, 0.32), pt(budget.FamilyOneWording, 8, 0.35),
+		pt(budget.FamilyAdaptiveWording, 10, 0.36), pt(budget.FamilyAdaptiveWording, 16, 0.38),
 	)
 	return r
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/prism-eval/prism/calib/budget"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/model"
@@ -39,7 +41,7 @@ of the labels (a column of --labels, or a criterion of the dataset).`
 
 func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism budget", stderr, budgetUsage)
-	def := calib.DefaultBudgetOptions()
+	def := budget.DefaultOptions()
 	src := addScoreSourceFlags(fs)
 	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
 	seed := fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
@@ -104,7 +106,7 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	rep, warnings, err := calib.EvaluateBudget(ctx, rows, labs, opts)
+	rep, warnings, err := budget.Evaluate(ctx, rows, labs, opts)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism budget: warning:", w)
 	}
@@ -171,7 +173,7 @@ func joinFloats(x []float64) string {
 }
 
 // printBudgetReport writes the curve and the reach table.
-func printBudgetReport(w io.Writer, r *calib.BudgetReport) {
+func printBudgetReport(w io.Writer, r *budget.Report) {
 	fmt.Fprintf(w, "%d contexts, %d candidates; metric %s; %d outer folds (γ by the inner CV), %d context-bootstrap resamples, seed %d\n",
 		r.NContexts, r.NCandidates, r.Metric, r.Folds, r.Bootstrap, r.Seed)
 	fmt.Fprintf(w, "judge calls per candidate: baseline %.4g, full bank %.4g\n", r.BaseCalls, r.FullCalls)

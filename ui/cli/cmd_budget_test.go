@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/budget"
+
 	"github.com/prism-eval/prism/calib"
 )
 
@@ -22,7 +24,7 @@ func TestBudgetCSVJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var r calib.BudgetReport
+	var r budget.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

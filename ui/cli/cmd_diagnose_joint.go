@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/diag"
 )
 
 func init() {
@@ -35,15 +35,15 @@ a number.`
 // jointJSON is the document of prism diagnose joint --json.
 type jointJSON struct {
 	diagData
-	Joint *calib.JointReport `json:"joint"`
+	Joint *diag.JointReport `json:"joint"`
 }
 
 func runDiagnoseJoint(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runLadderDiagnosis(ctx, "prism diagnose joint", diagnoseJointUsage, args, stdout, stderr, calib.Joint,
-		func(dd diagData, r *calib.JointReport) any { return jointJSON{dd, r} }, printJoint)
+	return runLadderDiagnosis(ctx, "prism diagnose joint", diagnoseJointUsage, args, stdout, stderr, diag.Joint,
+		func(dd diagData, r *diag.JointReport) any { return jointJSON{dd, r} }, printJoint)
 }
 
-func printJoint(w io.Writer, dd *diagData, r *calib.JointReport) {
+func printJoint(w io.Writer, dd *diagData, r *diag.JointReport) {
 	fmt.Fprintf(w, "joint instructions: %s, judge %s, bank %s, %d runs; %d context-bootstrap resamples, seed %d\n", dd.Dataset, dd.Judge, dd.Bank, r.Runs, r.Bootstrap, r.Seed)
 	if r.TooFew != "" && r.PooledPairs == 0 {
 		fmt.Fprintf(w, "too few: %s\n", r.TooFew)

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/order"
+
 	"github.com/prism-eval/prism/calib/study"
 )
 
@@ -43,12 +44,12 @@ name without "-batched", --bank to the only bank the batched judge was run with.
 // orderJSON is the document of prism diagnose order --json
 // (docs/diagnostics.md, "Presentation order").
 type orderJSON struct {
-	Dataset   string             `json:"dataset"`
-	Batched   string             `json:"batched_judge"`
-	Pointwise string             `json:"pointwise_judge"`
-	BankHash  string             `json:"bank_hash"`
-	OrderSeed int64              `json:"order_seed"`
-	Report    *calib.OrderReport `json:"order"`
+	Dataset   string        `json:"dataset"`
+	Batched   string        `json:"batched_judge"`
+	Pointwise string        `json:"pointwise_judge"`
+	BankHash  string        `json:"bank_hash"`
+	OrderSeed int64         `json:"order_seed"`
+	Report    *order.Report `json:"order"`
 }
 
 func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -58,7 +59,7 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	pj := fs.String("pointwise", "", "the pointwise study's judge `NAME` (default: --judge without -batched, when stored)")
 	bank := fs.String("bank", "", "the `BANK` (built-in name, TOML file or workspace hash prefix; default: the batched judge's only one)")
 	probes := fs.String("probes", "", "comma-separated probes whose responses are correlated (default: every attribute and context probe)")
-	opts := calib.DefaultOrderOptions()
+	opts := order.DefaultOptions()
 	boot := fs.Int("bootstrap", opts.Bootstrap, "context-bootstrap resamples")
 	seed := fs.Uint64("boot-seed", opts.Seed, "bootstrap seed")
 	minCtx := fs.Int("min-contexts", opts.MinContexts, "fewest contexts an estimate is given from")
@@ -110,7 +111,7 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	rep, err := calib.OrderDiagnostics(data, calib.OrderOptions{Bootstrap: *boot, Seed: *seed, MinContexts: *minCtx})
+	rep, err := order.Diagnostics(data, order.Options{Bootstrap: *boot, Seed: *seed, MinContexts: *minCtx})
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 // orderValueText is an estimate with its interval, or why it is missing.
-func orderValueText(v calib.OrderValue) string {
+func orderValueText(v order.Stat) string {
 	if v.Value == nil {
 		return v.TooFew
 	}
@@ -145,14 +146,14 @@ func orderValueText(v calib.OrderValue) string {
 }
 
 // printOrderReport writes the three diagnostics as tables.
-func printOrderReport(w io.Writer, r *calib.OrderReport) {
+func printOrderReport(w io.Writer, r *order.Report) {
 	fmt.Fprintf(w, "%d contexts; %d orders, up to %d repeats; %d pointwise runs; units %s; %d context-bootstrap resamples, seed %d; estimates need %d contexts\n",
 		r.Contexts, r.Orders, r.Repeats, r.PointRuns, strings.Join(r.Units, " "), r.Bootstrap, r.Seed, r.MinCtx)
 	fmt.Fprintln(w, "\nprobe-response correlation between disjoint sets of averaged orders (95% CI)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "orders averaged\tcorrelation\tcontexts\t")
 	for _, p := range r.Curve {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t\n", p.Orders, orderValueText(p.OrderValue), p.Contexts)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t\n", p.Orders, orderValueText(p.Stat), p.Contexts)
 	}
 	fmt.Fprintf(tw, "repeat of one order\t%s\t%d\t\n", orderValueText(r.RepeatRef), r.RepeatRef.Contexts)
 	fmt.Fprintf(tw, "pointwise repeat\t%s\t%d\t\n", orderValueText(r.PointRef), r.PointRef.Contexts)

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/prism-eval/prism/calib/diag"
+
 	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/calib"
 )
 
 func init() {
@@ -40,9 +41,9 @@ few", never as a number.`
 
 // resolutionJSON is the document of prism diagnose resolution --json.
 type resolutionJSON struct {
-	A          diagData                `json:"a"`
-	B          diagData                `json:"b"`
-	Resolution *calib.ResolutionReport `json:"resolution"`
+	A          diagData               `json:"a"`
+	B          diagData               `json:"b"`
+	Resolution *diag.ResolutionReport `json:"resolution"`
 }
 
 func runDiagnoseResolution(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -81,7 +82,7 @@ func runDiagnoseResolution(ctx context.Context, args []string, stdout, stderr io
 	if data[0].BankHash == data[1].BankHash {
 		return usageErr(diagnoseResolutionUsage, "--scales %q: the two scales are the same (%s)", *scales, data[0].Scale)
 	}
-	rep, err := calib.Resolution(ctx, data[0].rows, data[1].rows, data[0].Scale, data[1].Scale, d.options(*d.s.fs.workspace))
+	rep, err := diag.Resolution(ctx, data[0].rows, data[1].rows, data[0].Scale, data[1].Scale, d.options(*d.s.fs.workspace))
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func (d *diagStudy) loadScales(ctx context.Context, parts []string, edits []func
 	return data, nil
 }
 
-func printResolution(w io.Writer, dd *diagData, r *calib.ResolutionReport) {
+func printResolution(w io.Writer, dd *diagData, r *diag.ResolutionReport) {
 	fmt.Fprintf(w, "score resolution: %s, judge %s, bank %s, scales %s and %s; %d run(s), %d contexts, %d candidates\n",
 		dd.Dataset, dd.Judge, dd.Bank, r.A.Scale, r.B.Scale, r.Runs, r.Contexts, r.Candidates)
 	if r.TooFew != "" {
@@ -149,7 +150,7 @@ func printResolution(w io.Writer, dd *diagData, r *calib.ResolutionReport) {
 }
 
 // pct prints a share as a percentage with its interval.
-func pct(e calib.Est) string {
+func pct(e diag.Est) string {
 	p := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 	if e.Value != e.Value {
 		return "—"

@@ -8,8 +8,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/diag"
+
+	"github.com/prism-eval/prism/calib/signal"
+
 	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
@@ -39,8 +42,8 @@ func newDiagStudy(name, usage string, stderr io.Writer) *diagStudy {
 	d.nctx = s.fs.Int("contexts", 0, "contexts in the seeded sample (0: all)")
 	d.runs = s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2: Q compares runs)")
 	d.sampleSeed = s.fs.Uint64("sample-seed", 42, "seed of the context sample")
-	d.boot = s.fs.Int("bootstrap", calib.DefaultDiagOptions().Bootstrap, "context-bootstrap resamples")
-	d.seed = s.fs.Uint64("boot-seed", calib.DefaultDiagOptions().Seed, "bootstrap seed")
+	d.boot = s.fs.Int("bootstrap", diag.DefaultOptions().Bootstrap, "context-bootstrap resamples")
+	d.seed = s.fs.Uint64("boot-seed", diag.DefaultOptions().Seed, "bootstrap seed")
 	d.stored = s.fs.Bool("stored", false, "send nothing: use only the answers the workspace holds")
 	d.asJSON = s.fs.Bool("json", false, "print the documented JSON report (docs/diagnostics.md); progress goes to stderr")
 	d.spend = addSpendFlags(s.fs)
@@ -151,7 +154,7 @@ func (d *diagStudy) plan(ctx context.Context, defaultBank string, edit func(*ban
 	}
 	spec.Repeats, spec.Diagnostic = *d.runs, d.name
 	if *d.nctx > 0 {
-		spec.Dataset = calib.ScreenSample(spec.Dataset, *d.nctx, *d.sampleSeed)
+		spec.Dataset = signal.ScreenSample(spec.Dataset, *d.nctx, *d.sampleSeed)
 		fmt.Fprintf(info, "%d of the dataset's contexts (sample seed %d)\n", len(spec.Dataset.Contexts), *d.sampleSeed)
 	}
 	plan, err := engine.NewPlan(ctx, st, spec)
@@ -192,21 +195,21 @@ func (d *diagStudy) acquire(ctx context.Context, p *diagPlan, info, stderr io.Wr
 }
 
 // options are the diagnosis options of the flags.
-func (d *diagStudy) options(file string) calib.DiagOptions {
-	o := calib.DefaultDiagOptions()
+func (d *diagStudy) options(file string) diag.Options {
+	o := diag.DefaultOptions()
 	o.Bootstrap, o.Seed, o.ScoresFile = *d.boot, *d.seed, file
 	return o
 }
 
 // est prints an estimate and its interval.
-func est(e calib.Est) string { return num(e.Value) + " " + interval(e.CI) }
+func est(e diag.Est) string { return num(e.Value) + " " + interval(e.CI) }
 
 // runLadderDiagnosis runs a diagnosis of one study under a bank (default
 // the built-in ladder): parse the flags, acquire or read the rows, analyse
 // them, and print the report as tables or, with --json, as the document
 // doc makes of the study and the report.
 func runLadderDiagnosis[R any](ctx context.Context, name, usage string, args []string, stdout, stderr io.Writer,
-	analyse func(context.Context, []model.ScoreRow, calib.DiagOptions) (R, error),
+	analyse func(context.Context, []model.ScoreRow, diag.Options) (R, error),
 	doc func(diagData, R) any, print func(io.Writer, *diagData, R)) error {
 	d := newDiagStudy(name, usage, stderr)
 	d.s.fs.Lookup("bank").Usage = "probe `BANK`: a built-in name, a TOML file, or a bank hash in the workspace (default: the built-in ladder)"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/diag"
 )
 
 func init() {
@@ -37,17 +37,17 @@ number.`
 // wordingJSON is the document of prism diagnose wording --json.
 type wordingJSON struct {
 	diagData
-	Wording *calib.WordingReport `json:"wording"`
+	Wording *diag.WordingReport `json:"wording"`
 }
 
 func runDiagnoseWording(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runLadderDiagnosis(ctx, "prism diagnose wording", diagnoseWordingUsage, args, stdout, stderr, calib.Wording,
-		func(dd diagData, r *calib.WordingReport) any { return wordingJSON{dd, r} }, printWording)
+	return runLadderDiagnosis(ctx, "prism diagnose wording", diagnoseWordingUsage, args, stdout, stderr, diag.Wording,
+		func(dd diagData, r *diag.WordingReport) any { return wordingJSON{dd, r} }, printWording)
 }
 
 // printWording writes the wording report as tables: per attribute and
 // level the projections (Fig. 3a), then the pooled RMS (Fig. 3b).
-func printWording(w io.Writer, dd *diagData, r *calib.WordingReport) {
+func printWording(w io.Writer, dd *diagData, r *diag.WordingReport) {
 	fmt.Fprintf(w, "wording strength: %s, judge %s, bank %s, %d runs; %d context-bootstrap resamples, seed %d\n", dd.Dataset, dd.Judge, dd.Bank, r.Runs, r.Bootstrap, r.Seed)
 	if r.TooFew != "" && len(r.Pooled) == 0 {
 		fmt.Fprintf(w, "too few: %s\n", r.TooFew)

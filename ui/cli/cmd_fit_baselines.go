@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/prism-eval/prism/calib/forest"
+
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
@@ -25,7 +27,7 @@ type baselineFlags struct {
 }
 
 func addBaselineFlags(fs *flag.FlagSet) baselineFlags {
-	def := calib.DefaultForestOptions()
+	def := forest.DefaultOptions()
 	return baselineFlags{
 		which:       fs.String("baselines", "all", "rubric baselines to score beside the methods: all (every rubric with ratings), none, or `NAMES` (comma-separated, e.g. saja_broad,geval)"),
 		head:        fs.String("head", calib.BaselineForest, "SAJA's fitted `HEAD`: forest (random forest, as the paper) or ridge (γ by the inner CV)"),
@@ -78,7 +80,7 @@ func (bf baselineFlags) rubricRatings(ctx context.Context, st *store.Store, in f
 // baselines turns the ratings into the fit's baselines, keeping those
 // --baselines names.
 func (bf baselineFlags) baselines(rrs []study.RubricRatings) ([]calib.Baseline, error) {
-	fo := calib.DefaultForestOptions()
+	fo := forest.DefaultOptions()
 	fo.Trees, fo.Seed = *bf.trees, *bf.forestSeed
 	all, err := study.Baselines(rrs, study.BaselineOptions{Head: *bf.head, Forest: fo})
 	if err != nil || *bf.which == "all" || *bf.which == "none" {

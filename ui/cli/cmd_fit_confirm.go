@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/prism-eval/prism/calib/confirm"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
 )
@@ -30,7 +32,7 @@ func addConfirmFlags(fs workspaceFlags) confirmFlags {
 	return confirmFlags{
 		protocol:  fs.String("protocol", protocolNested, "`PROTOCOL`: nested (cross-validation on every context) or confirm (fit on an exploration split, score once on the confirmation split; default metric pairwise)"),
 		benchmark: fs.String("benchmark", "", "with --protocol confirm: the benchmark `NAME` the split hashes (default: the workspace dataset's name; required with --scores)"),
-		pools:     fs.String("pools", strings.Join(calib.PoolNames, ","), "with --protocol confirm: the probe `POOLS` to fit, comma-separated: "+strings.Join(calib.PoolNames, ", ")),
+		pools:     fs.String("pools", strings.Join(confirm.PoolNames, ","), "with --protocol confirm: the probe `POOLS` to fit, comma-separated: "+strings.Join(confirm.PoolNames, ", ")),
 	}
 }
 
@@ -71,8 +73,8 @@ func parsePools(s string) ([]string, error) {
 		if p == "" {
 			continue
 		}
-		if !slices.Contains(calib.PoolNames, p) {
-			return nil, fmt.Errorf("pool %q: want %s", p, strings.Join(calib.PoolNames, ", "))
+		if !slices.Contains(confirm.PoolNames, p) {
+			return nil, fmt.Errorf("pool %q: want %s", p, strings.Join(confirm.PoolNames, ", "))
 		}
 		if slices.Contains(out, p) {
 			return nil, fmt.Errorf("pool %q given twice", p)
@@ -89,7 +91,7 @@ func parsePools(s string) ([]string, error) {
 // fit's options (metric already defaulted), dataset the workspace
 // dataset's name ("" from files).
 func runFitConfirm(ctx context.Context, c confirmFlags, rows []model.ScoreRow, labels []model.Label, opts calib.Options, dataset string, asJSON bool, stdout, stderr io.Writer) error {
-	co := calib.DefaultConfirmOptions()
+	co := confirm.DefaultOptions()
 	co.Options = opts
 	if co.LabelsFile == "" { // workspace mode: errors name the workspace source
 		co.LabelsFile = co.ScoresFile
@@ -103,7 +105,7 @@ func runFitConfirm(ctx context.Context, c confirmFlags, rows []model.ScoreRow, l
 		return usageErr(fitUsage, "--pools: %v", err)
 	}
 	co.Pools = pools
-	r, warnings, err := calib.Confirm(ctx, rows, labels, co)
+	r, warnings, err := confirm.Confirm(ctx, rows, labels, co)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism fit: warning:", w)
 	}
@@ -122,7 +124,7 @@ func runFitConfirm(ctx context.Context, c confirmFlags, rows []model.ScoreRow, l
 // paper's Table 21: rubric-based rows, then Vanilla, PRISM per pool and
 // α-PRISM (and the half-difference) per pool, each with its confirmation
 // mean, interval and paired differences.
-func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
+func printConfirmReport(w io.Writer, r *confirm.Report) {
 	s := r.Split
 	fmt.Fprintf(w, "benchmark %s: %d exploration contexts (%d candidates), %d confirmation contexts (%d candidates), %d eligible, %d evaluation pairs\n",
 		r.Benchmark, len(s.Exploration), s.ExplorationCandidates, len(s.Confirmation), s.ConfirmationCandidates, len(s.Eligible), s.EvalPairs)
@@ -138,7 +140,7 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\tunits\tcols\tγ\tCV\tconfirm\t95% CI\tΔ vs Vanilla\t95% CI\tΔ vs primary\t95% CI\t")
-	row := func(label, units, cols, gamma, cv string, sc *calib.ConfirmScore) {
+	row := func(label, units, cols, gamma, cv string, sc *confirm.Score) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.4f\t[%.4f, %.4f]\t%s\t%s\t\n", label, units, cols, gamma, cv,
 			sc.Mean, sc.CI[0], sc.CI[1], diffCells(sc.DiffVsVanilla), diffCells(sc.DiffVsPrimary))
 	}
@@ -146,7 +148,7 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 		fmt.Fprintln(tw, "Rubric-based\t\t\t\t\t\t\t\t\t\t\t")
 		// Table 2's order: the fitted heads (SAJA), then G-Eval.
 		bs := slices.Clone(r.Baselines)
-		slices.SortStableFunc(bs, func(a, b *calib.ConfirmBaseline) int {
+		slices.SortStableFunc(bs, func(a, b *confirm.Baseline) int {
 			return cmp.Compare(boolInt(a.Kind == calib.BaselineGEval), boolInt(b.Kind == calib.BaselineGEval))
 		})
 		for _, b := range bs {
@@ -154,7 +156,7 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 			if b.Kind == calib.BaselineRidge {
 				gamma = calib.GammaKey(b.Gamma)
 			}
-			row("  "+calib.BaselineLabel(b.Name, b.Kind), "", fmt.Sprint(len(b.Criteria)), gamma, "", &b.ConfirmScore)
+			row("  "+calib.BaselineLabel(b.Name, b.Kind), "", fmt.Sprint(len(b.Criteria)), gamma, "", &b.Score)
 		}
 	}
 	fmt.Fprintln(tw, "Rubric-free\t\t\t\t\t\t\t\t\t\t\t")
@@ -176,7 +178,7 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 			if m.m == calib.Half { // one half-difference column O_k per attribute
 				cols = len(f.Coef)
 			}
-			row(label, fmt.Sprint(len(p.Units)), fmt.Sprint(cols), calib.GammaKey(f.Gamma), fmt.Sprintf("%.4f", f.CVScore), &f.ConfirmScore)
+			row(label, fmt.Sprint(len(p.Units)), fmt.Sprint(cols), calib.GammaKey(f.Gamma), fmt.Sprintf("%.4f", f.CVScore), &f.Score)
 		}
 	}
 	tw.Flush()
@@ -192,7 +194,7 @@ func printConfirmReport(w io.Writer, r *calib.ConfirmReport) {
 		fmt.Fprintln(w, strings.Join(na, "\n"))
 	}
 	for _, p := range r.Pools {
-		if p.Name != calib.PoolForward || !p.Applicable {
+		if p.Name != confirm.PoolForward || !p.Applicable {
 			continue
 		}
 		fmt.Fprintf(w, "\nforward selection on exploration: %s (stopped: %s)\n", strings.Join(p.Units, ", "), p.ForwardStop)

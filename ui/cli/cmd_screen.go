@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/signal"
+
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
@@ -39,7 +40,7 @@ passes when the 2.5% bound of its ratio to neutral exceeds 1. A sign's
 wordings (and same-run repeats) are averaged before the displacement is
 taken, as the protocol defines s(x; p); --per-wording pools each wording's
 displacement separately instead. A unit with displacements from fewer than
-5 contexts (calib.MinSignalContexts), or a neutral reference from fewer,
+5 contexts (signal.MinContexts), or a neutral reference from fewer,
 gets no verdict ("too few").
 Without --bank, the first built-in bank for the dataset's task.
 The sample is the first N context ids of the seeded shuffle that orders
@@ -47,13 +48,13 @@ the folds (calib.Permutation with --sample-seed), in dataset order.`
 
 // screenJSON is the document of prism screen --json.
 type screenJSON struct {
-	Dataset  string              `json:"dataset"`
-	Bank     string              `json:"bank"`
-	BankHash string              `json:"bank_hash"`
-	Judge    string              `json:"judge"`
-	Contexts []string            `json:"contexts"` // the sampled context ids, dataset order
-	Study    *model.Study        `json:"study"`    // what the screen read: the sample, runs 0…R−1
-	Signal   *calib.SignalReport `json:"signal"`
+	Dataset  string         `json:"dataset"`
+	Bank     string         `json:"bank"`
+	BankHash string         `json:"bank_hash"`
+	Judge    string         `json:"judge"`
+	Contexts []string       `json:"contexts"` // the sampled context ids, dataset order
+	Study    *model.Study   `json:"study"`    // what the screen read: the sample, runs 0…R−1
+	Signal   *signal.Report `json:"signal"`
 }
 
 func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -62,7 +63,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	nctx := s.fs.Int("contexts", 20, "contexts in the sample (0: all)")
 	runs := s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2 for the repeat reference)")
 	sampleSeed := s.fs.Uint64("sample-seed", 42, "seed of the context sample")
-	boot := s.fs.Int("bootstrap", calib.DefaultSignalOptions().Bootstrap, "context-bootstrap resamples")
+	boot := s.fs.Int("bootstrap", signal.DefaultOptions().Bootstrap, "context-bootstrap resamples")
 	perWording := s.fs.Bool("per-wording", false, "pool each wording's displacement separately instead of averaging a sign's wordings")
 	asJSON := s.fs.Bool("json", false, "print the diagnostics as JSON (progress goes to stderr)")
 	spend := addSpendFlags(s.fs)
@@ -90,7 +91,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer st.Close()
 	spec.Repeats, spec.Diagnostic = *runs, "screen"
-	spec.Dataset = calib.ScreenSample(spec.Dataset, *nctx, *sampleSeed)
+	spec.Dataset = signal.ScreenSample(spec.Dataset, *nctx, *sampleSeed)
 	info := stdout
 	if *asJSON {
 		info = stderr
@@ -114,11 +115,11 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rows := data.Rows
-	opts := calib.DefaultSignalOptions()
+	opts := signal.DefaultOptions()
 	opts.Bootstrap = *boot
 	opts.ScoresFile = st.Path()
 	opts.PerWording = *perWording
-	rep, err := calib.Signal(ctx, rows, opts)
+	rep, err := signal.Signal(ctx, rows, opts)
 	if err != nil {
 		return err
 	}
@@ -185,7 +186,7 @@ func contextIDs(d *model.Dataset) []string {
 
 // printSignalReport writes the diagnostics table (paper Fig. 2a / Fig. 5)
 // and the reproducibility summary.
-func printSignalReport(w io.Writer, r *calib.SignalReport) {
+func printSignalReport(w io.Writer, r *signal.Report) {
 	fmt.Fprintf(w, "%d contexts, %d runs; %d context-bootstrap resamples, seed %d\n", r.Contexts, r.Runs, r.Bootstrap, r.Seed)
 	fmt.Fprintf(w, "neutral RMS %s (N %d)", num(r.Neutral.RMS), r.Neutral.N)
 	if r.Runs >= 2 {
@@ -252,7 +253,7 @@ func printSignalReport(w io.Writer, r *calib.SignalReport) {
 
 // poolingText says how a report formed its displacements.
 func poolingText(pooling string) string {
-	if pooling == calib.PoolingPerWording {
+	if pooling == signal.PoolingPerWording {
 		return "each wording separately (--per-wording)"
 	}
 	return "wordings averaged within sign and run (docs/protocol.md §8)"
@@ -261,8 +262,8 @@ func poolingText(pooling string) string {
 // tooFewText is the verdict of a unit with too few contexts: its own
 // count of contributing contexts, or the neutral reference's when that is
 // what falls short.
-func tooFewText(u, neutral calib.SignalUnit) string {
-	if u.Contexts >= calib.MinSignalContexts {
+func tooFewText(u, neutral signal.Unit) string {
+	if u.Contexts >= signal.MinContexts {
 		return fmt.Sprintf("too few (neutral: %d contexts)", neutral.Contexts)
 	}
 	return fmt.Sprintf("too few (%d contexts)", u.Contexts)

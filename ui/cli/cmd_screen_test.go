@@ -99,7 +99,7 @@ func TestScreenUsageErrors(t *testing.T) {
 
 // TestScreenOneRun: with --runs 1 there is no repeat reference; the table
 // says so instead of printing numbers. Four contexts are fewer than
-// calib.MinSignalContexts: no unit gets a verdict or an interval.
+// signal.MinContexts: no unit gets a verdict or an interval.
 func TestScreenOneRun(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)

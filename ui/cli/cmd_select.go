@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/prism-eval/prism/calib/selection"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
 )
@@ -36,7 +38,7 @@ of --labels, or a criterion of the workspace dataset).`
 
 func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newWorkspaceFlags("prism select", stderr, selectUsage)
-	def := calib.DefaultSelectOptions()
+	def := selection.DefaultOptions()
 	src := addScoreSourceFlags(fs)
 	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
 	seed := fs.Uint64("seed", def.Seed, "seed of the default order")
@@ -86,7 +88,7 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	progress := newSubsetProgress(stderr)
 	opts.Progress = progress.update
-	rep, warnings, err := calib.Select(ctx, rows, labs, opts)
+	rep, warnings, err := selection.Select(ctx, rows, labs, opts)
 	progress.done()
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism select: warning:", w)
@@ -144,7 +146,7 @@ func (p *subsetProgress) done() {
 // printSelectReport writes the human-readable selection report: the
 // subset-size curve (Fig. 4c), the omission table (Table 19) and the
 // forward path (Table 21).
-func printSelectReport(w io.Writer, r *calib.SelectReport, opts calib.SelectOptions) {
+func printSelectReport(w io.Writer, r *selection.Report, opts selection.Options) {
 	fmt.Fprintf(w, "%d contexts, %d candidates, %d units; metric %s; PRISM with nested CV (%d outer × %d inner folds, %d γ), same folds for every subset\n",
 		r.NContexts, r.NCandidates, len(r.Units), r.Metric, opts.Folds, opts.Folds, len(opts.Gammas))
 	fmt.Fprintf(w, "Vanilla %.4f; full bank %.4f (gain %+.4f)\n", r.Vanilla, r.Full.Mean, r.Full.Gain)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/selection"
+
 	"github.com/prism-eval/prism/calib"
 )
 
@@ -26,7 +28,7 @@ func TestSelectCSVJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var r calib.SelectReport
+	var r selection.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -76,7 +78,7 @@ func TestSelectWorkspace(t *testing.T) {
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
 	mustRun(t, "run", "--workspace", ws, "--bank", "quality", "--mode", "expected")
 	out, _ := mustRun(t, "select", "--workspace", ws, "--judge", "offline-expected", "--bank", "quality", "--json", "--forward=false")
-	var r calib.SelectReport
+	var r selection.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
