@@ -349,5 +349,5 @@ func cmpString(a, b string) int { return strings.Compare(a, b) }
 // tooFewRuns is the "too few" reason of a diagnostic computed from Q,
 // which needs MinDiagRuns runs: one text for every such diagnostic.
 func tooFewRuns(runs int) string {
-	return fmt.Sprintf("%d run: Q needs at least %d (prism diagnose --runs 2, or prism run --repeats 2)", runs, MinDiagRuns)
+	return fmt.Sprintf("%d run: Q needs at least %d (prism diagnose --repeats 2, or prism run --repeats 2)", runs, MinDiagRuns)
 }

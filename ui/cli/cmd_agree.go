@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/prism-eval/prism/calib/agree"
@@ -68,15 +67,21 @@ func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fromFiles := len(scores) > 0 || *labels != ""
+	if err := noArgs(agreeUsage, pos); err != nil {
+		return err
+	}
 	switch {
-	case len(pos) > 0:
-		return usageErr(agreeUsage, "unexpected argument %q", pos[0])
 	case fromFiles && (*judges != "" || *dataset != "" || *bankRef != ""):
 		return usageErr(agreeUsage, "give either --scores and --labels or --judge (a workspace), not both")
 	case fromFiles && (len(scores) == 0 || *labels == ""):
 		return usageErr(agreeUsage, "--scores and --labels go together")
-	case *metric != "" && !slices.Contains(agree.Headlines, *metric):
-		return usageErr(agreeUsage, "--metric %q: want one of %s", *metric, strings.Join(agree.Headlines, ", "))
+	}
+	if *metric != "" {
+		if err := checkMetric(agreeUsage, *metric, agree.Headlines); err != nil {
+			return err
+		}
+	}
+	switch {
 	case *boot < 1:
 		return usageErr(agreeUsage, "--bootstrap %d: want at least 1", *boot)
 	case !fromFiles && !workspaceGiven(fs.FlagSet) && workspaceExists(*fs.workspace) != nil:

@@ -37,8 +37,8 @@ func (b *batchPlanFlags) plan(ctx context.Context, args []string, stdout io.Writ
 	if err != nil || help {
 		return nil, nil, opts, help, err
 	}
-	if len(pos) > 0 {
-		return nil, nil, opts, false, usageErr(batchUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(batchUsage, pos); err != nil {
+		return nil, nil, opts, false, err
 	}
 	opts.MaxLines, opts.MaxBytes = *b.maxLines, *b.maxBytes
 	if *b.shard != "" {

@@ -57,15 +57,16 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(budgetUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(budgetUsage, pos); err != nil {
+		return err
 	}
 	if err := src.check(fs, budgetUsage); err != nil {
 		return err
 	}
+	if err := checkMetric(budgetUsage, *metric, fitMetrics); err != nil {
+		return err
+	}
 	switch {
-	case *metric != model.MetricSpearman && *metric != model.MetricPairwise:
-		return usageErr(budgetUsage, "--metric %q: want spearman or pairwise", *metric)
 	case *boot < 1:
 		return usageErr(budgetUsage, "--bootstrap %d: want at least 1", *boot)
 	case *svg != "" && !strings.HasSuffix(strings.ToLower(*svg), ".svg"):

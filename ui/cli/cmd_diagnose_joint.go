@@ -13,10 +13,10 @@ func init() {
 	registerDiagnosis("joint", "joint instructions: main effects projected onto the single-probe half-differences and the interaction RMS per attribute pair (paper §B.5, Fig. 7)", runDiagnoseJoint)
 }
 
-const diagnoseJointUsage = `prism diagnose joint [--bank BANK] [--dataset NAME] [--runs R] [--contexts N] [--sample-seed S]
+const diagnoseJointUsage = `prism diagnose joint [--bank BANK] [--dataset NAME] [--repeats R] [--contexts N] [--sample-seed S]
           [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
           [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
-          [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
+          [--workspace FILE] [judge and run flags as for prism run]
 
 Joint instructions (docs/protocol.md §15.2, docs/diagnostics.md): for each
 attribute pair of the bank's [joint] table, the main effects M_a, M_b of

@@ -67,9 +67,10 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil || help {
 		return err
 	}
+	if err := noArgs(diagnoseOrderUsage, pos); err != nil {
+		return err
+	}
 	switch {
-	case len(pos) > 0:
-		return usageErr(diagnoseOrderUsage, "unexpected argument %q", pos[0])
 	case *boot < 1:
 		return usageErr(diagnoseOrderUsage, "--bootstrap %d: want at least 1", *boot)
 	case *minCtx < 1:

@@ -17,10 +17,10 @@ func init() {
 	registerDiagnosis("resolution", "score resolution: tied candidate pairs and zero probe responses on two scales (1–10 vs 0–100) for the same items (paper §D.6)", runDiagnoseResolution)
 }
 
-const diagnoseResolutionUsage = `prism diagnose resolution [--scales A,B] [--bank BANK] [--dataset NAME] [--runs R] [--contexts N]
+const diagnoseResolutionUsage = `prism diagnose resolution [--scales A,B] [--bank BANK] [--dataset NAME] [--repeats R] [--contexts N]
           [--sample-seed S] [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai]
           [--judge NAME] [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
-          [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
+          [--workspace FILE] [judge and run flags as for prism run]
 
 Score resolution (docs/protocol.md §15.3, docs/diagnostics.md): the judge
 scores the same items under the bank on two scales (--scales, default
@@ -49,9 +49,7 @@ func runDiagnoseResolution(ctx context.Context, args []string, stdout, stderr io
 	d := newDiagStudy("prism diagnose resolution", diagnoseResolutionUsage, stderr)
 	d.s.fs.hide("scale")
 	scales := d.s.fs.String("scales", "bank,0-100", "the two scales `A,B`, each MIN-MAX or bank (the bank's own)")
-	runs := d.s.fs.Lookup("runs")
-	runs.DefValue, runs.Usage = "1", "runs per condition, each a separate request"
-	_ = runs.Value.Set("1")
+	d.repeats.setDefault(1, "runs per condition, each a separate request")
 	if help, err := d.parse(args, stdout); err != nil || help {
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -17,13 +16,14 @@ import (
 )
 
 // diagStudy is the study a wording, joint or resolution diagnosis reads:
-// the flags of prism run (but --runs for --repeats), a seeded context
+// the flags of prism run (--repeats defaulting to 2), a seeded context
 // sample, and --stored to read only what the workspace holds.
 type diagStudy struct {
 	name       string // the command, e.g. "prism diagnose wording"
 	s          *studyFlags
 	nctx       *int
-	runs       *int
+	repeats    *repeatsFlag
+	runs       int // --repeats after parse
 	sampleSeed *uint64
 	boot       *int
 	seed       *uint64
@@ -34,10 +34,9 @@ type diagStudy struct {
 
 func newDiagStudy(name, usage string, stderr io.Writer) *diagStudy {
 	s := newStudyFlags(name, usage, stderr)
-	s.fs.hide("repeats")
 	d := &diagStudy{s: s, name: strings.TrimPrefix(name, "prism ")}
 	d.nctx = s.fs.Int("contexts", 0, "contexts in the seeded sample (0: all)")
-	d.runs = s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2: Q compares runs)")
+	d.repeats = s.repeatsDefault(2, "runs per condition, each a separate request (≥ 2: Q compares runs)")
 	d.sampleSeed = s.fs.Uint64("sample-seed", 42, "seed of the context sample")
 	d.boot = s.fs.Int("bootstrap", calib.DefaultDiagOptions().Bootstrap, "context-bootstrap resamples")
 	d.seed = s.fs.Uint64("boot-seed", calib.DefaultDiagOptions().Seed, "bootstrap seed")
@@ -53,17 +52,17 @@ func (d *diagStudy) parse(args []string, stdout io.Writer) (help bool, err error
 	if err != nil || help {
 		return help, err
 	}
-	repeatsSet := false
-	d.s.fs.Visit(func(f *flag.Flag) { repeatsSet = repeatsSet || f.Name == "repeats" })
+	if err := noArgs(d.s.fs.usage, pos); err != nil {
+		return false, err
+	}
+	if d.runs, err = d.repeats.value(); err != nil {
+		return false, err
+	}
 	switch {
-	case len(pos) > 0:
-		return false, usageErr(d.s.fs.usage, "unexpected argument %q", pos[0])
-	case repeatsSet:
-		return false, usageErr(d.s.fs.usage, "a diagnosis takes --runs R, not --repeats")
 	case *d.nctx < 0:
 		return false, usageErr(d.s.fs.usage, "--contexts %d: want ≥ 0", *d.nctx)
-	case *d.runs < 1:
-		return false, usageErr(d.s.fs.usage, "--runs %d: want at least 1", *d.runs)
+	case d.runs < 1:
+		return false, usageErr(d.s.fs.usage, "--repeats %d: want at least 1", d.runs)
 	case *d.boot < 1:
 		return false, usageErr(d.s.fs.usage, "--bootstrap %d: want at least 1", *d.boot)
 	}
@@ -149,7 +148,7 @@ func (d *diagStudy) plan(ctx context.Context, defaultBank string, edit func(*ban
 			return fail(err)
 		}
 	}
-	spec.Repeats, spec.Diagnostic = *d.runs, d.name
+	spec.Repeats, spec.Diagnostic = d.runs, d.name
 	if *d.nctx > 0 {
 		spec.Dataset = calib.ScreenSample(spec.Dataset, *d.nctx, *d.sampleSeed)
 		fmt.Fprintf(info, "%d of the dataset's contexts (sample seed %d)\n", len(spec.Dataset.Contexts), *d.sampleSeed)
@@ -179,7 +178,7 @@ func (d *diagStudy) acquire(ctx context.Context, p *diagPlan, info, stderr io.Wr
 			return fail(err)
 		}
 	}
-	data, err := study.ReadRuns(ctx, st, spec.Dataset.Name, spec.JudgeName, plan.BankHash, *d.runs, contextIDs(spec.Dataset))
+	data, err := study.ReadRuns(ctx, st, spec.Dataset.Name, spec.JudgeName, plan.BankHash, d.runs, contextIDs(spec.Dataset))
 	if err != nil {
 		return fail(err)
 	}

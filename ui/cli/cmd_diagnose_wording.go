@@ -14,10 +14,10 @@ func init() {
 	registerDiagnosis("wording", "wording strength: slightly/standard/much responses projected onto the standard half-difference; reproducible RMS of O, E^c, E^base per level (paper §2.2, Fig. 3)", runDiagnoseWording)
 }
 
-const diagnoseWordingUsage = `prism diagnose wording [--bank BANK] [--dataset NAME] [--runs R] [--contexts N] [--sample-seed S]
+const diagnoseWordingUsage = `prism diagnose wording [--bank BANK] [--dataset NAME] [--repeats R] [--contexts N] [--sample-seed S]
           [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
           [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
-          [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
+          [--workspace FILE] [judge and run flags as for prism run]
 
 Wording strength (docs/protocol.md §15.1, docs/diagnostics.md): for each
 attribute with a worded control (ATTR:control) and the standard probes,

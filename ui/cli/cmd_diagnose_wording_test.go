@@ -77,7 +77,7 @@ func TestDiagnoseWordingDemo(t *testing.T) {
 func TestDiagnoseWordingTooFew(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
-	out, _ := mustRun(t, "diagnose", "wording", "--workspace", ws, "--runs", "1", "--contexts", "3", "--bootstrap", "10")
+	out, _ := mustRun(t, "diagnose", "wording", "--workspace", ws, "--repeats", "1", "--contexts", "3", "--bootstrap", "10")
 	if !strings.Contains(out, "too few: 1 run") {
 		t.Errorf("one run:\n%s", out)
 	}

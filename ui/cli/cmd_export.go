@@ -59,8 +59,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(exportUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(exportUsage, pos); err != nil {
+		return err
 	}
 	if err := checkExportFormat(*format, *out); err != nil {
 		return err
@@ -145,8 +145,8 @@ func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(exportUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(exportUsage, pos); err != nil {
+		return err
 	}
 	if err := checkExportFormat(*format, *out); err != nil {
 		return err

@@ -97,9 +97,10 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	method, methodOK := calib.MethodOf(*f.methodName)
+	if err := noArgs(fitUsage, pos); err != nil {
+		return a, err
+	}
 	switch {
-	case len(pos) > 0:
-		return a, usageErr(fitUsage, "unexpected argument %q", pos[0])
 	case a.fromFiles && (*f.judgeName != "" || *f.dataset != "" || (*f.bankRef != "" && *f.save == "")):
 		if *f.bankRef != "" && *f.judgeName == "" && *f.dataset == "" {
 			return a, usageErr(fitUsage, "--bank with --scores and --labels names the bank embedded in a calibrator: give --save too")
@@ -127,8 +128,8 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	if a.runs, err = study.ParseRuns(*f.runs); err != nil {
 		return a, usageErr(fitUsage, "%v", err)
 	}
-	if *f.metric != model.MetricSpearman && *f.metric != model.MetricPairwise {
-		return a, usageErr(fitUsage, "--metric %q: want spearman or pairwise", *f.metric)
+	if err := checkMetric(fitUsage, *f.metric, fitMetrics); err != nil {
+		return a, err
 	}
 	if *f.boot < 1 {
 		return a, usageErr(fitUsage, "--bootstrap %d: want at least 1", *f.boot)

@@ -52,8 +52,8 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(judgeUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(judgeUsage, pos); err != nil {
+		return err
 	}
 	if *old != "" {
 		if *old != judge.BackendOffline && *old != judge.BackendOpenAI {

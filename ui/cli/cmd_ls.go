@@ -35,8 +35,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(lsUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(lsUsage, pos); err != nil {
+		return err
 	}
 	st, err := openWorkspaceRO(ctx, *fs.workspace)
 	if err != nil {

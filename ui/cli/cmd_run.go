@@ -303,8 +303,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(runUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(runUsage, pos); err != nil {
+		return err
 	}
 	st, spec, err := s.spec(ctx)
 	if err != nil {

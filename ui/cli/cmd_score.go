@@ -155,9 +155,10 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			workspaceOnly = append(workspaceOnly, "--"+n)
 		}
 	}
+	if err := noArgs(scoreUsage, pos); err != nil {
+		return err
+	}
 	switch {
-	case len(pos) > 0:
-		return usageErr(scoreUsage, "unexpected argument %q", pos[0])
 	case *calFile == "":
 		return usageErr(scoreUsage, "--calibrator FILE is required (write one with prism fit --save)")
 	case *labels != "" && *scores == "":
@@ -347,31 +348,9 @@ func (s *scoreWorkspace) config() (judge.Config, error) {
 		}
 		return flagged, nil
 	}
-	c := study.ConfigOf(s.cal.Judge)
-	for n := range set {
-		switch n {
-		case "backend":
-			c.Backend = flagged.Backend
-		case "model":
-			c.Model = flagged.Model
-		case "base-url":
-			c.BaseURL = flagged.BaseURL
-		case "mode":
-			c.Mode = flagged.Mode
-		case "repeats":
-			c.Repeats = flagged.Repeats
-		case "temperature":
-			c.Temperature = flagged.Temperature
-		case "top-p":
-			c.TopP = flagged.TopP
-		case "max-tokens":
-			c.MaxTokens = flagged.MaxTokens
-		case "seed":
-			c.Seed = flagged.Seed
-		case "response-format":
-			c.ResponseFormat = flagged.ResponseFormat
-		}
-	}
+	// The flags given override the calibrator's judge; transport settings
+	// and the key's variable come from the flags (or their defaults) always.
+	c := s.jf.Overlay(study.ConfigOf(s.cal.Judge))
 	c.Timeout, c.Retries, c.MaxRetryWait, c.MaxReplyBytes = flagged.Timeout, flagged.Retries, flagged.MaxRetryWait, flagged.MaxReplyBytes
 	c.APIKeyEnv, c.APIKey = flagged.APIKeyEnv, ""
 	c.ApplyEnv(os.Getenv)

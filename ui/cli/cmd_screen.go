@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,10 +21,10 @@ func init() {
 	register("screen", "signal screen of a probe bank on a sample of contexts: probe vs neutral and repeat RMS, pass/fail per unit", runScreen)
 }
 
-const screenUsage = `prism screen [--bank BANK] [--dataset NAME] [--contexts N] [--runs R] [--sample-seed S]
+const screenUsage = `prism screen [--bank BANK] [--dataset NAME] [--contexts N] [--repeats R] [--sample-seed S]
           [--bootstrap B] [--per-wording] [--json] [--backend offline|openai] [--judge NAME]
           [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
-          [--workspace FILE] [judge and run flags as for prism run, but --runs for --repeats]
+          [--workspace FILE] [judge and run flags as for prism run]
 
 Runs the bank on a seeded sample of N contexts (default 20) with R runs
 (default 2, so that the repeat reference exists) through the same engine and
@@ -58,9 +57,8 @@ type screenJSON struct {
 
 func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := newStudyFlags("prism screen", screenUsage, stderr)
-	s.fs.hide("repeats") // refused below: a screen takes --runs
 	nctx := s.fs.Int("contexts", 20, "contexts in the sample (0: all)")
-	runs := s.fs.Int("runs", 2, "runs per condition, each a separate request (≥ 2 for the repeat reference)")
+	repeats := s.repeatsDefault(2, "runs per condition, each a separate request (≥ 2 for the repeat reference)")
 	sampleSeed := s.fs.Uint64("sample-seed", 42, "seed of the context sample")
 	boot := s.fs.Int("bootstrap", calib.DefaultSignalOptions().Bootstrap, "context-bootstrap resamples")
 	perWording := s.fs.Bool("per-wording", false, "pool each wording's displacement separately instead of averaging a sign's wordings")
@@ -70,17 +68,18 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil || help {
 		return err
 	}
-	repeatsSet := false
-	s.fs.Visit(func(f *flag.Flag) { repeatsSet = repeatsSet || f.Name == "repeats" })
+	if err := noArgs(screenUsage, pos); err != nil {
+		return err
+	}
+	runs, err := repeats.value()
+	if err != nil {
+		return err
+	}
 	switch {
-	case len(pos) > 0:
-		return usageErr(screenUsage, "unexpected argument %q", pos[0])
-	case repeatsSet:
-		return usageErr(screenUsage, "prism screen takes --runs R, not --repeats")
 	case *nctx < 0:
 		return usageErr(screenUsage, "--contexts %d: want ≥ 0", *nctx)
-	case *runs < 1:
-		return usageErr(screenUsage, "--runs %d: want at least 1", *runs)
+	case runs < 1:
+		return usageErr(screenUsage, "--repeats %d: want at least 1", runs)
 	case *boot < 1:
 		return usageErr(screenUsage, "--bootstrap %d: want at least 1", *boot)
 	}
@@ -89,7 +88,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	spec.Repeats, spec.Diagnostic = *runs, "screen"
+	spec.Repeats, spec.Diagnostic = runs, "screen"
 	spec.Dataset = calib.ScreenSample(spec.Dataset, *nctx, *sampleSeed)
 	info := stdout
 	if *asJSON {
@@ -109,7 +108,7 @@ func runScreen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	data, err := study.ReadRuns(ctx, st, spec.Dataset.Name, spec.JudgeName, plan.BankHash, *runs, contextIDs(spec.Dataset))
+	data, err := study.ReadRuns(ctx, st, spec.Dataset.Name, spec.JudgeName, plan.BankHash, runs, contextIDs(spec.Dataset))
 	if err != nil {
 		return err
 	}
@@ -191,7 +190,7 @@ func printSignalReport(w io.Writer, r *calib.SignalReport) {
 	if r.Runs >= 2 {
 		fmt.Fprintf(w, "; repeat RMS %s (N %d); neutral/repeat %s %s", num(r.RepeatRMS), r.RepeatN, num(r.Neutral.RatioVsRepeat), interval(r.Neutral.CIVsRepeat))
 	} else {
-		fmt.Fprint(w, "; one run: no repeat reference or reproducibility (use --runs 2)")
+		fmt.Fprint(w, "; one run: no repeat reference or reproducibility (use --repeats 2)")
 	}
 	fmt.Fprintln(w)
 

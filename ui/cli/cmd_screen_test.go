@@ -81,8 +81,9 @@ func TestScreenUsageErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"screen", "--workspace", ws, "--repeats", "3"}, 2, "--runs R, not --repeats"},
-		{[]string{"screen", "--workspace", ws, "--runs", "0"}, 2, "--runs 0"},
+		{[]string{"screen", "--workspace", ws, "--repeats", "0"}, 2, "--repeats 0: want at least 1"},
+		{[]string{"screen", "--workspace", ws, "--runs", "0"}, 2, "--repeats 0: want at least 1"},
+		{[]string{"screen", "--workspace", ws, "--runs", "2", "--repeats", "2"}, 2, "give only --repeats"},
 		{[]string{"screen", "--workspace", ws, "--contexts", "-1"}, 2, "--contexts -1"},
 		{[]string{"screen", "--workspace", ws, "--bootstrap", "0"}, 2, "--bootstrap 0"},
 		{[]string{"screen", "--workspace", ws, "x"}, 2, `unexpected argument "x"`},
@@ -97,13 +98,13 @@ func TestScreenUsageErrors(t *testing.T) {
 	}
 }
 
-// TestScreenOneRun: with --runs 1 there is no repeat reference; the table
+// TestScreenOneRun: with --repeats 1 there is no repeat reference; the table
 // says so instead of printing numbers. Four contexts are fewer than
 // calib.MinSignalContexts: no unit gets a verdict or an interval.
 func TestScreenOneRun(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws.db")
 	mustRun(t, "data", "import", "demo", "--workspace", ws)
-	out, _ := mustRun(t, "screen", "--workspace", ws, "--contexts", "4", "--runs", "1", "--bootstrap", "100")
+	out, _ := mustRun(t, "screen", "--workspace", ws, "--contexts", "4", "--repeats", "1", "--bootstrap", "100")
 	if !strings.Contains(out, "one run: no repeat reference") || strings.Contains(out, "components across runs") {
 		t.Errorf("output:\n%s", out)
 	}

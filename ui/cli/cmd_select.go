@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/model"
 )
 
 func init() {
@@ -51,15 +50,16 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(selectUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(selectUsage, pos); err != nil {
+		return err
 	}
 	if err := src.check(fs, selectUsage); err != nil {
 		return err
 	}
+	if err := checkMetric(selectUsage, *metric, fitMetrics); err != nil {
+		return err
+	}
 	switch {
-	case *metric != model.MetricSpearman && *metric != model.MetricPairwise:
-		return usageErr(selectUsage, "--metric %q: want spearman or pairwise", *metric)
 	case *maxFwd < 1:
 		return usageErr(selectUsage, "--max-forward %d: want at least 1", *maxFwd)
 	}

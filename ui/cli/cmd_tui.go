@@ -38,8 +38,8 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(tuiUsage, "unexpected argument %q", pos[0])
+	if err := noArgs(tuiUsage, pos); err != nil {
+		return err
 	}
 	path, label := tuiWorkspace(*ws)
 	study, cleanup, err := openStudy(ctx, path, *dsName, *bankArg)

@@ -18,8 +18,8 @@ func runVersion(_ context.Context, args []string, stdout, _ io.Writer) error {
 	if err != nil || help {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr(fs.usage, "unexpected argument %q", pos[0])
+	if err := noArgs(fs.usage, pos); err != nil {
+		return err
 	}
 	_, err = fmt.Fprintln(stdout, "prism", model.Version)
 	return err

@@ -152,7 +152,7 @@ func TestJudgeDeprecatedSpellings(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "--judge openai is deprecated: use --backend openai") || !strings.Contains(out, `→ judge "gpt-4o-mini"`) {
 		t.Errorf("run --judge openai: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = runPrism(t, "screen", "--workspace", ws, "--name", "mine", "--contexts", "5", "--runs", "1", "--json")
+	code, out, errOut = runPrism(t, "screen", "--workspace", ws, "--name", "mine", "--contexts", "5", "--repeats", "1", "--json")
 	if code != 0 || !strings.Contains(errOut, "prism screen: --name is deprecated: use --judge mine") || !strings.Contains(out, `"judge": "mine"`) {
 		t.Errorf("screen --name mine: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
