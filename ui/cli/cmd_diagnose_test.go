@@ -12,7 +12,7 @@ import (
 func TestDiagnoseUsage(t *testing.T) {
 	for _, args := range [][]string{{"diagnose"}, {"diagnose", "no-such-kind"}} {
 		var out, errb bytes.Buffer
-		if code := Run(context.Background(), args, &out, &errb); code != 2 {
+		if code := runMain(context.Background(), args, &out, &errb); code != 2 {
 			t.Fatalf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
 		}
 		if !strings.Contains(errb.String(), "prism diagnose KIND") {

@@ -47,12 +47,12 @@ func TestCommandsRejectNonFiniteFloats(t *testing.T) {
 		args []string
 		flag string
 	}{
-		{runSelect, []string{"--scores", "s.csv", "--labels", "l.csv", "--min-gain", "NaN"}, "-min-gain"},
-		{runSelect, []string{"--min-gain=+Inf", "--judge", "j"}, "-min-gain"},
-		{runSelect, []string{"--min-gain", "5", "--judge", "j"}, "-min-gain"},
-		{runRun, []string{"--bank", "quality", "--temperature", "NaN"}, "-temperature"},
-		{runScreen, []string{"--bank", "quality", "--top-p", "nan"}, "-top-p"},
-		{runJudge, []string{"try", "--temperature", "-Inf"}, "-temperature"},
+		{commands["select"].run, []string{"--scores", "s.csv", "--labels", "l.csv", "--min-gain", "NaN"}, "-min-gain"},
+		{commands["select"].run, []string{"--min-gain=+Inf", "--judge", "j"}, "-min-gain"},
+		{commands["select"].run, []string{"--min-gain", "5", "--judge", "j"}, "-min-gain"},
+		{commands["run"].run, []string{"--bank", "quality", "--temperature", "NaN"}, "-temperature"},
+		{commands["screen"].run, []string{"--bank", "quality", "--top-p", "nan"}, "-top-p"},
+		{commands["judge"].run, []string{"try", "--temperature", "-Inf"}, "-temperature"},
 	} {
 		err := tc.run(ctx, tc.args, io.Discard, io.Discard)
 		if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.flag) {

@@ -21,7 +21,7 @@ func TestImportScoresValidates(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.csv), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := runImport(context.Background(), []string{"scores", "--dataset", "d", "--judge", "j", "--workspace", filepath.Join(dir, "none.db"), path}, io.Discard, io.Discard)
+		err := commands["import"].run(context.Background(), []string{"scores", "--dataset", "d", "--judge", "j", "--workspace", filepath.Join(dir, "none.db"), path}, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}

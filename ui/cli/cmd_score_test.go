@@ -35,15 +35,11 @@ import (
 // scoreFixture and removed by TestMain (cleanupFixtures).
 var fixtures struct {
 	once sync.Once
-	dir  string
 	f    *scoreFix
 	err  error
 }
 
 func cleanupFixtures() {
-	if fixtures.dir != "" {
-		os.RemoveAll(fixtures.dir)
-	}
 	for _, d := range fixtureDirs {
 		os.RemoveAll(d)
 	}
@@ -87,11 +83,10 @@ func scoreFixture(t *testing.T) *scoreFix {
 }
 
 func buildScoreFixture() (*scoreFix, error) {
-	dir, err := os.MkdirTemp("", "prism-score-test")
+	dir, err := tempDirOnce("prism-score-test")
 	if err != nil {
 		return nil, err
 	}
-	fixtures.dir = dir
 	f := &scoreFix{ws: filepath.Join(dir, "demo.db"), wsCal: filepath.Join(dir, "demo-cal.json"), cal: map[string]string{}}
 	run := func(args ...string) (string, error) {
 		var out, errb bytes.Buffer
