@@ -70,7 +70,7 @@ func TestCommandVocabulary(t *testing.T) {
 		"bank":      {"BANK"},
 	}
 	refused := map[string][]string{
-		"screen":       {"repeats", "name"},
+		"screen":       {"runs", "name"}, // --runs: the deprecated spelling of --repeats
 		"run":          {"name"},
 		"batch export": {"name"},
 		"judge try":    {"judge"},
@@ -131,7 +131,7 @@ func TestCommandVocabulary(t *testing.T) {
 // Usage errors print the reason and one "usage:" line.
 func TestUsageErrorsOneUsageLine(t *testing.T) {
 	for _, args := range [][]string{
-		{"run", "extra"}, {"screen", "--repeats", "2"}, {"fit", "--scores", "s.csv"},
+		{"run", "extra"}, {"screen", "--repeats", "0"}, {"fit", "--scores", "s.csv"},
 		{"select", "--bogus"}, {"data"}, {"data", "import"}, {"bank"}, {"batch"},
 		{"export"}, {"import"}, {"judge"}, {"tui", "extra"}, {"judge", "try", "x"},
 	} {

@@ -41,10 +41,8 @@ of the labels (a column of --labels, or a criterion of the dataset).`
 func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := clikit.NewWorkspaceFlags("prism budget", stderr, budgetUsage)
 	def := calib.DefaultBudgetOptions()
-	src := addScoreSourceFlags(fs)
-	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
+	src := addScoreSourceFlags(fs, def.Metric)
 	seed := fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
-	metric := fs.String("metric", def.Metric, "metric: spearman or pairwise")
 	boot := fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples `B`")
 	taus := fs.String("taus", joinFloats(def.Taus), "the adaptive policy's stopping thresholds τ, comma-separated, each ≥ 0")
 	tol := clikit.FiniteFloatFlag(fs.FlagSet, "tolerance", def.Tolerance, 0, 1, "a point reaches the full bank when its mean is at least the full bank's less `T`")
@@ -62,9 +60,6 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if err := src.check(fs, budgetUsage); err != nil {
-		return err
-	}
-	if err := clikit.CheckMetric(budgetUsage, *metric, clikit.FitMetrics); err != nil {
 		return err
 	}
 	switch {
@@ -87,25 +82,12 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if opts.Taus, err = parseTaus(*taus); err != nil {
 		return clikit.UsageErr(budgetUsage, "--taus: %v", err)
 	}
-	opts.Seed, opts.Metric, opts.Bootstrap, opts.Tolerance = *seed, *metric, *boot, *tol
-	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *src.scores, *src.labels, *order
-	in, err := src.read(ctx, fs, stderr, "prism budget", "evaluating")
+	opts.Seed, opts.Bootstrap, opts.Tolerance = *seed, *boot, *tol
+	in, err := src.load(ctx, fs, stderr, "prism budget", "evaluating", &opts.Options)
 	if err != nil {
 		return err
 	}
 	rows, labs := in.rows, in.labels
-	if !src.fromFiles() {
-		opts.ScoresFile, opts.LabelsFile = in.source, in.source
-		if !clikit.FlagGiven(fs.FlagSet, "metric") && in.metric != "" {
-			opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
-		}
-		opts.Comparisons, opts.ComparisonsFile = in.comparisons, in.source // MT-Bench's: the pairwise metric counts them
-	}
-	if *order != "" {
-		if opts.Order, err = clikit.ReadFile(*order, calib.ReadOrder); err != nil {
-			return err
-		}
-	}
 	rep, warnings, err := calib.EvaluateBudget(ctx, rows, labs, opts)
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "prism budget: warning:", w)

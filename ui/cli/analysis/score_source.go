@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/cli/internal/clikit"
@@ -17,11 +18,16 @@ import (
 type scoreSourceFlags struct {
 	scores, labels, judge, dataset, bank, runs *string
 	target                                     *string
+	order, metric                              *string
 }
 
-// addScoreSourceFlags defines the source flags on fs.
-func addScoreSourceFlags(fs clikit.WorkspaceFlags) scoreSourceFlags {
+// addScoreSourceFlags defines the source flags on fs, with the context
+// order and the metric (default defMetric) that select and budget read the
+// same way.
+func addScoreSourceFlags(fs clikit.WorkspaceFlags, defMetric string) scoreSourceFlags {
 	return scoreSourceFlags{
+		order:   fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)"),
+		metric:  fs.String("metric", defMetric, "metric: spearman or pairwise"),
 		scores:  fs.String("scores", "", "judge scores `CSV`: context,candidate,probe,score[,run,wording]"),
 		labels:  fs.String("labels", "", "human labels `CSV`: context,candidate,human"),
 		judge:   fs.String("judge", "", "the stored judge `NAME` whose answers in the workspace are used (default: the only one)"),
@@ -36,7 +42,8 @@ func addScoreSourceFlags(fs clikit.WorkspaceFlags) scoreSourceFlags {
 func (s scoreSourceFlags) fromFiles() bool { return *s.scores != "" || *s.labels != "" }
 
 // check returns the usage error of a source given by halves, by both
-// kinds at once, or by neither with no workspace; nil otherwise.
+// kinds at once, or by neither with no workspace, or of a --metric
+// prism fit does not select γ by; nil otherwise.
 func (s scoreSourceFlags) check(fs clikit.WorkspaceFlags, usage string) error {
 	fromFiles := s.fromFiles()
 	switch {
@@ -47,7 +54,32 @@ func (s scoreSourceFlags) check(fs clikit.WorkspaceFlags, usage string) error {
 	case !fromFiles && !clikit.WorkspaceGiven(fs.FlagSet) && clikit.WorkspaceExists(*fs.Workspace) != nil:
 		return clikit.UsageErr(usage, "no --scores and --labels, and no workspace at %s", *fs.Workspace)
 	}
-	return nil
+	return clikit.CheckMetric(usage, *s.metric, clikit.FitMetrics)
+}
+
+// load reads the source (read) and the --order file into opts: where the
+// rows came from, the metric (from the workspace, the dataset's own unless
+// --metric was given), the dataset's comparisons and the order.
+func (s scoreSourceFlags) load(ctx context.Context, fs clikit.WorkspaceFlags, stderr io.Writer, command, verb string, opts *calib.Options) (fitInput, error) {
+	opts.Metric = *s.metric
+	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *s.scores, *s.labels, *s.order
+	in, err := s.read(ctx, fs, stderr, command, verb)
+	if err != nil {
+		return in, err
+	}
+	if !s.fromFiles() {
+		opts.ScoresFile, opts.LabelsFile = in.source, in.source
+		if !clikit.FlagGiven(fs.FlagSet, "metric") && in.metric != "" {
+			opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
+		}
+		opts.Comparisons, opts.ComparisonsFile = in.comparisons, in.source // MT-Bench's: the pairwise metric counts them
+	}
+	if *s.order != "" {
+		if opts.Order, err = clikit.ReadFile(*s.order, calib.ReadOrder); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
 }
 
 // read reads the scores and labels. From the workspace, in.source names

@@ -37,10 +37,8 @@ of --labels, or a criterion of the workspace dataset).`
 func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := clikit.NewWorkspaceFlags("prism select", stderr, selectUsage)
 	def := calib.DefaultSelectOptions()
-	src := addScoreSourceFlags(fs)
-	order := fs.String("order", "", "context order π, one context id per `FILE` line (default: seeded shuffle of the sorted ids)")
+	src := addScoreSourceFlags(fs, def.Metric)
 	seed := fs.Uint64("seed", def.Seed, "seed of the default order")
-	metric := fs.String("metric", def.Metric, "metric: spearman or pairwise")
 	subsets := fs.Bool("subsets", true, "enumerate every non-empty subset of units (at most 16 units)")
 	fwd := fs.Bool("forward", true, "run forward selection")
 	maxFwd := fs.Int("max-forward", def.MaxForward, "forward selection stops at `N` units")
@@ -57,34 +55,16 @@ func runSelect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := src.check(fs, selectUsage); err != nil {
 		return err
 	}
-	if err := clikit.CheckMetric(selectUsage, *metric, clikit.FitMetrics); err != nil {
-		return err
-	}
-	switch {
-	case *maxFwd < 1:
+	if *maxFwd < 1 {
 		return clikit.UsageErr(selectUsage, "--max-forward %d: want at least 1", *maxFwd)
 	}
-
 	opts := def
-	opts.Seed, opts.Metric, opts.Subsets, opts.Forward, opts.MaxForward, opts.MinGain = *seed, *metric, *subsets, *fwd, *maxFwd, *minGain
-	opts.ScoresFile, opts.LabelsFile, opts.OrderFile = *src.scores, *src.labels, *order
-	in, err := src.read(ctx, fs, stderr, "prism select", "selecting on")
+	opts.Seed, opts.Subsets, opts.Forward, opts.MaxForward, opts.MinGain = *seed, *subsets, *fwd, *maxFwd, *minGain
+	in, err := src.load(ctx, fs, stderr, "prism select", "selecting on", &opts.Options)
 	if err != nil {
 		return err
 	}
 	rows, labs := in.rows, in.labels
-	if !src.fromFiles() {
-		opts.ScoresFile, opts.LabelsFile = in.source, in.source
-		if !clikit.FlagGiven(fs.FlagSet, "metric") && in.metric != "" {
-			opts.Metric = in.metric // the dataset's own metric (JudgeBench: pairwise)
-		}
-		opts.Comparisons, opts.ComparisonsFile = in.comparisons, in.source // MT-Bench's: the pairwise metric counts them
-	}
-	if *order != "" {
-		if opts.Order, err = clikit.ReadFile(*order, calib.ReadOrder); err != nil {
-			return err
-		}
-	}
 	progress := newSubsetProgress(stderr)
 	opts.Progress = progress.update
 	rep, warnings, err := calib.Select(ctx, rows, labs, opts)
