@@ -74,7 +74,7 @@ type studyFlags struct {
 	prices   *string
 	conc     *int
 	rpm, tpm *int
-	scale    *string // --scale MIN-MAX: the task's score scale (cmd_scale.go)
+	scale    *string // --scale MIN-MAX: the task's score scale (scale.go)
 	resolved bool
 
 	// prism run and batch export only: a rubric study instead of a

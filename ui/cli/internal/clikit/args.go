@@ -7,7 +7,7 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// noArgs refuses positional arguments: the commands that take only flags
+// NoArgs refuses positional arguments: the commands that take only flags
 // say so the same way.
 func NoArgs(usage string, pos []string) error {
 	if len(pos) > 0 {
@@ -16,10 +16,10 @@ func NoArgs(usage string, pos []string) error {
 	return nil
 }
 
-// fitMetrics are the metrics γ is selected by (prism fit, select, budget).
+// FitMetrics are the metrics γ is selected by (prism fit, select, budget).
 var FitMetrics = []string{model.MetricSpearman, model.MetricPairwise}
 
-// checkMetric refuses a --metric outside allowed; two choices are named
+// CheckMetric refuses a --metric outside allowed; two choices are named
 // "A or B", more "one of A, B, C".
 func CheckMetric(usage, metric string, allowed []string) error {
 	if slices.Contains(allowed, metric) {

@@ -13,7 +13,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// workspaceBanks lists the bank snapshots stored in the workspace (not the
+// WorkspaceBanks lists the bank snapshots stored in the workspace (not the
 // rubric snapshots), or none when the workspace file does not exist
 // (listing never creates one).
 func WorkspaceBanks(ctx context.Context, fs WorkspaceFlags) ([]store.BankSnapshot, string, error) {
@@ -37,7 +37,7 @@ func WorkspaceBanks(ctx context.Context, fs WorkspaceFlags) ([]store.BankSnapsho
 	return snaps, path, err
 }
 
-// resolveBank finds BANK: a built-in name, a file, or a workspace hash
+// ResolveBank finds BANK: a built-in name, a file, or a workspace hash
 // prefix (see bankUsage). file is the embedded file of a built-in bank
 // or the bytes read, so export can copy it with its comments.
 func ResolveBank(ctx context.Context, ref string, fs WorkspaceFlags) (b *banks.Bank, file []byte, err error) {

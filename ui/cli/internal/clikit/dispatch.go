@@ -12,24 +12,27 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// command is one headless subcommand. Each lives in its own cmd_*.go file
+// Command is one headless subcommand. Each lives in its own file of a
+// command group (ui/cli/acquire, analysis, data, score, or ui/cli itself)
 // and registers itself from init, so subcommands never share a file.
-type command struct {
+type Command struct {
 	summary string
 	Run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-var Commands = map[string]command{}
+// Commands are the registered subcommands by name.
+var Commands = map[string]Command{}
 
+// Register adds a subcommand; a name registered twice panics.
 func Register(name, summary string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
 	if _, dup := Commands[name]; dup {
 		panic("prism: command registered twice: " + name)
 	}
-	Commands[name] = command{summary: summary, Run: run}
+	Commands[name] = Command{summary: summary, Run: run}
 }
 
-// errUsage marks a usage error; main exits 2. Usage errors are made with
-// usageErr, which pairs the reason with the command's synopsis.
+// ErrUsage marks a usage error; main exits 2. Usage errors are made with
+// UsageErr, which pairs the reason with the command's synopsis.
 var ErrUsage = errors.New("usage")
 
 // usageError is a usage error: why the command line was refused and the
@@ -48,7 +51,7 @@ func (e *usageError) Error() string {
 
 func (e *usageError) Is(target error) bool { return target == ErrUsage }
 
-// usageErr is a usage error whose message is the reason (format, args) on
+// UsageErr is a usage error whose message is the reason (format, args) on
 // one line and the command's synopsis after one "usage:".
 func UsageErr(usage, format string, args ...any) error {
 	return &usageError{reason: fmt.Sprintf(format, args...), usage: usage}
@@ -69,7 +72,7 @@ func synopsis(u string) string {
 	return body
 }
 
-// runMain dispatches args to a subcommand and returns the exit code.
+// RunMain dispatches args to a subcommand and returns the exit code.
 func RunMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := "tui"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {

@@ -10,7 +10,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// workspaceFlags is a flag set with the --workspace flag every workspace
+// WorkspaceFlags is a flag set with the --workspace flag every workspace
 // command shares (workspace is nil for a command without one), its usage
 // text, and the flags its -h leaves out (deprecated spellings, flags the
 // command refuses).
@@ -27,7 +27,7 @@ func NewWorkspaceFlags(name string, stderr io.Writer, usage string) WorkspaceFla
 	return f
 }
 
-// newFlags is a flag set without --workspace, for commands that use none.
+// NewFlags is a flag set without --workspace, for commands that use none.
 func NewFlags(name, usage string) WorkspaceFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	// Parse errors come back as errors that carry the usage text; the
@@ -36,14 +36,14 @@ func NewFlags(name, usage string) WorkspaceFlags {
 	return WorkspaceFlags{FlagSet: fs, UsageDoc: usage, hidden: map[string]bool{}}
 }
 
-// hide leaves a flag out of -h: it still parses.
+// Hide leaves a flag out of -h: it still parses.
 func (f WorkspaceFlags) Hide(names ...string) {
 	for _, n := range names {
 		f.hidden[n] = true
 	}
 }
 
-// parse parses args with parseFlagsAnywhere. On -h it prints the usage and
+// ParseArgs parses args with ParseFlagsAnywhere. On -h it prints the usage and
 // the flags to stdout and reports help; other errors are usage errors. An
 // empty --workspace becomes the default path.
 func (f WorkspaceFlags) ParseArgs(args []string, stdout io.Writer) (pos []string, help bool, err error) {
@@ -78,7 +78,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet, hidden map[string]bool) {
 	shown.PrintDefaults()
 }
 
-// usageText prefixes a usage text that may start on its own line.
+// UsageText prefixes a usage text that may start on its own line.
 func UsageText(u string) string {
 	if strings.HasPrefix(u, "\n") {
 		return "usage:" + u
@@ -86,7 +86,7 @@ func UsageText(u string) string {
 	return "usage: " + u
 }
 
-// parseFlagsAnywhere parses flags placed before, between or after the
+// ParseFlagsAnywhere parses flags placed before, between or after the
 // positional arguments (prism data import csv f.csv --name x), which the
 // flag package alone stops at, and returns the positional arguments.
 // A lone "--" ends flag parsing.
@@ -107,7 +107,7 @@ func ParseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// flagSet reports whether the flag name was given.
+// FlagGiven reports whether the flag name was given.
 func FlagGiven(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })

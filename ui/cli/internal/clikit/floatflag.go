@@ -15,7 +15,7 @@ type floatFlag struct {
 	lo, hi float64
 }
 
-// finiteFloatFlag defines a float64 flag whose value must be finite and
+// FiniteFloatFlag defines a float64 flag whose value must be finite and
 // within [lo, hi]; a bad value fails the parse with an error naming the flag.
 func FiniteFloatFlag(fs *flag.FlagSet, name string, value, lo, hi float64, usage string) *float64 {
 	p := new(float64)

@@ -12,7 +12,7 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// printStudy writes the lines that name a report's study (none for
+// PrintStudy writes the lines that name a report's study (none for
 // scores from files).
 func PrintStudy(w io.Writer, s *model.Study) {
 	if s == nil {
@@ -23,14 +23,14 @@ func PrintStudy(w io.Writer, s *model.Study) {
 	}
 }
 
-// writeJSON writes v as indented JSON, the --json form of every report.
+// WriteJSON writes v as indented JSON, the --json form of every report.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-// writeTrimmed writes s without the blanks tabwriter pads the last cell of
+// WriteTrimmed writes s without the blanks tabwriter pads the last cell of
 // each line with.
 func WriteTrimmed(w io.Writer, s string) error {
 	for _, line := range strings.SplitAfter(s, "\n") {
@@ -45,7 +45,7 @@ func WriteTrimmed(w io.Writer, s string) error {
 	return nil
 }
 
-// readFile opens path and parses it with read, which names path in errors.
+// ReadFile opens path and parses it with read, which names path in errors.
 // A device or an oversized file is refused before reading (docs/fit.md).
 func ReadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
 	f, err := model.OpenInput(path, model.MaxTableFile, "a score, label or order file")
@@ -59,7 +59,7 @@ func ReadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, e
 
 func NewTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
 
-// num formats a diagnostic, "—" when undefined.
+// Num formats a diagnostic, "—" when undefined.
 func Num(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "—"

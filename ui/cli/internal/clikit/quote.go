@@ -9,7 +9,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// shellJoin renders args as one POSIX shell command line that, pasted into
+// ShellJoin renders args as one POSIX shell command line that, pasted into
 // sh, bash or zsh, gives back exactly args — with credentials in URLs (see
 // redactArg) left out, since the line is printed for the user to copy. A
 // credential left out becomes a shell parameter the user sets before

@@ -15,7 +15,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// readPrices reads a --prices table; "" is the default table.
+// ReadPrices reads a --prices table; "" is the default table.
 func ReadPrices(path string) (engine.Prices, error) {
 	if path == "" {
 		return engine.DefaultPrices(), nil
@@ -27,7 +27,7 @@ func ReadPrices(path string) (engine.Prices, error) {
 	return engine.ParsePrices(data, path)
 }
 
-// sendPlan sends a plan's pending requests with a progress bar on stderr and
+// SendPlan sends a plan's pending requests with a progress bar on stderr and
 // prints the run's summary to info. A run error says that what was answered
 // is stored; a cancel is not an error here (callers say how to resume).
 func SendPlan(ctx context.Context, st *store.Store, plan *engine.Plan, info, stderr io.Writer) (engine.Summary, error) {

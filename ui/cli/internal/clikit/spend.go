@@ -13,7 +13,7 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 )
 
-// spendFlags are the flags every command that sends judge requests shares
+// SpendFlags are the flags every command that sends judge requests shares
 // (prism run, score, screen, diagnose joint|resolution|wording), and check
 // is the one gate between a printed estimate and the first request: a
 // large bill is never started by surprise (docs/engine.md, "Spending").
@@ -31,10 +31,10 @@ type SpendFlags struct {
 // question, a few cents is not.
 const defaultConfirmAbove = 5.0
 
-// spendFlagNames are the flags addSpendFlags defines.
+// SpendFlagNames are the flags addSpendFlags defines.
 var SpendFlagNames = []string{"dry-run", "max-cost", "max-requests", "confirm-above", "yes"}
 
-// addSpendFlags defines --dry-run, --max-cost, --max-requests,
+// AddSpendFlags defines --dry-run, --max-cost, --max-requests,
 // --confirm-above and --yes on fs.
 func AddSpendFlags(fs WorkspaceFlags) *SpendFlags {
 	return &SpendFlags{
@@ -92,7 +92,7 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// check decides, after the estimate e was printed and before anything is
+// Check decides, after the estimate e was printed and before anything is
 // sent, whether the sends may go. A dry run reports false after a line on
 // info (and whether a run would be refused); an estimate over --max-cost or
 // --max-requests is an error saying nothing was sent; an estimated cost
@@ -143,7 +143,7 @@ func (s *SpendFlags) limitError(e engine.Estimate, backend string) error {
 	return nil
 }
 
-// sumEstimates is the estimate of two studies sent by one command (prism
+// SumEstimates is the estimate of two studies sent by one command (prism
 // diagnose resolution's two scales), checked once before either is sent.
 func SumEstimates(a, b engine.Estimate) engine.Estimate {
 	return engine.Estimate{

@@ -12,7 +12,7 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// readLabels reads a labels CSV: its human column, or with a target the
+// ReadLabels reads a labels CSV: its human column, or with a target the
 // column of that criterion (criterionLabelsCSV). The file is opened as
 // every score and label file is (readFile: size limits, errors naming it).
 func ReadLabels(path, target string) ([]model.Label, error) {
@@ -67,13 +67,13 @@ func criterionLabelsCSV(target string) func(io.Reader, string) ([]model.Label, e
 	}
 }
 
-// addTargetFlag defines --target, shared by the commands that read labels
+// AddTargetFlag defines --target, shared by the commands that read labels
 // (fit, select, budget, score; agree words its own).
 func AddTargetFlag(fs WorkspaceFlags) *string {
 	return fs.String("target", "", "calibrate toward one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset (e.g. SummEval's coherence)")
 }
 
-// warnTarget warns when prism score's transfer check measures against
+// WarnTarget warns when prism score's transfer check measures against
 // another criterion than the calibrator was fitted toward (its training
 // study's target; a calibrator from files records none).
 func WarnTarget(stderr io.Writer, cal *calib.Calibrator, target string) {

@@ -12,7 +12,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// openWorkspace opens the workspace at path for writing. Commands that
+// OpenWorkspace opens the workspace at path for writing. Commands that
 // do not import (create false) refuse to create a new, empty file by
 // mistake. The API key in the environment is registered with the store,
 // so no path (a live run, a batch import, a cache copy) can write it.
@@ -32,7 +32,7 @@ func OpenWorkspace(ctx context.Context, path string, create bool) (*store.Store,
 	return st, nil
 }
 
-// openWorkspaceRO opens the workspace at path for a command that only
+// OpenWorkspaceRO opens the workspace at path for a command that only
 // reads: nothing is written to the file, so a workspace on a read-only
 // filesystem (or another user's) can still be listed, exported and fitted.
 func OpenWorkspaceRO(ctx context.Context, path string) (*store.Store, error) {
@@ -59,7 +59,7 @@ func hasDataset(infos []store.DatasetInfo, name string) bool {
 	return false
 }
 
-// workspaceGiven reports whether a workspace-mode flag was set.
+// WorkspaceGiven reports whether a workspace-mode flag was set.
 func WorkspaceGiven(fs *flag.FlagSet) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) {
@@ -71,7 +71,7 @@ func WorkspaceGiven(fs *flag.FlagSet) bool {
 	return set
 }
 
-// pickDataset returns name, or the workspace's only dataset; several
+// PickDataset returns name, or the workspace's only dataset; several
 // datasets and no --dataset is a usage error with the command's usage.
 func PickDataset(ctx context.Context, st *store.Store, name, usage string) (string, error) {
 	infos, err := st.Datasets(ctx)

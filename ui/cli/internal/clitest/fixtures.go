@@ -11,7 +11,7 @@ import (
 	"github.com/prism-eval/prism/model/datasets"
 )
 
-// demoScores builds a tidy score file over the demo dataset's first
+// DemoScores builds a tidy score file over the demo dataset's first
 // contexts: runs, wordings and a missing score included.
 func DemoScores(t *testing.T) string {
 	d := datasets.Demo()
@@ -28,7 +28,7 @@ func DemoScores(t *testing.T) string {
 	return b.String()
 }
 
-// baselineScores reads the judge's baseline scores from prism export
+// BaselineScores reads the judge's baseline scores from prism export
 // scores: the mean over runs per "context/candidate".
 func BaselineScores(t *testing.T, ws string) map[string]float64 {
 	t.Helper()
@@ -68,7 +68,7 @@ func cleanupFixtures() {
 // TestMain.
 var fixtureDirs []string
 
-// tempDirOnce makes a directory for a fixture built once per package run;
+// TempDirOnce makes a directory for a fixture built once per package run;
 // TestMain removes it.
 func TempDirOnce(prefix string) (string, error) {
 	d, err := os.MkdirTemp("", prefix)

@@ -81,7 +81,7 @@ func (s *ProbeServer) Counts() (perProbe map[string]int, n int) {
 	return out, s.n
 }
 
-// serverStudy writes a two-attribute, one-neutral bank and two JSONL
+// ServerStudy writes a two-attribute, one-neutral bank and two JSONL
 // datasets (train: 6 contexts × 4 candidates, labelled; fresh: nctx
 // contexts × 3 candidates with other texts), imports both, answers train
 // through srv with the bank and saves a calibrator on one attribute.
@@ -117,7 +117,7 @@ func smallBank(t *testing.T) *banks.Bank {
 	return b
 }
 
-// serverStudyAt is serverStudy against the server at url.
+// ServerStudyAt is serverStudy against the server at url.
 func ServerStudyAt(t *testing.T, nctx int, url string) (ws, cal string) {
 	t.Helper()
 	dir := t.TempDir()

@@ -18,13 +18,13 @@ import (
 	"time"
 )
 
-// completion is a chat completion whose message is content.
+// Completion is a chat completion whose message is content.
 func Completion(content string) string {
 	c, _ := json.Marshal(content)
 	return fmt.Sprintf(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":90,"completion_tokens":6,"total_tokens":96}}`, c)
 }
 
-// tinyWorkspace imports a 2 × 2 JSONL dataset (4 candidates, 152 requests
+// TinyWorkspace imports a 2 × 2 JSONL dataset (4 candidates, 152 requests
 // under the quality bank) into a new workspace.
 func TinyWorkspace(t *testing.T) string {
 	t.Helper()
@@ -101,7 +101,7 @@ func NewPrismServer(t *testing.T, latency time.Duration) *PrismServer {
 	return s
 }
 
-// at returns a channel closed once n distinct requests have been answered.
+// At returns a channel closed once n distinct requests have been answered.
 func (s *PrismServer) At(n int) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -117,7 +117,7 @@ func (s *PrismServer) At(n int) <-chan struct{} {
 	return c
 }
 
-// idle waits until no handler is running: every request that reached the
+// Idle waits until no handler is running: every request that reached the
 // server has been answered or abandoned, and counted.
 func (s *PrismServer) Idle() {
 	s.mu.Lock()
@@ -151,7 +151,7 @@ func (s *PrismServer) Snapshot() map[string]int {
 	return out
 }
 
-// killAt starts cmd and sends it SIGKILL once reached is closed; it fails
+// KillAt starts cmd and sends it SIGKILL once reached is closed; it fails
 // with what (and cmd's log) when cmd ends first.
 func KillAt(t *testing.T, cmd *exec.Cmd, reached <-chan struct{}, logPath, what string) {
 	t.Helper()
