@@ -13,10 +13,7 @@ func init() {
 	registerDiagnosis("joint", "joint instructions: main effects projected onto the single-probe half-differences and the interaction RMS per attribute pair (paper §B.5, Fig. 7)", runDiagnoseJoint)
 }
 
-const diagnoseJointUsage = `prism diagnose joint [--bank BANK] [--dataset NAME] [--repeats R] [--contexts N] [--sample-seed S]
-          [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
-          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
-          [--workspace FILE] [judge and run flags as for prism run]
+const diagnoseJointUsage = "prism diagnose joint" + ladderSynopsis + `
 
 Joint instructions (docs/protocol.md §15.2, docs/diagnostics.md): for each
 attribute pair of the bank's [joint] table, the main effects M_a, M_b of
@@ -44,12 +41,8 @@ func runDiagnoseJoint(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func printJoint(w io.Writer, dd *diagData, r *calib.JointReport) {
-	fmt.Fprintf(w, "joint instructions: %s, judge %s, bank %s, %d runs; %d context-bootstrap resamples, seed %d\n", dd.Dataset, dd.Judge, dd.Bank, r.Runs, r.Bootstrap, r.Seed)
-	if r.TooFew != "" && r.PooledPairs == 0 {
-		fmt.Fprintf(w, "too few: %s\n", r.TooFew)
-		if len(r.Pairs) == 0 {
-			return
-		}
+	if !printLadderHead(w, "joint instructions", dd, r.Runs, r.Bootstrap, r.Seed, r.TooFew, r.PooledPairs, len(r.Pairs)) {
+		return
 	}
 	fmt.Fprintln(w, "\nmain effects projected onto the single-probe half-differences (1: as alone); interaction RMS / main-effect RMS")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -232,3 +232,22 @@ func runLadderDiagnosis[R any](ctx context.Context, name, usage string, args []s
 	print(&buf, dd, rep)
 	return clikit.WriteTrimmed(stdout, buf.String())
 }
+
+// ladderSynopsis is the synopsis of the ladder diagnoses (joint, wording)
+// after their name.
+const ladderSynopsis = ` [--bank BANK] [--dataset NAME] [--repeats R] [--contexts N] [--sample-seed S]
+          [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
+          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
+          [--workspace FILE] [judge and run flags as for prism run]`
+
+// printLadderHead prints a ladder diagnosis' first line (what, the study,
+// runs and bootstrap) and, when nothing could be pooled, why: tooFew. It
+// reports whether rows (the per-unit rows) follow.
+func printLadderHead(w io.Writer, what string, dd *diagData, runs, boot int, seed uint64, tooFew string, pooled, rows int) bool {
+	fmt.Fprintf(w, "%s: %s, judge %s, bank %s, %d runs; %d context-bootstrap resamples, seed %d\n", what, dd.Dataset, dd.Judge, dd.Bank, runs, boot, seed)
+	if tooFew != "" && pooled == 0 {
+		fmt.Fprintf(w, "too few: %s\n", tooFew)
+		return rows > 0
+	}
+	return true
+}

@@ -15,10 +15,7 @@ func init() {
 	registerDiagnosis("wording", "wording strength: slightly/standard/much responses projected onto the standard half-difference; reproducible RMS of O, E^c, E^base per level (paper §2.2, Fig. 3)", runDiagnoseWording)
 }
 
-const diagnoseWordingUsage = `prism diagnose wording [--bank BANK] [--dataset NAME] [--repeats R] [--contexts N] [--sample-seed S]
-          [--bootstrap B] [--boot-seed S] [--stored] [--json] [--backend offline|openai] [--judge NAME]
-          [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
-          [--workspace FILE] [judge and run flags as for prism run]
+const diagnoseWordingUsage = "prism diagnose wording" + ladderSynopsis + `
 
 Wording strength (docs/protocol.md §15.1, docs/diagnostics.md): for each
 attribute with a worded control (ATTR:control) and the standard probes,
@@ -49,12 +46,8 @@ func runDiagnoseWording(ctx context.Context, args []string, stdout, stderr io.Wr
 // printWording writes the wording report as tables: per attribute and
 // level the projections (Fig. 3a), then the pooled RMS (Fig. 3b).
 func printWording(w io.Writer, dd *diagData, r *calib.WordingReport) {
-	fmt.Fprintf(w, "wording strength: %s, judge %s, bank %s, %d runs; %d context-bootstrap resamples, seed %d\n", dd.Dataset, dd.Judge, dd.Bank, r.Runs, r.Bootstrap, r.Seed)
-	if r.TooFew != "" && len(r.Pooled) == 0 {
-		fmt.Fprintf(w, "too few: %s\n", r.TooFew)
-		if len(r.Attributes) == 0 {
-			return
-		}
+	if !printLadderHead(w, "wording strength", dd, r.Runs, r.Bootstrap, r.Seed, r.TooFew, len(r.Pooled), len(r.Attributes)) {
+		return
 	}
 	fmt.Fprintln(w, "\nprojection onto the standard half-difference Q(D, O_std)/Q(O_std, O_std); D about the worded control (control = 0)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -74,18 +74,11 @@ func readAgreeScores(path string) ([]agreeJudge, error) {
 	defer f.Close()
 	r := csv.NewReader(f)
 	r.FieldsPerRecord = -1
-	head, err := r.Read()
+	col, err := clikit.ReadCSVHeader(r, path, []string{"context", "candidate", "score"}, func(string, []string) string {
+		return "a judge's scores need context, candidate, score; optional judge, probe"
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: line 1: header: %w", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
-	}
-	for _, need := range []string{"context", "candidate", "score"} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("%s: line 1: no %q column (a judge's scores need context, candidate, score; optional judge, probe)", path, need)
-		}
+		return nil, err
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	byJudge := map[string]*meanScores{}

@@ -49,21 +49,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return clikit.UsageErr(exportUsage, "want scores or labels")
 	}
-	fs := clikit.NewWorkspaceFlags("prism export scores", stderr, exportUsage)
-	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
+	fs, dataset, out, format := newExportFlags("prism export scores", stderr)
 	judge := fs.String("judge", "", "the stored judge `NAME` whose answers are written (default: the only one)")
 	bank := fs.String("bank", "", "the study under this `BANK` (built-in name, TOML file or workspace hash prefix; default: the judge's only planned study)")
 	runsFlag := fs.String("runs", "planned", "the study's `RUNS` to write: planned, all, or the first N")
-	out := fs.String("o", "", "write to `FILE` instead of standard output")
-	format := fs.String("format", "csv", "the file's `FORMAT`: csv or parquet")
-	pos, help, err := fs.ParseArgs(args[1:], stdout)
-	if err != nil || help {
-		return err
-	}
-	if err := clikit.NoArgs(exportUsage, pos); err != nil {
-		return err
-	}
-	if err := checkExportFormat(*format, *out); err != nil {
+	if help, err := parseExportFlags(fs, args[1:], stdout, format, out); err != nil || help {
 		return err
 	}
 	runs, err := study.ParseRuns(*runsFlag)
@@ -138,18 +128,8 @@ func withRubricRows(ctx context.Context, st *store.Store, rows []model.ScoreRow,
 }
 
 func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := clikit.NewWorkspaceFlags("prism export labels", stderr, exportUsage)
-	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
-	out := fs.String("o", "", "write to `FILE` instead of standard output")
-	format := fs.String("format", "csv", "the file's `FORMAT`: csv or parquet")
-	pos, help, err := fs.ParseArgs(args, stdout)
-	if err != nil || help {
-		return err
-	}
-	if err := clikit.NoArgs(exportUsage, pos); err != nil {
-		return err
-	}
-	if err := checkExportFormat(*format, *out); err != nil {
+	fs, dataset, out, format := newExportFlags("prism export labels", stderr)
+	if help, err := parseExportFlags(fs, args, stdout, format, out); err != nil || help {
 		return err
 	}
 	s, err := clikit.OpenWorkspaceRO(ctx, *fs.Workspace)
@@ -178,6 +158,29 @@ func runExportLabels(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stderr, "wrote %d labels to %s\n", len(labels), *out)
 	return nil
+}
+
+// newExportFlags are the flags both exports take: the dataset, -o and
+// --format.
+func newExportFlags(name string, stderr io.Writer) (fs clikit.WorkspaceFlags, dataset, out, format *string) {
+	fs = clikit.NewWorkspaceFlags(name, stderr, exportUsage)
+	dataset = fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
+	out = fs.String("o", "", "write to `FILE` instead of standard output")
+	format = fs.String("format", "csv", "the file's `FORMAT`: csv or parquet")
+	return fs, dataset, out, format
+}
+
+// parseExportFlags parses an export's command line and checks it: no
+// arguments, a format it writes; help is true after -h.
+func parseExportFlags(fs clikit.WorkspaceFlags, args []string, stdout io.Writer, format, out *string) (help bool, err error) {
+	pos, help, err := fs.ParseArgs(args, stdout)
+	if err != nil || help {
+		return help, err
+	}
+	if err := clikit.NoArgs(exportUsage, pos); err != nil {
+		return false, err
+	}
+	return false, checkExportFormat(*format, *out)
 }
 
 // checkExportFormat accepts csv, and parquet to a file (a binary file

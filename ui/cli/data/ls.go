@@ -64,60 +64,70 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "workspace %s\n", st.Path())
-
-	fmt.Fprintf(w, "\ndatasets (%d)\n", len(infos))
-	if len(infos) == 0 {
-		fmt.Fprintln(w, "  none: prism data import FORMAT FILE")
-	} else {
-		tw := clikit.NewTable(w)
-		fmt.Fprintln(tw, "  NAME\tFORMAT\tTASK\tCONTEXTS\tCANDIDATES")
-		for _, in := range infos {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\n", in.Name, in.Format, in.Task, in.Contexts, in.Candidates)
-		}
-		tw.Flush()
-	}
-
-	bankName := map[string]string{}
-	fmt.Fprintf(w, "\nbanks (%d)\n", len(snaps))
-	if len(snaps) == 0 {
-		fmt.Fprintln(w, "  none: a run stores the snapshot of its bank (prism bank ls lists the built-in ones)")
-	} else {
-		tw := clikit.NewTable(w)
-		fmt.Fprintln(tw, "  NAME\tHASH\tSOURCE")
-		for _, b := range snaps {
-			bankName[b.Hash] = b.Name
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Name, model.ShortHash(b.Hash), b.Source)
-		}
-		tw.Flush()
-	}
-
-	fmt.Fprintf(w, "\njudges (%d): the names --judge takes\n", len(judges))
-	if len(judges) == 0 {
-		fmt.Fprintln(w, "  none: prism run --backend offline|openai stores one (or prism import scores --judge NAME)")
-	} else {
-		tw := clikit.NewTable(w)
-		fmt.Fprintln(tw, "  NAME\tBACKEND\tMODEL\tBASE URL\tPARAMS")
-		for _, j := range judges {
-			params := "{}"
-			if len(j.Params) > 0 {
-				b, err := json.Marshal(j.Params) // keys sorted
-				if err != nil {
-					return err
-				}
-				params = string(b)
+	if err := lsSection(w, fmt.Sprintf("datasets (%d)", len(infos)), len(infos), "none: prism data import FORMAT FILE",
+		"NAME\tFORMAT\tTASK\tCONTEXTS\tCANDIDATES", func(tw io.Writer) error {
+			for _, in := range infos {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\n", in.Name, in.Format, in.Task, in.Contexts, in.Candidates)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", j.Name, j.Backend, dash(j.Model), dash(j.BaseURL), params)
-		}
-		tw.Flush()
+			return nil
+		}); err != nil {
+		return err
 	}
+	if err := lsSection(w, fmt.Sprintf("banks (%d)", len(snaps)), len(snaps), "none: a run stores the snapshot of its bank (prism bank ls lists the built-in ones)",
+		"NAME\tHASH\tSOURCE", func(tw io.Writer) error {
+			for _, b := range snaps {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Name, model.ShortHash(b.Hash), b.Source)
+			}
+			return nil
+		}); err != nil {
+		return err
+	}
+	if err := lsSection(w, fmt.Sprintf("judges (%d): the names --judge takes", len(judges)), len(judges), "none: prism run --backend offline|openai stores one (or prism import scores --judge NAME)",
+		"NAME\tBACKEND\tMODEL\tBASE URL\tPARAMS", func(tw io.Writer) error { return judgeRows(tw, judges) }); err != nil {
+		return err
+	}
+	if err := lsSection(w, fmt.Sprintf("studies (%d): dataset × judge × bank version; progress against what prism run planned", len(studies)), len(studies), "none: prism run or prism screen records requests",
+		"DATASET\tJUDGE\tBANK\tSCALE\tRUNS\tPLANNED\tANSWERED\tFAILED\tBEYOND PLAN\tACQUIRED BY", func(tw io.Writer) error { return studyRows(ctx, st, tw, studies) }); err != nil {
+		return err
+	}
+	return listReports(ctx, st, w)
+}
 
-	fmt.Fprintf(w, "\nstudies (%d): dataset × judge × bank version; progress against what prism run planned\n", len(studies))
-	if len(studies) == 0 {
-		fmt.Fprintln(w, "  none: prism run or prism screen records requests")
-		return listReports(ctx, st, w)
+// lsSection prints one section of prism ls: its title, then the none line
+// when it has no rows, else the table (header and rows, indented).
+func lsSection(w io.Writer, title string, n int, none, header string, rows func(tw io.Writer) error) error {
+	fmt.Fprintf(w, "\n%s\n", title)
+	if n == 0 {
+		fmt.Fprintln(w, "  "+none)
+		return nil
 	}
 	tw := clikit.NewTable(w)
-	fmt.Fprintln(tw, "  DATASET\tJUDGE\tBANK\tSCALE\tRUNS\tPLANNED\tANSWERED\tFAILED\tBEYOND PLAN\tACQUIRED BY")
+	fmt.Fprintln(tw, "  "+header)
+	if err := rows(tw); err != nil {
+		return err
+	}
+	return tw.Flush()
+}
+
+// judgeRows are the stored judges' rows, their parameters as JSON.
+func judgeRows(tw io.Writer, judges []store.Judge) error {
+	for _, j := range judges {
+		params := "{}"
+		if len(j.Params) > 0 {
+			b, err := json.Marshal(j.Params) // keys sorted
+			if err != nil {
+				return err
+			}
+			params = string(b)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", j.Name, j.Backend, dash(j.Model), dash(j.BaseURL), params)
+	}
+	return nil
+}
+
+// studyRows are the studies' rows: progress against the plan, and who
+// acquired them.
+func studyRows(ctx context.Context, st *store.Store, tw io.Writer, studies []store.StudyInfo) error {
 	for _, s := range studies {
 		bank := model.ShortHash(s.BankHash)
 		if s.BankName != "" {
@@ -141,10 +151,7 @@ func listWorkspace(ctx context.Context, st *store.Store, w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Dataset, s.Judge, bank, scale, runs, planned,
 			s.PlanAnswered, s.PlanFailed, s.Answered-s.PlanAnswered, strings.Join(by, ", "))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return listReports(ctx, st, w)
+	return nil
 }
 
 // listReports lists the stored fits, newest first.

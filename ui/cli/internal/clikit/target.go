@@ -29,18 +29,11 @@ func ReadLabels(path, target string) ([]model.Label, error) {
 func criterionLabelsCSV(target string) func(io.Reader, string) ([]model.Label, error) {
 	return func(f io.Reader, path string) ([]model.Label, error) {
 		r := csv.NewReader(f)
-		head, err := r.Read()
+		col, err := ReadCSVHeader(r, path, []string{"context", "candidate", target}, func(_ string, head []string) string {
+			return fmt.Sprintf("--target %s names a criterion column; the header has %s", target, strings.Join(head, ","))
+		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: line 1: header: %w", path, err)
-		}
-		col := map[string]int{}
-		for i, h := range head {
-			col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
-		}
-		for _, need := range []string{"context", "candidate", target} {
-			if _, ok := col[need]; !ok {
-				return nil, fmt.Errorf("%s: line 1: no %q column (--target %s names a criterion column; the header has %s)", path, need, target, strings.Join(head, ","))
-			}
+			return nil, err
 		}
 		var out []model.Label
 		for line := 2; ; line++ {
