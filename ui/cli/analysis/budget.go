@@ -99,26 +99,12 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rep.Study = &in.study
 	}
 	if cal != nil {
-		if err := cal.AttachPolicy(rows, labs, *tau, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile}); err != nil {
-			return fmt.Errorf("%s: %w", *calFile, err)
-		}
-		data, err := cal.Marshal()
-		if err != nil {
+		if err := savePolicy(cal, rows, labs, *tau, opts.Options, *calFile, *save, stderr); err != nil {
 			return err
 		}
-		if err := model.WriteFileAtomic(*save, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "prism budget: wrote %s: %s with the adaptive policy (τ %g, order %s)\n", *save, *calFile, *tau, strings.Join(cal.Policy.Columns, " "))
 	}
-	for _, f := range []string{*svg, *png} {
-		if f == "" {
-			continue
-		}
-		if err := figures.SaveBudget(rep, f); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "prism budget: wrote %s\n", f)
+	if err := saveBudgetFigures(rep, stderr, *svg, *png); err != nil {
+		return err
 	}
 	if *asJSON {
 		return clikit.WriteJSON(stdout, rep)
@@ -127,6 +113,39 @@ func runBudget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	clikit.PrintStudy(&buf, rep.Study)
 	printBudgetReport(&buf, rep)
 	return clikit.WriteTrimmed(stdout, buf.String())
+}
+
+// savePolicy learns the adaptive policy with threshold tau on the
+// calibrator's training data (these scores) and writes the calibrator
+// with it to save.
+func savePolicy(cal *calib.Calibrator, rows []model.ScoreRow, labs []model.Label, tau float64, opts calib.Options, calFile, save string, stderr io.Writer) error {
+	if err := cal.AttachPolicy(rows, labs, tau, calib.BuildOptions{ScoresFile: opts.ScoresFile, LabelsFile: opts.LabelsFile}); err != nil {
+		return fmt.Errorf("%s: %w", calFile, err)
+	}
+	data, err := cal.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := model.WriteFileAtomic(save, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "prism budget: wrote %s: %s with the adaptive policy (τ %g, order %s)\n", save, calFile, tau, strings.Join(cal.Policy.Columns, " "))
+	return nil
+}
+
+// saveBudgetFigures writes the curve to each figure file given (--svg,
+// --png).
+func saveBudgetFigures(rep *calib.BudgetReport, stderr io.Writer, files ...string) error {
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		if err := figures.SaveBudget(rep, f); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "prism budget: wrote %s\n", f)
+	}
+	return nil
 }
 
 // parseTaus reads a comma-separated list of thresholds.

@@ -34,6 +34,17 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		}
 	}
 	fitted := methods[1:]
+	printFitHead(w, r)
+	if err := printMethods(w, r, methods); err != nil {
+		return err
+	}
+	printFoldGammas(w, r, fitted)
+	printGammaSweep(w, r, fitted)
+	return printProfiles(w, r)
+}
+
+// printFitHead prints the study, the data's size and the options.
+func printFitHead(w io.Writer, r *calib.Report) {
 	clikit.PrintStudy(w, r.Study)
 	if r.Global {
 		fmt.Fprintf(w, "global mode: %d candidates as one group, %d columns; Spearman pooled over all candidates; %d bootstrap resamples, seed %d\n",
@@ -49,7 +60,11 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 	if imp := imputedCells(r.Imputed, r.Columns); imp != "" {
 		fmt.Fprintf(w, "imputed cells (column mean): %s\n", imp)
 	}
+}
 
+// printMethods prints each method's mean and difference from Vanilla, as
+// Table 2 when baselines were fitted.
+func printMethods(w io.Writer, r *calib.Report, methods []methodLabel) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(r.Baselines) > 0 {
@@ -71,9 +86,13 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	return nil
+}
 
+// printFoldGammas prints the γ the inner CV selected per outer fold.
+func printFoldGammas(w io.Writer, r *calib.Report, fitted []methodLabel) {
 	fmt.Fprintln(w, "\nselected γ per outer fold (inner CV)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "method\t")
 	for _, f := range r.Folds {
 		fmt.Fprintf(tw, "fold %d\t", f.Fold)
@@ -92,9 +111,12 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
 
+// printGammaSweep prints the out-of-fold mean at each fixed γ of the grid.
+func printGammaSweep(w io.Writer, r *calib.Report, fitted []methodLabel) {
 	fmt.Fprintln(w, "\nγ sweep: out-of-fold mean at a fixed γ")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "γ\t")
 	for _, ml := range fitted {
 		fmt.Fprintf(tw, "%s\t", ml.label)
@@ -114,13 +136,16 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 	}
 	fmt.Fprintln(tw)
 	tw.Flush()
+}
 
+// printProfiles prints PRISM's correction profiles per attribute.
+func printProfiles(w io.Writer, r *calib.Report) error {
 	if len(r.Attributes) == 0 {
 		return nil
 	}
 	nf := len(r.Folds)
 	fmt.Fprintln(w, "\ncorrection profiles (PRISM at the selected γ, per outer training fold; positive subtracts the response)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "attribute\ta mean\t[min, max]\tsign-stable\te mean\t[min, max]\tsign-stable\t")
 	for _, a := range r.Attributes {
 		p := r.Profiles[a]
