@@ -3,11 +3,9 @@ package figures
 import (
 	"fmt"
 	"image/color"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -29,11 +27,14 @@ var budgetColors = map[string]color.Color{
 // difference from the full bank drawn about them; Vanilla,
 // the full bank and one sign per attribute as single marks; a dashed line
 // at the full bank's mean less the tolerance.
-func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
-	p := plot.New()
+func Budget(r *calib.BudgetReport) (*Figure, error) {
+	fig := newFigure()
+	p := fig.Plot
 	p.Title.Text = "Budget curve (out of fold; policies learned on training folds)"
 	p.X.Label.Text = "judge calls per candidate"
-	p.Y.Label.Text = "mean " + r.Metric + " (bars: paired 95% CI vs full)"
+	// Two lines: in one, the label is longer than the axis above the
+	// legend's rows, and gonum would shorten the axis to fit it.
+	p.Y.Label.Text = "mean " + r.Metric + "\n(bars: paired 95% CI vs full)"
 	var xs, ys []float64
 	var fams []string
 	for _, pt := range r.Points {
@@ -81,7 +82,7 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 			}
 			l.Color = c
 			p.Add(l)
-			p.Legend.Add(f, l, s)
+			fig.addLegend(f, l, s)
 		} else {
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: []string{f}})
 			if err != nil {
@@ -122,24 +123,13 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 	}
 	ref.Color, ref.Dashes = colGrey, []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(ref)
-	p.Legend.Add(fmt.Sprintf("full − %g", r.Tolerance), ref)
+	fig.addLegend(fmt.Sprintf("full − %g", r.Tolerance), ref)
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Min, p.Y.Max = padded(append(ys, full-r.Tolerance)...)
-	p.Y.Min -= (p.Y.Max - p.Y.Min) * 0.4 // room below the curves for the legend
-	p.Legend.Top = false
-	return p, nil
+	return fig, nil
 }
 
 // SaveBudget writes the budget curve to path, PNG or SVG by its extension.
 func SaveBudget(r *calib.BudgetReport, path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
-	default:
-		return fmt.Errorf("%s: want a .png or .svg file name", path)
-	}
-	p, err := Budget(r)
-	if err != nil {
-		return err
-	}
-	return p.Save(figW, figH, path)
+	return saveFigure(path, func() (*Figure, error) { return Budget(r) })
 }

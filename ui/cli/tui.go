@@ -133,6 +133,11 @@ func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, fun
 		return fail(err)
 	}
 	s.Dataset, s.Bank, s.BankSource = ds, b, source
+	if demo {
+		if err := acquireDemoJudges(ctx, st, ds, b, source); err != nil {
+			return fail(err)
+		}
+	}
 	s.Judge, s.Demo, s.Store = "offline (simulator)", demo, st
 	s.Temporary = tmp != "" // cleanup deletes it
 	return s, cleanup, nil

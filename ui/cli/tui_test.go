@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/ui/cli/internal/clitest"
 )
 
@@ -123,5 +125,46 @@ func TestTUIWorkspaceChoice(t *testing.T) {
 	}
 	if path, label := tuiWorkspace("other.db"); path != "other.db" || label != "" {
 		t.Errorf("--workspace other.db: %q, %q", path, label)
+	}
+}
+
+// TestDemoHoldsJudgesToCompare: the demo opens with the simulator's
+// variants' answers stored, each its own judge, and their fits' correction
+// profiles differ: the Compare tab has something to compare (issue: the
+// first hour).
+func TestDemoHoldsJudgesToCompare(t *testing.T) {
+	ctx := context.Background()
+	s, cleanup, err := openStudy(ctx, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	profiles := map[string]map[string]float64{}
+	for _, name := range []string{"offline-strict", "offline-verbose"} {
+		info, _, err := study.Pick(ctx, s.Store, s.Dataset.Name, name, s.Bank.Hash())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := s.Dataset.NumCandidates() * len(s.Bank.Conditions()); info.Planned != want {
+			t.Fatalf("%s: %d requests planned, want %d", name, info.Planned, want)
+		}
+		res, err := study.Fit(ctx, s.Store, study.FitRequest{Study: info, Runs: study.Runs{All: true}, Options: calib.DefaultOptions(), Source: name})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		profiles[name] = map[string]float64{}
+		for attr, p := range res.Report.Profiles {
+			profiles[name][attr] = p.A.Mean
+		}
+	}
+	opposed := 0
+	for attr, a := range profiles["offline-strict"] {
+		if b, ok := profiles["offline-verbose"][attr]; ok && a*b < 0 {
+			opposed++
+		}
+	}
+	t.Logf("a_k strict %v\na_k verbose %v", profiles["offline-strict"], profiles["offline-verbose"])
+	if len(profiles["offline-strict"]) == 0 || opposed == 0 {
+		t.Errorf("the variants' profiles never oppose (%d attributes)", len(profiles["offline-strict"]))
 	}
 }
