@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prism-eval/prism/calib/agree"
+	"github.com/prism-eval/prism/calib/curve"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/cli/internal/clikit"
@@ -42,99 +43,147 @@ score. --curve adds the learning curve: each judge's headline metric on
 and with --figure a PNG or SVG. See docs/agree.md.`
 
 func runAgree(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := clikit.NewWorkspaceFlags("prism agree", stderr, agreeUsage)
-	def := agree.DefaultOptions()
-	var scores listFlag
-	fs.Var(&scores, "scores", "a judge's scores `CSV`: context,candidate,score[,judge,probe,run] (repeatable: one judge per file, or a judge column)")
-	labels := fs.String("labels", "", "human labels `CSV`: context,candidate,human")
-	judges := fs.String("judge", "", "workspace mode: the stored judges `A,B,…` (default: every judge with answers on the dataset)")
-	dataset := fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
-	bankRef := fs.String("bank", "", "workspace mode: read every judge's study under this `BANK` (default: each judge's planned study)")
-	runsFlag := fs.String("runs", "planned", "workspace mode: the studies' `RUNS` to read: planned, all, or the first N")
-	metric := fs.String("metric", "", "headline `METRIC` that sorts the table and is paired: "+strings.Join(agree.Headlines, ", ")+" (default: the dataset's, else spearman)")
-	skip := fs.Bool("skip-constant", false, "leave out contexts where the judge or the labels are constant, instead of counting them 0 (G-Eval's meta-evaluation)")
-	scale := fs.String("scale", "", "the labels' score scale `MIN-MAX`: judges scoring on it (a bank of that scale, or files' scores all on it) also get bias, MAE, α and, on integers, κ")
-	boot := fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples")
-	seed := fs.Uint64("seed", def.Seed, "seed of the bootstrap")
-	target := fs.String("target", "", "measure against one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset (e.g. SummEval's coherence)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	cf := addCurveFlags(fs)
-	pos, help, err := fs.ParseArgs(args, stdout)
+	f := newAgreeFlags(stderr)
+	co, help, err := f.parse(args, stdout)
 	if err != nil || help {
 		return err
 	}
-	co, err := cf.options(agreeUsage, *seed)
+	in, err := f.read(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	fromFiles := len(scores) > 0 || *labels != ""
-	if err := clikit.NoArgs(agreeUsage, pos); err != nil {
+	rep, err := agreeReportOf(in, f.options(in), co, *f.scale != "", f.lo, f.hi, stderr)
+	if err != nil {
 		return err
 	}
+	title := "Agreement with the labels by labelled contexts"
+	if *f.target != "" {
+		title += " (criterion " + *f.target + ")"
+	}
+	if err := f.curve.save(rep.Curve, title, "prism agree", stderr); err != nil {
+		return err
+	}
+	rep.Target = *f.target
+	for _, s := range rep.Study {
+		s.Target = *f.target
+	}
+	if *f.asJSON {
+		return clikit.WriteJSON(stdout, rep)
+	}
+	return printAgree(stdout, rep)
+}
+
+// agreeFlags are prism agree's flags: the judges' scores and the labels
+// (files or a workspace), the headline metric, the scale and the bootstrap.
+type agreeFlags struct {
+	fs                               clikit.WorkspaceFlags
+	def                              agree.Options
+	scores                           listFlag
+	labels, judges, dataset, bankRef *string
+	runsFlag, metric, scale, target  *string
+	skip, asJSON                     *bool
+	boot                             *int
+	seed                             *uint64
+	curve                            curveFlags
+	runs                             study.Runs // --runs, after parse
+	lo, hi                           float64    // --scale, after parse
+}
+
+func newAgreeFlags(stderr io.Writer) *agreeFlags {
+	fs := clikit.NewWorkspaceFlags("prism agree", stderr, agreeUsage)
+	f := &agreeFlags{fs: fs, def: agree.DefaultOptions()}
+	fs.Var(&f.scores, "scores", "a judge's scores `CSV`: context,candidate,score[,judge,probe,run] (repeatable: one judge per file, or a judge column)")
+	f.labels = fs.String("labels", "", "human labels `CSV`: context,candidate,human")
+	f.judges = fs.String("judge", "", "workspace mode: the stored judges `A,B,…` (default: every judge with answers on the dataset)")
+	f.dataset = fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
+	f.bankRef = fs.String("bank", "", "workspace mode: read every judge's study under this `BANK` (default: each judge's planned study)")
+	f.runsFlag = fs.String("runs", "planned", "workspace mode: the studies' `RUNS` to read: planned, all, or the first N")
+	f.metric = fs.String("metric", "", "headline `METRIC` that sorts the table and is paired: "+strings.Join(agree.Headlines, ", ")+" (default: the dataset's, else spearman)")
+	f.skip = fs.Bool("skip-constant", false, "leave out contexts where the judge or the labels are constant, instead of counting them 0 (G-Eval's meta-evaluation)")
+	f.scale = fs.String("scale", "", "the labels' score scale `MIN-MAX`: judges scoring on it (a bank of that scale, or files' scores all on it) also get bias, MAE, α and, on integers, κ")
+	f.boot = fs.Int("bootstrap", f.def.Bootstrap, "context-bootstrap resamples")
+	f.seed = fs.Uint64("seed", f.def.Seed, "seed of the bootstrap")
+	f.target = fs.String("target", "", "measure against one `CRITERION` of the labels instead of the overall label: a column of the --labels file, or a criterion of the workspace dataset (e.g. SummEval's coherence)")
+	f.asJSON = fs.Bool("json", false, "print the report as JSON")
+	f.curve = addCurveFlags(fs)
+	return f
+}
+
+func (f *agreeFlags) fromFiles() bool { return len(f.scores) > 0 || *f.labels != "" }
+
+// parse reads and checks the command line: the curve's options, and help
+// true after -h.
+func (f *agreeFlags) parse(args []string, stdout io.Writer) (co *curve.Options, help bool, err error) {
+	pos, help, err := f.fs.ParseArgs(args, stdout)
+	if err != nil || help {
+		return nil, help, err
+	}
+	if co, err = f.curve.options(agreeUsage, *f.seed); err != nil {
+		return nil, false, err
+	}
+	if err := clikit.NoArgs(agreeUsage, pos); err != nil {
+		return nil, false, err
+	}
+	if err := f.check(); err != nil {
+		return nil, false, err
+	}
+	if f.runs, err = study.ParseRuns(*f.runsFlag); err != nil {
+		return nil, false, clikit.UsageErr(agreeUsage, "%v", err)
+	}
+	if *f.scale != "" {
+		if f.lo, f.hi, err = parseScale(*f.scale); err != nil {
+			return nil, false, clikit.UsageErr(agreeUsage, "--scale %q: %v", *f.scale, err)
+		}
+	}
+	return co, false, nil
+}
+
+// check refuses a source given twice or by halves, an unknown metric, and
+// a bootstrap or workspace that cannot be.
+func (f *agreeFlags) check() error {
+	fromFiles := f.fromFiles()
 	switch {
-	case fromFiles && (*judges != "" || *dataset != "" || *bankRef != ""):
+	case fromFiles && (*f.judges != "" || *f.dataset != "" || *f.bankRef != ""):
 		return clikit.UsageErr(agreeUsage, "give either --scores and --labels or --judge (a workspace), not both")
-	case fromFiles && (len(scores) == 0 || *labels == ""):
+	case fromFiles && (len(f.scores) == 0 || *f.labels == ""):
 		return clikit.UsageErr(agreeUsage, "--scores and --labels go together")
 	}
-	if *metric != "" {
-		if err := clikit.CheckMetric(agreeUsage, *metric, agree.Headlines); err != nil {
+	if *f.metric != "" {
+		if err := clikit.CheckMetric(agreeUsage, *f.metric, agree.Headlines); err != nil {
 			return err
 		}
 	}
 	switch {
-	case *boot < 1:
-		return clikit.UsageErr(agreeUsage, "--bootstrap %d: want at least 1", *boot)
-	case !fromFiles && !clikit.WorkspaceGiven(fs.FlagSet) && clikit.WorkspaceExists(*fs.Workspace) != nil:
-		return clikit.UsageErr(agreeUsage, "no --scores and --labels, and no workspace at %s", *fs.Workspace)
+	case *f.boot < 1:
+		return clikit.UsageErr(agreeUsage, "--bootstrap %d: want at least 1", *f.boot)
+	case !fromFiles && !clikit.WorkspaceGiven(f.fs.FlagSet) && clikit.WorkspaceExists(*f.fs.Workspace) != nil:
+		return clikit.UsageErr(agreeUsage, "no --scores and --labels, and no workspace at %s", *f.fs.Workspace)
 	}
-	runs, err := study.ParseRuns(*runsFlag)
-	if err != nil {
-		return clikit.UsageErr(agreeUsage, "%v", err)
+	return nil
+}
+
+// read reads the judges' scores and the labels, from the files or the
+// workspace.
+func (f *agreeFlags) read(ctx context.Context, stderr io.Writer) (agreeInput, error) {
+	if f.fromFiles() {
+		return readAgreeFiles(f.scores, *f.labels, *f.target)
 	}
-	var lo, hi float64
-	if *scale != "" {
-		if lo, hi, err = parseScale(*scale); err != nil {
-			return clikit.UsageErr(agreeUsage, "--scale %q: %v", *scale, err)
-		}
-	}
-	var in agreeInput
-	if fromFiles {
-		in, err = readAgreeFiles(scores, *labels, *target)
-	} else {
-		in, err = readAgreeWorkspace(ctx, fs, agreeRef{*dataset, *judges, *bankRef, runs, *target}, stderr)
-	}
-	if err != nil {
-		return err
-	}
-	opts := def
-	opts.Bootstrap, opts.Seed, opts.SkipConstant = *boot, *seed, *skip
-	opts.Metric = *metric
+	return readAgreeWorkspace(ctx, f.fs, agreeRef{*f.dataset, *f.judges, *f.bankRef, f.runs, *f.target}, stderr)
+}
+
+// options are the agreement's options; the headline metric is --metric,
+// else the dataset's (pairwise for a pairwise dataset), else Spearman's.
+func (f *agreeFlags) options(in agreeInput) agree.Options {
+	opts := f.def
+	opts.Bootstrap, opts.Seed, opts.SkipConstant = *f.boot, *f.seed, *f.skip
+	opts.Metric = *f.metric
 	if opts.Metric == "" {
 		opts.Metric = agree.KeySpearman
 		if in.metric == model.MetricPairwise {
 			opts.Metric = agree.KeyPairwise
 		}
 	}
-	rep, err := agreeReportOf(in, opts, co, *scale != "", lo, hi, stderr)
-	if err != nil {
-		return err
-	}
-	title := "Agreement with the labels by labelled contexts"
-	if *target != "" {
-		title += " (criterion " + *target + ")"
-	}
-	if err := cf.save(rep.Curve, title, "prism agree", stderr); err != nil {
-		return err
-	}
-	rep.Target = *target
-	for _, s := range rep.Study {
-		s.Target = *target
-	}
-	if *asJSON {
-		return clikit.WriteJSON(stdout, rep)
-	}
-	return printAgree(stdout, rep)
+	return opts
 }
 
 // agreeInput is what agree measures: the judges, the labels, the
