@@ -14,6 +14,7 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/backend"
 	"github.com/prism-eval/prism/judge/openai"
+	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/ui/cli/internal/clikit"
 )
@@ -56,14 +57,8 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := clikit.NoArgs(judgeUsage, pos); err != nil {
 		return err
 	}
-	if *old != "" {
-		if *old != judge.BackendOffline && *old != judge.BackendOpenAI {
-			return clikit.UsageErr(judgeUsage, "--judge %q: judge try reads no workspace and takes --backend offline|openai", *old)
-		}
-		fmt.Fprintf(stderr, "prism judge try: --judge %s is deprecated: use --backend %s (--judge now names the stored judge)\n", *old, *old)
-		if err := fs.Set("backend", *old); err != nil {
-			return clikit.UsageErr(judgeUsage, "%v", err)
-		}
+	if err := oldJudgeSpelling(fs, *old, stderr); err != nil {
+		return err
 	}
 	cfg, err := jf.Config(os.Getenv)
 	if err != nil {
@@ -91,11 +86,18 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		conds = bank.Conditions()
 	}
 	fmt.Fprintf(stdout, "judge %s · bank %s · demo context %s, candidate %s\n\n", j.Name(), bank.Name, c.ID, cand.ID)
+	return tryConditions(ctx, stdout, j, bank, d.Task, c, cand, conds)
+}
+
+// tryConditions scores the candidate under each condition and prints a
+// row per answer; a failure that stops a run stops here too, the others
+// are summed up in the error after the table.
+func tryConditions(ctx context.Context, stdout io.Writer, j judge.Judge, bank *banks.Bank, task string, c model.Context, cand model.Candidate, conds []banks.Condition) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "condition\tscore\tsamples\ttokens (prompt/cached/completion)\tlatency\tnote")
 	var failed []string
 	for _, cond := range conds {
-		req, err := bank.Render(d.Task, c, cand, cond)
+		req, err := bank.Render(task, c, cand, cond)
 		if err != nil {
 			return err
 		}
@@ -184,4 +186,20 @@ func clipNote(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
+}
+
+// oldJudgeSpelling applies --judge offline|openai, the deprecated spelling
+// of --backend, with a note on stderr.
+func oldJudgeSpelling(fs clikit.WorkspaceFlags, old string, stderr io.Writer) error {
+	if old == "" {
+		return nil
+	}
+	if old != judge.BackendOffline && old != judge.BackendOpenAI {
+		return clikit.UsageErr(judgeUsage, "--judge %q: judge try reads no workspace and takes --backend offline|openai", old)
+	}
+	fmt.Fprintf(stderr, "prism judge try: --judge %s is deprecated: use --backend %s (--judge now names the stored judge)\n", old, old)
+	if err := fs.Set("backend", old); err != nil {
+		return clikit.UsageErr(judgeUsage, "%v", err)
+	}
+	return nil
 }
