@@ -149,37 +149,9 @@ func (s *studyFlags) spec(ctx context.Context) (*store.Store, engine.Spec, error
 	if err != nil {
 		return nil, spec, err
 	}
-	var b *banks.Bank
-	var rub *banks.Rubric
-	var source string
-	if s.rubric != nil && *s.rubric != "" {
-		if *s.bank != "" {
-			return nil, spec, clikit.UsageErr(s.fs.UsageDoc, "give --bank or --rubric, not both")
-		}
-		if rub, source, err = resolveRubric(*s.rubric, *s.prompts); err != nil {
-			return nil, spec, err
-		}
-	} else {
-		if s.prompts != nil && (*s.prompts != "" || *s.samples != 0) {
-			return nil, spec, clikit.UsageErr(s.fs.UsageDoc, "--prompts and --samples are for a rubric study (--rubric)")
-		}
-		if *s.bank == "" {
-			name, err := defaultBankFor(ctx, s)
-			if err != nil {
-				return nil, spec, err
-			}
-			*s.bank = name
-		}
-		if b, _, err = clikit.ResolveBank(ctx, *s.bank, s.fs); err != nil {
-			return nil, spec, err
-		}
-		source = *s.bank // a file
-		if _, err := os.Stat(*s.bank); err != nil {
-			source = "workspace:" + *s.bank
-			if _, err := banks.Builtin(*s.bank); err == nil {
-				source = "builtin:" + *s.bank
-			}
-		}
+	b, rub, source, err := s.instrument(ctx)
+	if err != nil {
+		return nil, spec, err
 	}
 	st, err := clikit.OpenWorkspace(ctx, *s.fs.Workspace, false)
 	if err != nil {
@@ -214,6 +186,42 @@ func (s *studyFlags) spec(ctx context.Context) (*store.Store, engine.Spec, error
 		spec.Rubric, spec.RubricSource, spec.Samples = rub, source, *s.samples
 	}
 	return st, spec, nil
+}
+
+// instrument resolves what the study asks the judge with: the rubric of
+// --rubric, or the bank of --bank (default: the first built-in bank with
+// the dataset's task), and the source it is recorded under.
+func (s *studyFlags) instrument(ctx context.Context) (b *banks.Bank, rub *banks.Rubric, source string, err error) {
+	if s.rubric != nil && *s.rubric != "" {
+		if *s.bank != "" {
+			return nil, nil, "", clikit.UsageErr(s.fs.UsageDoc, "give --bank or --rubric, not both")
+		}
+		if rub, source, err = resolveRubric(*s.rubric, *s.prompts); err != nil {
+			return nil, nil, "", err
+		}
+	} else {
+		if s.prompts != nil && (*s.prompts != "" || *s.samples != 0) {
+			return nil, nil, "", clikit.UsageErr(s.fs.UsageDoc, "--prompts and --samples are for a rubric study (--rubric)")
+		}
+		if *s.bank == "" {
+			name, err := defaultBankFor(ctx, s)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			*s.bank = name
+		}
+		if b, _, err = clikit.ResolveBank(ctx, *s.bank, s.fs); err != nil {
+			return nil, nil, "", err
+		}
+		source = *s.bank // a file
+		if _, err := os.Stat(*s.bank); err != nil {
+			source = "workspace:" + *s.bank
+			if _, err := banks.Builtin(*s.bank); err == nil {
+				source = "builtin:" + *s.bank
+			}
+		}
+	}
+	return b, rub, source, nil
 }
 
 // resolveRubric reads RUBRIC: a built-in rubric's name or a rubric file,
