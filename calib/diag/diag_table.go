@@ -345,5 +345,5 @@ func cmpString(a, b string) int { return strings.Compare(a, b) }
 // which needs MinRuns runs: one text for every such diagnostic ("" with
 // enough runs).
 func tooFewRuns(runs int) string {
-	return calib.TooFew(runs, MinRuns, "%d run: Q needs at least %d (prism diagnose --runs 2, or prism run --repeats 2)")
+	return calib.TooFew(runs, MinRuns, "%d run: Q needs at least %d (prism diagnose --repeats 2, or prism run --repeats 2)")
 }
