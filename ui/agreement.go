@@ -125,10 +125,10 @@ func agreeNoteLines(st *styles.Styles, r *agree.Result, w int) []string {
 
 // fitAgreeLines are the Fit tab's agreement for a judge without probe
 // answers: why there is no fit, the table, and how to get a fit.
-func (v *fitScreen) fitAgreeLines(st *styles.Styles, w int) []string {
+func (v *fitTab) fitAgreeLines(st *styles.Styles, w int) []string {
 	ag := v.agree
 	lines := wrapStyled(st.Text, fmt.Sprintf("judge %s has baseline answers but no probe answers, so there is nothing to fit. Its agreement with the labels, as prism agree measures it (* the headline, m switches it):",
-		v.key.judge), w)
+		v.key.Judge), w)
 	if v.stale != "" {
 		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
 	}
@@ -136,10 +136,10 @@ func (v *fitScreen) fitAgreeLines(st *styles.Styles, w int) []string {
 		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
 	}
 	lines = append(lines, "")
-	lines = append(lines, agreeTableLines(st, ag.res, v.key.judge, w)...)
+	lines = append(lines, agreeTableLines(st, ag.res, v.key.Judge, w)...)
 	lines = append(lines, "")
 	lines = append(lines, agreeNoteLines(st, ag.res, w)...)
-	lines = append(lines, wrapStyled(st.Muted, "To correct the judge, probe it: run the bank under this judge's name (Run screen, s), then f fits PRISM.", w)...)
+	lines = append(lines, wrapStyled(st.Muted, "To correct the judge, probe it: run the bank under this judge's name (Run tab, s), then f fits PRISM.", w)...)
 	return lines
 }
 
@@ -149,13 +149,13 @@ func (a *App) agreeStale() string {
 	v := &a.fit
 	k, ok := a.currentKey()
 	switch {
-	case !ok || k.dataset != v.key.dataset:
+	case !ok || k.Dataset != v.key.Dataset:
 		return "the dataset has changed since this agreement: f measures it again"
-	case k.judge != v.key.judge:
-		return fmt.Sprintf("this agreement is of judge %s; the Run screen now names %s: f fits or measures it", v.key.judge, k.judge)
+	case k.Judge != v.key.Judge:
+		return fmt.Sprintf("this agreement is of judge %s; the Run tab now names %s: f fits or measures it", v.key.Judge, k.Judge)
 	case v.agree.res.Metric != agreeOptions(v.metric()).Metric:
 		return "the metric has changed since this agreement: f measures it again"
-	case a.answers[k] != v.answers:
+	case a.versions.Of(k) != v.answers:
 		return "new answers were stored since this agreement: f fits or measures it again"
 	}
 	return ""
@@ -166,7 +166,7 @@ func (a *App) agreeStale() string {
 // under the best judge, its paired difference from the best on the same
 // resamples (prism agree's pairs). Judges without probe answers, which
 // the method tables below cannot show, are named.
-func (v *compareScreen) agreeLines(st *styles.Styles, w int) []string {
+func (v *compareTab) agreeLines(st *styles.Styles, w int) []string {
 	if v.aerr != nil {
 		return wrapStyled(st.Warn, "agreement with the labels: "+v.aerr.Error(), w)
 	}

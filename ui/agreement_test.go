@@ -17,7 +17,7 @@ import (
 // scores without probes and without a bank.
 func importBare(a *App) error {
 	k, _ := a.currentKey()
-	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
+	rows, err := a.study.Store.Scores(context.Background(), k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func importBare(a *App) error {
 			bare = append(bare, r)
 		}
 	}
-	_, err = a.study.Store.ImportScores(context.Background(), k.dataset, "bare", bare)
+	_, err = a.study.Store.ImportScores(context.Background(), k.Dataset, "bare", bare)
 	return err
 }
 
@@ -105,7 +105,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	press(a, "m")
 	setFormField(t, a, fName, "offline")
 	press(a, "5")
-	if f := paneText(frame(a)); !strings.Contains(f, "this agreement is of judge bare; the Run screen now names offline") {
+	if f := paneText(frame(a)); !strings.Contains(f, "this agreement is of judge bare; the Run tab now names offline") {
 		t.Errorf("the agreement is not marked stale:\n%s", f)
 	}
 	press(a, "f")

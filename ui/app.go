@@ -21,30 +21,31 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-type screenID int
+type tabID int
 
 const (
-	screenData screenID = iota
-	screenBank
-	screenRun
-	screenSelect
-	screenFit
-	screenProfiles
-	screenInspect
-	screenCompare
-	numScreens
+	tabData tabID = iota
+	tabBank
+	tabRun
+	tabSelect
+	tabFit
+	tabProfiles
+	tabInspect
+	tabCompare
+	numTabs
 )
 
-var screenNames = [numScreens]string{"Data", "Bank", "Run", "Select", "Fit", "Profiles", "Inspect", "Compare"}
+var tabNames = [numTabs]string{"Data", "Bank", "Run", "Select", "Fit", "Profiles", "Inspect", "Compare"}
 
 // shortNames label the tabs of a narrow terminal, where every full name
 // does not fit beside the badge.
-var shortNames = [numScreens]string{"Data", "Bank", "Run", "Select", "Fit", "Prof", "Insp", "Comp"}
+var shortNames = [numTabs]string{"Data", "Bank", "Run", "Select", "Fit", "Prof", "Insp", "Comp"}
 
 // Minimum layout; smaller terminals get a notice instead of a broken frame.
 const minWidth, minHeight = 60, 16
@@ -53,26 +54,26 @@ const minWidth, minHeight = 60, 16
 type App struct {
 	ctx      context.Context
 	now      func() time.Time
-	study    Study
+	study    Session
 	styles   *styles.Styles
 	keys     KeyMap
 	help     help.Model
-	screen   screenID
+	tab      tabID
 	fullHelp bool
 
-	data dataScreen
-	bank bankScreen
-	run  runScreen
-	sel  selectScreen
-	fit  fitScreen
-	prof profScreen
-	insp inspectScreen
-	cmp  compareScreen
+	data dataTab
+	bank bankTab
+	run  runTab
+	sel  selectTab
+	fit  fitTab
+	prof profTab
+	insp inspectTab
+	cmp  compareTab
 
 	modal modal // a dialog over the screen, or nil
 
-	// The calibrator loaded on the Data screen and its application to a
-	// dataset, which the Data and Inspect screens show (calibrator.go).
+	// The calibrator loaded on the Data tab and its application to a
+	// dataset, which the Data and Inspect tabs show (calibrator.go).
 	cal calibState
 
 	// The run in flight (nil when none) and its plan.
@@ -83,38 +84,30 @@ type App struct {
 	quitAfterRun bool
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
-	exportDir    string // where the Fit screen's e writes the report and figures
+	exportDir    string // where the Fit tab's e writes the report and figures
 
-	// What tells a screen its results are stale: generations bumped when
-	// a run or screen stores answers.
-	sigGen  int              // of any key; older signal reports are stale
-	answers map[studyKey]int // per key
-	stored  int              // of any key
-	// Bumped when a rubric study stores ratings: per dataset and judge
-	// (whose fit scores them as its baselines), and of any.
-	rubrics      map[judgeKey]int
-	rubricStored int
+	// What tells a tab its results are stale: a version per study,
+	// bumped when a run or a screen of the bank stores its answers.
+	versions study.Versions
 
 	width, height int
 }
 
 // New builds the App for a study. The styles assume a dark background until
 // the terminal reports its colour.
-func New(s Study) *App {
+func New(s Session) *App {
 	a := &App{
 		ctx:       context.Background(),
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
 		exportDir: defaultExportDir(s),
-		answers:   map[studyKey]int{},
-		rubrics:   map[judgeKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
-		data:      newDataScreen(s.Dataset),
-		bank:      newBankScreen(s.Bank, s.Dataset.Task),
-		run:       runScreen{form: newRunForm(s.Config)},
+		data:      newDataTab(s.Dataset),
+		bank:      newBankTab(s.Bank, s.Dataset.Task),
+		run:       runTab{form: newRunForm(s.Config)},
 		width:     80,
 		height:    24,
 	}
@@ -139,7 +132,7 @@ func (a *App) setStyles(isDark bool) {
 }
 
 // Init asks the terminal for its background colour (for light/dark styles)
-// and plans the first run, so the estimate is ready on the Run screen.
+// and plans the first run, so the estimate is ready on the Run tab.
 func (a *App) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.loadStoredFit())
 }
@@ -177,13 +170,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	default:
 		// An open dialog's messages (file listings, imports, saves), then
 		// the screens' work and their text inputs' pastes.
-		cmds := make([]tea.Cmd, 0, numScreens+1)
+		cmds := make([]tea.Cmd, 0, numTabs+1)
 		if a.modal != nil {
 			cmds = append(cmds, a.modal.Update(a, msg))
 		} else {
 			cmds = append(cmds, a.onStudyMsg(msg))
 		}
-		for _, sc := range a.screens() {
+		for _, sc := range a.tabs() {
 			cmds = append(cmds, sc.Update(a, msg))
 		}
 		return a, batch(cmds...)
@@ -218,7 +211,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	k := a.keys
 	if s := k.jumpTo(msg); s >= 0 {
-		return a.setScreen(s)
+		return a.setTab(s)
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -226,10 +219,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		a.fullHelp = !a.fullHelp
 		a.layout()
-	case key.Matches(msg, k.NextScreen):
-		return a.setScreen((a.screen + 1) % numScreens)
-	case key.Matches(msg, k.PrevScreen):
-		return a.setScreen((a.screen + numScreens - 1) % numScreens)
+	case key.Matches(msg, k.NextTab):
+		return a.setTab((a.tab + 1) % numTabs)
+	case key.Matches(msg, k.PrevTab):
+		return a.setTab((a.tab + numTabs - 1) % numTabs)
 	case key.Matches(msg, k.Up):
 		return cur.Update(a, moveMsg{-1})
 	case key.Matches(msg, k.Down):
@@ -264,10 +257,10 @@ func (a *App) quit() tea.Cmd {
 
 func (a *App) pageRows() int { return max(a.bodyHeight()-4, 1) }
 
-// setScreen shows screen s; a screen that follows others' state while it
-// is shown (the Bank screen's preview and signal panel) catches up.
-func (a *App) setScreen(s screenID) tea.Cmd {
-	a.screen = s
+// setTab shows screen s; a screen that follows others' state while it
+// is shown (the Bank tab's preview and signal panel) catches up.
+func (a *App) setTab(s tabID) tea.Cmd {
+	a.tab = s
 	if sh, ok := a.cur().(interface{ Shown(*App) tea.Cmd }); ok {
 		return sh.Shown(a)
 	}
@@ -280,10 +273,10 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 	}
 	if m.Y == 0 { // the tab row
 		x := lipgloss.Width(a.brand())
-		for s := range numScreens {
-			w := lipgloss.Width(a.tab(s))
+		for s := range numTabs {
+			w := lipgloss.Width(a.tabLabel(s))
 			if m.X >= x && m.X < x+w {
-				return a.setScreen(s)
+				return a.setTab(s)
 			}
 			x += w
 		}
@@ -301,7 +294,7 @@ func (a *App) helpView() string {
 		out = a.help.FullHelpView(append(a.keys.commonHelp(), a.cur().Keys(a)))
 	} else {
 		k := a.keys
-		out = a.help.ShortHelpView(append(a.cur().Keys(a), k.NextScreen, k.Help, k.Quit))
+		out = a.help.ShortHelpView(append(a.cur().Keys(a), k.NextTab, k.Help, k.Quit))
 	}
 	// help stops adding bindings past the width but can overshoot by one.
 	lines := strings.Split(out, "\n")
@@ -317,24 +310,24 @@ func (a *App) bodyHeight() int {
 
 func (a *App) layout() {
 	h := a.bodyHeight()
-	for _, sc := range a.screens() {
+	for _, sc := range a.tabs() {
 		sc.SetSize(a.width, h)
 	}
-	if a.screen == screenBank {
-		// The Bank screen's preview is wrapped to its width.
+	if a.tab == tabBank {
+		// The Bank tab's preview is wrapped to its width.
 		a.bank.refresh(a)
 	}
 }
 
 func (a *App) brand() string { return a.styles.Brand.Render("prism") + " " }
 
-func (a *App) tab(s screenID) string {
-	name := screenNames[s]
+func (a *App) tabLabel(s tabID) string {
+	name := tabNames[s]
 	if a.width < 120 {
 		name = shortNames[s]
 	}
-	label := fmt.Sprintf("%d %s", s+1, name) + a.screens()[s].Badge(a)
-	if s == a.screen {
+	label := fmt.Sprintf("%d %s", s+1, name) + a.tabs()[s].Badge(a)
+	if s == a.tab {
 		return a.styles.TabActive.Render(label)
 	}
 	return a.styles.Tab.Render(label)
@@ -343,8 +336,8 @@ func (a *App) tab(s screenID) string {
 func (a *App) header() string {
 	var tabs strings.Builder
 	tabs.WriteString(a.brand())
-	for s := range numScreens {
-		tabs.WriteString(a.tab(s))
+	for s := range numTabs {
+		tabs.WriteString(a.tabLabel(s))
 	}
 	line1 := tabs.String()
 	badge := ""
@@ -427,11 +420,11 @@ func (a *App) View() tea.View {
 	if a.width < minWidth || a.height < minHeight {
 		body = fmt.Sprintf("prism needs at least %d×%d; this terminal is %d×%d.", minWidth, minHeight, a.width, a.height)
 	} else {
-		screenView := a.cur().View(a)
+		tabView := a.cur().View(a)
 		if a.modal != nil {
-			screenView = overlay(screenView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
+			tabView = overlay(tabView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
 		}
-		body = a.header() + "\n" + screenView + "\n" + a.helpView()
+		body = a.header() + "\n" + tabView + "\n" + a.helpView()
 	}
 	v := tea.NewView(body)
 	v.AltScreen = true

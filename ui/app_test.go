@@ -72,7 +72,7 @@ func TestGoldenScreens(t *testing.T) {
 	}
 }
 
-// The Run screen after an offline run on the demo has finished: the
+// The Run tab after an offline run on the demo has finished: the
 // final ratio panel (2,000 resamples, seed 42) over every score.
 func TestGoldenRunFinished(t *testing.T) {
 	// One run serves both sizes: the frame is drawn from the state and the
@@ -90,7 +90,7 @@ func TestGoldenRunFinished(t *testing.T) {
 	}
 }
 
-// The Run screen in the middle of a run: 300 of 2,280 requests answered,
+// The Run tab in the middle of a run: 300 of 2,280 requests answered,
 // the live ratio panel computed from the 300 stored scores.
 func TestGoldenRunLive(t *testing.T) {
 	for _, size := range goldenSizes {
@@ -231,7 +231,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("after right, down: candidate %s, want %s", got, ds.Contexts[1].Candidates[1].ID)
 	}
 	press(a, "tab")
-	if a.screen != screenBank {
+	if a.tab != tabBank {
 		t.Fatal("tab did not switch to the bank screen")
 	}
 	// The preview is the exact request for the selected candidate.
@@ -245,21 +245,21 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("preview title does not name probe %s", cond.Probe)
 	}
 	press(a, "tab")
-	if a.screen != screenRun {
+	if a.tab != tabRun {
 		t.Fatal("tab did not switch to the run screen")
 	}
 	press(a, "shift+tab")
-	if a.screen != screenBank {
+	if a.tab != tabBank {
 		t.Fatal("shift+tab did not go back to the bank screen")
 	}
 	// A click on the first tab goes back to Data; on the third, to Run.
 	a.Update(tea.MouseClickMsg{X: len("prism ") + 1, Y: 0, Button: tea.MouseLeft})
-	if a.screen != screenData {
+	if a.tab != tabData {
 		t.Fatal("click on the Data tab did not switch screens")
 	}
 	x := strings.Index(frame(a), "3 Run")
 	a.Update(tea.MouseClickMsg{X: x + 1, Y: 0, Button: tea.MouseLeft})
-	if a.screen != screenRun {
+	if a.tab != tabRun {
 		t.Fatal("click on the Run tab did not switch screens")
 	}
 	// The wheel moves the form cursor.

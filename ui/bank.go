@@ -12,11 +12,11 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// bankScreen is the Bank screen: every probe condition of the bank on the
+// bankTab is the Bank tab: every probe condition of the bank on the
 // left and, on the right, the exact request the judge receives for the
-// candidate selected on the Data screen. Wordings are edited in place
+// candidate selected on the Data tab. Wordings are edited in place
 // (bankedit.go).
-type bankScreen struct {
+type bankTab struct {
 	bank       *banks.Bank
 	source     string // "builtin:NAME", a file, or "… (edited)"
 	origHash   string // the hash the bank was opened with
@@ -47,15 +47,15 @@ type bankScreen struct {
 	width, height int
 }
 
-func newBankScreen(b *banks.Bank, task string) bankScreen {
-	v := bankScreen{task: task, sig: map[studyKey]bankSignal{}}
+func newBankTab(b *banks.Bank, task string) bankTab {
+	v := bankTab{task: task, sig: map[studyKey]bankSignal{}}
 	v.open(b, "builtin:"+b.Name)
 	return v
 }
 
 // open shows a bank just read (a built-in or a file): its version is the
 // one the title's "(edited)" and unsaved edits are measured from.
-func (v *bankScreen) open(b *banks.Bank, source string) {
+func (v *bankTab) open(b *banks.Bank, source string) {
 	v.setBank(b, source)
 	v.origHash = b.Hash()
 	v.savedHash = v.origHash
@@ -63,10 +63,10 @@ func (v *bankScreen) open(b *banks.Bank, source string) {
 
 // unsaved is whether the bank differs from the version last opened or
 // saved: b, q and a dataset that needs another bank ask before dropping it.
-func (v *bankScreen) unsaved() bool { return v.bank.Hash() != v.savedHash }
+func (v *bankTab) unsaved() bool { return v.bank.Hash() != v.savedHash }
 
 // setBank shows b (already validated) and rebuilds the condition list.
-func (v *bankScreen) setBank(b *banks.Bank, source string) {
+func (v *bankTab) setBank(b *banks.Bank, source string) {
 	v.bank, v.source = b, source
 	v.conds = b.Conditions()
 	rows := make([]string, len(v.conds))
@@ -87,15 +87,15 @@ func conditionLabel(c banks.Condition) string {
 	return c.Probe
 }
 
-func (v *bankScreen) leftWidth() int { return max(v.width/3, 30) }
+func (v *bankTab) leftWidth() int { return max(v.width/3, 30) }
 
-func (v *bankScreen) SetSize(w, h int) {
+func (v *bankTab) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
 }
 
 // layout sizes the list and, while editing, the text area below it.
-func (v *bankScreen) layout() {
+func (v *bankTab) layout() {
 	iw := v.leftWidth() - paneChromeW
 	v.list.SetSize(iw, v.listHeight())
 	if v.editing {
@@ -105,12 +105,12 @@ func (v *bankScreen) layout() {
 }
 
 // bodyHeight is the height inside the left pane.
-func (v *bankScreen) bodyHeight() int { return v.height - paneChromeH - 1 }
+func (v *bankTab) bodyHeight() int { return v.height - paneChromeH - 1 }
 
 // The list leaves four lines for the rule, the selected wording and the
 // status; while editing, it leaves the text area, its label and a status
 // line.
-func (v *bankScreen) listHeight() int {
+func (v *bankTab) listHeight() int {
 	if v.editing {
 		return max(v.bodyHeight()-v.editHeight()-2, 1)
 	}
@@ -119,12 +119,12 @@ func (v *bankScreen) listHeight() int {
 
 // editHeight is the text area's height: a third of the pane, so a wording
 // shows whole at 80×24 (it wraps to a few lines) and the list stays in view.
-func (v *bankScreen) editHeight() int { return min(max(v.bodyHeight()/3, 3), 6) }
+func (v *bankTab) editHeight() int { return min(max(v.bodyHeight()/3, 3), 6) }
 
-func (v *bankScreen) Focus(right bool) { v.focusRight = right }
+func (v *bankTab) Focus(right bool) { v.focusRight = right }
 
 // Move moves the condition cursor, or scrolls the preview when it has focus.
-func (v *bankScreen) Move(delta int) {
+func (v *bankTab) Move(delta int) {
 	if v.focusRight {
 		v.scroll = max(v.scroll+delta, 0)
 		return
@@ -134,7 +134,7 @@ func (v *bankScreen) Move(delta int) {
 }
 
 // Click selects the condition under a click at (x, y), relative to the view.
-func (v *bankScreen) Click(x, y int) {
+func (v *bankTab) Click(x, y int) {
 	if x >= v.leftWidth() {
 		v.focusRight = true
 		return
@@ -148,7 +148,7 @@ func (v *bankScreen) Click(x, y int) {
 
 // Refresh re-renders the preview for a context and candidate. Rendering is
 // pure computation on in-memory text, so it is fine inside Update.
-func (v *bankScreen) Refresh(c *model.Context, cand *model.Candidate) {
+func (v *bankTab) Refresh(c *model.Context, cand *model.Candidate) {
 	v.preview, v.previewErr = nil, nil
 	if c == nil || cand == nil || len(v.conds) == 0 {
 		return
@@ -186,7 +186,7 @@ func (v *bankScreen) Refresh(c *model.Context, cand *model.Candidate) {
 // title names the bank and its version in w cells; an edited bank shows
 // that it is a new version. When it does not fit, the hash gives way
 // first, then the name is clipped in the middle: "(edited)" always shows.
-func (v *bankScreen) title(w int) string {
+func (v *bankTab) title(w int) string {
 	h := v.bank.Hash()
 	mark := ""
 	if h != v.origHash {
@@ -200,7 +200,7 @@ func (v *bankScreen) title(w int) string {
 
 // View draws the screen; with a workspace open, the right pane starts
 // with the signal panel and the preview follows it.
-func (v *bankScreen) View(a *App) string {
+func (v *bankTab) View(a *App) string {
 	st, panel := a.styles, v.panel(a)
 	lw := v.leftWidth()
 	rw := v.width - lw

@@ -41,7 +41,7 @@ func TestBankEditWording(t *testing.T) {
 			t.Errorf("frame lacks %q:\n%s", s, f)
 		}
 	}
-	// The study and the Run screen's plan follow the new version.
+	// The study and the Run tab's plan follow the new version.
 	if a.study.Bank.Hash() != b.Hash() || a.run.plan == nil || a.run.plan.BankHash == orig {
 		t.Error("the study or the plan still use the old bank")
 	}

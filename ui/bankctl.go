@@ -10,37 +10,37 @@ import (
 	"github.com/prism-eval/prism/banks"
 )
 
-// The Bank screen's control: its keys, its text input, and the messages
+// The Bank tab's control: its keys, its text input, and the messages
 // of its saves, signal reports and screens (screening.go).
 
-// Keys are the Bank screen's own bindings.
-func (v *bankScreen) Keys(a *App) []key.Binding {
+// Keys are the Bank tab's own bindings.
+func (v *bankTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.ScreenBank, k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
 }
 
 // Badge is a screen's progress.
-func (v *bankScreen) Badge(*App) string {
+func (v *bankTab) Badge(*App) string {
 	if sc := v.screening; sc != nil && sc.prog.Total > 0 {
 		return percent(sc.prog.Done, sc.prog.Total)
 	}
 	return ""
 }
 
-func (v *bankScreen) Editing() bool { return v.editing }
+func (v *bankTab) Editing() bool { return v.editing }
 
-// Shown catches up with the Data screen's candidate and the study's key.
-func (v *bankScreen) Shown(a *App) tea.Cmd {
+// Shown catches up with the Data tab's candidate and the study's key.
+func (v *bankTab) Shown(a *App) tea.Cmd {
 	v.refresh(a)
 	return tea.Batch(v.refreshSignal(a), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
 }
 
-// refresh renders the preview for the Data screen's candidate.
-func (v *bankScreen) refresh(a *App) { v.Refresh(a.data.Context(), a.data.Candidate()) }
+// refresh renders the preview for the Data tab's candidate.
+func (v *bankTab) refresh(a *App) { v.Refresh(a.data.Context(), a.data.Candidate()) }
 
-// Update handles the Bank screen's keys, navigation and text input, and
+// Update handles the Bank tab's keys, navigation and text input, and
 // the messages of its saves, signal reports and screens.
-func (v *bankScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *bankTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case moveMsg:
 		v.Move(msg.delta)
@@ -84,8 +84,8 @@ func (v *bankScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// key handles the Bank screen's own keys.
-func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+// key handles the Bank tab's own keys.
+func (v *bankTab) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	k := a.keys
 	c := v.selected()
 	switch {
@@ -141,7 +141,7 @@ func (v *bankScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 
 // editKey routes keys to the text input; ctrl+c quits from it too (q
 // there is a letter).
-func (v *bankScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+func (v *bankTab) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "ctrl+c":
 		v.endEdit()
@@ -171,7 +171,7 @@ func (v *bankScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 
 // askRemove asks before x removes the selected condition's attribute
 // (or neutral clause, or context probe) with all its conditions.
-func (v *bankScreen) askRemove(a *App) tea.Cmd {
+func (v *bankTab) askRemove(a *App) tea.Cmd {
 	c := v.selected()
 	what, n := v.removeWhat(c)
 	if what == "" {
@@ -201,7 +201,7 @@ func (v *bankScreen) askRemove(a *App) tea.Cmd {
 
 // onSaved reports a save; a file that exists is replaced only after
 // asking.
-func (v *bankScreen) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
+func (v *bankTab) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
 	switch {
 	case msg.exists:
 		b := v.bank.Clone()
@@ -225,8 +225,8 @@ func (v *bankScreen) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
 }
 
 // changed follows a new bank version: the study and the preview use it,
-// and the Run screen re-estimates.
-func (v *bankScreen) changed(a *App) tea.Cmd {
+// and the Run tab re-estimates.
+func (v *bankTab) changed(a *App) tea.Cmd {
 	a.study.Bank = v.bank
 	v.refresh(a)
 	return tea.Batch(a.replan(), v.refreshSignal(a), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))

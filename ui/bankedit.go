@@ -17,10 +17,10 @@ import (
 )
 
 // Bank editing: every change is made on a copy of the bank and kept only
-// when the copy validates, so the bank the Run screen plans from is always
+// when the copy validates, so the bank the Run tab plans from is always
 // a valid one.
 
-// editTarget says what the Bank screen's text input is editing.
+// editTarget says what the Bank tab's text input is editing.
 type editTarget int
 
 const (
@@ -67,7 +67,7 @@ func saveBankCmd(b *banks.Bank, path string, replace bool) tea.Cmd {
 // section of docs/banks.md that describes every key.
 const bankDocs = `docs/banks.md, section "Bank file format (TOML)"`
 
-// bankFile is the text the Bank screen saves: the bank's TOML under a
+// bankFile is the text the Bank tab saves: the bank's TOML under a
 // header that names the bank and points at bankDocs. Marshal's own header
 // stays as it is, since its text is also the snapshot stored with every
 // run's answers and a stored snapshot never changes.
@@ -79,13 +79,13 @@ func bankFile(b *banks.Bank) ([]byte, error) {
 	if head, body, ok := bytes.Cut(data, []byte("\n\n")); ok && bytes.HasPrefix(head, []byte("#")) {
 		data = body
 	}
-	header := fmt.Sprintf("# prism probe bank %s, saved from the Bank screen. Check it with: prism bank validate FILE\n"+
+	header := fmt.Sprintf("# prism probe bank %s, saved from the Bank tab. Check it with: prism bank validate FILE\n"+
 		"# Every key is described in %s. Changing any wording changes the bank's hash.\n\n", b.Name, bankDocs)
 	return append([]byte(header), data...), nil
 }
 
 // startEdit opens the text area on target with an initial value.
-func (v *bankScreen) startEdit(t editTarget, value string) tea.Cmd {
+func (v *bankTab) startEdit(t editTarget, value string) tea.Cmd {
 	v.editing, v.target = true, t
 	v.listOffset = v.list.offset
 	v.input = newEditArea(t == editWording)
@@ -97,14 +97,14 @@ func (v *bankScreen) startEdit(t editTarget, value string) tea.Cmd {
 
 // endEdit closes the text area and gives its lines back to the list,
 // scrolled as before the edit.
-func (v *bankScreen) endEdit() {
+func (v *bankTab) endEdit() {
 	v.editing = false
 	v.input.Blur()
 	v.list.offset = v.listOffset
 	v.layout()
 }
 
-// newEditArea is the Bank screen's text input: a textarea, so that a
+// newEditArea is the Bank tab's text input: a textarea, so that a
 // wording shows whole, wrapped, rather than the end of one line. It is
 // unstyled like the panes' text and its cursor does not blink (a blinking
 // cursor would tick and change frames). enter keeps the edit (bankctl.go);
@@ -130,7 +130,7 @@ func newEditArea(newlines bool) textarea.Model {
 
 // selected is the condition under the cursor (the zero Condition when the
 // bank has none).
-func (v *bankScreen) selected() banks.Condition {
+func (v *bankTab) selected() banks.Condition {
 	if len(v.conds) == 0 {
 		return banks.Condition{}
 	}
@@ -138,7 +138,7 @@ func (v *bankScreen) selected() banks.Condition {
 }
 
 // attrIndex is the index of the attribute of a ± condition, or -1.
-func (v *bankScreen) attrIndex(c banks.Condition) int {
+func (v *bankTab) attrIndex(c banks.Condition) int {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	if kind != "plus" && kind != "minus" {
 		return -1
@@ -153,7 +153,7 @@ func (v *bankScreen) attrIndex(c banks.Condition) int {
 
 // apply validates an edited copy of the bank and adopts it, or reports
 // why not and keeps the old one.
-func (v *bankScreen) apply(nb *banks.Bank, what string) bool {
+func (v *bankTab) apply(nb *banks.Bank, what string) bool {
 	ownName(nb)
 	if err := nb.Validate(); err != nil {
 		v.status, v.statusErr = what+": "+firstLine(err.Error()), true
@@ -220,7 +220,7 @@ func firstLine(s string) string {
 
 // edited is a copy of the bank with val as the wording or clause being
 // edited (of the selected condition); the copy is not validated.
-func (v *bankScreen) edited(val string) *banks.Bank {
+func (v *bankTab) edited(val string) *banks.Bank {
 	c := v.selected()
 	nb := v.bank.Clone()
 	switch v.target {
@@ -263,7 +263,7 @@ func (v *bankScreen) edited(val string) *banks.Bank {
 }
 
 // editValue is the text input's value as an edit keeps it.
-func (v *bankScreen) editValue() string {
+func (v *bankTab) editValue() string {
 	val := strings.TrimSpace(v.input.Value())
 	if v.target != editWording {
 		// A pasted newline has no place in a one-line value.
@@ -273,7 +273,7 @@ func (v *bankScreen) editValue() string {
 }
 
 // commitEdit applies the text input to the bank.
-func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
+func (v *bankTab) commitEdit() (saveTo string, changed bool) {
 	val := v.editValue()
 	v.endEdit()
 	c := v.selected()
@@ -315,7 +315,7 @@ func (v *bankScreen) commitEdit() (saveTo string, changed bool) {
 // removeWhat names what x removes for condition c (the attribute, neutral
 // clause or context probe) and how many conditions go with it; "" for the
 // baseline.
-func (v *bankScreen) removeWhat(c banks.Condition) (what string, n int) {
+func (v *bankTab) removeWhat(c banks.Condition) (what string, n int) {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	switch kind {
 	case "plus", "minus":
@@ -337,7 +337,7 @@ func (v *bankScreen) removeWhat(c banks.Condition) (what string, n int) {
 
 // removeProbe removes the attribute (or neutral, or context probe) of
 // condition c.
-func (v *bankScreen) removeProbe(c banks.Condition) bool {
+func (v *bankTab) removeProbe(c banks.Condition) bool {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	nb := v.bank.Clone()
 	switch kind {
@@ -369,7 +369,7 @@ func deleteNamed[T any](s []T, match func(T) bool) []T {
 	return out
 }
 
-func (v *bankScreen) selectProbe(probe string) {
+func (v *bankTab) selectProbe(probe string) {
 	for i, c := range v.conds {
 		if c.Probe == probe {
 			v.list.Select(i)
@@ -380,7 +380,7 @@ func (v *bankScreen) selectProbe(probe string) {
 
 // nextBuiltin is the built-in bank after the current one (the first when
 // the current one is not a built-in or an edited one).
-func (v *bankScreen) nextBuiltin() *banks.Bank {
+func (v *bankTab) nextBuiltin() *banks.Bank {
 	all := banks.Builtins()
 	if len(all) == 0 {
 		return nil
@@ -396,7 +396,7 @@ func (v *bankScreen) nextBuiltin() *banks.Bank {
 }
 
 // switchTo opens the built-in bank next.
-func (v *bankScreen) switchTo(next *banks.Bank) {
+func (v *bankTab) switchTo(next *banks.Bank) {
 	v.open(next.Clone(), "builtin:"+next.Name)
 	v.list.Select(0)
 	v.status, v.statusErr = fmt.Sprintf("built-in bank %s (%s)", next.Name, shortHash(next.Hash())), false

@@ -7,7 +7,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// bankPanel is what the Bank screen's signal panel shows: the latest
+// bankPanel is what the Bank tab's signal panel shows: the latest
 // report of the current dataset, judge and bank version, and a screen in
 // flight.
 type bankPanel struct {
@@ -18,7 +18,7 @@ type bankPanel struct {
 }
 
 // panel gathers the panel's state.
-func (v *bankScreen) panel(a *App) bankPanel {
+func (v *bankTab) panel(a *App) bankPanel {
 	p := bankPanel{shown: a.study.Store != nil, computing: v.sigBusy, screening: v.screening}
 	if s, ok := v.current(a); ok {
 		p.sig = &s
@@ -30,7 +30,7 @@ func (v *bankScreen) panel(a *App) bankPanel {
 // neutral clauses with the 95% interval and the screen's verdict (pass
 // when the interval's lower end exceeds 1; "too few" and the number of
 // contexts, without interval or bar, below calib.MinSignalContexts), the
-// pooled row, on wide panes the ratio bar of the Run screen, and a note
+// pooled row, on wide panes the ratio bar of the Run tab, and a note
 // on how the wordings were pooled.
 func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	title := "Signal screen · ratio vs neutral [95% CI]"

@@ -9,13 +9,13 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Selection screen's budget curve (docs/budget.md): calib.EvaluateBudget
+// The Selection tab's budget curve (docs/budget.md): calib.EvaluateBudget
 // on the stored answers of the current dataset, judge and bank version, as
 // a job; budgetView draws it.
 
 type budgetJob = job[*calib.BudgetReport]
 
-// budgetState is the Selection screen's budget curve: the evaluation in
+// budgetState is the Selection tab's budget curve: the evaluation in
 // flight, the last report, and whether the curve replaces the
 // subset-size curve on the left.
 type budgetState struct {

@@ -15,7 +15,7 @@ import (
 // line at the full bank's mean less the tolerance, then per family the
 // cheapest point within it (probe calls as a share of the full bank's,
 // the out-of-fold mean, and the range of the outer folds' means). It is a plain child component of the
-// Selection screen: SetSize, then View.
+// Selection tab: SetSize, then View.
 type budgetView struct {
 	rep           *calib.BudgetReport
 	st            *styles.Styles

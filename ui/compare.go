@@ -17,12 +17,12 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// The Compare screen (paper §3.2): every judge of the workspace with
+// The Compare tab (paper §3.2): every judge of the workspace with
 // answers on the dataset, fitted the same way, side by side: their method
 // tables, and per attribute their profile means on one axis, whether
 // the signs of the judges agree or differ, and each judge's numbers.
 
-// judgeFit is one judge's fit on the Compare screen.
+// judgeFit is one judge's fit on the Compare tab.
 type judgeFit struct {
 	judge string
 	rep   *calib.Report
@@ -80,8 +80,8 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 	}
 }
 
-// compareScreen draws the Compare screen.
-type compareScreen struct {
+// compareTab draws the Compare tab.
+type compareTab struct {
 	fits   []judgeFit
 	agree  *agreement // every judge's agreement with the labels, or nil
 	aerr   error      // why agree is nil after a comparison
@@ -93,16 +93,16 @@ type compareScreen struct {
 	key     studyKey // the dataset and bank version of fits
 	metric  string
 	taylor  bool
-	answers int    // App.stored when the fits started
-	rubrics int    // App.rubricStored when the fits started
+	answers int    // App.versions.Total when the fits started
+	rubrics int    // App.versions rubric total when the fits started
 	stale   string // why fits no longer describe the study, or ""
 
 	width, height int
 }
 
-func (v *compareScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *compareTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *compareScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *compareTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
 // overlapMark stands for two or more judges in one cell of an axis.
 const overlapMark = '*'
@@ -133,7 +133,7 @@ func direction(means []float64) string {
 	return ""
 }
 
-func (v *compareScreen) View(a *App) string {
+func (v *compareTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.compareStale()
 	w := v.width - paneChromeW
@@ -147,7 +147,7 @@ func (v *compareScreen) View(a *App) string {
 	return pane(st, true, v.width, v.height, title, block(lines[v.scroll:], w, innerH))
 }
 
-func (v *compareScreen) lines(st *styles.Styles, w int) []string {
+func (v *compareTab) lines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("fitting every judge…"))
@@ -178,10 +178,10 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 		case v.busy:
 		case v.agree != nil && len(v.agree.res.Order) >= 2:
 			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
-				"the method tables and profiles compare judges with probe answers: %d here. Probing a judge (Run screen, s) adds it.", len(ok)), w)...)
+				"the method tables and profiles compare judges with probe answers: %d here. Probing a judge (Run tab, s) adds it.", len(ok)), w)...)
 		case len(v.fits) == 0 && v.gen == 0:
 			lines = append(lines, wrapStyled(st.Muted,
-				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit screen's metric, and compares them; every judge's agreement with the labels is measured too, probes or not.", w)...)
+				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit tab's metric, and compares them; every judge's agreement with the labels is measured too, probes or not.", w)...)
 		default:
 			have := "no judge has"
 			for _, f := range v.fits {
@@ -190,7 +190,7 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 				}
 			}
 			lines = append(lines, wrapStyled(st.Muted, have+
-				" answers on this dataset and bank version. A second judge makes a comparison: run another model or the expected-score mode (Run screen, e), or import scores (prism import scores); then c.", w)...)
+				" answers on this dataset and bank version. A second judge makes a comparison: run another model or the expected-score mode (Run tab, e), or import scores (prism import scores); then c.", w)...)
 		}
 		return lines
 	}
@@ -341,14 +341,14 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 	return lines
 }
 
-// Keys are the Compare screen's own bindings.
-func (v *compareScreen) Keys(a *App) []key.Binding { return []key.Binding{a.keys.Compare} }
+// Keys are the Compare tab's own bindings.
+func (v *compareTab) Keys(a *App) []key.Binding { return []key.Binding{a.keys.Compare} }
 
-func (v *compareScreen) Badge(*App) string { return "" }
-func (v *compareScreen) Editing() bool     { return false }
+func (v *compareTab) Badge(*App) string { return "" }
+func (v *compareTab) Editing() bool     { return false }
 
-// Update handles the Compare screen's keys and the fits it asked for.
-func (v *compareScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+// Update handles the Compare tab's keys and the fits it asked for.
+func (v *compareTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case moveMsg:
 		v.Move(msg.delta)

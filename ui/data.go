@@ -13,10 +13,10 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// dataScreen is the Data screen: contexts on the left, the selected
+// dataTab is the Data tab: contexts on the left, the selected
 // context's candidates, the chosen candidate's text and the source on the
 // right.
-type dataScreen struct {
+type dataTab struct {
 	ds         *model.Dataset
 	contexts   list
 	candidates list
@@ -30,8 +30,8 @@ type dataScreen struct {
 	width, height int
 }
 
-func newDataScreen(ds *model.Dataset) dataScreen {
-	v := dataScreen{ds: ds}
+func newDataTab(ds *model.Dataset) dataTab {
+	v := dataTab{ds: ds}
 	rows := make([]string, len(ds.Contexts))
 	for i, c := range ds.Contexts {
 		rows[i] = fmt.Sprintf("%-s (%d)", c.ID, len(c.Candidates))
@@ -42,7 +42,7 @@ func newDataScreen(ds *model.Dataset) dataScreen {
 }
 
 // Context is the selected context (nil for an empty dataset).
-func (v *dataScreen) Context() *model.Context {
+func (v *dataTab) Context() *model.Context {
 	if len(v.ds.Contexts) == 0 {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (v *dataScreen) Context() *model.Context {
 }
 
 // Candidate is the selected candidate (nil when there is none).
-func (v *dataScreen) Candidate() *model.Candidate {
+func (v *dataTab) Candidate() *model.Candidate {
 	c := v.Context()
 	if c == nil || len(c.Candidates) == 0 {
 		return nil
@@ -60,7 +60,7 @@ func (v *dataScreen) Candidate() *model.Candidate {
 
 // SelectCandidate moves the cursors to candidate cand of context ctx and
 // reports whether the dataset has it.
-func (v *dataScreen) SelectCandidate(ctx, cand string) bool {
+func (v *dataTab) SelectCandidate(ctx, cand string) bool {
 	ci, ki := v.ds.Locate(ctx, cand)
 	if ki < 0 {
 		return false
@@ -71,7 +71,7 @@ func (v *dataScreen) SelectCandidate(ctx, cand string) bool {
 	return true
 }
 
-func (v *dataScreen) syncCandidates() {
+func (v *dataTab) syncCandidates() {
 	c := v.Context()
 	if c == nil {
 		v.candidates.SetRows(nil)
@@ -90,7 +90,7 @@ func (v *dataScreen) syncCandidates() {
 }
 
 // setCalibrated shows p's scores beside the candidates (nil: none).
-func (v *dataScreen) setCalibrated(p *calApplication) {
+func (v *dataTab) setCalibrated(p *calApplication) {
 	if p != nil && p.scored == nil {
 		p = nil
 	}
@@ -98,19 +98,19 @@ func (v *dataScreen) setCalibrated(p *calApplication) {
 	v.syncCandidates()
 }
 
-func (v *dataScreen) leftWidth() int { return max(v.width/3, 20) }
+func (v *dataTab) leftWidth() int { return max(v.width/3, 20) }
 
-func (v *dataScreen) SetSize(w, h int) {
+func (v *dataTab) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.contexts.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-2) // a line for the status
 	v.candidates.SetSize(w-v.leftWidth()-paneChromeW, v.candListHeight())
 }
 
 // The right pane gives the candidate list about a third of its height.
-func (v *dataScreen) candListHeight() int { return max((v.height-paneChromeH-1)/3, 3) }
+func (v *dataTab) candListHeight() int { return max((v.height-paneChromeH-1)/3, 3) }
 
 // Move moves the cursor of the focused list.
-func (v *dataScreen) Move(delta int) {
+func (v *dataTab) Move(delta int) {
 	if v.focusRight {
 		v.candidates.Move(delta)
 		return
@@ -123,10 +123,10 @@ func (v *dataScreen) Move(delta int) {
 	}
 }
 
-func (v *dataScreen) Focus(right bool) { v.focusRight = right }
+func (v *dataTab) Focus(right bool) { v.focusRight = right }
 
 // Click selects the row under a click at (x, y), relative to the view.
-func (v *dataScreen) Click(x, y int) {
+func (v *dataTab) Click(x, y int) {
 	row := y - 2 // border and title
 	if x < v.leftWidth() {
 		v.focusRight = false
@@ -141,18 +141,18 @@ func (v *dataScreen) Click(x, y int) {
 	}
 }
 
-// Keys are the Data screen's own bindings.
-func (v *dataScreen) Keys(a *App) []key.Binding {
+// Keys are the Data tab's own bindings.
+func (v *dataTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Inspect, k.Import, k.PickDataset, k.LoadCalibrator}
 }
 
-func (v *dataScreen) Badge(*App) string { return "" }
-func (v *dataScreen) Editing() bool     { return v.loadIn != nil }
+func (v *dataTab) Badge(*App) string { return "" }
+func (v *dataTab) Editing() bool     { return v.loadIn != nil }
 
-// Update handles the Data screen's keys and navigation; its messages
+// Update handles the Data tab's keys and navigation; its messages
 // (datasets listed and read) change the study and are the App's.
-func (v *dataScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *dataTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	k := a.keys
 	switch msg := msg.(type) {
 	case moveMsg:
@@ -179,7 +179,7 @@ func (v *dataScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.LoadCalibrator):
 			return v.loadCalibrator(a)
 		case key.Matches(msg, k.Inspect):
-			return a.insp.open(a, screenData)
+			return a.insp.open(a, tabData)
 		case key.Matches(msg, k.Import):
 			if a.study.Store == nil {
 				v.status, v.statusErr = errNoWorkspace.Error(), true
@@ -198,7 +198,7 @@ func (v *dataScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *dataScreen) View(a *App) string {
+func (v *dataTab) View(a *App) string {
 	st := a.styles
 	lw := v.leftWidth()
 	rw := v.width - lw

@@ -96,7 +96,7 @@ func TestImportAndChoose(t *testing.T) {
 	}
 	f := frame(a)
 	if !strings.Contains(f, "Contexts · 2") || !strings.Contains(f, "Alpha text.") {
-		t.Fatalf("the Data screen does not show the import:\n%s", f)
+		t.Fatalf("the Data tab does not show the import:\n%s", f)
 	}
 	// The generic task needs a bank with its prompt: the study switched
 	// to the generic built-in, and the estimate follows the dataset (3

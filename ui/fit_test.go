@@ -80,7 +80,7 @@ func TestValueAxis(t *testing.T) {
 }
 
 // fittedDemo screens the demo bank (so the workspace holds answers for
-// every candidate) and fits it on the Fit screen with the given metric
+// every candidate) and fits it on the Fit tab with the given metric
 // keys; it returns the App and calib.Fit's report on the same answers,
 // which is what `prism fit --json --judge J --bank B` computes.
 func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Report) {
@@ -107,7 +107,7 @@ func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	t.Helper()
 	screenedRef.once.Do(func() {
 		k, _ := a.currentKey()
-		rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
+		rows, labels, err := a.study.Store.FitInput(context.Background(), k.Dataset, k.Judge, k.BankHash)
 		if err == nil {
 			if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {
 				err = fmt.Errorf("%d labels without answers; the demo screen should cover every candidate", dropped)
@@ -125,7 +125,7 @@ func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	got := a.fit.d
 	if got == nil || !slices.Equal(got.Contexts, want.Contexts) || !slices.Equal(got.Columns, want.Columns) ||
 		!slices.Equal(got.S0, want.S0) || !slices.Equal(got.Human, want.Human) {
-		t.Fatal("the Fit screen's design is not the one of the workspace's answers and labels")
+		t.Fatal("the Fit tab's design is not the one of the workspace's answers and labels")
 	}
 	return screenedRef.rows, screenedRef.labels
 }
@@ -137,7 +137,7 @@ var screenedRef struct {
 	err    error
 }
 
-// The numbers on the Fit screen are those of calib.Fit on the workspace's
+// The numbers on the Fit tab are those of calib.Fit on the workspace's
 // answers, formatted as the screen formats them: means and intervals,
 // differences from Vanilla, γ and α per fold, and the sweep.
 func TestFitScreenMatchesFit(t *testing.T) {
@@ -182,7 +182,7 @@ func TestFitScreenMatchesFit(t *testing.T) {
 				t.Errorf("sweep row γ=%g %q lacks PRISM %s", g, line, want)
 			}
 		}
-		// The Profiles screen: each attribute's means and sign stability,
+		// The Profiles tab: each attribute's means and sign stability,
 		// and the exact values of the selected one.
 		press(a, "6")
 		f = frame(a)
@@ -219,11 +219,11 @@ func paneRow(f string, i int, prefix string) string {
 	return ""
 }
 
-// Golden frames of the Fit and Profiles screens on the screened demo:
-// before a fit, after it (the end of the Fit screen scrolled into view),
+// Golden frames of the Fit and Profiles tabs on the screened demo:
+// before a fit, after it (the end of the Fit tab scrolled into view),
 // with the diagonal Taylor correction,
 // the profiles by name and by magnitude with the second row selected, and
-// the Compare screen with the demo's single judge.
+// the Compare tab with the demo's single judge.
 func TestGoldenFit(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
@@ -245,7 +245,7 @@ func TestGoldenFit(t *testing.T) {
 	g.check(t)
 }
 
-// e on the Fit screen writes the report and the figures of the fit to the
+// e on the Fit tab writes the report and the figures of the fit to the
 // export directory; the figures decode (the decoding itself is tested in
 // package figures) and report.json is the report on screen.
 func TestFitExport(t *testing.T) {

@@ -14,11 +14,11 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// fitScreen is the Fit screen (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
+// fitTab is the Fit tab (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
 // the methods' mean metric with its 95% interval and the paired difference
 // from Vanilla, the γ chosen in each outer fold, the imputed cells, and
 // the γ sweep as a dot chart. fitctl.go runs the fit and follows it.
-type fitScreen struct {
+type fitTab struct {
 	// The fit in flight (its progress counts outer folds, then the
 	// bootstrap) and why the last fit failed.
 	jobState[fitResult]
@@ -48,12 +48,12 @@ type fitScreen struct {
 	width, height int
 }
 
-func (v *fitScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *fitTab) SetSize(w, h int) { v.width, v.height = w, h }
 
 // Move scrolls the screen.
-func (v *fitScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *fitTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
-func (v *fitScreen) metric() string {
+func (v *fitTab) metric() string {
 	if v.pairwise {
 		return model.MetricPairwise
 	}
@@ -61,12 +61,12 @@ func (v *fitScreen) metric() string {
 }
 
 // options are the options of the screen's fits.
-func (v *fitScreen) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
+func (v *fitTab) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
 
 // split reports whether the sweep gets a pane of its own.
-func (v *fitScreen) split() bool { return v.width >= 120 }
+func (v *fitTab) split() bool { return v.width >= 120 }
 
-func (v *fitScreen) View(a *App) string {
+func (v *fitTab) View(a *App) string {
 	st := a.styles
 	v.judge = a.selectJudge()
 	v.stale = a.fitStale()
@@ -88,7 +88,7 @@ func (v *fitScreen) View(a *App) string {
 		pane(st, false, rw, v.height, "γ sweep (Fig. 4b)", block(v.sweepLines(st, rw-paneChromeW), rw-paneChromeW, innerH)))
 }
 
-func (v *fitScreen) title() string {
+func (v *fitTab) title() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Fit · %s · %d contexts · %d candidates", r.Metric, r.NContexts, r.NCandidates)
 	}
@@ -100,7 +100,7 @@ func (v *fitScreen) title() string {
 
 // progressText says where the fit in flight is: the outer folds done
 // (each with its inner CV), then the bootstrap.
-func (v *fitScreen) progressText() string {
+func (v *fitTab) progressText() string {
 	folds := max(v.total-1, 0)
 	switch {
 	case v.total == 0:
@@ -151,7 +151,7 @@ func rowStyle(st *styles.Styles, res *calib.MethodResult) lipgloss.Style {
 	return st.Text
 }
 
-// The columns of the Fit screen's Table 2, after the row's label.
+// The columns of the Fit tab's Table 2, after the row's label.
 const (
 	t2Mean = iota
 	t2CI
@@ -281,7 +281,7 @@ func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
 
 // tableLines draws the status, the method table, γ per fold and the
 // imputed cells.
-func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
+func (v *fitTab) tableLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.job != nil {
 		lines = append(lines, st.Title.Render(fit(v.progressText(), w)))
@@ -387,7 +387,7 @@ func imputedText(r *calib.Report) string {
 // sweepLines draws the γ sweep: per γ, each fitted method's out-of-fold
 // mean at that fixed γ as a mark on one axis, Vanilla's mean as │, and
 // at the right PRISM's mean, under the column's label.
-func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
+func (v *fitTab) sweepLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil || len(r.Sweep) == 0 {
 		return nil

@@ -20,7 +20,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// importer is the Data screen's import dialog: choose a format, pick a
+// importer is the Data tab's import dialog: choose a format, pick a
 // file (the picker goes up past the directory it starts in), read it,
 // name the dataset (the file's name by default), and store it in one
 // transaction (so a bad file stores nothing). A name the workspace holds

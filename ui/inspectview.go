@@ -15,29 +15,29 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// inspectScreen is the Inspect screen: one candidate's texts, its scores
+// inspectTab is the Inspect tab: one candidate's texts, its scores
 // under every probe with the raw judge replies, each attribute's share of
 // the PRISM correction and the candidate's rank in its context before and
-// after it. Enter on a candidate of the Data screen opens it; esc returns.
-type inspectScreen struct {
+// after it. Enter on a candidate of the Data tab opens it; esc returns.
+type inspectTab struct {
 	ins        *inspection
 	busy       bool
 	err        error
 	gen        int
-	back       screenID // where esc returns
-	stale      string   // why ins no longer describes the study, or ""
+	back       tabID  // where esc returns
+	stale      string // why ins no longer describes the study, or ""
 	focusRight bool
 	scroll     [2]int // per pane
 
 	width, height int
 }
 
-func (v *inspectScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *inspectTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *inspectScreen) Focus(right bool) { v.focusRight = right }
+func (v *inspectTab) Focus(right bool) { v.focusRight = right }
 
 // Move scrolls the focused pane.
-func (v *inspectScreen) Move(delta int) {
+func (v *inspectTab) Move(delta int) {
 	i := 0
 	if v.focusRight && v.split() {
 		i = 1
@@ -45,16 +45,16 @@ func (v *inspectScreen) Move(delta int) {
 	v.scroll[i] = max(v.scroll[i]+delta, 0)
 }
 
-func (v *inspectScreen) split() bool { return v.width >= 120 }
+func (v *inspectTab) split() bool { return v.width >= 120 }
 
-func (v *inspectScreen) title() string {
+func (v *inspectTab) title() string {
 	if v.ins == nil {
 		return "Inspect"
 	}
 	return fmt.Sprintf("Inspect · %s / %s", v.ins.context, v.ins.cand)
 }
 
-func (v *inspectScreen) View(a *App) string {
+func (v *inspectTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.inspectStale()
 	innerH := v.height - paneChromeH - 1
@@ -76,7 +76,7 @@ func (v *inspectScreen) View(a *App) string {
 }
 
 // textLines are the source and the candidate text, then the replies.
-func (v *inspectScreen) textLines(st *styles.Styles, w int) []string {
+func (v *inspectTab) textLines(st *styles.Styles, w int) []string {
 	ins := v.ins
 	if ins == nil {
 		return nil
@@ -102,12 +102,12 @@ func (v *inspectScreen) textLines(st *styles.Styles, w int) []string {
 
 // numberLines are the status, the scores, the correction and the ranks,
 // then the terms of the loaded calibrator.
-func (v *inspectScreen) numberLines(a *App, st *styles.Styles, w int) []string {
+func (v *inspectTab) numberLines(a *App, st *styles.Styles, w int) []string {
 	return append(v.fitLines(st, w), a.calInspectLines(st, v.ins, w)...)
 }
 
 // fitLines are the status, the scores, the correction and the ranks.
-func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
+func (v *inspectTab) fitLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("reading the answers…"))
@@ -118,7 +118,7 @@ func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
 	ins := v.ins
 	if ins == nil {
 		if !v.busy && v.err == nil {
-			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data screen, or on a response of the Run screen, inspects it", w)...)
+			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data tab, or on a response of the Run tab, inspects it", w)...)
 		}
 		return lines
 	}
@@ -169,14 +169,14 @@ func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
 // cut in its middle only when it alone does not fit.
 func keyLine(k studyKey, w int) string {
 	for _, s := range []string{
-		fmt.Sprintf("judge %s · bank %s · dataset %s", k.judge, shortHash(k.bankHash), k.dataset),
-		fmt.Sprintf("judge %s · bank %s", k.judge, shortHash(k.bankHash)),
+		fmt.Sprintf("judge %s · bank %s · dataset %s", k.Judge, shortHash(k.BankHash), k.Dataset),
+		fmt.Sprintf("judge %s · bank %s", k.Judge, shortHash(k.BankHash)),
 	} {
 		if lipgloss.Width(s) <= w {
 			return s
 		}
 	}
-	return "judge " + clipMiddle(k.judge, w-len("judge "))
+	return "judge " + clipMiddle(k.Judge, w-len("judge "))
 }
 
 // rankLines are the candidate's ranks in its context (human, before and
@@ -204,18 +204,18 @@ func signedNum(f float64) string {
 	return fmt.Sprintf("%+.2f", f)
 }
 
-// Keys are the Inspect screen's own bindings.
-func (v *inspectScreen) Keys(a *App) []key.Binding {
+// Keys are the Inspect tab's own bindings.
+func (v *inspectTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Back, k.NextCand, k.Refit}
 }
 
-func (v *inspectScreen) Badge(*App) string { return "" }
-func (v *inspectScreen) Editing() bool     { return false }
+func (v *inspectTab) Badge(*App) string { return "" }
+func (v *inspectTab) Editing() bool     { return false }
 
-// Update handles the Inspect screen's keys and navigation and the
+// Update handles the Inspect tab's keys and navigation and the
 // inspections it asked for.
-func (v *inspectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *inspectTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	k := a.keys
 	switch msg := msg.(type) {
 	case moveMsg:
@@ -225,7 +225,7 @@ func (v *inspectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, k.Back):
-			return a.setScreen(v.back)
+			return a.setTab(v.back)
 		case key.Matches(msg, k.Refit):
 			return a.fit.refit(a)
 		case key.Matches(msg, k.NextCand):

@@ -130,7 +130,7 @@ func (a *App) quitText() (lines []string, yes, no string) {
 	if !a.busy() {
 		return []string{
 			"The bank " + bank + " has unsaved edits. Quit without saving them?",
-			"n, then w on the Bank screen, saves them as a TOML file.",
+			"n, then w on the Bank tab, saves them as a TOML file.",
 		}, "quit", "stay"
 	}
 	lines = []string{"A run is in progress. Cancel it and quit?"}
@@ -140,7 +140,7 @@ func (a *App) quitText() (lines []string, yes, no string) {
 		lines = append(lines, "Finished answers are stored; rerun to resume.")
 	}
 	if a.bank.unsaved() {
-		lines = append(lines, "The bank "+bank+" has unsaved edits; they are lost too (w on the Bank screen saves them).")
+		lines = append(lines, "The bank "+bank+" has unsaved edits; they are lost too (w on the Bank tab saves them).")
 	}
 	return lines, "cancel and quit", "keep running"
 }
@@ -200,7 +200,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 			lines: []string{
 				fmt.Sprintf("The bank %s (%.7s) has unsaved edits and no %s prompt, so opening %s replaces it. Drop the edits?",
 					a.bank.bank.Name, a.bank.bank.Hash(), msg.ds.Task, msg.ds.Name),
-				"n keeps the dataset and the bank as they are; w on the Bank screen saves the bank.",
+				"n keeps the dataset and the bank as they are; w on the Bank tab saves the bank.",
 			},
 			yes: "open it and drop the edits", no: "keep both",
 			onYes: func(a *App) tea.Cmd { return a.onDataset(next) },
@@ -208,7 +208,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 		return nil
 	}
 	a.study.Dataset = msg.ds
-	a.data = newDataScreen(msg.ds)
+	a.data = newDataTab(msg.ds)
 	a.bank.task = msg.ds.Task
 	a.data.status = fmt.Sprintf("dataset %s · %d candidates", msg.ds.Name, msg.ds.NumCandidates())
 	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok {

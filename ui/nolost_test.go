@@ -17,7 +17,7 @@ import (
 // Issue 17, "No lost work": what could drop work asks first, says what is
 // kept, or can be named.
 
-// editWording edits the first + wording of accuracy on the Bank screen.
+// editWording edits the first + wording of accuracy on the Bank tab.
 func editFirstWording(a *App, text string) {
 	press(a, "2", "g", "down", "enter", "ctrl+u")
 	typeText(a, text)

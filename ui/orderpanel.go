@@ -15,7 +15,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// The Bank screen's presentation-order section (docs/tui.md, "Bank";
+// The Bank tab's presentation-order section (docs/tui.md, "Bank";
 // docs/diagnostics.md, "Presentation order"): under the signal panel, the
 // order diagnostics of the bank's batched study on the dataset, as
 // `prism diagnose order` computes them, with orderResamples resamples. It
@@ -27,7 +27,7 @@ import (
 const orderResamples = 200
 
 // orderKey is what a section was computed for: a dataset, a bank version
-// and the answers' generation (App.sigGen).
+// and the answers' generation (App.versions.Total).
 type orderKey struct {
 	dataset, bankHash string
 	gen               int
@@ -46,7 +46,7 @@ type orderMsg struct {
 	sec orderSection
 }
 
-// orderState is the Bank screen's section state.
+// orderState is the Bank tab's section state.
 type orderState struct {
 	key  orderKey
 	sec  *orderSection // nil until computed for key
@@ -101,11 +101,11 @@ func batchedJudgeOf(ctx context.Context, st *store.Store, dataset, bankHash stri
 
 // refreshOrder computes the section for the current dataset, bank and
 // answers unless it is computed or being computed.
-func (v *bankScreen) refreshOrder(a *App) tea.Cmd {
+func (v *bankTab) refreshOrder(a *App) tea.Cmd {
 	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 || v.order.busy {
 		return nil
 	}
-	k := orderKey{a.study.Dataset.Name, v.bank.Hash(), a.sigGen}
+	k := orderKey{a.study.Dataset.Name, v.bank.Hash(), a.versions.Total(nil)}
 	if v.order.sec != nil && v.order.key == k {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (v *bankScreen) refreshOrder(a *App) tea.Cmd {
 
 // onOrder keeps a computed section, and asks again when the key moved on
 // meanwhile.
-func (v *bankScreen) onOrder(a *App, msg orderMsg) tea.Cmd {
+func (v *bankTab) onOrder(a *App, msg orderMsg) tea.Cmd {
 	v.order.busy = false
 	if msg.key != v.order.key {
 		return v.refreshOrder(a)

@@ -44,7 +44,7 @@ func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
 	}
 }
 
-// The Bank screen shows the presentation-order section beside the signal
+// The Bank tab shows the presentation-order section beside the signal
 // panel once the workspace holds a batched study of the bank, with the
 // numbers prism diagnose order computes (200 resamples).
 func TestGoldenOrderPanel(t *testing.T) {
@@ -57,7 +57,7 @@ func TestGoldenOrderPanel(t *testing.T) {
 	st := a.study.Store
 	acquireOrders(t, st, "offline", 0)
 	acquireOrders(t, st, "offline-batched", 8)
-	a.sigGen++ // answers were added behind the App's back
+	a.versions.Bump(studyKey{Dataset: "x"}) // answers were added behind the App's back
 	clear(a.bank.sig)
 	press(a, "1", "2")
 	if a.bank.order.sec == nil || a.bank.order.sec.rep == nil {

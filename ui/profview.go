@@ -14,12 +14,12 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// profScreen is the Profiles screen (docs/protocol.md §7, paper Fig. 4a and 9): per
+// profTab is the Profiles tab (docs/protocol.md §7, paper Fig. 4a and 9): per
 // attribute, the directional a_k and the shared e_k of the PRISM fit as a
 // forest plot: the mean over outer folds as ●, the fold range as ─, zero
-// as │. It shows the report of the Fit screen's last fit. The forest plot
+// as │. It shows the report of the Fit tab's last fit. The forest plot
 // is hand-made (dotRow): Bubbles has no chart widget.
-type profScreen struct {
+type profTab struct {
 	rep         *calib.Report
 	attrs       []string // in display order
 	byMagnitude bool     // sort by |mean a_k| + |mean e_k|, largest first
@@ -29,14 +29,14 @@ type profScreen struct {
 	width, height int
 }
 
-func (v *profScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *profTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *profScreen) Move(delta int) {
+func (v *profTab) Move(delta int) {
 	v.cursor = min(max(v.cursor+delta, 0), max(len(v.attrs)-1, 0))
 }
 
 // setReport shows a new report, keeping the sort.
-func (v *profScreen) setReport(r *calib.Report) {
+func (v *profTab) setReport(r *calib.Report) {
 	v.rep = r
 	v.attrs = v.attrs[:0]
 	if r == nil { // no fit (a judge without probes): nothing to profile
@@ -49,7 +49,7 @@ func (v *profScreen) setReport(r *calib.Report) {
 }
 
 // order sorts the attributes by name, or by magnitude (ties by name).
-func (v *profScreen) order() {
+func (v *profTab) order() {
 	slices.Sort(v.attrs)
 	if v.byMagnitude && v.rep != nil {
 		mag := func(a string) float64 {
@@ -62,14 +62,14 @@ func (v *profScreen) order() {
 }
 
 // selected is the attribute under the cursor, or "".
-func (v *profScreen) selected() string {
+func (v *profTab) selected() string {
 	if v.cursor < len(v.attrs) {
 		return v.attrs[v.cursor]
 	}
 	return ""
 }
 
-func (v *profScreen) View(a *App) string {
+func (v *profTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.fitStale()
 	w := v.width - paneChromeW
@@ -83,7 +83,7 @@ func (v *profScreen) View(a *App) string {
 		title = fmt.Sprintf("Profiles · PRISM · %d folds · %s", len(v.rep.Folds), sort)
 	}
 	if v.rep == nil || len(v.attrs) == 0 {
-		msg := "no fit yet: f fits on the stored answers (also on the Fit screen)"
+		msg := "no fit yet: f fits on the stored answers (also on the Fit tab)"
 		if v.rep != nil {
 			msg = "the fit has no attributes"
 		}
@@ -101,7 +101,7 @@ func (v *profScreen) View(a *App) string {
 }
 
 // profileNameW is the width of the attribute column.
-func (v *profScreen) nameW(w int) int {
+func (v *profTab) nameW(w int) int {
 	n := 9
 	for _, a := range v.attrs {
 		n = max(n, len([]rune(a)))
@@ -110,7 +110,7 @@ func (v *profScreen) nameW(w int) int {
 }
 
 // listLines draws the header, the rows around the cursor and the axes.
-func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
+func (v *profTab) listLines(st *styles.Styles, w, h int) []string {
 	r := v.rep
 	nw := v.nameW(w)
 	// name, two bars with their means, the sign stability of each.
@@ -162,7 +162,7 @@ func profileStatText(name string, s calib.ProfileStat) string {
 }
 
 // detailLines are the exact values of the selected attribute.
-func (v *profScreen) detailLines(st *styles.Styles, w int) []string {
+func (v *profTab) detailLines(st *styles.Styles, w int) []string {
 	a := v.selected()
 	p := v.rep.Profiles[a]
 	lines := []string{st.Title.Render(fit(a, w))}
@@ -174,19 +174,19 @@ func (v *profScreen) detailLines(st *styles.Styles, w int) []string {
 	return lines
 }
 
-// Keys are the Profiles screen's own bindings; f, m and t act on the
-// Fit screen's fit, which this screen shows.
-func (v *profScreen) Keys(a *App) []key.Binding {
+// Keys are the Profiles tab's own bindings; f, m and t act on the
+// Fit tab's fit, which this screen shows.
+func (v *profTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
 }
 
-func (v *profScreen) Badge(*App) string { return "" }
-func (v *profScreen) Editing() bool     { return false }
+func (v *profTab) Badge(*App) string { return "" }
+func (v *profTab) Editing() bool     { return false }
 
-// Update handles the Profiles screen's keys; its report arrives with the
-// Fit screen's (fitScreen.onDone).
-func (v *profScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+// Update handles the Profiles tab's keys; its report arrives with the
+// Fit tab's (fitTab.onDone).
+func (v *profTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case moveMsg:
 		v.Move(msg.delta)

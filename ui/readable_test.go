@@ -107,7 +107,7 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 	}
 }
 
-// At 120×36 the Inspect screen shows every rank, however long, and the
+// At 120×36 the Inspect tab shows every rank, however long, and the
 // note on the fold in full.
 func TestInspectKeepsRanks(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)
@@ -130,7 +130,7 @@ func TestInspectKeepsRanks(t *testing.T) {
 	}
 }
 
-// The Compare screen's method table gives a judge's column the width of
+// The Compare tab's method table gives a judge's column the width of
 // its name when the row has room, and cuts a longer name in its middle.
 func TestCompareKeepsJudgeNames(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
@@ -190,7 +190,7 @@ func TestGoldenReadable(t *testing.T) {
 	})
 }
 
-// The Compare screen shows each judge's profile numbers beside the marks:
+// The Compare tab shows each judge's profile numbers beside the marks:
 // under each attribute, per judge, a_k and e_k as the mean over the outer
 // folds with the fold range; the sign columns say "agree" or "differ",
 // never "shared", which is e_k's own name.
@@ -252,7 +252,7 @@ func TestRunRatioAxisCoversValues(t *testing.T) {
 	}
 }
 
-// The Bank screen's screening bars have an axis: labelled ticks under
+// The Bank tab's screening bars have an axis: labelled ticks under
 // the bars, the 1 over the bars' │ marker.
 func TestBankScreeningAxis(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)

@@ -15,13 +15,13 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// runScreen is the Run screen: before a run, the judge form and the
+// runTab is the Run tab: before a run, the judge form and the
 // estimate; once started, the progress line, the latest responses, and per
 // attribute the Δ distributions and the RMS ratio against the neutral
 // clauses. The run itself (the engine's handle and its plan) is the
-// App's, shared with the Bank screen's screens; runctl.go starts and
+// App's, shared with the Bank tab's screens; runctl.go starts and
 // follows it.
-type runScreen struct {
+type runTab struct {
 	form     runForm
 	plan     *engine.Plan
 	planErr  error
@@ -47,20 +47,20 @@ type runScreen struct {
 	width, height int
 }
 
-func (v *runScreen) SetSize(w, h int) {
+func (v *runTab) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.form.SetWidth(v.formWidth() - paneChromeW)
 }
 
 // formWidth is the width of the form's pane.
-func (v *runScreen) formWidth() int { return max(v.width*2/5, 36) }
+func (v *runTab) formWidth() int { return max(v.width*2/5, 36) }
 
-func (v *runScreen) Focus(right bool) { v.focusRight = right }
+func (v *runTab) Focus(right bool) { v.focusRight = right }
 
 // Move moves the form cursor when the form is shown, else the cursor of
 // the latest responses (up is newer). The first move puts the cursor on
 // the newest row.
-func (v *runScreen) Move(delta int) {
+func (v *runTab) Move(delta int) {
 	switch {
 	case v.formShown():
 		if !v.form.editing {
@@ -77,7 +77,7 @@ func (v *runScreen) Move(delta int) {
 }
 
 // Selected is the result under the latest-responses cursor.
-func (v *runScreen) Selected() (engine.Result, bool) {
+func (v *runTab) Selected() (engine.Result, bool) {
 	if v.formShown() || !v.live.Kept(v.pick-1) {
 		return engine.Result{}, false
 	}
@@ -86,7 +86,7 @@ func (v *runScreen) Selected() (engine.Result, bool) {
 
 // ClickRow puts the cursor on the latest-responses row at line y of the
 // dashboard (0 is the progress line), if there is one.
-func (v *runScreen) ClickRow(y int) {
+func (v *runTab) ClickRow(y int) {
 	lr := v.live
 	// two progress lines, the pane's top border and title, the header
 	i := y - 2 - 1 - 1 - 1
@@ -100,13 +100,13 @@ func (v *runScreen) ClickRow(y int) {
 }
 
 // tableRows is how many results the latest-responses table shows.
-func (v *runScreen) tableRows() int {
+func (v *runTab) tableRows() int {
 	return max(v.height-2-paneChromeH-1-1, 0) // progress lines, pane, header
 }
 
 // tableTop is how many of the newest results are scrolled past so that
 // the cursor's row is on screen.
-func (v *runScreen) tableTop() int {
+func (v *runTab) tableTop() int {
 	if !v.live.Kept(v.pick - 1) {
 		return 0
 	}
@@ -114,13 +114,13 @@ func (v *runScreen) tableTop() int {
 }
 
 // formShown reports whether the form (not the dashboard) is on screen.
-func (v *runScreen) formShown() bool { return v.showForm || v.live == nil }
+func (v *runTab) formShown() bool { return v.showForm || v.live == nil }
 
-func (v *runScreen) active() bool {
+func (v *runTab) active() bool {
 	return v.live != nil && v.live.phase >= phaseStarting && v.live.phase < phaseDone
 }
 
-func (v *runScreen) View(a *App) string {
+func (v *runTab) View(a *App) string {
 	st := a.styles
 	if v.formShown() {
 		return v.formView(st)
@@ -128,7 +128,7 @@ func (v *runScreen) View(a *App) string {
 	return v.dashboard(st)
 }
 
-func (v *runScreen) formView(st *styles.Styles) string {
+func (v *runTab) formView(st *styles.Styles) string {
 	lw := v.formWidth()
 	rw := v.width - lw
 	innerH := v.height - paneChromeH - 1
@@ -145,7 +145,7 @@ func (v *runScreen) formView(st *styles.Styles) string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
-func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
+func (v *runTab) estimateLines(st *styles.Styles, w int) []string {
 	switch {
 	case v.planErr != nil:
 		return append([]string{st.Bad.Render("cannot plan this run:")}, wrapStyled(st.Bad, v.planErr.Error(), w)...)
@@ -240,7 +240,7 @@ func wrapStyled(s lipgloss.Style, text string, w int) []string {
 }
 
 // statusWord names the run's state.
-func (v *runScreen) statusWord(st *styles.Styles) string {
+func (v *runTab) statusWord(st *styles.Styles) string {
 	lr := v.live
 	switch lr.phase {
 	case phaseStarting:
@@ -265,7 +265,7 @@ func (v *runScreen) statusWord(st *styles.Styles) string {
 }
 
 // progressBar is the status word, a bar of done/total and counts.
-func (v *runScreen) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
+func (v *runTab) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
 	frac := 0.0
 	if total > 0 {
 		frac = float64(done) / float64(total)
@@ -278,14 +278,14 @@ func (v *runScreen) progressBar(st *styles.Styles, word string, done, total int,
 
 // storedLines are the progress lines of a stored study (phaseStored):
 // what the workspace holds, not a run.
-func (v *runScreen) storedLines(st *styles.Styles) []string {
+func (v *runTab) storedLines(st *styles.Styles) []string {
 	sp := v.live.stored
 	line1 := v.progressBar(st, v.statusWord(st), sp.Answered, sp.Requests, fmt.Sprintf(" %d/%d answered", sp.Answered, sp.Requests))
 	line2 := fmt.Sprintf("nothing left to send · failed attempts %d · e edits the judge", sp.Failures)
 	return []string{fit(line1, v.width), fit(st.Muted.Render(line2), v.width)}
 }
 
-func (v *runScreen) progressLines(st *styles.Styles) []string {
+func (v *runTab) progressLines(st *styles.Styles) []string {
 	if v.live.phase == phaseStored {
 		return v.storedLines(st)
 	}
@@ -342,7 +342,7 @@ func (v *runScreen) progressLines(st *styles.Styles) []string {
 	return []string{fit(line1, v.width), fit(line2, v.width)}
 }
 
-func (v *runScreen) dashboard(st *styles.Styles) string {
+func (v *runTab) dashboard(st *styles.Styles) string {
 	head := v.progressLines(st)
 	h := v.height - len(head)
 	lw := max(v.width*2/5, 32)
@@ -365,7 +365,7 @@ func (v *runScreen) dashboard(st *styles.Styles) string {
 // 20 cells), and a name longer than its column is cut in the middle so
 // that its sign stays; the candidate comes next, and the context takes
 // what is left, or gives its column up when that is under 5 cells.
-func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
+func (v *runTab) tableLines(st *styles.Styles, w, h int) []string {
 	const scoreW, deltaW = 5, 4 // "score"; "-10", "+0.5", "…"
 	lr, top := v.live, v.tableTop()
 	var shown []engine.Result
@@ -454,7 +454,7 @@ func clip(s string, w int) string {
 	return strings.TrimRight(fit(s, w), " ")
 }
 
-func (v *runScreen) signalTitle() string {
+func (v *runTab) signalTitle() string {
 	if r := v.live.rubric; r != nil {
 		return fmt.Sprintf("Ratings per criterion · %s (%s)", r.Name, r.Kind)
 	}
@@ -474,7 +474,7 @@ func (v *runScreen) signalTitle() string {
 // ("too few" in place of bar, interval and verdict below
 // calib.MinSignalContexts contexts), then the pooled ratio, the neutral
 // reference and how the wordings were pooled.
-func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
+func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	if lr.rubric != nil {
 		return v.criteriaLines(st, w)
@@ -557,7 +557,7 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	return lines
 }
 
-func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
+func (v *runTab) signalRowsNotIn(attrs []string) []ratioRow {
 	if v.signal == nil {
 		return nil
 	}
@@ -578,7 +578,7 @@ func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
 // per criterion, the ratings stored with a score (rated), the missing
 // cells (answers without a valid rating), the failed requests and the
 // mean rating so far, as prism run --rubric counts them after a run.
-func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
+func (v *runTab) criteriaLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	nameW := len("criterion")
 	for _, c := range lr.rubric.Criteria {
@@ -601,7 +601,7 @@ func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "")
-	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
+	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit tab (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
 		lr.rubric.Name, study.BaselineName(lr.rubric)), w)...)
 	return lines
 }

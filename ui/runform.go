@@ -52,7 +52,7 @@ const (
 	fSamples = "samples"
 )
 
-// studyBank is the study field's choice that runs the Bank screen's bank;
+// studyBank is the study field's choice that runs the Bank tab's bank;
 // its other choices are the built-in rubrics (banks.BuiltinRubrics).
 const studyBank = "bank"
 
@@ -66,7 +66,7 @@ func studyChoices() []string {
 	return out
 }
 
-// runForm is the judge configuration of the Run screen. Values are kept as
+// runForm is the judge configuration of the Run tab. Values are kept as
 // text so a half-typed number is never lost; spec parses and validates
 // them, naming the field at fault.
 type runForm struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// runPhase is where the Run screen's run is in its life.
+// runPhase is where the Run tab's run is in its life.
 type runPhase int
 
 const (
@@ -27,7 +27,7 @@ const (
 // maxRecent is how many of the latest results the live table keeps.
 const maxRecent = 256
 
-// liveRun is everything the Run screen shows about one run, updated from
+// liveRun is everything the Run tab shows about one run, updated from
 // the engine's events: the latest progress, a ring of the latest results,
 // and per attribute the Δ+ and Δ− histograms. Applying an event is O(1),
 // so a fast run costs the UI little however long it goes.
@@ -233,7 +233,7 @@ func (lr *liveRun) deltaRange() float64 {
 	return math.Ceil(r)
 }
 
-// newStoredRun is the Run screen's view of a study read from the
+// newStoredRun is the Run tab's view of a study read from the
 // workspace rather than run: its stored progress, and no results.
 // Its Δ histograms are filled from the stored scores rows.
 // A rubric study's rows fill its criteria's tallies, missing cells too.

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
-// The sizes of the goldens of the Run screen's states.
+// The sizes of the goldens of the Run tab's states.
 var stateSizes = [][2]int{{80, 24}, {120, 36}}
 
 // goldenAt compares a's frame at each of stateSizes with its golden.
@@ -87,14 +87,14 @@ func TestGoldenRunCanceled(t *testing.T) {
 }
 
 // A reopened workspace whose study is fully answered shows the stored
-// study on the Run screen: its stored counts and the final ratio panel
+// study on the Run tab: its stored counts and the final ratio panel
 // with the Δ distributions of the stored answers, not a run of nothing.
 func TestGoldenRunReopened(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 80, 24)
 	press(a, "3")
 	lr := a.run.live
 	if lr == nil || lr.phase != phaseStored {
-		t.Fatalf("Run screen on a fully answered study: %+v", lr)
+		t.Fatalf("Run tab on a fully answered study: %+v", lr)
 	}
 	p := a.run.plan
 	want, err := a.study.Store.Progress(context.Background(), p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)

@@ -18,12 +18,12 @@ import (
 //   - navigation keys, the wheel and clicks reach the current screen as
 //     moveMsg, focusMsg and clickMsg;
 //   - every other message goes to every screen, and each acts only on its
-//     own (a run's events on the Run screen, a screen's on the Bank
-//     screen, a fit's on the Fit screen, and so on).
+//     own (a run's events on the Run tab, a screen's on the Bank
+//     screen, a fit's on the Fit tab, and so on).
 //
 // a is the shared context, as for modals: the study, the workspace and
 // the results of other screens a screen reads (the Run form names the
-// study's judge, the Fit screen's report feeds Inspect).
+// study's judge, the Fit tab's report feeds Inspect).
 //
 // Where each screen lives (state · keys and update · view):
 //
@@ -36,9 +36,9 @@ import (
 //	Inspect   inspectview.go · inspect.go · inspectview.go
 //	Compare   compare.go
 //
-// The calibrator the Fit screen saves (S), the Data screen loads (L) and
+// The calibrator the Fit tab saves (S), the Data tab loads (L) and
 // Inspect shows is in calibrator.go (state in App.cal).
-type screen interface {
+type appTab interface {
 	Update(a *App, msg tea.Msg) tea.Cmd
 	View(a *App) string
 	SetSize(w, h int)
@@ -63,12 +63,12 @@ type (
 )
 
 // screens are the App's screens in tab order.
-func (a *App) screens() [numScreens]screen {
-	return [numScreens]screen{&a.data, &a.bank, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+func (a *App) tabs() [numTabs]appTab {
+	return [numTabs]appTab{&a.data, &a.bank, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
 }
 
 // cur is the current screen.
-func (a *App) cur() screen { return a.screens()[a.screen] }
+func (a *App) cur() appTab { return a.tabs()[a.tab] }
 
 // batch is tea.Batch without the nil commands, nil when none is left.
 func batch(cmds ...tea.Cmd) tea.Cmd {

@@ -16,7 +16,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Bank screen's signal screen (docs/protocol.md §8): the latest ratios of the
+// The Bank tab's signal screen (docs/protocol.md §8): the latest ratios of the
 // bank's units, and the "screen this bank" action that runs the bank on a
 // seeded sample of contexts through the engine, as `prism screen` does.
 
@@ -27,7 +27,7 @@ const (
 	screenSampleSeed = 42
 )
 
-// bankSignal is one computed report of the Bank screen's signal panel.
+// bankSignal is one computed report of the Bank tab's signal panel.
 type bankSignal struct {
 	view   *signalView // nil when there are no answers yet
 	source string      // what the report was computed from
@@ -65,7 +65,7 @@ type (
 // some rows (a screen's sample and runs).
 func bankSignalCmd(ctx context.Context, st *store.Store, key studyKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
 	return func() tea.Msg {
-		rows, err := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
+		rows, err := st.Scores(ctx, key.Dataset, key.Judge, key.BankHash)
 		if err != nil {
 			return bankSignalMsg{key: key, sig: bankSignal{err: fmt.Errorf("reading scores: %w", err)}}
 		}
@@ -99,7 +99,7 @@ func screenRows(contexts []string, runs int) func(model.ScoreRow) bool {
 	}
 }
 
-// screenStartCmd plans the screen and starts it with the Run screen's
+// screenStartCmd plans the screen and starts it with the Run tab's
 // judges (startCmd); a plan with nothing to send does not start a run.
 func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJudges judgeFactory) tea.Cmd {
 	return func() tea.Msg {
@@ -115,9 +115,9 @@ func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJ
 	}
 }
 
-// refreshSignal computes the Bank screen's report from every stored
+// refreshSignal computes the Bank tab's report from every stored
 // answer of the current key, unless it is cached or being computed.
-func (v *bankScreen) refreshSignal(a *App) tea.Cmd {
+func (v *bankTab) refreshSignal(a *App) tea.Cmd {
 	k, ok := a.currentKey()
 	if !ok || v.sigBusy || v.screening != nil {
 		return nil
@@ -126,7 +126,7 @@ func (v *bankScreen) refreshSignal(a *App) tea.Cmd {
 		return nil
 	}
 	v.sigBusy = true
-	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, k, nil, "all stored answers"), a.sigGen, false)
+	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, k, nil, "all stored answers"), a.versions.Total(nil), false)
 }
 
 // tagSignal stamps a report command's message with its generation.
@@ -138,23 +138,23 @@ func tagSignal(cmd tea.Cmd, gen int, screen bool) tea.Cmd {
 	}
 }
 
-func (v *bankScreen) onSignal(a *App, msg bankSignalMsg) tea.Cmd {
+func (v *bankTab) onSignal(a *App, msg bankSignalMsg) tea.Cmd {
 	if msg.screen {
 		return v.onScreenSignal(msg)
 	}
 	v.sigBusy = false
-	if msg.gen != a.sigGen { // computed before answers were added
+	if msg.gen != a.versions.Total(nil) { // computed before answers were added
 		return v.refreshSignal(a)
 	}
 	v.sig[msg.key] = msg.sig
-	if a.screen == screenBank {
+	if a.tab == tabBank {
 		return v.refreshSignal(a) // the bank or judge may have changed meanwhile
 	}
 	return nil
 }
 
 // current is the cached report of the current key, if any.
-func (v *bankScreen) current(a *App) (bankSignal, bool) {
+func (v *bankTab) current(a *App) (bankSignal, bool) {
 	k, ok := a.currentKey()
 	if !ok {
 		return bankSignal{}, false
@@ -165,7 +165,7 @@ func (v *bankScreen) current(a *App) (bankSignal, bool) {
 
 // startScreen screens the bank: a seeded sample of screenContexts
 // contexts, screenRuns runs each, through the engine and its cache.
-func (v *bankScreen) startScreen(a *App) tea.Cmd {
+func (v *bankTab) startScreen(a *App) tea.Cmd {
 	switch {
 	case a.study.Store == nil:
 		v.status, v.statusErr = errNoWorkspace.Error(), true
@@ -194,7 +194,7 @@ func (v *bankScreen) startScreen(a *App) tea.Cmd {
 	return screenStartCmd(a.ctx, a.study.Store, sp, a.newJudges)
 }
 
-func (v *bankScreen) onScreenStarted(a *App, msg screenStartedMsg) tea.Cmd {
+func (v *bankTab) onScreenStarted(a *App, msg screenStartedMsg) tea.Cmd {
 	sc := v.screening
 	if sc == nil {
 		return nil
@@ -218,7 +218,7 @@ func (v *bankScreen) onScreenStarted(a *App, msg screenStartedMsg) tea.Cmd {
 	return drainEvents(msg.run, msg.run.Events())
 }
 
-func (v *bankScreen) onScreenEvents(msg runEventsMsg) tea.Cmd {
+func (v *bankTab) onScreenEvents(msg runEventsMsg) tea.Cmd {
 	sc := v.screening
 	if n := len(msg.events); n > 0 {
 		sc.prog = msg.events[n-1].Progress
@@ -229,14 +229,14 @@ func (v *bankScreen) onScreenEvents(msg runEventsMsg) tea.Cmd {
 	return drainEvents(msg.run, msg.run.Events())
 }
 
-func (v *bankScreen) onScreenDone(a *App, msg runDoneMsg) tea.Cmd {
+func (v *bankTab) onScreenDone(a *App, msg runDoneMsg) tea.Cmd {
 	if a.quitAfterRun {
 		return tea.Quit
 	}
 	sc := v.screening
 	sc.prog = msg.summary.Progress
 	// Whatever the run stored changes the "all stored answers" report,
-	// and the Run screen's estimate counts it as answered: the estimate
+	// and the Run tab's estimate counts it as answered: the estimate
 	// is the plan's, the same count `prism run --dry-run` prints.
 	v.dropSignal(a, sc.key, msg.summary.Progress)
 	var replan tea.Cmd
@@ -258,26 +258,24 @@ func (v *bankScreen) onScreenDone(a *App, msg runDoneMsg) tea.Cmd {
 
 // screenSignal computes the screen's report from its sample and runs; it
 // replaces the cached report of the key until the bank or judge changes.
-func (v *bankScreen) screenSignal(a *App) tea.Cmd {
+func (v *bankTab) screenSignal(a *App) tea.Cmd {
 	sc := v.screening
 	source := fmt.Sprintf("screen: %d contexts × %d runs", len(sc.contexts), screenRuns)
-	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, sc.key, screenRows(sc.contexts, screenRuns), source), a.sigGen, true)
+	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, sc.key, screenRows(sc.contexts, screenRuns), source), a.versions.Total(nil), true)
 }
 
 // dropSignal forgets the report of key after a run or screen that
 // finished with p; one being computed is stale. Fits of key are stale
 // when the run stored answers.
-func (v *bankScreen) dropSignal(a *App, key studyKey, p engine.Progress) {
+func (v *bankTab) dropSignal(a *App, key studyKey, p engine.Progress) {
 	delete(v.sig, key)
-	a.sigGen++
 	if p.Done > p.Failed {
-		a.answers[key]++
-		a.stored++
+		a.versions.Bump(key)
 	}
 }
 
 // onScreenSignal takes the screen's report.
-func (v *bankScreen) onScreenSignal(msg bankSignalMsg) tea.Cmd {
+func (v *bankTab) onScreenSignal(msg bankSignalMsg) tea.Cmd {
 	v.screening = nil
 	v.sig[msg.key] = msg.sig
 	switch s := msg.sig; {

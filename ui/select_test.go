@@ -90,13 +90,13 @@ func TestSelectProgressCoalesces(t *testing.T) {
 	}
 }
 
-// Screening the demo bank through the Bank screen's key stores the
+// Screening the demo bank through the Bank tab's key stores the
 // sample's answers and shows each unit's verdict; they are those of
-// calib.Signal on the same answers. Then the Selection screen's curve is
+// calib.Signal on the same answers. Then the Selection tab's curve is
 // that of calib.Select on the workspace.
 //
-// The same flow gives the golden frames of the screened Bank screen and
-// of the Selection screen: before a selection, while one runs (progress
+// The same flow gives the golden frames of the screened Bank tab and
+// of the Selection tab: before a selection, while one runs (progress
 // injected) and after it, at every golden size.
 func TestScreenAndSelectFlow(t *testing.T) {
 	a := demoApp(t, 160, 48)
@@ -125,7 +125,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		t.Fatal("no study key")
 	}
 	ctx := context.Background()
-	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
+	rows, err := a.study.Store.Scores(ctx, k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if a.sel.job != nil || a.sel.err != nil || a.sel.rep == nil {
 		t.Fatalf("selection: job %v, err %v", a.sel.job, a.sel.err)
 	}
-	fitRows, labels, err := a.study.Store.FitInput(ctx, k.dataset, k.judge, k.bankHash)
+	fitRows, labels, err := a.study.Store.FitInput(ctx, k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestSelectStaleAfterBankEdit(t *testing.T) {
 	}
 }
 
-// Drawing the Selection screen with a 16-unit report (the largest
+// Drawing the Selection tab with a 16-unit report (the largest
 // enumerated: 16 sizes, 16 omissions, 16 forward steps) at 237×61.
 func BenchmarkSelectView16(b *testing.B) {
 	a := demoApp(b, 237, 61)
@@ -313,15 +313,15 @@ func BenchmarkSelectView16(b *testing.B) {
 	}
 }
 
-// checkEstimateCounts checks that the Run screen's estimate, after the
-// Bank screen's screen stored answers, counts them as `prism run
-// --dry-run` does (engine.NewPlan), and returns to the Bank screen.
+// checkEstimateCounts checks that the Run tab's estimate, after the
+// Bank tab's screen stored answers, counts them as `prism run
+// --dry-run` does (engine.NewPlan), and returns to the Bank tab.
 func checkEstimateCounts(t *testing.T, a *App) {
 	t.Helper()
 	press(a, "3")
 	defer press(a, "2")
 	if a.run.live != nil && a.run.live.phase == phaseStored {
-		// Everything is answered: the Run screen shows the stored study;
+		// Everything is answered: the Run tab shows the stored study;
 		// the estimate is on the form.
 		press(a, "e")
 		defer press(a, "esc")
@@ -339,7 +339,7 @@ func checkEstimateCounts(t *testing.T, a *App) {
 		t.Fatal(err)
 	}
 	if p.Estimate.Answered == 0 || p.Estimate.Answered != want.Estimate.Answered || p.Estimate.Send != want.Estimate.Send {
-		t.Errorf("Run screen estimate %d answered, %d to send; the plan counts %d and %d",
+		t.Errorf("Run tab estimate %d answered, %d to send; the plan counts %d and %d",
 			p.Estimate.Answered, p.Estimate.Send, want.Estimate.Answered, want.Estimate.Send)
 	}
 	if f := frame(a); !strings.Contains(f, fmt.Sprintf("%d answered", want.Estimate.Answered)) {

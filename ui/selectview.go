@@ -11,12 +11,12 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// selectScreen is the Selection screen (docs/protocol.md §9): on the left the
+// selectTab is the Selection tab (docs/protocol.md §9): on the left the
 // subset-size curve (median gain over Vanilla per subset size with its
 // 10th–90th percentile band, paper Fig. 4c); on the right the omission
 // table (Table 19) and the forward-selection path (Table 21).
 // selectctl.go runs the selection and follows it.
-type selectScreen struct {
+type selectTab struct {
 	// The selection in flight, its progress, and why the last one failed.
 	jobState[*calib.SelectReport]
 
@@ -34,16 +34,16 @@ type selectScreen struct {
 	width, height int
 }
 
-func (v *selectScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *selectTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *selectScreen) Focus(right bool) { v.focusRight = right }
+func (v *selectTab) Focus(right bool) { v.focusRight = right }
 
 // Move scrolls the focused pane's tables.
-func (v *selectScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *selectTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
-func (v *selectScreen) leftWidth() int { return max(v.width/2, 40) }
+func (v *selectTab) leftWidth() int { return max(v.width/2, 40) }
 
-func (v *selectScreen) View(a *App) string {
+func (v *selectTab) View(a *App) string {
 	st := a.styles
 	v.judge = a.selectJudge()
 	v.current, _ = a.currentKey()
@@ -63,14 +63,14 @@ func (v *selectScreen) View(a *App) string {
 		pane(st, v.focusRight, rw, v.height, "Omission · forward selection", block(right, rw-paneChromeW, innerH)))
 }
 
-func (v *selectScreen) curveTitle() string {
+func (v *selectTab) curveTitle() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Subset-size curve · %s · %d contexts · %d units", r.Metric, r.NContexts, len(r.Units))
 	}
 	return "Subset-size curve"
 }
 
-func (v *selectScreen) budgetTitle() string {
+func (v *selectTab) budgetTitle() string {
 	if r := v.budget.rep; r != nil {
 		return fmt.Sprintf("Budget curve · %s · %d contexts · full bank %.4g calls per candidate", r.Metric, r.NContexts, r.FullCalls)
 	}
@@ -78,7 +78,7 @@ func (v *selectScreen) budgetTitle() string {
 }
 
 // budgetLines draws the budget evaluation's status and the curve.
-func (v *selectScreen) budgetLines(st *styles.Styles, w, h int) []string {
+func (v *selectTab) budgetLines(st *styles.Styles, w, h int) []string {
 	b := &v.budget
 	var lines []string
 	if b.job != nil {
@@ -102,7 +102,7 @@ func (v *selectScreen) budgetLines(st *styles.Styles, w, h int) []string {
 }
 
 // curveLines draws the status and, per subset size, the gain band.
-func (v *selectScreen) curveLines(st *styles.Styles, w int) []string {
+func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.job != nil {
 		lines = append(lines, st.Title.Render("selecting…"))
@@ -131,7 +131,7 @@ func (v *selectScreen) curveLines(st *styles.Styles, w int) []string {
 		fmt.Sprintf("full bank %s (%s over Vanilla)", mean4(r.Full.Mean), gain4(r.Full.Gain)))
 	if v.key != v.current {
 		lines = append(lines, wrapStyled(st.Warn, fmt.Sprintf("computed on judge %s, bank %s; the bank or judge has changed since: r reruns",
-			v.key.judge, shortHash(v.key.bankHash)), w)...)
+			v.key.Judge, shortHash(v.key.BankHash)), w)...)
 	}
 	for _, wn := range v.warnings {
 		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
@@ -170,7 +170,7 @@ func (v *selectScreen) curveLines(st *styles.Styles, w int) []string {
 }
 
 // tableLines draws the omission table and the forward-selection path.
-func (v *selectScreen) tableLines(st *styles.Styles, w int) []string {
+func (v *selectTab) tableLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil {
 		return []string{st.Muted.Render("no selection yet")}

@@ -47,7 +47,7 @@ func TestRunPanelTooFew(t *testing.T) {
 	check("final")
 }
 
-// TestBankPanelTooFew: the Bank screen's panel shows "too few" and the
+// TestBankPanelTooFew: the Bank tab's panel shows "too few" and the
 // number of contexts instead of an interval, a verdict and a bar.
 func TestBankPanelTooFew(t *testing.T) {
 	st := demoApp(t, 160, 48).styles

@@ -14,7 +14,7 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// The Bank screen's probe-diagnostics panel (docs/diagnostics.md), below
+// The Bank tab's probe-diagnostics panel (docs/diagnostics.md), below
 // the signal panel: wording strength and joint instructions when the bank
 // has graded wordings or joint pairs, and score resolution when the
 // workspace holds the same study on the 0–100 scale. Computed from stored
@@ -58,7 +58,7 @@ func (p *diagPanel) refresh(a *App, b *banks.Bank, task string) tea.Cmd {
 	if !ok || p.busy {
 		return nil
 	}
-	dk := diagKey{k, a.sigGen}
+	dk := diagKey{k, a.versions.Total(nil)}
 	if _, cached := p.reports[dk]; cached {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (p *diagPanel) onMsg(a *App, b *banks.Bank, task string, msg diagMsg) tea.C
 		p.reports = map[diagKey]*diagReport{}
 	}
 	p.reports[msg.key] = msg.rep
-	if a.screen == screenBank {
+	if a.tab == tabBank {
 		return p.refresh(a, b, task)
 	}
 	return nil
@@ -87,7 +87,7 @@ func diagCmd(ctx context.Context, st *store.Store, k diagKey, b *banks.Bank, tas
 		rep := &diagReport{}
 		opts := calib.DefaultDiagOptions()
 		opts.Bootstrap = diagResamples
-		rows, err := st.Scores(ctx, k.key.dataset, k.key.judge, k.key.bankHash)
+		rows, err := st.Scores(ctx, k.key.Dataset, k.key.Judge, k.key.BankHash)
 		if err != nil {
 			return diagMsg{k, &diagReport{err: fmt.Errorf("reading scores: %w", err)}}
 		}
@@ -109,7 +109,7 @@ func diagCmd(ctx context.Context, st *store.Store, k diagKey, b *banks.Bank, tas
 		if fine.Rescale(task, 0, 100) != nil {
 			return diagMsg{k, rep}
 		}
-		rowsB, err := st.Scores(ctx, k.key.dataset, k.key.judge, fine.Hash())
+		rowsB, err := st.Scores(ctx, k.key.Dataset, k.key.Judge, fine.Hash())
 		if err != nil || len(rowsB) == 0 {
 			return diagMsg{k, rep}
 		}
@@ -129,7 +129,7 @@ func (p *diagPanel) lines(a *App, st *styles.Styles, w int) []string {
 	if !ok {
 		return nil
 	}
-	r := p.reports[diagKey{k, a.sigGen}]
+	r := p.reports[diagKey{k, a.versions.Total(nil)}]
 	hasLevels := a.bank.bank.HasLevels() || len(a.bank.bank.Joint.Pairs) > 0
 	switch {
 	case r == nil && hasLevels:

@@ -35,7 +35,7 @@ func acquire(t *testing.T, a *App, b *banks.Bank, repeats int) {
 	}
 }
 
-// TestDiagPanel: on the Bank screen, the ladder bank's stored answers (2
+// TestDiagPanel: on the Bank tab, the ladder bank's stored answers (2
 // runs) show the wording and joint diagnostics below the signal panel,
 // computed in a tea.Cmd; the quality bank, with answers on 1–10 and on
 // 0–100, shows the resolution line; golden frames at both sizes.

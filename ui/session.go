@@ -7,9 +7,9 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// Study is what the App opens: a workspace, the dataset and probe bank
-// being worked on, and the judge configuration the Run screen starts from.
-type Study struct {
+// Session is what the App opens: a workspace, the dataset and probe bank
+// being worked on, and the judge configuration the Run tab starts from.
+type Session struct {
 	Dataset    *model.Dataset
 	Bank       *banks.Bank
 	BankSource string // "builtin:NAME" or the file the bank came from
@@ -21,7 +21,7 @@ type Study struct {
 	Workspace string
 
 	// Store is the open workspace; the App never closes it. Nil leaves the
-	// Run screen and imports disabled.
+	// Run tab and imports disabled.
 	Store *store.Store
 	// Temporary says the workspace is deleted on exit (the demo's, when
 	// no workspace file was given), so the quit dialog does not promise
