@@ -10,6 +10,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // importBare imports the baseline answers of a's judge, halved and
@@ -143,7 +144,7 @@ func TestCompareAgreement(t *testing.T) {
 		if j != best {
 			for _, p := range want.Pairs {
 				if p.A == best && p.B == j {
-					cell += " " + fixed4(-p.Mean) + " [" + fixed4(-p.CI[1]) + ", " + fixed4(-p.CI[0]) + "]"
+					cell += " " + widgets.Fixed4(-p.Mean) + " [" + widgets.Fixed4(-p.CI[1]) + ", " + widgets.Fixed4(-p.CI[0]) + "]"
 				}
 			}
 		}

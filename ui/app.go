@@ -25,6 +25,7 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 type tabID int
@@ -362,7 +363,7 @@ func (a *App) header() string {
 	if gap := a.width - lipgloss.Width(line1) - lipgloss.Width(badge); badge != "" && gap > 0 {
 		line1 += strings.Repeat(" ", gap) + badge
 	}
-	return fit(line1, a.width) + "\n" + a.styles.Header.Render(fit(a.studyLine(), a.width))
+	return widgets.Fit(line1, a.width) + "\n" + a.styles.Header.Render(widgets.Fit(a.studyLine(), a.width))
 }
 
 // studyLine is the header's second line: the dataset, the bank version
@@ -391,9 +392,9 @@ func (a *App) studyLine() string {
 		}
 	}
 	// The names share what is left, the judge's first.
-	name, bank = clipMiddle(name, 12), clipMiddle(bank, 12)
+	name, bank = widgets.ClipMiddle(name, 12), widgets.ClipMiddle(bank, 12)
 	room := a.width - ansi.StringWidth(fmt.Sprintf("data %s · bank %s · judge ", name, bank))
-	return fmt.Sprintf("data %s · bank %s · judge %s", name, bank, clipMiddle(judge, max(room, 8)))
+	return fmt.Sprintf("data %s · bank %s · judge %s", name, bank, widgets.ClipMiddle(judge, max(room, 8)))
 }
 
 // judgeLabel names the judge of the form, or the study's when the form

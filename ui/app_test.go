@@ -330,8 +330,8 @@ func TestProgramFlow(t *testing.T) {
 	// Every Δ histogram filled: each attribute has 2 wordings × 60
 	// candidates of each sign.
 	for _, name := range lr.attrs {
-		if lr.plus[name].n != 120 || lr.minus[name].n != 120 {
-			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, lr.plus[name].n, lr.minus[name].n)
+		if lr.plus[name].N() != 120 || lr.minus[name].N() != 120 {
+			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, lr.plus[name].N(), lr.minus[name].N())
 		}
 	}
 }

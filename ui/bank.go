@@ -10,6 +10,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // bankTab is the Bank tab: every probe condition of the bank on the
@@ -23,7 +24,7 @@ type bankTab struct {
 	savedHash  string // the hash last opened or saved; another has unsaved edits
 	task       string
 	conds      []banks.Condition
-	list       list
+	list       widgets.List
 	focusRight bool
 	scroll     int
 	preview    []string // wrapped preview lines, rebuilt on selection
@@ -96,7 +97,7 @@ func (v *bankTab) SetSize(w, h int) {
 
 // layout sizes the list and, while editing, the text area below it.
 func (v *bankTab) layout() {
-	iw := v.leftWidth() - paneChromeW
+	iw := v.leftWidth() - widgets.PaneChromeW
 	v.list.SetSize(iw, v.listHeight())
 	if v.editing {
 		v.input.SetWidth(iw)
@@ -105,7 +106,7 @@ func (v *bankTab) layout() {
 }
 
 // bodyHeight is the height inside the left pane.
-func (v *bankTab) bodyHeight() int { return v.height - paneChromeH - 1 }
+func (v *bankTab) bodyHeight() int { return v.height - widgets.PaneChromeH - 1 }
 
 // The list leaves four lines for the rule, the selected wording and the
 // status; while editing, it leaves the text area, its label and a status
@@ -173,11 +174,11 @@ func (v *bankTab) Refresh(c *model.Context, cand *model.Candidate) {
 		v.previewErr = err
 		return
 	}
-	w := v.width - v.leftWidth() - paneChromeW
+	w := v.width - v.leftWidth() - widgets.PaneChromeW
 	for _, m := range req.Messages {
 		v.preview = append(v.preview, "\x00"+m.Role)
 		for _, para := range strings.Split(m.Content, "\n") {
-			v.preview = append(v.preview, wrap(para, w)...)
+			v.preview = append(v.preview, widgets.Wrap(para, w)...)
 		}
 		v.preview = append(v.preview, "")
 	}
@@ -195,7 +196,7 @@ func (v *bankTab) title(w int) string {
 	if t := fmt.Sprintf("%s · %.7s%s", v.bank.Name, h, mark); ansi.StringWidth(t) <= w {
 		return t
 	}
-	return clipMiddle(v.bank.Name, max(w-ansi.StringWidth(mark), 3)) + mark
+	return widgets.ClipMiddle(v.bank.Name, max(w-ansi.StringWidth(mark), 3)) + mark
 }
 
 // View draws the screen; with a workspace open, the right pane starts
@@ -204,7 +205,7 @@ func (v *bankTab) View(a *App) string {
 	st, panel := a.styles, v.panel(a)
 	lw := v.leftWidth()
 	rw := v.width - lw
-	iw := lw - paneChromeW
+	iw := lw - widgets.PaneChromeW
 	var foot []string
 	switch {
 	case v.editing:
@@ -217,7 +218,7 @@ func (v *bankTab) View(a *App) string {
 		}
 		// One line: a wording's newlines show as spaces.
 		text = strings.ReplaceAll(text, "\n", " ")
-		foot = []string{st.Muted.Render(strings.Repeat("─", iw)), st.Text.Render(clip(text, iw))}
+		foot = []string{st.Muted.Render(strings.Repeat("─", iw)), st.Text.Render(widgets.Clip(text, iw))}
 	}
 	// The status gets two lines: an edit's outcome names the new version.
 	status := []string{st.Muted.Render("enter edit · c clause · a add · x remove")}
@@ -226,9 +227,9 @@ func (v *bankTab) View(a *App) string {
 		if v.statusErr {
 			style = st.Bad
 		}
-		status = wrapStyled(style, v.status, iw)
+		status = widgets.WrapStyled(style, v.status, iw)
 		if len(status) > 2 {
-			status = append(status[:1], style.Render(clip(strings.Join(wrap(v.status, iw)[1:], " "), iw)))
+			status = append(status[:1], style.Render(widgets.Clip(strings.Join(widgets.Wrap(v.status, iw)[1:], " "), iw)))
 		}
 	}
 	if v.editing {
@@ -238,10 +239,10 @@ func (v *bankTab) View(a *App) string {
 			status = []string{st.Muted.Render("alt+enter: new line")}
 		}
 	}
-	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + block(append(foot, status...), iw, v.bodyHeight()-v.list.height)
-	left := pane(st, !v.focusRight, lw, v.height, v.title(lw-paneChromeW), body)
+	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + widgets.Block(append(foot, status...), iw, v.bodyHeight()-v.list.Height())
+	left := widgets.Pane(st, !v.focusRight, lw, v.height, v.title(lw-widgets.PaneChromeW), body)
 
-	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
+	innerW, innerH := rw-widgets.PaneChromeW, v.height-widgets.PaneChromeH-1
 	previewTitle := "Request preview"
 	if len(v.conds) > 0 {
 		previewTitle += " · " + v.selected().Probe
@@ -251,13 +252,13 @@ func (v *bankTab) View(a *App) string {
 		top = append(panel.signalLines(st, innerW), v.order.orderLines(st, innerW)...)
 		top = append(top, v.diag.lines(a, st, innerW)...)
 		// The preview keeps at least four lines.
-		top = append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(fit(previewTitle, innerW)))
+		top = append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(widgets.Fit(previewTitle, innerW)))
 		innerH -= len(top)
 	}
 	var lines []string
 	switch {
 	case v.previewErr != nil:
-		lines = wrapStyled(st.Bad, v.previewErr.Error(), innerW)
+		lines = widgets.WrapStyled(st.Bad, v.previewErr.Error(), innerW)
 	case v.preview == nil:
 		lines = []string{st.Muted.Render("no candidate selected")}
 	default:
@@ -269,12 +270,12 @@ func (v *bankTab) View(a *App) string {
 			lines = append(lines, ln)
 		}
 	}
-	title, body := previewTitle, block(lines, innerW, innerH)
+	title, body := previewTitle, widgets.Block(lines, innerW, innerH)
 	if panel.shown {
 		title, top = top[0], top[1:]
-		body = block(top, innerW, len(top)) + "\n" + body
+		body = widgets.Block(top, innerW, len(top)) + "\n" + body
 	}
-	right := pane(st, v.focusRight, rw, v.height, title, body)
+	right := widgets.Pane(st, v.focusRight, rw, v.height, title, body)
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Bank tab's control: its keys, its text input, and the messages
@@ -22,7 +23,7 @@ func (v *bankTab) Keys(a *App) []key.Binding {
 // Badge is a screen's progress.
 func (v *bankTab) Badge(*App) string {
 	if sc := v.screening; sc != nil && sc.prog.Total > 0 {
-		return percent(sc.prog.Done, sc.prog.Total)
+		return widgets.Percent(sc.prog.Done, sc.prog.Total)
 	}
 	return ""
 }

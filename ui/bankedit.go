@@ -87,7 +87,7 @@ func bankFile(b *banks.Bank) ([]byte, error) {
 // startEdit opens the text area on target with an initial value.
 func (v *bankTab) startEdit(t editTarget, value string) tea.Cmd {
 	v.editing, v.target = true, t
-	v.listOffset = v.list.offset
+	v.listOffset = v.list.Offset()
 	v.input = newEditArea(t == editWording)
 	v.layout()
 	v.input.SetValue(value) // leaves the cursor at the end
@@ -100,7 +100,7 @@ func (v *bankTab) startEdit(t editTarget, value string) tea.Cmd {
 func (v *bankTab) endEdit() {
 	v.editing = false
 	v.input.Blur()
-	v.list.offset = v.listOffset
+	v.list.SetOffset(v.listOffset)
 	v.layout()
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // bankPanel is what the Bank tab's signal panel shows: the latest
@@ -37,23 +38,23 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	if p.sig != nil && p.sig.view != nil && p.sig.source != "" {
 		title += " · " + p.sig.source
 	}
-	lines := []string{st.Title.Render(fit(title, w))}
+	lines := []string{st.Title.Render(widgets.Fit(title, w))}
 	if sc := p.screening; sc != nil {
 		msg := fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns)
 		if sc.prog.Total > 0 {
 			msg = fmt.Sprintf("screening %d contexts × %d runs: %d/%d", len(sc.contexts), screenRuns, sc.prog.Done, sc.prog.Total)
 		}
-		lines = append(lines, st.Warn.Render(fit(msg, w)))
+		lines = append(lines, st.Warn.Render(widgets.Fit(msg, w)))
 	}
 	switch {
 	case p.sig == nil && p.computing:
 		return append(lines, st.Muted.Render("computing…"))
 	case p.sig == nil:
-		return append(lines, st.Muted.Render(fit(fmt.Sprintf("s screens this bank on %d contexts × %d runs", screenContexts, screenRuns), w)))
+		return append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("s screens this bank on %d contexts × %d runs", screenContexts, screenRuns), w)))
 	case p.sig.err != nil:
-		return append(lines, wrapStyled(st.Bad, p.sig.err.Error(), w)...)
+		return append(lines, widgets.WrapStyled(st.Bad, p.sig.err.Error(), w)...)
 	case p.sig.view == nil:
-		return append(lines, wrapStyled(st.Muted, "no answers of this judge for this bank version yet; s screens it", w)...)
+		return append(lines, widgets.WrapStyled(st.Muted, "no answers of this judge for this bank version yet; s screens it", w)...)
 	}
 	v := p.sig.view
 	nameW := len("pooled")
@@ -67,22 +68,22 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	for _, r := range v.Rows {
 		vals = append(vals, r.Ratio, r.Hi)
 	}
-	axis := ratioAxis(vals...)
+	axis := widgets.RatioAxis(vals...)
 	row := func(r ratioRow) string {
 		ci, verdict := "", st.Muted.Render("no data")
 		switch {
 		case r.HasSignal && r.TooFew: // no interval, no verdict
 			ci, verdict = fmt.Sprintf("(%d contexts)", r.Contexts), st.Muted.Render("too few")
 		case r.HasSignal:
-			ci = "[" + num(r.Lo) + ", " + num(r.Hi) + "]"
+			ci = "[" + widgets.Num(r.Lo) + ", " + widgets.Num(r.Hi) + "]"
 			verdict = st.Bad.Render("fail")
 			if r.Pass {
 				verdict = st.Good.Render("pass")
 			}
 		}
-		ln := fmt.Sprintf("%-*s %5s %-14s %s", nameW, clip(r.Name, nameW), num(r.Ratio), ci, verdict)
+		ln := fmt.Sprintf("%-*s %5s %-14s %s", nameW, widgets.Clip(r.Name, nameW), widgets.Num(r.Ratio), ci, verdict)
 		if barW >= 8 && r.HasSignal && !r.TooFew {
-			ln += strings.Repeat(" ", 8-len("fail")) + st.Muted.Render(ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW))
+			ln += strings.Repeat(" ", 8-len("fail")) + st.Muted.Render(widgets.RatioBar(r.Ratio, r.Lo, r.Hi, axis, barW))
 		}
 		return ln
 	}
@@ -94,8 +95,8 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 		// The bars' axis: labelled ticks under the bar column, as the Run
 		// screen's ratio panel names its axis in its header.
 		pad := strings.Repeat(" ", nameW+1+5+1+14+1+4+8-len("fail"))
-		lines = append(lines, st.Muted.Render(fit(pad+ratioTicks(axis, barW), w)),
-			st.Muted.Render(fit(pad+"ratio to neutral, │ = 1", w)))
+		lines = append(lines, st.Muted.Render(widgets.Fit(pad+widgets.RatioTicks(axis, barW), w)),
+			st.Muted.Render(widgets.Fit(pad+"ratio to neutral, │ = 1", w)))
 	}
-	return append(lines, st.Muted.Render(fit(v.signalNote(), w)))
+	return append(lines, st.Muted.Render(widgets.Fit(v.signalNote(), w)))
 }

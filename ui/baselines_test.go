@@ -302,14 +302,14 @@ func TestCompareBaselines(t *testing.T) {
 		}
 		// The offline judge's answers here are fixtureRubric's (the
 		// fixture adds the judge "swapped" alone): its report is shared.
-		jk := studyKey{k.Dataset, jf.judge, k.BankHash}
+		jk := studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash}
 		var want *calib.Report
 		if jf.judge == "offline" {
 			want = sharedWantFit(t, fixtureRubric, a.study.Store, jk, a.fit.options())
 		} else {
 			want = wantFit(t, a.study.Store, jk, a.fit.options())
 		}
-		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{k.Dataset, jf.judge, k.BankHash})), jsonOf(t, want); got != want {
+		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash})), jsonOf(t, want); got != want {
 			t.Errorf("%s: the Compare tab's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
 		}
 		reps = append(reps, jf.rep)

@@ -12,14 +12,13 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Calibrators in the TUI (docs/calibrator.md): S on the Fit tab saves
@@ -152,7 +151,7 @@ func (v *fitTab) saveCalibrator(a *App) tea.Cmd {
 	v.saveMethod = calib.PRISM
 	in.SetValue(defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod))
 	in.CursorEnd()
-	in.SetWidth(max(v.width-len([]rune(calibratorPrompt(calib.AlphaPRISM)))-paneChromeW-1, 10))
+	in.SetWidth(max(v.width-len([]rune(calibratorPrompt(calib.AlphaPRISM)))-widgets.PaneChromeW-1, 10))
 	v.saveIn = &in
 	v.status, v.statusErr = "", false
 	return in.Focus()
@@ -211,8 +210,8 @@ func (v *fitTab) saveLines(st *styles.Styles, w int) []string {
 	if v.saveIn == nil {
 		return nil
 	}
-	return append([]string{fit(st.Title.Render(calibratorPrompt(v.saveMethod))+v.saveIn.View(), w)},
-		wrapStyled(st.Muted, "enter saves the calibrator of this fit (prism fit --save) · tab: another method (Vanilla corrects nothing: it has none) · esc cancels", w)...)
+	return append([]string{widgets.Fit(st.Title.Render(calibratorPrompt(v.saveMethod))+v.saveIn.View(), w)},
+		widgets.WrapStyled(st.Muted, "enter saves the calibrator of this fit (prism fit --save) · tab: another method (Vanilla corrects nothing: it has none) · esc cancels", w)...)
 }
 
 // onCalSaved reports a save; a file that exists is replaced only after
@@ -314,7 +313,7 @@ func (v *dataTab) loadCalibrator(a *App) tea.Cmd {
 	}
 	in.SetValue(value)
 	in.CursorEnd()
-	in.SetWidth(max(v.width-v.leftWidth()-len(loadPrompt)-paneChromeW-1, 10))
+	in.SetWidth(max(v.width-v.leftWidth()-len(loadPrompt)-widgets.PaneChromeW-1, 10))
 	v.loadIn = &in
 	return in.Focus()
 }
@@ -520,62 +519,48 @@ func (a *App) calLines(st *styles.Styles, w int) []string {
 	var lines []string
 	for _, b := range []string{c.reading, c.busy} {
 		if b != "" {
-			lines = append(lines, wrapSpacesStyled(st.Title, b, w)...)
+			lines = append(lines, widgets.WrapSpacesStyled(st.Title, b, w)...)
 		}
 	}
 	if c.loadErr != nil {
-		lines = append(lines, wrapSpacesStyled(st.Bad, "calibrator not loaded: "+c.loadErr.Error(), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Bad, "calibrator not loaded: "+c.loadErr.Error(), w)...)
 	}
 	if c.cal == nil {
 		return lines
 	}
-	lines = append(lines, wrapSpacesStyled(st.Label, c.calTitle(), w)...)
+	lines = append(lines, widgets.WrapSpacesStyled(st.Label, c.calTitle(), w)...)
 	p := c.app
 	if p == nil {
 		return lines
 	}
 	if p.key.Dataset != a.data.ds.Name {
-		return append(lines, wrapSpacesStyled(st.Muted, "applied to dataset "+p.key.Dataset+", not this one", w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "applied to dataset "+p.key.Dataset+", not this one", w)...)
 	}
-	lines = append(lines, st.Muted.Render(fit(keyLine(p.key, w), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(p.key, w), w)))
 	if p.missing != "" {
-		return append(lines, wrapSpacesStyled(st.Warn, p.missing, w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Warn, p.missing, w)...)
 	}
 	if p.err != nil {
-		return append(lines, wrapSpacesStyled(st.Bad, "not applied: "+p.err.Error(), w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Bad, "not applied: "+p.err.Error(), w)...)
 	}
 	if p.stored != a.versions.Total(nil) {
-		lines = append(lines, wrapSpacesStyled(st.Warn, "answers were stored since it was applied: L applies it again", w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "answers were stored since it was applied: L applies it again", w)...)
 	}
 	if len(p.mismatches) > 0 {
-		lines = append(lines, wrapSpacesStyled(st.Warn, "fitted on another judge configuration: "+strings.Join(p.mismatches, "; "), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "fitted on another judge configuration: "+strings.Join(p.mismatches, "; "), w)...)
 	}
 	s := p.scored
 	if t := s.Transfer; t != nil {
-		lines = append(lines, wrapSpacesStyled(st.Text, transferText(t), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Text, transferText(t), w)...)
 		if t.InSample > 0 {
-			lines = append(lines, wrapSpacesStyled(st.Warn, inSampleText(t), w)...)
+			lines = append(lines, widgets.WrapSpacesStyled(st.Warn, inSampleText(t), w)...)
 		}
 	}
 	for _, wn := range s.Warnings {
-		lines = append(lines, wrapSpacesStyled(st.Warn, wn, w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, wn, w)...)
 	}
 	if s.Centering == calib.CenterWithinContext {
-		lines = append(lines, wrapSpacesStyled(st.Muted, "ŷ orders the candidates of a context; it is not on the human scale", w)...)
-	}
-	return lines
-}
-
-// wrapSpacesStyled wraps text to w cells at spaces only, so that signs
-// stay with their numbers and paths and commands read whole (a word
-// longer than w is broken), and styles each line.
-func wrapSpacesStyled(s lipgloss.Style, text string, w int) []string {
-	if w <= 0 {
-		return nil
-	}
-	lines := strings.Split(ansi.Wrap(text, w, " "), "\n")
-	for i := range lines {
-		lines[i] = s.Render(strings.TrimRight(lines[i], " "))
+		lines = append(lines, widgets.WrapSpacesStyled(st.Muted, "ŷ orders the candidates of a context; it is not on the human scale", w)...)
 	}
 	return lines
 }
@@ -609,27 +594,27 @@ func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []strin
 	if c.cal == nil || ins == nil {
 		return nil
 	}
-	lines := append([]string{""}, wrapSpacesStyled(st.Label, c.calTitle(), w)...)
+	lines := append([]string{""}, widgets.WrapSpacesStyled(st.Label, c.calTitle(), w)...)
 	p := c.app
 	switch {
 	case p == nil:
-		return append(lines, wrapSpacesStyled(st.Muted, "not applied yet", w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied yet", w)...)
 	case p.key.Dataset != ins.key.Dataset || p.key.Judge != ins.key.Judge:
-		return append(lines, wrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.Judge, p.key.Dataset), w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.Judge, p.key.Dataset), w)...)
 	case p.scored == nil:
-		return append(lines, wrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data tab)", w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data tab)", w)...)
 	}
 	r := p.row(ins.context, ins.cand)
 	if r == nil {
-		return append(lines, wrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
 	}
 	n := p.ctxN[ins.context]
-	lines = append(lines, fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
+	lines = append(lines, widgets.Fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
 	if r.InSample {
-		lines = append(lines, wrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
 	}
 	if r.Imputed > 0 {
-		lines = append(lines, wrapSpacesStyled(st.Warn, fmt.Sprintf("%d score cells filled with the training mean", r.Imputed), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, fmt.Sprintf("%d score cells filled with the training mean", r.Imputed), w)...)
 	}
 	units := p.scored.Units
 	order := make([]int, len(units))
@@ -651,15 +636,15 @@ func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []strin
 		nw = max(nw, len([]rune(u)))
 	}
 	nw = min(nw, 14)
-	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-*s %8s", nw, "unit", "term"), w)))
+	lines = append(lines, st.Label.Render(widgets.Fit(fmt.Sprintf("%-*s %8s", nw, "unit", "term"), w)))
 	for _, i := range order {
-		lines = append(lines, fit(fmt.Sprintf("%-*s %8s", nw, clip(units[i], nw), fixed4(r.Terms[i])), w))
+		lines = append(lines, widgets.Fit(fmt.Sprintf("%-*s %8s", nw, widgets.Clip(units[i], nw), widgets.Fixed4(r.Terms[i])), w))
 	}
 	alpha := ""
 	if c.cal.Alpha != 1 {
 		alpha = fmt.Sprintf("%g·", c.cal.Alpha)
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = %ss0 − Σ term, s0 %s; a term is what its unit subtracts", alpha, fixedPlain(r.Baseline)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("ŷ = %ss0 − Σ term, s0 %s; a term is what its unit subtracts", alpha, fixedPlain(r.Baseline)), w)))
 	return lines
 }
 
@@ -676,6 +661,6 @@ func (v *dataTab) loadLines(st *styles.Styles, w int) []string {
 	if v.loadIn == nil {
 		return nil
 	}
-	return append([]string{fit(st.Title.Render(loadPrompt)+v.loadIn.View(), w)},
-		wrapStyled(st.Muted, "enter loads the calibrator file and applies it to this dataset · esc cancels", w)...)
+	return append([]string{widgets.Fit(st.Title.Render(loadPrompt)+v.loadIn.View(), w)},
+		widgets.WrapStyled(st.Muted, "enter loads the calibrator file and applies it to this dataset · esc cancels", w)...)
 }

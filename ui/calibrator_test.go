@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // rightPane is the text of the right pane of a two-pane frame, its rows
@@ -190,8 +191,8 @@ func TestCalibratorFlow(t *testing.T) {
 		if math.Abs(r.Terms[i]) > topAbs {
 			top, topAbs = u, math.Abs(r.Terms[i])
 		}
-		if line := paneRow(terms, 1, u+" "); !strings.HasSuffix(line, " "+fixed4(r.Terms[i])) {
-			t.Errorf("term row of %s %q, want %s", u, line, fixed4(r.Terms[i]))
+		if line := paneRow(terms, 1, u+" "); !strings.HasSuffix(line, " "+widgets.Fixed4(r.Terms[i])) {
+			t.Errorf("term row of %s %q, want %s", u, line, widgets.Fixed4(r.Terms[i]))
 		}
 	}
 	if first := strings.Fields(paneText(strings.SplitN(terms, "\n", 3)[1])); len(first) < 2 || first[len(first)-2] != top {

@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // dataTab is the Data tab: contexts on the left, the selected
@@ -18,8 +19,8 @@ import (
 // right.
 type dataTab struct {
 	ds         *model.Dataset
-	contexts   list
-	candidates list
+	contexts   widgets.List
+	candidates widgets.List
 	focusRight bool
 	status     string // the last import or dataset switch
 	statusErr  bool
@@ -102,12 +103,12 @@ func (v *dataTab) leftWidth() int { return max(v.width/3, 20) }
 
 func (v *dataTab) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.contexts.SetSize(v.leftWidth()-paneChromeW, h-paneChromeH-2) // a line for the status
-	v.candidates.SetSize(w-v.leftWidth()-paneChromeW, v.candListHeight())
+	v.contexts.SetSize(v.leftWidth()-widgets.PaneChromeW, h-widgets.PaneChromeH-2) // a line for the status
+	v.candidates.SetSize(w-v.leftWidth()-widgets.PaneChromeW, v.candListHeight())
 }
 
 // The right pane gives the candidate list about a third of its height.
-func (v *dataTab) candListHeight() int { return max((v.height-paneChromeH-1)/3, 3) }
+func (v *dataTab) candListHeight() int { return max((v.height-widgets.PaneChromeH-1)/3, 3) }
 
 // Move moves the cursor of the focused list.
 func (v *dataTab) Move(delta int) {
@@ -211,16 +212,16 @@ func (v *dataTab) View(a *App) string {
 	case len(v.ds.Contexts) == 0:
 		status = st.Warn.Render("no dataset · i imports")
 	}
-	left := pane(st, !v.focusRight, lw, v.height,
-		fmt.Sprintf("Contexts · %d", len(v.ds.Contexts)), v.contexts.View(st, !v.focusRight)+"\n"+fit(status, lw-paneChromeW))
+	left := widgets.Pane(st, !v.focusRight, lw, v.height,
+		fmt.Sprintf("Contexts · %d", len(v.ds.Contexts)), v.contexts.View(st, !v.focusRight)+"\n"+widgets.Fit(status, lw-widgets.PaneChromeW))
 
-	innerW, innerH := rw-paneChromeW, v.height-paneChromeH-1
+	innerW, innerH := rw-widgets.PaneChromeW, v.height-widgets.PaneChromeH-1
 	var body strings.Builder
 	head := "id     human  text"
 	if v.cal != nil {
 		head = "id     human " + calHeader + " text"
 	}
-	body.WriteString(st.Muted.Render(fit(head, innerW)) + "\n")
+	body.WriteString(st.Muted.Render(widgets.Fit(head, innerW)) + "\n")
 	body.WriteString(v.candidates.View(st, v.focusRight))
 	rest := innerH - 1 - v.candListHeight()
 	lines := v.loadLines(st, innerW)
@@ -229,20 +230,20 @@ func (v *dataTab) View(a *App) string {
 	}
 	if cand := v.Candidate(); cand != nil {
 		lines = append(lines, "", st.Label.Render("Candidate "+cand.ID)+st.Muted.Render(criteria(cand)))
-		lines = append(lines, wrap(cand.Text, innerW)...)
+		lines = append(lines, widgets.Wrap(cand.Text, innerW)...)
 	}
 	if c := v.Context(); c != nil {
 		lines = append(lines, "", st.Label.Render("Source"))
-		lines = append(lines, wrap(c.Source, innerW)...)
+		lines = append(lines, widgets.Wrap(c.Source, innerW)...)
 	}
 	if rest > 0 {
-		body.WriteString("\n" + block(lines, innerW, rest))
+		body.WriteString("\n" + widgets.Block(lines, innerW, rest))
 	}
 	title := "Candidates"
 	if c := v.Context(); c != nil {
 		title = fmt.Sprintf("Candidates of %s · %d", c.ID, len(c.Candidates))
 	}
-	right := pane(st, v.focusRight, rw, v.height, title, body.String())
+	right := widgets.Pane(st, v.focusRight, rw, v.height, title, body.String())
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 

@@ -15,51 +15,8 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
-
-func TestDotRow(t *testing.T) {
-	// Axis [0, 10] in 10 cells of width 1: cell i covers [i, i+1).
-	for _, tc := range []struct {
-		name  string
-		vals  []float64
-		marks []rune
-		ref   float64
-		want  string
-	}{
-		{"marks and ref", []float64{2.5, 7}, []rune("PH"), 5, "··P··│·H··"},
-		// A later mark covers an earlier one and the ref.
-		{"overlap", []float64{5.2, 5.9}, []rune("PH"), 5, "·····H····"},
-		// Values past the axis go to the end cells.
-		{"clamped", []float64{-3, 30}, []rune("PH"), math.NaN(), "P········H"},
-		{"nan value", []float64{math.NaN()}, []rune("P"), 0, "│·········"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := dotRow(tc.vals, tc.marks, tc.ref, 0, 10, 10, 0); got != tc.want {
-				t.Errorf("dotRow = %q, want %q", got, tc.want)
-			}
-		})
-	}
-	if got := dotRow(nil, nil, 0, 1, 1, 5, '*'); got != "" {
-		t.Errorf("empty axis: %q, want \"\"", got)
-	}
-	// With an overlap mark, a cell shared by different marks shows it; a
-	// mark repeated in its own cell and a mark over the ref stay as they are.
-	for _, tc := range []struct {
-		vals  []float64
-		marks []rune
-		want  string
-	}{
-		{[]float64{5.2, 5.9}, []rune("AB"), "·····*····"},
-		{[]float64{5.2, 5.9, 1}, []rune("ABA"), "·A···*····"},
-		{[]float64{5.2, 5.9}, []rune("AA"), "·····A····"},
-		{[]float64{5.5, 8}, []rune("AB"), "·····A··B·"},
-		{[]float64{5.2, 5.5, 5.9}, []rune("ABC"), "·····*····"},
-	} {
-		if got := dotRow(tc.vals, tc.marks, 5, 0, 10, 10, '*'); got != tc.want {
-			t.Errorf("dotRow(%v, %q) = %q, want %q", tc.vals, string(tc.marks), got, tc.want)
-		}
-	}
-}
 
 func TestValueAxis(t *testing.T) {
 	const tol = 1e-12
@@ -72,7 +29,7 @@ func TestValueAxis(t *testing.T) {
 		{[]float64{0.3, 0.3}, 0.29, 0.31},
 		{[]float64{math.Inf(1)}, -0.01, 0.01},
 	} {
-		lo, hi := valueAxis(tc.vals...)
+		lo, hi := widgets.ValueAxis(tc.vals...)
 		if math.Abs(lo-tc.lo) > tol || math.Abs(hi-tc.hi) > tol {
 			t.Errorf("valueAxis(%v) = [%g, %g], want [%g, %g]", tc.vals, lo, hi, tc.lo, tc.hi)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Fit tab's control: calib.Fit (docs/protocol.md §2–7) on the stored
@@ -291,7 +292,7 @@ func (v *fitTab) Badge(*App) string {
 	case v.job == nil:
 		return ""
 	case v.total > 0:
-		return percent(v.done, v.total)
+		return widgets.Percent(v.done, v.total)
 	}
 	return " …"
 }
@@ -464,7 +465,7 @@ func (v *fitTab) export(a *App) tea.Cmd {
 	in := newFieldInput()
 	in.SetValue(a.exportDir)
 	in.CursorEnd()
-	in.SetWidth(max(v.width-len(exportPrompt)-paneChromeW-1, 10))
+	in.SetWidth(max(v.width-len(exportPrompt)-widgets.PaneChromeW-1, 10))
 	v.exportIn = &in
 	v.status, v.statusErr = "", false
 	return in.Focus()
@@ -505,8 +506,8 @@ func (v *fitTab) exportLines(st *styles.Styles, w int) []string {
 		return nil
 	}
 	return []string{
-		fit(st.Title.Render(exportPrompt)+v.exportIn.View(), w),
-		st.Muted.Render(fit("enter exports the report and figures there · esc cancels", w)),
+		widgets.Fit(st.Title.Render(exportPrompt)+v.exportIn.View(), w),
+		st.Muted.Render(widgets.Fit("enter exports the report and figures there · esc cancels", w)),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // importer is the Data tab's import dialog: choose a format, pick a
@@ -30,7 +31,7 @@ import (
 type importer struct {
 	step    importStep
 	formats []string
-	l       list
+	l       widgets.List
 	fp      filepicker.Model
 	path    string         // the file picked
 	ds      *model.Dataset // the file read, waiting for its name
@@ -286,7 +287,7 @@ func shortDir(dir string) string {
 
 func (im *importer) View(a *App, st *styles.Styles) string {
 	w := min(max(a.width*3/4, 56), a.width-2)
-	iw := w - paneChromeW
+	iw := w - widgets.PaneChromeW
 	var lines []string
 	keys := ""
 	switch im.step {
@@ -297,16 +298,16 @@ func (im *importer) View(a *App, st *styles.Styles) string {
 		lines = append(lines, strings.Split(im.l.View(st, true), "\n")...)
 		keys = "enter choose · esc close"
 	case importPick, importReading:
-		lines = append(lines, wrap(fmt.Sprintf("Format %s · pick a file in %s", im.format(), shortDir(im.fp.CurrentDirectory)), iw)...)
+		lines = append(lines, widgets.Wrap(fmt.Sprintf("Format %s · pick a file in %s", im.format(), shortDir(im.fp.CurrentDirectory)), iw)...)
 		for _, ln := range strings.Split(strings.TrimRight(im.fp.View(), "\n"), "\n") {
-			lines = append(lines, fit(ln, iw))
+			lines = append(lines, widgets.Fit(ln, iw))
 		}
 		if im.step == importReading {
 			lines = append(lines, st.Warn.Render("reading…"))
 		}
 		keys = "enter open/read · h up a directory · esc formats"
 	case importName, importStoring:
-		lines = append(lines, wrap(fmt.Sprintf("File %s · format %s · %s · %s", filepath.Base(im.path), im.format(),
+		lines = append(lines, widgets.Wrap(fmt.Sprintf("File %s · format %s · %s · %s", filepath.Base(im.path), im.format(),
 			count(len(im.ds.Contexts), "context"), count(im.ds.NumCandidates(), "candidate")), iw)...)
 		lines = append(lines, "")
 		lines = append(lines, st.Label.Render("Name of the dataset in the workspace:"))
@@ -320,11 +321,11 @@ func (im *importer) View(a *App, st *styles.Styles) string {
 		name := im.ds.Name
 		lines = append(lines,
 			fmt.Sprintf("The workspace already holds a dataset named %q.", name), "")
-		lines = append(lines, wrapStyled(st.Muted, "Replacing it deletes it and every answer recorded against it; another name keeps both.", iw)...)
+		lines = append(lines, widgets.WrapStyled(st.Muted, "Replacing it deletes it and every answer recorded against it; another name keeps both.", iw)...)
 		lines = append(lines, "", st.Label.Render("y")+" replace "+name+"   "+st.Label.Render("n")+" change the name")
 	}
 	if im.err != "" {
-		lines = append(lines, wrapStyled(st.Bad, "not imported: "+im.err, iw)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, "not imported: "+im.err, iw)...)
 	}
 	if keys != "" {
 		lines = append(lines, "", st.Muted.Render(keys))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 func TestMidRankDesc(t *testing.T) {
@@ -86,7 +87,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	n := len(c.Candidates)
 	f := frame(a)
 	for _, want := range []string{
-		fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(cand.Human), num(mean(cand.ID, "baseline")), num(yhat[cand.ID])),
+		fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", widgets.Num(cand.Human), widgets.Num(mean(cand.ID, "baseline")), widgets.Num(yhat[cand.ID])),
 		fmt.Sprintf("rank in context: human %s · before %s · after %s",
 			rankText(midRankDesc(humans, i), n), rankText(midRankDesc(s0s, i), n), rankText(midRankDesc(yhats, i), n)),
 		fmt.Sprintf("outer fold %d,", fold),
@@ -97,7 +98,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	}
 	for _, attr := range rep.Attributes {
 		s0 := mean(cand.ID, "baseline")
-		want := fmt.Sprintf("%s %s %s %s", compact(mean(cand.ID, attr+":+")), compact(mean(cand.ID, attr+":-")),
+		want := fmt.Sprintf("%s %s %s %s", widgets.Compact(mean(cand.ID, attr+":+")), widgets.Compact(mean(cand.ID, attr+":-")),
 			signedNum(mean(cand.ID, attr+":+")-s0), signedNum(s0-mean(cand.ID, attr+":-")))
 		if line := strings.Join(strings.Fields(paneRow(f, 1, attr+" ")), " "); !strings.HasPrefix(line, attr+" "+want+" ") {
 			t.Errorf("row of %s %q, want %q", attr, line, want)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // inspectTab is the Inspect tab: one candidate's texts, its scores
@@ -57,22 +58,22 @@ func (v *inspectTab) title() string {
 func (v *inspectTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.inspectStale()
-	innerH := v.height - paneChromeH - 1
+	innerH := v.height - widgets.PaneChromeH - 1
 	scrolled := func(lines []string, i int) []string {
 		v.scroll[i] = min(v.scroll[i], max(len(lines)-innerH, 0))
 		return lines[v.scroll[i]:]
 	}
 	if !v.split() {
-		w := v.width - paneChromeW
+		w := v.width - widgets.PaneChromeW
 		lines := append(v.numberLines(a, st, w), "")
 		lines = append(lines, v.textLines(st, w)...)
-		return pane(st, true, v.width, v.height, v.title(), block(scrolled(lines, 0), w, innerH))
+		return widgets.Pane(st, true, v.width, v.height, v.title(), widgets.Block(scrolled(lines, 0), w, innerH))
 	}
 	lw := v.width / 2
 	rw := v.width - lw
 	return lipgloss.JoinHorizontal(lipgloss.Top,
-		pane(st, !v.focusRight, lw, v.height, v.title(), block(scrolled(v.textLines(st, lw-paneChromeW), 0), lw-paneChromeW, innerH)),
-		pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", block(scrolled(v.numberLines(a, st, rw-paneChromeW), 1), rw-paneChromeW, innerH)))
+		widgets.Pane(st, !v.focusRight, lw, v.height, v.title(), widgets.Block(scrolled(v.textLines(st, lw-widgets.PaneChromeW), 0), lw-widgets.PaneChromeW, innerH)),
+		widgets.Pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", widgets.Block(scrolled(v.numberLines(a, st, rw-widgets.PaneChromeW), 1), rw-widgets.PaneChromeW, innerH)))
 }
 
 // textLines are the source and the candidate text, then the replies.
@@ -82,20 +83,20 @@ func (v *inspectTab) textLines(st *styles.Styles, w int) []string {
 		return nil
 	}
 	lines := []string{st.Label.Render("source")}
-	lines = append(lines, wrapStyled(st.Text, ins.source, w)...)
+	lines = append(lines, widgets.WrapStyled(st.Text, ins.source, w)...)
 	lines = append(lines, "", st.Label.Render("candidate "+ins.cand))
-	lines = append(lines, wrapStyled(st.Text, ins.text, w)...)
+	lines = append(lines, widgets.WrapStyled(st.Text, ins.text, w)...)
 	lines = append(lines, "", st.Label.Render(fmt.Sprintf("judge replies (%d)", len(ins.replies))))
 	for _, r := range ins.replies {
-		head := fmt.Sprintf("%s · wording %s · run %s · score %s", r.Probe, r.Wording, r.Run, compact(r.Score))
+		head := fmt.Sprintf("%s · wording %s · run %s · score %s", r.Probe, r.Wording, r.Run, widgets.Compact(r.Score))
 		raw := strings.TrimSpace(judge.SanitizeServerText(r.Raw)) // a reply is shown, never obeyed
 		if raw == "" {
 			// The offline simulator answers with a score and no text.
-			lines = append(lines, st.Muted.Render(fit(head+" · no text", w)))
+			lines = append(lines, st.Muted.Render(widgets.Fit(head+" · no text", w)))
 			continue
 		}
-		lines = append(lines, st.Muted.Render(fit(head, w)))
-		lines = append(lines, wrapStyled(st.Text, raw, w)...)
+		lines = append(lines, st.Muted.Render(widgets.Fit(head, w)))
+		lines = append(lines, widgets.WrapStyled(st.Text, raw, w)...)
 	}
 	return lines
 }
@@ -113,28 +114,28 @@ func (v *inspectTab) fitLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Title.Render("reading the answers…"))
 	}
 	if v.err != nil {
-		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
 	}
 	ins := v.ins
 	if ins == nil {
 		if !v.busy && v.err == nil {
-			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data tab, or on a response of the Run tab, inspects it", w)...)
+			lines = append(lines, widgets.WrapStyled(st.Muted, "enter on a candidate of the Data tab, or on a response of the Run tab, inspects it", w)...)
 		}
 		return lines
 	}
-	lines = append(lines, st.Muted.Render(fit(keyLine(ins.key, w), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(ins.key, w), w)))
 	if v.stale != "" {
-		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
-	lines = append(lines, fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(ins.human), num(ins.s0), num(ins.corrected)))
+	lines = append(lines, fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", widgets.Num(ins.human), widgets.Num(ins.s0), widgets.Num(ins.corrected)))
 	if ins.notInFit != "" {
-		return append(lines, wrapStyled(st.Warn, "not in the fit: "+ins.notInFit, w)...)
+		return append(lines, widgets.WrapStyled(st.Warn, "not in the fit: "+ins.notInFit, w)...)
 	}
 	lines = append(lines, rankLines(ins, w)...)
 	if ins.fold == 0 {
-		lines = append(lines, wrapStyled(st.Warn, "no fit of these answers yet: f fits them and shows the correction here", w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, "no fit of these answers yet: f fits them and shows the correction here", w)...)
 	} else {
-		lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)...)
 	}
 	nw := 4
 	for _, a := range ins.attrs {
@@ -142,13 +143,13 @@ func (v *inspectTab) fitLines(st *styles.Styles, w int) []string {
 	}
 	nw = min(nw, 12)
 	row := func(cells ...string) string {
-		return fmt.Sprintf("%-*s %5s %5s %6s %6s %8s", nw, clip(cells[0], nw), cells[1], cells[2], cells[3], cells[4], cells[5])
+		return fmt.Sprintf("%-*s %5s %5s %6s %6s %8s", nw, widgets.Clip(cells[0], nw), cells[1], cells[2], cells[3], cells[4], cells[5])
 	}
-	lines = append(lines, "", st.Label.Render(fit(row("attr", "s+", "s−", "Δ+", "Δ−", "term"), w)))
+	lines = append(lines, "", st.Label.Render(widgets.Fit(row("attr", "s+", "s−", "Δ+", "Δ−", "term"), w)))
 	sum := 0.0
 	for _, a := range ins.attrs {
 		sum += a.Term
-		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), fixed4(a.Term)), w))
+		lines = append(lines, widgets.Fit(row(a.Attr, widgets.Compact(a.SPlus), widgets.Compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), widgets.Fixed4(a.Term)), w))
 	}
 	ctxCols := make([]string, 0, len(ins.ctxTerms))
 	for c := range ins.ctxTerms {
@@ -157,10 +158,10 @@ func (v *inspectTab) fitLines(st *styles.Styles, w int) []string {
 	sort.Strings(ctxCols)
 	for _, c := range ctxCols {
 		sum += ins.ctxTerms[c]
-		lines = append(lines, fit(row(c, "", "", "", "", fixed4(ins.ctxTerms[c])), w))
+		lines = append(lines, widgets.Fit(row(c, "", "", "", "", widgets.Fixed4(ins.ctxTerms[c])), w))
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), fixed4(sum), num(ins.s0-sum)), w)))
-	lines = append(lines, st.Muted.Render(fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", widgets.Num(ins.s0), widgets.Fixed4(sum), widgets.Num(ins.s0-sum)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
 	return lines
 }
 
@@ -176,7 +177,7 @@ func keyLine(k studyKey, w int) string {
 			return s
 		}
 	}
-	return "judge " + clipMiddle(k.Judge, w-len("judge "))
+	return "judge " + widgets.ClipMiddle(k.Judge, w-len("judge "))
 }
 
 // rankLines are the candidate's ranks in its context (human, before and

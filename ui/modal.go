@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // modal is a dialog drawn over the screen; while one is open it gets every
@@ -42,8 +43,8 @@ func overlay(base, box string, w, h int) string {
 
 // dialog frames a dialog's lines in a focused pane of width w.
 func dialog(st *styles.Styles, w int, title string, lines []string) string {
-	inner := w - paneChromeW
-	return pane(st, true, w, len(lines)+paneChromeH+1, title, block(lines, inner, len(lines)))
+	inner := w - widgets.PaneChromeW
+	return widgets.Pane(st, true, w, len(lines)+widgets.PaneChromeH+1, title, widgets.Block(lines, inner, len(lines)))
 }
 
 // confirm asks a yes/no question about work that could be lost: y does
@@ -72,7 +73,7 @@ func (c *confirm) Update(a *App, msg tea.Msg) tea.Cmd {
 }
 
 func (c *confirm) View(a *App, st *styles.Styles) string {
-	return dialog(st, min(60, a.width-2), c.title, confirmLines(st, min(60, a.width-2)-paneChromeW, c.lines, c.yes, c.no))
+	return dialog(st, min(60, a.width-2), c.title, confirmLines(st, min(60, a.width-2)-widgets.PaneChromeW, c.lines, c.yes, c.no))
 }
 
 // confirmLines lays out a confirmation: the first line plain, the rest
@@ -84,7 +85,7 @@ func confirmLines(st *styles.Styles, w int, lines []string, yes, no string) []st
 		if i > 0 {
 			style = st.Muted
 		}
-		out = append(out, wrapStyled(style, ln, w)...)
+		out = append(out, widgets.WrapStyled(style, ln, w)...)
 	}
 	return append(out, "", st.Label.Render("y")+" "+yes+"   "+st.Label.Render("n")+" "+no)
 }
@@ -148,7 +149,7 @@ func (a *App) quitText() (lines []string, yes, no string) {
 func (confirmQuit) View(a *App, st *styles.Styles) string {
 	w := min(60, a.width-2)
 	lines, yes, no := a.quitText()
-	return dialog(st, w, "Quit?", confirmLines(st, w-paneChromeW, lines, yes, no))
+	return dialog(st, w, "Quit?", confirmLines(st, w-widgets.PaneChromeW, lines, yes, no))
 }
 
 type (
@@ -228,7 +229,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 // datasetChooser picks one of the workspace's datasets.
 type datasetChooser struct {
 	names []string
-	l     list
+	l     widgets.List
 }
 
 func newDatasetChooser(names []string, current string) *datasetChooser {
@@ -271,7 +272,7 @@ func (c *datasetChooser) Update(a *App, msg tea.Msg) tea.Cmd {
 func (c *datasetChooser) View(a *App, st *styles.Styles) string {
 	w := min(50, a.width-2)
 	h := min(len(c.names), max(a.bodyHeight()-8, 3))
-	c.l.SetSize(w-paneChromeW, h)
+	c.l.SetSize(w-widgets.PaneChromeW, h)
 	lines := strings.Split(c.l.View(st, true), "\n")
 	lines = append(lines, "", st.Muted.Render("enter open · esc keep the current one"))
 	return dialog(st, w, fmt.Sprintf("Datasets in the workspace · %d", len(c.names)), lines)

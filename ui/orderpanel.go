@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Bank tab's presentation-order section (docs/tui.md, "Bank";
@@ -133,7 +134,7 @@ func (o orderState) orderLines(st *styles.Styles, w int) []string {
 		return nil
 	}
 	if s.err != nil {
-		return append([]string{st.Title.Render(fit("Presentation order", w))}, wrapStyled(st.Bad, s.err.Error(), w)...)
+		return append([]string{st.Title.Render(widgets.Fit("Presentation order", w))}, widgets.WrapStyled(st.Bad, s.err.Error(), w)...)
 	}
 	r := s.rep
 	pw := s.study.Pointwise
@@ -141,7 +142,7 @@ func (o orderState) orderLines(st *styles.Styles, w int) []string {
 		pw = "no pointwise judge"
 	}
 	title := fmt.Sprintf("Presentation order · %s, %d orders × %d runs · vs %s", s.study.Batched, r.Orders, r.Repeats, pw)
-	lines := []string{st.Title.Render(fit(title, w))}
+	lines := []string{st.Title.Render(widgets.Fit(title, w))}
 	label := func(l string) string { return fmt.Sprintf("%-15s", l) }
 	var b strings.Builder
 	b.WriteString(label("response corr"))
@@ -151,9 +152,9 @@ func (o orderState) orderLines(st *styles.Styles, w int) []string {
 		}
 		fmt.Fprintf(&b, "%d: %s", p.Orders, orderCell(p.OrderValue, i == len(r.Curve)-1))
 	}
-	lines = append(lines, st.Text.Render(fit(b.String(), w)))
-	lines = append(lines, st.Text.Render(fit(label("  references")+"one order repeated "+orderCell(r.RepeatRef, false)+" · pointwise "+orderCell(r.PointRef, false), w)))
-	lines = append(lines, st.Text.Render(fit(label("Kendall τ")+"reversed "+orderCell(r.KendallRev, true)+" · repeat "+orderCell(r.KendallRep, false), w)))
+	lines = append(lines, st.Text.Render(widgets.Fit(b.String(), w)))
+	lines = append(lines, st.Text.Render(widgets.Fit(label("  references")+"one order repeated "+orderCell(r.RepeatRef, false)+" · pointwise "+orderCell(r.PointRef, false), w)))
+	lines = append(lines, st.Text.Render(widgets.Fit(label("Kendall τ")+"reversed "+orderCell(r.KendallRev, true)+" · repeat "+orderCell(r.KendallRep, false), w)))
 	// Spearman: pointwise, one order and all orders (prism diagnose order
 	// prints every row).
 	b.Reset()
@@ -173,15 +174,15 @@ func (o orderState) orderLines(st *styles.Styles, w int) []string {
 		case sp.Spearman == nil:
 			b.WriteString(name + " too few")
 		case sp.GainVsPoint == nil:
-			b.WriteString(name + " " + num(*sp.Spearman))
+			b.WriteString(name + " " + widgets.Num(*sp.Spearman))
 		case i == len(r.Spearman)-1:
-			fmt.Fprintf(&b, "%s %s (%s [%s, %s])", name, num(*sp.Spearman), gainText(*sp.GainVsPoint), num(sp.GainCI[0]), num(sp.GainCI[1]))
+			fmt.Fprintf(&b, "%s %s (%s [%s, %s])", name, widgets.Num(*sp.Spearman), gainText(*sp.GainVsPoint), widgets.Num(sp.GainCI[0]), widgets.Num(sp.GainCI[1]))
 		default:
-			fmt.Fprintf(&b, "%s %s (%s)", name, num(*sp.Spearman), gainText(*sp.GainVsPoint))
+			fmt.Fprintf(&b, "%s %s (%s)", name, widgets.Num(*sp.Spearman), gainText(*sp.GainVsPoint))
 		}
 	}
-	lines = append(lines, st.Text.Render(fit(b.String(), w)))
-	return append(lines, st.Muted.Render(fit(fmt.Sprintf("probe-response corr. of averaged orders; Spearman (gain vs pointwise); %d contexts, %d resamples", r.Contexts, r.Bootstrap), w)))
+	lines = append(lines, st.Text.Render(widgets.Fit(b.String(), w)))
+	return append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("probe-response corr. of averaged orders; Spearman (gain vs pointwise); %d contexts, %d resamples", r.Contexts, r.Bootstrap), w)))
 }
 
 // orderCell is an estimate, with its interval when ci, or "too few".
@@ -189,9 +190,9 @@ func orderCell(v calib.OrderValue, ci bool) string {
 	if v.Value == nil {
 		return "too few"
 	}
-	s := num(*v.Value)
+	s := widgets.Num(*v.Value)
 	if ci && v.CI != nil {
-		s += " [" + num(v.CI[0]) + ", " + num(v.CI[1]) + "]"
+		s += " [" + widgets.Num(v.CI[0]) + ", " + widgets.Num(v.CI[1]) + "]"
 	}
 	return s
 }
@@ -199,7 +200,7 @@ func orderCell(v calib.OrderValue, ci bool) string {
 // gainText is a gain with its sign.
 func gainText(x float64) string {
 	if x >= 0 {
-		return "+" + num(x)
+		return "+" + widgets.Num(x)
 	}
-	return num(x)
+	return widgets.Num(x)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // acquireOrders runs a study of the quality bank's baseline and coverage probes
@@ -81,9 +82,9 @@ func TestGoldenOrderPanel(t *testing.T) {
 	f := frame(a)
 	for _, want := range []string{
 		"Presentation order · offline-batched, 8 orders × 2 runs · vs offline",
-		fmt.Sprintf("1: %s", num(*rep.Curve[0].Value)),
-		fmt.Sprintf("reversed %s [%s, %s]", num(*rep.KendallRev.Value), num(rep.KendallRev.CI[0]), num(rep.KendallRev.CI[1])),
-		fmt.Sprintf("pointwise %s", num(*rep.Spearman[0].Spearman)),
+		fmt.Sprintf("1: %s", widgets.Num(*rep.Curve[0].Value)),
+		fmt.Sprintf("reversed %s [%s, %s]", widgets.Num(*rep.KendallRev.Value), widgets.Num(rep.KendallRev.CI[0]), widgets.Num(rep.KendallRev.CI[1])),
+		fmt.Sprintf("pointwise %s", widgets.Num(*rep.Spearman[0].Spearman)),
 	} {
 		if !strings.Contains(f, want) {
 			t.Errorf("frame lacks %q:\n%s", want, f)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // profTab is the Profiles tab (docs/protocol.md §7, paper Fig. 4a and 9): per
@@ -72,8 +73,8 @@ func (v *profTab) selected() string {
 func (v *profTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.fitStale()
-	w := v.width - paneChromeW
-	innerH := v.height - paneChromeH - 1
+	w := v.width - widgets.PaneChromeW
+	innerH := v.height - widgets.PaneChromeH - 1
 	title := "Profiles"
 	if v.rep != nil {
 		sort := "by name"
@@ -87,17 +88,17 @@ func (v *profTab) View(a *App) string {
 		if v.rep != nil {
 			msg = "the fit has no attributes"
 		}
-		return pane(st, true, v.width, v.height, title, block(wrapStyled(st.Muted, msg, w), w, innerH))
+		return widgets.Pane(st, true, v.width, v.height, title, widgets.Block(widgets.WrapStyled(st.Muted, msg, w), w, innerH))
 	}
 	head := studyLines(st, v.rep.Study, w)
 	if v.stale != "" {
-		head = append(head, wrapStyled(st.Warn, v.stale, w)...)
+		head = append(head, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
 	detail := v.detailLines(st, w)
 	listH := max(innerH-len(head)-len(detail)-1, 3)
 	list := v.listLines(st, w, listH)
 	body := append(append(append(head, list...), ""), detail...)
-	return pane(st, true, v.width, v.height, title, block(body, w, innerH))
+	return widgets.Pane(st, true, v.width, v.height, title, widgets.Block(body, w, innerH))
 }
 
 // profileNameW is the width of the attribute column.
@@ -120,21 +121,21 @@ func (v *profTab) listLines(st *styles.Styles, w, h int) []string {
 		as = append(as, p.A.Min, p.A.Max, p.A.Mean)
 		es = append(es, p.E.Min, p.E.Max, p.E.Mean)
 	}
-	alo, ahi := gainAxis(as...)
-	elo, ehi := gainAxis(es...)
+	alo, ahi := widgets.GainAxis(as...)
+	elo, ehi := widgets.GainAxis(es...)
 	head := fmt.Sprintf("%-*s %-*s %8s %-*s %8s %9s", nw, "attribute", bw, "a_k directional", "mean", bw, "e_k shared", "mean", "stable")
-	lines := []string{st.Label.Render(fit(head, w))}
+	lines := []string{st.Label.Render(widgets.Fit(head, w))}
 	rows := h - 2
 	first := min(max(v.cursor-rows+1, 0), max(len(v.attrs)-rows, 0))
 	for i := first; i < len(v.attrs) && i < first+rows; i++ {
 		a := v.attrs[i]
 		p := r.Profiles[a]
 		n := len(p.A.Folds)
-		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, clip(a, nw),
-			gainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), fixed4(p.A.Mean),
-			gainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), fixed4(p.E.Mean),
+		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, widgets.Clip(a, nw),
+			widgets.GainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), widgets.Fixed4(p.A.Mean),
+			widgets.GainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), widgets.Fixed4(p.E.Mean),
 			fmt.Sprintf("%d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n))
-		row = fit(row, w)
+		row = widgets.Fit(row, w)
 		switch {
 		case i == v.cursor:
 			row = st.Selected.Render(row)
@@ -145,8 +146,8 @@ func (v *profTab) listLines(st *styles.Styles, w, h int) []string {
 		}
 		lines = append(lines, row)
 	}
-	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, fixed4(alo)+" … "+fixed4(ahi), "", bw, fixed4(elo)+" … "+fixed4(ehi))
-	return append(lines, st.Muted.Render(fit(axis, w)))
+	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, widgets.Fixed4(alo)+" … "+widgets.Fixed4(ahi), "", bw, widgets.Fixed4(elo)+" … "+widgets.Fixed4(ehi))
+	return append(lines, st.Muted.Render(widgets.Fit(axis, w)))
 }
 
 // profileStatText is the values of one profile statistic, all in one
@@ -155,19 +156,19 @@ func (v *profTab) listLines(st *styles.Styles, w, h int) []string {
 func profileStatText(name string, s calib.ProfileStat) string {
 	folds := make([]string, len(s.Folds))
 	for i, f := range s.Folds {
-		folds[i] = fixed4(f)
+		folds[i] = widgets.Fixed4(f)
 	}
 	return fmt.Sprintf("%s mean %s  min %s  max %s  sign-stable %d/%d  folds %s",
-		name, fixed4(s.Mean), fixed4(s.Min), fixed4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
+		name, widgets.Fixed4(s.Mean), widgets.Fixed4(s.Min), widgets.Fixed4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
 }
 
 // detailLines are the exact values of the selected attribute.
 func (v *profTab) detailLines(st *styles.Styles, w int) []string {
 	a := v.selected()
 	p := v.rep.Profiles[a]
-	lines := []string{st.Title.Render(fit(a, w))}
+	lines := []string{st.Title.Render(widgets.Fit(a, w))}
 	for _, text := range []string{profileStatText("a_k", p.A), profileStatText("e_k", p.E)} {
-		for _, ln := range wrapSpaces(text, w) {
+		for _, ln := range widgets.WrapSpaces(text, w) {
 			lines = append(lines, st.Text.Render(ln))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Run tab's control: planning, starting, pausing and cancelling a
@@ -202,7 +203,7 @@ func (v *runTab) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	a.active = nil
 	v.signalFinal = true
 	if p := a.runPlan; p != nil {
-		k := studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}
+		k := studyKey{Dataset: p.Spec.Dataset.Name, Judge: p.Spec.JudgeName, BankHash: p.BankHash}
 		a.bank.dropSignal(a, k, msg.summary.Progress)
 		if pr := msg.summary.Progress; p.IsRubric() && pr.Done > pr.Failed {
 			// The judge's fits score these ratings as their baselines.
@@ -295,7 +296,7 @@ func (v *runTab) running() bool { return v.live != nil && v.live.phase == phaseR
 // Badge is the run's progress.
 func (v *runTab) Badge(*App) string {
 	if v.active() && v.live.prog.Total > 0 {
-		return percent(v.live.prog.Done, v.live.prog.Total)
+		return widgets.Percent(v.live.prog.Done, v.live.prog.Total)
 	}
 	return ""
 }

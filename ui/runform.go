@@ -14,6 +14,7 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // fieldKind says how a form field is edited: text and numbers in a text
@@ -313,7 +314,7 @@ func (f *runForm) Lines(st *styles.Styles, w int, focused bool) []string {
 		}
 		row := fmt.Sprintf("%-12s %s", fl.label, val)
 		if i == f.cursor && !f.editing {
-			row = fit(row, w)
+			row = widgets.Fit(row, w)
 			if focused {
 				row = st.Selected.Render(row)
 			} else {

@@ -107,7 +107,7 @@ func TestGoldenRunReopened(t *testing.T) {
 	if a.run.signal == nil || !a.run.signal.Final {
 		t.Fatalf("no final ratio panel: %+v %v", a.run.signal, a.run.signalErr)
 	}
-	if h := lr.plus[lr.attrs[0]]; h == nil || h.absMax == 0 {
+	if h := lr.plus[lr.attrs[0]]; h == nil || h.AbsMax() == 0 {
 		t.Errorf("no Δ distribution from the stored answers for %s", lr.attrs[0])
 	}
 	counts := fmt.Sprintf("%d/%d answered", want.Answered, want.Requests)

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -86,6 +84,3 @@ func batch(cmds ...tea.Cmd) tea.Cmd {
 	}
 	return tea.Batch(out...)
 }
-
-// percent is a tab's progress badge: " 42%".
-func percent(done, total int) string { return fmt.Sprintf(" %d%%", 100*done/total) }

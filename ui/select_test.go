@@ -13,56 +13,8 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/widgets"
 )
-
-func TestGainBar(t *testing.T) {
-	// Axis [-1, 9] in 10 cells of width 1: cell i covers [i-1, i).
-	for _, tc := range []struct {
-		name             string
-		median, p10, p90 float64
-		lo, hi           float64
-		w                int
-		want             string
-	}{
-		// 0 is in cell 1, the band [1.5, 4.5] covers cells 2…5, 3 is in cell 4.
-		{"band right of zero", 3, 1.5, 4.5, -1, 9, 10, " │──●─    "},
-		// The median on 0 hides the marker.
-		{"median at zero", 0, -0.5, 2.5, -1, 9, 10, "─●──      "},
-		// Values past the axis are drawn in the end cells.
-		{"clamped", 20, -5, 30, -1, 9, 10, "─│───────●"},
-		{"no median", math.NaN(), 1, 2, -1, 9, 10, " │        "},
-		// Axis [1, 3] in 4 cells of 0.5: the band [1.5, 2.5] covers cells
-		// 1…3, the median 2 is in cell 2, and 0 is off the axis.
-		{"zero off axis", 2, 1.5, 2.5, 1, 3, 4, " ─●─"},
-		{"empty width", 1, 0, 2, -1, 9, 0, ""},
-		{"empty axis", 1, 0, 2, 1, 1, 5, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := gainBar(tc.median, tc.p10, tc.p90, tc.lo, tc.hi, tc.w); got != tc.want {
-				t.Errorf("gainBar = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestGainAxis(t *testing.T) {
-	const tol = 1e-12
-	for _, tc := range []struct {
-		vals   []float64
-		lo, hi float64
-	}{
-		// Span 0.1 - (-0.1) = 0.2, padded by 0.01 each side.
-		{[]float64{-0.1, 0.05, 0.1}, -0.11, 0.11},
-		// 0 is always on the axis: span 0.2 - 0 = 0.2.
-		{[]float64{0.1, 0.2, math.NaN(), math.Inf(1)}, -0.01, 0.21},
-		{[]float64{0, 0}, -0.01, 0.01},
-	} {
-		lo, hi := gainAxis(tc.vals...)
-		if math.Abs(lo-tc.lo) > tol || math.Abs(hi-tc.hi) > tol {
-			t.Errorf("gainAxis(%v) = [%g, %g], want [%g, %g]", tc.vals, lo, hi, tc.lo, tc.hi)
-		}
-	}
-}
 
 // The Progress callback never waits, however many calls nobody reads, and
 // the next message carries the latest numbers.
@@ -145,7 +97,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		if u.Pass {
 			verdict, pass = "pass", pass+1
 		}
-		want := fmt.Sprintf(" %s [%s, %s]   %s", num(u.Ratio), num(u.CI[0]), num(u.CI[1]), verdict)
+		want := fmt.Sprintf(" %s [%s, %s]   %s", widgets.Num(u.Ratio), widgets.Num(u.CI[0]), widgets.Num(u.CI[1]), verdict)
 		if line := lineWith(f, " "+u.Name+" "); !strings.Contains(line, want) {
 			t.Errorf("row of %s lacks %q:\n%s", u.Name, want, f)
 		}

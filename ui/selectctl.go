@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Selection tab's control: starting a selection, following its
@@ -27,7 +28,7 @@ func (v *selectTab) Keys(a *App) []key.Binding {
 // Badge is the selection's progress.
 func (v *selectTab) Badge(*App) string {
 	if v.job != nil && v.total > 0 {
-		return percent(v.done, v.total)
+		return widgets.Percent(v.done, v.total)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // selectTab is the Selection tab (docs/protocol.md §9): on the left the
@@ -49,18 +50,18 @@ func (v *selectTab) View(a *App) string {
 	v.current, _ = a.currentKey()
 	lw := v.leftWidth()
 	rw := v.width - lw
-	innerH := v.height - paneChromeH - 1
-	left := pane(st, !v.focusRight, lw, v.height, v.curveTitle(), block(v.curveLines(st, lw-paneChromeW), lw-paneChromeW, innerH))
+	innerH := v.height - widgets.PaneChromeH - 1
+	left := widgets.Pane(st, !v.focusRight, lw, v.height, v.curveTitle(), widgets.Block(v.curveLines(st, lw-widgets.PaneChromeW), lw-widgets.PaneChromeW, innerH))
 	if v.budget.show {
-		left = pane(st, !v.focusRight, lw, v.height, v.budgetTitle(), block(v.budgetLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
+		left = widgets.Pane(st, !v.focusRight, lw, v.height, v.budgetTitle(), widgets.Block(v.budgetLines(st, lw-widgets.PaneChromeW, innerH), lw-widgets.PaneChromeW, innerH))
 	}
-	right := v.tableLines(st, rw-paneChromeW)
+	right := v.tableLines(st, rw-widgets.PaneChromeW)
 	if v.focusRight {
 		v.scroll = min(v.scroll, max(len(right)-innerH, 0))
 		right = right[v.scroll:]
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, left,
-		pane(st, v.focusRight, rw, v.height, "Omission · forward selection", block(right, rw-paneChromeW, innerH)))
+		widgets.Pane(st, v.focusRight, rw, v.height, "Omission · forward selection", widgets.Block(right, rw-widgets.PaneChromeW, innerH)))
 }
 
 func (v *selectTab) curveTitle() string {
@@ -85,7 +86,7 @@ func (v *selectTab) budgetLines(st *styles.Styles, w, h int) []string {
 		lines = append(lines, st.Title.Render("evaluating budgets…"), st.Muted.Render("static subsets and the adaptive policy, nested CV"), "")
 	}
 	if b.err != nil {
-		lines = append(lines, wrapStyled(st.Bad, b.err.Error(), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, b.err.Error(), w)...)
 	}
 	if b.rep == nil {
 		if b.job == nil && b.err == nil {
@@ -94,7 +95,7 @@ func (v *selectTab) budgetLines(st *styles.Styles, w, h int) []string {
 		return lines
 	}
 	if b.key != v.current {
-		lines = append(lines, wrapStyled(st.Warn, "computed on other answers: b b reevaluates", w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, "computed on other answers: b b reevaluates", w)...)
 	}
 	b.view.rep, b.view.st = b.rep, st
 	b.view.SetSize(w, h-len(lines))
@@ -117,12 +118,12 @@ func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 		lines = append(lines, "")
 	}
 	if v.err != nil {
-		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
 	}
 	r := v.rep
 	if r == nil {
 		if v.job == nil && v.err == nil {
-			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
+			lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf(
 				"r runs the selection on judge %s's stored answers for this bank version: every subset of units, the omission table and forward selection, each a nested cross-validation.", v.judge), w)...)
 		}
 		return lines
@@ -130,11 +131,11 @@ func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 	lines = append(lines, "Vanilla   "+mean4(r.Vanilla),
 		fmt.Sprintf("full bank %s (%s over Vanilla)", mean4(r.Full.Mean), gain4(r.Full.Gain)))
 	if v.key != v.current {
-		lines = append(lines, wrapStyled(st.Warn, fmt.Sprintf("computed on judge %s, bank %s; the bank or judge has changed since: r reruns",
+		lines = append(lines, widgets.WrapStyled(st.Warn, fmt.Sprintf("computed on judge %s, bank %s; the bank or judge has changed since: r reruns",
 			v.key.Judge, shortHash(v.key.BankHash)), w)...)
 	}
 	for _, wn := range v.warnings {
-		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, wn, w)...)
 	}
 	if len(r.Curve) == 0 {
 		return append(lines, st.Muted.Render("no subset enumeration (more than 16 units)"))
@@ -151,21 +152,21 @@ func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 	for _, c := range r.Curve {
 		vals = append(vals, c.P10, c.P90, c.Median)
 	}
-	lo, hi := gainAxis(vals...)
+	lo, hi := widgets.GainAxis(vals...)
 	head := fmt.Sprintf("%2s %5s %-*s %7s", "k", "n", bw, "gain: ● median ─ p10–p90 │ 0", "median")
 	if wide {
 		head += fmt.Sprintf(" %-18s %6s", "[p10, p90]", ">van.")
 	}
-	lines = append(lines, "", st.Label.Render(fit(head, w)))
+	lines = append(lines, "", st.Label.Render(widgets.Fit(head, w)))
 	for _, c := range r.Curve {
-		bar := gainBar(c.Median, c.P10, c.P90, lo, hi, bw)
+		bar := widgets.GainBar(c.Median, c.P10, c.P90, lo, hi, bw)
 		ln := fmt.Sprintf("%2d %5d %s %7s", c.Size, c.Subsets, st.Label.Render(bar), gain4(c.Median))
 		if wide {
 			ln += fmt.Sprintf(" %-18s %6d", "["+gain4(c.P10)+", "+gain4(c.P90)+"]", c.AboveVanilla)
 		}
 		lines = append(lines, ln)
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%9s%-*s%s", "", bw-6, gain4(lo), gain4(hi)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%9s%-*s%s", "", bw-6, gain4(lo), gain4(hi)), w)))
 	return lines
 }
 
@@ -184,9 +185,9 @@ func (v *selectTab) tableLines(st *styles.Styles, w int) []string {
 	wide := w >= nameW+1+7+1+8+1+8
 	row := func(name, mean, gain, change string) string {
 		if wide {
-			return fmt.Sprintf("%-*s %7s %8s %8s", nameW, clip(name, nameW), mean, gain, change)
+			return fmt.Sprintf("%-*s %7s %8s %8s", nameW, widgets.Clip(name, nameW), mean, gain, change)
 		}
-		return fmt.Sprintf("%-*s %7s %8s", nameW, clip(name, nameW), mean, change)
+		return fmt.Sprintf("%-*s %7s %8s", nameW, widgets.Clip(name, nameW), mean, change)
 	}
 	lines = append(lines, st.Title.Render("without one unit"), st.Label.Render(row("unit", "mean", "gain", "change")))
 	for _, o := range r.Omission {
@@ -208,7 +209,7 @@ func (v *selectTab) tableLines(st *styles.Styles, w int) []string {
 		lines = append(lines, row("+ "+f.Added, mean4(f.Mean), gain4(f.Gain), gain4(f.Improvement)))
 	}
 	if r.ForwardStop != "" {
-		lines = append(lines, wrapStyled(st.Muted, "stop: "+r.ForwardStop, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Muted, "stop: "+r.ForwardStop, w)...)
 	}
 	return lines
 }

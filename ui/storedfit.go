@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Fits are remembered: every fit of the Fit tab is stored in the
@@ -84,7 +85,7 @@ func studyLines(st *styles.Styles, s *model.Study, w int) []string {
 	}
 	var out []string
 	for _, l := range s.Short() {
-		out = append(out, st.Muted.Render(fit(l, w)))
+		out = append(out, st.Muted.Render(widgets.Fit(l, w)))
 	}
 	return out
 }

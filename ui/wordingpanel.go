@@ -12,6 +12,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Bank tab's probe-diagnostics panel (docs/diagnostics.md), below
@@ -133,11 +134,11 @@ func (p *diagPanel) lines(a *App, st *styles.Styles, w int) []string {
 	hasLevels := a.bank.bank.HasLevels() || len(a.bank.bank.Joint.Pairs) > 0
 	switch {
 	case r == nil && hasLevels:
-		return []string{st.Title.Render(fit("Probe diagnostics", w)), st.Muted.Render("computing…")}
+		return []string{st.Title.Render(widgets.Fit("Probe diagnostics", w)), st.Muted.Render("computing…")}
 	case r == nil:
 		return nil
 	case r.err != nil:
-		return append([]string{st.Title.Render(fit("Probe diagnostics", w))}, wrapStyled(st.Bad, r.err.Error(), w)...)
+		return append([]string{st.Title.Render(widgets.Fit("Probe diagnostics", w))}, widgets.WrapStyled(st.Bad, r.err.Error(), w)...)
 	}
 	var out []string
 	if wr := r.wording; wr != nil {
@@ -152,28 +153,28 @@ func (p *diagPanel) lines(a *App, st *styles.Styles, w int) []string {
 	if len(out) == 0 {
 		return nil
 	}
-	return append([]string{st.Title.Render(fit("Probe diagnostics · stored answers · "+strconv.Itoa(diagResamples)+" resamples", w))}, out...)
+	return append([]string{st.Title.Render(widgets.Fit("Probe diagnostics · stored answers · "+strconv.Itoa(diagResamples)+" resamples", w))}, out...)
 }
 
 // wordingLines: per level the pooled reproducible RMS of O with its
 // interval and the E^c/O and E^base/O ratios (Fig. 3b).
 func wordingLines(st *styles.Styles, r *calib.WordingReport, w int) []string {
 	if len(r.Pooled) == 0 {
-		return []string{st.Muted.Render(fit("wording: too few: "+r.TooFew, w))}
+		return []string{st.Muted.Render(widgets.Fit("wording: too few: "+r.TooFew, w))}
 	}
 	if w < 70 { // narrow: the three levels on two lines, no intervals
 		var o, eb []string
 		for _, p := range r.Pooled {
-			o, eb = append(o, num(p.ORMS.Value)), append(eb, num(p.EbaseOverO.Value))
+			o, eb = append(o, widgets.Num(p.ORMS.Value)), append(eb, widgets.Num(p.EbaseOverO.Value))
 		}
 		return []string{
-			st.Text.Render(fit("wording  RMS O by level   "+strings.Join(o, " / "), w)),
-			st.Text.Render(fit("         E^base/O by level "+strings.Join(eb, " / "), w)),
+			st.Text.Render(widgets.Fit("wording  RMS O by level   "+strings.Join(o, " / "), w)),
+			st.Text.Render(widgets.Fit("         E^base/O by level "+strings.Join(eb, " / "), w)),
 		}
 	}
-	out := []string{st.Label.Render(fit("wording  level     RMS O [95% CI]        E^c/O  E^base/O", w))}
+	out := []string{st.Label.Render(widgets.Fit("wording  level     RMS O [95% CI]        E^c/O  E^base/O", w))}
 	for _, p := range r.Pooled {
-		out = append(out, st.Text.Render(fit(fmt.Sprintf("         %-8s  %s %-15s %6s  %6s", p.Level, num(p.ORMS.Value), diagCI(p.ORMS.CI), num(p.EcOverO.Value), num(p.EbaseOverO.Value)), w)))
+		out = append(out, st.Text.Render(widgets.Fit(fmt.Sprintf("         %-8s  %s %-15s %6s  %6s", p.Level, widgets.Num(p.ORMS.Value), diagCI(p.ORMS.CI), widgets.Num(p.EcOverO.Value), widgets.Num(p.EbaseOverO.Value)), w)))
 	}
 	return out
 }
@@ -181,23 +182,23 @@ func wordingLines(st *styles.Styles, r *calib.WordingReport, w int) []string {
 // jointLine: the pooled projection and interaction ratio (Fig. 7).
 func jointLine(st *styles.Styles, r *calib.JointReport, w int) string {
 	if r.PooledPairs == 0 {
-		return st.Muted.Render(fit("joint: too few: "+r.TooFew, w))
+		return st.Muted.Render(widgets.Fit("joint: too few: "+r.TooFew, w))
 	}
 	if w < 70 {
-		return st.Text.Render(fit(fmt.Sprintf("joint    %d pairs: projection %s · interaction %s", r.PooledPairs,
-			num(r.PooledProjection.Value), num(r.PooledInteraction.Value)), w))
+		return st.Text.Render(widgets.Fit(fmt.Sprintf("joint    %d pairs: projection %s · interaction %s", r.PooledPairs,
+			widgets.Num(r.PooledProjection.Value), widgets.Num(r.PooledInteraction.Value)), w))
 	}
-	return st.Text.Render(fit(fmt.Sprintf("joint    %d pairs: projection %s %s · interaction/main %s %s", r.PooledPairs,
-		num(r.PooledProjection.Value), diagCI(r.PooledProjection.CI), num(r.PooledInteraction.Value), diagCI(r.PooledInteraction.CI)), w))
+	return st.Text.Render(widgets.Fit(fmt.Sprintf("joint    %d pairs: projection %s %s · interaction/main %s %s", r.PooledPairs,
+		widgets.Num(r.PooledProjection.Value), diagCI(r.PooledProjection.CI), widgets.Num(r.PooledInteraction.Value), diagCI(r.PooledInteraction.CI)), w))
 }
 
 // resolutionLine: tied pairs and zero responses on both scales.
 func resolutionLine(st *styles.Styles, r *calib.ResolutionReport, w int) string {
 	if r.TooFew != "" {
-		return st.Muted.Render(fit("resolution: too few: "+r.TooFew, w))
+		return st.Muted.Render(widgets.Fit("resolution: too few: "+r.TooFew, w))
 	}
 	pc := func(e calib.Est) string { return strconv.FormatFloat(100*e.Value, 'f', 1, 64) + "%" }
-	return st.Text.Render(fit(fmt.Sprintf("resolution %s → %s: tied pairs %s → %s · zero responses %s → %s", r.A.Scale, r.B.Scale,
+	return st.Text.Render(widgets.Fit(fmt.Sprintf("resolution %s → %s: tied pairs %s → %s · zero responses %s → %s", r.A.Scale, r.B.Scale,
 		pc(r.A.TiedShare), pc(r.B.TiedShare), pc(r.A.ZeroShare), pc(r.B.ZeroShare)), w))
 }
 
@@ -206,5 +207,5 @@ func diagCI(c [2]float64) string {
 	if c[0] != c[0] || c[1] != c[1] {
 		return ""
 	}
-	return "[" + num(c[0]) + ", " + num(c[1]) + "]"
+	return "[" + widgets.Num(c[0]) + ", " + widgets.Num(c[1]) + "]"
 }

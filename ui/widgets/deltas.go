@@ -1,15 +1,15 @@
-package ui
+package widgets
 
 import (
 	"math"
 	"strings"
 )
 
-// deltaHist counts the displacements Δ = s(probe) − s0 of one attribute
-// and sign in bins of width deltaBin over [−span, span]; values outside
+// DeltaHist counts the displacements Δ = s(probe) − s0 of one attribute
+// and sign in bins of width DeltaBin over [−span, span]; values outside
 // are clamped into the end bins. Fixed bins keep adding a result O(1) and
 // a frame's cost independent of how many results have arrived.
-type deltaHist struct {
+type DeltaHist struct {
 	span   float64
 	bins   []int
 	n      int
@@ -17,27 +17,33 @@ type deltaHist struct {
 	absMax float64 // largest |Δ| seen, for the display range
 }
 
-const deltaBin = 0.25
+const DeltaBin = 0.25
 
-func newDeltaHist(span float64) *deltaHist {
+func NewDeltaHist(span float64) *DeltaHist {
 	span = max(span, 1)
-	return &deltaHist{span: span, bins: make([]int, int(math.Ceil(2*span/deltaBin))+1)}
+	return &DeltaHist{span: span, bins: make([]int, int(math.Ceil(2*span/DeltaBin))+1)}
 }
 
 // Add counts one displacement. NaN and infinities are ignored.
-func (h *deltaHist) Add(d float64) {
+func (h *DeltaHist) Add(d float64) {
 	if math.IsNaN(d) || math.IsInf(d, 0) {
 		return
 	}
-	i := int(math.Round((d + h.span) / deltaBin))
+	i := int(math.Round((d + h.span) / DeltaBin))
 	h.bins[min(max(i, 0), len(h.bins)-1)]++
 	h.n++
 	h.sum += d
 	h.absMax = max(h.absMax, math.Abs(d))
 }
 
+// AbsMax is the largest |Δ| seen (0 when empty), for the display range.
+func (h *DeltaHist) AbsMax() float64 { return h.absMax }
+
+// N is the number of displacements counted.
+func (h *DeltaHist) N() int { return h.n }
+
 // Mean is the mean displacement (0 when empty).
-func (h *deltaHist) Mean() float64 {
+func (h *DeltaHist) Mean() float64 {
 	if h.n == 0 {
 		return 0
 	}
@@ -45,11 +51,11 @@ func (h *deltaHist) Mean() float64 {
 }
 
 // binCenter is the Δ value bin i counts.
-func (h *deltaHist) binCenter(i int) float64 { return float64(i)*deltaBin - h.span }
+func (h *DeltaHist) binCenter(i int) float64 { return float64(i)*DeltaBin - h.span }
 
-// sparkLevels are the eight block heights of a sparkline, lowest first.
+// SparkLevels are the eight block heights of a sparkline, lowest first.
 // The sparkline is hand-made: Bubbles has no chart or sparkline widget.
-var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+var SparkLevels = []rune("▁▂▃▄▅▆▇█")
 
 // Spark draws the histogram over [−r, r] as w cells (r is the display
 // range the caller shares between Δ+ and Δ−). Each cell is the count of the
@@ -58,14 +64,14 @@ var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 // displacements (integer scores) get one cell per value, −r…r, centred
 // in w when 2r+1 ≤ w, so no empty cells fall between neighbouring values.
 // An empty histogram draws w '·'.
-func (h *deltaHist) Spark(w int, r float64) string {
+func (h *DeltaHist) Spark(w int, r float64) string {
 	if w <= 0 {
 		return ""
 	}
 	if h.n == 0 {
 		return strings.Repeat("·", w)
 	}
-	r = max(r, deltaBin)
+	r = max(r, DeltaBin)
 	cellsN, integral := w, true
 	for i, c := range h.bins {
 		if c > 0 && h.binCenter(i) != math.Round(h.binCenter(i)) {
@@ -102,8 +108,8 @@ func (h *deltaHist) Spark(w int, r float64) string {
 			b.WriteByte(' ')
 			continue
 		}
-		lvl := (c*len(sparkLevels) - 1) / top // 1…top → 0…7
-		b.WriteRune(sparkLevels[min(lvl, len(sparkLevels)-1)])
+		lvl := (c*len(SparkLevels) - 1) / top // 1…top → 0…7
+		b.WriteRune(SparkLevels[min(lvl, len(SparkLevels)-1)])
 	}
 	b.WriteString(strings.Repeat(" ", pad-pad/2))
 	return b.String()

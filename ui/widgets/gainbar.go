@@ -1,11 +1,11 @@
-package ui
+package widgets
 
 import (
 	"math"
 	"strings"
 )
 
-// gainBar draws one row of the subset-size curve (paper Fig. 4c) on the
+// GainBar draws one row of the subset-size curve (paper Fig. 4c) on the
 // axis [lo, hi] in w cells: ─ over the cells from the one holding p10 to
 // the one holding p90, ● in the cell holding the median, and │ in the
 // cell holding 0 (Vanilla's gain) unless the median is there. Cell i
@@ -15,7 +15,7 @@ import (
 //
 // Hand-made: Bubbles' progress bar draws one fraction from 0; this row is
 // a range (p10–p90) with a point and a zero marker on a signed axis.
-func gainBar(median, p10, p90, lo, hi float64, w int) string {
+func GainBar(median, p10, p90, lo, hi float64, w int) string {
 	if w <= 0 || !(hi > lo) {
 		return ""
 	}
@@ -38,11 +38,11 @@ func gainBar(median, p10, p90, lo, hi float64, w int) string {
 	return string(row)
 }
 
-// gainAxis is the axis of a set of gains: it always holds 0, and the
+// GainAxis is the axis of a set of gains: it always holds 0, and the
 // smallest and largest finite values, widened by a twentieth of the span
 // on each side so the end values do not sit on the frame. With no spread
 // it returns [−0.01, 0.01].
-func gainAxis(vals ...float64) (lo, hi float64) {
+func GainAxis(vals ...float64) (lo, hi float64) {
 	for _, v := range vals {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
 			lo, hi = min(lo, v), max(hi, v)

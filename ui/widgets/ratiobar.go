@@ -1,4 +1,4 @@
-package ui
+package widgets
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ratioBar draws a probe/neutral RMS ratio with its interval [lo, hi] on
+// RatioBar draws a probe/neutral RMS ratio with its interval [lo, hi] on
 // an axis [0, axisMax] in w cells: █ below the interval, ▓ from its lower
 // end to the ratio, ░ from the ratio to its upper end, and a │ marker in
 // the cell holding 1, the ratio of a probe that moves scores no more than
@@ -15,7 +15,7 @@ import (
 //
 // Hand-made: Bubbles' progress bar draws one fraction from 0, with no
 // interval, no second shade and no reference marker inside the bar.
-func ratioBar(ratio, lo, hi, axisMax float64, w int) string {
+func RatioBar(ratio, lo, hi, axisMax float64, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -43,13 +43,13 @@ func ratioBar(ratio, lo, hi, axisMax float64, w int) string {
 	return b.String()
 }
 
-// ratioAxis is the axis maximum for a set of ratios and interval upper
+// RatioAxis is the axis maximum for a set of ratios and interval upper
 // ends: at least 2 (so the marker at 1 sits mid-bar when nothing moves),
 // else the largest finite value rounded up to a step that reads well
 // (a half up to 6, a whole number up to 20, then 5, 10, …), so that every
 // value lies on the axis: a ratio of 12.8 is drawn on an axis to 13, not
 // past the end of one to 6.
-func ratioAxis(vals ...float64) float64 {
+func RatioAxis(vals ...float64) float64 {
 	top := 2.0
 	for _, v := range vals {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -68,11 +68,11 @@ func ratioAxis(vals ...float64) float64 {
 	return math.Ceil(top/step) * step
 }
 
-// ratioTicks labels the axis of ratioBar(…, axisMax, w) in w cells: 0 at
+// RatioTicks labels the axis of RatioBar(…, axisMax, w) in w cells: 0 at
 // the first cell, 1 at the marker's cell and axisMax ending at the last
 // cell ("0       1       2"); a label that would run into another is
 // left out.
-func ratioTicks(axisMax float64, w int) string {
+func RatioTicks(axisMax float64, w int) string {
 	if w <= 0 {
 		return ""
 	}

@@ -1,25 +1,25 @@
-package ui
+package widgets
 
 import (
 	"math"
 	"strings"
 )
 
-// dotRow draws one row of a dot chart on the axis [lo, hi] in w cells: │
+// DotRow draws one row of a dot chart on the axis [lo, hi] in w cells: │
 // in the cell holding ref (Vanilla's level) and marks[i] in the cell
 // holding vals[i], later marks drawn over earlier ones, except that a cell
 // holding the values of two or more different marks shows several (when
 // several is not 0), so that no value hides another. Cells are those of
-// gainBar: cell i covers [lo + i·c, lo + (i+1)·c) with c = (hi − lo)/w,
+// GainBar: cell i covers [lo + i·c, lo + (i+1)·c) with c = (hi − lo)/w,
 // values outside the axis go to the end cells, NaN values and a NaN ref
 // are not drawn. It returns "" for w ≤ 0 or an empty axis, and panics if
 // marks and vals differ in length.
 //
 // Hand-made: Bubbles has no chart; a dot chart needs several marks and a
 // reference on one shared axis per row.
-func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int, several rune) string {
+func DotRow(vals []float64, marks []rune, ref, lo, hi float64, w int, several rune) string {
 	if len(vals) != len(marks) {
-		panic("ui: dotRow: marks and values differ in length")
+		panic("ui: DotRow: marks and values differ in length")
 	}
 	if w <= 0 || !(hi > lo) {
 		return ""
@@ -48,10 +48,10 @@ func dotRow(vals []float64, marks []rune, ref, lo, hi float64, w int, several ru
 	return string(row)
 }
 
-// valueAxis is the axis of a set of values: the smallest and largest
+// ValueAxis is the axis of a set of values: the smallest and largest
 // finite ones widened by a twentieth of the span on each side, or ±0.01
 // around the value when they are all equal, or [−0.01, 0.01] with none.
-func valueAxis(vals ...float64) (lo, hi float64) {
+func ValueAxis(vals ...float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, v := range vals {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {

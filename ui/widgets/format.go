@@ -1,4 +1,4 @@
-package ui
+package widgets
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// humanCount prints a count with a k/M/G suffix past a thousand.
-func humanCount(n int64) string {
+// HumanCount prints a count with a k/M/G suffix past a thousand.
+func HumanCount(n int64) string {
 	f := float64(n)
 	switch {
 	case n < 1000:
@@ -23,9 +23,9 @@ func humanCount(n int64) string {
 	return fmt.Sprintf("%.1fG", f/1e9)
 }
 
-// shortDuration prints d rounded to what a person reads: 850ms, 42s,
+// ShortDuration prints d rounded to what a person reads: 850ms, 42s,
 // 3m05s, 2h10m.
-func shortDuration(d time.Duration) string {
+func ShortDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "0s"
@@ -42,7 +42,7 @@ func shortDuration(d time.Duration) string {
 }
 
 // num prints a float with 2 decimals, or "—" when it is not finite.
-func num(f float64) string {
+func Num(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "—"
 	}
@@ -51,7 +51,7 @@ func num(f float64) string {
 
 // signed prints a displacement with its sign and at most one decimal
 // ("+1", "-0.5"), or "" when unknown.
-func signed(f float64, ok bool) string {
+func Signed(f float64, ok bool) string {
 	if !ok || math.IsNaN(f) {
 		return ""
 	}
@@ -62,18 +62,18 @@ func signed(f float64, ok bool) string {
 }
 
 // compact prints a score with at most one decimal ("7", "6.5"), or "—".
-func compact(f float64) string {
+func Compact(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "—"
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0")
 }
 
-// wrapSpaces wraps plain text to w cells, breaking only at spaces (a break
+// WrapSpaces wraps plain text to w cells, breaking only at spaces (a break
 // at a hyphen, as wrap may make, would split a negative number from its
 // sign); the spaces at a break are dropped and a word longer than w is
 // cut with an ellipsis.
-func wrapSpaces(s string, w int) []string {
+func WrapSpaces(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
@@ -93,17 +93,17 @@ func wrapSpaces(s string, w int) []string {
 	lines = append(lines, strings.TrimRight(line, " "))
 	for i, ln := range lines {
 		if len([]rune(ln)) > w {
-			lines[i] = clip(ln, w)
+			lines[i] = Clip(ln, w)
 		}
 	}
 	return lines
 }
 
-// clipMiddle shortens plain text to w cells by cutting its middle, so
+// ClipMiddle shortens plain text to w cells by cutting its middle, so
 // that both ends survive: a probe keeps its sign ("accuracy:+" in 8 cells
 // is "accu…y:+") and a judge name its suffix. The start gets the odd
 // cell.
-func clipMiddle(s string, w int) string {
+func ClipMiddle(s string, w int) string {
 	sw := ansi.StringWidth(s)
 	switch {
 	case sw <= w:
@@ -117,11 +117,11 @@ func clipMiddle(s string, w int) string {
 	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
 }
 
-// fixed4 prints a profile value or a correction term with its sign and 4
+// Fixed4 prints a profile value or a correction term with its sign and 4
 // decimals, the one precision of the screens that show them, or "—". A
 // value that rounds to zero is "+0.0000", never "-0.0000" nor
 // "-2.034e-05".
-func fixed4(f float64) string {
+func Fixed4(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "—"
 	}
@@ -131,8 +131,8 @@ func fixed4(f float64) string {
 	return "+0.0000"
 }
 
-// foldRange prints a profile statistic as its mean and its fold range:
+// FoldRange prints a profile statistic as its mean and its fold range:
 // "+0.0414 [+0.0003, +0.0825]".
-func foldRange(mean, lo, hi float64) string {
-	return fixed4(mean) + " [" + fixed4(lo) + ", " + fixed4(hi) + "]"
+func FoldRange(mean, lo, hi float64) string {
+	return Fixed4(mean) + " [" + Fixed4(lo) + ", " + Fixed4(hi) + "]"
 }
