@@ -28,7 +28,7 @@ type agreement struct {
 }
 
 // agreeOptions are prism agree's defaults (2,000 context resamples, seed
-// 42, no scale shared with the labels) with the headline of the screen's
+// 42, no scale shared with the labels) with the headline of the tab's
 // metric: within-context Spearman, or pairwise accuracy.
 func agreeOptions(metric string) agree.Options {
 	opts := agree.DefaultOptions()

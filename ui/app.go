@@ -1,12 +1,3 @@
-// Package ui is prism's Bubble Tea TUI. The App holds what the screens
-// share (the study, the workspace, the running job, the tab bar, the
-// header, the help, modals) and dispatches; each screen owns its state,
-// keys, update and view behind the screen interface (screen.go, which
-// also says where each screen lives). Widgets come from Bubbles where it
-// has one (key, help, filepicker, textarea, textinput); the charts are
-// hand-made and say why. No I/O happens in Update; long work (planning,
-// runs, imports, the ratio bootstrap) runs in commands and comes back as
-// messages.
 package ui
 
 import (
@@ -25,28 +16,9 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
-
-type tabID int
-
-const (
-	tabData tabID = iota
-	tabBank
-	tabRun
-	tabSelect
-	tabFit
-	tabProfiles
-	tabInspect
-	tabCompare
-	numTabs
-)
-
-var tabNames = [numTabs]string{"Data", "Bank", "Run", "Select", "Fit", "Profiles", "Inspect", "Compare"}
-
-// shortNames label the tabs of a narrow terminal, where every full name
-// does not fit beside the badge.
-var shortNames = [numTabs]string{"Data", "Bank", "Run", "Select", "Fit", "Prof", "Insp", "Comp"}
 
 // Minimum layout; smaller terminals get a notice instead of a broken frame.
 const minWidth, minHeight = 60, 16
@@ -59,7 +31,7 @@ type App struct {
 	styles   *styles.Styles
 	keys     KeyMap
 	help     help.Model
-	tab      tabID
+	tab      tab.ID
 	fullHelp bool
 
 	data dataTab
@@ -71,7 +43,7 @@ type App struct {
 	insp inspectTab
 	cmp  compareTab
 
-	modal modal // a dialog over the screen, or nil
+	modal modal // a dialog over the tab, or nil
 
 	// The calibrator loaded on the Data tab and its application to a
 	// dataset, which the Data and Inspect tabs show (calibrator.go).
@@ -140,7 +112,7 @@ func (a *App) Init() tea.Cmd {
 
 // Update handles what is shared (size, colours, the tab bar, the common
 // keys, modals, the study's dataset and the plan of the next run) and
-// dispatches the rest to the screens (see screen).
+// dispatches the rest to the tabs (see tab.Tab).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -162,16 +134,17 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		switch msg.Mouse().Button {
 		case tea.MouseWheelUp:
-			return a, a.cur().Update(a, moveMsg{-1})
+			return a, a.cur().Update(a, tab.MoveMsg{Delta: -1})
 		case tea.MouseWheelDown:
-			return a, a.cur().Update(a, moveMsg{1})
+			return a, a.cur().Update(a, tab.MoveMsg{Delta: 1})
 		}
 	case planMsg:
 		return a, a.onPlan(msg)
 	default:
 		// An open dialog's messages (file listings, imports, saves), then
-		// the screens' work and their text inputs' pastes.
-		cmds := make([]tea.Cmd, 0, numTabs+1)
+		// the tabs' work and their text inputs' pastes.
+		cmds := make([]tea.Cmd, 0, tab.Count+2)
+		cmds = append(cmds, a.onTabMsg(msg))
 		if a.modal != nil {
 			cmds = append(cmds, a.modal.Update(a, msg))
 		} else {
@@ -180,7 +153,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, sc := range a.tabs() {
 			cmds = append(cmds, sc.Update(a, msg))
 		}
-		return a, batch(cmds...)
+		return a, tab.Batch(cmds...)
 	}
 	return a, nil
 }
@@ -221,25 +194,25 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.fullHelp = !a.fullHelp
 		a.layout()
 	case key.Matches(msg, k.NextTab):
-		return a.setTab((a.tab + 1) % numTabs)
+		return a.setTab((a.tab + 1) % tab.Count)
 	case key.Matches(msg, k.PrevTab):
-		return a.setTab((a.tab + numTabs - 1) % numTabs)
+		return a.setTab((a.tab + tab.Count - 1) % tab.Count)
 	case key.Matches(msg, k.Up):
-		return cur.Update(a, moveMsg{-1})
+		return cur.Update(a, tab.MoveMsg{Delta: -1})
 	case key.Matches(msg, k.Down):
-		return cur.Update(a, moveMsg{1})
+		return cur.Update(a, tab.MoveMsg{Delta: 1})
 	case key.Matches(msg, k.PageUp):
-		return cur.Update(a, moveMsg{-a.pageRows()})
+		return cur.Update(a, tab.MoveMsg{Delta: -a.pageRows()})
 	case key.Matches(msg, k.PageDown):
-		return cur.Update(a, moveMsg{a.pageRows()})
+		return cur.Update(a, tab.MoveMsg{Delta: a.pageRows()})
 	case key.Matches(msg, k.Top):
-		return cur.Update(a, moveMsg{-1 << 30})
+		return cur.Update(a, tab.MoveMsg{Delta: -1 << 30})
 	case key.Matches(msg, k.Bottom):
-		return cur.Update(a, moveMsg{1 << 30})
+		return cur.Update(a, tab.MoveMsg{Delta: 1 << 30})
 	case key.Matches(msg, k.Left):
-		return cur.Update(a, focusMsg{false})
+		return cur.Update(a, tab.FocusMsg{Right: false})
 	case key.Matches(msg, k.Right):
-		return cur.Update(a, focusMsg{true})
+		return cur.Update(a, tab.FocusMsg{Right: true})
 	default:
 		return cur.Update(a, msg)
 	}
@@ -258,9 +231,9 @@ func (a *App) quit() tea.Cmd {
 
 func (a *App) pageRows() int { return max(a.bodyHeight()-4, 1) }
 
-// setTab shows screen s; a screen that follows others' state while it
+// setTab shows tab s; a tab that follows others' state while it
 // is shown (the Bank tab's preview and signal panel) catches up.
-func (a *App) setTab(s tabID) tea.Cmd {
+func (a *App) setTab(s tab.ID) tea.Cmd {
 	a.tab = s
 	if sh, ok := a.cur().(interface{ Shown(*App) tea.Cmd }); ok {
 		return sh.Shown(a)
@@ -274,7 +247,7 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 	}
 	if m.Y == 0 { // the tab row
 		x := lipgloss.Width(a.brand())
-		for s := range numTabs {
+		for s := range tab.Count {
 			w := lipgloss.Width(a.tabLabel(s))
 			if m.X >= x && m.X < x+w {
 				return a.setTab(s)
@@ -283,7 +256,7 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 		}
 		return nil
 	}
-	return a.cur().Update(a, clickMsg{m.X, m.Y - a.headerHeight()})
+	return a.cur().Update(a, tab.ClickMsg{X: m.X, Y: m.Y - a.headerHeight()})
 }
 
 func (a *App) headerHeight() int { return 2 }
@@ -314,7 +287,7 @@ func (a *App) layout() {
 	for _, sc := range a.tabs() {
 		sc.SetSize(a.width, h)
 	}
-	if a.tab == tabBank {
+	if a.tab == tab.Bank {
 		// The Bank tab's preview is wrapped to its width.
 		a.bank.refresh(a)
 	}
@@ -322,10 +295,10 @@ func (a *App) layout() {
 
 func (a *App) brand() string { return a.styles.Brand.Render("prism") + " " }
 
-func (a *App) tabLabel(s tabID) string {
-	name := tabNames[s]
+func (a *App) tabLabel(s tab.ID) string {
+	name := tab.Names[s]
 	if a.width < 120 {
-		name = shortNames[s]
+		name = tab.ShortNames[s]
 	}
 	label := fmt.Sprintf("%d %s", s+1, name) + a.tabs()[s].Badge(a)
 	if s == a.tab {
@@ -337,7 +310,7 @@ func (a *App) tabLabel(s tabID) string {
 func (a *App) header() string {
 	var tabs strings.Builder
 	tabs.WriteString(a.brand())
-	for s := range numTabs {
+	for s := range tab.Count {
 		tabs.WriteString(a.tabLabel(s))
 	}
 	line1 := tabs.String()

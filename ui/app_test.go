@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 var goldenSizes = [][2]int{{80, 24}, {160, 48}}
@@ -182,7 +183,7 @@ func TestFrameFitsTerminal(t *testing.T) {
 		}
 	}
 	// A finished run, resized to every size; its signal on the Bank
-	// screen and its selection, likewise. One run serves every size: the
+	// tab and its selection, likewise. One run serves every size: the
 	// frame is drawn from the state and the current size alone.
 	a := demoApp(t, sizes[0][0], sizes[0][1])
 	drive(a, a.Init())
@@ -231,7 +232,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("after right, down: candidate %s, want %s", got, ds.Contexts[1].Candidates[1].ID)
 	}
 	press(a, "tab")
-	if a.tab != tabBank {
+	if a.tab != tab.Bank {
 		t.Fatal("tab did not switch to the bank screen")
 	}
 	// The preview is the exact request for the selected candidate.
@@ -245,21 +246,21 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("preview title does not name probe %s", cond.Probe)
 	}
 	press(a, "tab")
-	if a.tab != tabRun {
+	if a.tab != tab.Run {
 		t.Fatal("tab did not switch to the run screen")
 	}
 	press(a, "shift+tab")
-	if a.tab != tabBank {
+	if a.tab != tab.Bank {
 		t.Fatal("shift+tab did not go back to the bank screen")
 	}
 	// A click on the first tab goes back to Data; on the third, to Run.
 	a.Update(tea.MouseClickMsg{X: len("prism ") + 1, Y: 0, Button: tea.MouseLeft})
-	if a.tab != tabData {
+	if a.tab != tab.Data {
 		t.Fatal("click on the Data tab did not switch screens")
 	}
 	x := strings.Index(frame(a), "3 Run")
 	a.Update(tea.MouseClickMsg{X: x + 1, Y: 0, Button: tea.MouseLeft})
-	if a.tab != tabRun {
+	if a.tab != tab.Run {
 		t.Fatal("click on the Run tab did not switch screens")
 	}
 	// The wheel moves the form cursor.

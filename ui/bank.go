@@ -199,7 +199,7 @@ func (v *bankTab) title(w int) string {
 	return widgets.ClipMiddle(v.bank.Name, max(w-ansi.StringWidth(mark), 3)) + mark
 }
 
-// View draws the screen; with a workspace open, the right pane starts
+// View draws the tab; with a workspace open, the right pane starts
 // with the signal panel and the preview follows it.
 func (v *bankTab) View(a *App) string {
 	st, panel := a.styles, v.panel(a)
@@ -233,7 +233,7 @@ func (v *bankTab) View(a *App) string {
 		}
 	}
 	if v.editing {
-		// The screen's keys do not work in the editor; its own do.
+		// The tab's keys do not work in the editor; its own do.
 		status = nil
 		if v.target == editWording {
 			status = []string{st.Muted.Render("alt+enter: new line")}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -20,7 +21,7 @@ func (v *bankTab) Keys(a *App) []key.Binding {
 	return []key.Binding{k.ScreenBank, k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
 }
 
-// Badge is a screen's progress.
+// Badge is a screen's progress (of the bank).
 func (v *bankTab) Badge(*App) string {
 	if sc := v.screening; sc != nil && sc.prog.Total > 0 {
 		return widgets.Percent(sc.prog.Done, sc.prog.Total)
@@ -43,13 +44,13 @@ func (v *bankTab) refresh(a *App) { v.Refresh(a.data.Context(), a.data.Candidate
 // the messages of its saves, signal reports and screens.
 func (v *bankTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 		v.refresh(a)
-	case focusMsg:
-		v.Focus(msg.right)
-	case clickMsg:
-		v.Click(msg.x, msg.y)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
+	case tab.ClickMsg:
+		v.Click(msg.X, msg.Y)
 		v.refresh(a)
 	case tea.KeyPressMsg:
 		if v.editing {

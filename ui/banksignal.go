@@ -93,7 +93,7 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	lines = append(lines, row(v.Pooled))
 	if barW >= 8 {
 		// The bars' axis: labelled ticks under the bar column, as the Run
-		// screen's ratio panel names its axis in its header.
+		// tab's ratio panel names its axis in its header.
 		pad := strings.Repeat(" ", nameW+1+5+1+14+1+4+8-len("fail"))
 		lines = append(lines, st.Muted.Render(widgets.Fit(pad+widgets.RatioTicks(axis, barW), w)),
 			st.Muted.Render(widgets.Fit(pad+"ratio to neutral, │ = 1", w)))

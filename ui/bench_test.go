@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 var sinkView tea.View
@@ -65,7 +66,7 @@ func runningApp(b *testing.B, w, h, done int) (*App, []engine.Event) {
 	s.Dataset = summEvalSized(b)
 	a := New(s)
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	a.tab = tabRun
+	a.tab = tab.Run
 	a.run.live = newLiveRun(s.Bank, 9)
 	a.run.live.phase = phaseRunning
 	evs := syntheticResults(s.Dataset, s.Bank)

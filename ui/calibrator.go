@@ -24,7 +24,7 @@ import (
 // Calibrators in the TUI (docs/calibrator.md): S on the Fit tab saves
 // the calibrator of the fit on screen (calib.NewCalibrator on the fit's
 // design and report) as the file `prism fit --save` writes; L on the Data
-// screen reads a calibrator file and applies it (calib.Calibrator.Apply)
+// tab reads a calibrator file and applies it (calib.Calibrator.Apply)
 // to the stored answers of its judge on the open dataset; Inspect shows a
 // candidate's terms under it. Reading, fitting, applying and writing run
 // in commands; the App keeps the loaded calibrator and its application,
@@ -300,7 +300,7 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 const loadPrompt = "calibrator: "
 
 // loadCalibrator asks for a calibrator file to load (L on the Data
-// screen), holding the last one saved or loaded.
+// tab), holding the last one saved or loaded.
 func (v *dataTab) loadCalibrator(a *App) tea.Cmd {
 	if a.study.Store == nil {
 		v.status, v.statusErr = errNoWorkspace.Error(), true

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -76,7 +77,7 @@ func TestCalibratorFlow(t *testing.T) {
 		t.Errorf("tab: method %v, path %q", a.fit.saveMethod, a.fit.saveIn.Value())
 	}
 	press(a, "tab", "tab")
-	if a.fit.saveMethod != calib.PRISM || a.tab != tabFit {
+	if a.fit.saveMethod != calib.PRISM || a.tab != tab.Fit {
 		t.Errorf("tab ×3: method %v, screen %d", a.fit.saveMethod, a.tab)
 	}
 	path := filepath.Join(t.TempDir(), "prism-calibrator-offline-prism.json")
@@ -169,7 +170,7 @@ func TestCalibratorFlow(t *testing.T) {
 	// Inspect: the terms of the candidate, largest |term| first.
 	press(a, "right", "down", "enter")
 	ins := a.insp.ins
-	if a.tab != tabInspect || ins == nil {
+	if a.tab != tab.Inspect || ins == nil {
 		t.Fatalf("inspect: screen %d, %v", a.tab, a.insp.err)
 	}
 	r := p.row(ins.context, ins.cand)

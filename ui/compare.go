@@ -15,6 +15,7 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -351,8 +352,8 @@ func (v *compareTab) Editing() bool     { return false }
 // Update handles the Compare tab's keys and the fits it asked for.
 func (v *compareTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 	case tea.KeyPressMsg:
 		if key.Matches(msg, a.keys.Compare) {
 			return v.refit(a)

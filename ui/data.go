@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -156,12 +157,12 @@ func (v *dataTab) Editing() bool     { return v.loadIn != nil }
 func (v *dataTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	k := a.keys
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
-	case clickMsg:
-		v.Click(msg.x, msg.y)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
+	case tab.ClickMsg:
+		v.Click(msg.X, msg.Y)
 	case tea.PasteMsg:
 		if v.loadIn != nil {
 			in, cmd := v.loadIn.Update(msg)
@@ -180,7 +181,7 @@ func (v *dataTab) Update(a *App, msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.LoadCalibrator):
 			return v.loadCalibrator(a)
 		case key.Matches(msg, k.Inspect):
-			return a.insp.open(a, tabData)
+			return a.insp.open(a, tab.Data)
 		case key.Matches(msg, k.Import):
 			if a.study.Store == nil {
 				v.status, v.statusErr = errNoWorkspace.Error(), true

@@ -236,7 +236,7 @@ func TestFitExport(t *testing.T) {
 	}
 }
 
-// The analysis screens are redrawn on every message: the cost of one
+// The analysis tabs are redrawn on every message: the cost of one
 // 160×48 frame of Fit, Profiles and Inspect on the fitted demo, and of
 // Compare on the two-judge fixture.
 func BenchmarkFitScreenView(b *testing.B) {

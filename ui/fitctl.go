@@ -20,6 +20,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -49,7 +50,7 @@ type fitResult struct {
 }
 
 // fitOptions are the options of the Fit tab's fits: the protocol's
-// defaults, as `prism fit`, with the screen's metric and, when taylor,
+// defaults, as `prism fit`, with the tab's metric and, when taylor,
 // the diagonal Taylor correction (`prism fit --taylor`).
 func fitOptions(metric string, taylor bool) calib.Options {
 	opts := calib.DefaultOptions()
@@ -185,7 +186,7 @@ func (v *fitTab) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 }
 
 // reinspect inspects the Inspect tab's candidate again on key's
-// answers, keeping the screen's scroll.
+// answers, keeping the tab's scroll.
 func (v *inspectTab) reinspect(a *App, key studyKey) tea.Cmd {
 	c, cand := a.study.Dataset.Find(v.ins.context, v.ins.cand)
 	if cand == nil {
@@ -303,8 +304,8 @@ func (v *fitTab) Editing() bool { return v.exportIn != nil || v.saveIn != nil }
 // of its fit and export.
 func (v *fitTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 	case tea.KeyPressMsg:
 		switch {
 		case v.exportIn != nil:
@@ -361,13 +362,13 @@ func (v *fitTab) optionKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // open opens the Inspect tab on the Data tab's selected
 // candidate, with the last fit's β when it was computed on the same
 // answers; esc returns to from.
-func (v *inspectTab) open(a *App, from tabID) tea.Cmd {
+func (v *inspectTab) open(a *App, from tab.ID) tea.Cmd {
 	c, cand := a.data.Context(), a.data.Candidate()
 	if cand == nil {
 		return nil
 	}
 	v.back, v.scroll, v.ins = from, [2]int{}, nil
-	a.tab = tabInspect
+	a.tab = tab.Inspect
 	k, err := a.requireKey()
 	if err != nil {
 		v.err = err

@@ -51,7 +51,7 @@ type fitTab struct {
 
 func (v *fitTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-// Move scrolls the screen.
+// Move scrolls the tab.
 func (v *fitTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
 func (v *fitTab) metric() string {
@@ -61,7 +61,7 @@ func (v *fitTab) metric() string {
 	return model.MetricSpearman
 }
 
-// options are the options of the screen's fits.
+// options are the options of the tab's fits.
 func (v *fitTab) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
 
 // split reports whether the sweep gets a pane of its own.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -32,7 +33,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 		t.Fatalf("the demo screen left imputed cells: %s", imputedText(rep))
 	}
 	press(a, "1", "down", "right", "down", "enter")
-	if a.tab != tabInspect || a.insp.busy || a.insp.err != nil {
+	if a.tab != tab.Inspect || a.insp.busy || a.insp.err != nil {
 		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.busy, a.insp.err)
 	}
 	c, cand := a.data.Context(), a.data.Candidate()
@@ -105,7 +106,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 		}
 	}
 	press(a, "esc")
-	if a.tab != tabData {
+	if a.tab != tab.Data {
 		t.Errorf("esc went to screen %d, want the Data tab", a.tab)
 	}
 }
@@ -152,7 +153,7 @@ func TestInspectStep(t *testing.T) {
 		t.Errorf("] past the end: %s, want the last %s", a.insp.ins.cand, c.Candidates[last].ID)
 	}
 	press(a, "esc")
-	if a.tab != tabData {
+	if a.tab != tab.Data {
 		t.Errorf("esc went to screen %d, want Data", a.tab)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -25,7 +26,7 @@ type inspectTab struct {
 	busy       bool
 	err        error
 	gen        int
-	back       tabID  // where esc returns
+	back       tab.ID // where esc returns
 	stale      string // why ins no longer describes the study, or ""
 	focusRight bool
 	scroll     [2]int // per pane
@@ -219,10 +220,10 @@ func (v *inspectTab) Editing() bool     { return false }
 func (v *inspectTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	k := a.keys
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, k.Back):

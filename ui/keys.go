@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 // KeyMap is every binding of the app; the help bar renders it.
@@ -44,7 +45,7 @@ type KeyMap struct {
 }
 
 // DefaultKeyMap returns the standard bindings: arrows and vim keys, tab
-// between screens, number keys to jump, ? for the full help.
+// between tabs, number keys to jump, ? for the full help.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:             key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -99,16 +100,16 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// jumps are the bindings that jump to each screen, in screen order.
+// jumps are the bindings that jump to each tab, in tab order.
 func (k KeyMap) jumps() []key.Binding {
 	return []key.Binding{k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5, k.Tab6, k.Tab7, k.Tab8}
 }
 
-// jumpTo is the screen msg jumps to, or -1.
-func (k KeyMap) jumpTo(msg tea.KeyPressMsg) tabID {
+// jumpTo is the tab msg jumps to, or -1.
+func (k KeyMap) jumpTo(msg tea.KeyPressMsg) tab.ID {
 	for s, b := range k.jumps() {
 		if key.Matches(msg, b) {
-			return tabID(s)
+			return tab.ID(s)
 		}
 	}
 	return -1
@@ -119,7 +120,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.NextTab, k.Help, k.Quit}
 }
 
-// commonHelp is the help ? shows above the current screen's own keys.
+// commonHelp is the help ? shows above the current tab's own keys.
 func (k KeyMap) commonHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},

@@ -13,10 +13,11 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// modal is a dialog drawn over the screen; while one is open it gets every
+// modal is a dialog drawn over the tab; while one is open it gets every
 // key. Update may close it by setting a.modal to nil.
 type modal interface {
 	Update(a *App, msg tea.Msg) tea.Cmd
@@ -223,7 +224,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	a.layout()
 	a.bank.Refresh(a.data.Context(), a.data.Candidate())
 	// A loaded calibrator follows the study to the dataset.
-	return batch(a.replan(), a.applyCalibrator())
+	return tab.Batch(a.replan(), a.applyCalibrator())
 }
 
 // datasetChooser picks one of the workspace's datasets.

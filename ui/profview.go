@@ -12,6 +12,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -176,7 +177,7 @@ func (v *profTab) detailLines(st *styles.Styles, w int) []string {
 }
 
 // Keys are the Profiles tab's own bindings; f, m and t act on the
-// Fit tab's fit, which this screen shows.
+// Fit tab's fit, which this tab shows.
 func (v *profTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
@@ -189,8 +190,8 @@ func (v *profTab) Editing() bool     { return false }
 // Fit tab's (fitTab.onDone).
 func (v *profTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 	case tea.KeyPressMsg:
 		if key.Matches(msg, a.keys.SortProfiles) {
 			v.byMagnitude = !v.byMagnitude

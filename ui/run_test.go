@@ -51,7 +51,7 @@ func TestPauseResumeCancel(t *testing.T) {
 	if run.Snapshot().Paused || !strings.Contains(frame(a), "running") {
 		t.Fatal("p did not resume the run")
 	}
-	// The run keeps going while another screen is shown, and the Run tab
+	// The run keeps going while another tab is shown, and the Run tab
 	// shows its progress.
 	press(a, "1")
 	waitFor(t, "50 answers", func() bool { return run.Snapshot().Done >= 50 })

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -147,7 +148,7 @@ func (a *App) start() tea.Cmd {
 		return nil // the estimate pane shows why
 	case answered(a.run.plan):
 		// Nothing to send: s shows the stored answers, not a run of none.
-		a.tab = tabRun
+		a.tab = tab.Run
 		if lr := a.run.live; lr != nil && lr.phase == phaseStored {
 			a.run.showForm = false
 			return nil
@@ -162,7 +163,7 @@ func (a *App) start() tea.Cmd {
 	a.run.signal, a.run.signalErr = nil, nil
 	a.run.showForm, a.run.pick = false, 0
 	a.run.signalFinal = false
-	a.tab = tabRun
+	a.tab = tab.Run
 	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
 }
 
@@ -307,12 +308,12 @@ func (v *runTab) Editing() bool { return v.form.editing }
 // messages of the App's run and of the ratio panel.
 func (v *runTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
-	case clickMsg:
-		v.click(msg.x, msg.y)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
+	case tab.ClickMsg:
+		v.click(msg.X, msg.Y)
 	case tea.KeyPressMsg:
 		if v.form.editing {
 			return v.editKey(a, msg)
@@ -428,5 +429,5 @@ func (v *runTab) inspectRow(a *App) tea.Cmd {
 	if !a.data.SelectCandidate(r.Context, r.Candidate) {
 		return nil // a dataset switched since the run: the row is not in it
 	}
-	return a.insp.open(a, tabRun)
+	return a.insp.open(a, tab.Run)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 // setFormField types value into the Run tab's form field key.
@@ -125,7 +126,7 @@ func TestRunCursorFollowsResult(t *testing.T) {
 }
 
 // enter on a row of the Run tab's latest responses opens the Inspect
-// screen on that candidate (as enter on the Data tab does) and esc
+// tab on that candidate (as enter on the Data tab does) and esc
 // returns to the Run tab; a click selects a row.
 func TestRunRowInspect(t *testing.T) {
 	a := finishedRun(t, 100, 30)
@@ -133,7 +134,7 @@ func TestRunRowInspect(t *testing.T) {
 		t.Errorf("help of a finished run: %q", h)
 	}
 	press(a, "enter") // no row selected yet
-	if a.tab != tabRun {
+	if a.tab != tab.Run {
 		t.Fatalf("enter without a row went to screen %d", a.tab)
 	}
 	press(a, "down", "down", "down")
@@ -142,7 +143,7 @@ func TestRunRowInspect(t *testing.T) {
 		t.Fatalf("selected %+v, want the third newest %+v", r, want)
 	}
 	press(a, "enter")
-	if a.tab != tabInspect || a.insp.busy || a.insp.err != nil || a.insp.ins == nil {
+	if a.tab != tab.Inspect || a.insp.busy || a.insp.err != nil || a.insp.ins == nil {
 		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.busy, a.insp.err)
 	}
 	if a.insp.ins.context != r.Context || a.insp.ins.cand != r.Candidate {
@@ -166,14 +167,14 @@ func TestRunRowInspect(t *testing.T) {
 	if a.fit.rep == nil || a.fit.err != nil || a.insp.busy {
 		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.err, a.insp.busy)
 	}
-	if ins := a.insp.ins; a.tab != tabInspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
+	if ins := a.insp.ins; a.tab != tab.Inspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
 		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.tab, ins.cand, ins.fold, ins.corrected)
 	}
 	if f := frame(a); !strings.Contains(f, fmt.Sprintf("outer fold %d,", a.insp.ins.fold)) {
 		t.Errorf("frame lacks the fold of the correction:\n%s", f)
 	}
 	press(a, "esc")
-	if a.tab != tabRun {
+	if a.tab != tab.Run {
 		t.Fatalf("esc went to screen %d, want Run", a.tab)
 	}
 	// Row i of the table is at y = header (2) + progress (2) + border,

@@ -14,6 +14,7 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 // The Bank tab's signal screen (docs/protocol.md §8): the latest ratios of the
@@ -147,7 +148,7 @@ func (v *bankTab) onSignal(a *App, msg bankSignalMsg) tea.Cmd {
 		return v.refreshSignal(a)
 	}
 	v.sig[msg.key] = msg.sig
-	if a.tab == tabBank {
+	if a.tab == tab.Bank {
 		return v.refreshSignal(a) // the bank or judge may have changed meanwhile
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -39,12 +40,12 @@ func (v *selectTab) Editing() bool { return false }
 // messages of its selection.
 func (v *selectTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
-	case clickMsg:
-		v.focusRight = msg.x >= v.leftWidth()
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
+	case tab.ClickMsg:
+		v.focusRight = msg.X >= v.leftWidth()
 	case tea.KeyPressMsg:
 		if key.Matches(msg, a.keys.RunSelect) {
 			return v.rerun(a)

@@ -36,7 +36,7 @@ func paneText(f string) string {
 // fits it: the Fit tab's report is calib.Fit on its stored answers
 // (which have no bank version), and its profiles are the first judge's
 // with a_k negated and e_k the same (see twoJudgeDemo). The last fit is
-// marked stale on both screens when the named judge changes.
+// marked stale on both tabs when the named judge changes.
 func TestTwoJudgeFitProfiles(t *testing.T) {
 	a := twoJudgeDemo(t, 160, 48)
 	press(a, "5", "f")
@@ -169,7 +169,7 @@ func TestFitStale(t *testing.T) {
 
 // Golden frames of the Fit, Profiles and Inspect tabs on the two-judge
 // fixture: the first judge's fit, the fit marked stale once the Run
-// screen names the imported judge, and that judge's fit, profiles and a
+// tab names the imported judge, and that judge's fit, profiles and a
 // candidate (the Compare tab's frames are in TestGoldenCompare).
 func TestGoldenTwoJudges(t *testing.T) {
 	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
@@ -188,7 +188,7 @@ func TestGoldenTwoJudges(t *testing.T) {
 	g.check(t)
 }
 
-// The analysis screens in the real program, every message going through
+// The analysis tabs in the real program, every message going through
 // Bubble Tea's loop: screen the demo bank, fit, read the profiles,
 // inspect a candidate, then import a second judge (its probe signs
 // swapped, as in twoJudgeDemo) and compare the two. The last frame is a
@@ -239,7 +239,7 @@ func TestProgramAnalysis(t *testing.T) {
 	golden.RequireEqual(t, frame(final))
 }
 
-// In a workspace without a dataset the analysis screens say what to do
+// In a workspace without a dataset the analysis tabs say what to do
 // first instead of querying an unnamed dataset; without a workspace they
 // say to open one.
 func TestAnalysisWithoutData(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -75,7 +76,7 @@ func (p *diagPanel) onMsg(a *App, b *banks.Bank, task string, msg diagMsg) tea.C
 		p.reports = map[diagKey]*diagReport{}
 	}
 	p.reports[msg.key] = msg.rep
-	if a.tab == tabBank {
+	if a.tab == tab.Bank {
 		return p.refresh(a, b, task)
 	}
 	return nil
@@ -124,7 +125,7 @@ func diagCmd(ctx context.Context, st *store.Store, k diagKey, b *banks.Bank, tas
 
 // lines draws the panel in w cells: nothing when there is nothing to
 // show (a bank without levels or pairs, no 0–100 answers), so the Bank
-// screen of an ordinary bank is unchanged.
+// tab of an ordinary bank is unchanged.
 func (p *diagPanel) lines(a *App, st *styles.Styles, w int) []string {
 	k, ok := a.currentKey()
 	if !ok {

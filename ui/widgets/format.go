@@ -118,7 +118,7 @@ func ClipMiddle(s string, w int) string {
 }
 
 // Fixed4 prints a profile value or a correction term with its sign and 4
-// decimals, the one precision of the screens that show them, or "—". A
+// decimals, the one precision of the tabs that show them, or "—". A
 // value that rounds to zero is "+0.0000", never "-0.0000" nor
 // "-2.034e-05".
 func Fixed4(f float64) string {
