@@ -17,6 +17,7 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -34,7 +35,7 @@ type App struct {
 	tab      tab.ID
 	fullHelp bool
 
-	data dataTab
+	data *datatab.Tab
 	bank bankTab
 	run  runTab
 	sel  selectTab
@@ -78,17 +79,17 @@ func New(s Session) *App {
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
-		data:      newDataTab(s.Dataset),
 		bank:      newBankTab(s.Bank, s.Dataset.Task),
 		run:       runTab{form: newRunForm(s.Config)},
 		width:     80,
 		height:    24,
 	}
+	a.data = a.newDataTab(s.Dataset)
 	if s.BankSource != "" {
 		a.bank.source = s.BankSource
 	}
 	if len(s.Datasets) > 1 && !s.PickedDataset {
-		a.modal = newDatasetChooser(s.Datasets, s.Dataset.Name)
+		a.openDialog(datatab.NewChooser(services{a}, a.keys.dialog(), s.Datasets, s.Dataset.Name))
 	}
 	a.setStyles(true)
 	a.layout()
@@ -160,20 +161,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // onStudyMsg takes the messages that change the study itself: the
 // workspace's datasets and a dataset read from it.
-func (a *App) onStudyMsg(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case datasetListMsg:
-		if msg.err != nil {
-			a.data.status, a.data.statusErr = msg.err.Error(), true
-			return nil
-		}
-		a.study.Datasets = msg.names
-		a.modal = newDatasetChooser(msg.names, a.study.Dataset.Name)
-	case datasetMsg:
-		return a.onDataset(msg)
-	}
-	return nil
-}
+func (a *App) onStudyMsg(msg tea.Msg) tea.Cmd { return a.onDatasetMsg(msg) }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.modal != nil {
@@ -396,7 +384,7 @@ func (a *App) View() tea.View {
 	} else {
 		tabView := a.cur().View(a)
 		if a.modal != nil {
-			tabView = overlay(tabView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
+			tabView = widgets.Overlay(tabView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
 		}
 		body = a.header() + "\n" + tabView + "\n" + a.helpView()
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
@@ -296,51 +298,31 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 	return cal, nil
 }
 
-// loadPrompt labels the calibrator path's input on the Data tab.
-const loadPrompt = "calibrator: "
-
-// loadCalibrator asks for a calibrator file to load (L on the Data
-// tab), holding the last one saved or loaded.
-func (v *dataTab) loadCalibrator(a *App) tea.Cmd {
-	if a.study.Store == nil {
-		v.status, v.statusErr = errNoWorkspace.Error(), true
-		return nil
-	}
-	in := newFieldInput()
-	value := a.cal.last
-	if value == "" {
-		value = calibratorDir(a.study) + string(filepath.Separator)
-	}
-	in.SetValue(value)
-	in.CursorEnd()
-	in.SetWidth(max(v.width-v.leftWidth()-len(loadPrompt)-widgets.PaneChromeW-1, 10))
-	v.loadIn = &in
-	return in.Focus()
+// loadCalibrator reads the calibrator at path (L on the Data tab) and
+// applies it when read (onCalLoaded).
+func (a *App) loadCalibrator(path string) tea.Cmd {
+	c := &a.cal
+	c.loadGen++
+	c.reading, c.loadErr = "reading "+path+"…", nil
+	return loadCalibratorCmd(path, c.loadGen)
 }
 
-// loadKey handles a key while the calibrator's path is asked for.
-func (v *dataTab) loadKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "ctrl+c":
-		v.loadIn = nil
-		return a.quit()
-	case "esc":
-		v.loadIn = nil
-		return nil
-	case "enter":
-		path := strings.TrimSpace(v.loadIn.Value())
-		v.loadIn = nil
-		if path == "" {
-			return nil
-		}
-		c := &a.cal
-		c.loadGen++
-		c.reading, c.loadErr = "reading "+path+"…", nil
-		return loadCalibratorCmd(path, c.loadGen)
+// calibratorPath is the path L offers: the last calibrator saved or
+// loaded, else the directory calibrators are saved in.
+func (a *App) calibratorPath() string {
+	if a.cal.last != "" {
+		return a.cal.last
 	}
-	in, cmd := v.loadIn.Update(msg)
-	*v.loadIn = in
-	return cmd
+	return calibratorDir(a.study) + string(filepath.Separator)
+}
+
+// calColumns are p's columns of the Data tab's candidate rows, nil when
+// p scored nothing.
+func calColumns(p *calApplication) *datatab.Columns {
+	if p == nil || p.scored == nil {
+		return nil
+	}
+	return &datatab.Columns{Header: calHeader, Row: func(ctx, cand string) string { return calRowText(p.row(ctx, cand)) }}
 }
 
 // loadCalibratorCmd reads and checks the calibrator file path.
@@ -364,7 +346,7 @@ func (a *App) onCalLoaded(msg calLoadedMsg) tea.Cmd {
 		return nil
 	}
 	c.path, c.cal, c.last, c.loadErr, c.app = msg.path, msg.cal, msg.path, nil, nil
-	a.data.setCalibrated(nil)
+	a.data.SetCalibrated(nil)
 	return a.applyCalibrator()
 }
 
@@ -405,7 +387,7 @@ func (a *App) applyCalibrator() tea.Cmd {
 	k, err := a.calKey(c.cal)
 	if err != nil {
 		c.busy, c.app = "", &calApplication{key: k, stored: a.versions.Total(nil), err: err}
-		a.data.setCalibrated(nil)
+		a.data.SetCalibrated(nil)
 		return nil
 	}
 	c.busy = "applying the calibrator to dataset " + k.Dataset + "…"
@@ -478,8 +460,8 @@ func (a *App) onCalApplied(msg calAppliedMsg) {
 		return
 	}
 	c.busy, c.app = "", msg.app
-	if msg.app.key.Dataset == a.data.ds.Name {
-		a.data.setCalibrated(msg.app)
+	if msg.app.key.Dataset == a.data.Dataset().Name {
+		a.data.SetCalibrated(calColumns(msg.app))
 	}
 }
 
@@ -533,7 +515,7 @@ func (a *App) calLines(st *styles.Styles, w int) []string {
 	if p == nil {
 		return lines
 	}
-	if p.key.Dataset != a.data.ds.Name {
+	if p.key.Dataset != a.data.Dataset().Name {
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "applied to dataset "+p.key.Dataset+", not this one", w)...)
 	}
 	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(p.key, w), w)))
@@ -654,13 +636,4 @@ func fixedPlain(f float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.4f", f)
-}
-
-// loadLines are the Data tab's calibrator path input, or nothing.
-func (v *dataTab) loadLines(st *styles.Styles, w int) []string {
-	if v.loadIn == nil {
-		return nil
-	}
-	return append([]string{widgets.Fit(st.Title.Render(loadPrompt)+v.loadIn.View(), w)},
-		widgets.WrapStyled(st.Muted, "enter loads the calibrator file and applies it to this dataset · esc cancels", w)...)
 }

@@ -126,8 +126,8 @@ func TestCalibratorFlow(t *testing.T) {
 
 	// Load on the Data tab: the path offered is the one just saved.
 	press(a, "1", "L")
-	if a.data.loadIn == nil || a.data.loadIn.Value() != path {
-		t.Fatalf("L: input %v", a.data.loadIn)
+	if got, ok := a.data.Loading(); !ok || got != path {
+		t.Fatalf("L: input %q", got)
 	}
 	press(a, "enter")
 	p := a.cal.app
@@ -222,7 +222,7 @@ func TestCalibratorFlow(t *testing.T) {
 	if a.cal.loadErr == nil || !strings.Contains(a.cal.loadErr.Error(), bad) || !strings.Contains(a.cal.loadErr.Error(), `field "checksum"`) {
 		t.Fatalf("edited file: error %v", a.cal.loadErr)
 	}
-	if a.cal.cal != loaded || a.cal.app != applied || a.cal.path != path || a.data.cal != applied {
+	if a.cal.cal != loaded || a.cal.app != applied || a.cal.path != path || a.data.Calibrated() == nil {
 		t.Errorf("a refused file changed the loaded calibrator: %s", a.cal.path)
 	}
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48}) // a long temporary path fits a line

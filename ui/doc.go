@@ -14,7 +14,8 @@
 // tests); the App-wide keys are in keys.go. The tabs not moved yet are
 // still here, behind appTab (tabs.go), which reads the *App:
 //
-//	Data      data.go, importer.go
+//	Data      ui/tabs/data (the import dialog and the dataset chooser too;
+//	          the App switches datasets: dataset.go)
 //	Bank      bank.go · bankctl.go, bankedit.go, screening.go · bank.go, banksignal.go,
 //	          signal.go, wordingpanel.go, orderpanel.go
 //	Run       run.go, runstate.go, runform.go · runctl.go, runcmd.go · run.go

@@ -384,9 +384,7 @@ func (v *inspectTab) step(a *App, delta int) tea.Cmd {
 	if ins == nil || !a.data.SelectCandidate(ins.context, ins.cand) {
 		return nil
 	}
-	before := a.data.candidates.Cursor()
-	a.data.candidates.Move(delta)
-	if a.data.candidates.Cursor() == before {
+	if !a.data.StepCandidate(delta) {
 		return nil
 	}
 	return v.open(a, v.back)

@@ -18,10 +18,6 @@ type KeyMap struct {
 	Tab7, Tab8            key.Binding
 	Enter, Back           key.Binding
 
-	// Data tab.
-	Import, PickDataset key.Binding
-	// Data tab: load a calibrator file and apply it to the dataset.
-	LoadCalibrator key.Binding
 	// Fit tab: save the calibrator of the fit.
 	SaveCalibrator key.Binding
 	// Bank tab.
@@ -33,7 +29,7 @@ type KeyMap struct {
 	Refit, Metric, Taylor, SortProfiles, Export key.Binding
 	// Compare tab.
 	Compare key.Binding
-	// Data tab: inspect the selected candidate.
+	// Run tab: inspect the selected response (the Data tab has its own).
 	Inspect key.Binding
 	// Inspect tab: the next or previous candidate of the context.
 	NextCand, PrevCand key.Binding
@@ -68,9 +64,6 @@ func DefaultKeyMap() KeyMap {
 		Tab8:           key.NewBinding(key.WithKeys("8"), key.WithHelp("8", "compare")),
 		Enter:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
 		Back:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Import:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
-		PickDataset:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "datasets")),
-		LoadCalibrator: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "calibrator")),
 		SaveCalibrator: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "calibrator")),
 		Clause:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "edit clause")),
 		AddAttr:        key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add attr")),
@@ -135,8 +128,13 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
-		{k.Import, k.PickDataset, k.LoadCalibrator, k.Start, k.Pause, k.Cancel, k.EditJudge},
+		{k.Start, k.Pause, k.Cancel, k.EditJudge},
 		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect, k.Budget},
 		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
+}
+
+// dialog is the bindings a tab's dialog answers to.
+func (k KeyMap) dialog() tab.DialogKeys {
+	return tab.DialogKeys{Up: k.Up, Down: k.Down, Enter: k.Enter, Back: k.Back, Yes: k.Yes, No: k.No, Quit: k.Quit}
 }

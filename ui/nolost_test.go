@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/ui/tab"
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -280,10 +283,10 @@ func TestImportParentDirectory(t *testing.T) {
 	}
 	a.importDir = sub
 	press(a, "1", "i", "enter")
-	im := a.modal.(*importer)
+	im := mustImporter(t, a)
 	press(a, "h")
-	if im.fp.CurrentDirectory != dir || !strings.Contains(frame(a), "up.jsonl") {
-		t.Fatalf("h went to %s:\n%s", im.fp.CurrentDirectory, frame(a))
+	if im.Dir() != dir || !strings.Contains(frame(a), "up.jsonl") {
+		t.Fatalf("h went to %s:\n%s", im.Dir(), frame(a))
 	}
 	press(a, "esc", "esc")
 	wd, err := os.Getwd()
@@ -292,7 +295,7 @@ func TestImportParentDirectory(t *testing.T) {
 	}
 	a.importDir = "."
 	press(a, "i", "enter", "h")
-	if got := a.modal.(*importer).fp.CurrentDirectory; got != filepath.Dir(wd) {
+	if got := mustImporter(t, a).Dir(); got != filepath.Dir(wd) {
 		t.Fatalf("h from . went to %s, want %s", got, filepath.Dir(wd))
 	}
 }
@@ -303,7 +306,7 @@ const tinyJSONL = `{"context": "c1", "candidate": "A", "source": "S one.", "text
 
 // pickFile opens the import dialog on a directory holding one file and
 // picks it with the jsonl format: the dialog then asks for the name.
-func pickFile(t *testing.T, a *App, name, content string) *importer {
+func pickFile(t *testing.T, a *App, name, content string) *datatab.Importer {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -311,8 +314,8 @@ func pickFile(t *testing.T, a *App, name, content string) *importer {
 	}
 	a.importDir = dir
 	press(a, "1", "i")
-	im := a.modal.(*importer)
-	for im.format() != "jsonl" {
+	im := mustImporter(t, a)
+	for im.Format() != "jsonl" {
 		press(a, "down")
 	}
 	press(a, "enter", "enter")
@@ -325,8 +328,8 @@ func pickFile(t *testing.T, a *App, name, content string) *importer {
 func TestImportNamesDataset(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "My Tiny.jsonl", tinyJSONL)
-	if im.step != importName || im.name.Value() != "my-tiny" {
-		t.Fatalf("step %d, name %q", im.step, im.name.Value())
+	if im.Step() != datatab.ImportName || im.Name() != "my-tiny" {
+		t.Fatalf("step %d, name %q", im.Step(), im.Name())
 	}
 	if f := frame(a); !strings.Contains(f, "Name of the dataset") || !strings.Contains(f, "my-tiny") {
 		t.Fatalf("no name field:\n%s", f)
@@ -338,7 +341,7 @@ func TestImportNamesDataset(t *testing.T) {
 		t.Fatalf("an invalid name was not refused:\n%s", frame(a))
 	}
 	press(a, "ctrl+u")
-	if im.err != "" || strings.Contains(frame(a), "not imported") {
+	if im.Err() != "" || strings.Contains(frame(a), "not imported") {
 		t.Fatal("the old error stayed after a key")
 	}
 	typeText(a, "renamed")
@@ -357,12 +360,12 @@ func TestImportOffersReplace(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
 	press(a, "enter")
-	if im.step != importReplace || !strings.Contains(frame(a), `already holds a dataset named "demo"`) {
-		t.Fatalf("no replace offer (step %d):\n%s", im.step, frame(a))
+	if im.Step() != datatab.ImportReplace || !strings.Contains(frame(a), `already holds a dataset named "demo"`) {
+		t.Fatalf("no replace offer (step %d):\n%s", im.Step(), frame(a))
 	}
 	press(a, "n")
-	if im.step != importName || a.study.Dataset.NumCandidates() != 60 {
-		t.Fatalf("n: step %d", im.step)
+	if im.Step() != datatab.ImportName || a.study.Dataset.NumCandidates() != 60 {
+		t.Fatalf("n: step %d", im.Step())
 	}
 	press(a, "enter", "y")
 	if a.modal != nil || a.study.Dataset.Name != "demo" || a.study.Dataset.NumCandidates() != 2 {
@@ -383,8 +386,8 @@ func TestImportReplaceBusy(t *testing.T) {
 	defer a.active.Cancel()
 	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
 	press(a, "enter", "y")
-	if a.modal == nil || im.step != importName || !strings.Contains(im.err, "being acquired by a prism run") {
-		t.Fatalf("step %d, error %q", im.step, im.err)
+	if a.modal == nil || im.Step() != datatab.ImportName || !strings.Contains(im.Err(), "being acquired by a prism run") {
+		t.Fatalf("step %d, error %q", im.Step(), im.Err())
 	}
 	if f := frame(a); !strings.Contains(f, "not imported: dataset \"demo\" is being acquired") {
 		t.Fatalf("the refusal is not shown:\n%s", f)
@@ -395,11 +398,11 @@ func TestImportReplaceBusy(t *testing.T) {
 func TestImportErrorCleared(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "bad.jsonl", `{"context": "c1", "candidate": "B", "human": 4}`+"\n")
-	if im.step != importPick || !strings.Contains(frame(a), "not imported") {
-		t.Fatalf("step %d, error %q", im.step, im.err)
+	if im.Step() != datatab.ImportPick || !strings.Contains(frame(a), "not imported") {
+		t.Fatalf("step %d, error %q", im.Step(), im.Err())
 	}
 	press(a, "down")
-	if im.err != "" || strings.Contains(frame(a), "not imported") {
+	if im.Err() != "" || strings.Contains(frame(a), "not imported") {
 		t.Fatal("the error stayed after a key")
 	}
 }
@@ -443,7 +446,7 @@ func TestDatasetSwitchWarnsAboutUnsavedBank(t *testing.T) {
 	edited, before := a.bank.bank.Hash(), a.study.Dataset
 	chat := &model.Dataset{Name: "chat", Format: "jsonl", Task: model.TaskDialogue, Metric: model.MetricSpearman,
 		Contexts: []model.Context{{ID: "c1", Source: "Hi.", Candidates: []model.Candidate{{ID: "a", Text: "Hello.", Human: 1}, {ID: "b", Text: "Hey.", Human: 2}}}}}
-	a.Update(datasetMsg{ds: chat})
+	a.Update(tab.DatasetMsg{Dataset: chat})
 	if q := question(a); !strings.Contains(q, "has unsaved edits and no dialogue prompt") {
 		t.Fatalf("no warning: %q\n%s", q, frame(a))
 	}
@@ -451,7 +454,7 @@ func TestDatasetSwitchWarnsAboutUnsavedBank(t *testing.T) {
 	if a.modal != nil || a.study.Dataset != before || a.bank.bank.Hash() != edited {
 		t.Fatalf("n changed the study: dataset %s, bank %.7s", a.study.Dataset.Name, a.bank.bank.Hash())
 	}
-	a.Update(datasetMsg{ds: chat})
+	a.Update(tab.DatasetMsg{Dataset: chat})
 	press(a, "y")
 	if a.study.Dataset != chat || a.bank.bank.Hash() == edited {
 		t.Fatalf("y did not open the dataset with a bank that has its prompt: %s, %.7s", a.study.Dataset.Name, a.bank.bank.Hash())

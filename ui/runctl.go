@@ -15,7 +15,7 @@ import (
 // The Run tab's control: planning, starting, pausing and cancelling a
 // run, applying its events, and scheduling the ratio panel.
 
-var errNoWorkspace = errors.New("no workspace is open: start prism with --workspace FILE")
+var errNoWorkspace = tab.ErrNoWorkspace
 
 // spec builds the engine spec of the form, the dataset and a snapshot of
 // the bank (the Bank tab may edit the bank while a plan renders).

@@ -8,7 +8,6 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
@@ -156,17 +155,8 @@ func (f *runForm) syncFields() {
 	}
 }
 
-// newFieldInput is the form's text input: no prompt (the label is one),
-// unstyled like the rest of the form, and a cursor that does not blink (a
-// blinking cursor would tick and change frames).
-func newFieldInput() textinput.Model {
-	in := textinput.New()
-	in.Prompt = ""
-	plain := lipgloss.NewStyle()
-	state := textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: plain}
-	in.SetStyles(textinput.Styles{Focused: state, Blurred: state, Cursor: textinput.CursorStyle{Blink: false}})
-	return in
-}
+// newFieldInput is the form's text input (widgets.FieldInput).
+func newFieldInput() textinput.Model { return widgets.FieldInput() }
 
 func (f *runForm) get(key string) string {
 	for _, fl := range f.fields {

@@ -47,7 +47,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{&a.data, &a.bank, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+	return [tab.Count]appTab{packaged{a.data}, &a.bank, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
 }
 
 // cur is the current tab.
@@ -70,6 +70,15 @@ func (s services) Versions() tab.Versions   { return &s.a.versions }
 func (s services) Context() context.Context { return s.a.ctx }
 func (s services) Now() time.Time           { return s.a.now() }
 func (s services) Styles() *styles.Styles   { return s.a.styles }
+func (s services) ImportDir() string        { return s.a.importDir }
+func (s services) Window() (w, h, body int) { return s.a.width, s.a.height, s.a.bodyHeight() }
+func (s services) CalibratorPath() string   { return s.a.calibratorPath() }
+func (s services) LoadCalibrator(path string) tea.Cmd {
+	return s.a.loadCalibrator(path)
+}
+func (s services) CalibratorLines(st *styles.Styles, w int) []string {
+	return s.a.calLines(st, w)
+}
 func (s services) Busy() string {
 	switch {
 	case s.a.run.active():
@@ -86,6 +95,16 @@ func (a *App) onTabMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tab.OpenMsg:
 		return a.setTab(msg.Tab)
+	case tab.OpenDialogMsg:
+		return a.openDialog(msg.Dialog)
+	case tab.QuitMsg:
+		return a.quit()
+	case tab.InspectMsg:
+		return a.insp.open(a, msg.Back)
+	case calLoadedMsg:
+		return a.onCalLoaded(msg)
+	case calAppliedMsg:
+		a.onCalApplied(msg)
 	case tab.AnswersStoredMsg:
 		a.versions.Bump(msg.Key)
 		if msg.Rubric {
@@ -93,4 +112,25 @@ func (a *App) onTabMsg(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// tabDialog is a tab's dialog (tab.Dialog) in the App's modal slot.
+type tabDialog struct{ tab.Dialog }
+
+func (d tabDialog) Update(a *App, msg tea.Msg) tea.Cmd {
+	done, cmd := d.Dialog.Update(msg)
+	if done && a.modal == modal(d) {
+		a.modal = nil
+	}
+	return cmd
+}
+
+func (d tabDialog) View(a *App, _ *styles.Styles) string {
+	return d.Dialog.View(a.width, a.bodyHeight())
+}
+
+// openDialog opens d over the current tab.
+func (a *App) openDialog(d tab.Dialog) tea.Cmd {
+	a.modal = tabDialog{d}
+	return d.Init()
 }

@@ -1,8 +1,11 @@
 package tab
 
 import (
+	"errors"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/model"
 )
 
 // Navigation the App maps from its common keys, the wheel and the mouse
@@ -54,6 +57,21 @@ type (
 		Back               ID
 	}
 
+	// OpenDialogMsg opens Dialog over the current tab.
+	OpenDialogMsg struct{ Dialog Dialog }
+
+	// QuitMsg quits, asking first when work would be lost (ctrl+c in a
+	// dialog or a text input, where q is a letter).
+	QuitMsg struct{}
+
+	// DatasetMsg opens Dataset, read from the workspace (Imported: just
+	// stored there), or says why it could not be read.
+	DatasetMsg struct {
+		Dataset  *model.Dataset
+		Imported bool
+		Err      error
+	}
+
 	// StatusMsg is a line for a tab's status (Err: shown as an error),
 	// from work another part of the App did for it (a dialog's import).
 	StatusMsg struct {
@@ -62,3 +80,6 @@ type (
 		Err  bool
 	}
 )
+
+// ErrNoWorkspace is why work that needs the workspace does not start.
+var ErrNoWorkspace = errors.New("no workspace is open: start prism with --workspace FILE")

@@ -53,6 +53,12 @@ type Jobs interface {
 	Busy() string
 }
 
+// Window is the terminal's size and the height of a tab's body (below
+// the tab bar, above the help): what a dialog is sized to.
+type Window interface {
+	Window() (width, height, body int)
+}
+
 // Styles are the App's current styles (they change with the terminal's
 // background colour).
 type Styles interface {
@@ -65,4 +71,5 @@ type Services interface {
 	Clock
 	Jobs
 	Styles
+	Window
 }

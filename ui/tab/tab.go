@@ -94,3 +94,22 @@ func Batch(cmds ...tea.Cmd) tea.Cmd {
 
 // Send is a command that delivers msg: how a tab tells the others.
 func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// Dialog is a box drawn over the current tab; while one is open it gets
+// every key and every message that is not the App's. A tab opens its
+// dialogs with OpenDialogMsg; their actions are the tab's (closures over
+// it) or messages.
+type Dialog interface {
+	// Init is the dialog's first command (a directory listing), or nil.
+	Init() tea.Cmd
+	// Update handles msg; done closes the dialog.
+	Update(msg tea.Msg) (done bool, cmd tea.Cmd)
+	// View draws the box for a body of w×h cells (the App centres it).
+	View(w, h int) string
+}
+
+// DialogKeys are the App-wide bindings a dialog answers to, which the
+// App hands the tabs that open dialogs.
+type DialogKeys struct {
+	Up, Down, Enter, Back, Yes, No, Quit key.Binding
+}

@@ -1,4 +1,4 @@
-package ui
+package data
 
 import (
 	"context"
@@ -17,19 +17,21 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
-	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// importer is the Data tab's import dialog: choose a format, pick a
+// Importer is the Data tab's import dialog: choose a format, pick a
 // file (the picker goes up past the directory it starts in), read it,
 // name the dataset (the file's name by default), and store it in one
 // transaction (so a bad file stores nothing). A name the workspace holds
 // already is replaced only after asking. An error stays in the dialog,
 // naming file, line and field as the loader reports them, until the next
 // key.
-type importer struct {
-	step    importStep
+type Importer struct {
+	svc     Services
+	keys    tab.DialogKeys
+	step    ImportStep
 	formats []string
 	l       widgets.List
 	fp      filepicker.Model
@@ -37,17 +39,19 @@ type importer struct {
 	ds      *model.Dataset // the file read, waiting for its name
 	name    textinput.Model
 	err     string
+	done    bool // closed
 }
 
-type importStep int
+// ImportStep is where the import dialog is.
+type ImportStep int
 
 const (
-	importFormat  importStep = iota // choose the format
-	importPick                      // pick the file
-	importReading                   // reading the file
-	importName                      // name the dataset
-	importStoring                   // storing it
-	importReplace                   // the name exists: replace it?
+	ImportFormat  ImportStep = iota // choose the format
+	ImportPick                      // pick the file
+	ImportReading                   // reading the file
+	ImportName                      // name the dataset
+	ImportStoring                   // storing it
+	ImportReplace                   // the name exists: replace it?
 )
 
 type (
@@ -75,8 +79,8 @@ func importFormats() []string {
 	return out
 }
 
-func newImporter(dir string, height int) *importer {
-	im := &importer{formats: importFormats()}
+func newImporter(svc Services, keys tab.DialogKeys, dir string, height int) *Importer {
+	im := &Importer{svc: svc, keys: keys, formats: importFormats()}
 	im.l.SetRows(im.formats)
 	im.fp = filepicker.New()
 	// An absolute directory, so that h goes up past the start: the
@@ -89,14 +93,14 @@ func newImporter(dir string, height int) *importer {
 	im.fp.ShowPermissions = false
 	im.fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "up a directory"))
 	im.fp.SetHeight(max(height-14, 3))
-	im.name = newFieldInput() // unstyled, a cursor that does not blink
+	im.name = widgets.FieldInput() // unstyled, a cursor that does not blink
 	im.name.Prompt = "› "
 	im.name.CharLimit = 40
 	return im
 }
 
 // Init lists the starting directory.
-func (im *importer) Init() tea.Cmd { return im.fp.Init() }
+func (im *Importer) Init() tea.Cmd { return im.fp.Init() }
 
 // readCmd reads path with the format's loader; nothing is stored yet.
 func readCmd(format, path string) tea.Cmd {
@@ -144,32 +148,47 @@ func defaultDatasetName(loaded, path string) string {
 	return name
 }
 
-func (im *importer) format() string { return im.formats[im.l.Cursor()] }
+func (im *Importer) format() string { return im.formats[im.l.Cursor()] }
 
-func (im *importer) Update(a *App, msg tea.Msg) tea.Cmd {
+// Step, Format, Err, Dir and Name say where the dialog is: its step, the
+// format chosen, the error shown, the picker's directory and the name
+// typed.
+func (im *Importer) Step() ImportStep { return im.step }
+func (im *Importer) Format() string   { return im.format() }
+func (im *Importer) Err() string      { return im.err }
+func (im *Importer) Dir() string      { return im.fp.CurrentDirectory }
+func (im *Importer) Name() string     { return im.name.Value() }
+
+// Update is the dialog's (tab.Dialog); done closes it.
+func (im *Importer) Update(msg tea.Msg) (done bool, cmd tea.Cmd) {
+	cmd = im.update(msg)
+	return im.done, cmd
+}
+
+func (im *Importer) update(msg tea.Msg) tea.Cmd {
 	switch m := msg.(type) {
 	case importReadMsg:
 		if m.err != nil {
-			im.step, im.err = importPick, m.err.Error()
+			im.step, im.err = ImportPick, m.err.Error()
 			return nil
 		}
-		im.ds, im.step, im.err = m.ds, importName, ""
+		im.ds, im.step, im.err = m.ds, ImportName, ""
 		im.name.SetValue(defaultDatasetName(m.ds.Name, im.path))
 		im.name.CursorEnd()
 		return im.name.Focus()
 	case importedMsg:
-		return im.onStored(a, m)
+		return im.onStored(m)
 	}
 	km, isKey := msg.(tea.KeyPressMsg)
 	if isKey && km.String() == "ctrl+c" {
-		a.modal = nil
-		return a.quit()
+		im.done = true
+		return tab.Send(tab.QuitMsg{})
 	}
-	if isKey && im.step != importReading && im.step != importStoring {
+	if isKey && im.step != ImportReading && im.step != ImportStoring {
 		im.err = "" // an old error goes at the next key
 	}
 	switch im.step {
-	case importFormat:
+	case ImportFormat:
 		if !isKey {
 			var cmd tea.Cmd
 			im.fp, cmd = im.fp.Update(msg) // the first directory listing
@@ -177,28 +196,28 @@ func (im *importer) Update(a *App, msg tea.Msg) tea.Cmd {
 		}
 		switch {
 		case km.String() == "esc":
-			a.modal = nil
-		case key.Matches(km, a.keys.Up):
+			im.done = true
+		case key.Matches(km, im.keys.Up):
 			im.l.Move(-1)
-		case key.Matches(km, a.keys.Down):
+		case key.Matches(km, im.keys.Down):
 			im.l.Move(1)
-		case key.Matches(km, a.keys.Enter):
-			im.step = importPick
+		case key.Matches(km, im.keys.Enter):
+			im.step = ImportPick
 			im.fp.DirAllowed = im.format() == datasets.FormatJudgeBench
 		}
-	case importPick:
+	case ImportPick:
 		if isKey && km.String() == "esc" {
-			im.step = importFormat
+			im.step = ImportFormat
 			return nil
 		}
 		var cmd tea.Cmd
 		im.fp, cmd = im.fp.Update(msg)
 		if ok, path := im.fp.DidSelectFile(msg); ok {
-			im.path, im.step = path, importReading
+			im.path, im.step = path, ImportReading
 			return readCmd(im.format(), path)
 		}
 		return cmd
-	case importName:
+	case ImportName:
 		if !isKey {
 			var cmd tea.Cmd
 			im.name, cmd = im.name.Update(msg) // a paste
@@ -206,7 +225,7 @@ func (im *importer) Update(a *App, msg tea.Msg) tea.Cmd {
 		}
 		switch km.String() {
 		case "esc":
-			im.step, im.ds = importPick, nil
+			im.step, im.ds = ImportPick, nil
 			im.name.Blur()
 			return nil
 		case "enter":
@@ -215,44 +234,42 @@ func (im *importer) Update(a *App, msg tea.Msg) tea.Cmd {
 				im.err = fmt.Sprintf("name %q: %s", name, model.NameRule)
 				return nil
 			}
-			im.ds.Name, im.step = name, importStoring
-			return storeCmd(a.ctx, a.study.Store, im.ds, false)
+			im.ds.Name, im.step = name, ImportStoring
+			return storeCmd(im.svc.Context(), im.svc.Store(), im.ds, false)
 		}
 		var cmd tea.Cmd
 		im.name, cmd = im.name.Update(msg)
 		return cmd
-	case importReplace:
+	case ImportReplace:
 		if !isKey {
 			return nil
 		}
 		switch {
-		case key.Matches(km, a.keys.Yes):
-			im.step = importStoring
-			return storeCmd(a.ctx, a.study.Store, im.ds, true)
-		case key.Matches(km, a.keys.No):
-			im.step = importName // edit the name instead
+		case key.Matches(km, im.keys.Yes):
+			im.step = ImportStoring
+			return storeCmd(im.svc.Context(), im.svc.Store(), im.ds, true)
+		case key.Matches(km, im.keys.No):
+			im.step = ImportName // edit the name instead
 			return im.name.Focus()
 		}
 	}
 	return nil
 }
 
-// onStored follows a store: the study opens the dataset; a name that
+// onStored follows a store: the study opens the dataset (the App adds it
+// to the workspace's list); a name that
 // exists asks to replace; any other refusal (a run acquiring the dataset
 // names itself) stays on the name.
-func (im *importer) onStored(a *App, m importedMsg) tea.Cmd {
+func (im *Importer) onStored(m importedMsg) tea.Cmd {
 	switch {
 	case m.err == nil:
-		a.modal = nil
-		if !contains(a.study.Datasets, m.ds.Name) {
-			a.study.Datasets = append(a.study.Datasets, m.ds.Name)
-		}
-		return a.onDataset(datasetMsg{ds: m.ds})
+		im.done = true
+		return tab.Send(tab.DatasetMsg{Dataset: m.ds, Imported: true})
 	case errors.Is(m.err, store.ErrExists):
-		im.step = importReplace
+		im.step = ImportReplace
 		im.name.Blur()
 	default:
-		im.step, im.err = importName, m.err.Error()
+		im.step, im.err = ImportName, m.err.Error()
 		return im.name.Focus()
 	}
 	return nil
@@ -266,15 +283,6 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // shortDir names a directory for the dialog, the home directory as ~.
 func shortDir(dir string) string {
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
@@ -285,39 +293,44 @@ func shortDir(dir string) string {
 	return dir
 }
 
-func (im *importer) View(a *App, st *styles.Styles) string {
-	w := min(max(a.width*3/4, 56), a.width-2)
+// View draws the dialog for a body width wide. It sizes copies of the
+// format list and the name input: View changes nothing (the list holds
+// at most 9 formats, all shown, so it never scrolls).
+func (im *Importer) View(width, _ int) string {
+	st := im.svc.Styles()
+	w := min(max(width*3/4, 56), width-2)
 	iw := w - widgets.PaneChromeW
 	var lines []string
 	keys := ""
 	switch im.step {
-	case importFormat:
-		h := min(len(im.formats), 9)
-		im.l.SetSize(iw, h)
+	case ImportFormat:
+		l := im.l
+		l.SetSize(iw, min(len(im.formats), 9))
 		lines = append(lines, "Format of the file:")
-		lines = append(lines, strings.Split(im.l.View(st, true), "\n")...)
+		lines = append(lines, strings.Split(l.View(st, true), "\n")...)
 		keys = "enter choose · esc close"
-	case importPick, importReading:
+	case ImportPick, ImportReading:
 		lines = append(lines, widgets.Wrap(fmt.Sprintf("Format %s · pick a file in %s", im.format(), shortDir(im.fp.CurrentDirectory)), iw)...)
 		for _, ln := range strings.Split(strings.TrimRight(im.fp.View(), "\n"), "\n") {
 			lines = append(lines, widgets.Fit(ln, iw))
 		}
-		if im.step == importReading {
+		if im.step == ImportReading {
 			lines = append(lines, st.Warn.Render("reading…"))
 		}
 		keys = "enter open/read · h up a directory · esc formats"
-	case importName, importStoring:
+	case ImportName, ImportStoring:
 		lines = append(lines, widgets.Wrap(fmt.Sprintf("File %s · format %s · %s · %s", filepath.Base(im.path), im.format(),
 			count(len(im.ds.Contexts), "context"), count(im.ds.NumCandidates(), "candidate")), iw)...)
 		lines = append(lines, "")
 		lines = append(lines, st.Label.Render("Name of the dataset in the workspace:"))
-		im.name.SetWidth(iw - lipgloss.Width(im.name.Prompt) - 1)
-		lines = append(lines, im.name.View())
-		if im.step == importStoring {
+		name := im.name
+		name.SetWidth(iw - lipgloss.Width(name.Prompt) - 1)
+		lines = append(lines, name.View())
+		if im.step == ImportStoring {
 			lines = append(lines, st.Warn.Render("importing…"))
 		}
 		keys = "enter import · esc another file"
-	case importReplace:
+	case ImportReplace:
 		name := im.ds.Name
 		lines = append(lines,
 			fmt.Sprintf("The workspace already holds a dataset named %q.", name), "")
@@ -330,5 +343,5 @@ func (im *importer) View(a *App, st *styles.Styles) string {
 	if keys != "" {
 		lines = append(lines, "", st.Muted.Render(keys))
 	}
-	return dialog(st, w, "Import a dataset", lines)
+	return widgets.Dialog(st, w, "Import a dataset", lines)
 }
