@@ -41,7 +41,7 @@ func wantAgreement(t *testing.T, a *App, metric string, judges ...string) *agree
 	var scores []map[agree.Key]float64
 	var labels []model.Label
 	for _, j := range judges {
-		rows, ls, err := a.study.Store.FitInput(context.Background(), a.study.Dataset.Name, j, a.bank.bank.Hash())
+		rows, ls, err := a.study.Store.FitInput(context.Background(), a.study.Dataset.Name, j, a.bank.Bank().Hash())
 		if err != nil {
 			t.Fatal(err)
 		}

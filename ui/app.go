@@ -17,6 +17,7 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -36,7 +37,7 @@ type App struct {
 	fullHelp bool
 
 	data *datatab.Tab
-	bank bankTab
+	bank *banktab.Tab
 	run  runTab
 	sel  selectTab
 	fit  fitTab
@@ -79,14 +80,14 @@ func New(s Session) *App {
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
-		bank:      newBankTab(s.Bank, s.Dataset.Task),
 		run:       runTab{form: newRunForm(s.Config)},
 		width:     80,
 		height:    24,
 	}
 	a.data = a.newDataTab(s.Dataset)
+	a.bank = a.newBankTab(s.Bank, s.Dataset.Task)
 	if s.BankSource != "" {
-		a.bank.source = s.BankSource
+		a.bank.SetSource(s.BankSource)
 	}
 	if len(s.Datasets) > 1 && !s.PickedDataset {
 		a.openDialog(datatab.NewChooser(services{a}, a.keys.dialog(), s.Datasets, s.Dataset.Name))
@@ -210,7 +211,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // quit quits, after asking when a run or a screen of the bank is going
 // or the bank has unsaved edits.
 func (a *App) quit() tea.Cmd {
-	if a.busy() || a.bank.unsaved() {
+	if a.busy() || a.bank.Unsaved() {
 		a.modal = confirmQuit{}
 		return nil
 	}
@@ -277,7 +278,7 @@ func (a *App) layout() {
 	}
 	if a.tab == tab.Bank {
 		// The Bank tab's preview is wrapped to its width.
-		a.bank.refresh(a)
+		a.bank.Refresh()
 	}
 }
 
@@ -339,7 +340,7 @@ func (a *App) studyLine() string {
 	if name == "" {
 		name = "none"
 	}
-	bank, hash, judge := a.study.Bank.Name, shortHash(a.bank.bank.Hash()), a.judgeLabel()
+	bank, hash, judge := a.study.Bank.Name, shortHash(a.bank.Bank().Hash()), a.judgeLabel()
 	nc, nk := len(ds.Contexts), ds.NumCandidates()
 	for _, s := range []string{
 		fmt.Sprintf("dataset %s · %d contexts · %d candidates · bank %s %s · judge %s", name, nc, nk, bank, hash, judge),
@@ -394,3 +395,6 @@ func (a *App) View() tea.View {
 	v.WindowTitle = "prism"
 	return v
 }
+
+// shortHash names a bank version (widgets.ShortHash).
+func shortHash(h string) string { return widgets.ShortHash(h) }

@@ -241,7 +241,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("bank screen shows no request preview:\n%s", f)
 	}
 	press(a, "down")
-	cond := a.bank.conds[1]
+	cond := a.bank.Conditions()[1]
 	if !strings.Contains(frame(a), cond.Probe) {
 		t.Fatalf("preview title does not name probe %s", cond.Probe)
 	}

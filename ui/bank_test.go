@@ -14,15 +14,15 @@ import (
 func TestBankEditWording(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
-	orig := a.bank.bank.Hash()
+	orig := a.bank.Bank().Hash()
 	press(a, "2", "down", "enter") // accuracy:+ wording 1
-	if !a.bank.editing {
+	if !a.bank.Editing() {
 		t.Fatal("enter did not open the editor")
 	}
 	press(a, "ctrl+u")
 	typeText(a, "Weigh factual accuracy heavily.")
 	press(a, "enter")
-	b := a.bank.bank
+	b := a.bank.Bank()
 	if b.Hash() == orig {
 		t.Fatal("editing a wording kept the hash")
 	}
@@ -49,7 +49,7 @@ func TestBankEditWording(t *testing.T) {
 	press(a, "enter", "ctrl+u")
 	typeText(a, "dropped")
 	press(a, "esc")
-	if a.bank.bank.Hash() != b.Hash() {
+	if a.bank.Bank().Hash() != b.Hash() {
 		t.Error("esc kept the typed wording")
 	}
 }
@@ -72,46 +72,46 @@ func TestBankEditMultiline(t *testing.T) {
 	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
 	typeText(a, "Second line.")
 	press(a, "enter")
-	if got, want := a.bank.selected().Instruction, long+"\nSecond line."; got != want {
-		t.Fatalf("wording %q, want %q (status %q)", got, want, a.bank.status)
+	if got, want := a.bank.Condition().Instruction, long+"\nSecond line."; got != want {
+		t.Fatalf("wording %q, want %q (status %q)", got, want, bankStatus(a))
 	}
 	checkFits(t, a, [2]int{80, 24}, "a two-line wording")
 	press(a, "c", "ctrl+u")
 	a.Update(tea.PasteMsg{Content: "factual\naccuracy"})
 	press(a, "enter")
-	if got := a.bank.bank.Attributes[0].Clause; got != "factual accuracy" {
+	if got := a.bank.Bank().Attributes[0].Clause; got != "factual accuracy" {
 		t.Fatalf("clause %q", got)
 	}
 }
 
 func TestBankEditRejectsInvalid(t *testing.T) {
 	a := demoApp(t, 120, 36)
-	orig := a.bank.bank.Hash()
+	orig := a.bank.Bank().Hash()
 	press(a, "2", "down", "enter", "ctrl+u", "enter") // empty wording
-	if a.bank.bank.Hash() != orig {
+	if a.bank.Bank().Hash() != orig {
 		t.Fatal("an empty wording was accepted")
 	}
-	if !a.bank.statusErr || !strings.Contains(a.bank.status, "attributes[0].plus[0]") {
-		t.Fatalf("status %q does not name the field", a.bank.status)
+	if !bankStatusErr(a) || !strings.Contains(bankStatus(a), "attributes[0].plus[0]") {
+		t.Fatalf("status %q does not name the field", bankStatus(a))
 	}
 	// The baseline has no instruction to edit.
 	press(a, "g", "enter")
-	if a.bank.editing || !strings.Contains(a.bank.status, "baseline") {
-		t.Fatalf("baseline edit: editing %v, status %q", a.bank.editing, a.bank.status)
+	if a.bank.Editing() || !strings.Contains(bankStatus(a), "baseline") {
+		t.Fatalf("baseline edit: editing %v, status %q", a.bank.Editing(), bankStatus(a))
 	}
 }
 
 func TestBankAddRemoveClause(t *testing.T) {
 	a := demoApp(t, 120, 36)
-	n := len(a.bank.bank.Attributes)
+	n := len(a.bank.Bank().Attributes)
 	press(a, "2", "a")
 	typeText(a, "brevity: how short the summary is")
 	press(a, "enter")
-	b := a.bank.bank
+	b := a.bank.Bank()
 	if len(b.Attributes) != n+1 || b.Attributes[n].Name != "brevity" {
 		t.Fatalf("attributes after add: %d, last %+v", len(b.Attributes), b.Attributes[len(b.Attributes)-1])
 	}
-	if got := a.bank.selected().Probe; got != "brevity:+" {
+	if got := a.bank.Condition().Probe; got != "brevity:+" {
 		t.Errorf("selection after add: %s, want brevity:+", got)
 	}
 	if !strings.Contains(frame(a), "how short the summary is") {
@@ -121,21 +121,21 @@ func TestBankAddRemoveClause(t *testing.T) {
 	press(a, "a")
 	typeText(a, "Bad Name: x")
 	press(a, "enter")
-	if len(a.bank.bank.Attributes) != n+1 || !strings.Contains(a.bank.status, "name") {
-		t.Fatalf("bad name: %d attributes, status %q", len(a.bank.bank.Attributes), a.bank.status)
+	if len(a.bank.Bank().Attributes) != n+1 || !strings.Contains(bankStatus(a), "name") {
+		t.Fatalf("bad name: %d attributes, status %q", len(a.bank.Bank().Attributes), bankStatus(a))
 	}
 	// c edits the clause of every wording of the attribute.
 	press(a, "c", "ctrl+u")
 	typeText(a, "brevity")
 	press(a, "enter")
-	if a.bank.bank.Attributes[n].Clause != "brevity" {
-		t.Fatalf("clause: %q", a.bank.bank.Attributes[n].Clause)
+	if a.bank.Bank().Attributes[n].Clause != "brevity" {
+		t.Fatalf("clause: %q", a.bank.Bank().Attributes[n].Clause)
 	}
 	press(a, "x", "y")
-	if len(a.bank.bank.Attributes) != n {
-		t.Fatalf("x did not remove brevity: %d attributes", len(a.bank.bank.Attributes))
+	if len(a.bank.Bank().Attributes) != n {
+		t.Fatalf("x did not remove brevity: %d attributes", len(a.bank.Bank().Attributes))
 	}
-	for _, c := range a.bank.conds {
+	for _, c := range a.bank.Conditions() {
 		if strings.HasPrefix(c.Probe, "brevity") {
 			t.Fatal("brevity conditions remain")
 		}
@@ -146,15 +146,15 @@ func TestBankSwitchAndSave(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	press(a, "2", "b")
 	all := banks.Builtins()
-	if a.bank.bank.Name == "quality" || a.bank.bank.Name != nextAfter(all, "quality") {
-		t.Fatalf("b switched to %s", a.bank.bank.Name)
+	if a.bank.Bank().Name == "quality" || a.bank.Bank().Name != nextAfter(all, "quality") {
+		t.Fatalf("b switched to %s", a.bank.Bank().Name)
 	}
 	path := filepath.Join(t.TempDir(), "mine.toml")
 	press(a, "w", "ctrl+u")
 	typeText(a, path)
 	press(a, "enter")
-	if !strings.Contains(a.bank.status, "saved "+path) {
-		t.Fatalf("status %q", a.bank.status)
+	if !strings.Contains(bankStatus(a), "saved "+path) {
+		t.Fatalf("status %q", bankStatus(a))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -164,15 +164,15 @@ func TestBankSwitchAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Hash() != a.bank.bank.Hash() {
+	if back.Hash() != a.bank.Bank().Hash() {
 		t.Error("the saved bank reads back with another hash")
 	}
 	// A save that fails says why.
 	press(a, "w", "ctrl+u")
 	typeText(a, filepath.Join(t.TempDir(), "no", "such", "dir.toml"))
 	press(a, "enter")
-	if !a.bank.statusErr || !strings.Contains(a.bank.status, "save:") {
-		t.Fatalf("failed save: status %q", a.bank.status)
+	if !bankStatusErr(a) || !strings.Contains(bankStatus(a), "save:") {
+		t.Fatalf("failed save: status %q", bankStatus(a))
 	}
 }
 
@@ -183,4 +183,17 @@ func nextAfter(all []*banks.Bank, name string) string {
 		}
 	}
 	return ""
+}
+
+// bankStatus and bankStatusErr are the Bank tab's status line and whether
+// it is an error; bankPreview and bankPreviewErr, its preview.
+func bankStatus(a *App) string  { s, _ := a.bank.Status(); return s }
+func bankStatusErr(a *App) bool { _, e := a.bank.Status(); return e }
+func bankPreview(a *App) []string {
+	p, _ := a.bank.Preview()
+	return p
+}
+func bankPreviewErr(a *App) error {
+	_, err := a.bank.Preview()
+	return err
 }

@@ -361,7 +361,7 @@ func (a *App) calKey(cal *calib.Calibrator) (studyKey, error) {
 	if a.study.Dataset == nil || a.study.Dataset.Name == "" {
 		return studyKey{}, errors.New("no dataset yet: i on the Data tab imports one")
 	}
-	k := studyKey{Dataset: a.study.Dataset.Name, BankHash: a.bank.bank.Hash()}
+	k := studyKey{Dataset: a.study.Dataset.Name, BankHash: a.bank.Bank().Hash()}
 	if cal.Bank != nil {
 		k.BankHash = cal.Bank.Hash
 	}

@@ -103,13 +103,13 @@ func TestImportAndChoose(t *testing.T) {
 	// The generic task needs a bank with its prompt: the study switched
 	// to the generic built-in, and the estimate follows the dataset (3
 	// candidates × its conditions).
-	if a.bank.bank.Name != "generic" {
-		t.Errorf("bank after importing a generic dataset: %s", a.bank.bank.Name)
+	if a.bank.Bank().Name != "generic" {
+		t.Errorf("bank after importing a generic dataset: %s", a.bank.Bank().Name)
 	}
 	if a.run.plan == nil {
 		t.Fatalf("no plan after import: %v", a.run.planErr)
 	}
-	if got, want := a.run.plan.Estimate.Requests, 3*len(a.bank.bank.Conditions()); got != want {
+	if got, want := a.run.plan.Estimate.Requests, 3*len(a.bank.Bank().Conditions()); got != want {
 		t.Fatalf("plan after import: %d requests, want %d", got, want)
 	}
 	// d opens the chooser; picking demo switches back.

@@ -51,7 +51,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 		a.data.SetStatus(msg.err.Error(), true)
 		return nil
 	}
-	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok && a.bank.unsaved() && !msg.dropEdits {
+	if _, ok := a.bank.Bank().Tasks[msg.ds.Task]; !ok && a.bank.Unsaved() && !msg.dropEdits {
 		// Opening it replaces the bank: unsaved edits would go with it.
 		next := msg
 		next.dropEdits = true
@@ -59,7 +59,7 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 			title: "Switch dataset?",
 			lines: []string{
 				fmt.Sprintf("The bank %s (%.7s) has unsaved edits and no %s prompt, so opening %s replaces it. Drop the edits?",
-					a.bank.bank.Name, a.bank.bank.Hash(), msg.ds.Task, msg.ds.Name),
+					a.bank.Bank().Name, a.bank.Bank().Hash(), msg.ds.Task, msg.ds.Name),
 				"n keeps the dataset and the bank as they are; w on the Bank tab saves the bank.",
 			},
 			yes: "open it and drop the edits", no: "keep both",
@@ -69,19 +69,19 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	}
 	a.study.Dataset = msg.ds
 	a.data = a.newDataTab(msg.ds)
-	a.bank.task = msg.ds.Task
+	a.bank.SetTask(msg.ds.Task)
 	status := fmt.Sprintf("dataset %s · %d candidates", msg.ds.Name, msg.ds.NumCandidates())
-	if _, ok := a.bank.bank.Tasks[msg.ds.Task]; !ok {
+	if _, ok := a.bank.Bank().Tasks[msg.ds.Task]; !ok {
 		// The bank cannot render this kind of data: take a built-in that can.
 		if b, src, err := DefaultBank(msg.ds.Task); err == nil {
-			a.bank.open(b, src)
+			a.bank.Open(b, src)
 			a.study.Bank = b
 			status += fmt.Sprintf(" · bank %s (has the %s prompt)", b.Name, msg.ds.Task)
 		}
 	}
 	a.data.SetStatus(status, false)
 	a.layout()
-	a.bank.Refresh(a.data.Context(), a.data.Candidate())
+	a.bank.Refresh()
 	// A loaded calibrator follows the study to the dataset.
 	return tab.Batch(a.replan(), a.applyCalibrator())
 }

@@ -16,8 +16,8 @@
 //
 //	Data      ui/tabs/data (the import dialog and the dataset chooser too;
 //	          the App switches datasets: dataset.go)
-//	Bank      bank.go · bankctl.go, bankedit.go, screening.go · bank.go, banksignal.go,
-//	          signal.go, wordingpanel.go, orderpanel.go
+//	Bank      ui/tabs/bank (its edits, saves, screen, signal panel, order
+//	          section and probe diagnostics; the App runs its screen: bankrun.go)
 //	Run       run.go, runstate.go, runform.go · runctl.go, runcmd.go · run.go
 //	Select    selectview.go · selectctl.go, selectcmd.go, budgetcmd.go · selectview.go, budgetview.go
 //	Fit       fitview.go · fitctl.go, storedfit.go · fitview.go, table2.go
@@ -26,7 +26,8 @@
 //	Compare   compare.go, agreement.go
 //
 // The calibrator the Fit tab saves (S), the Data tab loads (L) and
-// Inspect shows is in calibrator.go (state in App.cal). Staleness: a
+// Inspect shows is in calibrator.go (state in App.cal). The ratio panel's
+// rows, which the Run and Bank tabs draw, are in ui/ratio. Staleness: a
 // result keeps the study.Versions version of the answers it read
 // (App.versions, bumped when a run or a screen of the bank stores
 // answers) and is stale when the version moved on.

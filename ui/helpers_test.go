@@ -95,7 +95,7 @@ func buildFixture(name, dir string) (string, error) {
 		return buildOn(dir, fixtureDemo, func(a *App) error {
 			drive(a, a.Init())
 			press(a, "2", "s")
-			if a.bank.screening != nil {
+			if a.bank.Screening() {
 				return errors.New("the screen did not finish")
 			}
 			return nil

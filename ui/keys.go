@@ -6,7 +6,9 @@ import (
 	"github.com/prism-eval/prism/ui/tab"
 )
 
-// KeyMap is every binding of the app; the help bar renders it.
+// KeyMap is the App-wide bindings (navigation, tabs, help, quit, the
+// dialogs' answers) and those of the tabs still in package ui; a tab in
+// its package has its own KeyMap there (ui/tabs/<name>/keys.go).
 type KeyMap struct {
 	Up, Down, Left, Right key.Binding
 	PageUp, PageDown      key.Binding
@@ -20,8 +22,6 @@ type KeyMap struct {
 
 	// Fit tab: save the calibrator of the fit.
 	SaveCalibrator key.Binding
-	// Bank tab.
-	Clause, AddAttr, DelAttr, NextBank, SaveBank, ScreenBank key.Binding
 	// Selection tab.
 	RunSelect key.Binding
 	Budget    key.Binding // show the budget curve
@@ -65,12 +65,6 @@ func DefaultKeyMap() KeyMap {
 		Enter:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
 		Back:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		SaveCalibrator: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "calibrator")),
-		Clause:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "edit clause")),
-		AddAttr:        key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add attr")),
-		DelAttr:        key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "remove")),
-		NextBank:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next bank")),
-		SaveBank:       key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
-		ScreenBank:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
 		RunSelect:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
 		Budget:         key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "budget curve")),
 		Inspect:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
@@ -129,7 +123,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
 		{k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect, k.Budget},
+		{k.RunSelect, k.Budget},
 		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
 }

@@ -58,7 +58,7 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(km, a.keys.Yes):
 		a.modal = nil
-		if a.active == nil && a.bank.screening == nil {
+		if a.active == nil && !a.bank.Screening() {
 			return tea.Quit
 		}
 		// Cancel, then quit once everything finished is stored.
@@ -67,8 +67,8 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 			a.active.Cancel()
 			a.run.live.phase = phaseCanceling
 		}
-		if a.bank.screening != nil && a.bank.screening.run != nil {
-			a.bank.screening.run.Cancel()
+		if a.bank.Screening() {
+			a.bank.CancelScreen()
 		}
 	case key.Matches(km, a.keys.No), km.String() == "q":
 		a.modal = nil
@@ -77,13 +77,13 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 }
 
 // busy is whether a run or a screen of the bank is in flight.
-func (a *App) busy() bool { return a.run.active() || a.bank.screening != nil }
+func (a *App) busy() bool { return a.run.active() || a.bank.Screening() }
 
 // quitText is what the quit dialog says: the question, what happens to
 // the answers (stored in a kept workspace; deleted with the demo's
 // temporary one) and to unsaved bank edits, and what y and n do.
 func (a *App) quitText() (lines []string, yes, no string) {
-	bank := fmt.Sprintf("%s (%.7s)", a.bank.bank.Name, a.bank.bank.Hash())
+	bank := fmt.Sprintf("%s (%.7s)", a.bank.Bank().Name, a.bank.Bank().Hash())
 	if !a.busy() {
 		return []string{
 			"The bank " + bank + " has unsaved edits. Quit without saving them?",
@@ -96,7 +96,7 @@ func (a *App) quitText() (lines []string, yes, no string) {
 	} else {
 		lines = append(lines, "Finished answers are stored; rerun to resume.")
 	}
-	if a.bank.unsaved() {
+	if a.bank.Unsaved() {
 		lines = append(lines, "The bank "+bank+" has unsaved edits; they are lost too (w on the Bank tab saves them).")
 	}
 	return lines, "cancel and quit", "keep running"

@@ -62,7 +62,7 @@ func TestRunOpenAIFromForm(t *testing.T) {
 	if f := frame(a); !strings.Contains(f, `no price for "test-model"`) {
 		t.Errorf("the estimate does not say the model is unpriced:\n%s", f)
 	}
-	want := 10 * len(a.bank.conds)
+	want := 10 * len(a.bank.Conditions())
 	press(a, "s")
 	lr := a.run.live
 	if lr.phase != phaseDone || lr.err != nil || lr.prog.Answered != want {

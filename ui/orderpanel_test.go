@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
@@ -58,11 +60,12 @@ func TestGoldenOrderPanel(t *testing.T) {
 	st := a.study.Store
 	acquireOrders(t, st, "offline", 0)
 	acquireOrders(t, st, "offline-batched", 8)
-	a.versions.Bump(studyKey{Dataset: "x"}) // answers were added behind the App's back
-	clear(a.bank.sig)
+	k, _ := a.currentKey()
+	a.versions.Bump(k) // answers were added behind the App's back
+	a.bank.DropSignal(k)
 	press(a, "1", "2")
-	if a.bank.order.sec == nil || a.bank.order.sec.rep == nil {
-		t.Fatalf("section not computed: %+v", a.bank.order)
+	if a.bank.OrderReport() == nil {
+		t.Fatal("section not computed")
 	}
 	ctx := context.Background()
 	s, err := study.FindOrderStudy(ctx, st, study.OrderStudy{Dataset: "demo", Batched: "offline-batched"})
@@ -74,7 +77,7 @@ func TestGoldenOrderPanel(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := calib.DefaultOrderOptions()
-	opts.Bootstrap = orderResamples
+	opts.Bootstrap = banktab.OrderResamples
 	rep, err := calib.OrderDiagnostics(data, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -93,23 +96,4 @@ func TestGoldenOrderPanel(t *testing.T) {
 	g := goldenFrames{}
 	g.capture(a, "bank-order")
 	g.check(t)
-}
-
-// Too few contexts: the section says so instead of numbers.
-func TestOrderLinesTooFew(t *testing.T) {
-	st := demoApp(t, 160, 48).styles
-	tf := calib.OrderValue{TooFew: "too few: 2 usable contexts, needs 5", Contexts: 2}
-	o := orderState{sec: &orderSection{study: study.OrderStudy{Batched: "b"}, rep: &calib.OrderReport{
-		Orders: 2, Repeats: 1, Curve: []calib.OrderCurvePoint{{Orders: 1, OrderValue: tf}},
-		RepeatRef: tf, PointRef: tf, KendallRev: tf, KendallRep: tf, KendallGap: tf,
-		Spearman: []calib.OrderSpearman{{Format: "pointwise", TooFew: "x"}, {Format: "batched", Orders: 1, TooFew: "x"}},
-	}}}
-	lines := o.orderLines(st, 150)
-	f := strings.Join(lines, "\n")
-	if strings.Count(f, "too few") != 7 || strings.ContainsAny(f, "0123456789.") && strings.Contains(f, "0.") {
-		t.Errorf("section:\n%s", f)
-	}
-	if (orderState{}).orderLines(st, 100) != nil || (orderState{sec: &orderSection{}}).orderLines(st, 100) != nil {
-		t.Error("a section without a batched study is drawn")
-	}
 }

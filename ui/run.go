@@ -487,7 +487,7 @@ func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 		bar, val, ci := strings.Repeat(" ", barW), "     —", ""
 		switch {
 		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
-			bar = fmt.Sprintf("%-*s", barW, r.tooFewText(barW))
+			bar = fmt.Sprintf("%-*s", barW, r.TooFewText(barW))
 			val = fmt.Sprintf("%6.2f", r.Ratio)
 		case r.HasSignal:
 			bar = widgets.RatioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
@@ -527,7 +527,7 @@ func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 	case v.signal != nil:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("neutral RMS %s over %d displacements · %d scores · Δ axis ±%g",
 			widgets.Num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)),
-			st.Muted.Render(widgets.Fit(v.signal.signalNote(), w)))
+			st.Muted.Render(widgets.Fit(v.signal.Note(), w)))
 	default:
 		lines = append(lines, st.Muted.Render("ratios appear once baselines and neutrals are scored"))
 	}

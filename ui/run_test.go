@@ -202,11 +202,11 @@ func TestSignalThrottle(t *testing.T) {
 func TestCtrlCQuitsFromInput(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	press(a, "2", "down", "enter")
-	if press(a, "q") || !a.bank.editing {
+	if press(a, "q") || !a.bank.Editing() {
 		t.Fatal("q in the wording editor quit or closed it")
 	}
 	_, cmd := a.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
-	if cmd == nil || !isQuit(cmd) {
+	if !drive(a, cmd) { // the tab asks the App to quit (tab.QuitMsg)
 		t.Fatal("ctrl+c in the editor did not quit")
 	}
 }

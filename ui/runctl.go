@@ -28,7 +28,7 @@ func (a *App) spec() (engine.Spec, error) {
 		return engine.Spec{}, errors.New("the dataset is empty: import one on the Data tab (i)")
 	}
 	return engine.Spec{
-		Dataset: a.study.Dataset, Bank: a.bank.bank.Clone(), BankSource: a.bank.source,
+		Dataset: a.study.Dataset, Bank: a.bank.Bank().Clone(), BankSource: a.bank.Source(),
 		JudgeName: a.run.form.JudgeName(cfg), Config: cfg, Repeats: repeats, Limits: lim,
 	}, nil
 }
@@ -138,7 +138,7 @@ func (a *App) start() tea.Cmd {
 	switch {
 	case a.run.active():
 		return nil
-	case a.bank.screening != nil:
+	case a.bank.Screening():
 		a.run.planErr = errScreening
 		return nil
 	case a.run.planning:
@@ -205,10 +205,15 @@ func (v *runTab) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	v.signalFinal = true
 	if p := a.runPlan; p != nil {
 		k := studyKey{Dataset: p.Spec.Dataset.Name, Judge: p.Spec.JudgeName, BankHash: p.BankHash}
-		a.bank.dropSignal(a, k, msg.summary.Progress)
-		if pr := msg.summary.Progress; p.IsRubric() && pr.Done > pr.Failed {
-			// The judge's fits score these ratings as their baselines.
-			a.versions.Bump(k.Rubric())
+		// The Bank tab's report of k is stale; so are fits of k when the
+		// run stored answers.
+		a.bank.DropSignal(k)
+		if pr := msg.summary.Progress; pr.Done > pr.Failed {
+			a.versions.Bump(k)
+			if p.IsRubric() {
+				// The judge's fits score these ratings as their baselines.
+				a.versions.Bump(k.Rubric())
+			}
 		}
 	}
 	if a.quitAfterRun {

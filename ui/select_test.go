@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
@@ -65,7 +67,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	press(a, "4")
 	g.capture(a, "select-empty")
 	press(a, "2", "s")
-	if a.bank.screening != nil {
+	if a.bank.Screening() {
 		t.Fatal("the screen did not finish")
 	}
 	g.capture(a, "bank-screened")
@@ -83,8 +85,8 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	}
 	// The demo has 12 contexts, fewer than the sample: all are screened,
 	// 2 runs of every condition of 60 candidates.
-	nConds := len(a.bank.bank.Conditions())
-	if want := 60 * nConds * screenRuns; len(rows) != want {
+	nConds := len(a.bank.Bank().Conditions())
+	if want := 60 * nConds * banktab.ScreenRuns; len(rows) != want {
 		t.Fatalf("%d answers stored, want %d", len(rows), want)
 	}
 	rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
@@ -192,11 +194,11 @@ func TestProgramScreenSelect(t *testing.T) {
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
-	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.bank.Attributes) {
+	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.Bank().Attributes) {
 		t.Fatalf("selection report %+v", final.sel.rep)
 	}
-	if s, ok := final.bank.current(final); !ok || s.view == nil || !strings.HasPrefix(s.source, "screen:") {
-		t.Fatalf("bank signal %+v, %v", s, ok)
+	if view, source, ok := final.bank.Signal(); !ok || view == nil || !strings.HasPrefix(source, "screen:") {
+		t.Fatalf("bank signal %+v from %q, %v", view, source, ok)
 	}
 }
 
@@ -210,8 +212,8 @@ func TestQuitWhileScreening(t *testing.T) {
 	press(a, "2")
 	_, cmd := a.Update(keyMsg("s"))
 	_, next := a.Update(cmd()) // screenStartedMsg
-	if a.bank.screening == nil || a.bank.screening.run == nil {
-		t.Fatalf("screen did not start: %q", a.bank.status)
+	if !a.bank.ScreenStarted() {
+		t.Fatalf("screen did not start: %q", bankStatus(a))
 	}
 	if a.start(); a.run.planErr != errScreening {
 		t.Fatalf("a run started during a screen: %v", a.run.planErr)

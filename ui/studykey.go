@@ -20,7 +20,7 @@ func (a *App) currentKey() (studyKey, bool) {
 	if err != nil {
 		return studyKey{}, false
 	}
-	return studyKey{Dataset: a.study.Dataset.Name, Judge: a.run.form.JudgeName(cfg), BankHash: a.bank.bank.Hash()}, true
+	return studyKey{Dataset: a.study.Dataset.Name, Judge: a.run.form.JudgeName(cfg), BankHash: a.bank.Bank().Hash()}, true
 }
 
 // requireKey is currentKey, or why there is none: no workspace or dataset,

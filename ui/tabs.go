@@ -47,7 +47,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{packaged{a.data}, &a.bank, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
 }
 
 // cur is the current tab.
@@ -61,7 +61,7 @@ var _ tab.Services = services{}
 
 func (s services) Store() *store.Store     { return s.a.study.Store }
 func (s services) Dataset() *model.Dataset { return s.a.study.Dataset }
-func (s services) Bank() *banks.Bank       { return s.a.bank.bank }
+func (s services) Bank() *banks.Bank       { return s.a.bank.Bank() }
 func (s services) Key() (study.Key, bool)  { return s.a.currentKey() }
 func (s services) RequireKey() (study.Key, error) {
 	return s.a.requireKey()
@@ -83,7 +83,7 @@ func (s services) Busy() string {
 	switch {
 	case s.a.run.active():
 		return "a run"
-	case s.a.bank.screening != nil:
+	case s.a.bank.Screening():
 		return "a screen of the bank"
 	}
 	return ""
@@ -105,6 +105,11 @@ func (a *App) onTabMsg(msg tea.Msg) tea.Cmd {
 		return a.onCalLoaded(msg)
 	case calAppliedMsg:
 		a.onCalApplied(msg)
+	case tab.BankChangedMsg:
+		a.study.Bank = msg.Bank
+		return a.replan()
+	case tab.ReplanMsg:
+		return a.replan()
 	case tab.AnswersStoredMsg:
 		a.versions.Bump(msg.Key)
 		if msg.Rubric {

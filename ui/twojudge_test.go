@@ -198,7 +198,7 @@ func TestProgramAnalysis(t *testing.T) {
 	// screens in a program); the second judge is imported below.
 	a := New(studyOn(t, copyFixture(t, fixtureScreened)))
 	// Read before the program owns the App.
-	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.bank.Hash()
+	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.Bank().Hash()
 	tm, waitFor := runProgram(t, a, programDeadline)
 	send := func(keys ...string) {
 		for _, k := range keys {

@@ -59,11 +59,11 @@ func TestDiagPanel(t *testing.T) {
 		t.Errorf("quality bank: want the resolution line only:\n%s", f)
 	}
 	g.capture(a, "quality")
-	for i := 0; i < 10 && a.bank.bank.Name != "ladder"; i++ {
+	for i := 0; i < 10 && a.bank.Bank().Name != "ladder"; i++ {
 		press(a, "b")
 	}
-	if a.bank.bank.Name != "ladder" {
-		t.Fatalf("bank %s, want ladder", a.bank.bank.Name)
+	if a.bank.Bank().Name != "ladder" {
+		t.Fatalf("bank %s, want ladder", a.bank.Bank().Name)
 	}
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48}) // capture left it at the first golden size
 	f = frame(a)
@@ -79,11 +79,11 @@ func TestDiagPanel(t *testing.T) {
 	for i := 0; i < 18; i++ {
 		press(a, "down")
 	}
-	if c := a.bank.selected(); c.Probe != "length:control" {
+	if c := a.bank.Condition(); c.Probe != "length:control" {
 		t.Fatalf("cursor on %s, want length:control", c.Probe)
 	}
 	press(a, "enter")
-	if a.bank.editing || !strings.Contains(a.bank.status, "bank-wide templates") {
-		t.Errorf("enter on a level condition: editing %v, status %q", a.bank.editing, a.bank.status)
+	if a.bank.Editing() || !strings.Contains(bankStatus(a), "bank-wide templates") {
+		t.Errorf("enter on a level condition: editing %v, status %q", a.bank.Editing(), bankStatus(a))
 	}
 }

@@ -3,6 +3,8 @@ package tab
 import (
 	"errors"
 
+	"github.com/prism-eval/prism/banks"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
@@ -71,6 +73,14 @@ type (
 		Imported bool
 		Err      error
 	}
+
+	// BankChangedMsg says the Bank tab has a new bank version (an edit,
+	// another built-in): the study uses it and the Run tab replans.
+	BankChangedMsg struct{ Bank *banks.Bank }
+
+	// ReplanMsg says the Run tab's estimate is stale (answers were
+	// stored): the App plans the next run again.
+	ReplanMsg struct{}
 
 	// StatusMsg is a line for a tab's status (Err: shown as an error),
 	// from work another part of the App did for it (a dialog's import).

@@ -136,3 +136,12 @@ func Fixed4(f float64) string {
 func FoldRange(mean, lo, hi float64) string {
 	return Fixed4(mean) + " [" + Fixed4(lo) + ", " + Fixed4(hi) + "]"
 }
+
+// ShortHash is a content hash's first 10 digits, as headers and titles
+// name a bank version.
+func ShortHash(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
+}

@@ -1,4 +1,4 @@
-package ui
+package bank
 
 import (
 	"fmt"
@@ -16,64 +16,73 @@ import (
 // of its saves, signal reports and screens (screening.go).
 
 // Keys are the Bank tab's own bindings.
-func (v *bankTab) Keys(a *App) []key.Binding {
-	k := a.keys
-	return []key.Binding{k.ScreenBank, k.Enter, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
+func (v *Tab) Keys() []key.Binding {
+	k := v.keys
+	return []key.Binding{k.ScreenBank, k.Edit, k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank}
 }
 
 // Badge is a screen's progress (of the bank).
-func (v *bankTab) Badge(*App) string {
+func (v *Tab) Badge() string {
 	if sc := v.screening; sc != nil && sc.prog.Total > 0 {
 		return widgets.Percent(sc.prog.Done, sc.prog.Total)
 	}
 	return ""
 }
 
-func (v *bankTab) Editing() bool { return v.editing }
+func (v *Tab) Editing() bool { return v.editing }
 
 // Shown catches up with the Data tab's candidate and the study's key.
-func (v *bankTab) Shown(a *App) tea.Cmd {
-	v.refresh(a)
-	return tea.Batch(v.refreshSignal(a), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
+func (v *Tab) Shown() tea.Cmd {
+	v.refresh()
+	defer v.clampScroll()
+	return tea.Batch(v.refreshSignal(), v.refreshOrder(), v.diag.refresh(v.svc, v.bank, v.task))
 }
 
-// refresh renders the preview for the Data tab's candidate.
-func (v *bankTab) refresh(a *App) { v.Refresh(a.data.Context(), a.data.Candidate()) }
+// refresh renders the preview for the Data tab's candidate (the caller
+// clamps the scroll).
+func (v *Tab) refresh() { v.render(v.svc.Selected()) }
 
 // Update handles the Bank tab's keys, navigation and text input, and
-// the messages of its saves, signal reports and screens.
-func (v *bankTab) Update(a *App, msg tea.Msg) tea.Cmd {
+// the messages of its saves, signal reports and screens; then it fits
+// the preview's scroll to what changed.
+func (v *Tab) Update(msg tea.Msg) tea.Cmd {
+	cmd := v.update(msg)
+	v.clampScroll()
+	return cmd
+}
+
+func (v *Tab) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tab.MoveMsg:
 		v.Move(msg.Delta)
-		v.refresh(a)
+		v.refresh()
 	case tab.FocusMsg:
 		v.Focus(msg.Right)
 	case tab.ClickMsg:
 		v.Click(msg.X, msg.Y)
-		v.refresh(a)
+		v.refresh()
 	case tea.KeyPressMsg:
 		if v.editing {
-			return v.editKey(a, msg)
+			return v.editKey(msg)
 		}
-		return v.key(a, msg)
+		return v.key(msg)
 	case bankSavedMsg:
-		return v.onSaved(a, msg)
+		return v.onSaved(msg)
 	case bankSignalMsg:
-		return tea.Batch(v.onSignal(a, msg), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
+		return tea.Batch(v.onSignal(msg), v.refreshOrder(), v.diag.refresh(v.svc, v.bank, v.task))
 	case orderMsg:
-		return v.onOrder(a, msg)
+		return v.onOrder(msg)
 	case diagMsg:
-		return v.diag.onMsg(a, v.bank, v.task, msg)
-	case screenStartedMsg:
-		return v.onScreenStarted(a, msg)
-	case runEventsMsg:
-		if v.screening != nil && msg.run == v.screening.run {
+		return v.diag.onMsg(v.svc, v.bank, v.task, msg)
+	case StartedMsg:
+		return v.onScreenStarted(msg)
+	case EventsMsg:
+		if v.screening != nil && msg.Run == v.screening.run {
 			return v.onScreenEvents(msg)
 		}
-	case runDoneMsg:
-		if v.screening != nil && msg.run == v.screening.run {
-			return v.onScreenDone(a, msg)
+	case DoneMsg:
+		if v.screening != nil && msg.Run == v.screening.run {
+			return v.onScreenDone(msg)
 		}
 	default:
 		// A paste, or the clipboard text the text area's ctrl+v read.
@@ -87,11 +96,11 @@ func (v *bankTab) Update(a *App, msg tea.Msg) tea.Cmd {
 }
 
 // key handles the Bank tab's own keys.
-func (v *bankTab) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	k := a.keys
+func (v *Tab) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.keys
 	c := v.selected()
 	switch {
-	case key.Matches(msg, k.Enter):
+	case key.Matches(msg, k.Edit):
 		if c.Probe == banks.ProbeBaseline || len(v.conds) == 0 {
 			v.status, v.statusErr = "the baseline adds no instruction; pick a probe", true
 			return nil
@@ -111,43 +120,38 @@ func (v *bankTab) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.AddAttr):
 		return v.startEdit(editNewAttr, "")
 	case key.Matches(msg, k.DelAttr):
-		return v.askRemove(a)
+		return v.askRemove()
 	case key.Matches(msg, k.NextBank):
 		next := v.nextBuiltin()
 		if next == nil {
 			return nil
 		}
-		if !v.unsaved() {
+		if !v.Unsaved() {
 			v.switchTo(next)
-			return v.changed(a)
+			return v.changed()
 		}
-		a.modal = &confirm{
-			title: "Next bank?",
-			lines: []string{
-				fmt.Sprintf("The bank %s (%.7s) has unsaved edits. Switch to %s and drop them?", v.bank.Name, v.bank.Hash(), next.Name),
-				"n, then w, saves them as a TOML file first.",
-			},
-			yes: "switch and drop the edits", no: "keep editing",
-			onYes: func(a *App) tea.Cmd {
-				a.bank.switchTo(next)
-				return a.bank.changed(a)
-			},
-		}
+		return v.confirm("Next bank?", []string{
+			fmt.Sprintf("The bank %s (%.7s) has unsaved edits. Switch to %s and drop them?", v.bank.Name, v.bank.Hash(), next.Name),
+			"n, then w, saves them as a TOML file first.",
+		}, "switch and drop the edits", "keep editing", func() tea.Cmd {
+			v.switchTo(next)
+			return v.changed()
+		})
 	case key.Matches(msg, k.SaveBank):
 		return v.startEdit(editSave, v.bank.Name+".toml")
 	case key.Matches(msg, k.ScreenBank):
-		return v.startScreen(a)
+		return v.startScreen()
 	}
 	return nil
 }
 
 // editKey routes keys to the text input; ctrl+c quits from it too (q
 // there is a letter).
-func (v *bankTab) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+func (v *Tab) editKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "ctrl+c":
 		v.endEdit()
-		return a.quit()
+		return tab.Send(tab.QuitMsg{})
 	case "enter":
 		path, changed := v.commitEdit()
 		if path != "" {
@@ -157,23 +161,23 @@ func (v *bankTab) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			if !strings.HasSuffix(v.source, " (edited)") {
 				v.source += " (edited)"
 			}
-			return v.changed(a)
+			return v.changed()
 		}
 		return nil
 	case "esc":
 		v.endEdit()
-		v.refresh(a) // the preview drops the typed text
+		v.refresh() // the preview drops the typed text
 		return nil
 	}
 	var cmd tea.Cmd
 	v.input, cmd = v.input.Update(msg)
-	v.refresh(a) // the preview follows the typed text
+	v.refresh() // the preview follows the typed text
 	return cmd
 }
 
 // askRemove asks before x removes the selected condition's attribute
 // (or neutral clause, or context probe) with all its conditions.
-func (v *bankTab) askRemove(a *App) tea.Cmd {
+func (v *Tab) askRemove() tea.Cmd {
 	c := v.selected()
 	what, n := v.removeWhat(c)
 	if what == "" {
@@ -184,42 +188,31 @@ func (v *bankTab) askRemove(a *App) tea.Cmd {
 	if n != 1 {
 		conds = fmt.Sprintf("its %d conditions", n)
 	}
-	a.modal = &confirm{
-		title: "Remove?",
-		lines: []string{
-			fmt.Sprintf("Remove %s and %s from the bank?", what, conds),
-			"The bank gets a new version; a adds an attribute back.",
-		},
-		yes: "remove", no: "keep",
-		onYes: func(a *App) tea.Cmd {
-			if a.bank.removeProbe(c) {
-				return a.bank.changed(a)
-			}
-			return nil
-		},
-	}
-	return nil
+	return v.confirm("Remove?", []string{
+		fmt.Sprintf("Remove %s and %s from the bank?", what, conds),
+		"The bank gets a new version; a adds an attribute back.",
+	}, "remove", "keep", func() tea.Cmd {
+		if v.removeProbe(c) {
+			return v.changed()
+		}
+		return nil
+	})
 }
 
 // onSaved reports a save; a file that exists is replaced only after
 // asking.
-func (v *bankTab) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
+func (v *Tab) onSaved(msg bankSavedMsg) tea.Cmd {
 	switch {
 	case msg.exists:
 		b := v.bank.Clone()
-		a.modal = &confirm{
-			title: "Replace the file?",
-			lines: []string{
-				msg.path + " exists. Replace it with the bank " + b.Name + "?",
-				"n keeps the file; w again saves under another name.",
-			},
-			yes: "replace", no: "keep the file",
-			onYes: func(*App) tea.Cmd { return saveBankCmd(b, msg.path, true) },
-		}
+		return v.confirm("Replace the file?", []string{
+			msg.path + " exists. Replace it with the bank " + b.Name + "?",
+			"n keeps the file; w again saves under another name.",
+		}, "replace", "keep the file", func() tea.Cmd { return saveBankCmd(b, msg.path, true) })
 	case msg.err != nil:
 		v.status, v.statusErr = "save: "+msg.err.Error(), true
 	default:
-		v.status, v.statusErr = fmt.Sprintf("saved %s (bank %s · %s)", msg.path, msg.name, shortHash(msg.hash)), false
+		v.status, v.statusErr = fmt.Sprintf("saved %s (bank %s · %s)", msg.path, msg.name, widgets.ShortHash(msg.hash)), false
 		v.source = msg.path
 		v.savedHash = msg.hash
 	}
@@ -227,9 +220,14 @@ func (v *bankTab) onSaved(a *App, msg bankSavedMsg) tea.Cmd {
 }
 
 // changed follows a new bank version: the study and the preview use it,
-// and the Run tab re-estimates.
-func (v *bankTab) changed(a *App) tea.Cmd {
-	a.study.Bank = v.bank
-	v.refresh(a)
-	return tea.Batch(a.replan(), v.refreshSignal(a), v.refreshOrder(a), v.diag.refresh(a, v.bank, v.task))
+// and the Run tab re-estimates (the App replans on tab.BankChangedMsg).
+func (v *Tab) changed() tea.Cmd {
+	v.refresh()
+	return tea.Batch(tab.Send(tab.BankChangedMsg{Bank: v.bank}), v.refreshSignal(), v.refreshOrder(), v.diag.refresh(v.svc, v.bank, v.task))
+}
+
+// confirm asks a question before onYes (a widgets.Confirm over the tab).
+func (v *Tab) confirm(title string, lines []string, yes, no string, onYes func() tea.Cmd) tea.Cmd {
+	return tab.Send(tab.OpenDialogMsg{Dialog: &widgets.Confirm{Styles: v.svc.Styles(), Title: title, Lines: lines,
+		YesText: yes, NoText: no, Yes: v.dialogKeys.Yes, No: v.dialogKeys.No, OnYes: onYes}})
 }

@@ -1,9 +1,10 @@
-package ui
+package bank
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/prism-eval/prism/ui/ratio"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -19,9 +20,9 @@ type bankPanel struct {
 }
 
 // panel gathers the panel's state.
-func (v *bankTab) panel(a *App) bankPanel {
-	p := bankPanel{shown: a.study.Store != nil, computing: v.sigBusy, screening: v.screening}
-	if s, ok := v.current(a); ok {
+func (v *Tab) panel() bankPanel {
+	p := bankPanel{shown: v.svc.Store() != nil, computing: v.sigBusy, screening: v.screening}
+	if s, ok := v.current(); ok {
 		p.sig = &s
 	}
 	return p
@@ -40,9 +41,9 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	}
 	lines := []string{st.Title.Render(widgets.Fit(title, w))}
 	if sc := p.screening; sc != nil {
-		msg := fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns)
+		msg := fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), ScreenRuns)
 		if sc.prog.Total > 0 {
-			msg = fmt.Sprintf("screening %d contexts × %d runs: %d/%d", len(sc.contexts), screenRuns, sc.prog.Done, sc.prog.Total)
+			msg = fmt.Sprintf("screening %d contexts × %d runs: %d/%d", len(sc.contexts), ScreenRuns, sc.prog.Done, sc.prog.Total)
 		}
 		lines = append(lines, st.Warn.Render(widgets.Fit(msg, w)))
 	}
@@ -50,7 +51,7 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	case p.sig == nil && p.computing:
 		return append(lines, st.Muted.Render("computing…"))
 	case p.sig == nil:
-		return append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("s screens this bank on %d contexts × %d runs", screenContexts, screenRuns), w)))
+		return append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("s screens this bank on %d contexts × %d runs", ScreenContexts, ScreenRuns), w)))
 	case p.sig.err != nil:
 		return append(lines, widgets.WrapStyled(st.Bad, p.sig.err.Error(), w)...)
 	case p.sig.view == nil:
@@ -69,7 +70,7 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 		vals = append(vals, r.Ratio, r.Hi)
 	}
 	axis := widgets.RatioAxis(vals...)
-	row := func(r ratioRow) string {
+	row := func(r ratio.Row) string {
 		ci, verdict := "", st.Muted.Render("no data")
 		switch {
 		case r.HasSignal && r.TooFew: // no interval, no verdict
@@ -98,5 +99,5 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Muted.Render(widgets.Fit(pad+widgets.RatioTicks(axis, barW), w)),
 			st.Muted.Render(widgets.Fit(pad+"ratio to neutral, │ = 1", w)))
 	}
-	return append(lines, st.Muted.Render(widgets.Fit(v.signalNote(), w)))
+	return append(lines, st.Muted.Render(widgets.Fit(v.Note(), w)))
 }

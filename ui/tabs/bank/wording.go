@@ -1,4 +1,4 @@
-package ui
+package bank
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
@@ -34,7 +35,7 @@ type diagPanel struct {
 
 // diagKey is a study at one generation of the workspace's answers.
 type diagKey struct {
-	key studyKey
+	key study.Key
 	gen int
 }
 
@@ -55,29 +56,29 @@ type diagMsg struct {
 
 // refresh starts the computation for the current study unless it is
 // cached or one is running.
-func (p *diagPanel) refresh(a *App, b *banks.Bank, task string) tea.Cmd {
-	k, ok := a.currentKey()
+func (p *diagPanel) refresh(svc Services, b *banks.Bank, task string) tea.Cmd {
+	k, ok := svc.Key()
 	if !ok || p.busy {
 		return nil
 	}
-	dk := diagKey{k, a.versions.Total(nil)}
+	dk := diagKey{k, svc.Versions().Total(nil)}
 	if _, cached := p.reports[dk]; cached {
 		return nil
 	}
 	p.busy = true
-	return diagCmd(a.ctx, a.study.Store, dk, b.Clone(), task)
+	return diagCmd(svc.Context(), svc.Store(), dk, b.Clone(), task)
 }
 
 // onMsg stores a report and asks for the current study's if the study
 // changed meanwhile.
-func (p *diagPanel) onMsg(a *App, b *banks.Bank, task string, msg diagMsg) tea.Cmd {
+func (p *diagPanel) onMsg(svc Services, b *banks.Bank, task string, msg diagMsg) tea.Cmd {
 	p.busy = false
 	if p.reports == nil {
 		p.reports = map[diagKey]*diagReport{}
 	}
 	p.reports[msg.key] = msg.rep
-	if a.tab == tab.Bank {
-		return p.refresh(a, b, task)
+	if svc.Current() == tab.Bank {
+		return p.refresh(svc, b, task)
 	}
 	return nil
 }
@@ -126,13 +127,13 @@ func diagCmd(ctx context.Context, st *store.Store, k diagKey, b *banks.Bank, tas
 // lines draws the panel in w cells: nothing when there is nothing to
 // show (a bank without levels or pairs, no 0–100 answers), so the Bank
 // tab of an ordinary bank is unchanged.
-func (p *diagPanel) lines(a *App, st *styles.Styles, w int) []string {
-	k, ok := a.currentKey()
+func (p *diagPanel) lines(svc Services, b *banks.Bank, st *styles.Styles, w int) []string {
+	k, ok := svc.Key()
 	if !ok {
 		return nil
 	}
-	r := p.reports[diagKey{k, a.versions.Total(nil)}]
-	hasLevels := a.bank.bank.HasLevels() || len(a.bank.bank.Joint.Pairs) > 0
+	r := p.reports[diagKey{k, svc.Versions().Total(nil)}]
+	hasLevels := b.HasLevels() || len(b.Joint.Pairs) > 0
 	switch {
 	case r == nil && hasLevels:
 		return []string{st.Title.Render(widgets.Fit("Probe diagnostics", w)), st.Muted.Render("computing…")}

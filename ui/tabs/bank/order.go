@@ -1,4 +1,4 @@
-package ui
+package bank
 
 import (
 	"context"
@@ -19,13 +19,13 @@ import (
 // The Bank tab's presentation-order section (docs/tui.md, "Bank";
 // docs/diagnostics.md, "Presentation order"): under the signal panel, the
 // order diagnostics of the bank's batched study on the dataset, as
-// `prism diagnose order` computes them, with orderResamples resamples. It
+// `prism diagnose order` computes them, with OrderResamples resamples. It
 // appears only when the workspace holds a batched study of the bank
 // (prism run --batched).
 
-// orderResamples is the section's bootstrap size (the CLI's default is
+// OrderResamples is the section's bootstrap size (the CLI's default is
 // 1,000; the panel is recomputed whenever answers are added).
-const orderResamples = 200
+const OrderResamples = 200
 
 // orderKey is what a section was computed for: a dataset, a bank version
 // and the answers' generation (App.versions.Total).
@@ -72,7 +72,7 @@ func orderCmd(ctx context.Context, st *store.Store, d *model.Dataset, key orderK
 			return orderMsg{key: key, sec: orderSection{study: s, err: err}}
 		}
 		opts := calib.DefaultOrderOptions()
-		opts.Bootstrap = orderResamples
+		opts.Bootstrap = OrderResamples
 		rep, err := calib.OrderDiagnostics(data, opts)
 		return orderMsg{key: key, sec: orderSection{study: s, rep: rep, err: err}}
 	}
@@ -102,28 +102,28 @@ func batchedJudgeOf(ctx context.Context, st *store.Store, dataset, bankHash stri
 
 // refreshOrder computes the section for the current dataset, bank and
 // answers unless it is computed or being computed.
-func (v *bankTab) refreshOrder(a *App) tea.Cmd {
-	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 || v.order.busy {
+func (v *Tab) refreshOrder() tea.Cmd {
+	if v.svc.Store() == nil || v.svc.Dataset() == nil || v.svc.Dataset().NumCandidates() == 0 || v.order.busy {
 		return nil
 	}
-	k := orderKey{a.study.Dataset.Name, v.bank.Hash(), a.versions.Total(nil)}
+	k := orderKey{v.svc.Dataset().Name, v.bank.Hash(), v.svc.Versions().Total(nil)}
 	if v.order.sec != nil && v.order.key == k {
 		return nil
 	}
 	v.order.key, v.order.sec, v.order.busy = k, nil, true
-	return orderCmd(a.ctx, a.study.Store, a.study.Dataset, k)
+	return orderCmd(v.svc.Context(), v.svc.Store(), v.svc.Dataset(), k)
 }
 
 // onOrder keeps a computed section, and asks again when the key moved on
 // meanwhile.
-func (v *bankTab) onOrder(a *App, msg orderMsg) tea.Cmd {
+func (v *Tab) onOrder(msg orderMsg) tea.Cmd {
 	v.order.busy = false
 	if msg.key != v.order.key {
-		return v.refreshOrder(a)
+		return v.refreshOrder()
 	}
 	sec := msg.sec
 	v.order.sec = &sec
-	return v.refreshOrder(a)
+	return v.refreshOrder()
 }
 
 // orderLines draws the section in w cells; nil when there is nothing to

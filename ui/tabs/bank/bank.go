@@ -1,4 +1,4 @@
-package ui
+package bank
 
 import (
 	"fmt"
@@ -9,15 +9,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// bankTab is the Bank tab: every probe condition of the bank on the
+// Tab is the Bank tab: every probe condition of the bank on the
 // left and, on the right, the exact request the judge receives for the
 // candidate selected on the Data tab. Wordings are edited in place
 // (bankedit.go).
-type bankTab struct {
+type Tab struct {
+	svc        Services
+	keys       KeyMap
+	dialogKeys tab.DialogKeys
 	bank       *banks.Bank
 	source     string // "builtin:NAME", a file, or "… (edited)"
 	origHash   string // the hash the bank was opened with
@@ -26,8 +32,8 @@ type bankTab struct {
 	conds      []banks.Condition
 	list       widgets.List
 	focusRight bool
-	scroll     int
-	preview    []string // wrapped preview lines, rebuilt on selection
+	scroll     widgets.Scroll // the preview's
+	preview    []string       // wrapped preview lines, rebuilt on selection
 	previewErr error
 
 	editing    bool
@@ -39,7 +45,7 @@ type bankTab struct {
 
 	// The signal panel (screening.go): reports by study key, whether one
 	// is being computed, and a screen of the bank in flight.
-	sig       map[studyKey]bankSignal
+	sig       map[study.Key]bankSignal
 	sigBusy   bool
 	screening *screening
 	order     orderState // the presentation-order section (orderpanel.go)
@@ -48,26 +54,40 @@ type bankTab struct {
 	width, height int
 }
 
-func newBankTab(b *banks.Bank, task string) bankTab {
-	v := bankTab{task: task, sig: map[studyKey]bankSignal{}}
-	v.open(b, "builtin:"+b.Name)
+// New is the Bank tab of b (a built-in) for data of task.
+func New(svc Services, keys KeyMap, dialogKeys tab.DialogKeys, b *banks.Bank, task string) *Tab {
+	v := &Tab{svc: svc, keys: keys, dialogKeys: dialogKeys, task: task, sig: map[study.Key]bankSignal{}}
+	v.Open(b, "builtin:"+b.Name)
 	return v
 }
 
-// open shows a bank just read (a built-in or a file): its version is the
+// Open shows a bank just read (a built-in or a file): its version is the
 // one the title's "(edited)" and unsaved edits are measured from.
-func (v *bankTab) open(b *banks.Bank, source string) {
+func (v *Tab) Open(b *banks.Bank, source string) {
 	v.setBank(b, source)
 	v.origHash = b.Hash()
 	v.savedHash = v.origHash
 }
 
-// unsaved is whether the bank differs from the version last opened or
+// Unsaved is whether the bank differs from the version last opened or
 // saved: b, q and a dataset that needs another bank ask before dropping it.
-func (v *bankTab) unsaved() bool { return v.bank.Hash() != v.savedHash }
+func (v *Tab) Unsaved() bool { return v.bank.Hash() != v.savedHash }
+
+// Bank is the bank as last committed (every edit validates first).
+func (v *Tab) Bank() *banks.Bank { return v.bank }
+
+// Source names where the bank came from: "builtin:NAME", a file, or
+// "… (edited)".
+func (v *Tab) Source() string { return v.source }
+
+// SetSource names where the bank came from (the session's bank file).
+func (v *Tab) SetSource(s string) { v.source = s }
+
+// SetTask is the task of the dataset the preview renders.
+func (v *Tab) SetTask(task string) { v.task = task }
 
 // setBank shows b (already validated) and rebuilds the condition list.
-func (v *bankTab) setBank(b *banks.Bank, source string) {
+func (v *Tab) setBank(b *banks.Bank, source string) {
 	v.bank, v.source = b, source
 	v.conds = b.Conditions()
 	rows := make([]string, len(v.conds))
@@ -75,7 +95,7 @@ func (v *bankTab) setBank(b *banks.Bank, source string) {
 		rows[i] = conditionLabel(c)
 	}
 	v.list.SetRows(rows)
-	v.scroll = 0
+	v.scroll.Top()
 }
 
 func conditionLabel(c banks.Condition) string {
@@ -88,15 +108,16 @@ func conditionLabel(c banks.Condition) string {
 	return c.Probe
 }
 
-func (v *bankTab) leftWidth() int { return max(v.width/3, 30) }
+func (v *Tab) leftWidth() int { return max(v.width/3, 30) }
 
-func (v *bankTab) SetSize(w, h int) {
+func (v *Tab) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
+	v.clampScroll()
 }
 
 // layout sizes the list and, while editing, the text area below it.
-func (v *bankTab) layout() {
+func (v *Tab) layout() {
 	iw := v.leftWidth() - widgets.PaneChromeW
 	v.list.SetSize(iw, v.listHeight())
 	if v.editing {
@@ -106,12 +127,12 @@ func (v *bankTab) layout() {
 }
 
 // bodyHeight is the height inside the left pane.
-func (v *bankTab) bodyHeight() int { return v.height - widgets.PaneChromeH - 1 }
+func (v *Tab) bodyHeight() int { return v.height - widgets.PaneChromeH - 1 }
 
 // The list leaves four lines for the rule, the selected wording and the
 // status; while editing, it leaves the text area, its label and a status
 // line.
-func (v *bankTab) listHeight() int {
+func (v *Tab) listHeight() int {
 	if v.editing {
 		return max(v.bodyHeight()-v.editHeight()-2, 1)
 	}
@@ -120,22 +141,22 @@ func (v *bankTab) listHeight() int {
 
 // editHeight is the text area's height: a third of the pane, so a wording
 // shows whole at 80×24 (it wraps to a few lines) and the list stays in view.
-func (v *bankTab) editHeight() int { return min(max(v.bodyHeight()/3, 3), 6) }
+func (v *Tab) editHeight() int { return min(max(v.bodyHeight()/3, 3), 6) }
 
-func (v *bankTab) Focus(right bool) { v.focusRight = right }
+func (v *Tab) Focus(right bool) { v.focusRight = right }
 
 // Move moves the condition cursor, or scrolls the preview when it has focus.
-func (v *bankTab) Move(delta int) {
+func (v *Tab) Move(delta int) {
 	if v.focusRight {
-		v.scroll = max(v.scroll+delta, 0)
+		v.scroll.Move(delta)
 		return
 	}
 	v.list.Move(delta)
-	v.scroll = 0
+	v.scroll.Top()
 }
 
 // Click selects the condition under a click at (x, y), relative to the view.
-func (v *bankTab) Click(x, y int) {
+func (v *Tab) Click(x, y int) {
 	if x >= v.leftWidth() {
 		v.focusRight = true
 		return
@@ -143,13 +164,20 @@ func (v *bankTab) Click(x, y int) {
 	v.focusRight = false
 	if i := v.list.RowAt(y - 2); i >= 0 {
 		v.list.Select(i)
-		v.scroll = 0
+		v.scroll.Top()
 	}
 }
 
-// Refresh re-renders the preview for a context and candidate. Rendering is
+// Refresh re-renders the preview for the Data tab's candidate (after the
+// dataset or the window changed).
+func (v *Tab) Refresh() {
+	v.refresh()
+	v.clampScroll()
+}
+
+// render re-renders the preview for a context and candidate. Rendering is
 // pure computation on in-memory text, so it is fine inside Update.
-func (v *bankTab) Refresh(c *model.Context, cand *model.Candidate) {
+func (v *Tab) render(c *model.Context, cand *model.Candidate) {
 	v.preview, v.previewErr = nil, nil
 	if c == nil || cand == nil || len(v.conds) == 0 {
 		return
@@ -187,7 +215,7 @@ func (v *bankTab) Refresh(c *model.Context, cand *model.Candidate) {
 // title names the bank and its version in w cells; an edited bank shows
 // that it is a new version. When it does not fit, the hash gives way
 // first, then the name is clipped in the middle: "(edited)" always shows.
-func (v *bankTab) title(w int) string {
+func (v *Tab) title(w int) string {
 	h := v.bank.Hash()
 	mark := ""
 	if h != v.origHash {
@@ -201,11 +229,18 @@ func (v *bankTab) title(w int) string {
 
 // View draws the tab; with a workspace open, the right pane starts
 // with the signal panel and the preview follows it.
-func (v *bankTab) View(a *App) string {
-	st, panel := a.styles, v.panel(a)
+func (v *Tab) View() string {
+	st := v.svc.Styles()
 	lw := v.leftWidth()
-	rw := v.width - lw
-	iw := lw - widgets.PaneChromeW
+	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" +
+		widgets.Block(v.footLines(st, lw-widgets.PaneChromeW), lw-widgets.PaneChromeW, v.bodyHeight()-v.list.Height())
+	left := widgets.Pane(st, !v.focusRight, lw, v.height, v.title(lw-widgets.PaneChromeW), body)
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, v.rightPane(st))
+}
+
+// footLines are the left pane's lines under the list, iw wide: the
+// selected wording (or the text area) and the status.
+func (v *Tab) footLines(st *styles.Styles, iw int) []string {
 	var foot []string
 	switch {
 	case v.editing:
@@ -239,22 +274,37 @@ func (v *bankTab) View(a *App) string {
 			status = []string{st.Muted.Render("alt+enter: new line")}
 		}
 	}
-	body := v.list.View(st, !v.focusRight && !v.editing) + "\n" + widgets.Block(append(foot, status...), iw, v.bodyHeight()-v.list.Height())
-	left := widgets.Pane(st, !v.focusRight, lw, v.height, v.title(lw-widgets.PaneChromeW), body)
+	return append(foot, status...)
+}
 
-	innerW, innerH := rw-widgets.PaneChromeW, v.height-widgets.PaneChromeH-1
-	previewTitle := "Request preview"
+// previewTitle names the preview and the selected condition.
+func (v *Tab) previewTitle() string {
 	if len(v.conds) > 0 {
-		previewTitle += " · " + v.selected().Probe
+		return "Request preview · " + v.selected().Probe
 	}
-	var top []string
-	if panel.shown {
-		top = append(panel.signalLines(st, innerW), v.order.orderLines(st, innerW)...)
-		top = append(top, v.diag.lines(a, st, innerW)...)
-		// The preview keeps at least four lines.
-		top = append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(widgets.Fit(previewTitle, innerW)))
-		innerH -= len(top)
+	return "Request preview"
+}
+
+// panelTop is what the right pane shows above the preview when a
+// workspace is open: the panel's title line, its lines, the preview's
+// title (the preview keeps at least four of the innerH lines); nil
+// without a workspace.
+func (v *Tab) panelTop(st *styles.Styles, innerW, innerH int) []string {
+	panel := v.panel()
+	if !panel.shown {
+		return nil
 	}
+	top := append(panel.signalLines(st, innerW), v.order.orderLines(st, innerW)...)
+	top = append(top, v.diag.lines(v.svc, v.bank, st, innerW)...)
+	return append(top[:min(len(top), max(innerH-5, 1))], st.Title.Render(widgets.Fit(v.previewTitle(), innerW)))
+}
+
+// rightPane is the panel and the request preview, scrolled.
+func (v *Tab) rightPane(st *styles.Styles) string {
+	rw := v.width - v.leftWidth()
+	innerW, innerH := rw-widgets.PaneChromeW, v.height-widgets.PaneChromeH-1
+	top := v.panelTop(st, innerW, innerH)
+	innerH -= len(top)
 	var lines []string
 	switch {
 	case v.previewErr != nil:
@@ -262,21 +312,32 @@ func (v *bankTab) View(a *App) string {
 	case v.preview == nil:
 		lines = []string{st.Muted.Render("no candidate selected")}
 	default:
-		v.scroll = min(v.scroll, max(len(v.preview)-innerH, 0))
-		for _, ln := range v.preview[v.scroll:] {
+		for _, ln := range v.scroll.Visible(v.preview) {
 			if role, ok := strings.CutPrefix(ln, "\x00"); ok {
 				ln = st.Label.Render(role)
 			}
 			lines = append(lines, ln)
 		}
 	}
-	title, body := previewTitle, widgets.Block(lines, innerW, innerH)
-	if panel.shown {
+	title, body := v.previewTitle(), widgets.Block(lines, innerW, innerH)
+	if top != nil {
 		title, top = top[0], top[1:]
 		body = widgets.Block(top, innerW, len(top)) + "\n" + body
 	}
-	right := widgets.Pane(st, v.focusRight, rw, v.height, title, body)
-	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+	return widgets.Pane(st, v.focusRight, rw, v.height, title, body)
+}
+
+// clampScroll fits the preview's scroll to its lines and to the height
+// the panel leaves it: called after every change (Update, SetSize, the
+// App's calls), so that View only reads it. A preview that shows an error
+// or nothing keeps its scroll for when it is back.
+func (v *Tab) clampScroll() {
+	rw := v.width - v.leftWidth()
+	innerW, innerH := rw-widgets.PaneChromeW, v.height-widgets.PaneChromeH-1
+	v.scroll.SetHeight(innerH - len(v.panelTop(v.svc.Styles(), innerW, innerH)))
+	if v.previewErr == nil && v.preview != nil {
+		v.scroll.SetLines(len(v.preview))
+	}
 }
 
 func editLabel(t editTarget) string {
@@ -289,11 +350,4 @@ func editLabel(t editTarget) string {
 		return "save bank to file"
 	}
 	return "wording (enter keeps, esc drops)"
-}
-
-func shortHash(h string) string {
-	if len(h) > 10 {
-		return h[:10]
-	}
-	return h
 }

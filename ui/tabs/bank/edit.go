@@ -1,4 +1,4 @@
-package ui
+package bank
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Bank editing: every change is made on a copy of the bank and kept only
@@ -63,12 +64,12 @@ func saveBankCmd(b *banks.Bank, path string, replace bool) tea.Cmd {
 	}
 }
 
-// bankDocs is where a saved bank file's header sends its reader: the
+// FileDocs is where a saved bank file's header sends its reader: the
 // section of docs/banks.md that describes every key.
-const bankDocs = `docs/banks.md, section "Bank file format (TOML)"`
+const FileDocs = `docs/banks.md, section "Bank file format (TOML)"`
 
 // bankFile is the text the Bank tab saves: the bank's TOML under a
-// header that names the bank and points at bankDocs. Marshal's own header
+// header that names the bank and points at FileDocs. Marshal's own header
 // stays as it is, since its text is also the snapshot stored with every
 // run's answers and a stored snapshot never changes.
 func bankFile(b *banks.Bank) ([]byte, error) {
@@ -80,12 +81,12 @@ func bankFile(b *banks.Bank) ([]byte, error) {
 		data = body
 	}
 	header := fmt.Sprintf("# prism probe bank %s, saved from the Bank tab. Check it with: prism bank validate FILE\n"+
-		"# Every key is described in %s. Changing any wording changes the bank's hash.\n\n", b.Name, bankDocs)
+		"# Every key is described in %s. Changing any wording changes the bank's hash.\n\n", b.Name, FileDocs)
 	return append([]byte(header), data...), nil
 }
 
 // startEdit opens the text area on target with an initial value.
-func (v *bankTab) startEdit(t editTarget, value string) tea.Cmd {
+func (v *Tab) startEdit(t editTarget, value string) tea.Cmd {
 	v.editing, v.target = true, t
 	v.listOffset = v.list.Offset()
 	v.input = newEditArea(t == editWording)
@@ -97,7 +98,7 @@ func (v *bankTab) startEdit(t editTarget, value string) tea.Cmd {
 
 // endEdit closes the text area and gives its lines back to the list,
 // scrolled as before the edit.
-func (v *bankTab) endEdit() {
+func (v *Tab) endEdit() {
 	v.editing = false
 	v.input.Blur()
 	v.list.SetOffset(v.listOffset)
@@ -130,7 +131,7 @@ func newEditArea(newlines bool) textarea.Model {
 
 // selected is the condition under the cursor (the zero Condition when the
 // bank has none).
-func (v *bankTab) selected() banks.Condition {
+func (v *Tab) selected() banks.Condition {
 	if len(v.conds) == 0 {
 		return banks.Condition{}
 	}
@@ -138,7 +139,7 @@ func (v *bankTab) selected() banks.Condition {
 }
 
 // attrIndex is the index of the attribute of a ± condition, or -1.
-func (v *bankTab) attrIndex(c banks.Condition) int {
+func (v *Tab) attrIndex(c banks.Condition) int {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	if kind != "plus" && kind != "minus" {
 		return -1
@@ -153,7 +154,7 @@ func (v *bankTab) attrIndex(c banks.Condition) int {
 
 // apply validates an edited copy of the bank and adopts it, or reports
 // why not and keeps the old one.
-func (v *bankTab) apply(nb *banks.Bank, what string) bool {
+func (v *Tab) apply(nb *banks.Bank, what string) bool {
 	ownName(nb)
 	if err := nb.Validate(); err != nil {
 		v.status, v.statusErr = what+": "+firstLine(err.Error()), true
@@ -220,7 +221,7 @@ func firstLine(s string) string {
 
 // edited is a copy of the bank with val as the wording or clause being
 // edited (of the selected condition); the copy is not validated.
-func (v *bankTab) edited(val string) *banks.Bank {
+func (v *Tab) edited(val string) *banks.Bank {
 	c := v.selected()
 	nb := v.bank.Clone()
 	switch v.target {
@@ -263,7 +264,7 @@ func (v *bankTab) edited(val string) *banks.Bank {
 }
 
 // editValue is the text input's value as an edit keeps it.
-func (v *bankTab) editValue() string {
+func (v *Tab) editValue() string {
 	val := strings.TrimSpace(v.input.Value())
 	if v.target != editWording {
 		// A pasted newline has no place in a one-line value.
@@ -273,7 +274,7 @@ func (v *bankTab) editValue() string {
 }
 
 // commitEdit applies the text input to the bank.
-func (v *bankTab) commitEdit() (saveTo string, changed bool) {
+func (v *Tab) commitEdit() (saveTo string, changed bool) {
 	val := v.editValue()
 	v.endEdit()
 	c := v.selected()
@@ -315,7 +316,7 @@ func (v *bankTab) commitEdit() (saveTo string, changed bool) {
 // removeWhat names what x removes for condition c (the attribute, neutral
 // clause or context probe) and how many conditions go with it; "" for the
 // baseline.
-func (v *bankTab) removeWhat(c banks.Condition) (what string, n int) {
+func (v *Tab) removeWhat(c banks.Condition) (what string, n int) {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	switch kind {
 	case "plus", "minus":
@@ -337,7 +338,7 @@ func (v *bankTab) removeWhat(c banks.Condition) (what string, n int) {
 
 // removeProbe removes the attribute (or neutral, or context probe) of
 // condition c.
-func (v *bankTab) removeProbe(c banks.Condition) bool {
+func (v *Tab) removeProbe(c banks.Condition) bool {
 	kind, name, _ := banks.ProbeKind(c.Probe)
 	nb := v.bank.Clone()
 	switch kind {
@@ -369,7 +370,7 @@ func deleteNamed[T any](s []T, match func(T) bool) []T {
 	return out
 }
 
-func (v *bankTab) selectProbe(probe string) {
+func (v *Tab) selectProbe(probe string) {
 	for i, c := range v.conds {
 		if c.Probe == probe {
 			v.list.Select(i)
@@ -380,7 +381,7 @@ func (v *bankTab) selectProbe(probe string) {
 
 // nextBuiltin is the built-in bank after the current one (the first when
 // the current one is not a built-in or an edited one).
-func (v *bankTab) nextBuiltin() *banks.Bank {
+func (v *Tab) nextBuiltin() *banks.Bank {
 	all := banks.Builtins()
 	if len(all) == 0 {
 		return nil
@@ -396,10 +397,10 @@ func (v *bankTab) nextBuiltin() *banks.Bank {
 }
 
 // switchTo opens the built-in bank next.
-func (v *bankTab) switchTo(next *banks.Bank) {
-	v.open(next.Clone(), "builtin:"+next.Name)
+func (v *Tab) switchTo(next *banks.Bank) {
+	v.Open(next.Clone(), "builtin:"+next.Name)
 	v.list.Select(0)
-	v.status, v.statusErr = fmt.Sprintf("built-in bank %s (%s)", next.Name, shortHash(next.Hash())), false
+	v.status, v.statusErr = fmt.Sprintf("built-in bank %s (%s)", next.Name, widgets.ShortHash(next.Hash())), false
 	if _, ok := next.Tasks[v.task]; !ok {
 		v.status, v.statusErr = fmt.Sprintf("bank %s has no %s task prompt", next.Name, v.task), true
 	}

@@ -1,8 +1,7 @@
-package ui
+package bank
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,9 +10,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/ratio"
 	"github.com/prism-eval/prism/ui/tab"
 )
 
@@ -23,21 +24,21 @@ import (
 
 // The screen's defaults, those of `prism screen`.
 const (
-	screenContexts   = 20
-	screenRuns       = 2
-	screenSampleSeed = 42
+	ScreenContexts   = 20
+	ScreenRuns       = 2
+	ScreenSampleSeed = 42
 )
 
 // bankSignal is one computed report of the Bank tab's signal panel.
 type bankSignal struct {
-	view   *signalView // nil when there are no answers yet
+	view   *ratio.View // nil when there are no answers yet
 	source string      // what the report was computed from
 	err    error
 }
 
 // screening is a screen of the bank in flight.
 type screening struct {
-	key      studyKey
+	key      study.Key
 	run      *engine.Run // nil until started
 	contexts []string    // the sampled context ids
 	prog     engine.Progress
@@ -47,24 +48,38 @@ type screening struct {
 type (
 	// bankSignalMsg carries a computed report for key.
 	bankSignalMsg struct {
-		key    studyKey
+		key    study.Key
 		sig    bankSignal
-		gen    int  // the App's sigGen when asked; older ones are stale
+		gen    int  // the study versions' total when asked; older ones are stale
 		screen bool // the report of a screen (its sample and runs)
 	}
-	// screenStartedMsg carries a started screen run (nil run: nothing
-	// was left to send), or why it could not start.
-	screenStartedMsg struct {
-		run  *engine.Run
-		plan *engine.Plan
-		err  error
+	// StartedMsg carries a started screen run (nil Run: nothing was left
+	// to send), or why it could not start (Runner.StartScreen).
+	StartedMsg struct {
+		Run  *engine.Run
+		Plan *engine.Plan
+		Err  error
+	}
+	// EventsMsg is a batch of the screen run's events; Closed reports that
+	// its events channel has closed (Runner.Drain).
+	EventsMsg struct {
+		Run    *engine.Run
+		Events []engine.Event
+		Closed bool
+	}
+	// DoneMsg is the screen run's summary once everything is stored
+	// (Runner.Wait).
+	DoneMsg struct {
+		Run     *engine.Run
+		Summary engine.Summary
+		Err     error
 	}
 )
 
 // bankSignalCmd reads the stored answers of key and computes docs/protocol.md
 // §8's diagnostics off the UI goroutine. keep, when not nil, keeps only
 // some rows (a screen's sample and runs).
-func bankSignalCmd(ctx context.Context, st *store.Store, key studyKey, keep func(model.ScoreRow) bool, source string) tea.Cmd {
+func bankSignalCmd(ctx context.Context, st *store.Store, key study.Key, keep func(model.ScoreRow) bool, source string) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := st.Scores(ctx, key.Dataset, key.Judge, key.BankHash)
 		if err != nil {
@@ -77,12 +92,12 @@ func bankSignalCmd(ctx context.Context, st *store.Store, key studyKey, keep func
 			return bankSignalMsg{key: key, sig: bankSignal{source: source}}
 		}
 		start := time.Now()
-		rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+		rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: ratio.FinalResamples, Seed: 42})
 		if err != nil {
 			return bankSignalMsg{key: key, sig: bankSignal{source: source, err: err}}
 		}
-		v := signalFromReport(rep)
-		v.Resamples, v.Final, v.Scores, v.Took = finalResamples, true, len(rows), time.Since(start)
+		v := ratio.FromReport(rep)
+		v.Resamples, v.Final, v.Scores, v.Took = ratio.FinalResamples, true, len(rows), time.Since(start)
 		return bankSignalMsg{key: key, sig: bankSignal{view: v, source: source}}
 	}
 }
@@ -100,26 +115,10 @@ func screenRows(contexts []string, runs int) func(model.ScoreRow) bool {
 	}
 }
 
-// screenStartCmd plans the screen and starts it with the Run tab's
-// judges (startCmd); a plan with nothing to send does not start a run.
-func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJudges judgeFactory) tea.Cmd {
-	return func() tea.Msg {
-		p, err := engine.NewPlan(ctx, st, spec)
-		if err != nil {
-			return screenStartedMsg{err: err}
-		}
-		if len(p.Pending) == 0 {
-			return screenStartedMsg{plan: p}
-		}
-		m := startCmd(ctx, st, p, newJudges)().(runStartedMsg)
-		return screenStartedMsg{run: m.run, plan: p, err: m.err}
-	}
-}
-
 // refreshSignal computes the Bank tab's report from every stored
 // answer of the current key, unless it is cached or being computed.
-func (v *bankTab) refreshSignal(a *App) tea.Cmd {
-	k, ok := a.currentKey()
+func (v *Tab) refreshSignal() tea.Cmd {
+	k, ok := v.svc.Key()
 	if !ok || v.sigBusy || v.screening != nil {
 		return nil
 	}
@@ -127,7 +126,7 @@ func (v *bankTab) refreshSignal(a *App) tea.Cmd {
 		return nil
 	}
 	v.sigBusy = true
-	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, k, nil, "all stored answers"), a.versions.Total(nil), false)
+	return tagSignal(bankSignalCmd(v.svc.Context(), v.svc.Store(), k, nil, "all stored answers"), v.svc.Versions().Total(nil), false)
 }
 
 // tagSignal stamps a report command's message with its generation.
@@ -139,24 +138,24 @@ func tagSignal(cmd tea.Cmd, gen int, screen bool) tea.Cmd {
 	}
 }
 
-func (v *bankTab) onSignal(a *App, msg bankSignalMsg) tea.Cmd {
+func (v *Tab) onSignal(msg bankSignalMsg) tea.Cmd {
 	if msg.screen {
 		return v.onScreenSignal(msg)
 	}
 	v.sigBusy = false
-	if msg.gen != a.versions.Total(nil) { // computed before answers were added
-		return v.refreshSignal(a)
+	if msg.gen != v.svc.Versions().Total(nil) { // computed before answers were added
+		return v.refreshSignal()
 	}
 	v.sig[msg.key] = msg.sig
-	if a.tab == tab.Bank {
-		return v.refreshSignal(a) // the bank or judge may have changed meanwhile
+	if v.svc.Current() == tab.Bank {
+		return v.refreshSignal() // the bank or judge may have changed meanwhile
 	}
 	return nil
 }
 
 // current is the cached report of the current key, if any.
-func (v *bankTab) current(a *App) (bankSignal, bool) {
-	k, ok := a.currentKey()
+func (v *Tab) current() (bankSignal, bool) {
+	k, ok := v.svc.Key()
 	if !ok {
 		return bankSignal{}, false
 	}
@@ -164,119 +163,136 @@ func (v *bankTab) current(a *App) (bankSignal, bool) {
 	return s, ok
 }
 
-// startScreen screens the bank: a seeded sample of screenContexts
-// contexts, screenRuns runs each, through the engine and its cache.
-func (v *bankTab) startScreen(a *App) tea.Cmd {
+// startScreen screens the bank: a seeded sample of ScreenContexts
+// contexts, ScreenRuns runs each, through the engine and its cache.
+func (v *Tab) startScreen() tea.Cmd {
 	switch {
-	case a.study.Store == nil:
-		v.status, v.statusErr = errNoWorkspace.Error(), true
+	case v.svc.Store() == nil:
+		v.status, v.statusErr = tab.ErrNoWorkspace.Error(), true
 		return nil
 	case v.screening != nil:
 		return nil
-	case a.run.active():
+	case v.svc.RunActive():
 		v.status, v.statusErr = "a run is in progress: screen when it ends", true
 		return nil
 	}
-	sp, err := a.spec()
+	sp, err := v.svc.Spec()
 	if err != nil {
 		v.status, v.statusErr = err.Error(), true
 		return nil
 	}
-	k, _ := a.currentKey()
-	sp.Repeats = screenRuns
-	sp.Dataset = calib.ScreenSample(sp.Dataset, screenContexts, screenSampleSeed)
+	k, _ := v.svc.Key()
+	sp.Repeats = ScreenRuns
+	sp.Dataset = calib.ScreenSample(sp.Dataset, ScreenContexts, ScreenSampleSeed)
 	sc := &screening{key: k}
 	for _, c := range sp.Dataset.Contexts {
 		sc.contexts = append(sc.contexts, c.ID)
 	}
 	v.screening = sc
-	v.status, v.statusErr = fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), screenRuns), false
+	v.status, v.statusErr = fmt.Sprintf("screening %d contexts × %d runs…", len(sc.contexts), ScreenRuns), false
 	sp.Diagnostic = "screen"
-	return screenStartCmd(a.ctx, a.study.Store, sp, a.newJudges)
+	return v.svc.StartScreen(sp)
 }
 
-func (v *bankTab) onScreenStarted(a *App, msg screenStartedMsg) tea.Cmd {
+func (v *Tab) onScreenStarted(msg StartedMsg) tea.Cmd {
 	sc := v.screening
 	if sc == nil {
 		return nil
 	}
-	if a.quitAfterRun && msg.run == nil {
+	if v.svc.Quitting() && msg.Run == nil {
 		return tea.Quit
 	}
-	if msg.err != nil {
+	if msg.Err != nil {
 		v.screening = nil
-		v.status, v.statusErr = "screen: "+msg.err.Error(), true
+		v.status, v.statusErr = "screen: "+msg.Err.Error(), true
 		return nil
 	}
-	if msg.run == nil { // everything was answered already
-		return v.screenSignal(a)
+	if msg.Run == nil { // everything was answered already
+		return v.screenSignal()
 	}
-	sc.run = msg.run
-	sc.prog.Total = len(msg.plan.Pending)
-	if a.quitAfterRun { // quit was confirmed while the screen was starting
-		msg.run.Cancel()
+	sc.run = msg.Run
+	sc.prog.Total = len(msg.Plan.Pending)
+	if v.svc.Quitting() { // quit was confirmed while the screen was starting
+		msg.Run.Cancel()
 	}
-	return drainEvents(msg.run, msg.run.Events())
+	return v.svc.Drain(msg.Run)
 }
 
-func (v *bankTab) onScreenEvents(msg runEventsMsg) tea.Cmd {
+func (v *Tab) onScreenEvents(msg EventsMsg) tea.Cmd {
 	sc := v.screening
-	if n := len(msg.events); n > 0 {
-		sc.prog = msg.events[n-1].Progress
+	if n := len(msg.Events); n > 0 {
+		sc.prog = msg.Events[n-1].Progress
 	}
-	if msg.closed {
-		return waitDone(msg.run)
+	if msg.Closed {
+		return v.svc.Wait(msg.Run)
 	}
-	return drainEvents(msg.run, msg.run.Events())
+	return v.svc.Drain(msg.Run)
 }
 
-func (v *bankTab) onScreenDone(a *App, msg runDoneMsg) tea.Cmd {
-	if a.quitAfterRun {
+func (v *Tab) onScreenDone(msg DoneMsg) tea.Cmd {
+	if v.svc.Quitting() {
 		return tea.Quit
 	}
 	sc := v.screening
-	sc.prog = msg.summary.Progress
+	sc.prog = msg.Summary.Progress
 	// Whatever the run stored changes the "all stored answers" report,
 	// and the Run tab's estimate counts it as answered: the estimate
 	// is the plan's, the same count `prism run --dry-run` prints.
-	v.dropSignal(a, sc.key, msg.summary.Progress)
+	stored := v.dropSignal(sc.key, msg.Summary.Progress)
 	var replan tea.Cmd
-	if !a.run.active() {
-		replan = a.replan()
+	if !v.svc.RunActive() {
+		replan = tab.Send(tab.ReplanMsg{})
 	}
 	switch {
-	case msg.err != nil:
+	case msg.Err != nil:
 		v.screening = nil
-		v.status, v.statusErr = "screen: "+msg.err.Error(), true
-		return replan
-	case msg.summary.Canceled:
+		v.status, v.statusErr = "screen: "+msg.Err.Error(), true
+		return tab.Batch(stored, replan)
+	case msg.Summary.Canceled:
 		v.screening = nil
 		v.status, v.statusErr = "screen canceled; s resumes it", true
-		return replan
+		return tab.Batch(stored, replan)
 	}
-	return tea.Batch(replan, v.screenSignal(a))
+	return tab.Batch(stored, replan, v.screenSignal())
 }
 
 // screenSignal computes the screen's report from its sample and runs; it
 // replaces the cached report of the key until the bank or judge changes.
-func (v *bankTab) screenSignal(a *App) tea.Cmd {
+func (v *Tab) screenSignal() tea.Cmd {
 	sc := v.screening
-	source := fmt.Sprintf("screen: %d contexts × %d runs", len(sc.contexts), screenRuns)
-	return tagSignal(bankSignalCmd(a.ctx, a.study.Store, sc.key, screenRows(sc.contexts, screenRuns), source), a.versions.Total(nil), true)
+	source := fmt.Sprintf("screen: %d contexts × %d runs", len(sc.contexts), ScreenRuns)
+	return tagSignal(bankSignalCmd(v.svc.Context(), v.svc.Store(), sc.key, screenRows(sc.contexts, ScreenRuns), source), v.svc.Versions().Total(nil), true)
 }
 
-// dropSignal forgets the report of key after a run or screen that
-// finished with p; one being computed is stale. Fits of key are stale
-// when the run stored answers.
-func (v *bankTab) dropSignal(a *App, key studyKey, p engine.Progress) {
-	delete(v.sig, key)
+// dropSignal forgets the report of key after a screen that finished with
+// p and, when it stored answers, tells the App (which bumps the study's
+// version: fits of key are stale, and a report being computed).
+func (v *Tab) dropSignal(key study.Key, p engine.Progress) tea.Cmd {
+	v.DropSignal(key)
 	if p.Done > p.Failed {
-		a.versions.Bump(key)
+		return tab.Send(tab.AnswersStoredMsg{Key: key})
+	}
+	return nil
+}
+
+// DropSignal forgets the report of key: a run stored answers of it.
+func (v *Tab) DropSignal(key study.Key) {
+	delete(v.sig, key)
+	v.clampScroll()
+}
+
+// Screening is whether a screen of the bank is going.
+func (v *Tab) Screening() bool { return v.screening != nil }
+
+// CancelScreen cancels the screen going, if it has started (quit).
+func (v *Tab) CancelScreen() {
+	if v.screening != nil && v.screening.run != nil {
+		v.screening.run.Cancel()
 	}
 }
 
 // onScreenSignal takes the screen's report.
-func (v *bankTab) onScreenSignal(msg bankSignalMsg) tea.Cmd {
+func (v *Tab) onScreenSignal(msg bankSignalMsg) tea.Cmd {
 	v.screening = nil
 	v.sig[msg.key] = msg.sig
 	switch s := msg.sig; {
@@ -301,6 +317,3 @@ func (v *bankTab) onScreenSignal(msg bankSignalMsg) tea.Cmd {
 	}
 	return nil
 }
-
-// errScreening refuses a run while a screen is in flight.
-var errScreening = errors.New("a screen of the bank is in progress: run when it ends")
