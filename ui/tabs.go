@@ -124,8 +124,8 @@ type tabDialog struct{ tab.Dialog }
 
 func (d tabDialog) Update(a *App, msg tea.Msg) tea.Cmd {
 	done, cmd := d.Dialog.Update(msg)
-	if done && a.modal == modal(d) {
-		a.modal = nil
+	if done {
+		a.modal = nil // a dialog opens another by a command, after this
 	}
 	return cmd
 }

@@ -69,12 +69,6 @@ type Shower interface {
 	Shown() tea.Cmd
 }
 
-// Guard is a Tab whose work is lost on quit (a screen of the bank going,
-// unsaved edits): QuitWarning says what, or "" when nothing is.
-type Guard interface {
-	QuitWarning() string
-}
-
 // Batch is tea.Batch without the nil commands, nil when none is left.
 func Batch(cmds ...tea.Cmd) tea.Cmd {
 	var out []tea.Cmd

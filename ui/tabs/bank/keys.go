@@ -1,6 +1,9 @@
 package bank
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/prism-eval/prism/ui/tab"
+)
 
 // KeyMap is the Bank tab's own bindings (its confirmations use the App's
 // tab.DialogKeys).
@@ -20,3 +23,6 @@ func DefaultKeyMap() KeyMap {
 		SaveBank:   key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
 	}
 }
+
+var _ tab.Tab = (*Tab)(nil)
+var _ tab.Shower = (*Tab)(nil)

@@ -57,7 +57,12 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	case p.sig.view == nil:
 		return append(lines, widgets.WrapStyled(st.Muted, "no answers of this judge for this bank version yet; s screens it", w)...)
 	}
-	v := p.sig.view
+	return append(lines, ratioLines(st, p.sig.view, w)...)
+}
+
+// ratioLines are the panel's rows of v in w cells: each unit's, the
+// pooled one, the bars' axis on a wide pane and the pooling note.
+func ratioLines(st *styles.Styles, v *ratio.View, w int) []string {
 	nameW := len("pooled")
 	for _, r := range v.Rows {
 		nameW = max(nameW, len(r.Name))
@@ -70,28 +75,11 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 		vals = append(vals, r.Ratio, r.Hi)
 	}
 	axis := widgets.RatioAxis(vals...)
-	row := func(r ratio.Row) string {
-		ci, verdict := "", st.Muted.Render("no data")
-		switch {
-		case r.HasSignal && r.TooFew: // no interval, no verdict
-			ci, verdict = fmt.Sprintf("(%d contexts)", r.Contexts), st.Muted.Render("too few")
-		case r.HasSignal:
-			ci = "[" + widgets.Num(r.Lo) + ", " + widgets.Num(r.Hi) + "]"
-			verdict = st.Bad.Render("fail")
-			if r.Pass {
-				verdict = st.Good.Render("pass")
-			}
-		}
-		ln := fmt.Sprintf("%-*s %5s %-14s %s", nameW, widgets.Clip(r.Name, nameW), widgets.Num(r.Ratio), ci, verdict)
-		if barW >= 8 && r.HasSignal && !r.TooFew {
-			ln += strings.Repeat(" ", 8-len("fail")) + st.Muted.Render(widgets.RatioBar(r.Ratio, r.Lo, r.Hi, axis, barW))
-		}
-		return ln
-	}
+	var lines []string
 	for _, r := range v.Rows {
-		lines = append(lines, row(r))
+		lines = append(lines, ratioLine(st, r, nameW, barW, axis))
 	}
-	lines = append(lines, row(v.Pooled))
+	lines = append(lines, ratioLine(st, v.Pooled, nameW, barW, axis))
 	if barW >= 8 {
 		// The bars' axis: labelled ticks under the bar column, as the Run
 		// tab's ratio panel names its axis in its header.
@@ -100,4 +88,25 @@ func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 			st.Muted.Render(widgets.Fit(pad+"ratio to neutral, │ = 1", w)))
 	}
 	return append(lines, st.Muted.Render(widgets.Fit(v.Note(), w)))
+}
+
+// ratioLine is one unit's row: name, ratio, interval, verdict and, when
+// barW allows, its bar on axis.
+func ratioLine(st *styles.Styles, r ratio.Row, nameW, barW int, axis float64) string {
+	ci, verdict := "", st.Muted.Render("no data")
+	switch {
+	case r.HasSignal && r.TooFew: // no interval, no verdict
+		ci, verdict = fmt.Sprintf("(%d contexts)", r.Contexts), st.Muted.Render("too few")
+	case r.HasSignal:
+		ci = "[" + widgets.Num(r.Lo) + ", " + widgets.Num(r.Hi) + "]"
+		verdict = st.Bad.Render("fail")
+		if r.Pass {
+			verdict = st.Good.Render("pass")
+		}
+	}
+	ln := fmt.Sprintf("%-*s %5s %-14s %s", nameW, widgets.Clip(r.Name, nameW), widgets.Num(r.Ratio), ci, verdict)
+	if barW >= 8 && r.HasSignal && !r.TooFew {
+		ln += strings.Repeat(" ", 8-len("fail")) + st.Muted.Render(widgets.RatioBar(r.Ratio, r.Lo, r.Hi, axis, barW))
+	}
+	return ln
 }

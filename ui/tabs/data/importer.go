@@ -168,14 +168,7 @@ func (im *Importer) Update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 func (im *Importer) update(msg tea.Msg) tea.Cmd {
 	switch m := msg.(type) {
 	case importReadMsg:
-		if m.err != nil {
-			im.step, im.err = ImportPick, m.err.Error()
-			return nil
-		}
-		im.ds, im.step, im.err = m.ds, ImportName, ""
-		im.name.SetValue(defaultDatasetName(m.ds.Name, im.path))
-		im.name.CursorEnd()
-		return im.name.Focus()
+		return im.onRead(m)
 	case importedMsg:
 		return im.onStored(m)
 	}
@@ -194,17 +187,7 @@ func (im *Importer) update(msg tea.Msg) tea.Cmd {
 			im.fp, cmd = im.fp.Update(msg) // the first directory listing
 			return cmd
 		}
-		switch {
-		case km.String() == "esc":
-			im.done = true
-		case key.Matches(km, im.keys.Up):
-			im.l.Move(-1)
-		case key.Matches(km, im.keys.Down):
-			im.l.Move(1)
-		case key.Matches(km, im.keys.Enter):
-			im.step = ImportPick
-			im.fp.DirAllowed = im.format() == datasets.FormatJudgeBench
-		}
+		im.formatKey(km)
 	case ImportPick:
 		if isKey && km.String() == "esc" {
 			im.step = ImportFormat
@@ -218,11 +201,47 @@ func (im *Importer) update(msg tea.Msg) tea.Cmd {
 		}
 		return cmd
 	case ImportName:
-		if !isKey {
-			var cmd tea.Cmd
-			im.name, cmd = im.name.Update(msg) // a paste
-			return cmd
+		return im.nameMsg(msg)
+	case ImportReplace:
+		if isKey {
+			return im.replaceKey(km)
 		}
+	}
+	return nil
+}
+
+// onRead takes the file read: its name is asked for, or its error shown
+// on the file picker.
+func (im *Importer) onRead(m importReadMsg) tea.Cmd {
+	if m.err != nil {
+		im.step, im.err = ImportPick, m.err.Error()
+		return nil
+	}
+	im.ds, im.step, im.err = m.ds, ImportName, ""
+	im.name.SetValue(defaultDatasetName(m.ds.Name, im.path))
+	im.name.CursorEnd()
+	return im.name.Focus()
+}
+
+// formatKey moves through the formats; enter picks one, esc closes.
+func (im *Importer) formatKey(km tea.KeyPressMsg) {
+	switch {
+	case km.String() == "esc":
+		im.done = true
+	case key.Matches(km, im.keys.Up):
+		im.l.Move(-1)
+	case key.Matches(km, im.keys.Down):
+		im.l.Move(1)
+	case key.Matches(km, im.keys.Enter):
+		im.step = ImportPick
+		im.fp.DirAllowed = im.format() == datasets.FormatJudgeBench
+	}
+}
+
+// nameMsg edits the dataset's name: enter stores it under a valid name,
+// esc goes back to the file picker, a paste or another key edits.
+func (im *Importer) nameMsg(msg tea.Msg) tea.Cmd {
+	if km, ok := msg.(tea.KeyPressMsg); ok {
 		switch km.String() {
 		case "esc":
 			im.step, im.ds = ImportPick, nil
@@ -237,21 +256,21 @@ func (im *Importer) update(msg tea.Msg) tea.Cmd {
 			im.ds.Name, im.step = name, ImportStoring
 			return storeCmd(im.svc.Context(), im.svc.Store(), im.ds, false)
 		}
-		var cmd tea.Cmd
-		im.name, cmd = im.name.Update(msg)
-		return cmd
-	case ImportReplace:
-		if !isKey {
-			return nil
-		}
-		switch {
-		case key.Matches(km, im.keys.Yes):
-			im.step = ImportStoring
-			return storeCmd(im.svc.Context(), im.svc.Store(), im.ds, true)
-		case key.Matches(km, im.keys.No):
-			im.step = ImportName // edit the name instead
-			return im.name.Focus()
-		}
+	}
+	var cmd tea.Cmd
+	im.name, cmd = im.name.Update(msg)
+	return cmd
+}
+
+// replaceKey answers whether to replace the dataset of the same name.
+func (im *Importer) replaceKey(km tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(km, im.keys.Yes):
+		im.step = ImportStoring
+		return storeCmd(im.svc.Context(), im.svc.Store(), im.ds, true)
+	case key.Matches(km, im.keys.No):
+		im.step = ImportName // edit the name instead
+		return im.name.Focus()
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package data
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/prism-eval/prism/ui/tab"
+)
 
 // KeyMap is the Data tab's own bindings (its dialogs use the App's
 // tab.DialogKeys).
@@ -17,3 +20,5 @@ func DefaultKeyMap() KeyMap {
 		LoadCalibrator: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "calibrator")),
 	}
 }
+
+var _ tab.Tab = (*Tab)(nil)
