@@ -96,7 +96,7 @@ type compareTab struct {
 	metric  string
 	taylor  bool
 	answers int    // App.versions.Total when the fits started
-	rubrics int    // App.versions rubric total when the fits started
+	rubrics int    // App.versions.Total of the rubric keys when the fits started
 	stale   string // why fits no longer describe the study, or ""
 
 	width, height int

@@ -38,8 +38,8 @@ type fitTab struct {
 	saveMethod calib.Method     // the method whose calibrator S saves
 	d          *calib.Design    // the design rep was fitted on
 	fitOpts    calib.Options    // the options rep was fitted with
-	answers    int              // App.answers[key] when the fit started
-	rubrics    int              // App.rubrics of key's judge when the fit started
+	answers    int              // App.versions.Of(key) when the fit started
+	rubrics    int              // App.versions.Of(key.Rubric()) when the fit started
 	judge      string           // the judge a fit would use, for the hint
 	stale      string           // why rep no longer fits the study, or ""
 	stored     *study.Stored    // where rep came from when it was read from the workspace, or nil

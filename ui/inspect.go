@@ -32,7 +32,7 @@ type attrTerm struct {
 // inspection is everything the Inspect tab shows of one candidate.
 type inspection struct {
 	key           studyKey
-	answers       int  // App.answers[key] when it was read
+	answers       int  // App.versions.Of(key) when it was read
 	fitted        bool // β came from a fit of key's answers
 	context, cand string
 	source, text  string
@@ -57,7 +57,7 @@ type inspectMsg struct {
 }
 
 // inspectCmd inspects candidate cand of context c on key's answers
-// (answers is App.answers[key], recorded for the stale mark), with rep
+// (answers is App.versions.Of(key), recorded for the stale mark), with rep
 // (the Fit tab's report on the same answers, or nil) for β. in, when
 // not nil, is the input rep was fitted on, unchanged since: it is used
 // read-only instead of reading the answers again.

@@ -28,7 +28,7 @@ import (
 const OrderResamples = 200
 
 // orderKey is what a section was computed for: a dataset, a bank version
-// and the answers' generation (App.versions.Total).
+// and the total of the study versions (tab.Versions.Total).
 type orderKey struct {
 	dataset, bankHash string
 	gen               int
