@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model/datasets"
+	"github.com/prism-eval/prism/model/store"
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 func TestBankEditWording(t *testing.T) {
@@ -196,4 +206,166 @@ func bankPreview(a *App) []string {
 func bankPreviewErr(a *App) error {
 	_, err := a.bank.Preview()
 	return err
+}
+
+// The Bank tab's probe diagnostics (wordingpanel).
+
+// acquire answers every condition of b on the App's dataset with the
+// offline judge, repeats runs, as prism run does.
+func acquire(t *testing.T, a *App, b *banks.Bank, repeats int) {
+	t.Helper()
+	ctx := t.Context()
+	spec := engine.Spec{Dataset: a.study.Dataset, Bank: b, JudgeName: "offline", Config: engineDefaults(), Repeats: repeats}
+	p, err := engine.NewPlan(ctx, a.study.Store, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := engine.NewJudges(spec.Config, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := engine.Start(ctx, a.study.Store, js, p, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range r.Events() {
+	}
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDiagPanel: on the Bank tab, the ladder bank's stored answers (2
+// runs) show the wording and joint diagnostics below the signal panel,
+// computed in a tea.Cmd; the quality bank, with answers on 1–10 and on
+// 0–100, shows the resolution line; golden frames at both sizes.
+func TestDiagPanel(t *testing.T) {
+	a := demoApp(t, 160, 48)
+	drive(a, a.Init())
+	ladder, _ := banks.Builtin("ladder")
+	quality, _ := banks.Builtin("quality")
+	fine := quality.Clone()
+	if err := fine.Rescale("news-summary", 0, 100); err != nil {
+		t.Fatal(err)
+	}
+	acquire(t, a, ladder, 2)
+	acquire(t, a, quality, 1)
+	acquire(t, a, fine, 1)
+
+	var g goldenFrames
+	press(a, "2")
+	f := frame(a)
+	if !strings.Contains(f, "resolution 1–10 → 0–100: tied pairs") || strings.Contains(f, "wording  level") {
+		t.Errorf("quality bank: want the resolution line only:\n%s", f)
+	}
+	g.capture(a, "quality")
+	for i := 0; i < 10 && a.bank.Bank().Name != "ladder"; i++ {
+		press(a, "b")
+	}
+	if a.bank.Bank().Name != "ladder" {
+		t.Fatalf("bank %s, want ladder", a.bank.Bank().Name)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48}) // capture left it at the first golden size
+	f = frame(a)
+	for _, want := range []string{"Probe diagnostics", "wording  level", "slightly", "much", "joint    15 pairs: projection"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("ladder bank: the panel lacks %q:\n%s", want, f)
+		}
+	}
+	g.capture(a, "ladder")
+	g.check(t)
+	// A level condition's wording is a bank-wide template: enter says so
+	// instead of editing one condition.
+	for i := 0; i < 18; i++ {
+		press(a, "down")
+	}
+	if c := a.bank.Condition(); c.Probe != "length:control" {
+		t.Fatalf("cursor on %s, want length:control", c.Probe)
+	}
+	press(a, "enter")
+	if a.bank.Editing() || !strings.Contains(bankStatus(a), "bank-wide templates") {
+		t.Errorf("enter on a level condition: editing %v, status %q", a.bank.Editing(), bankStatus(a))
+	}
+}
+
+// The Bank tab's presentation-order section.
+
+// acquireOrders runs a study of the quality bank's baseline and coverage probes
+// on the demo, pointwise or batched, with the offline judge.
+func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := banks.Builtin("quality")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := engine.Spec{Dataset: datasets.Demo(), Bank: b, BankSource: "builtin:quality", JudgeName: name,
+		Config: judge.Defaults(), Repeats: 2, Orders: orders, OrderSeed: 42,
+		Probes: []string{"baseline", "coverage:+", "coverage:-", "neutral:fair"}}
+	p, err := engine.NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := engine.NewJudges(spec.Config, spec.Repeats, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := engine.Start(ctx, st, js, p, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := r.Wait(); err != nil || sum.Failed > 0 {
+		t.Fatalf("%s: %v, %d failed", name, err, sum.Failed)
+	}
+}
+
+// The Bank tab shows the presentation-order section beside the signal
+// panel once the workspace holds a batched study of the bank, with the
+// numbers prism diagnose order computes (200 resamples).
+func TestGoldenOrderPanel(t *testing.T) {
+	a := demoApp(t, 160, 48)
+	drive(a, a.Init())
+	press(a, "2")
+	if f := frame(a); strings.Contains(f, "Presentation order") {
+		t.Fatalf("order section without a batched study:\n%s", f)
+	}
+	st := a.study.Store
+	acquireOrders(t, st, "offline", 0)
+	acquireOrders(t, st, "offline-batched", 8)
+	k, _ := a.currentKey()
+	a.versions.Bump(k) // answers were added behind the App's back
+	a.bank.DropSignal(k)
+	press(a, "1", "2")
+	if a.bank.OrderReport() == nil {
+		t.Fatal("section not computed")
+	}
+	ctx := context.Background()
+	s, err := study.FindOrderStudy(ctx, st, study.OrderStudy{Dataset: "demo", Batched: "offline-batched"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := study.OrderDataOf(ctx, st, a.study.Dataset, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := calib.DefaultOrderOptions()
+	opts.Bootstrap = banktab.OrderResamples
+	rep, err := calib.OrderDiagnostics(data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := frame(a)
+	for _, want := range []string{
+		"Presentation order · offline-batched, 8 orders × 2 runs · vs offline",
+		fmt.Sprintf("1: %s", widgets.Num(*rep.Curve[0].Value)),
+		fmt.Sprintf("reversed %s [%s, %s]", widgets.Num(*rep.KendallRev.Value), widgets.Num(rep.KendallRev.CI[0]), widgets.Num(rep.KendallRev.CI[1])),
+		fmt.Sprintf("pointwise %s", widgets.Num(*rep.Spearman[0].Spearman)),
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("frame lacks %q:\n%s", want, f)
+		}
+	}
+	g := goldenFrames{}
+	g.capture(a, "bank-order")
+	g.check(t)
 }
