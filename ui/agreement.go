@@ -2,11 +2,8 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
@@ -162,71 +159,6 @@ func (a *App) agreeStale() string {
 	return ""
 }
 
-// agreeLines are the Compare tab's agreement section: every judge, with
-// probes or without, on the headline metric with its 95% interval and,
-// under the best judge, its paired difference from the best on the same
-// resamples (prism agree's pairs). Judges without probe answers, which
-// the method tables below cannot show, are named.
-func (v *compareTab) agreeLines(st *styles.Styles, w int) []string {
-	if v.aerr != nil {
-		return widgets.WrapStyled(st.Warn, "agreement with the labels: "+v.aerr.Error(), w)
-	}
-	if v.agree == nil {
-		return nil
-	}
-	r := v.agree.res
-	names := map[string]string{}
-	var bare []string
-	for i, f := range v.fits {
-		names[f.judge] = fmt.Sprintf("%c %s", judgeMark(i), f.judge)
-		if errors.Is(f.err, calib.ErrNoProbes) {
-			bare = append(bare, names[f.judge])
-		}
-	}
-	const cellsW = 1 + 8 + 1 + 18 + 1 + 8 + 1 + 18
-	nw := 10
-	for _, n := range names {
-		nw = max(nw, len([]rune(n)))
-	}
-	nw = max(min(nw, w-cellsW), 6)
-	best := r.Order[0]
-	head := fmt.Sprintf("%-*s %8s %s", nw, "judge", r.Metric, "95% CI")
-	note := fmt.Sprintf("%d contexts, %d candidates; %d context resamples.", r.Contexts, r.Candidates, r.Bootstrap)
-	if len(r.Order) > 1 {
-		head = fmt.Sprintf("%-*s %8s %-18s %8s %s", nw, "judge", r.Metric, "95% CI", "Δ vs "+names[best][:1], "95% CI")
-		note = fmt.Sprintf("Δ: the judge − %s on the same %d context resamples; %d contexts, %d candidates every judge scored.",
-			names[best], r.Bootstrap, r.Contexts, r.Candidates)
-	}
-	lines := []string{st.Title.Render(widgets.Fit("agreement with the labels (prism agree; no probes needed)", w)), st.Label.Render(widgets.Fit(head, w))}
-	for _, j := range r.Order {
-		e, ok := r.Judges[j][r.Metric]
-		row := fmt.Sprintf("%-*s %8s", nw, widgets.ClipMiddle(names[j], nw), "—")
-		if ok {
-			row = fmt.Sprintf("%-*s %8s %-18s", nw, widgets.ClipMiddle(names[j], nw), mean4(e.Mean), ciText(e.CI))
-		}
-		for _, p := range r.Pairs {
-			if p.A == best && p.B == j {
-				row += " " + pairCells(p)
-			}
-		}
-		lines = append(lines, st.Text.Render(widgets.Fit(strings.TrimRight(row, " "), w)))
-	}
-	if len(bare) > 0 {
-		note += " No probe answers (agreement only): " + strings.Join(bare, ", ") + "."
-	}
-	lines = append(lines, widgets.WrapStyled(st.Muted, note, w)...)
-	for _, wn := range v.agree.warnings {
-		lines = append(lines, widgets.WrapStyled(st.Warn, wn, w)...)
-	}
-	return append(lines, "")
-}
-
-// pairCells are the difference B − A of a pair (the judge B below the
-// best judge A) and its interval, signed ("+0.0000", never "-0.0000").
-func pairCells(p agree.Pair) string {
-	return fmt.Sprintf("%8s [%s, %s]", widgets.Fixed4(-p.Mean), widgets.Fixed4(-p.CI[1]), widgets.Fixed4(-p.CI[0]))
-}
-
 // FitAgreement is the agreement the Fit tab shows for a judge without
 // probes (nil otherwise): what a test compares with prism agree's.
 func (a *App) FitAgreement() *agree.Result {
@@ -238,9 +170,4 @@ func (a *App) FitAgreement() *agree.Result {
 
 // CompareAgreement is the Compare tab's agreement of every judge (nil
 // before a comparison): what a test compares with prism agree's.
-func (a *App) CompareAgreement() *agree.Result {
-	if a.cmp.agree == nil {
-		return nil
-	}
-	return a.cmp.agree.res
-}
+func (a *App) CompareAgreement() *agree.Result { return a.cmp.Agreement() }

@@ -10,6 +10,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -120,15 +121,15 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 func TestCompareAgreement(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, 160, 48)
 	press(a, "8", "c")
-	v := &a.cmp
-	if v.busy || v.err != nil || v.aerr != nil || len(v.fits) != 3 || v.agree == nil {
-		t.Fatalf("compare: busy %v, err %v, agreement %v (%v), %d fits", v.busy, v.err, v.agree, v.aerr, len(v.fits))
+	v := a.cmp
+	if v.Busy() || v.Err() != nil || v.AgreementErr() != nil || len(v.Fits()) != 3 || v.Agreement() == nil {
+		t.Fatalf("compare: busy %v, err %v, agreement %v (%v), %d fits", v.Busy(), v.Err(), v.Agreement(), v.AgreementErr(), len(v.Fits()))
 	}
-	if v.fits[0].judge != "bare" || !errors.Is(v.fits[0].err, calib.ErrNoProbes) {
-		t.Fatalf("the first judge: %s (%v), want bare without probes", v.fits[0].judge, v.fits[0].err)
+	if v.Fits()[0].Judge != "bare" || !errors.Is(v.Fits()[0].Err, calib.ErrNoProbes) {
+		t.Fatalf("the first judge: %s (%v), want bare without probes", v.Fits()[0].Judge, v.Fits()[0].Err)
 	}
 	want := wantAgreement(t, a, agree.KeySpearman, "bare", "offline", "swapped")
-	if g, w := jsonOf(t, v.agree.res), jsonOf(t, want); g != w {
+	if g, w := jsonOf(t, v.Agreement()), jsonOf(t, want); g != w {
 		t.Fatalf("the Compare tab's agreement\n%s\nwant\n%s", g, w)
 	}
 	raw := frame(a)
@@ -139,7 +140,7 @@ func TestCompareAgreement(t *testing.T) {
 	best := want.Order[0]
 	for i, j := range []string{"bare", "offline", "swapped"} {
 		e := want.Judges[j][agree.KeySpearman]
-		row := strings.Join(strings.Fields(paneRow(raw, 0, string(judgeMark(i))+" "+j+" ")), " ")
+		row := strings.Join(strings.Fields(paneRow(raw, 0, string(compare.JudgeMark(i))+" "+j+" ")), " ")
 		cell := mean4(e.Mean) + " " + ciText(e.CI)
 		if j != best {
 			for _, p := range want.Pairs {

@@ -17,7 +17,9 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -40,9 +42,9 @@ type App struct {
 	run  runTab
 	sel  selectTab
 	fit  fitTab
-	prof profTab
+	prof *profiles.Tab
 	insp inspectTab
-	cmp  compareTab
+	cmp  *compare.Tab
 
 	modal modal // a dialog over the tab, or nil
 
@@ -85,6 +87,8 @@ func New(s Session) *App {
 		height:    24,
 	}
 	a.data = a.newDataTab(s.Dataset)
+	a.prof = profiles.New(services{a}, profiles.DefaultKeyMap())
+	a.cmp = compare.New(services{a}, compare.DefaultKeyMap())
 	if s.BankSource != "" {
 		a.bank.source = s.BankSource
 	}

@@ -291,28 +291,28 @@ func TestTable2Narrow(t *testing.T) {
 func TestCompareBaselines(t *testing.T) {
 	a := rubricTwoJudgeDemo(t, 160, 48)
 	press(a, "8", "c")
-	if a.cmp.busy || a.cmp.err != nil || len(a.cmp.fits) != 2 {
-		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.busy, a.cmp.err, len(a.cmp.fits))
+	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) != 2 {
+		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.Busy(), a.cmp.Err(), len(a.cmp.Fits()))
 	}
 	k, _ := a.currentKey()
 	var reps []*calib.Report
-	for _, jf := range a.cmp.fits {
-		if jf.err != nil {
-			t.Fatalf("%s: %v", jf.judge, jf.err)
+	for _, jf := range a.cmp.Fits() {
+		if jf.Err != nil {
+			t.Fatalf("%s: %v", jf.Judge, jf.Err)
 		}
 		// The offline judge's answers here are fixtureRubric's (the
 		// fixture adds the judge "swapped" alone): its report is shared.
-		jk := studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash}
+		jk := studyKey{Dataset: k.Dataset, Judge: jf.Judge, BankHash: k.BankHash}
 		var want *calib.Report
-		if jf.judge == "offline" {
+		if jf.Judge == "offline" {
 			want = sharedWantFit(t, fixtureRubric, a.study.Store, jk, a.fit.options())
 		} else {
 			want = wantFit(t, a.study.Store, jk, a.fit.options())
 		}
-		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash})), jsonOf(t, want); got != want {
-			t.Errorf("%s: the Compare tab's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
+		if got, want := jsonOf(t, studyless(t, jf.Rep, studyKey{Dataset: k.Dataset, Judge: jf.Judge, BankHash: k.BankHash})), jsonOf(t, want); got != want {
+			t.Errorf("%s: the Compare tab's report differs from prism fit's:\n got %s\nwant %s", jf.Judge, got, want)
 		}
-		reps = append(reps, jf.rep)
+		reps = append(reps, jf.Rep)
 	}
 	if len(reps[0].Baselines) != 3 || len(reps[1].Baselines) != 1 || reps[1].Baselines["saja_broad"] == nil {
 		t.Fatalf("baselines: %d and %d", len(reps[0].Baselines), len(reps[1].Baselines))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -151,8 +152,8 @@ func TestFitScreenMatchesFit(t *testing.T) {
 				t.Errorf("profile row %q: want a %s, e %s, stable %d %d", line, gain4(p.A.Mean), gain4(p.E.Mean), p.A.SignStable, p.E.SignStable)
 			}
 		}
-		sel := a.prof.selected()
-		if want := profileStatText("a_k", rep.Profiles[sel].A); !strings.Contains(f, want) {
+		sel := a.prof.Selected()
+		if want := profiles.StatText("a_k", rep.Profiles[sel].A); !strings.Contains(f, want) {
 			t.Errorf("profiles screen lacks the exact values %q:\n%s", want, f)
 		}
 	}

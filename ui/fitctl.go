@@ -173,16 +173,16 @@ func (v *fitTab) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	v.source, v.rows = j.res.source, j.res.rows
 	v.d, v.fitOpts = j.res.d, j.res.opts
 	v.agree = j.res.agree
-	a.prof.setReport(j.res.rep)
+	done := tab.Send(tab.FitDoneMsg{Key: j.key, Version: v.answers, Rubrics: v.rubrics, Report: j.res.rep, Design: j.res.d})
 	if v.agree != nil {
-		return nil // no fit: nothing for Inspect to follow
+		return done // no fit: nothing for Inspect to follow
 	}
 	if a.insp.ins != nil {
 		// Inspect follows the newest fit, whatever study it inspected
 		// before: a view never keeps showing another fit's numbers.
-		return a.insp.reinspect(a, j.key)
+		return tab.Batch(done, a.insp.reinspect(a, j.key))
 	}
-	return nil
+	return done
 }
 
 // reinspect inspects the Inspect tab's candidate again on key's
@@ -263,24 +263,6 @@ func (a *App) fitStale() string {
 	return v.storedNote()
 }
 
-// compareStale says why the Compare tab's fits no longer describe the
-// study, or "" when they do.
-func (a *App) compareStale() string {
-	v := &a.cmp
-	k, ok := a.currentKey()
-	switch {
-	case !ok || k.Dataset != v.key.Dataset || k.BankHash != v.key.BankHash:
-		return "the dataset or bank has changed since these fits: c refits"
-	case v.metric != a.fit.metric() || v.taylor != a.fit.taylor:
-		return "the metric or the Taylor setting has changed since these fits: c refits"
-	case a.versions.Total(study.Key.IsRubric) != v.rubrics:
-		return "new rubric ratings were stored since these fits: c refits"
-	case a.versions.Total(nil) != v.answers:
-		return "new answers were stored since these fits: c refits"
-	}
-	return ""
-}
-
 // Keys are the Fit tab's own bindings.
 func (v *fitTab) Keys(a *App) []key.Binding {
 	k := a.keys
@@ -335,7 +317,9 @@ func (v *fitTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	case jobDoneMsg[fitResult]:
 		return v.onDone(a, msg)
 	case storedFitMsg:
-		v.onStoredFit(a, msg)
+		return v.onStoredFit(a, msg)
+	case tab.RefitMsg:
+		return v.onRefitMsg(a, msg)
 	case exportedMsg:
 		v.onExported(a, msg)
 	}
@@ -350,13 +334,27 @@ func (v *fitTab) optionKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Refit):
 		return v.refit(a)
 	case key.Matches(msg, k.Metric):
-		v.pairwise = !v.pairwise
-		return v.refit(a)
+		return v.onRefitMsg(a, tab.RefitMsg{SwitchMetric: true})
 	case key.Matches(msg, k.Taylor):
-		v.taylor = !v.taylor
-		return v.refit(a)
+		return v.onRefitMsg(a, tab.RefitMsg{SwitchTaylor: true})
 	}
 	return nil
+}
+
+// onRefitMsg refits, after switching the metric or the Taylor setting
+// when asked; the tabs that follow the settings hear of them.
+func (v *fitTab) onRefitMsg(a *App, msg tab.RefitMsg) tea.Cmd {
+	if !msg.SwitchMetric && !msg.SwitchTaylor {
+		return v.refit(a)
+	}
+	v.pairwise = v.pairwise != msg.SwitchMetric
+	v.taylor = v.taylor != msg.SwitchTaylor
+	return tab.Batch(v.refit(a), v.settingsMsg())
+}
+
+// settingsMsg tells the tabs the metric and the Taylor setting.
+func (v *fitTab) settingsMsg() tea.Cmd {
+	return tab.Send(tab.FitSettingsMsg{Metric: v.metric(), Taylor: v.taylor})
 }
 
 // open opens the Inspect tab on the Data tab's selected
@@ -523,19 +521,4 @@ func (v *fitTab) onExported(a *App, msg exportedMsg) {
 	if msg.sigErr != nil {
 		v.status += "; no signal figure: " + msg.sigErr.Error()
 	}
-}
-
-// refit fits every judge with answers on the current dataset and
-// bank version, with the Fit tab's metric.
-func (v *compareTab) refit(a *App) tea.Cmd {
-	k, err := a.requireKey()
-	if err != nil {
-		v.err = err
-		return nil
-	}
-	v.gen++
-	v.busy, v.err = true, nil
-	v.key, v.metric, v.taylor, v.answers = k, a.fit.metric(), a.fit.taylor, a.versions.Total(nil)
-	v.rubrics = a.versions.Total(study.Key.IsRubric)
-	return compareCmd(a.ctx, a.study.Store, k.Dataset, k.BankHash, a.fit.options(), v.gen)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/analysis"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -409,7 +410,7 @@ func (v *fitTab) sweepLines(st *styles.Styles, w int) []string {
 		}
 	}
 	lines = append(lines, widgets.WrapStyled(st.Muted, "mean at a fixed γ: "+strings.Join(legend, " · ")+
-		fmt.Sprintf(" · %c several in one cell · │ Vanilla ", overlapMark)+mean4(van), w)...)
+		fmt.Sprintf(" · %c several in one cell · │ Vanilla ", analysis.OverlapMark)+mean4(van), w)...)
 	lo, hi := widgets.ValueAxis(vals...)
 	bw := max(w-6-1-8, 8)
 	// The number at the right of a row is PRISM's mean at that γ.
@@ -423,7 +424,7 @@ func (v *fitTab) sweepLines(st *styles.Styles, w int) []string {
 				ms, vs = append(ms, fm.mark), append(vs, at[fm.m.String()])
 			}
 		}
-		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(widgets.DotRow(vs, ms, van, lo, hi, bw, overlapMark)), mean4(at[calib.PRISM.String()])))
+		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(widgets.DotRow(vs, ms, van, lo, hi, bw, analysis.OverlapMark)), mean4(at[calib.PRISM.String()])))
 	}
 	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%7s%-*s%s", "", bw-6, mean4(lo), mean4(hi)), w)))
 	return lines

@@ -110,8 +110,8 @@ func TestRunRubricSAJA(t *testing.T) {
 		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.rep.Baselines, a.fitStale())
 	}
 	press(a, "8", "c")
-	if a.cmp.err != nil || a.compareStale() != "" {
-		t.Fatalf("compare: %v, stale %q", a.cmp.err, a.compareStale())
+	if a.cmp.Err() != nil || a.cmp.Stale() != "" {
+		t.Fatalf("compare: %v, stale %q", a.cmp.Err(), a.cmp.Stale())
 	}
 
 	chooseStudy(t, a, "saja-broad")
@@ -175,7 +175,7 @@ func TestRunRubricSAJA(t *testing.T) {
 	if s := a.fitStale(); !strings.Contains(s, "rubric ratings") {
 		t.Errorf("fit stale %q, want new rubric ratings", s)
 	}
-	if s := a.compareStale(); !strings.Contains(s, "rubric ratings") {
+	if s := a.cmp.Stale(); !strings.Contains(s, "rubric ratings") {
 		t.Errorf("compare stale %q, want new rubric ratings", s)
 	}
 	press(a, "5")

@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -41,17 +42,17 @@ func (a *App) loadStoredFit() tea.Cmd {
 
 // onStoredFit shows a stored fit when the Fit tab has none of its own
 // (nor one in flight) and it is of the current study.
-func (v *fitTab) onStoredFit(a *App, msg storedFitMsg) {
+func (v *fitTab) onStoredFit(a *App, msg storedFitMsg) tea.Cmd {
 	k, ok := a.currentKey()
 	if msg.err != nil || msg.stored == nil || v.rep != nil || v.job != nil || !ok || k != msg.key {
-		return
+		return nil
 	}
 	r := msg.stored.Report
 	v.rep, v.key, v.d, v.rows, v.stored, v.agree = r, msg.key, nil, nil, msg.stored, nil
 	v.pairwise = r.Metric == model.MetricPairwise
 	v.taylor = r.Methods.Taylor != nil
 	v.answers, v.rubrics = a.versions.Of(k), a.versions.Of(k.Rubric())
-	a.prof.setReport(r)
+	return tea.Batch(tab.Send(tab.FitDoneMsg{Key: k, Version: v.answers, Rubrics: v.rubrics, Report: r, Stored: msg.stored}), v.settingsMsg())
 }
 
 // storedNote says where a stored fit came from, and whether the study's

@@ -47,7 +47,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{packaged{a.data}, &a.bank, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+	return [tab.Count]appTab{packaged{a.data}, &a.bank, &a.run, &a.sel, &a.fit, packaged{a.prof}, &a.insp, packaged{a.cmp}}
 }
 
 // cur is the current tab.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
 )
 
 // jsonOf is v as JSON, for comparing reports field by field.
@@ -80,14 +81,14 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 		t.Errorf("PRISM means of the two judges differ by %g", d)
 	}
 	press(a, "6")
-	for i, attr := range a.prof.attrs {
+	for i, attr := range a.prof.Attrs() {
 		p, q := rep.Profiles[attr], first.Profiles[attr]
 		if math.Abs(p.A.Mean+q.A.Mean) > tol || math.Abs(p.E.Mean-q.E.Mean) > tol {
 			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
 		}
-		a.prof.cursor = i
+		a.prof.Select(i)
 		f := paneText(frame(a))
-		for _, line := range []string{profileStatText("a_k", p.A), profileStatText("e_k", p.E)} {
+		for _, line := range []string{profiles.StatText("a_k", p.A), profiles.StatText("e_k", p.E)} {
 			if line = strings.Join(strings.Fields(line), " "); !strings.Contains(f, line) {
 				t.Errorf("%s: profiles screen lacks %q", attr, line)
 			}
@@ -233,8 +234,8 @@ func TestProgramAnalysis(t *testing.T) {
 	send("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
-	if final.fit.rep == nil || final.insp.ins == nil || len(final.cmp.fits) != 2 {
-		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.fits))
+	if final.fit.rep == nil || final.insp.ins == nil || len(final.cmp.Fits()) != 2 {
+		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.Fits()))
 	}
 	golden.RequireEqual(t, frame(final))
 }

@@ -1,0 +1,116 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
+)
+
+// FitOptions are the options of the Fit tab's fits: the protocol's
+// defaults, as `prism fit`, with the tab's metric and, when taylor,
+// the diagonal Taylor correction (`prism fit --taylor`).
+func FitOptions(metric string, taylor bool) calib.Options {
+	opts := calib.DefaultOptions()
+	opts.Metric, opts.Taylor = metric, taylor
+	return opts
+}
+
+// FitStudy fits key's study with study.Fit, the call prism fit makes:
+// its planned runs, the judge's rubric ratings scored beside the methods
+// as the report's baselines (SAJA with the forest head, as `prism fit`;
+// ratings that cannot be scored are left out with a warning), and the
+// design kept whole for a calibrator and for Inspect.
+func FitStudy(ctx context.Context, st *store.Store, key study.Key, opts calib.Options) (*study.FitResult, []string, error) {
+	info, err := PickStudy(ctx, st, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := study.Fit(ctx, st, study.FitRequest{Study: info, Options: opts, DropBadBaselines: true, KeepCentered: true,
+		Source: study.Source(st.Path(), info),
+		Baselines: func(rrs []study.RubricRatings) ([]calib.Baseline, error) {
+			return study.Baselines(rrs, baselineOptions())
+		}})
+	if res == nil {
+		return nil, nil, err
+	}
+	return res, res.Warnings, err
+}
+
+// baselineOptions turn rubric ratings into baselines as `prism fit`'s
+// defaults do: SAJA with the random-forest head (300 trees, seed 42).
+func baselineOptions() study.BaselineOptions {
+	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
+}
+
+// PickStudy is key's study (study.Pick under key's bank), or why there is
+// none in words the TUI's user can act on.
+func PickStudy(ctx context.Context, st *store.Store, key study.Key) (store.StudyInfo, error) {
+	info, _, err := study.Pick(ctx, st, key.Dataset, key.Judge, key.BankHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return info, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank tab, s) or run it (Run tab, s) first",
+			key.Judge, widgets.ShortHash(key.BankHash), key.Dataset)
+	}
+	return info, err
+}
+
+// Input is what a selection, a budget curve or an inspection reads of a
+// study.
+type Input struct {
+	Rows     []model.ScoreRow
+	Labels   []model.Label // of the candidates with answers
+	Warnings []string
+	Source   string // names the workspace, dataset, judge and bank in reports
+	Study    model.Study
+}
+
+// ReadInput reads key's study (its planned runs) and the labels of the
+// candidates that have answers; doing ("selecting on", "evaluating
+// budgets on") words the warning about the others.
+func ReadInput(ctx context.Context, st *store.Store, key study.Key, doing string) (Input, error) {
+	info, err := PickStudy(ctx, st, key)
+	if err != nil {
+		return Input{}, err
+	}
+	d, err := study.Read(ctx, st, info, study.Runs{})
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Rows: d.Rows, Source: study.Source(st.Path(), info), Study: d.Study}
+	var dropped int
+	in.Labels, dropped = model.ScoredLabels(d.Rows, d.Labels)
+	if dropped > 0 {
+		in.Warnings = append(in.Warnings, fmt.Sprintf("%d labelled candidates have no answers; %s the %d that do", dropped, doing, len(in.Labels)))
+	}
+	return in, nil
+}
+
+// Remember stores a fit the Fit tab made (study.Remember, as prism fit
+// stores its own); a workspace that cannot be written loses only that,
+// and says so.
+func Remember(ctx context.Context, st *store.Store, res *study.FitResult) []string {
+	if _, err := study.Remember(ctx, st, res.Report); err != nil {
+		return []string{"the fit was not stored in the workspace: " + err.Error()}
+	}
+	return nil
+}
+
+// StudyLines name the study a report was computed from, as the CLI's
+// reports do (model.Study.Short), muted and fitted to w; none for a
+// report without one.
+func StudyLines(st *styles.Styles, s *model.Study, w int) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range s.Short() {
+		out = append(out, st.Muted.Render(widgets.Fit(l, w)))
+	}
+	return out
+}
