@@ -19,6 +19,7 @@ import (
 	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/tabs/compare"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/tabs/inspect"
 	"github.com/prism-eval/prism/ui/tabs/profiles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -43,7 +44,7 @@ type App struct {
 	sel  selectTab
 	fit  fitTab
 	prof *profiles.Tab
-	insp inspectTab
+	insp *inspect.Tab
 	cmp  *compare.Tab
 
 	modal modal // a dialog over the tab, or nil
@@ -89,6 +90,7 @@ func New(s Session) *App {
 	a.data = a.newDataTab(s.Dataset)
 	a.prof = profiles.New(services{a}, profiles.DefaultKeyMap())
 	a.cmp = compare.New(services{a}, compare.DefaultKeyMap())
+	a.insp = inspect.New(services{a}, inspect.DefaultKeyMap())
 	if s.BankSource != "" {
 		a.bank.source = s.BankSource
 	}

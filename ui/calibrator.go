@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/ui/analysis"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
 
 	tea "charm.land/bubbletea/v2"
@@ -518,7 +519,7 @@ func (a *App) calLines(st *styles.Styles, w int) []string {
 	if p.key.Dataset != a.data.Dataset().Name {
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "applied to dataset "+p.key.Dataset+", not this one", w)...)
 	}
-	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(p.key, w), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(analysis.KeyLine(p.key, w), w)))
 	if p.missing != "" {
 		return append(lines, widgets.WrapSpacesStyled(st.Warn, p.missing, w)...)
 	}
@@ -571,9 +572,9 @@ func midRank(r float64) string {
 // calibrator for the inspected candidate: its corrected score and ranks
 // and each unit's term, largest |term| first; a line saying why not when
 // the calibrator is applied to other answers.
-func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []string {
+func (a *App) calInspectLines(st *styles.Styles, key studyKey, ctx, cand string, w int) []string {
 	c := &a.cal
-	if c.cal == nil || ins == nil {
+	if c.cal == nil {
 		return nil
 	}
 	lines := append([]string{""}, widgets.WrapSpacesStyled(st.Label, c.calTitle(), w)...)
@@ -581,17 +582,17 @@ func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []strin
 	switch {
 	case p == nil:
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied yet", w)...)
-	case p.key.Dataset != ins.key.Dataset || p.key.Judge != ins.key.Judge:
+	case p.key.Dataset != key.Dataset || p.key.Judge != key.Judge:
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.Judge, p.key.Dataset), w)...)
 	case p.scored == nil:
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data tab)", w)...)
 	}
-	r := p.row(ins.context, ins.cand)
+	r := p.row(ctx, cand)
 	if r == nil {
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
 	}
-	n := p.ctxN[ins.context]
-	lines = append(lines, widgets.Fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
+	n := p.ctxN[ctx]
+	lines = append(lines, widgets.Fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), widgets.Rank(r.RankBefore, n), widgets.Rank(r.RankAfter, n)), w))
 	if r.InSample {
 		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
 	}

@@ -169,18 +169,18 @@ func TestCalibratorFlow(t *testing.T) {
 
 	// Inspect: the terms of the candidate, largest |term| first.
 	press(a, "right", "down", "enter")
-	ins := a.insp.ins
+	ins := a.insp.Inspection()
 	if a.tab != tab.Inspect || ins == nil {
-		t.Fatalf("inspect: screen %d, %v", a.tab, a.insp.err)
+		t.Fatalf("inspect: screen %d, %v", a.tab, a.insp.Err())
 	}
-	r := p.row(ins.context, ins.cand)
+	r := p.row(ins.Context, ins.Cand)
 	if r == nil {
-		t.Fatalf("no applied row for %s/%s", ins.context, ins.cand)
+		t.Fatalf("no applied row for %s/%s", ins.Context, ins.Cand)
 	}
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
 	fr = frame(a)
-	n := p.ctxN[ins.context]
-	if s := fmt.Sprintf("corrected %.4f · rank %s → %s", r.Corrected, rankText(r.RankBefore, n), rankText(r.RankAfter, n)); !strings.Contains(fr, s) {
+	n := p.ctxN[ins.Context]
+	if s := fmt.Sprintf("corrected %.4f · rank %s → %s", r.Corrected, widgets.Rank(r.RankBefore, n), widgets.Rank(r.RankAfter, n)); !strings.Contains(fr, s) {
 		t.Errorf("inspect lacks %q:\n%s", s, fr)
 	}
 	_, terms, ok := strings.Cut(fr, "│ unit ")

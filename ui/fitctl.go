@@ -173,64 +173,7 @@ func (v *fitTab) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	v.source, v.rows = j.res.source, j.res.rows
 	v.d, v.fitOpts = j.res.d, j.res.opts
 	v.agree = j.res.agree
-	done := tab.Send(tab.FitDoneMsg{Key: j.key, Version: v.answers, Rubrics: v.rubrics, Report: j.res.rep, Design: j.res.d})
-	if v.agree != nil {
-		return done // no fit: nothing for Inspect to follow
-	}
-	if a.insp.ins != nil {
-		// Inspect follows the newest fit, whatever study it inspected
-		// before: a view never keeps showing another fit's numbers.
-		return tab.Batch(done, a.insp.reinspect(a, j.key))
-	}
-	return done
-}
-
-// reinspect inspects the Inspect tab's candidate again on key's
-// answers, keeping the tab's scroll.
-func (v *inspectTab) reinspect(a *App, key studyKey) tea.Cmd {
-	c, cand := a.study.Dataset.Find(v.ins.context, v.ins.cand)
-	if cand == nil {
-		return nil
-	}
-	return v.inspectOn(a, key, c, cand)
-}
-
-// inspectOn inspects cand of c on key's answers, with the Fit tab's
-// report for β when it was computed from the same answers.
-func (v *inspectTab) inspectOn(a *App, k studyKey, c *model.Context, cand *model.Candidate) tea.Cmd {
-	var rep *calib.Report
-	var d *calib.Design
-	if a.fit.rep != nil && a.fit.key == k {
-		rep = a.fit.rep
-		if a.fit.answers == a.versions.Of(k) {
-			d = a.fit.d // the answers have not changed since the fit read them
-		}
-	}
-	v.gen++
-	v.busy, v.err = true, nil
-	return inspectCmd(a.ctx, a.study.Store, k, a.versions.Of(k), c, cand, rep, d, v.gen)
-}
-
-// inspectStale says why the Inspect tab's candidate no longer shows
-// the study's answers and fit, or "" when it does: the study (dataset,
-// judge, bank version) changed, answers were stored since, or a fit of
-// its answers exists that the inspection does not show.
-func (a *App) inspectStale() string {
-	ins := a.insp.ins
-	if ins == nil || a.insp.busy {
-		return ""
-	}
-	k, ok := a.currentKey()
-	switch {
-	case !ok || k != ins.key:
-		return fmt.Sprintf("the study is now judge %s, bank %s, dataset %s: f fits it and shows it here",
-			k.Judge, shortHash(k.BankHash), k.Dataset)
-	case a.versions.Of(k) != ins.answers:
-		return "new answers were stored since: f refits and shows them here"
-	case !ins.fitted && a.fit.rep != nil && a.fit.key == k:
-		return "a fit of these answers exists: f shows its correction here"
-	}
-	return ""
+	return tab.Send(tab.FitDoneMsg{Key: j.key, Version: v.answers, Rubrics: v.rubrics, Report: j.res.rep, Design: j.res.d})
 }
 
 // fitStale says why the last fit no longer describes the study (the
@@ -355,37 +298,6 @@ func (v *fitTab) onRefitMsg(a *App, msg tab.RefitMsg) tea.Cmd {
 // settingsMsg tells the tabs the metric and the Taylor setting.
 func (v *fitTab) settingsMsg() tea.Cmd {
 	return tab.Send(tab.FitSettingsMsg{Metric: v.metric(), Taylor: v.taylor})
-}
-
-// open opens the Inspect tab on the Data tab's selected
-// candidate, with the last fit's β when it was computed on the same
-// answers; esc returns to from.
-func (v *inspectTab) open(a *App, from tab.ID) tea.Cmd {
-	c, cand := a.data.Context(), a.data.Candidate()
-	if cand == nil {
-		return nil
-	}
-	v.back, v.scroll, v.ins = from, [2]int{}, nil
-	a.tab = tab.Inspect
-	k, err := a.requireKey()
-	if err != nil {
-		v.err = err
-		return nil
-	}
-	return v.inspectOn(a, k, c, cand)
-}
-
-// step inspects the candidate delta rows away from the inspected
-// one in its context (the Data tab follows); at either end it stays.
-func (v *inspectTab) step(a *App, delta int) tea.Cmd {
-	ins := v.ins
-	if ins == nil || !a.data.SelectCandidate(ins.context, ins.cand) {
-		return nil
-	}
-	if !a.data.StepCandidate(delta) {
-		return nil
-	}
-	return v.open(a, v.back)
 }
 
 // exportedMsg reports an export of the Fit tab's report.

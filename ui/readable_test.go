@@ -114,11 +114,11 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 func TestInspectKeepsRanks(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
-	ins := a.insp.ins
-	if ins == nil || ins.fold == 0 {
+	ins := a.insp.Inspection()
+	if ins == nil || ins.Fold == 0 {
 		t.Fatalf("no inspection of a fitted candidate: %+v", ins)
 	}
-	ins.rankHuman, ins.rankBefore, ins.rankAfter = 4.5, 2.5, 3.5
+	ins.RankHuman, ins.RankBefore, ins.RankAfter = 4.5, 2.5, 3.5
 	f := paneText(frame(a))
 	for _, want := range []string{"human 4.5/5", "before 2.5/5", "after 3.5/5", "where this context was"} {
 		if !strings.Contains(f, want) {

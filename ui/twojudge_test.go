@@ -234,8 +234,8 @@ func TestProgramAnalysis(t *testing.T) {
 	send("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
-	if final.fit.rep == nil || final.insp.ins == nil || len(final.cmp.Fits()) != 2 {
-		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.Fits()))
+	if final.fit.rep == nil || final.insp.Inspection() == nil || len(final.cmp.Fits()) != 2 {
+		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.Inspection() != nil, len(final.cmp.Fits()))
 	}
 	golden.RequireEqual(t, frame(final))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
@@ -113,4 +114,20 @@ func StudyLines(st *styles.Styles, s *model.Study, w int) []string {
 		out = append(out, st.Muted.Render(widgets.Fit(l, w)))
 	}
 	return out
+}
+
+// KeyLine names the judge, bank version and dataset of key in w cells
+// (Inspect's candidate, the Data tab's calibrator): the dataset gives
+// way first, then the bank; the judge's name is cut in its middle only
+// when it alone does not fit.
+func KeyLine(k study.Key, w int) string {
+	for _, s := range []string{
+		fmt.Sprintf("judge %s · bank %s · dataset %s", k.Judge, widgets.ShortHash(k.BankHash), k.Dataset),
+		fmt.Sprintf("judge %s · bank %s", k.Judge, widgets.ShortHash(k.BankHash)),
+	} {
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return "judge " + widgets.ClipMiddle(k.Judge, w-len("judge "))
 }

@@ -48,3 +48,11 @@ func ShortHash(h string) string {
 	}
 	return h
 }
+
+// SignedNum prints a difference with its sign and 2 decimals, or "—".
+func SignedNum(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.2f", f)
+}
