@@ -80,10 +80,10 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, 120, 40)
 	setFormField(t, a, fName, "bare")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep != nil || a.fit.agree == nil {
-		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.err, a.fit.rep != nil, a.fit.agree)
+	if a.fit.Err() != nil || a.fit.Report() != nil || a.fit.Agreement() == nil {
+		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.Err(), a.fit.Report() != nil, a.fit.Agreement())
 	}
-	got := a.fit.agree.res
+	got := a.fit.Agreement().Res
 	want := wantAgreement(t, a, agree.KeySpearman, "bare")
 	if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
 		t.Fatalf("the Fit tab's agreement\n%s\nwant\n%s", g, w)
@@ -91,7 +91,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	f := paneText(frame(a))
 	for _, m := range []string{agree.KeySpearman, agree.KeyKendall, agree.KeyPairwise, agree.KeyPearsonGlobal, agree.KeyKendallGlobal} {
 		e := want.Judges["bare"][m]
-		if cell := mean4(e.Mean) + " " + ciText(e.CI); !strings.Contains(f, cell) {
+		if cell := mean4(e.Mean) + " " + widgets.CI(e.CI); !strings.Contains(f, cell) {
 			t.Errorf("the Fit tab lacks %s %q:\n%s", m, cell, f)
 		}
 	}
@@ -101,8 +101,8 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 		}
 	}
 	press(a, "m")
-	if a.fit.agree == nil || a.fit.agree.res.Metric != agree.KeyPairwise || !strings.Contains(paneText(frame(a)), "pairwise acc. *") {
-		t.Fatalf("m: the headline is not pairwise accuracy: %+v", a.fit.agree)
+	if a.fit.Agreement() == nil || a.fit.Agreement().Res.Metric != agree.KeyPairwise || !strings.Contains(paneText(frame(a)), "pairwise acc. *") {
+		t.Fatalf("m: the headline is not pairwise accuracy: %+v", a.fit.Agreement())
 	}
 	press(a, "m")
 	setFormField(t, a, fName, "offline")
@@ -111,8 +111,8 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 		t.Errorf("the agreement is not marked stale:\n%s", f)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fit.agree != nil {
-		t.Errorf("f on the probed judge: report %v, agreement %v", a.fit.rep != nil, a.fit.agree != nil)
+	if a.fit.Report() == nil || a.fit.Agreement() != nil {
+		t.Errorf("f on the probed judge: report %v, agreement %v", a.fit.Report() != nil, a.fit.Agreement() != nil)
 	}
 }
 
@@ -141,7 +141,7 @@ func TestCompareAgreement(t *testing.T) {
 	for i, j := range []string{"bare", "offline", "swapped"} {
 		e := want.Judges[j][agree.KeySpearman]
 		row := strings.Join(strings.Fields(paneRow(raw, 0, string(compare.JudgeMark(i))+" "+j+" ")), " ")
-		cell := mean4(e.Mean) + " " + ciText(e.CI)
+		cell := mean4(e.Mean) + " " + widgets.CI(e.CI)
 		if j != best {
 			for _, p := range want.Pairs {
 				if p.A == best && p.B == j {

@@ -19,6 +19,7 @@ import (
 	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/tabs/compare"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/tabs/fit"
 	"github.com/prism-eval/prism/ui/tabs/inspect"
 	"github.com/prism-eval/prism/ui/tabs/profiles"
 	"github.com/prism-eval/prism/ui/widgets"
@@ -42,7 +43,7 @@ type App struct {
 	bank bankTab
 	run  runTab
 	sel  selectTab
-	fit  fitTab
+	fit  *fit.Tab
 	prof *profiles.Tab
 	insp *inspect.Tab
 	cmp  *compare.Tab
@@ -61,7 +62,6 @@ type App struct {
 	quitAfterRun bool
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
-	exportDir    string // where the Fit tab's e writes the report and figures
 
 	// What tells a tab its results are stale: a version per study,
 	// bumped when a run or a screen of the bank stores its answers.
@@ -78,7 +78,6 @@ func New(s Session) *App {
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
-		exportDir: defaultExportDir(s),
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
@@ -88,6 +87,7 @@ func New(s Session) *App {
 		height:    24,
 	}
 	a.data = a.newDataTab(s.Dataset)
+	a.fit = fit.New(services{a}, fit.DefaultKeyMap(), a.keys.dialog(), defaultExportDir(s))
 	a.prof = profiles.New(services{a}, profiles.DefaultKeyMap())
 	a.cmp = compare.New(services{a}, compare.DefaultKeyMap())
 	a.insp = inspect.New(services{a}, inspect.DefaultKeyMap())
@@ -114,7 +114,7 @@ func (a *App) setStyles(isDark bool) {
 // Init asks the terminal for its background colour (for light/dark styles)
 // and plans the first run, so the estimate is ready on the Run tab.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.loadStoredFit())
+	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.fit.Init())
 }
 
 // Update handles what is shared (size, colours, the tab bar, the common

@@ -19,8 +19,10 @@ import (
 // tested the context, ŷ = s0 − Σ terms, and the ranks are mid-ranks.
 func TestInspectMatchesStoredScores(t *testing.T) {
 	a, rep := fittedDemo(t, 160, 48)
-	if imputedText(rep) != "none" {
-		t.Fatalf("the demo screen left imputed cells: %s", imputedText(rep))
+	for c, n := range rep.Imputed {
+		if n > 0 {
+			t.Fatalf("the demo screen left imputed cells: %s %d", c, n)
+		}
 	}
 	press(a, "1", "down", "right", "down", "enter")
 	if a.tab != tab.Inspect || a.insp.Busy() || a.insp.Err() != nil {
@@ -168,8 +170,8 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 	}
 	press(a, "f")
 	ins = a.insp.Inspection()
-	if ins == nil || ins.Key.Judge != "swapped" || !ins.Fitted || ins.Fold == 0 || a.fit.key.Judge != "swapped" {
-		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.key.Judge)
+	if ins == nil || ins.Key.Judge != "swapped" || !ins.Fitted || ins.Fold == 0 || a.fit.Key().Judge != "swapped" {
+		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.Key().Judge)
 	}
 	if f := frame(a); strings.Contains(f, "the study is now") || !strings.Contains(f, "judge swapped · bank") {
 		t.Errorf("after f, Inspect does not show the swapped judge's fit, fresh:\n%s", f)

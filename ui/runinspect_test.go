@@ -164,8 +164,8 @@ func TestRunRowInspect(t *testing.T) {
 		t.Fatalf("a correction without a fit: fold %d, ŷ %g", a.insp.Inspection().Fold, a.insp.Inspection().Corrected)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fit.err != nil || a.insp.Busy() {
-		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.err, a.insp.Busy())
+	if a.fit.Report() == nil || a.fit.Err() != nil || a.insp.Busy() {
+		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.Report() != nil, a.fit.Err(), a.insp.Busy())
 	}
 	if ins := a.insp.Inspection(); a.tab != tab.Inspect || ins.Cand != r.Candidate || ins.Fold == 0 || math.IsNaN(ins.Corrected) {
 		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.tab, ins.Cand, ins.Fold, ins.Corrected)

@@ -86,8 +86,8 @@ func TokensText(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
-// table2Header is table2.csv's header.
-var table2Header = []string{"group", "method", "label", "metric", "mean", "ci_low", "ci_high",
+// Table2Header is table2.csv's header.
+var Table2Header = []string{"group", "method", "label", "metric", "mean", "ci_low", "ci_high",
 	"diff_vs_vanilla", "diff_ci_low", "diff_ci_high", "diff_vs_prism", "diff_prism_ci_low", "diff_prism_ci_high",
 	"calls_per_candidate", "tokens_per_candidate", "missing_cells", "absent"}
 
@@ -114,7 +114,7 @@ func Table2CSV(r *calib.Report) [][]string {
 		}
 		return f(v)
 	}
-	out := [][]string{table2Header}
+	out := [][]string{Table2Header}
 	for _, row := range Table2(r) {
 		group := "rubric_free"
 		if row.Group == GroupRubric {
