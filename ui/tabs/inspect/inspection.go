@@ -58,10 +58,10 @@ type doneMsg struct {
 }
 
 // inspectCmd inspects candidate cand of context c on key's answers
-// (answers is the version of key's answers, recorded for the stale mark), with rep
-// (the Fit tab's report on the same answers, or nil) for β. in, when
-// not nil, is the input rep was fitted on, unchanged since: it is used
-// read-only instead of reading the answers again.
+// (answers is the version of key's answers, recorded for the stale
+// mark), with rep (the Fit tab's report on the same answers, or nil) for
+// β. d, when not nil, is the design rep was fitted on, unchanged since:
+// it is used read-only instead of reading the answers again.
 func inspectCmd(ctx context.Context, st *store.Store, key study.Key, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, d *calib.Design, gen int) tea.Cmd {
 	return func() tea.Msg {
 		ins, err := inspect(ctx, st, key, c, cand, rep, d)
@@ -80,13 +80,7 @@ func inspect(ctx context.Context, st *store.Store, key study.Key, c *model.Conte
 		return nil, err
 	}
 	if d == nil {
-		in, err := analysis.ReadInput(ctx, st, key, "inspecting")
-		if err != nil {
-			ins.NotInFit = "no answers of judge " + key.Judge + " under this bank version"
-			return ins, nil
-		}
-		if d, _, err = calib.BuildDesign(in.Rows, in.Labels, calib.BuildOptions{}); err != nil {
-			ins.NotInFit = "the answers do not make a design: " + err.Error()
+		if d, ins.NotInFit = readDesign(ctx, st, key); d == nil {
 			return ins, nil
 		}
 	}
@@ -102,63 +96,97 @@ func inspect(ctx context.Context, st *store.Store, key study.Key, c *model.Conte
 		return ins, nil
 	}
 	r += lo
-	q := d.Q()
 	ins.S0, ins.Human, ins.N = d.S0[r], d.Human[r], hi-lo
+	beta := ins.foldBeta(rep, d)
+	ins.setTerms(d, beta, r)
+	ins.setRanks(d, beta, r, lo, hi)
+	return ins, nil
+}
 
-	// β of the fold whose test contexts hold this context.
-	var beta []float64
-	if rep != nil {
-		for _, f := range rep.Folds {
-			if slices.Contains(f.TestContexts, c.ID) {
-				ins.Fold = f.Fold
-				beta = make([]float64, q)
-				for j, col := range d.Columns {
-					beta[j] = f.PRISM.Beta[col]
-				}
-				break
+// readDesign is the design of key's answers (they changed since the fit,
+// or there is none), or nil and why the candidate is not in a fit.
+func readDesign(ctx context.Context, st *store.Store, key study.Key) (*calib.Design, string) {
+	in, err := analysis.ReadInput(ctx, st, key, "inspecting")
+	if err != nil {
+		return nil, "no answers of judge " + key.Judge + " under this bank version"
+	}
+	d, _, err := calib.BuildDesign(in.Rows, in.Labels, calib.BuildOptions{})
+	if err != nil {
+		return nil, "the answers do not make a design: " + err.Error()
+	}
+	return d, ""
+}
+
+// foldBeta is PRISM's β (in d's column order) of the fold of rep whose
+// test contexts hold the inspected context, which it records; nil
+// without a fit.
+func (ins *Inspection) foldBeta(rep *calib.Report, d *calib.Design) []float64 {
+	if rep == nil {
+		return nil
+	}
+	for _, f := range rep.Folds {
+		if slices.Contains(f.TestContexts, ins.Context) {
+			ins.Fold = f.Fold
+			beta := make([]float64, d.Q())
+			for j, col := range d.Columns {
+				beta[j] = f.PRISM.Beta[col]
 			}
+			return beta
 		}
 	}
-	term := func(row, j int) float64 {
-		if beta == nil {
-			return math.NaN()
-		}
-		return d.JC[row*q+j] * beta[j]
+	return nil
+}
+
+// term is column j's share of row's correction, J̃β; NaN without β.
+func term(d *calib.Design, beta []float64, row, j int) float64 {
+	if beta == nil {
+		return math.NaN()
 	}
+	return d.JC[row*d.Q()+j] * beta[j]
+}
+
+// setTerms sets each attribute's and context column's term of design
+// row r.
+func (ins *Inspection) setTerms(d *calib.Design, beta []float64, r int) {
+	q := d.Q()
 	ins.CtxTerms = map[string]float64{}
 	for j, col := range d.Columns {
 		attr, sign, ok := strings.Cut(col, ":")
 		switch {
 		case attr == "ctx" || !ok:
-			ins.CtxTerms[col] = term(r, j)
+			ins.CtxTerms[col] = term(d, beta, r, j)
 		case sign == "+":
 			ins.Attrs = append(ins.Attrs, AttrTerm{Attr: attr, DeltaP: d.J[r*q+j], SPlus: d.S0[r] + d.J[r*q+j],
-				Term: term(r, j), BetaP: betaOr(beta, j)})
+				Term: term(d, beta, r, j), BetaP: betaOr(beta, j)})
 		case sign == "-":
 			a := &ins.Attrs[len(ins.Attrs)-1] // ATTR:- follows ATTR:+ (calib.Design)
 			a.DeltaM, a.SMinus, a.BetaM = d.J[r*q+j], d.S0[r]-d.J[r*q+j], betaOr(beta, j)
-			a.Term += term(r, j)
+			a.Term += term(d, beta, r, j)
 		}
 	}
-	before := d.S0[lo:hi]
+}
+
+// setRanks sets the ranks of row r among its context's rows [lo, hi):
+// by the labels, by s0 and, with β, by ŷ, which it records.
+func (ins *Inspection) setRanks(d *calib.Design, beta []float64, r, lo, hi int) {
 	ins.RankHuman = MidRankDesc(d.Human[lo:hi], r-lo)
-	ins.RankBefore = MidRankDesc(before, r-lo)
-	if beta != nil {
-		// ŷ = s0 − Σ_j J̃_j β_j, summed in column order and then
-		// subtracted, exactly as calib predicts (docs/protocol.md §4), so
-		// that ties and ranks here are calib's.
-		after := make([]float64, hi-lo)
-		for i := range after {
-			var dot float64
-			for j := range q {
-				dot += term(lo+i, j)
-			}
-			after[i] = d.S0[lo+i] - dot
-		}
-		ins.Corrected = after[r-lo]
-		ins.RankAfter = MidRankDesc(after, r-lo)
+	ins.RankBefore = MidRankDesc(d.S0[lo:hi], r-lo)
+	if beta == nil {
+		return
 	}
-	return ins, nil
+	// ŷ = s0 − Σ_j J̃_j β_j, summed in column order and then
+	// subtracted, exactly as calib predicts (docs/protocol.md §4), so
+	// that ties and ranks here are calib's.
+	after := make([]float64, hi-lo)
+	for i := range after {
+		var dot float64
+		for j := range d.Q() {
+			dot += term(d, beta, lo+i, j)
+		}
+		after[i] = d.S0[lo+i] - dot
+	}
+	ins.Corrected = after[r-lo]
+	ins.RankAfter = MidRankDesc(after, r-lo)
 }
 
 func betaOr(beta []float64, j int) float64 {
