@@ -9,12 +9,13 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/analysis"
+	"github.com/prism-eval/prism/ui/jobs"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
 // The App's side of the analysis tabs (ui/tabs/fit, profiles, inspect,
 // compare): where the Fit tab exports, and what the program and the
-// tabs not moved yet read of ui/analysis.
+// tabs not moved yet read of ui/analysis and ui/jobs.
 
 // exportDirName is the directory exports go to by default, beside the
 // workspace's file.
@@ -32,7 +33,7 @@ func defaultExportDir(s Session) string {
 }
 
 // studyInput is what a selection or a budget curve reads of a study
-// (analysis.Input, for the Select tab until it moves).
+// (jobs.StudyInput, for the Select tab until it moves).
 type studyInput struct {
 	rows     []model.ScoreRow
 	labels   []model.Label // of the candidates with answers
@@ -41,9 +42,9 @@ type studyInput struct {
 	study    model.Study
 }
 
-// readStudyInput is analysis.ReadInput as a studyInput.
+// readStudyInput is jobs.ReadStudy as a studyInput.
 func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing string) (studyInput, error) {
-	in, err := analysis.ReadInput(ctx, st, key, doing)
+	in, err := jobs.ReadStudy(ctx, st, key, doing)
 	return studyInput{rows: in.Rows, labels: in.Labels, warnings: in.Warnings, source: in.Source, study: in.Study}, err
 }
 

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/charmbracelet/x/ansi"
@@ -10,6 +9,7 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/jobs"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -29,7 +29,7 @@ func FitOptions(metric string, taylor bool) calib.Options {
 // ratings that cannot be scored are left out with a warning), and the
 // design kept whole for a calibrator and for Inspect.
 func FitStudy(ctx context.Context, st *store.Store, key study.Key, opts calib.Options) (*study.FitResult, []string, error) {
-	info, err := PickStudy(ctx, st, key)
+	info, err := jobs.PickStudy(ctx, st, key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,48 +48,6 @@ func FitStudy(ctx context.Context, st *store.Store, key study.Key, opts calib.Op
 // defaults do: SAJA with the random-forest head (300 trees, seed 42).
 func baselineOptions() study.BaselineOptions {
 	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
-}
-
-// PickStudy is key's study (study.Pick under key's bank), or why there is
-// none in words the TUI's user can act on.
-func PickStudy(ctx context.Context, st *store.Store, key study.Key) (store.StudyInfo, error) {
-	info, _, err := study.Pick(ctx, st, key.Dataset, key.Judge, key.BankHash)
-	if errors.Is(err, store.ErrNotFound) {
-		return info, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank tab, s) or run it (Run tab, s) first",
-			key.Judge, widgets.ShortHash(key.BankHash), key.Dataset)
-	}
-	return info, err
-}
-
-// Input is what a selection, a budget curve or an inspection reads of a
-// study.
-type Input struct {
-	Rows     []model.ScoreRow
-	Labels   []model.Label // of the candidates with answers
-	Warnings []string
-	Source   string // names the workspace, dataset, judge and bank in reports
-	Study    model.Study
-}
-
-// ReadInput reads key's study (its planned runs) and the labels of the
-// candidates that have answers; doing ("selecting on", "evaluating
-// budgets on") words the warning about the others.
-func ReadInput(ctx context.Context, st *store.Store, key study.Key, doing string) (Input, error) {
-	info, err := PickStudy(ctx, st, key)
-	if err != nil {
-		return Input{}, err
-	}
-	d, err := study.Read(ctx, st, info, study.Runs{})
-	if err != nil {
-		return Input{}, err
-	}
-	in := Input{Rows: d.Rows, Source: study.Source(st.Path(), info), Study: d.Study}
-	var dropped int
-	in.Labels, dropped = model.ScoredLabels(d.Rows, d.Labels)
-	if dropped > 0 {
-		in.Warnings = append(in.Warnings, fmt.Sprintf("%d labelled candidates have no answers; %s the %d that do", dropped, doing, len(in.Labels)))
-	}
-	return in, nil
 }
 
 // Remember stores a fit the Fit tab made (study.Remember, as prism fit

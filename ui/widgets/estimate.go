@@ -6,25 +6,8 @@ import (
 	"strings"
 )
 
-// The precisions of the analysis tabs (Fit, Profiles, Inspect, Compare)
-// and the Select tab: a mean and a gain with 4 decimals, intervals of
-// either, and a mid-rank.
-
-// Mean4 prints a mean with 4 decimals, or "—".
-func Mean4(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "—"
-	}
-	return fmt.Sprintf("%.4f", f)
-}
-
-// Gain4 prints a gain with its sign and 4 decimals, or "—".
-func Gain4(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "—"
-	}
-	return fmt.Sprintf("%+.4f", f)
-}
+// The intervals, ranks and differences of the analysis tabs (Fit,
+// Profiles, Inspect, Compare), after Mean4 and Gain4 (format.go).
 
 // CI prints an interval of means ("[0.1234, 0.5678]").
 func CI(ci [2]float64) string { return "[" + Mean4(ci[0]) + ", " + Mean4(ci[1]) + "]" }
@@ -38,15 +21,6 @@ func Rank(r float64, n int) string {
 		return "—"
 	}
 	return fmt.Sprintf("%s/%d", strings.TrimSuffix(fmt.Sprintf("%.1f", r), ".0"), n)
-}
-
-// ShortHash is the first 10 characters of a bank's hash, which name its
-// version in the tabs.
-func ShortHash(h string) string {
-	if len(h) > 10 {
-		return h[:10]
-	}
-	return h
 }
 
 // SignedNum prints a difference with its sign and 2 decimals, or "—".

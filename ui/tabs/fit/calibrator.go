@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
@@ -145,12 +144,12 @@ func (v *Tab) saveLines(st *styles.Styles, w int) []string {
 }
 
 // onSaved reports a save; a file that exists is replaced only after
-// asking (replaceDialog).
+// asking.
 func (v *Tab) onSaved(msg savedMsg) tea.Cmd {
 	switch {
 	case msg.exists:
 		v.status, v.statusErr = "", false
-		return tab.Send(tab.OpenDialogMsg{Dialog: &replaceDialog{v: v, path: msg.path, src: msg.src}})
+		return tab.Send(tab.OpenDialogMsg{Dialog: v.replaceDialog(msg.path, msg.src)})
 	case msg.err != nil:
 		v.status, v.statusErr = "save calibrator: "+msg.err.Error(), true
 		return nil
@@ -159,40 +158,23 @@ func (v *Tab) onSaved(msg savedMsg) tea.Cmd {
 	return tab.Send(tab.CalibratorSavedMsg{Path: msg.path})
 }
 
-// replaceDialog asks before a save replaces an existing file: y
+// replaceDialog asks before a save replaces the file at path: y
 // replaces it, n or esc keeps it.
-type replaceDialog struct {
-	v    *Tab
-	path string
-	src  source
-}
-
-func (d *replaceDialog) Init() tea.Cmd { return nil }
-
-func (d *replaceDialog) Update(msg tea.Msg) (bool, tea.Cmd) {
-	km, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return false, nil
+func (v *Tab) replaceDialog(path string, src source) tab.Dialog {
+	return &widgets.Confirm{
+		Styles: v.svc.Styles(),
+		Title:  "Replace the file?",
+		Lines: []string{
+			path + " exists. Replace it with the " + src.method.String() + " calibrator of this fit?",
+			"n keeps the file; S again saves under another name.",
+		},
+		YesText: "replace", NoText: "keep the file",
+		Yes: v.dialogKeys.Yes, No: v.dialogKeys.No,
+		OnYes: func() tea.Cmd {
+			v.status, v.statusErr = "saving calibrator "+path+"…", false
+			return saveCalibratorCmd(v.svc.Context(), v.svc.Store(), src, path, true)
+		},
 	}
-	v := d.v
-	switch {
-	case key.Matches(km, v.dialogKeys.Yes):
-		v.status, v.statusErr = "saving calibrator "+d.path+"…", false
-		return true, saveCalibratorCmd(v.svc.Context(), v.svc.Store(), d.src, d.path, true)
-	case key.Matches(km, v.dialogKeys.No):
-		return true, nil
-	}
-	return false, nil
-}
-
-func (d *replaceDialog) View(w, _ int) string {
-	st := d.v.svc.Styles()
-	lines := []string{
-		d.path + " exists. Replace it with the " + d.src.method.String() + " calibrator of this fit?",
-		"n keeps the file; S again saves under another name.",
-	}
-	dw := min(60, w-2)
-	return widgets.Dialog(st, dw, "Replace the file?", widgets.ConfirmLines(st, dw-widgets.PaneChromeW, lines, "replace", "keep the file"))
 }
 
 // saveCalibratorCmd builds the calibrator of src (calib.NewCalibrator on

@@ -12,7 +12,7 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
-	"github.com/prism-eval/prism/ui/analysis"
+	"github.com/prism-eval/prism/ui/jobs"
 )
 
 // The candidate inspector's data: one candidate's scores from the design
@@ -106,7 +106,7 @@ func inspect(ctx context.Context, st *store.Store, key study.Key, c *model.Conte
 // readDesign is the design of key's answers (they changed since the fit,
 // or there is none), or nil and why the candidate is not in a fit.
 func readDesign(ctx context.Context, st *store.Store, key study.Key) (*calib.Design, string) {
-	in, err := analysis.ReadInput(ctx, st, key, "inspecting")
+	in, err := jobs.ReadStudy(ctx, st, key, "inspecting")
 	if err != nil {
 		return nil, "no answers of judge " + key.Judge + " under this bank version"
 	}

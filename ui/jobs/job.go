@@ -1,8 +1,3 @@
-// Package jobs runs a tab's long computation on a study's stored answers
-// (a fit, a probe selection) in its own goroutine and reports progress
-// to Update as coalesced messages: its progress callback only stores two
-// numbers and pokes a channel of capacity one, so it never waits, and a
-// message reads the latest numbers. A tab keeps its side in a State.
 package jobs
 
 import (
@@ -15,12 +10,19 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 )
 
+// A Job is a long computation on a key's stored answers (a fit, a probe
+// selection) that runs in its own goroutine and reports progress to
+// Update as coalesced messages: its progress callback only stores two
+// numbers and pokes a channel of capacity one, so it never waits, and a
+// message reads the latest numbers.
+
 // progressWindow is how long a progress message gathers callbacks after
 // the first: at most about 1/progressWindow messages per second reach
 // Update, however fast the work reports.
 const progressWindow = 100 * time.Millisecond
 
-// Job is one computation in flight with result type R.
+// Job is one computation in flight with result type R. Res, Warnings and
+// Err are set once it has finished (DoneMsg).
 type Job[R any] struct {
 	Key      study.Key
 	cancel   context.CancelFunc
@@ -46,13 +48,14 @@ type (
 	DoneMsg[R any] struct{ Job *Job[R] }
 )
 
-// New is a job of key that cancel stops; Start makes and runs one.
+// New is a job of key that cancel cancels, not started (Start starts
+// one; tests build one to feed its messages).
 func New[R any](key study.Key, cancel context.CancelFunc) *Job[R] {
 	return &Job[R]{Key: key, cancel: cancel, notify: make(chan struct{}, 1), finished: make(chan struct{})}
 }
 
-// progress is the job's progress callback.
-func (j *Job[R]) progress(done, total int) {
+// Progress is the job's progress callback.
+func (j *Job[R]) Progress(done, total int) {
 	j.done.Store(int64(done))
 	j.total.Store(int64(total))
 	select {
@@ -70,15 +73,15 @@ func Start[R any](ctx context.Context, key study.Key,
 	return j, func() tea.Msg {
 		go func() {
 			defer close(j.finished)
-			j.Res, j.Warnings, j.Err = work(ctx, j.progress)
+			j.Res, j.Warnings, j.Err = work(ctx, j.Progress)
 		}()
 		return StartedMsg[R]{Job: j}
 	}
 }
 
-// Wait waits for the job's next progress or its end. A progress poke
-// is held for progressWindow so that a burst becomes one message; the
-// tab waits again after each progress message.
+// Wait waits for the job's next progress or its end. A progress poke is
+// held for progressWindow so that a burst becomes one message; the tab
+// waits again after each progress message.
 func Wait[R any](j *Job[R]) tea.Cmd {
 	return func() tea.Msg {
 		select {
