@@ -18,7 +18,11 @@ import (
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
 	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/tabs/fit"
+	"github.com/prism-eval/prism/ui/tabs/inspect"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -40,10 +44,10 @@ type App struct {
 	bank *banktab.Tab
 	run  runTab
 	sel  selectTab
-	fit  fitTab
-	prof profTab
-	insp inspectTab
-	cmp  compareTab
+	fit  *fit.Tab
+	prof *profiles.Tab
+	insp *inspect.Tab
+	cmp  *compare.Tab
 
 	modal modal // a dialog over the tab, or nil
 
@@ -59,7 +63,6 @@ type App struct {
 	quitAfterRun bool
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
-	exportDir    string // where the Fit tab's e writes the report and figures
 
 	// What tells a tab its results are stale: a version per study,
 	// bumped when a run or a screen of the bank stores its answers.
@@ -76,7 +79,6 @@ func New(s Session) *App {
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
-		exportDir: defaultExportDir(s),
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
@@ -86,6 +88,10 @@ func New(s Session) *App {
 	}
 	a.data = a.newDataTab(s.Dataset)
 	a.bank = a.newBankTab(s.Bank, s.Dataset.Task)
+	a.fit = fit.New(services{a}, fit.DefaultKeyMap(), a.keys.dialog(), defaultExportDir(s))
+	a.prof = profiles.New(services{a}, profiles.DefaultKeyMap())
+	a.cmp = compare.New(services{a}, compare.DefaultKeyMap())
+	a.insp = inspect.New(services{a}, inspect.DefaultKeyMap())
 	if s.BankSource != "" {
 		a.bank.SetSource(s.BankSource)
 	}
@@ -109,7 +115,7 @@ func (a *App) setStyles(isDark bool) {
 // Init asks the terminal for its background colour (for light/dark styles)
 // and plans the first run, so the estimate is ready on the Run tab.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.loadStoredFit())
+	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.fit.Init())
 }
 
 // Update handles what is shared (size, colours, the tab bar, the common

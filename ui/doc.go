@@ -20,15 +20,22 @@
 //	          section and probe diagnostics; the App runs its screen: bankrun.go)
 //	Run       run.go, runstate.go, runform.go · runctl.go, runcmd.go · run.go
 //	Select    selectview.go · selectctl.go, selectcmd.go, budgetcmd.go · selectview.go, budgetview.go
-//	Fit       fitview.go · fitctl.go, storedfit.go · fitview.go, table2.go
-//	Profiles  profview.go (state, keys, view)
-//	Inspect   inspectview.go · inspect.go · inspectview.go
-//	Compare   compare.go, agreement.go
+//	Fit       ui/tabs/fit (the calibrator's save, S, too)
+//	Profiles  ui/tabs/profiles
+//	Inspect   ui/tabs/inspect
+//	Compare   ui/tabs/compare
 //
-// The calibrator the Fit tab saves (S), the Data tab loads (L) and
-// Inspect shows is in calibrator.go (state in App.cal). The ratio panel's
-// rows, which the Run and Bank tabs draw, are in ui/ratio. Staleness: a
-// result keeps the study.Versions version of the answers it read
-// (App.versions, bumped when a run or a screen of the bank stores
+// The signal panel's rows, which the Run and Bank tabs draw, are in
+// ui/ratio. What the analysis tabs share is in ui/analysis (fitting a study, the
+// agreement, Table 2, the export, when a fit is stale) and ui/jobs (a
+// fit's job and its progress); the Fit tab's fits reach Profiles and
+// Inspect as tab.FitDoneMsg, its settings Profiles and Compare as
+// tab.FitSettingsMsg. The calibrator the Data tab loads (L) and Inspect
+// shows is the App's (calibrator.go, App.cal): the tabs read it through
+// their Services, and the Fit tab's save (S) tells the App its path
+// (tab.CalibratorSavedMsg).
+//
+// Staleness: a result keeps the study.Versions version of the answers it
+// read (App.versions, bumped when a run or a screen of the bank stores
 // answers) and is stale when the version moved on.
 package ui

@@ -392,3 +392,8 @@ func (g *goldenFrames) check(t *testing.T) {
 		})
 	}
 }
+
+// fitStatus and fitStatusErr are the Fit tab's status line and whether
+// it is an error.
+func fitStatus(a *App) string  { s, _ := a.fit.Status(); return s }
+func fitStatusErr(a *App) bool { _, e := a.fit.Status(); return e }

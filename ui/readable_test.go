@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -113,11 +114,11 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 func TestInspectKeepsRanks(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
-	ins := a.insp.ins
-	if ins == nil || ins.fold == 0 {
+	ins := a.insp.Inspection()
+	if ins == nil || ins.Fold == 0 {
 		t.Fatalf("no inspection of a fitted candidate: %+v", ins)
 	}
-	ins.rankHuman, ins.rankBefore, ins.rankAfter = 4.5, 2.5, 3.5
+	ins.RankHuman, ins.RankBefore, ins.RankAfter = 4.5, 2.5, 3.5
 	f := paneText(frame(a))
 	for _, want := range []string{"human 4.5/5", "before 2.5/5", "after 3.5/5", "where this context was"} {
 		if !strings.Contains(f, want) {
@@ -136,11 +137,11 @@ func TestInspectKeepsRanks(t *testing.T) {
 func TestCompareKeepsJudgeNames(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
 	press(a, "8", "c")
-	if len(a.cmp.fits) != 2 {
-		t.Fatalf("%d fits", len(a.cmp.fits))
+	if len(a.cmp.Fits()) != 2 {
+		t.Fatalf("%d fits", len(a.cmp.Fits()))
 	}
 	const long = "gpt-4o-mini-2024-07-18-expected"
-	a.cmp.fits[1].judge = long
+	a.cmp.Fits()[1].Judge = long
 	if row := paneRow(frame(a), 0, "method "); !strings.Contains(row, "B "+long) {
 		t.Errorf("method header at 120×36 cuts %q: %q", long, row)
 	}
@@ -198,14 +199,14 @@ func TestGoldenReadable(t *testing.T) {
 func TestCompareShowsProfileNumbers(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
 	press(a, "8", "c")
-	if len(a.cmp.fits) != 2 {
-		t.Fatalf("%d fits", len(a.cmp.fits))
+	if len(a.cmp.Fits()) != 2 {
+		t.Fatalf("%d fits", len(a.cmp.Fits()))
 	}
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 200}) // every row on screen
 	f := frame(a)
-	for i, jf := range a.cmp.fits {
-		for attr, p := range jf.rep.Profiles {
-			want := fmt.Sprintf("%c %s %s %s", judgeMark(i), jf.judge,
+	for i, jf := range a.cmp.Fits() {
+		for attr, p := range jf.Rep.Profiles {
+			want := fmt.Sprintf("%c %s %s %s", compare.JudgeMark(i), jf.Judge,
 				widgets.FoldRange(p.A.Mean, p.A.Min, p.A.Max), widgets.FoldRange(p.E.Mean, p.E.Min, p.E.Max))
 			found := false
 			for _, ln := range strings.Split(f, "\n") {
@@ -292,8 +293,8 @@ func TestProfileDetailOnePrecision(t *testing.T) {
 	press(a, "6")
 	for _, size := range readableSizes {
 		a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		for i, attr := range a.prof.attrs {
-			a.prof.cursor = i
+		for i, attr := range a.prof.Attrs() {
+			a.prof.Select(i)
 			f := frame(a)
 			for _, word := range strings.Fields(paneText(f)) {
 				if strings.ContainsAny(word, "0123456789") && strings.Contains(word, "e-") {
@@ -303,7 +304,7 @@ func TestProfileDetailOnePrecision(t *testing.T) {
 					t.Errorf("%s at %dx%d: negative zero", attr, size[0], size[1])
 				}
 			}
-			p := a.prof.rep.Profiles[attr]
+			p := a.prof.Report().Profiles[attr]
 			if !strings.Contains(paneText(f), "a_k mean "+widgets.Fixed4(p.A.Mean)+" min "+widgets.Fixed4(p.A.Min)) {
 				t.Errorf("%s: detail lacks a_k in fixed decimals:\n%s", attr, f)
 			}

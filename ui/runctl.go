@@ -434,5 +434,5 @@ func (v *runTab) inspectRow(a *App) tea.Cmd {
 	if !a.data.SelectCandidate(r.Context, r.Candidate) {
 		return nil // a dataset switched since the run: the row is not in it
 	}
-	return a.insp.open(a, tab.Run)
+	return tab.Send(tab.InspectMsg{Context: r.Context, Candidate: r.Candidate, Back: tab.Run})
 }

@@ -143,11 +143,11 @@ func TestRunRowInspect(t *testing.T) {
 		t.Fatalf("selected %+v, want the third newest %+v", r, want)
 	}
 	press(a, "enter")
-	if a.tab != tab.Inspect || a.insp.busy || a.insp.err != nil || a.insp.ins == nil {
-		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.busy, a.insp.err)
+	if a.tab != tab.Inspect || a.insp.Busy() || a.insp.Err() != nil || a.insp.Inspection() == nil {
+		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.Busy(), a.insp.Err())
 	}
-	if a.insp.ins.context != r.Context || a.insp.ins.cand != r.Candidate {
-		t.Errorf("inspected %s/%s, want %s/%s", a.insp.ins.context, a.insp.ins.cand, r.Context, r.Candidate)
+	if a.insp.Inspection().Context != r.Context || a.insp.Inspection().Cand != r.Candidate {
+		t.Errorf("inspected %s/%s, want %s/%s", a.insp.Inspection().Context, a.insp.Inspection().Cand, r.Context, r.Candidate)
 	}
 	if c, cand := a.data.Context(), a.data.Candidate(); c.ID != r.Context || cand.ID != r.Candidate {
 		t.Errorf("Data tab on %s/%s, want %s/%s", c.ID, cand.ID, r.Context, r.Candidate)
@@ -155,22 +155,22 @@ func TestRunRowInspect(t *testing.T) {
 	if !strings.Contains(frame(a), "Inspect · "+r.Context+" / "+r.Candidate) {
 		t.Errorf("frame lacks the inspected candidate:\n%s", frame(a))
 	}
-	if len(a.insp.ins.replies) == 0 {
+	if len(a.insp.Inspection().Replies) == 0 {
 		t.Error("the inspected candidate has no stored replies")
 	}
 	// Without a fit there is no correction; f fits here and the screen
 	// shows the new fit's correction of the same candidate.
-	if a.insp.ins.fold != 0 || !math.IsNaN(a.insp.ins.corrected) {
-		t.Fatalf("a correction without a fit: fold %d, ŷ %g", a.insp.ins.fold, a.insp.ins.corrected)
+	if a.insp.Inspection().Fold != 0 || !math.IsNaN(a.insp.Inspection().Corrected) {
+		t.Fatalf("a correction without a fit: fold %d, ŷ %g", a.insp.Inspection().Fold, a.insp.Inspection().Corrected)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fit.err != nil || a.insp.busy {
-		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.err, a.insp.busy)
+	if a.fit.Report() == nil || a.fit.Err() != nil || a.insp.Busy() {
+		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.Report() != nil, a.fit.Err(), a.insp.Busy())
 	}
-	if ins := a.insp.ins; a.tab != tab.Inspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
-		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.tab, ins.cand, ins.fold, ins.corrected)
+	if ins := a.insp.Inspection(); a.tab != tab.Inspect || ins.Cand != r.Candidate || ins.Fold == 0 || math.IsNaN(ins.Corrected) {
+		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.tab, ins.Cand, ins.Fold, ins.Corrected)
 	}
-	if f := frame(a); !strings.Contains(f, fmt.Sprintf("outer fold %d,", a.insp.ins.fold)) {
+	if f := frame(a); !strings.Contains(f, fmt.Sprintf("outer fold %d,", a.insp.Inspection().Fold)) {
 		t.Errorf("frame lacks the fold of the correction:\n%s", f)
 	}
 	press(a, "esc")

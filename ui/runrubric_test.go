@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/analysis"
 )
 
 // formTo puts the Run form's cursor on the field key, showing the form
@@ -103,15 +104,15 @@ func TestRunRubricSAJA(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	built := countJudges(a)
 	press(a, "5", "f")
-	if a.fit.rep == nil || a.fit.err != nil {
-		t.Fatalf("fit: %v", a.fit.err)
+	if a.fit.Report() == nil || a.fit.Err() != nil {
+		t.Fatalf("fit: %v", a.fit.Err())
 	}
-	if len(a.fit.rep.Baselines) != 0 || a.fitStale() != "" {
-		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.rep.Baselines, a.fitStale())
+	if len(a.fit.Report().Baselines) != 0 || a.fit.Stale() != "" {
+		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.Report().Baselines, a.fit.Stale())
 	}
 	press(a, "8", "c")
-	if a.cmp.err != nil || a.compareStale() != "" {
-		t.Fatalf("compare: %v, stale %q", a.cmp.err, a.compareStale())
+	if a.cmp.Err() != nil || a.cmp.Stale() != "" {
+		t.Fatalf("compare: %v, stale %q", a.cmp.Err(), a.cmp.Stale())
 	}
 
 	chooseStudy(t, a, "saja-broad")
@@ -172,10 +173,10 @@ func TestRunRubricSAJA(t *testing.T) {
 	}
 
 	// The fits do not hold the new ratings: stale, and a refit has them.
-	if s := a.fitStale(); !strings.Contains(s, "rubric ratings") {
+	if s := a.fit.Stale(); !strings.Contains(s, "rubric ratings") {
 		t.Errorf("fit stale %q, want new rubric ratings", s)
 	}
-	if s := a.compareStale(); !strings.Contains(s, "rubric ratings") {
+	if s := a.cmp.Stale(); !strings.Contains(s, "rubric ratings") {
 		t.Errorf("compare stale %q, want new rubric ratings", s)
 	}
 	press(a, "5")
@@ -183,13 +184,13 @@ func TestRunRubricSAJA(t *testing.T) {
 		t.Errorf("the Fit tab does not say it is stale:\n%s", f)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fitStale() != "" {
-		t.Fatalf("refit: %v, stale %q", a.fit.err, a.fitStale())
+	if a.fit.Report() == nil || a.fit.Stale() != "" {
+		t.Fatalf("refit: %v, stale %q", a.fit.Err(), a.fit.Stale())
 	}
-	if _, ok := a.fit.rep.Baselines["saja_broad"]; !ok || len(a.fit.rep.Baselines) != 1 {
-		t.Fatalf("refit baselines %v, want saja_broad", a.fit.rep.Baselines)
+	if _, ok := a.fit.Report().Baselines["saja_broad"]; !ok || len(a.fit.Report().Baselines) != 1 {
+		t.Fatalf("refit baselines %v, want saja_broad", a.fit.Report().Baselines)
 	}
-	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, groupRubric) {
+	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, analysis.GroupRubric) {
 		t.Errorf("the refit's table has no SAJA row:\n%s", f)
 	}
 }

@@ -47,7 +47,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, &a.sel, packaged{a.fit}, packaged{a.prof}, packaged{a.insp}, packaged{a.cmp}}
 }
 
 // cur is the current tab.
@@ -79,6 +79,11 @@ func (s services) LoadCalibrator(path string) tea.Cmd {
 func (s services) CalibratorLines(st *styles.Styles, w int) []string {
 	return s.a.calLines(st, w)
 }
+func (s services) CalibratorTerms(st *styles.Styles, k study.Key, ctx, cand string, w int) []string {
+	return s.a.calInspectLines(st, k, ctx, cand, w)
+}
+func (s services) SessionJudge() string  { return s.a.study.Judge }
+func (s services) CalibratorDir() string { return calibratorDir(s.a.study) }
 func (s services) Busy() string {
 	switch {
 	case s.a.run.active():
@@ -100,7 +105,10 @@ func (a *App) onTabMsg(msg tea.Msg) tea.Cmd {
 	case tab.QuitMsg:
 		return a.quit()
 	case tab.InspectMsg:
-		return a.insp.open(a, msg.Back)
+		// The Data tab follows the candidate Inspect shows.
+		a.data.SelectCandidate(msg.Context, msg.Candidate)
+	case tab.CalibratorSavedMsg:
+		a.cal.last = msg.Path
 	case calLoadedMsg:
 		return a.onCalLoaded(msg)
 	case calAppliedMsg:
