@@ -79,8 +79,8 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, 120, 40)
 	setFormField(t, a, fName, "bare")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep != nil || a.fit.agree == nil {
-		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.err, a.fit.rep != nil, a.fit.agree)
+	if a.fit.Err != nil || a.fit.rep != nil || a.fit.agree == nil {
+		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.Err, a.fit.rep != nil, a.fit.agree)
 	}
 	got := a.fit.agree.res
 	want := wantAgreement(t, a, agree.KeySpearman, "bare")

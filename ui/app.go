@@ -19,6 +19,7 @@ import (
 	"github.com/prism-eval/prism/ui/tab"
 	banktab "github.com/prism-eval/prism/ui/tabs/bank"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/tabs/selection"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -39,7 +40,7 @@ type App struct {
 	data *datatab.Tab
 	bank *banktab.Tab
 	run  runTab
-	sel  selectTab
+	sel  *selection.Tab
 	fit  fitTab
 	prof profTab
 	insp inspectTab
@@ -86,6 +87,7 @@ func New(s Session) *App {
 	}
 	a.data = a.newDataTab(s.Dataset)
 	a.bank = a.newBankTab(s.Bank, s.Dataset.Task)
+	a.sel = selection.New(services{a}, selection.DefaultKeyMap())
 	if s.BankSource != "" {
 		a.bank.SetSource(s.BankSource)
 	}

@@ -178,8 +178,8 @@ func fitRubricApp(t testing.TB, w, h int) *App {
 	t.Helper()
 	a := fixtureApp(t, fixtureRubric, w, h)
 	press(a, "5", "f")
-	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
-		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
+	if a.fit.Job != nil || a.fit.Err != nil || a.fit.rep == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.Job != nil, a.fit.Err)
 	}
 	return a
 }
@@ -447,8 +447,8 @@ func TestFitBaselinesWarnings(t *testing.T) {
 	}
 	setFormField(t, a, fName, "odd")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.Judge != "odd" {
-		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	if a.fit.Err != nil || a.fit.rep == nil || a.fit.key.Judge != "odd" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.Err, a.fit.key)
 	}
 	if len(a.fit.rep.Baselines) != 0 || a.fit.rep.Budgets != nil {
 		t.Errorf("baselines %v, budgets %v: want none", a.fit.rep.Baselines, a.fit.rep.Budgets)
@@ -488,8 +488,8 @@ func TestFitBaselinesUnusable(t *testing.T) {
 	}
 	setFormField(t, a, fName, "partial")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.Judge != "partial" {
-		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	if a.fit.Err != nil || a.fit.rep == nil || a.fit.key.Judge != "partial" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.Err, a.fit.key)
 	}
 	if len(a.fit.rep.Baselines) != 0 {
 		t.Errorf("baselines %v: want none", a.fit.rep.Baselines)

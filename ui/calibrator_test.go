@@ -58,7 +58,7 @@ func TestCalibratorFlow(t *testing.T) {
 	}
 	press(a, "f")
 	if a.fit.rep == nil || a.fit.d == nil {
-		t.Fatalf("fit: %v", a.fit.err)
+		t.Fatalf("fit: %v", a.fit.Err)
 	}
 	rows, labels := screenedInput(t, a)
 	k := a.fit.key

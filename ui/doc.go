@@ -5,7 +5,9 @@
 // how the App dispatches and how tabs talk: by messages, never by
 // reaching into another tab). Widgets come from Bubbles where it has one
 // (key, help, filepicker, textarea, textinput); the rest (panes, lists,
-// charts, scrolling) are in ui/widgets and say why. No I/O happens in
+// charts, scrolling) are in ui/widgets and say why. The long work on a
+// study's stored answers (fits, selections, budget curves) runs as
+// ui/jobs, which no tab owns. No I/O happens in
 // Update; long work (planning, runs, imports, the ratio bootstrap) runs
 // in commands and comes back as messages.
 //
@@ -19,7 +21,8 @@
 //	Bank      ui/tabs/bank (its edits, saves, screen, signal panel, order
 //	          section and probe diagnostics; the App runs its screen: bankrun.go)
 //	Run       run.go, runstate.go, runform.go · runctl.go, runcmd.go · run.go
-//	Select    selectview.go · selectctl.go, selectcmd.go, budgetcmd.go · selectview.go, budgetview.go
+//	Select    ui/tabs/selection (the subset-size and budget curves, the
+//	          omission and forward tables; its jobs run in ui/jobs)
 //	Fit       fitview.go · fitctl.go, storedfit.go · fitview.go, table2.go
 //	Profiles  profview.go (state, keys, view)
 //	Inspect   inspectview.go · inspect.go · inspectview.go

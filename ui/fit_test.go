@@ -46,8 +46,8 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 	press(a, "5")
 	press(a, metricKeys...)
 	press(a, "f")
-	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
-		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
+	if a.fit.Job != nil || a.fit.Err != nil || a.fit.rep == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.Job != nil, a.fit.Err)
 	}
 	rows, labels := screenedInput(t, a)
 	rep, _, err := calib.Fit(context.Background(), rows, labels, a.fit.options())

@@ -19,6 +19,7 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/jobs"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/widgets"
@@ -29,7 +30,7 @@ import (
 // progress counts the outer folds and the bootstrap.
 
 // fitJob is one fit in flight.
-type fitJob = job[fitResult]
+type fitJob = jobs.Job[fitResult]
 
 // fitResult is a fit's report with the design it was fitted on and the
 // options of the fit (without Progress): the Fit tab's S builds the
@@ -61,7 +62,7 @@ func fitOptions(metric string, taylor bool) calib.Options {
 // startFitCmd starts a fit of key's answers with opts (its Progress is
 // the job's) and returns the job at once.
 func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*fitJob, tea.Cmd) {
-	return startJob(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
+	return jobs.Start(ctx, key, func(ctx context.Context, progress func(int, int)) (fitResult, []string, error) {
 		opts.Progress = progress
 		res, w, err := fitStudy(ctx, st, key, opts)
 		opts.Progress = nil
@@ -87,7 +88,7 @@ func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.
 // ratings that cannot be scored are left out with a warning), and the
 // design kept whole for a calibrator and for Inspect.
 func fitStudy(ctx context.Context, st *store.Store, key studyKey, opts calib.Options) (*study.FitResult, []string, error) {
-	info, err := pickStudy(ctx, st, key)
+	info, err := jobs.PickStudy(ctx, st, key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -108,79 +109,38 @@ func baselineOptions() study.BaselineOptions {
 	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
 }
 
-// pickStudy is key's study (study.Pick under key's bank), or why there is
-// none in words the TUI's user can act on.
-func pickStudy(ctx context.Context, st *store.Store, key studyKey) (store.StudyInfo, error) {
-	info, _, err := study.Pick(ctx, st, key.Dataset, key.Judge, key.BankHash)
-	if errors.Is(err, store.ErrNotFound) {
-		return info, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank tab, s) or run it (Run tab, s) first",
-			key.Judge, shortHash(key.BankHash), key.Dataset)
-	}
-	return info, err
-}
-
-// studyInput is what a selection or a budget curve reads of a study.
-type studyInput struct {
-	rows     []model.ScoreRow
-	labels   []model.Label // of the candidates with answers
-	warnings []string
-	source   string // names the workspace, dataset, judge and bank in reports
-	study    model.Study
-}
-
-// readStudyInput reads key's study (its planned runs) and the labels of
-// the candidates that have answers; doing ("selecting on", "evaluating
-// budgets on") words the warning about the others.
-func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing string) (studyInput, error) {
-	info, err := pickStudy(ctx, st, key)
-	if err != nil {
-		return studyInput{}, err
-	}
-	d, err := study.Read(ctx, st, info, study.Runs{})
-	if err != nil {
-		return studyInput{}, err
-	}
-	in := studyInput{rows: d.Rows, source: study.Source(st.Path(), info), study: d.Study}
-	var dropped int
-	in.labels, dropped = model.ScoredLabels(d.Rows, d.Labels)
-	if dropped > 0 {
-		in.warnings = append(in.warnings, fmt.Sprintf("%d labelled candidates have no answers; %s the %d that do", dropped, doing, len(in.labels)))
-	}
-	return in, nil
-}
-
 // refit (re)fits the current dataset, judge and bank version; a fit in
 // flight is cancelled and its result dropped.
 func (v *fitTab) refit(a *App) tea.Cmd {
 	k, err := a.requireKey()
 	if err != nil {
-		v.err = err
+		v.Err = err
 		return nil
 	}
 	job, cmd := startFitCmd(a.ctx, a.study.Store, k, v.options())
-	v.start(job)
+	v.Start(job)
 	v.answers = a.versions.Of(k)
 	v.rubrics = a.versions.Of(k.Rubric())
 	return cmd
 }
 
-func (v *fitTab) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
-	j := msg.job
-	if !v.finish(j) {
+func (v *fitTab) onDone(a *App, msg jobs.DoneMsg[fitResult]) tea.Cmd {
+	j := msg.Job
+	if !v.Finish(j) {
 		return nil
 	}
-	v.rep, v.warnings, v.key, v.scroll, v.stored = j.res.rep, j.warnings, j.key, 0, nil
-	v.source, v.rows = j.res.source, j.res.rows
-	v.d, v.fitOpts = j.res.d, j.res.opts
-	v.agree = j.res.agree
-	a.prof.setReport(j.res.rep)
+	v.rep, v.warnings, v.key, v.scroll, v.stored = j.Res.rep, j.Warnings, j.Key, 0, nil
+	v.source, v.rows = j.Res.source, j.Res.rows
+	v.d, v.fitOpts = j.Res.d, j.Res.opts
+	v.agree = j.Res.agree
+	a.prof.setReport(j.Res.rep)
 	if v.agree != nil {
 		return nil // no fit: nothing for Inspect to follow
 	}
 	if a.insp.ins != nil {
 		// Inspect follows the newest fit, whatever study it inspected
 		// before: a view never keeps showing another fit's numbers.
-		return a.insp.reinspect(a, j.key)
+		return a.insp.reinspect(a, j.Key)
 	}
 	return nil
 }
@@ -290,10 +250,10 @@ func (v *fitTab) Keys(a *App) []key.Binding {
 // Badge is the fit's progress ("…" until its first fold is counted).
 func (v *fitTab) Badge(*App) string {
 	switch {
-	case v.job == nil:
+	case v.Job == nil:
 		return ""
-	case v.total > 0:
-		return widgets.Percent(v.done, v.total)
+	case v.Total > 0:
+		return widgets.Percent(v.Done, v.Total)
 	}
 	return " …"
 }
@@ -328,11 +288,11 @@ func (v *fitTab) Update(a *App, msg tea.Msg) tea.Cmd {
 		}
 	case calSavedMsg:
 		v.onCalSaved(a, msg)
-	case jobStartedMsg[fitResult]:
-		return msg.follow(&v.jobState)
-	case jobProgressMsg[fitResult]:
-		return msg.apply(&v.jobState)
-	case jobDoneMsg[fitResult]:
+	case jobs.StartedMsg[fitResult]:
+		return msg.Follow(&v.State)
+	case jobs.ProgressMsg[fitResult]:
+		return msg.Apply(&v.State)
+	case jobs.DoneMsg[fitResult]:
 		return v.onDone(a, msg)
 	case storedFitMsg:
 		v.onStoredFit(a, msg)

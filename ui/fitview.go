@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/jobs"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -22,7 +23,7 @@ import (
 type fitTab struct {
 	// The fit in flight (its progress counts outer folds, then the
 	// bootstrap) and why the last fit failed.
-	jobState[fitResult]
+	jobs.State[fitResult]
 
 	pairwise   bool     // the metric: pairwise accuracy instead of Spearman
 	taylor     bool     // fit the diagonal Taylor correction too
@@ -102,13 +103,13 @@ func (v *fitTab) title() string {
 // progressText says where the fit in flight is: the outer folds done
 // (each with its inner CV), then the bootstrap.
 func (v *fitTab) progressText() string {
-	folds := max(v.total-1, 0)
+	folds := max(v.Total-1, 0)
 	switch {
-	case v.total == 0:
+	case v.Total == 0:
 		return "fitting… (nested cross-validation, then the bootstrap)"
-	case v.done < folds:
-		return fmt.Sprintf("fitting… outer fold %d of %d done (nested cross-validation)", v.done, folds)
-	case v.done == folds:
+	case v.Done < folds:
+		return fmt.Sprintf("fitting… outer fold %d of %d done (nested cross-validation)", v.Done, folds)
+	case v.Done == folds:
 		return fmt.Sprintf("fitting… %d outer folds done; bootstrap", folds)
 	}
 	return "fitting… done"
@@ -284,7 +285,7 @@ func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
 // imputed cells.
 func (v *fitTab) tableLines(st *styles.Styles, w int) []string {
 	var lines []string
-	if v.job != nil {
+	if v.Job != nil {
 		lines = append(lines, st.Title.Render(widgets.Fit(v.progressText(), w)))
 	}
 	lines = append(lines, v.exportLines(st, w)...)
@@ -296,15 +297,15 @@ func (v *fitTab) tableLines(st *styles.Styles, w int) []string {
 		}
 		lines = append(lines, widgets.WrapStyled(s, v.status, w)...)
 	}
-	if v.err != nil {
-		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
+	if v.Err != nil {
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.Err.Error(), w)...)
 	}
 	r := v.rep
 	if r == nil && v.agree != nil {
 		return append(lines, v.fitAgreeLines(st, w)...)
 	}
 	if r == nil {
-		if v.job == nil && v.err == nil {
+		if v.Job == nil && v.Err == nil {
 			lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf(
 				"f fits PRISM on judge %s's stored answers for this bank version (%s; m switches the metric): nested cross-validation over contexts, 2,000 bootstrap resamples.", v.judge, v.metric()), w)...)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/jobs"
 )
 
 // The candidate inspector's data: one candidate's scores from the design
@@ -79,12 +80,12 @@ func inspect(ctx context.Context, st *store.Store, key studyKey, c *model.Contex
 		return nil, err
 	}
 	if d == nil {
-		in, err := readStudyInput(ctx, st, key, "inspecting")
+		in, err := jobs.ReadStudy(ctx, st, key, "inspecting")
 		if err != nil {
 			ins.notInFit = "no answers of judge " + key.Judge + " under this bank version"
 			return ins, nil
 		}
-		if d, _, err = calib.BuildDesign(in.rows, in.labels, calib.BuildOptions{}); err != nil {
+		if d, _, err = calib.BuildDesign(in.Rows, in.Labels, calib.BuildOptions{}); err != nil {
 			ins.notInFit = "the answers do not make a design: " + err.Error()
 			return ins, nil
 		}

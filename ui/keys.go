@@ -22,9 +22,6 @@ type KeyMap struct {
 
 	// Fit tab: save the calibrator of the fit.
 	SaveCalibrator key.Binding
-	// Selection tab.
-	RunSelect key.Binding
-	Budget    key.Binding // show the budget curve
 	// Fit and Profiles tabs.
 	Refit, Metric, Taylor, SortProfiles, Export key.Binding
 	// Compare tab.
@@ -65,8 +62,6 @@ func DefaultKeyMap() KeyMap {
 		Enter:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
 		Back:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		SaveCalibrator: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "calibrator")),
-		RunSelect:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
-		Budget:         key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "budget curve")),
 		Inspect:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
 		NextCand:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev")), // the help bar's entry for both
 		PrevCand:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev candidate")),
@@ -123,7 +118,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
 		{k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.RunSelect, k.Budget},
 		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
 }

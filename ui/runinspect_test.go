@@ -164,8 +164,8 @@ func TestRunRowInspect(t *testing.T) {
 		t.Fatalf("a correction without a fit: fold %d, ŷ %g", a.insp.ins.fold, a.insp.ins.corrected)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fit.err != nil || a.insp.busy {
-		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.err, a.insp.busy)
+	if a.fit.rep == nil || a.fit.Err != nil || a.insp.busy {
+		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.Err, a.insp.busy)
 	}
 	if ins := a.insp.ins; a.tab != tab.Inspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
 		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.tab, ins.cand, ins.fold, ins.corrected)

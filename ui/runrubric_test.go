@@ -103,8 +103,8 @@ func TestRunRubricSAJA(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	built := countJudges(a)
 	press(a, "5", "f")
-	if a.fit.rep == nil || a.fit.err != nil {
-		t.Fatalf("fit: %v", a.fit.err)
+	if a.fit.rep == nil || a.fit.Err != nil {
+		t.Fatalf("fit: %v", a.fit.Err)
 	}
 	if len(a.fit.rep.Baselines) != 0 || a.fitStale() != "" {
 		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.rep.Baselines, a.fitStale())
@@ -184,7 +184,7 @@ func TestRunRubricSAJA(t *testing.T) {
 	}
 	press(a, "f")
 	if a.fit.rep == nil || a.fitStale() != "" {
-		t.Fatalf("refit: %v, stale %q", a.fit.err, a.fitStale())
+		t.Fatalf("refit: %v, stale %q", a.fit.Err, a.fitStale())
 	}
 	if _, ok := a.fit.rep.Baselines["saja_broad"]; !ok || len(a.fit.rep.Baselines) != 1 {
 		t.Fatalf("refit baselines %v, want saja_broad", a.fit.rep.Baselines)

@@ -43,7 +43,7 @@ func (a *App) loadStoredFit() tea.Cmd {
 // (nor one in flight) and it is of the current study.
 func (v *fitTab) onStoredFit(a *App, msg storedFitMsg) {
 	k, ok := a.currentKey()
-	if msg.err != nil || msg.stored == nil || v.rep != nil || v.job != nil || !ok || k != msg.key {
+	if msg.err != nil || msg.stored == nil || v.rep != nil || v.Job != nil || !ok || k != msg.key {
 		return
 	}
 	r := msg.stored.Report
@@ -83,11 +83,7 @@ func studyLines(st *styles.Styles, s *model.Study, w int) []string {
 	if s == nil {
 		return nil
 	}
-	var out []string
-	for _, l := range s.Short() {
-		out = append(out, st.Muted.Render(widgets.Fit(l, w)))
-	}
-	return out
+	return widgets.FitStyled(st.Muted, s.Short(), w)
 }
 
 // FitReport is the report the Fit tab shows (nil before a fit): what a

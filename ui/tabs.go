@@ -47,7 +47,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, packaged{a.sel}, &a.fit, &a.prof, &a.insp, &a.cmp}
 }
 
 // cur is the current tab.
@@ -67,6 +67,7 @@ func (s services) RequireKey() (study.Key, error) {
 	return s.a.requireKey()
 }
 func (s services) Versions() tab.Versions   { return &s.a.versions }
+func (s services) Judge() string            { return s.a.study.Judge }
 func (s services) Context() context.Context { return s.a.ctx }
 func (s services) Now() time.Time           { return s.a.now() }
 func (s services) Styles() *styles.Styles   { return s.a.styles }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/jobs"
 )
 
 // jsonOf is v as JSON, for comparing reports field by field.
@@ -41,8 +42,8 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 	a := twoJudgeDemo(t, 160, 48)
 	press(a, "5", "f")
 	first := a.fit.rep
-	if a.fit.err != nil || first == nil || a.fit.key.Judge != "offline" {
-		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.err, a.fit.key)
+	if a.fit.Err != nil || first == nil || a.fit.key.Judge != "offline" {
+		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.Err, a.fit.key)
 	}
 	setFormField(t, a, fName, "swapped")
 	const note = "this fit is of judge offline; the Run tab now names swapped: f refits"
@@ -54,8 +55,8 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 	}
 	press(a, "5", "f")
 	rep := a.fit.rep
-	if a.fit.err != nil || rep == nil || a.fit.key.Judge != "swapped" {
-		t.Fatalf("fit of the swapped judge: err %v, key %+v", a.fit.err, a.fit.key)
+	if a.fit.Err != nil || rep == nil || a.fit.key.Judge != "swapped" {
+		t.Fatalf("fit of the swapped judge: err %v, key %+v", a.fit.Err, a.fit.key)
 	}
 	if f := frame(a); strings.Contains(f, "f refits") {
 		t.Errorf("a fresh fit is marked stale:\n%s", f)
@@ -269,7 +270,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 func TestFitProgressShown(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	press(a, "5")
-	a.fit.job = newJob[fitResult](studyKey{}, func() {})
+	a.fit.Job = jobs.New[fitResult](studyKey{}, func() {})
 	for _, tc := range []struct {
 		done, total int
 		text, tab   string
@@ -278,7 +279,7 @@ func TestFitProgressShown(t *testing.T) {
 		{2, 6, "fitting… outer fold 2 of 5 done (nested cross-validation)", "5 Fit 33%"},
 		{5, 6, "fitting… 5 outer folds done; bootstrap", "5 Fit 83%"},
 	} {
-		a.fit.done, a.fit.total = tc.done, tc.total
+		a.fit.Done, a.fit.Total = tc.done, tc.total
 		f := frame(a)
 		if !strings.Contains(f, tc.text) || !strings.Contains(strings.SplitN(f, "\n", 2)[0], tc.tab) {
 			t.Errorf("%d/%d: want %q and tab %q:\n%s", tc.done, tc.total, tc.text, tc.tab, f)
@@ -286,9 +287,9 @@ func TestFitProgressShown(t *testing.T) {
 	}
 	// A progress message of the job in flight is taken; one of an older
 	// job is dropped.
-	a.Update(jobProgressMsg[fitResult]{job: a.fit.job, done: 3, total: 6})
-	a.Update(jobProgressMsg[fitResult]{job: newJob[fitResult](studyKey{}, func() {}), done: 1, total: 6})
-	if a.fit.done != 3 {
-		t.Errorf("progress %d/%d, want 3/6", a.fit.done, a.fit.total)
+	a.Update(jobs.ProgressMsg[fitResult]{Job: a.fit.Job, Done: 3, Total: 6})
+	a.Update(jobs.ProgressMsg[fitResult]{Job: jobs.New[fitResult](studyKey{}, func() {}), Done: 1, Total: 6})
+	if a.fit.Done != 3 {
+		t.Errorf("progress %d/%d, want 3/6", a.fit.Done, a.fit.Total)
 	}
 }

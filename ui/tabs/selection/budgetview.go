@@ -1,4 +1,4 @@
-package ui
+package selection
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // (columns), one mark per policy (the letters of budgetMarks), a dotted
 // line at the full bank's mean less the tolerance, then per family the
 // cheapest point within it (probe calls as a share of the full bank's,
-// the out-of-fold mean, and the range of the outer folds' means). It is a plain child component of the
-// Selection tab: SetSize, then View.
+// the out-of-fold mean, and the range of the outer folds' means). The
+// Select tab builds one for each frame, sized to its pane.
 type budgetView struct {
 	rep           *calib.BudgetReport
 	st            *styles.Styles
@@ -45,11 +45,11 @@ var budgetShort = map[string]string{
 	calib.FamilyOneWording: "1 wording", calib.FamilyAdaptive: "adaptive", calib.FamilyAdaptiveWording: "adaptive 1w",
 }
 
-func (v *budgetView) SetSize(w, h int) { v.width, v.height = w, h }
-
-// View returns the chart and the reach lines, at most height lines of
-// at most width cells.
-func (v *budgetView) View() string { return strings.Join(v.lines(), "\n") }
+// lines are the chart and the reach lines, at most height lines of at
+// most width cells.
+// BudgetName names a family as the reach lines do ("" for Vanilla and
+// the full bank, which have none).
+func BudgetName(family string) string { return budgetShort[family] }
 
 func (v *budgetView) lines() []string {
 	r, st := v.rep, v.st
