@@ -26,12 +26,8 @@ type KeyMap struct {
 	Refit, Metric, Taylor, SortProfiles, Export key.Binding
 	// Compare tab.
 	Compare key.Binding
-	// Run tab: inspect the selected response (the Data tab has its own).
-	Inspect key.Binding
 	// Inspect tab: the next or previous candidate of the context.
 	NextCand, PrevCand key.Binding
-	// Run tab.
-	Start, Pause, Cancel, EditJudge key.Binding
 
 	Yes, No    key.Binding
 	Help, Quit key.Binding
@@ -62,7 +58,6 @@ func DefaultKeyMap() KeyMap {
 		Enter:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
 		Back:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		SaveCalibrator: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "calibrator")),
-		Inspect:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
 		NextCand:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev")), // the help bar's entry for both
 		PrevCand:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev candidate")),
 		Export:         key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export")),
@@ -71,10 +66,6 @@ func DefaultKeyMap() KeyMap {
 		Metric:         key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
 		Taylor:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "taylor")),
 		SortProfiles:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort")),
-		Start:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
-		Pause:          key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
-		Cancel:         key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
-		EditJudge:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "judge")),
 		Yes:            key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
 		No:             key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
 		Help:           key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
@@ -117,8 +108,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
-		{k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
+		{k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
 }
 

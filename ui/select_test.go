@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	banktab "github.com/prism-eval/prism/ui/tabs/bank"
 
 	tea "charm.land/bubbletea/v2"
@@ -35,7 +37,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		t.Fatalf("bank screen before screening:\n%s", f)
 	}
 	press(a, "3")
-	if p := a.run.plan; p == nil || p.Estimate.Answered != 0 {
+	if p := a.run.Plan(); p == nil || p.Estimate.Answered != 0 {
 		t.Fatalf("estimate before the screen: %+v", p)
 	}
 	press(a, "4")
@@ -190,8 +192,8 @@ func TestQuitWhileScreening(t *testing.T) {
 	if !a.bank.ScreenStarted() {
 		t.Fatalf("screen did not start: %q", bankStatus(a))
 	}
-	if a.start(); a.run.planErr != errScreening {
-		t.Fatalf("a run started during a screen: %v", a.run.planErr)
+	if a.run.Start(); a.run.PlanErr() != runtab.ErrScreening {
+		t.Fatalf("a run started during a screen: %v", a.run.PlanErr())
 	}
 	press(a, "q")
 	if _, ok := a.modal.(confirmQuit); !ok {
@@ -252,17 +254,17 @@ func checkEstimateCounts(t *testing.T, a *App) {
 	t.Helper()
 	press(a, "3")
 	defer press(a, "2")
-	if a.run.live != nil && a.run.live.phase == phaseStored {
+	if a.run.Live() != nil && a.run.Live().Phase() == runtab.PhaseStored {
 		// Everything is answered: the Run tab shows the stored study;
 		// the estimate is on the form.
 		press(a, "e")
 		defer press(a, "esc")
 	}
-	p := a.run.plan
+	p := a.run.Plan()
 	if p == nil {
 		t.Fatal("no plan after the screen")
 	}
-	sp, err := a.spec()
+	sp, err := a.run.Spec()
 	if err != nil {
 		t.Fatal(err)
 	}

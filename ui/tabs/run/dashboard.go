@@ -1,247 +1,32 @@
-package ui
+package run
 
 import (
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/ratio"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// runTab is the Run tab: before a run, the judge form and the
-// estimate; once started, the progress line, the latest responses, and per
-// attribute the Δ distributions and the RMS ratio against the neutral
-// clauses. The run itself (the engine's handle and its plan) is the
-// App's, shared with the Bank tab's screens; runctl.go starts and
-// follows it.
-type runTab struct {
-	form     runForm
-	plan     *engine.Plan
-	planErr  error
-	planning bool
-
-	live      *liveRun // nil before the first run
-	signal    *signalView
-	signalErr error
-
-	// The ratio panel's schedule (runctl.go's maybeSignal).
-	signalBusy  bool
-	signalAt    time.Time     // when the last recomputation was asked for
-	signalCost  time.Duration // how long the last one took
-	signalFinal bool          // the run has ended and the final panel is owed
-
-	// pick is 1 + the sequence number (liveRun.At) of the latest-responses
-	// row under the cursor, so that the cursor stays on its result while
-	// newer ones push the table down; 0 for none.
-	pick int
-
-	showForm      bool // the form, also after a run (e edits)
-	focusRight    bool
-	width, height int
-}
-
-func (v *runTab) SetSize(w, h int) {
-	v.width, v.height = w, h
-	v.form.SetWidth(v.formWidth() - widgets.PaneChromeW)
-}
-
-// formWidth is the width of the form's pane.
-func (v *runTab) formWidth() int { return max(v.width*2/5, 36) }
-
-func (v *runTab) Focus(right bool) { v.focusRight = right }
-
-// Move moves the form cursor when the form is shown, else the cursor of
-// the latest responses (up is newer). The first move puts the cursor on
-// the newest row.
-func (v *runTab) Move(delta int) {
-	switch {
-	case v.formShown():
-		if !v.form.editing {
-			v.form.Move(delta)
-		}
-	case !v.focusRight && v.live.nRecent > 0:
-		newest := v.live.nRecent - 1
-		if !v.live.Kept(v.pick - 1) {
-			v.pick = newest + 1
-			return
-		}
-		v.pick = min(max(v.pick-1-delta, max(v.live.nRecent-maxRecent, 0)), newest) + 1
-	}
-}
-
-// Selected is the result under the latest-responses cursor.
-func (v *runTab) Selected() (engine.Result, bool) {
-	if v.formShown() || !v.live.Kept(v.pick-1) {
-		return engine.Result{}, false
-	}
-	return v.live.At(v.pick - 1), true
-}
-
-// ClickRow puts the cursor on the latest-responses row at line y of the
-// dashboard (0 is the progress line), if there is one.
-func (v *runTab) ClickRow(y int) {
-	lr := v.live
-	// two progress lines, the pane's top border and title, the header
-	i := y - 2 - 1 - 1 - 1
-	if i < 0 || i >= v.tableRows() {
-		return
-	}
-	top := v.tableTop()
-	if seq := lr.nRecent - 1 - top - i; lr.Kept(seq) {
-		v.pick = seq + 1
-	}
-}
-
-// tableRows is how many results the latest-responses table shows.
-func (v *runTab) tableRows() int {
-	return max(v.height-2-widgets.PaneChromeH-1-1, 0) // progress lines, pane, header
-}
-
-// tableTop is how many of the newest results are scrolled past so that
-// the cursor's row is on screen.
-func (v *runTab) tableTop() int {
-	if !v.live.Kept(v.pick - 1) {
-		return 0
-	}
-	return max(v.live.nRecent-v.pick-v.tableRows()+1, 0)
-}
-
-// formShown reports whether the form (not the dashboard) is on screen.
-func (v *runTab) formShown() bool { return v.showForm || v.live == nil }
-
-func (v *runTab) active() bool {
-	return v.live != nil && v.live.phase >= phaseStarting && v.live.phase < phaseDone
-}
-
-func (v *runTab) View(a *App) string {
-	st := a.styles
-	if v.formShown() {
-		return v.formView(st)
-	}
-	return v.dashboard(st)
-}
-
-func (v *runTab) formView(st *styles.Styles) string {
-	lw := v.formWidth()
-	rw := v.width - lw
-	innerH := v.height - widgets.PaneChromeH - 1
-	lines := v.form.Lines(st, lw-widgets.PaneChromeW, !v.focusRight)
-	lines = append(lines, "", st.Muted.Render("enter edit · s start"))
-	switch {
-	case v.live != nil && v.live.phase == phaseDone:
-		lines = append(lines, st.Muted.Render("esc back to the last run"))
-	case v.live != nil && v.live.phase == phaseStored:
-		lines = append(lines, st.Muted.Render("esc back to the stored answers"))
-	}
-	left := widgets.Pane(st, !v.focusRight, lw, v.height, "Judge", widgets.Block(lines, lw-widgets.PaneChromeW, innerH))
-	right := widgets.Pane(st, v.focusRight, rw, v.height, "Estimate", widgets.Block(v.estimateLines(st, rw-widgets.PaneChromeW), rw-widgets.PaneChromeW, innerH))
-	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
-}
-
-func (v *runTab) estimateLines(st *styles.Styles, w int) []string {
-	switch {
-	case v.planErr != nil:
-		return append([]string{st.Bad.Render("cannot plan this run:")}, widgets.WrapStyled(st.Bad, v.planErr.Error(), w)...)
-	case v.plan == nil && v.planning:
-		return []string{st.Muted.Render("estimating…")}
-	case v.plan == nil:
-		return []string{st.Muted.Render("no estimate yet")}
-	}
-	if v.plan.IsRubric() {
-		return rubricEstimateLines(st, v.plan, w)
-	}
-	p, e := v.plan, v.plan.Estimate
-	sp := p.Spec
-	scale := ""
-	if t, ok := sp.Bank.Tasks[taskOf(sp)]; ok {
-		scale = fmt.Sprintf(" · scale %d–%d", t.Scale.Min, t.Scale.Max)
-	}
-	lines := []string{
-		fmt.Sprintf("dataset   %s · %d candidates", sp.Dataset.Name, sp.Dataset.NumCandidates()),
-		fmt.Sprintf("bank      %s %s · %d conditions", sp.Bank.Name, shortHash(p.BankHash), len(sp.Bank.Conditions())),
-		fmt.Sprintf("judge     %s · %s × %d run(s)%s", sp.JudgeName, sp.Config.Mode, sp.Repeats, scale),
-		"",
-		fmt.Sprintf("requests  %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
-		st.Title.Render(fmt.Sprintf("to send   %d", e.Send)),
-		fmt.Sprintf("tokens    ≈ %s in · %s out", widgets.HumanCount(e.InputTokens), widgets.HumanCount(e.OutputTokens)),
-	}
-	return append(lines, estimateTail(st, p)...)
-}
-
-// estimateTail is the end of an estimate: the cost, the time and what s
-// does.
-func estimateTail(st *styles.Styles, p *engine.Plan) []string {
-	e, sp := p.Estimate, p.Spec
-	var lines []string
-	if e.Priced {
-		lines = append(lines, fmt.Sprintf("cost      ≈ $%.2f (%s prices)", e.Cost, e.PriceModel))
-	} else {
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("cost      unknown: no price for %q", e.PriceModel)))
-	}
-	lines = append(lines, fmt.Sprintf("time      ≈ %s at concurrency %d", widgets.ShortDuration(e.Time), max(sp.Limits.Concurrency, 1)))
-	lines = append(lines, "")
-	if e.Send+e.CacheHits == 0 {
-		lines = append(lines, st.Good.Render("everything is answered; s shows the results"))
-	} else {
-		lines = append(lines, st.Muted.Render("s starts the run; it resumes where it stops"))
-	}
-	return lines
-}
-
-// rubricEstimateLines is the estimate of a rubric study, as prism run
-// --rubric --dry-run prints it: the rubric, its budget per candidate
-// (calls and tokens, which differ between methods: docs/rubrics.md),
-// the ratings to acquire and the calls that sends.
-func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
-	e, sp := p.Estimate, p.Spec
-	r := sp.Rubric
-	b := p.CandidateBudget()
-	calls, how, in, out := b.Calls, b.How, b.InTokens, b.OutTokens
-	lines := []string{
-		fmt.Sprintf("dataset   %s · %d candidates", sp.Dataset.Name, sp.Dataset.NumCandidates()),
-		fmt.Sprintf("rubric    %s %s · %s · %d criteria", r.Name, shortHash(p.BankHash), r.Kind, len(r.Criteria)),
-		fmt.Sprintf("judge     %s · %s × %d run(s)", sp.JudgeName, sp.Config.Mode, sp.Repeats),
-		"",
-		st.Title.Render(fmt.Sprintf("per cand  %d call(s)", calls)),
-	}
-	const indent = "          " // under the values
-	for _, l := range widgets.Wrap(how, max(w-len(indent), 8)) {
-		lines = append(lines, indent+st.Muted.Render(l))
-	}
-	lines = append(lines, fmt.Sprintf("%s≈ %s in · %s out tokens", indent, widgets.HumanCount(in), widgets.HumanCount(out)), "",
-		fmt.Sprintf("ratings   %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
-		st.Title.Render(fmt.Sprintf("to send   %d request(s) · %d call(s)", e.Send, e.Calls)),
-		fmt.Sprintf("tokens    ≈ %s in · %s out", widgets.HumanCount(e.InputTokens), widgets.HumanCount(e.OutputTokens)),
-	)
-	return append(lines, estimateTail(st, p)...)
-}
-
-func taskOf(sp engine.Spec) string {
-	if sp.Task != "" {
-		return sp.Task
-	}
-	return sp.Dataset.Task
-}
-
 // statusWord names the run's state.
-func (v *runTab) statusWord(st *styles.Styles) string {
+func (v *Tab) statusWord(st *styles.Styles) string {
 	lr := v.live
 	switch lr.phase {
-	case phaseStarting:
+	case PhaseStarting:
 		return st.Warn.Render("starting")
-	case phaseCanceling:
+	case PhaseCanceling:
 		return st.Warn.Render("canceling")
-	case phaseStored:
+	case PhaseStored:
 		return st.Good.Render("stored")
-	case phaseDone:
+	case PhaseDone:
 		switch {
 		case lr.err != nil:
 			return st.Bad.Render("stopped")
@@ -257,21 +42,21 @@ func (v *runTab) statusWord(st *styles.Styles) string {
 }
 
 // progressBar is the status word, a bar of done/total and counts.
-func (v *runTab) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
+func (v *Tab) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
 	return widgets.ProgressBar(st, word, done, total, counts, v.width)
 }
 
-// storedLines are the progress lines of a stored study (phaseStored):
+// storedLines are the progress lines of a stored study (PhaseStored):
 // what the workspace holds, not a run.
-func (v *runTab) storedLines(st *styles.Styles) []string {
+func (v *Tab) storedLines(st *styles.Styles) []string {
 	sp := v.live.stored
 	line1 := v.progressBar(st, v.statusWord(st), sp.Answered, sp.Requests, fmt.Sprintf(" %d/%d answered", sp.Answered, sp.Requests))
 	line2 := fmt.Sprintf("nothing left to send · failed attempts %d · e edits the judge", sp.Failures)
 	return []string{widgets.Fit(line1, v.width), widgets.Fit(st.Muted.Render(line2), v.width)}
 }
 
-func (v *runTab) progressLines(st *styles.Styles) []string {
-	if v.live.phase == phaseStored {
+func (v *Tab) progressLines(st *styles.Styles) []string {
+	if v.live.phase == PhaseStored {
 		return v.storedLines(st)
 	}
 	p := v.live.prog
@@ -298,7 +83,7 @@ func (v *runTab) progressLines(st *styles.Styles) []string {
 	// active time) stand still, and it says so.
 	parts := []string{fmt.Sprintf("%.0f req/s", p.Rate)}
 	switch {
-	case v.live.phase != phaseRunning && v.live.phase != phaseStarting:
+	case v.live.phase != PhaseRunning && v.live.phase != PhaseStarting:
 	case p.Paused && p.ETA > 0:
 		parts = append(parts, "ETA "+widgets.ShortDuration(p.ETA)+" once resumed")
 	case p.Paused:
@@ -318,7 +103,7 @@ func (v *runTab) progressLines(st *styles.Styles) []string {
 		parts = append(parts, fmt.Sprintf("display skipped %d", p.DroppedEvents))
 	}
 	line2 := strings.Join(parts, " · ")
-	if why := p.Why(p.At); why != "" && v.live.phase == phaseRunning {
+	if why := p.Why(p.At); why != "" && v.live.phase == PhaseRunning {
 		line2 = st.Warn.Render(why) // why the run is not moving comes first
 	}
 	if v.live.err != nil {
@@ -327,14 +112,14 @@ func (v *runTab) progressLines(st *styles.Styles) []string {
 	return []string{widgets.Fit(line1, v.width), widgets.Fit(line2, v.width)}
 }
 
-func (v *runTab) dashboard(st *styles.Styles) string {
+func (v *Tab) dashboard(st *styles.Styles) string {
 	head := v.progressLines(st)
 	h := v.height - len(head)
 	lw := max(v.width*2/5, 32)
 	rw := v.width - lw
 	innerH := h - widgets.PaneChromeH - 1
 	var left string
-	if v.live.phase == phaseStored {
+	if v.live.phase == PhaseStored {
 		// No run in this session: no latest responses to list.
 		lines := widgets.WrapStyled(st.Muted, "no run in this session: these answers were stored by earlier runs. e edits the judge; a judge or bank with answers left to send starts a run with s.", lw-widgets.PaneChromeW)
 		left = widgets.Pane(st, !v.focusRight, lw, h, "Stored answers", widgets.Block(lines, lw-widgets.PaneChromeW, innerH))
@@ -350,7 +135,7 @@ func (v *runTab) dashboard(st *styles.Styles) string {
 // 20 cells), and a name longer than its column is cut in the middle so
 // that its sign stays; the candidate comes next, and the context takes
 // what is left, or gives its column up when that is under 5 cells.
-func (v *runTab) tableLines(st *styles.Styles, w, h int) []string {
+func (v *Tab) tableLines(st *styles.Styles, w, h int) []string {
 	const scoreW, deltaW = 5, 4 // "score"; "-10", "+0.5", "…"
 	lr, top := v.live, v.tableTop()
 	var shown []engine.Result
@@ -431,7 +216,7 @@ func probeName(probe string) string {
 	return probe
 }
 
-func (v *runTab) signalTitle() string {
+func (v *Tab) signalTitle() string {
 	if r := v.live.rubric; r != nil {
 		return fmt.Sprintf("Ratings per criterion · %s (%s)", r.Name, r.Kind)
 	}
@@ -451,7 +236,7 @@ func (v *runTab) signalTitle() string {
 // ("too few" in place of bar, interval and verdict below
 // calib.MinSignalContexts contexts), then the pooled ratio, the neutral
 // reference and how the wordings were pooled.
-func (v *runTab) signalLines(st *styles.Styles, w int) []string {
+func (v *Tab) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	if lr.rubric != nil {
 		return v.criteriaLines(st, w)
@@ -468,8 +253,8 @@ func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 		showCI = false
 		barW += ciW + 1
 	}
-	rows := map[string]ratioRow{}
-	var pooled ratioRow
+	rows := map[string]ratio.Row{}
+	var pooled ratio.Row
 	axis := 2.0
 	if v.signal != nil {
 		var vals []float64
@@ -483,7 +268,7 @@ func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 	header := fmt.Sprintf("%-*s %-*s %-*s %-*s", nameW, "attribute", sparkW, "Δ+", sparkW, "Δ−", barW, fmt.Sprintf("ratio 0…%g, │ = 1", axis))
 	lines := []string{st.Muted.Render(widgets.Fit(header, w))}
 	dr := lr.deltaRange()
-	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
+	line := func(name, plus, minus string, r ratio.Row, style lipgloss.Style) string {
 		bar, val, ci := strings.Repeat(" ", barW), "     —", ""
 		switch {
 		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
@@ -534,7 +319,7 @@ func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 	return lines
 }
 
-func (v *runTab) signalRowsNotIn(attrs []string) []ratioRow {
+func (v *Tab) signalRowsNotIn(attrs []string) []ratio.Row {
 	if v.signal == nil {
 		return nil
 	}
@@ -542,7 +327,7 @@ func (v *runTab) signalRowsNotIn(attrs []string) []ratioRow {
 	for _, a := range attrs {
 		seen[a] = true
 	}
-	var out []ratioRow
+	var out []ratio.Row
 	for _, r := range v.signal.Rows {
 		if !seen[r.Name] {
 			out = append(out, r)
@@ -555,7 +340,7 @@ func (v *runTab) signalRowsNotIn(attrs []string) []ratioRow {
 // per criterion, the ratings stored with a score (rated), the missing
 // cells (answers without a valid rating), the failed requests and the
 // mean rating so far, as prism run --rubric counts them after a run.
-func (v *runTab) criteriaLines(st *styles.Styles, w int) []string {
+func (v *Tab) criteriaLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	nameW := len("criterion")
 	for _, c := range lr.rubric.Criteria {
