@@ -241,18 +241,6 @@ func (v *Tab) signalLines(st *styles.Styles, w int) []string {
 	if lr.rubric != nil {
 		return v.criteriaLines(st, w)
 	}
-	nameW := 10
-	for _, a := range lr.attrs {
-		nameW = max(nameW, min(len(a), 14))
-	}
-	sparkW := max(min((w-nameW)/8, 13), 4)
-	const valW, ciW = 6, 12 // the value keeps a space from a full bar, also past 10
-	barW := w - nameW - 2*sparkW - valW - ciW - 5
-	showCI := true
-	if barW < 6 {
-		showCI = false
-		barW += ciW + 1
-	}
 	rows := map[string]ratio.Row{}
 	var pooled ratio.Row
 	axis := 2.0
@@ -265,32 +253,10 @@ func (v *Tab) signalLines(st *styles.Styles, w int) []string {
 		pooled = v.signal.Pooled
 		axis = widgets.RatioAxis(append(vals, pooled.Ratio, pooled.Hi)...)
 	}
-	header := fmt.Sprintf("%-*s %-*s %-*s %-*s", nameW, "attribute", sparkW, "Δ+", sparkW, "Δ−", barW, fmt.Sprintf("ratio 0…%g, │ = 1", axis))
+	c := newRatioCols(lr.attrs, w, axis)
+	header := fmt.Sprintf("%-*s %-*s %-*s %-*s", c.nameW, "attribute", c.sparkW, "Δ+", c.sparkW, "Δ−", c.barW, fmt.Sprintf("ratio 0…%g, │ = 1", axis))
 	lines := []string{st.Muted.Render(widgets.Fit(header, w))}
 	dr := lr.deltaRange()
-	line := func(name, plus, minus string, r ratio.Row, style lipgloss.Style) string {
-		bar, val, ci := strings.Repeat(" ", barW), "     —", ""
-		switch {
-		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
-			bar = fmt.Sprintf("%-*s", barW, r.TooFewText(barW))
-			val = fmt.Sprintf("%6.2f", r.Ratio)
-		case r.HasSignal:
-			bar = widgets.RatioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
-			val = fmt.Sprintf("%6.2f", r.Ratio)
-			ci = fmt.Sprintf(" [%s,%s]", widgets.Num(r.Lo), widgets.Num(r.Hi))
-		default:
-			bar = widgets.RatioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)
-		}
-		mark := " "
-		if r.Pass {
-			mark = "✓"
-		}
-		out := fmt.Sprintf("%-*s %s %s %s%s%s", nameW, widgets.Clip(name, nameW), plus, minus, style.Render(bar), val, mark)
-		if showCI {
-			out += ci
-		}
-		return out
-	}
 	for _, a := range lr.attrs {
 		r := rows[a]
 		style := st.Muted
@@ -299,24 +265,78 @@ func (v *Tab) signalLines(st *styles.Styles, w int) []string {
 		} else if r.HasSignal && !r.TooFew {
 			style = st.Text
 		}
-		lines = append(lines, line(a, lr.plus[a].Spark(sparkW, dr), lr.minus[a].Spark(sparkW, dr), r, style))
+		lines = append(lines, c.line(a, lr.plus[a].Spark(c.sparkW, dr), lr.minus[a].Spark(c.sparkW, dr), r, style))
 	}
 	// Context probes have ratios but no ± histograms.
+	blank := strings.Repeat(" ", c.sparkW)
 	for _, r := range v.signalRowsNotIn(lr.attrs) {
-		lines = append(lines, line(r.Name, strings.Repeat(" ", sparkW), strings.Repeat(" ", sparkW), r, st.Text))
+		lines = append(lines, c.line(r.Name, blank, blank, r, st.Text))
 	}
-	lines = append(lines, line("pooled", strings.Repeat(" ", sparkW), strings.Repeat(" ", sparkW), pooled, st.Label))
+	lines = append(lines, c.line("pooled", blank, blank, pooled, st.Label))
+	return append(lines, v.signalFoot(st, w, dr)...)
+}
+
+// signalFoot is the ratio panel's last lines: how it was computed, or
+// why there is none.
+func (v *Tab) signalFoot(st *styles.Styles, w int, dr float64) []string {
 	switch {
 	case v.signalErr != nil:
-		lines = append(lines, st.Bad.Render("signal: "+v.signalErr.Error()))
+		return []string{st.Bad.Render("signal: " + v.signalErr.Error())}
 	case v.signal != nil:
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("neutral RMS %s over %d displacements · %d scores · Δ axis ±%g",
+		return []string{st.Muted.Render(fmt.Sprintf("neutral RMS %s over %d displacements · %d scores · Δ axis ±%g",
 			widgets.Num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)),
-			st.Muted.Render(widgets.Fit(v.signal.Note(), w)))
-	default:
-		lines = append(lines, st.Muted.Render("ratios appear once baselines and neutrals are scored"))
+			st.Muted.Render(widgets.Fit(v.signal.Note(), w))}
 	}
-	return lines
+	return []string{st.Muted.Render("ratios appear once baselines and neutrals are scored")}
+}
+
+// ratioCols are the ratio panel's columns for a width: the name, the
+// two sparklines, the bar on axis and, when there is room, the interval.
+type ratioCols struct {
+	nameW, sparkW, barW int
+	showCI              bool
+	axis                float64
+}
+
+func newRatioCols(attrs []string, w int, axis float64) ratioCols {
+	c := ratioCols{nameW: 10, showCI: true, axis: axis}
+	for _, a := range attrs {
+		c.nameW = max(c.nameW, min(len(a), 14))
+	}
+	c.sparkW = max(min((w-c.nameW)/8, 13), 4)
+	const valW, ciW = 6, 12 // the value keeps a space from a full bar, also past 10
+	c.barW = w - c.nameW - 2*c.sparkW - valW - ciW - 5
+	if c.barW < 6 {
+		c.showCI = false
+		c.barW += ciW + 1
+	}
+	return c
+}
+
+// line is one row of the panel: name, sparklines, the bar (or "too
+// few"), the ratio, ✓ for a pass and the interval.
+func (c ratioCols) line(name, plus, minus string, r ratio.Row, style lipgloss.Style) string {
+	bar, val, ci := strings.Repeat(" ", c.barW), "     —", ""
+	switch {
+	case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
+		bar = fmt.Sprintf("%-*s", c.barW, r.TooFewText(c.barW))
+		val = fmt.Sprintf("%6.2f", r.Ratio)
+	case r.HasSignal:
+		bar = widgets.RatioBar(r.Ratio, r.Lo, r.Hi, c.axis, c.barW)
+		val = fmt.Sprintf("%6.2f", r.Ratio)
+		ci = fmt.Sprintf(" [%s,%s]", widgets.Num(r.Lo), widgets.Num(r.Hi))
+	default:
+		bar = widgets.RatioBar(math.NaN(), math.NaN(), math.NaN(), c.axis, c.barW)
+	}
+	mark := " "
+	if r.Pass {
+		mark = "✓"
+	}
+	out := fmt.Sprintf("%-*s %s %s %s%s%s", c.nameW, widgets.Clip(name, c.nameW), plus, minus, style.Render(bar), val, mark)
+	if c.showCI {
+		out += ci
+	}
+	return out
 }
 
 func (v *Tab) signalRowsNotIn(attrs []string) []ratio.Row {
