@@ -136,7 +136,6 @@ func (v *Tab) dashboard(st *styles.Styles) string {
 // that its sign stays; the candidate comes next, and the context takes
 // what is left, or gives its column up when that is under 5 cells.
 func (v *Tab) tableLines(st *styles.Styles, w, h int) []string {
-	const scoreW, deltaW = 5, 4 // "score"; "-10", "+0.5", "…"
 	lr, top := v.live, v.tableTop()
 	var shown []engine.Result
 	for i := range h - 1 {
@@ -174,22 +173,7 @@ func (v *Tab) tableLines(st *styles.Styles, w, h int) []string {
 	lines := []string{st.Muted.Render(row("context", "cand", probeHead, "score", "Δ"))}
 	for i, r := range shown {
 		seq := lr.nRecent - 1 - top - i
-		score := widgets.Compact(r.Score)
-		if r.ErrKind != "" {
-			score = widgets.Clip(r.ErrKind, scoreW-1)
-		} else if r.Cached {
-			score += "c"
-		}
-		delta := widgets.Signed(r.Delta, r.HasDelta)
-		if r.HasScore && !r.HasDelta && r.Probe != "baseline" && lr.rubric == nil {
-			delta = "…" // its baseline has not arrived yet
-		}
-		if lr.rubric != nil {
-			delta = "" // a criterion's rating has no baseline
-			if r.ErrKind == "" && !r.HasScore {
-				score = "miss" // a missing cell: the reply did not rate it validly
-			}
-		}
+		score, delta := resultCells(r, lr.rubric != nil)
 		line := row(r.Context, r.Candidate, probeName(r.Probe), score, delta)
 		switch {
 		case seq == v.pick-1 && !v.focusRight:
@@ -205,6 +189,31 @@ func (v *Tab) tableLines(st *styles.Styles, w, h int) []string {
 		lines = append(lines, st.Muted.Render("waiting for the first answer…"))
 	}
 	return lines
+}
+
+// The latest responses' score and Δ columns: "score"; "-10", "+0.5", "…".
+const scoreW, deltaW = 5, 4
+
+// resultCells are r's score and Δ cells in the latest responses (rubric:
+// a criterion's rating, which has no Δ).
+func resultCells(r engine.Result, rubric bool) (score, delta string) {
+	score = widgets.Compact(r.Score)
+	if r.ErrKind != "" {
+		score = widgets.Clip(r.ErrKind, scoreW-1)
+	} else if r.Cached {
+		score += "c"
+	}
+	delta = widgets.Signed(r.Delta, r.HasDelta)
+	if r.HasScore && !r.HasDelta && r.Probe != "baseline" && !rubric {
+		delta = "…" // its baseline has not arrived yet
+	}
+	if rubric {
+		delta = "" // a criterion's rating has no baseline
+		if r.ErrKind == "" && !r.HasScore {
+			score = "miss" // a missing cell: the reply did not rate it validly
+		}
+	}
+	return score, delta
 }
 
 // probeName is how the latest responses name a probe: a rubric probe by
