@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model"
@@ -78,7 +80,7 @@ func wantAgreement(t *testing.T, a *App, metric string, judges ...string) *agree
 // it stale.
 func TestFitAgreementWithoutProbes(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, 120, 40)
-	setFormField(t, a, fName, "bare")
+	setFormField(t, a, runtab.FieldName, "bare")
 	press(a, "5", "f")
 	if a.fit.Err() != nil || a.fit.Report() != nil || a.fit.Agreement() == nil {
 		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.Err(), a.fit.Report() != nil, a.fit.Agreement())
@@ -105,7 +107,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 		t.Fatalf("m: the headline is not pairwise accuracy: %+v", a.fit.Agreement())
 	}
 	press(a, "m")
-	setFormField(t, a, fName, "offline")
+	setFormField(t, a, runtab.FieldName, "offline")
 	press(a, "5")
 	if f := paneText(frame(a)); !strings.Contains(f, "this agreement is of judge bare; the Run tab now names offline") {
 		t.Errorf("the agreement is not marked stale:\n%s", f)
@@ -167,7 +169,7 @@ func TestCompareAgreement(t *testing.T) {
 func TestGoldenAgreement(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
-	setFormField(t, a, fName, "bare")
+	setFormField(t, a, runtab.FieldName, "bare")
 	press(a, "5", "f")
 	g.capture(a, "fit-agreement")
 	press(a, "8", "c")

@@ -52,7 +52,7 @@ func TestBankEditWording(t *testing.T) {
 		}
 	}
 	// The study and the Run tab's plan follow the new version.
-	if a.study.Bank.Hash() != b.Hash() || a.run.plan == nil || a.run.plan.BankHash == orig {
+	if a.study.Bank.Hash() != b.Hash() || a.run.Plan() == nil || a.run.Plan().BankHash == orig {
 		t.Error("the study or the plan still use the old bank")
 	}
 	// esc drops an edit.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/banks"
@@ -32,7 +34,7 @@ var fixtureRubrics = []string{"saja-broad", "saja-granular", "geval-summeval"}
 // runRubrics runs the rubric studies of fixtureRubrics with a's judge
 // (the Run form's), one run each, as `prism run --rubric R` does.
 func runRubrics(a *App) error {
-	sp, err := a.spec()
+	sp, err := a.run.Spec()
 	if err != nil {
 		return err
 	}
@@ -425,7 +427,7 @@ func TestFitBaselinesWarnings(t *testing.T) {
 	if _, err := a.study.Store.ImportScores(context.Background(), k.Dataset, "odd", rows); err != nil {
 		t.Fatal(err)
 	}
-	setFormField(t, a, fName, "odd")
+	setFormField(t, a, runtab.FieldName, "odd")
 	press(a, "5", "f")
 	if a.fit.Err() != nil || a.fit.Report() == nil || a.fit.Key().Judge != "odd" {
 		t.Fatalf("fit: err %v, key %+v", a.fit.Err(), a.fit.Key())
@@ -466,7 +468,7 @@ func TestFitBaselinesUnusable(t *testing.T) {
 	if _, err := a.study.Store.ImportScores(context.Background(), k.Dataset, "partial", rows); err != nil {
 		t.Fatal(err)
 	}
-	setFormField(t, a, fName, "partial")
+	setFormField(t, a, runtab.FieldName, "partial")
 	press(a, "5", "f")
 	if a.fit.Err() != nil || a.fit.Report() == nil || a.fit.Key().Judge != "partial" {
 		t.Fatalf("fit: err %v, key %+v", a.fit.Err(), a.fit.Key())

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/tab"
 	"github.com/prism-eval/prism/ui/tabs/inspect"
@@ -163,7 +165,7 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 	if f := frame(a); !strings.Contains(f, "judge offline · bank") {
 		t.Errorf("the Inspect tab does not name its judge:\n%s", f)
 	}
-	setFormField(t, a, fName, "swapped")
+	setFormField(t, a, runtab.FieldName, "swapped")
 	press(a, "7")
 	if f := paneText(frame(a)); !strings.Contains(f, "the study is now judge swapped") {
 		t.Errorf("Inspect of judge offline not marked stale after the study named judge swapped:\n%s", f)
@@ -181,7 +183,7 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 		t.Fatal("no attributes inspected")
 	}
 	// A fit on the Fit tab of the other judge brings Inspect along.
-	setFormField(t, a, fName, "")
+	setFormField(t, a, runtab.FieldName, "")
 	press(a, "5", "f", "7")
 	if ins := a.insp.Inspection(); ins == nil || ins.Key.Judge != "offline" || a.insp.Stale() != "" {
 		t.Errorf("after fitting judge offline on the Fit tab, Inspect shows %+v (stale %q)", ins, a.insp.Stale())

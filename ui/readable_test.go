@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -61,7 +63,7 @@ func TestHeaderKeepsJudgeName(t *testing.T) {
 	}
 	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	long := "a-judge-with-a-really-rather-long-name-of-its-own-expected"
-	setFormField(t, a, fName, long)
+	setFormField(t, a, runtab.FieldName, long)
 	h := strings.TrimRight(headerLine(a), " ")
 	if ansi.StringWidth(h) > 80 || !strings.Contains(h, "judge a-judge") || !strings.HasSuffix(h, "-expected (simulator)") {
 		t.Errorf("header with a long judge name: %q", h)
@@ -73,7 +75,7 @@ func TestHeaderKeepsJudgeName(t *testing.T) {
 // its middle ("neutra…istent").
 func TestRunTableKeepsProbeSign(t *testing.T) {
 	a := finishedRun(t, 80, 24)
-	lr := a.run.live
+	lr := a.run.Live()
 	var rows []string
 	for _, ln := range strings.Split(frame(a), "\n") {
 		if parts := strings.Split(ln, "││"); len(parts) == 2 && strings.HasPrefix(parts[0], "│ ") {
@@ -85,7 +87,7 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 	}
 	clipped := false
 	for i, row := range rows[2:] {
-		seq := lr.nRecent - 1 - i
+		seq := lr.Applied() - 1 - i
 		if !lr.Kept(seq) {
 			break
 		}
@@ -238,7 +240,7 @@ func TestFixed4(t *testing.T) {
 // panel's axis, and its bar keeps a space from its number.
 func TestRunRatioAxisCoversValues(t *testing.T) {
 	a := finishedRun(t, 120, 36)
-	r := &a.run.signal.Rows[0]
+	r := &runSignal(a).Rows[0]
 	r.Ratio, r.Lo, r.Hi, r.HasSignal, r.TooFew = 12.8, 11.9, 12.8, true, false
 	f := frame(a)
 	if !strings.Contains(f, "ratio 0…13, │ = 1") {

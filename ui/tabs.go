@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
 )
 
 // appTab is a tab that has not moved to its package yet: it still reads
@@ -47,7 +48,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, &a.sel, packaged{a.fit}, packaged{a.prof}, packaged{a.insp}, packaged{a.cmp}}
+	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, packaged{a.run}, packaged{a.sel}, packaged{a.fit}, packaged{a.prof}, packaged{a.insp}, packaged{a.cmp}}
 }
 
 // cur is the current tab.
@@ -66,7 +67,12 @@ func (s services) Key() (study.Key, bool)  { return s.a.currentKey() }
 func (s services) RequireKey() (study.Key, error) {
 	return s.a.requireKey()
 }
-func (s services) Versions() tab.Versions   { return &s.a.versions }
+func (s services) Versions() tab.Versions { return &s.a.versions }
+func (s services) Judge() string          { return s.a.study.Judge }
+func (s services) BankSource() string     { return s.a.bank.Source() }
+func (s services) Judges() runtab.JudgeFactory {
+	return s.a.newJudges
+}
 func (s services) Context() context.Context { return s.a.ctx }
 func (s services) Now() time.Time           { return s.a.now() }
 func (s services) Styles() *styles.Styles   { return s.a.styles }
@@ -86,7 +92,7 @@ func (s services) SessionJudge() string  { return s.a.study.Judge }
 func (s services) CalibratorDir() string { return calibratorDir(s.a.study) }
 func (s services) Busy() string {
 	switch {
-	case s.a.run.active():
+	case s.a.run.Active():
 		return "a run"
 	case s.a.bank.Screening():
 		return "a screen of the bank"
@@ -113,11 +119,10 @@ func (a *App) onTabMsg(msg tea.Msg) tea.Cmd {
 		return a.onCalLoaded(msg)
 	case calAppliedMsg:
 		a.onCalApplied(msg)
-	case tab.BankChangedMsg:
+	case tab.BankChangedMsg: // the Run tab replans
 		a.study.Bank = msg.Bank
-		return a.replan()
-	case tab.ReplanMsg:
-		return a.replan()
+	case tab.RunEndedMsg:
+		a.bank.DropSignal(msg.Key)
 	case tab.AnswersStoredMsg:
 		a.versions.Bump(msg.Key)
 		if msg.Rubric {
@@ -146,4 +151,14 @@ func (d tabDialog) View(a *App, _ *styles.Styles) string {
 func (a *App) openDialog(d tab.Dialog) tea.Cmd {
 	a.modal = tabDialog{d}
 	return d.Init()
+}
+
+// selectCandidate selects candidate cand of context ctx on the Data tab
+// (what Inspect shows) unless it is selected already, and reports
+// whether the dataset has it.
+func (a *App) selectCandidate(ctx, cand string) bool {
+	if c, k := a.data.Context(), a.data.Candidate(); c != nil && k != nil && c.ID == ctx && k.ID == cand {
+		return true
+	}
+	return a.data.SelectCandidate(ctx, cand)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -48,7 +50,7 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 	if a.fit.Err() != nil || first == nil || a.fit.Key().Judge != "offline" {
 		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.Err(), a.fit.Key())
 	}
-	setFormField(t, a, fName, "swapped")
+	setFormField(t, a, runtab.FieldName, "swapped")
 	const note = "this fit is of judge offline; the Run tab now names swapped: f refits"
 	for _, s := range []string{"5", "6"} {
 		press(a, s)
@@ -113,21 +115,21 @@ func TestFitStale(t *testing.T) {
 	// The screen answered every demo context twice; a third run adds
 	// answers: 20 of them, then it is cancelled (what it finished is
 	// stored).
-	setFormField(t, a, fRepeats, "3")
+	setFormField(t, a, runtab.FieldRepeats, "3")
 	gate(t, a, 20)
 	press(a, "3")
 	_, cmd := a.Update(keyMsg("s"))
 	a.Update(cmd()) // runStartedMsg
-	if a.active == nil {
-		t.Fatalf("run did not start: %v", a.run.live.err)
+	if a.run.Handle() == nil {
+		t.Fatalf("run did not start: %v", a.run.Live().Err())
 	}
-	for a.run.live.prog.Done < 20 {
-		a.Update(waitEvents(a.active)())
+	for (*a.run.Live().Progress()).Done < 20 {
+		a.Update(runtab.Drain(a.run.Handle())())
 	}
-	a.active.Cancel()
-	drive(a, waitEvents(a.active))
-	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Answered == 0 {
-		t.Fatalf("run: %+v", a.run.live)
+	a.run.Handle().Cancel()
+	drive(a, runtab.Drain(a.run.Handle()))
+	if a.run.Live() == nil || a.run.Live().Phase() != runtab.PhaseDone || (*a.run.Live().Progress()).Answered == 0 {
+		t.Fatalf("run: %+v", a.run.Live())
 	}
 	for s, want := range map[string]string{
 		"5": "new answers were stored since this fit: f refits",
@@ -150,10 +152,10 @@ func TestFitStale(t *testing.T) {
 	// s with nothing left to send shows the stored study and stores
 	// nothing: still fresh (the screen answered repeats 0 and 1 of
 	// everything).
-	setFormField(t, a, fRepeats, "2")
+	setFormField(t, a, runtab.FieldRepeats, "2")
 	press(a, "s")
-	if a.run.live == nil || a.run.live.phase != phaseStored || a.run.live.stored.Answered == 0 {
-		t.Fatalf("s with nothing to send: %+v", a.run.live)
+	if a.run.Live() == nil || a.run.Live().Phase() != runtab.PhaseStored || a.run.Live().Stored().Answered == 0 {
+		t.Fatalf("s with nothing to send: %+v", a.run.Live())
 	}
 	press(a, "6")
 	if f := frame(a); strings.Contains(f, "refits") {
@@ -180,7 +182,7 @@ func TestGoldenTwoJudges(t *testing.T) {
 	g := goldenFrames{}
 	press(a, "5", "f")
 	g.capture(a, "fit-offline")
-	setFormField(t, a, fName, "swapped")
+	setFormField(t, a, runtab.FieldName, "swapped")
 	press(a, "6")
 	g.capture(a, "profiles-stale")
 	press(a, "5", "f")

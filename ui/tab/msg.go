@@ -99,6 +99,11 @@ type (
 	// another built-in): the study uses it and the Run tab replans.
 	BankChangedMsg struct{ Bank *banks.Bank }
 
+	// RunEndedMsg says the Run tab's run of Key has ended (whatever it
+	// stored): the Bank tab's signal report of Key is stale. A run that
+	// stored answers says so with AnswersStoredMsg too.
+	RunEndedMsg struct{ Key study.Key }
+
 	// ReplanMsg says the Run tab's estimate is stale (answers were
 	// stored): the App plans the next run again.
 	ReplanMsg struct{}

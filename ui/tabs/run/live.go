@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"fmt"
@@ -11,29 +11,29 @@ import (
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// runPhase is where the Run tab's run is in its life.
-type runPhase int
+// Phase is where the Run tab's run is in its life.
+type Phase int
 
 const (
-	phaseIdle      runPhase = iota // no run yet: the form and the estimate
-	phaseStarting                  // storing the judge and bank, building judges
-	phaseRunning                   // sending (Progress.Paused tells a pause)
-	phaseCanceling                 // Cancel called; finished work is being stored
-	phaseDone                      // ended: finished, canceled or stopped
-	// phaseStored shows the stored study, not a run: a reopened workspace
-	// whose study has nothing left to send (liveRun.stored).
-	phaseStored
+	PhaseIdle      Phase = iota // no run yet: the form and the estimate
+	PhaseStarting               // storing the judge and bank, building judges
+	PhaseRunning                // sending (Progress.Paused tells a pause)
+	PhaseCanceling              // Cancel called; finished work is being stored
+	PhaseDone                   // ended: finished, canceled or stopped
+	// PhaseStored shows the stored study, not a run: a reopened workspace
+	// whose study has nothing left to send (Live.stored).
+	PhaseStored
 )
 
 // maxRecent is how many of the latest results the live table keeps.
 const maxRecent = 256
 
-// liveRun is everything the Run tab shows about one run, updated from
+// Live is everything the Run tab shows about one run, updated from
 // the engine's events: the latest progress, a ring of the latest results,
 // and per attribute the Δ+ and Δ− histograms. Applying an event is O(1),
 // so a fast run costs the UI little however long it goes.
-type liveRun struct {
-	phase   runPhase
+type Live struct {
+	phase   Phase
 	prog    engine.Progress
 	recent  [maxRecent]engine.Result
 	nRecent int // results ever applied
@@ -53,7 +53,7 @@ type liveRun struct {
 	// in place of the Δ histograms.
 	rubric *banks.Rubric
 	crits  map[string]*critTally
-	stored store.Progress // the study as stored (phaseStored)
+	stored store.Progress // the study as stored (PhaseStored)
 	err    error          // why the run could not start or stopped early
 	events int            // events applied, for tests and the status line
 }
@@ -64,8 +64,10 @@ type candRun struct {
 	run                int
 }
 
-func newLiveRun(b *banks.Bank, span float64) *liveRun {
-	lr := &liveRun{plus: map[string]*widgets.DeltaHist{}, minus: map[string]*widgets.DeltaHist{}, span: span,
+// NewLive is the live state of a run of bank b on a score scale span
+// wide.
+func NewLive(b *banks.Bank, span float64) *Live {
+	lr := &Live{plus: map[string]*widgets.DeltaHist{}, minus: map[string]*widgets.DeltaHist{}, span: span,
 		baselines: map[candRun]float64{}, pending: map[candRun][]engine.Result{}}
 	for _, a := range b.Attributes {
 		lr.attrs = append(lr.attrs, a.Name)
@@ -82,17 +84,17 @@ type critTally struct {
 }
 
 // newPlanRun is the live state of a run of p: a bank's or a rubric's.
-func newPlanRun(p *engine.Plan) *liveRun {
+func newPlanRun(p *engine.Plan) *Live {
 	if r := p.Spec.Rubric; p.IsRubric() && r != nil {
 		return newRubricRun(r)
 	}
-	return newLiveRun(p.Spec.Bank, scoreSpan(p))
+	return NewLive(p.Spec.Bank, scoreSpan(p))
 }
 
 // newRubricRun is the live state of a rubric study's run: no attributes,
 // a tally per criterion.
-func newRubricRun(r *banks.Rubric) *liveRun {
-	lr := newLiveRun(&banks.Bank{}, 10)
+func newRubricRun(r *banks.Rubric) *Live {
+	lr := NewLive(&banks.Bank{}, 10)
 	lr.rubric, lr.crits = r, map[string]*critTally{}
 	for _, c := range r.Criteria {
 		lr.crits[c.Name] = &critTally{}
@@ -113,7 +115,7 @@ func scoreSpan(p *engine.Plan) float64 {
 }
 
 // Apply records one engine event.
-func (lr *liveRun) Apply(ev engine.Event) {
+func (lr *Live) Apply(ev engine.Event) {
 	lr.events++
 	lr.prog = ev.Progress
 	if ev.Kind != engine.EventResult {
@@ -124,7 +126,7 @@ func (lr *liveRun) Apply(ev engine.Event) {
 
 // record counts a result's Δ in the histograms, and when keep puts it in
 // the ring of latest results.
-func (lr *liveRun) record(r engine.Result, keep bool) {
+func (lr *Live) record(r engine.Result, keep bool) {
 	push := func(r engine.Result) {
 		if keep {
 			lr.push(r)
@@ -165,7 +167,7 @@ func (lr *liveRun) record(r engine.Result, keep bool) {
 
 // tally counts a rubric result in its criterion's tally: a rating, a
 // missing cell (an answer without a valid rating) or a failed request.
-func (lr *liveRun) tally(r engine.Result) {
+func (lr *Live) tally(r engine.Result) {
 	_, crit, ok := model.SplitRubricProbe(r.Probe)
 	t := lr.crits[crit]
 	if !ok || t == nil {
@@ -183,13 +185,13 @@ func (lr *liveRun) tally(r engine.Result) {
 }
 
 // push puts r in the ring of latest results.
-func (lr *liveRun) push(r engine.Result) {
+func (lr *Live) push(r engine.Result) {
 	lr.recent[lr.nRecent%maxRecent] = r
 	lr.nRecent++
 }
 
 // addDelta counts an attribute result's Δ in its sign's histogram.
-func (lr *liveRun) addDelta(r engine.Result) {
+func (lr *Live) addDelta(r engine.Result) {
 	var h *widgets.DeltaHist
 	switch kind, name, _ := banks.ProbeKind(r.Probe); kind {
 	case "plus":
@@ -204,15 +206,15 @@ func (lr *liveRun) addDelta(r engine.Result) {
 
 // Kept reports whether the result with sequence number seq (the order of
 // application, from 0) is still in the ring.
-func (lr *liveRun) Kept(seq int) bool {
+func (lr *Live) Kept(seq int) bool {
 	return seq >= 0 && seq < lr.nRecent && seq >= lr.nRecent-maxRecent
 }
 
 // At is the result with sequence number seq; Kept(seq) must hold.
-func (lr *liveRun) At(seq int) engine.Result { return lr.recent[seq%maxRecent] }
+func (lr *Live) At(seq int) engine.Result { return lr.recent[seq%maxRecent] }
 
 // Recent returns up to n of the latest results, newest first.
-func (lr *liveRun) Recent(n int) []engine.Result {
+func (lr *Live) Recent(n int) []engine.Result {
 	n = min(n, lr.nRecent, maxRecent)
 	out := make([]engine.Result, n)
 	for i := range n {
@@ -223,7 +225,7 @@ func (lr *liveRun) Recent(n int) []engine.Result {
 
 // deltaRange is the display range shared by every sparkline: the largest
 // |Δ| seen in any histogram, at least 1.
-func (lr *liveRun) deltaRange() float64 {
+func (lr *Live) deltaRange() float64 {
 	r := 1.0
 	for _, h := range lr.plus {
 		r = max(r, h.AbsMax())
@@ -238,8 +240,8 @@ func (lr *liveRun) deltaRange() float64 {
 // workspace rather than run: its stored progress, and no results.
 // Its Δ histograms are filled from the stored scores rows.
 // A rubric study's rows fill its criteria's tallies, missing cells too.
-func newStoredRun(lr *liveRun, p store.Progress, rows []model.ScoreRow) *liveRun {
-	lr.phase, lr.stored = phaseStored, p
+func newStoredRun(lr *Live, p store.Progress, rows []model.ScoreRow) *Live {
+	lr.phase, lr.stored = PhaseStored, p
 	for _, row := range rows {
 		if lr.rubric != nil {
 			lr.tally(engine.Result{Probe: row.Probe, Score: row.Score, HasScore: !row.Missing})

@@ -1,4 +1,4 @@
-package ui
+package selection
 
 import (
 	"fmt"
@@ -16,8 +16,8 @@ import (
 // (columns), one mark per policy (the letters of budgetMarks), a dotted
 // line at the full bank's mean less the tolerance, then per family the
 // cheapest point within it (probe calls as a share of the full bank's,
-// the out-of-fold mean, and the range of the outer folds' means). It is a plain child component of the
-// Selection tab: SetSize, then View.
+// the out-of-fold mean, and the range of the outer folds' means). The
+// Select tab builds one for each frame, sized to its pane.
 type budgetView struct {
 	rep           *budget.Report
 	st            *styles.Styles
@@ -40,37 +40,49 @@ var budgetMarks = []struct {
 	{budget.FamilyFull, 'F'},
 }
 
+// labelW is the width of the chart's mean labels: "0.4155 ".
+const labelW = 7
+
 // budgetShort names the families in the reach lines.
 var budgetShort = map[string]string{
 	budget.FamilyUnits: "units", budget.FamilyColumns: "columns", budget.FamilyOneSign: "one sign",
 	budget.FamilyOneWording: "1 wording", budget.FamilyAdaptive: "adaptive", budget.FamilyAdaptiveWording: "adaptive 1w",
 }
 
-func (v *budgetView) SetSize(w, h int) { v.width, v.height = w, h }
-
-// View returns the chart and the reach lines, at most height lines of
-// at most width cells.
-func (v *budgetView) View() string { return strings.Join(v.lines(), "\n") }
+// lines are the chart and the reach lines, at most height lines of at
+// most width cells.
+// BudgetName names a family as the reach lines do ("" for Vanilla and
+// the full bank, which have none).
+func BudgetName(family string) string { return budgetShort[family] }
 
 func (v *budgetView) lines() []string {
-	r, st := v.rep, v.st
+	r := v.rep
 	if r == nil || len(r.Points) == 0 || v.width < 20 {
 		return nil
 	}
+	below := v.reachLines()
+	rows := v.height - len(below)
+	if rows < 4 {
+		return below[:min(len(below), max(v.height, 0))]
+	}
+	return append(v.chart(rows), below...)
+}
+
+// fullMean is the mean of the full bank's point.
+func fullMean(r *budget.Report) float64 {
 	var full budget.Point
-	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range r.Points {
-		lo, hi = math.Min(lo, p.Mean), math.Max(hi, p.Mean)
 		if p.Family == budget.FamilyFull {
 			full = p
 		}
 	}
-	ref := full.Mean - r.Tolerance
-	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
-	if hi == lo {
-		hi = lo + 1e-3
-	}
-	const labelW = 7 // "0.4155 "
+	return full.Mean
+}
+
+// reachLines are the lines under the chart: the calls axis, the legend
+// and per family the cheapest point within the tolerance.
+func (v *budgetView) reachLines() []string {
+	r, st := v.rep, v.st
 	cw := v.width - labelW
 	var below []string
 	below = append(below, st.Muted.Render(widgets.Fit(fmt.Sprintf("%*s0%*s calls per candidate", labelW, "", cw-len(" calls per candidate")-1, fmt.Sprintf("%.4g", r.FullCalls)), v.width)))
@@ -94,11 +106,23 @@ func (v *budgetView) lines() []string {
 		below = append(below, s.Render(widgets.Fit(fmt.Sprintf("%-11s %-6s %5.1f%%  %s  [%.3f, %.3f]",
 			name, strings.TrimPrefix(p.Label(), p.Family+" "), 100*p.Fraction, mean4(p.Mean), minFloat(p.FoldMeans), maxFloat(p.FoldMeans)), v.width)))
 	}
-	below = append(below, widgets.WrapStyled(st.Muted, "out of fold; policies learned on training folds only", v.width)...)
-	rows := v.height - len(below)
-	if rows < 4 {
-		return below[:min(len(below), max(v.height, 0))]
+	return append(below, widgets.WrapStyled(st.Muted, "out of fold; policies learned on training folds only", v.width)...)
+}
+
+// chart is the chart's rows lines: a mark per point, mean (rows)
+// against calls (columns), and the dotted tolerance line.
+func (v *budgetView) chart(rows int) []string {
+	r, st := v.rep, v.st
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range r.Points {
+		lo, hi = math.Min(lo, p.Mean), math.Max(hi, p.Mean)
 	}
+	ref := fullMean(r) - r.Tolerance
+	lo, hi = math.Min(lo, ref), math.Max(hi, ref)
+	if hi == lo {
+		hi = lo + 1e-3
+	}
+	cw := v.width - labelW
 	grid := make([][]byte, rows)
 	for i := range grid {
 		grid[i] = []byte(strings.Repeat(" ", cw))
@@ -135,7 +159,7 @@ func (v *budgetView) lines() []string {
 		line := strings.ReplaceAll(string(row), ":", "┄")
 		out = append(out, st.Muted.Render(label)+st.Label.Render(line))
 	}
-	return append(out, below...)
+	return out
 }
 
 func minFloat(x []float64) float64 {

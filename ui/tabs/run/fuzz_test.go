@@ -1,4 +1,4 @@
-package ui
+package run
 
 import "testing"
 
@@ -9,8 +9,8 @@ func FuzzRunForm(f *testing.F) {
 	f.Add("openai", "gpt-4o-mini", "http://localhost:8000/v1", "expected", "-1", "x", "9999999999999999999999", "0")
 	f.Fuzz(func(t *testing.T, backend, model, url, mode, conc, rpm, tpm, repeats string) {
 		form := newRunForm(engineDefaults())
-		for k, v := range map[string]string{fBackend: backend, fModel: model, fBaseURL: url, fMode: mode,
-			fConc: conc, fRPM: rpm, fTPM: tpm, fRepeats: repeats} {
+		for k, v := range map[string]string{FieldBackend: backend, FieldModel: model, FieldBaseURL: url, FieldMode: mode,
+			FieldConc: conc, FieldRPM: rpm, FieldTPM: tpm, FieldRepeats: repeats} {
 			form.set(k, v)
 		}
 		cfg, lim, reps, err := form.Config()

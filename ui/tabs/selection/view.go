@@ -1,78 +1,49 @@
-package ui
+package selection
 
 import (
 	"fmt"
-	"math"
 	"strings"
-
-	"github.com/prism-eval/prism/calib/selection"
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// selectTab is the Selection tab (docs/protocol.md §9): on the left the
-// subset-size curve (median gain over Vanilla per subset size with its
-// 10th–90th percentile band, paper Fig. 4c); on the right the omission
-// table (Table 19) and the forward-selection path (Table 21).
-// selectctl.go runs the selection and follows it.
-type selectTab struct {
-	// The selection in flight, its progress, and why the last one failed.
-	jobState[*selection.Report]
+var mean4, gain4 = widgets.Mean4, widgets.Gain4
 
-	key      studyKey // the answers rep was computed from
-	rep      *selection.Report
-	warnings []string
-	judge    string   // the judge a run would use, for the hint
-	current  studyKey // the answers a run would use now
-
-	// budget is the budget curve b shows in the left pane (budgetcmd.go).
-	budget budgetState
-
-	focusRight    bool
-	scroll        int
-	width, height int
-}
-
-func (v *selectTab) SetSize(w, h int) { v.width, v.height = w, h }
-
-func (v *selectTab) Focus(right bool) { v.focusRight = right }
-
-// Move scrolls the focused pane's tables.
-func (v *selectTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
-
-func (v *selectTab) leftWidth() int { return max(v.width/2, 40) }
-
-func (v *selectTab) View(a *App) string {
-	st := a.styles
-	v.judge = a.selectJudge()
-	v.current, _ = a.currentKey()
-	lw := v.leftWidth()
-	rw := v.width - lw
-	innerH := v.height - widgets.PaneChromeH - 1
-	left := widgets.Pane(st, !v.focusRight, lw, v.height, v.curveTitle(), widgets.Block(v.curveLines(st, lw-widgets.PaneChromeW), lw-widgets.PaneChromeW, innerH))
+// View draws the tab; it reads the current study to say when a result
+// is of other answers, and changes nothing.
+func (v *Tab) View() string {
+	st := v.svc.Styles()
+	current, ok := v.svc.Key()
+	judge := v.svc.Judge()
+	if ok {
+		judge = current.Judge // the Run form's, which a selection would use
+	}
+	lw, rw := v.leftWidth(), v.rightWidth()
+	innerH := v.innerHeight()
+	left := widgets.Pane(st, !v.focusRight, lw, v.height, v.curveTitle(), widgets.Block(v.curveLines(st, lw-widgets.PaneChromeW, current, judge), lw-widgets.PaneChromeW, innerH))
 	if v.budget.show {
-		left = widgets.Pane(st, !v.focusRight, lw, v.height, v.budgetTitle(), widgets.Block(v.budgetLines(st, lw-widgets.PaneChromeW, innerH), lw-widgets.PaneChromeW, innerH))
+		left = widgets.Pane(st, !v.focusRight, lw, v.height, v.budgetTitle(), widgets.Block(v.budgetLines(st, lw-widgets.PaneChromeW, innerH, current), lw-widgets.PaneChromeW, innerH))
 	}
 	right := v.tableLines(st, rw-widgets.PaneChromeW)
 	if v.focusRight {
-		v.scroll = min(v.scroll, max(len(right)-innerH, 0))
-		right = right[v.scroll:]
+		right = v.scroll.Visible(right)
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, left,
 		widgets.Pane(st, v.focusRight, rw, v.height, "Omission · forward selection", widgets.Block(right, rw-widgets.PaneChromeW, innerH)))
 }
 
-func (v *selectTab) curveTitle() string {
+func (v *Tab) curveTitle() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Subset-size curve · %s · %d contexts · %d units", r.Metric, r.NContexts, len(r.Units))
 	}
 	return "Subset-size curve"
 }
 
-func (v *selectTab) budgetTitle() string {
+func (v *Tab) budgetTitle() string {
 	if r := v.budget.rep; r != nil {
 		return fmt.Sprintf("Budget curve · %s · %d contexts · full bank %.4g calls per candidate", r.Metric, r.NContexts, r.FullCalls)
 	}
@@ -80,60 +51,45 @@ func (v *selectTab) budgetTitle() string {
 }
 
 // budgetLines draws the budget evaluation's status and the curve.
-func (v *selectTab) budgetLines(st *styles.Styles, w, h int) []string {
+func (v *Tab) budgetLines(st *styles.Styles, w, h int, current study.Key) []string {
 	b := &v.budget
 	var lines []string
-	if b.job != nil {
+	if b.Job != nil {
 		lines = append(lines, st.Title.Render("evaluating budgets…"), st.Muted.Render("static subsets and the adaptive policy, nested CV"), "")
 	}
-	if b.err != nil {
-		lines = append(lines, widgets.WrapStyled(st.Bad, b.err.Error(), w)...)
+	if b.Err != nil {
+		lines = append(lines, widgets.WrapStyled(st.Bad, b.Err.Error(), w)...)
 	}
 	if b.rep == nil {
-		if b.job == nil && b.err == nil {
+		if b.Job == nil && b.Err == nil {
 			lines = append(lines, st.Muted.Render("no budget curve yet"))
 		}
 		return lines
 	}
-	if b.key != v.current {
+	if b.key != current {
 		lines = append(lines, widgets.WrapStyled(st.Warn, "computed on other answers: b b reevaluates", w)...)
 	}
-	b.view.rep, b.view.st = b.rep, st
-	b.view.SetSize(w, h-len(lines))
-	return append(lines, b.view.lines()...)
+	chart := budgetView{rep: b.rep, st: st, width: w, height: h - len(lines)}
+	return append(lines, chart.lines()...)
 }
 
-// curveLines draws the status and, per subset size, the gain band.
-func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
-	var lines []string
-	if v.job != nil {
-		lines = append(lines, st.Title.Render("selecting…"))
-		if v.total > 0 {
-			bw := max(w-24, 4)
-			fill := v.done * bw / v.total
-			lines = append(lines, fmt.Sprintf("%s %d/%d subsets",
-				st.Good.Render(strings.Repeat("█", fill))+st.Muted.Render(strings.Repeat("░", bw-fill)), v.done, v.total))
-		} else {
-			lines = append(lines, st.Muted.Render("reading answers, building the design"))
-		}
-		lines = append(lines, "")
-	}
-	if v.err != nil {
-		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
-	}
+// curveLines draws the status and, per subset size, the gain band;
+// judge names the judge a selection would use, in the hint.
+func (v *Tab) curveLines(st *styles.Styles, w int, current study.Key, judge string) []string {
+	lines := v.progressLines(st, w)
 	r := v.rep
 	if r == nil {
-		if v.job == nil && v.err == nil {
+		if v.sel.Job == nil && v.sel.Err == nil {
 			lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf(
-				"r runs the selection on judge %s's stored answers for this bank version: every subset of units, the omission table and forward selection, each a nested cross-validation.", v.judge), w)...)
+				"r runs the selection on judge %s's stored answers for this bank version: every subset of units, the omission table and forward selection, each a nested cross-validation.", judge), w)...)
 		}
 		return lines
 	}
 	lines = append(lines, "Vanilla   "+mean4(r.Vanilla),
 		fmt.Sprintf("full bank %s (%s over Vanilla)", mean4(r.Full.Mean), gain4(r.Full.Gain)))
-	if v.key != v.current {
+	if v.key != current {
 		lines = append(lines, widgets.WrapStyled(st.Warn, fmt.Sprintf("computed on judge %s, bank %s; the bank or judge has changed since: r reruns",
-			v.key.Judge, shortHash(v.key.BankHash)), w)...)
+			v.key.Judge, widgets.ShortHash(v.key.BankHash)), w)...)
 	}
 	for _, wn := range v.warnings {
 		lines = append(lines, widgets.WrapStyled(st.Warn, wn, w)...)
@@ -141,8 +97,35 @@ func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 	if len(r.Curve) == 0 {
 		return append(lines, st.Muted.Render("no subset enumeration (more than 16 units)"))
 	}
-	// Columns: size, subsets, the band, the median, and when wide enough
-	// the percentiles and how many subsets beat Vanilla.
+	return append(lines, v.curveRows(st, w)...)
+}
+
+// progressLines are the selection's progress and its last error.
+func (v *Tab) progressLines(st *styles.Styles, w int) []string {
+	var lines []string
+	if v.sel.Job != nil {
+		lines = append(lines, st.Title.Render("selecting…"))
+		if v.sel.Total > 0 {
+			bw := max(w-24, 4)
+			fill := v.sel.Done * bw / v.sel.Total
+			lines = append(lines, fmt.Sprintf("%s %d/%d subsets",
+				st.Good.Render(strings.Repeat("█", fill))+st.Muted.Render(strings.Repeat("░", bw-fill)), v.sel.Done, v.sel.Total))
+		} else {
+			lines = append(lines, st.Muted.Render("reading answers, building the design"))
+		}
+		lines = append(lines, "")
+	}
+	if v.sel.Err != nil {
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.sel.Err.Error(), w)...)
+	}
+	return lines
+}
+
+// curveRows are the curve's table. Columns: size, subsets, the band,
+// the median, and when wide enough the percentiles and how many subsets
+// beat Vanilla.
+func (v *Tab) curveRows(st *styles.Styles, w int) []string {
+	r := v.rep
 	wide := w >= 70
 	fixed := 3 + 6 + 8
 	if wide {
@@ -158,7 +141,7 @@ func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 	if wide {
 		head += fmt.Sprintf(" %-18s %6s", "[p10, p90]", ">van.")
 	}
-	lines = append(lines, "", st.Label.Render(widgets.Fit(head, w)))
+	lines := []string{"", st.Label.Render(widgets.Fit(head, w))}
 	for _, c := range r.Curve {
 		bar := widgets.GainBar(c.Median, c.P10, c.P90, lo, hi, bw)
 		ln := fmt.Sprintf("%2d %5d %s %7s", c.Size, c.Subsets, st.Label.Render(bar), gain4(c.Median))
@@ -167,17 +150,19 @@ func (v *selectTab) curveLines(st *styles.Styles, w int) []string {
 		}
 		lines = append(lines, ln)
 	}
-	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%9s%-*s%s", "", bw-6, gain4(lo), gain4(hi)), w)))
-	return lines
+	return append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%9s%-*s%s", "", bw-6, gain4(lo), gain4(hi)), w)))
 }
 
 // tableLines draws the omission table and the forward-selection path.
-func (v *selectTab) tableLines(st *styles.Styles, w int) []string {
+func (v *Tab) tableLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil {
 		return []string{st.Muted.Render("no selection yet")}
 	}
-	lines := studyLines(st, r.Study, w)
+	var lines []string
+	if r.Study != nil {
+		lines = widgets.FitStyled(st.Muted, r.Study.Short(), w)
+	}
 	nameW := 4
 	for _, u := range r.Units {
 		nameW = max(nameW, lipgloss.Width(u)+2) // forward rows prefix "+ "
@@ -213,20 +198,4 @@ func (v *selectTab) tableLines(st *styles.Styles, w int) []string {
 		lines = append(lines, widgets.WrapStyled(st.Muted, "stop: "+r.ForwardStop, w)...)
 	}
 	return lines
-}
-
-// mean4 prints a mean with 4 decimals, or "—".
-func mean4(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "—"
-	}
-	return fmt.Sprintf("%.4f", f)
-}
-
-// gain4 prints a gain with its sign and 4 decimals, or "—".
-func gain4(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "—"
-	}
-	return fmt.Sprintf("%+.4f", f)
 }

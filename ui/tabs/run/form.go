@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"fmt"
@@ -36,20 +36,21 @@ type formField struct {
 	hint    string
 }
 
-// Field keys of the judge form.
+// Field keys of the judge form (the judge config and flag names): what
+// Tab.Field and Tab.Value name a field by.
 const (
-	fBackend = "backend"
-	fModel   = "model"
-	fBaseURL = "base_url"
-	fKeyEnv  = "api_key_env"
-	fMode    = "mode"
-	fConc    = "concurrency"
-	fRPM     = "rpm"
-	fTPM     = "tpm"
-	fRepeats = "repeats"
-	fName    = "judge_name"
-	fStudy   = "study"
-	fSamples = "samples"
+	FieldBackend = "backend"
+	FieldModel   = "model"
+	FieldBaseURL = "base_url"
+	FieldKeyEnv  = "api_key_env"
+	FieldMode    = "mode"
+	FieldConc    = "concurrency"
+	FieldRPM     = "rpm"
+	FieldTPM     = "tpm"
+	FieldRepeats = "repeats"
+	FieldName    = "judge_name"
+	FieldStudy   = "study"
+	FieldSamples = "samples"
 )
 
 // studyBank is the study field's choice that runs the Bank tab's bank;
@@ -90,26 +91,26 @@ func newRunForm(cfg judge.Config) runForm {
 	}
 	f := runForm{base: cfg, input: newFieldInput()}
 	f.fields = []formField{
-		{key: fBackend, label: "backend", kind: fieldChoice, choices: []string{judge.BackendOffline, judge.BackendOpenAI}, value: cfg.Backend},
-		{key: fModel, label: "model", kind: fieldText, value: cfg.Model, hint: "e.g. gpt-4o-mini"},
-		{key: fBaseURL, label: "base URL", kind: fieldText, value: cfg.BaseURL, hint: "default: api.openai.com"},
-		{key: fKeyEnv, label: "key env", kind: fieldText, value: env, hint: "variable holding the key"},
-		{key: fMode, label: "score mode", kind: fieldChoice, choices: []string{string(judge.ModeInteger), string(judge.ModeExpected)}, value: string(cfg.Mode)},
-		{key: fConc, label: "concurrency", kind: fieldInt, value: "8"},
-		{key: fRPM, label: "rpm limit", kind: fieldInt, value: "0", hint: "0: none"},
-		{key: fTPM, label: "tpm limit", kind: fieldInt, value: "0", hint: "0: none"},
-		{key: fRepeats, label: "repeats", kind: fieldInt, value: strconv.Itoa(max(cfg.Repeats, 1))},
-		{key: fName, label: "judge name", kind: fieldText, value: "", hint: "default: backend or model"},
-		{key: fStudy, label: "study", kind: fieldChoice, choices: studyChoices(), value: studyBank},
+		{key: FieldBackend, label: "backend", kind: fieldChoice, choices: []string{judge.BackendOffline, judge.BackendOpenAI}, value: cfg.Backend},
+		{key: FieldModel, label: "model", kind: fieldText, value: cfg.Model, hint: "e.g. gpt-4o-mini"},
+		{key: FieldBaseURL, label: "base URL", kind: fieldText, value: cfg.BaseURL, hint: "default: api.openai.com"},
+		{key: FieldKeyEnv, label: "key env", kind: fieldText, value: env, hint: "variable holding the key"},
+		{key: FieldMode, label: "score mode", kind: fieldChoice, choices: []string{string(judge.ModeInteger), string(judge.ModeExpected)}, value: string(cfg.Mode)},
+		{key: FieldConc, label: "concurrency", kind: fieldInt, value: "8"},
+		{key: FieldRPM, label: "rpm limit", kind: fieldInt, value: "0", hint: "0: none"},
+		{key: FieldTPM, label: "tpm limit", kind: fieldInt, value: "0", hint: "0: none"},
+		{key: FieldRepeats, label: "repeats", kind: fieldInt, value: strconv.Itoa(max(cfg.Repeats, 1))},
+		{key: FieldName, label: "judge name", kind: fieldText, value: "", hint: "default: backend or model"},
+		{key: FieldStudy, label: "study", kind: fieldChoice, choices: studyChoices(), value: studyBank},
 	}
-	f.samples = formField{key: fSamples, label: "samples", kind: fieldInt, value: strconv.Itoa(engine.DefaultGEvalSamples), hint: "G-Eval's N"}
+	f.samples = formField{key: FieldSamples, label: "samples", kind: fieldInt, value: strconv.Itoa(engine.DefaultGEvalSamples), hint: "G-Eval's N"}
 	return f
 }
 
 // Rubric is the built-in rubric the study field chooses, or nil for the
 // bank.
 func (f *runForm) Rubric() *banks.Rubric {
-	name := f.get(fStudy)
+	name := f.get(FieldStudy)
 	if name == studyBank || name == "" {
 		return nil
 	}
@@ -126,7 +127,7 @@ func (f *runForm) Samples() (int, error) {
 	if r := f.Rubric(); r == nil || r.Kind != banks.RubricGEval {
 		return 0, nil
 	}
-	return f.intField(fSamples, 1)
+	return f.intField(FieldSamples, 1)
 }
 
 // syncFields shows the samples field right after the study field while a
@@ -134,7 +135,7 @@ func (f *runForm) Samples() (int, error) {
 func (f *runForm) syncFields() {
 	at := -1
 	for i, fl := range f.fields {
-		if fl.key == fSamples {
+		if fl.key == FieldSamples {
 			at = i
 		}
 	}
@@ -143,7 +144,7 @@ func (f *runForm) syncFields() {
 	switch {
 	case want && at < 0:
 		for i, fl := range f.fields {
-			if fl.key == fStudy {
+			if fl.key == FieldStudy {
 				f.fields = slices.Insert(f.fields, i+1, f.samples)
 				break
 			}
@@ -232,18 +233,18 @@ func (f *runForm) Update(msg tea.Msg) tea.Cmd {
 // form field.
 func (f *runForm) Config() (judge.Config, engine.Limits, int, error) {
 	cfg := f.base
-	cfg.Backend = f.get(fBackend)
-	cfg.Model = f.get(fModel)
-	cfg.BaseURL = f.get(fBaseURL)
-	cfg.APIKeyEnv = f.get(fKeyEnv)
-	cfg.Mode = judge.Mode(f.get(fMode))
+	cfg.Backend = f.get(FieldBackend)
+	cfg.Model = f.get(FieldModel)
+	cfg.BaseURL = f.get(FieldBaseURL)
+	cfg.APIKeyEnv = f.get(FieldKeyEnv)
+	cfg.Mode = judge.Mode(f.get(FieldMode))
 	cfg.Repeats = 1 // the engine sends each repeat as its own request
 	var lim engine.Limits
 	ints := []struct {
 		key string
 		dst *int
 		min int
-	}{{fConc, &lim.Concurrency, 1}, {fRPM, &lim.RPM, 0}, {fTPM, &lim.TPM, 0}}
+	}{{FieldConc, &lim.Concurrency, 1}, {FieldRPM, &lim.RPM, 0}, {FieldTPM, &lim.TPM, 0}}
 	for _, it := range ints {
 		n, err := f.intField(it.key, it.min)
 		if err != nil {
@@ -251,7 +252,7 @@ func (f *runForm) Config() (judge.Config, engine.Limits, int, error) {
 		}
 		*it.dst = n
 	}
-	repeats, err := f.intField(fRepeats, 1)
+	repeats, err := f.intField(FieldRepeats, 1)
 	if err != nil {
 		return cfg, lim, 0, err
 	}
@@ -280,7 +281,7 @@ func (f *runForm) intField(key string, least int) (int, error) {
 // backend (offline) or the model, with "-expected" in expected mode, as
 // prism run names them.
 func (f *runForm) JudgeName(cfg judge.Config) string {
-	if n := f.get(fName); n != "" {
+	if n := f.get(FieldName); n != "" {
 		return n
 	}
 	return engine.DefaultJudgeName(cfg)
@@ -298,7 +299,7 @@ func (f *runForm) Lines(st *styles.Styles, w int, focused bool) []string {
 			val = "‹" + val + "›"
 		case val == "" && fl.hint != "":
 			val = st.Muted.Render(fl.hint)
-		case fl.key == fSamples && judge.Mode(f.get(fMode)) == judge.ModeExpected:
+		case fl.key == FieldSamples && judge.Mode(f.get(FieldMode)) == judge.ModeExpected:
 			// Expected mode reads one call's logprobs: N is not used.
 			val = st.Muted.Render(val + " (unused in expected mode)")
 		}

@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"context"
@@ -33,23 +33,23 @@ type (
 		plan *engine.Plan
 		err  error
 	}
-	// runStartedMsg carries a started run, or why it could not start.
-	runStartedMsg struct {
-		run *engine.Run
-		err error
+	// StartedMsg carries a started run, or why it could not start.
+	StartedMsg struct {
+		Run *engine.Run
+		Err error
 	}
-	// runEventsMsg is a batch of engine events; closed reports that the
+	// EventsMsg is a batch of engine events; Closed reports that the
 	// events channel has closed (the run has ended).
-	runEventsMsg struct {
-		run    *engine.Run
-		events []engine.Event
-		closed bool
+	EventsMsg struct {
+		Run    *engine.Run
+		Events []engine.Event
+		Closed bool
 	}
-	// runDoneMsg is the run's summary once everything is stored.
-	runDoneMsg struct {
-		run     *engine.Run
-		summary engine.Summary
-		err     error
+	// DoneMsg is the run's summary once everything is stored.
+	DoneMsg struct {
+		Run     *engine.Run
+		Summary engine.Summary
+		Err     error
 	}
 )
 
@@ -85,20 +85,22 @@ func storedCmd(ctx context.Context, st *store.Store, p *engine.Plan) tea.Cmd {
 	}
 }
 
-// judgeFactory builds the judges of a plan's run (engine.PlanJudges: one
+// JudgeFactory builds the judges of a plan's run (engine.PlanJudges: one
 // per run, and for a G-Eval study in integer mode judges that draw its N
 // samples per request; tests swap in slow or failing judges). p's
 // configuration holds the API key.
-type judgeFactory func(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error)
+type JudgeFactory func(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error)
 
-func defaultJudges(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error) {
+// DefaultJudges are engine.PlanJudges.
+func DefaultJudges(p *engine.Plan, lim *engine.Limiter) ([]judge.Judge, error) {
 	return engine.PlanJudges(p, lim)
 }
 
-// startCmd builds the judges and starts the plan. The API key is read from
+// StartCmd builds the judges and starts the plan (StartedMsg): the Run
+// tab's start, and the App's start of a screen of the bank. The API key is read from
 // the environment here, registered with the store so it is scrubbed from
 // anything written, and never kept by the UI.
-func startCmd(ctx context.Context, st *store.Store, p *engine.Plan, newJudges judgeFactory) tea.Cmd {
+func StartCmd(ctx context.Context, st *store.Store, p *engine.Plan, newJudges JudgeFactory) tea.Cmd {
 	return func() tea.Msg {
 		cfg := p.Spec.Config
 		if cfg.Backend == judge.BackendOpenAI {
@@ -111,30 +113,25 @@ func startCmd(ctx context.Context, st *store.Store, p *engine.Plan, newJudges ju
 				st.AddSecret(k)
 			}
 		}
-		// A copy of the plan carries the key: the App's plan is shared
+		// A copy of the plan carries the key: the tab's plan is shared
 		// with Update and never holds it.
 		keyed := *p
 		keyed.Spec.Config = cfg
 		lim := engine.NewLimiter(p.Spec.Limits)
 		judges, err := newJudges(&keyed, lim)
 		if err != nil {
-			return runStartedMsg{err: err}
+			return StartedMsg{Err: err}
 		}
 		r, err := engine.Start(ctx, st, judges, p, engine.Options{Limiter: lim, PauseOnBreak: true})
-		return runStartedMsg{run: r, err: err}
+		return StartedMsg{Run: r, Err: err}
 	}
 }
 
-// waitEvents blocks for the run's next event, then keeps draining for
-// eventWindow, and returns everything as one message: the coalescing that
-// keeps a fast run from flooding Update. The App re-arms it after each
-// batch until the channel closes.
-func waitEvents(r *engine.Run) tea.Cmd { return drainEvents(r, r.Events()) }
-
-// drainEvents is waitEvents on any channel; r only labels the message.
-func drainEvents(r *engine.Run, ch <-chan engine.Event) tea.Cmd {
-	return drainEventsIn(r, ch, eventTimer)
-}
+// Drain blocks for the run's next event, then keeps draining for
+// eventWindow, and returns everything as one message (EventsMsg): the
+// coalescing that keeps a fast run from flooding Update. The tab re-arms
+// it after each batch until the channel closes.
+func Drain(r *engine.Run) tea.Cmd { return drainEventsIn(r, r.Events(), eventTimer) }
 
 // eventTimer opens one coalescing window: eventWindow on the real clock.
 func eventTimer() (<-chan time.Time, func() bool) {
@@ -142,13 +139,13 @@ func eventTimer() (<-chan time.Time, func() bool) {
 	return t.C, t.Stop
 }
 
-// drainEventsIn is drainEvents with the window opened by window once the
+// drainEventsIn is Drain on any channel (r only labels the message), with the window opened by window once the
 // first event is in (tests pass a window they close themselves).
 func drainEventsIn(r *engine.Run, ch <-chan engine.Event, window func() (<-chan time.Time, func() bool)) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
-			return runEventsMsg{run: r, closed: true}
+			return EventsMsg{Run: r, Closed: true}
 		}
 		evs := []engine.Event{ev}
 		end, stop := window()
@@ -157,21 +154,22 @@ func drainEventsIn(r *engine.Run, ch <-chan engine.Event, window func() (<-chan 
 			select {
 			case ev, ok := <-ch:
 				if !ok {
-					return runEventsMsg{run: r, events: evs, closed: true}
+					return EventsMsg{Run: r, Events: evs, Closed: true}
 				}
 				evs = append(evs, ev)
 			case <-end:
-				return runEventsMsg{run: r, events: evs}
+				return EventsMsg{Run: r, Events: evs}
 			}
 		}
-		return runEventsMsg{run: r, events: evs}
+		return EventsMsg{Run: r, Events: evs}
 	}
 }
 
-// waitDone waits for the run to finish storing and returns its summary.
-func waitDone(r *engine.Run) tea.Cmd {
+// WaitDone waits for the run to finish storing and returns its summary
+// (DoneMsg).
+func WaitDone(r *engine.Run) tea.Cmd {
 	return func() tea.Msg {
 		sum, err := r.Wait()
-		return runDoneMsg{run: r, summary: sum, err: err}
+		return DoneMsg{Run: r, Summary: sum, Err: err}
 	}
 }

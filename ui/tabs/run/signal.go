@@ -1,4 +1,4 @@
-package ui
+package run
 
 import (
 	"context"
@@ -13,21 +13,9 @@ import (
 	"github.com/prism-eval/prism/ui/ratio"
 )
 
-// The ratio panel's rows and bootstrap sizes are package ratio's.
-type (
-	ratioRow   = ratio.Row
-	signalView = ratio.View
-)
-
-const (
-	liveResamples  = ratio.LiveResamples
-	finalResamples = ratio.FinalResamples
-	signalEvery    = ratio.Every
-)
-
 // signalMsg carries a recomputed ratio panel (or why it failed).
 type signalMsg struct {
-	view *signalView
+	view *ratio.View
 	err  error
 }
 
@@ -46,11 +34,8 @@ func signalCmd(ctx context.Context, st *store.Store, dataset, judgeName, bankHas
 		if err != nil {
 			return signalMsg{err: err}
 		}
-		v := signalFromReport(rep)
+		v := ratio.FromReport(rep)
 		v.Resamples, v.Final, v.Scores, v.Took = resamples, final, len(rows), time.Since(start)
 		return signalMsg{view: v}
 	}
 }
-
-// signalFromReport turns calib's report into the panel's rows.
-func signalFromReport(rep *signal.Report) *signalView { return ratio.FromReport(rep) }
