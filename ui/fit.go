@@ -1,16 +1,11 @@
 package ui
 
 import (
-	"context"
 	"path/filepath"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model"
-	"github.com/prism-eval/prism/model/store"
-	"github.com/prism-eval/prism/ui/analysis"
-	"github.com/prism-eval/prism/ui/jobs"
-	"github.com/prism-eval/prism/ui/styles"
 )
 
 // The App's side of the analysis tabs (ui/tabs/fit, profiles, inspect,
@@ -40,18 +35,6 @@ type studyInput struct {
 	warnings []string
 	source   string // names the workspace, dataset, judge and bank in reports
 	study    model.Study
-}
-
-// readStudyInput is jobs.ReadStudy as a studyInput.
-func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing string) (studyInput, error) {
-	in, err := jobs.ReadStudy(ctx, st, key, doing)
-	return studyInput{rows: in.Rows, labels: in.Labels, warnings: in.Warnings, source: in.Source, study: in.Study}, err
-}
-
-// studyLines name the study a report was computed from
-// (analysis.StudyLines).
-func studyLines(st *styles.Styles, s *model.Study, w int) []string {
-	return analysis.StudyLines(st, s, w)
 }
 
 // FitReport is the report the Fit tab shows (nil before a fit): what a

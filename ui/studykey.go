@@ -41,12 +41,3 @@ func (a *App) requireKey() (studyKey, error) {
 	}
 	return studyKey{}, err
 }
-
-// selectJudge names the judge whose answers a fit or a selection would
-// use: the Run form's, else the session's.
-func (a *App) selectJudge() string {
-	if k, ok := a.currentKey(); ok {
-		return k.Judge
-	}
-	return a.study.Judge
-}

@@ -152,13 +152,3 @@ func (a *App) openDialog(d tab.Dialog) tea.Cmd {
 	a.modal = tabDialog{d}
 	return d.Init()
 }
-
-// selectCandidate selects candidate cand of context ctx on the Data tab
-// (what Inspect shows) unless it is selected already, and reports
-// whether the dataset has it.
-func (a *App) selectCandidate(ctx, cand string) bool {
-	if c, k := a.data.Context(), a.data.Candidate(); c != nil && k != nil && c.ID == ctx && k.ID == cand {
-		return true
-	}
-	return a.data.SelectCandidate(ctx, cand)
-}
