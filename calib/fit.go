@@ -29,10 +29,17 @@ type Options struct {
 	// Taylor adds the diagonal Taylor correction (docs/protocol.md §4, §D.1) as a
 	// fourth fitted method, reported under "taylor".
 	Taylor bool
+	// RepeatCV, when above 1, runs the whole nested CV under RepeatCV
+	// fold permutations, permutation k with seed Seed+k (k = 0 is the
+	// report's own fit), and summarises them in Report.RepeatCV
+	// (docs/protocol.md §5). Not with Order: a given π cannot be
+	// repeated. 0 and 1: one permutation.
+	RepeatCV int
 	// Progress, when not nil, is called as the fit goes: after each outer
 	// fold (with its inner CV) and after the bootstrap, done of total =
-	// Folds + 1 steps. Calls never overlap and done increases by one each
-	// time; folds finish in any order.
+	// Folds + 1 steps (RepeatCV·(Folds + 1) with RepeatCV > 1). Calls
+	// never overlap and done increases by one each time; folds finish in
+	// any order.
 	Progress func(done, total int)
 	// Baselines are rubric-based methods (SAJA forest or ridge heads,
 	// G-Eval) scored on the same outer folds and bootstrap draws as the
@@ -74,7 +81,8 @@ func Fit(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts 
 }
 
 // FitDesign runs the nested cross-validation, the bootstrap, the profiles
-// and the γ sweep on a built design.
+// and the γ sweep on a built design; with Options.RepeatCV > 1, again
+// under the further fold permutations (repeatFits).
 func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
 	if err := opts.Check(); err != nil {
 		return nil, nil, err
@@ -83,8 +91,17 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	if lf == "" {
 		lf = "labels"
 	}
+	first := opts
+	first.Progress = repeatProgress(opts, 0)
 	if opts.Global {
-		return fitGlobal(ctx, d, opts)
+		r, err := fitGlobal(ctx, d, first)
+		if err == nil && opts.RepeatCV > 1 {
+			r.RepeatCV, err = repeatFits(ctx, opts, r, func(o Options) (*Report, error) { return fitGlobal(ctx, d, o) })
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, nil, nil
 	}
 	if err := CheckFolds(lf, len(d.Contexts), opts.Folds); err != nil {
 		return nil, nil, err
@@ -93,8 +110,31 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	if err != nil {
 		return nil, nil, err
 	}
-	f := newFitter(d, opts)
-	r := newReport(d, opts)
+	f := newFitter(d, first)
+	r, err := f.fitOrder(ctx, order)
+	if err == nil && opts.RepeatCV > 1 {
+		// The fitter's per-context statistics serve every permutation:
+		// only π and the seed change.
+		r.RepeatCV, err = repeatFits(ctx, opts, r, func(o Options) (*Report, error) {
+			order, _, err := ResolveOrder(d, o)
+			if err != nil {
+				return nil, err
+			}
+			fk := *f
+			fk.opts = o
+			return fk.fitOrder(ctx, order)
+		})
+	}
+	if err != nil {
+		return nil, warnings, err
+	}
+	return r, warnings, nil
+}
+
+// fitOrder is the within-context fit under π = order.
+func (f *fitter) fitOrder(ctx context.Context, order []int) (*Report, error) {
+	d := f.d
+	r := newReport(d, f.opts)
 	if f.pairwise {
 		for _, p := range d.Pairs {
 			r.Comparisons += len(p)
@@ -104,19 +144,19 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 		r.Order = append(r.Order, d.Contexts[g])
 	}
 	if err := f.run(ctx, order, r); err != nil {
-		return nil, warnings, err
+		return nil, err
 	}
-	return r, warnings, nil
+	return r, nil
 }
 
-func fitGlobal(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
+func fitGlobal(ctx context.Context, d *Design, opts Options) (*Report, error) {
 	r := newReport(d, opts)
 	r.Global = true
 	r.NContexts = 1
 	if err := runGlobal(ctx, d, opts, r); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return r, nil, nil
+	return r, nil
 }
 
 func newReport(d *Design, opts Options) *Report {
@@ -152,6 +192,10 @@ func (o *Options) Check() error {
 		return fmt.Errorf("folds %d: want at least 2", o.Folds)
 	case len(o.Gammas) == 0:
 		return fmt.Errorf("empty γ grid")
+	case o.RepeatCV < 0:
+		return fmt.Errorf("repeated CV over %d permutations: want at least 1", o.RepeatCV)
+	case o.RepeatCV > 1 && o.Order != nil:
+		return fmt.Errorf("repeated CV needs π drawn from the seed: not with a given order")
 	}
 	for _, g := range o.Gammas {
 		if !(g > 0) || math.IsInf(g, 0) {
