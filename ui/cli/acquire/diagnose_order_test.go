@@ -66,7 +66,7 @@ func TestDiagnoseOrderDemo(t *testing.T) {
 	ws := orderWS(t)
 	doc := diagnoseOrderJSON(t, "--workspace", ws)
 	r := doc.Report
-	if doc.Batched != "offline-batched" || doc.Pointwise != "offline" || doc.OrderSeed != 42 || r.Orders != 8 || r.Repeats != 2 || r.PointRuns != 2 || r.Contexts != 12 {
+	if doc.Listwise != "offline-batched" || doc.Pointwise != "offline" || doc.OrderSeed != 42 || r.Orders != 8 || r.Repeats != 2 || r.PointRuns != 2 || r.Contexts != 12 {
 		t.Fatalf("study %+v / report head %+v", doc, r)
 	}
 	if strings.Join(r.Units, " ") != "length:+ length:- specificity:+ specificity:-" {
@@ -335,7 +335,7 @@ func TestDiagnoseOrderSummEval(t *testing.T) {
 	clitest.MustRun(t, "run", "--workspace", ws, "--bank", "style8", "--probes", probes, "--repeats", "2", "--mode", "expected", "--batched", "--orders", "8")
 	doc := diagnoseOrderJSON(t, "--workspace", ws)
 	r := doc.Report
-	if doc.Batched != "offline-expected-batched" || doc.Pointwise != "offline-expected" || r.Contexts != 100 || r.Orders != 8 {
+	if doc.Listwise != "offline-expected-batched" || doc.Pointwise != "offline-expected" || r.Contexts != 100 || r.Orders != 8 {
 		t.Fatalf("%+v", doc)
 	}
 	for _, p := range r.Curve {
