@@ -307,8 +307,8 @@ func TestDiagnoseOrderErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diagnose", "order", "--workspace", ws}, "run prism run --batched"},
-		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--judge", "offline"}, "not a batched study"},
+		{[]string{"diagnose", "order", "--workspace", ws}, "run prism run --listwise"},
+		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--judge", "offline"}, "not a listwise study"},
 		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--probes", "coverage:+"}, "no scores of probe"},
 		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--min-contexts", "0"}, "--min-contexts"},
 		{[]string{"run", "--workspace", ws, "--orders", "4"}, "--orders and --order-seed are for a listwise study (--listwise)"},
