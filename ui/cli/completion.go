@@ -82,9 +82,10 @@ fi
 `,
 	"fish": `# fish completion for prism (prism completion fish)
 function __prism_complete
-    set -l words (commandline -opc) (commandline -ct)
+    set -l words (commandline -opc)
     set -e words[1]
-    set -l cands (prism __complete $words 2>/dev/null)
+    set -l cur (commandline -ct)
+    set -l cands (prism __complete $words "$cur" 2>/dev/null)
     if test (count $cands) -gt 0
         printf '%s\n' $cands
     else
