@@ -92,8 +92,15 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 		return nil, fmt.Errorf("engine: cached answers: %w", err)
 	}
 	if some {
-		if snap, err = st.SnapshotAnswers(ctx, spec.JudgeName, spec.Dataset.Name, p.BankHash); err != nil {
+		// Decoded once: with KeepRead the plan keeps the decode
+		// (Plan.StudyRead) for a read of the study's rows after it.
+		read, err := st.ReadStudy(ctx, spec.Dataset.Name, spec.JudgeName, p.BankHash, spec.KeepRead)
+		if err != nil {
 			return nil, fmt.Errorf("engine: pending requests: %w", err)
+		}
+		snap = read.Answers()
+		if spec.KeepRead {
+			p.read = read
 		}
 	}
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.Judge.Params)

@@ -71,6 +71,11 @@ type Spec struct {
 	// sets the study's planned runs, which analyses read
 	// (store.PlanStudy): a diagnostic's extra runs never join a fit.
 	Diagnostic string
+	// KeepRead keeps the estimate's decode of the study's answers on the
+	// plan (Plan.StudyRead) for a read of its rows after it, as prism
+	// score reads them: one decode for both. Otherwise it is dropped
+	// once the estimate is made.
+	KeepRead bool
 }
 
 // DefaultJudgeName is the name answers are stored under when none is
@@ -210,8 +215,16 @@ type Plan struct {
 	orders []judge.OrderPlan // a batched plan's order plan of each context
 
 	streamed bool // the items are made while the plan runs (NewRunPlan)
+	// read is EstimatePlan's decode of the study's answers (nil when it
+	// read none); Start drops it, since the run writes the study.
+	read *store.StudyRead
 	chunk    int  // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
 }
+
+// StudyRead is the decode of the study's answers the plan's estimate
+// read (store.ReadStudy), for a read of its rows without decoding them
+// again (store.ScanRead); nil when it read none or the plan was started.
+func (p *Plan) StudyRead() *store.StudyRead { return p.read }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
 // them, or those of Spec.Probes.

@@ -263,6 +263,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	release := func() { lease.Release(context.WithoutCancel(ctx)) }
+	p.read = nil // the run writes the study: its decode is stale
 	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
 		release()
 		return nil, err

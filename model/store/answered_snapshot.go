@@ -59,10 +59,10 @@ func (s *Store) SnapshotAnswers(ctx context.Context, judge, dataset, bankHash st
 
 // answersOf indexes the answered records of sr, one study's.
 func answersOf(sr *studyRows) *StudyAnswers {
-	a := &StudyAnswers{pairOf: make(map[[2]string]int32, len(sr.pairs)), pairs: sr.pairs,
+	// sr's index of its pairs is the same map: shared, not rebuilt.
+	a := &StudyAnswers{pairOf: sr.pairOf, pairs: sr.pairs,
 		condOf: make(map[[3]string]int32, len(sr.conds)), conds: sr.conds, byContext: map[string][]int32{}}
 	for i, p := range sr.pairs {
-		a.pairOf[[2]string{p.context, p.candidate}] = int32(i)
 		a.byContext[p.context] = append(a.byContext[p.context], int32(i))
 	}
 	for i, c := range sr.conds {
