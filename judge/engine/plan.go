@@ -217,8 +217,8 @@ type Plan struct {
 	streamed bool // the items are made while the plan runs (NewRunPlan)
 	// read is EstimatePlan's decode of the study's answers (nil when it
 	// read none); Start drops it, since the run writes the study.
-	read *store.StudyRead
-	chunk    int  // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
+	read  *store.StudyRead
+	chunk int // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
 }
 
 // StudyRead is the decode of the study's answers the plan's estimate
