@@ -177,9 +177,13 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	}
 	// allAnswered reports whether every run of every condition of a
 	// candidate is answered at its coordinates.
+	need, needOK := snapConds(snap, sel, wordings, R)
 	allAnswered := func(ctxID, candID string) bool {
 		if ans.Len() == 0 {
 			return false
+		}
+		if need != nil {
+			return needOK && snap.HasAll(ctxID, candID, need)
 		}
 		for si, cond := range sel {
 			if len(answeredRuns(cellCoord{ctxID, candID, cond.Probe, wordings[si]})) < R {
@@ -268,6 +272,31 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, spec)
 	return p, nil
 }
+
+// snapConds is every run of every condition of sel as the snapshot's
+// condition indices, sorted, for StudyAnswers.HasAll; ok is false when
+// one has no answer in the study (no candidate is then all answered).
+// nil without a snapshot, or when a candidate has more than
+// maxSnapConds requests (the set is then asked run by run).
+func snapConds(snap *store.StudyAnswers, sel []banks.Condition, wordings []string, R int) (need []int32, ok bool) {
+	if snap == nil || len(sel)*R > maxSnapConds {
+		return nil, false
+	}
+	need = make([]int32, 0, len(sel)*R)
+	ok = true
+	for si, cond := range sel {
+		for r := range R {
+			c := snap.Cond(cond.Probe, wordings[si], strconv.Itoa(r))
+			ok = ok && c >= 0
+			need = append(need, c)
+		}
+	}
+	slices.Sort(need)
+	return need, ok
+}
+
+// maxSnapConds bounds the requests of a candidate snapConds lists.
+const maxSnapConds = 1 << 16
 
 // smallRepeats is the most runs for which EstimatePlan asks the answered
 // set about each run of a condition rather than regrouping it.

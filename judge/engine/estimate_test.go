@@ -89,6 +89,11 @@ func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	if e := same(spec); e.Send != 0 || e.Answered != e.Requests {
 		t.Fatalf("estimate %+v: want every request answered", e)
 	}
+	spec.Probes = []string{"baseline"} // some conditions of the snapshot (HasAll)
+	if e := same(spec); e.Send != 0 || e.Answered != e.Requests {
+		t.Fatalf("estimate %+v: want every request answered", e)
+	}
+	spec.Probes = nil
 	spec.Repeats = 2
 	if e := same(spec); e.Send+e.CacheHits == 0 || e.Answered < e.Requests/2 {
 		t.Fatalf("estimate %+v: want run 0 answered and run 1 to send or cached", e)

@@ -152,3 +152,32 @@ func layoutOfDataset(d *model.Dataset) []layoutContext {
 	}
 	return out
 }
+
+// Cond is the index of the study's condition (probe, wording, run) for
+// HasAll, -1 when the study has no answer under it.
+func (a *StudyAnswers) Cond(probe, wording, run string) int32 {
+	if c, ok := a.condOf[[3]string{probe, wording, run}]; ok {
+		return c
+	}
+	return -1
+}
+
+// HasAll reports whether candidate of context is answered under every
+// condition of conds (indices from Cond, sorted ascending, none -1): one
+// look-up a candidate instead of one a condition (an estimate of a
+// finished study asks it of every candidate).
+func (a *StudyAnswers) HasAll(context, candidate string, conds []int32) bool {
+	p, ok := a.pairOf[[2]string{context, candidate}]
+	if !ok {
+		return len(conds) == 0
+	}
+	have := a.cond[a.start[p]:a.start[p+1]]
+	for _, c := range conds {
+		i, found := slices.BinarySearch(have, c)
+		if !found {
+			return false
+		}
+		have = have[i+1:]
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/prism-eval/prism/model"
@@ -60,6 +61,32 @@ func TestScanReadEqualsScanFitInput(t *testing.T) {
 	ids := []string{"c1", "c2", "c3"}
 	if g, w := answeredList(r.Answers().In(ids)), answeredList(snap.In(ids)); !reflect.DeepEqual(g, w) {
 		t.Fatalf("answers %v, SnapshotAnswers' %v", g, w)
+	}
+	// HasAll asks about a candidate's conditions at once, as Has does
+	// one by one.
+	a, in := r.Answers(), r.Answers().In(ids)
+	var conds [][3]string
+	for _, probe := range []string{"baseline", "ATTR:+", "ATTR:-", "neutral:n"} {
+		for _, run := range []string{"0", "1", "2"} {
+			conds = append(conds, [3]string{probe, "0", run})
+		}
+	}
+	for _, pair := range [][2]string{{"c1", "x"}, {"c2", "a"}, {"c2", "b"}, {"c3", "x"}, {"c9", "z"}} {
+		for lo := range conds {
+			for hi := lo + 1; hi <= len(conds) && hi <= lo+3; hi++ {
+				want, need := true, []int32{}
+				for _, c := range conds[lo:hi] {
+					want = want && in.Has(pair[0], pair[1], c[0], c[1], c[2])
+					if i := a.Cond(c[0], c[1], c[2]); i >= 0 {
+						need = append(need, i)
+					}
+				}
+				slices.Sort(need)
+				if got := len(need) == hi-lo && a.HasAll(pair[0], pair[1], need); got != want {
+					t.Errorf("HasAll(%v, %v) %v, Has %v", pair, conds[lo:hi], got, want)
+				}
+			}
+		}
 	}
 	for range 2 { // a second walk of the same decode gives the same rows
 		gotRows, gotLabels := scan(r)
