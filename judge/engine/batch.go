@@ -335,12 +335,8 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 				PromptTokens: oc.PromptTokens, CachedTokens: oc.CachedTokens, CompletionTokens: oc.CompletionTokens,
 				ErrKind: oc.ErrKind, Err: oc.Err, Time: now})
 		}
-		if oc.ErrKind == "" {
-			stats.Answered++
-		} else {
-			stats.Failed++
-			stats.Errors[oc.ErrKind]++
-		}
+		// A bank request's line: Missing counts rubric answers only.
+		countResponse(oc.ErrKind, oc.Score, &stats.Answered, nil, &stats.Failed, stats.Errors)
 	}
 	if len(rubric) > 0 {
 		more, err := importRubric(ctx, st, file, rubric, &stats)

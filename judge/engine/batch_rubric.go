@@ -246,15 +246,7 @@ func importRubric(ctx context.Context, st *store.Store, file string, outs []Batc
 				stats.Incomplete++
 			}
 			for _, r := range resps {
-				if r.ErrKind == "" {
-					stats.Answered++
-					if math.IsNaN(r.Score) {
-						stats.Missing++
-					}
-				} else {
-					stats.Failed++
-					stats.Errors[r.ErrKind]++
-				}
+				countResponse(r.ErrKind, r.Score, &stats.Answered, &stats.Missing, &stats.Failed, stats.Errors)
 			}
 			rs = append(rs, resps...)
 		}
