@@ -247,23 +247,44 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	}
 	release := func() { lease.Release(context.WithoutCancel(ctx)) }
 	p.read = nil // the run writes the study: its decode is stale
-	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+	if err := storeStudy(ctx, st, p); err != nil {
 		release()
 		return nil, err
+	}
+	rw, err := st.NewRunWriter(ctx, lease)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	r := newRun(ctx, st, judges, p, opts.withDefaults(), lease, rw)
+	if err := r.loadBaselines(ctx); err != nil { // for Δ
+		r.cancel(nil)
+		rw.Close()
+		release()
+		return nil, err
+	}
+	go r.run()
+	return r, nil
+}
+
+// storeStudy stores what the answers of p refer to: its judge, its bank's
+// snapshot and the study's plan.
+func storeStudy(ctx context.Context, st *store.Store, p *Plan) error {
+	if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+		return err
 	}
 	snap, err := p.snapshot()
 	if err != nil {
-		release()
-		return nil, fmt.Errorf("engine: bank snapshot: %w", err)
+		return fmt.Errorf("engine: bank snapshot: %w", err)
 	}
 	if err := st.PutBank(ctx, snap); err != nil {
-		release()
-		return nil, err
+		return err
 	}
-	if err := st.PlanStudy(ctx, p.StudyPlan()); err != nil {
-		release()
-		return nil, err
-	}
+	return st.PlanStudy(ctx, p.StudyPlan())
+}
+
+// withDefaults fills the options left zero.
+func (opts Options) withDefaults() Options {
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = FlushEvery
 	}
@@ -273,14 +294,14 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if opts.EventBuffer <= 0 {
 		opts.EventBuffer = 4096
 	}
+	return opts
+}
+
+// newRun is a Run of p, not yet started.
+func newRun(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, opts Options, lease *store.Lease, rw *store.ResponseWriter) *Run {
 	lim := opts.Limiter
 	if lim == nil {
 		lim = NewLimiter(p.Spec.Limits)
-	}
-	rw, err := st.NewRunWriter(ctx, lease)
-	if err != nil {
-		release()
-		return nil, err
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &Run{
@@ -302,14 +323,7 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	r.prog.Total = p.PendingCount()
 	r.prog.Errors = map[string]int{}
 	_, r.prog.Priced = p.Spec.Prices.Cost(p.Estimate.PriceModel, 0, 0, 0)
-	if err := r.loadBaselines(ctx); err != nil { // for Δ
-		cancel(nil)
-		rw.Close()
-		release()
-		return nil, err
-	}
-	go r.run()
-	return r, nil
+	return r
 }
 
 // loadBaselines reads the baseline scores already stored, for Δ (none

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -26,6 +27,28 @@ func (r *Run) run() {
 	go func() { defer tickWG.Done(); r.ticker(tickStop) }()
 	go func() { defer tickWG.Done(); r.keepLease(tickStop) }()
 
+	r.send(&workerWG)
+	workerWG.Wait()
+	close(r.writes)
+	writerWG.Wait()
+	close(tickStop)
+	tickWG.Wait()
+
+	study, studyErr := r.release()
+	r.mu.Lock()
+	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped, Study: study, StudyErr: studyErr}
+	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
+	r.summary.ETA = 0 // an ended run has nothing left to wait for
+	r.mu.Unlock()
+	r.cancel(nil)
+	r.emit(Event{Kind: EventProgress, Progress: r.summary.Progress}, false)
+	close(r.events)
+	close(r.done)
+}
+
+// send starts the workers (workerWG counts them) and feeds them the
+// plan's chunks until the plan is done or the run stops.
+func (r *Run) send(workerWG *sync.WaitGroup) {
 	// The plan's work comes in chunks (one for a whole plan, made while
 	// the run goes for a streamed one): the next is made, and its cached
 	// answers stored, while this one is sent. The workers take the calls
@@ -64,15 +87,12 @@ feed:
 	if chunkErr != nil && r.ctx.Err() == nil {
 		r.stop(fmt.Errorf("plan: %w", chunkErr))
 	}
-	workerWG.Wait()
-	close(r.writes)
-	writerWG.Wait()
-	close(tickStop)
-	tickWG.Wait()
+}
 
+// release releases the run's lease (which writes the study's score
+// snapshot) and counts the study's progress.
+func (r *Run) release() (study store.Progress, studyErr error) {
 	bg := context.WithoutCancel(r.ctx)
-	var study store.Progress
-	var studyErr error
 	countStudy := func() {
 		study, studyErr = r.st.Progress(bg, r.plan.Spec.Dataset.Name, r.plan.Spec.JudgeName, r.plan.BankHash)
 	}
@@ -100,15 +120,7 @@ feed:
 		r.lease.Release(bg)
 		<-counted
 	}
-	r.mu.Lock()
-	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped, Study: study, StudyErr: studyErr}
-	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
-	r.summary.ETA = 0 // an ended run has nothing left to wait for
-	r.mu.Unlock()
-	r.cancel(nil)
-	r.emit(Event{Kind: EventProgress, Progress: r.summary.Progress}, false)
-	close(r.events)
-	close(r.done)
+	return study, studyErr
 }
 
 // rateETA is the rate of sent requests over the run's active time and
@@ -142,21 +154,9 @@ func (r *Run) worker(q *jobs, slot int) {
 		if r.ctx.Err() != nil { // stopped: select below may still pick the open gate
 			return
 		}
-		if err := r.waitGate(); err != nil {
-			return
-		}
 		it := &p.Items[i]
-		// A G-Eval request samples N calls: each is charged a start and
-		// its share of the tokens, so RPM and TPM bound the calls.
-		n := r.plan.samples()
-		for s := range n {
-			tok := int(it.InTokens+it.OutTokens) / n
-			if s == 0 {
-				tok += int(it.InTokens+it.OutTokens) % n
-			}
-			if err := r.lim.Wait(r.ctx, tok); err != nil || r.ctx.Err() != nil {
-				return
-			}
+		if !r.waitTurn(it) {
+			return
 		}
 		req, err := p.Request(i)
 		if err != nil {
@@ -164,22 +164,7 @@ func (r *Run) worker(q *jobs, slot int) {
 			r.stop(fmt.Errorf("render %s/%s %s: %w", row.Context, row.Candidate, row.Probe, err))
 			return
 		}
-		j := r.judges[0]
-		if len(r.judges) > 1 {
-			j = r.judges[it.Run]
-		}
-		r.mu.Lock()
-		r.prog.InFlight++
-		r.sentAt[slot] = time.Now()
-		r.mu.Unlock()
-		res, err := j.Score(r.ctx, req)
-		r.mu.Lock()
-		r.prog.InFlight--
-		r.sentAt[slot] = time.Time{}
-		if usageEstimated(res) {
-			r.prog.UsageEstimated++
-		}
-		r.mu.Unlock()
+		res, err := r.call(it, req, slot)
 		kind := judge.KindOf(err)
 		if err != nil && (kind == judge.KindCanceled || r.ctx.Err() != nil) {
 			// Abandoned, not failed: a canceled call is never recorded.
@@ -205,6 +190,48 @@ func (r *Run) worker(q *jobs, slot int) {
 		}
 		r.breaker(kind, err)
 	}
+}
+
+// waitTurn waits until it may be sent: the gate open (not paused) and
+// the limiter's leave for its calls. false: the run stopped meanwhile.
+func (r *Run) waitTurn(it *Item) bool {
+	if err := r.waitGate(); err != nil {
+		return false
+	}
+	// A G-Eval request samples N calls: each is charged a start and its
+	// share of the tokens, so RPM and TPM bound the calls.
+	n := r.plan.samples()
+	for s := range n {
+		tok := int(it.InTokens+it.OutTokens) / n
+		if s == 0 {
+			tok += int(it.InTokens+it.OutTokens) % n
+		}
+		if err := r.lim.Wait(r.ctx, tok); err != nil || r.ctx.Err() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// call asks its run's judge req, counted in flight in slot meanwhile.
+func (r *Run) call(it *Item, req banks.Request, slot int) (judge.Result, error) {
+	j := r.judges[0]
+	if len(r.judges) > 1 {
+		j = r.judges[it.Run]
+	}
+	r.mu.Lock()
+	r.prog.InFlight++
+	r.sentAt[slot] = time.Now()
+	r.mu.Unlock()
+	res, err := j.Score(r.ctx, req)
+	r.mu.Lock()
+	r.prog.InFlight--
+	r.sentAt[slot] = time.Time{}
+	if usageEstimated(res) {
+		r.prog.UsageEstimated++
+	}
+	r.mu.Unlock()
+	return res, err
 }
 
 // usageEstimated reports whether the server's token counts of a call
