@@ -11,7 +11,8 @@
 // studies for the order diagnostics. Batch export and import (OpenAI Batch
 // JSONL, also read by vLLM's run-batch) send the same requests elsewhere.
 //
-// Where things are: the plan (plan.go; estimate.go, the plan without its
+// Where things are: the plan (plan.go; estimate.go, what it finds
+// answered, cached and to send, and EstimatePlan, a plan without its
 // requests; stream.go and cursor.go, a plan made while it runs; staged.go,
 // a budget's stages; rubric.go and batched.go, the other study kinds); the
 // run (run.go, the Run and its control; run_send.go, its loop, workers and

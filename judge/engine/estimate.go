@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/prism-eval/prism/banks"
+	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 )
@@ -398,4 +401,182 @@ func runIndex(label string, repeats int) (int, bool) {
 		return 0, false
 	}
 	return r, true
+}
+
+// A whole plan (NewPlan) is resolved item by item against the
+// workspace: resolve and its steps.
+
+// resolve fills Pending, Cached and Estimate from the workspace.
+func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
+	// The items are asked about one by one against the study's answered
+	// coordinates (no list of every request's row is built).
+	ans, err := st.Answered(ctx, p.Spec.JudgeName, p.Spec.Dataset.Name, p.BankHash)
+	if err != nil {
+		return fmt.Errorf("engine: pending requests: %w", err)
+	}
+	// Cached answers: only when the workspace holds any answer at all.
+	some, err := st.AnyAnswer(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: cached answers: %w", err)
+	}
+	return p.resolveWith(ctx, st, ans, some)
+}
+
+// resolveWith is resolve given the study's answered coordinates (of
+// every context of p's items, at least) and whether the workspace holds
+// any answer (when it holds none, nothing is asked of the cache).
+func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.AnsweredSet, some bool) error {
+	p.pendingOf(ans)
+	if some {
+		if err := p.cachedOf(ctx, st); err != nil {
+			return err
+		}
+	}
+	p.listSends()
+	p.fillEstimate()
+	return nil
+}
+
+// pendingOf lists in Pending the items with no answer in ans.
+func (p *Plan) pendingOf(ans store.AnsweredSet) {
+	if ans.Len() == 0 {
+		p.Pending = make([]int, len(p.Items))
+		for i := range p.Pending {
+			p.Pending[i] = i
+		}
+		return
+	}
+	for i := range p.Items {
+		it := &p.Items[i]
+		c := &p.Spec.Dataset.Contexts[it.Context]
+		if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), p.runLabel(it)) {
+			p.Pending = append(p.Pending, i)
+		}
+	}
+}
+
+// cachedOf finds in the workspace the answers recorded elsewhere for the
+// pending items' messages (same key and run): Cached.
+func (p *Plan) cachedOf(ctx context.Context, st *store.Store) error {
+	want := make([][2]string, len(p.Pending))
+	for j, i := range p.Pending {
+		it := &p.Items[i]
+		want[j] = [2]string{it.Key(), p.runLabel(it)}
+	}
+	cached, err := st.CachedAnswers(ctx, want)
+	if err != nil {
+		return fmt.Errorf("engine: cached answers: %w", err)
+	}
+	for j, i := range p.Pending {
+		if resp, ok := cached[want[j]]; ok {
+			resp.Request = p.Row(&p.Items[i])
+			p.Cached[i] = resp
+		}
+	}
+	return nil
+}
+
+// listSends lists in Sends the calls to send for the pending items not
+// cached, grouping the items one call answers (a SAJA call's criteria, a
+// batched call's candidates, calls byte for byte the same: sameCalls).
+func (p *Plan) listSends() {
+	same := p.sameCalls()
+	if (p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA) || p.orders != nil || same != nil {
+		p.group = map[int][]int{}
+	}
+	if p.group == nil && len(p.Cached) == 0 {
+		p.Sends = p.Pending
+		return
+	}
+	for _, i := range p.Pending {
+		if _, ok := p.Cached[i]; ok {
+			continue
+		}
+		lead := int(p.Items[i].Lead)
+		if l, ok := same[lead]; ok {
+			lead = l
+			p.Estimate.Shared++
+		}
+		if p.group == nil {
+			p.Sends = append(p.Sends, i)
+			continue
+		}
+		if _, ok := p.group[lead]; !ok {
+			p.Sends = append(p.Sends, lead)
+		}
+		p.group[lead] = append(p.group[lead], i)
+	}
+}
+
+// fillEstimate fills Estimate from the items, pending and sends.
+func (p *Plan) fillEstimate() {
+	e := &p.Estimate
+	e.Requests = len(p.Items)
+	e.Answered = len(p.Items) - len(p.Pending)
+	e.CacheHits = len(p.Cached) + e.Shared
+	e.Send = len(p.Sends)
+	e.Calls = e.Send * p.samples()
+	for _, i := range p.Sends {
+		e.InputTokens += int64(p.Items[i].InTokens)
+		e.OutputTokens += int64(p.Items[i].OutTokens)
+	}
+	e.PriceModel = priceModel(p.Spec.Config)
+	e.Cost, e.Priced = p.Spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
+	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, p.Spec)
+}
+
+// sameCalls finds the calls of p to send that are byte for byte another
+// one's (same request key and run: SummEval has the same summary twice in
+// one document): it maps each such call's lead to the first one's, whose
+// answer they share, so one call is sent for all of them (nil when there
+// are none). A batched plan's calls are all distinct.
+func (p *Plan) sameCalls() map[int]int {
+	if p.orders != nil {
+		return nil
+	}
+	// The key's first 8 bytes (of a SHA-256) and the run find a match,
+	// checked on the whole key: a map of 16-byte keys, not 36.
+	type short struct {
+		h   uint64
+		run int32
+	}
+	first := make(map[short]int32, len(p.Pending))
+	var same map[int]int
+	for _, i := range p.Pending {
+		if _, ok := p.Cached[i]; ok {
+			continue
+		}
+		lead := p.Items[i].Lead
+		it := &p.Items[lead]
+		k := short{binary.LittleEndian.Uint64(it.key[:8]), it.Run}
+		f, ok := first[k]
+		switch {
+		case !ok:
+			first[k] = lead
+		case f != lead && p.Items[f].key == it.key:
+			if same == nil {
+				same = map[int]int{}
+			}
+			same[int(lead)] = int(f)
+		}
+	}
+	return same
+}
+
+// estimateTime is the longest of the three bounds on a run: requests at
+// the RPM limit, tokens at the TPM limit, and calls of the assumed latency
+// spread over the concurrency cap.
+func estimateTime(send int, tokens int64, s Spec) time.Duration {
+	lat := s.Latency
+	if lat == 0 && s.Config.Backend == judge.BackendOpenAI {
+		lat = time.Second
+	}
+	t := time.Duration(float64(send) * float64(lat) / float64(s.Limits.concurrency()))
+	if s.Limits.RPM > 0 {
+		t = max(t, time.Duration(float64(send)/float64(s.Limits.RPM)*float64(time.Minute)))
+	}
+	if s.Limits.TPM > 0 {
+		t = max(t, time.Duration(float64(tokens)/float64(s.Limits.TPM)*float64(time.Minute)))
+	}
+	return t
 }
