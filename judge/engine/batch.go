@@ -256,44 +256,13 @@ type ImportStats struct {
 // (importRubric).
 func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string) (ImportStats, error) {
 	stats := ImportStats{Errors: map[string]int{}}
-	rowsOf := map[string][]store.Request{}
-	type group struct{ judge, dataset, bank string }
-	scales := map[group]banks.Scale{}
-	modes := map[string]judge.Mode{}
-	lookup := func(id string) (banks.Scale, judge.Mode, error) {
-		rows, err := requestsFor(ctx, st, rowsOf, id)
-		if err != nil {
-			return banks.Scale{}, "", err
-		}
-		q := rows[0]
-		g := group{q.Judge, q.Dataset, q.BankHash}
-		sc, ok := scales[g]
-		if !ok {
-			if sc, err = taskScale(ctx, st, q.Dataset, q.BankHash); err != nil {
-				return banks.Scale{}, "", err
-			}
-			scales[g] = sc
-		}
-		mode, ok := modes[q.Judge]
-		if !ok {
-			j, err := st.Judge(ctx, q.Judge)
-			if err != nil {
-				return banks.Scale{}, "", err
-			}
-			mode = judge.ModeInteger
-			if m, _ := j.Params["mode"].(string); m != "" {
-				mode = judge.Mode(m)
-			}
-			modes[q.Judge] = mode
-		}
-		return sc, mode, nil
-	}
+	im := &batchImport{ctx: ctx, st: st, rowsOf: map[string][]store.Request{}, scales: map[scaleGroup]banks.Scale{}, modes: map[string]judge.Mode{}}
 	short := shortIDs(func(s string) (string, bool, error) { return st.BatchID(ctx, s) })
 	outs, err := parseBatchLines(r, file, short, func(oc *BatchOutcome) error {
 		if isRubricID(oc.CustomID) {
 			return nil // read by importRubric, with the rubric's parsers
 		}
-		sc, mode, err := lookup(oc.CustomID)
+		sc, mode, err := im.lookup(oc.CustomID)
 		if err != nil {
 			return err
 		}
@@ -303,8 +272,68 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 	if err != nil {
 		return stats, err
 	}
-	var rs []store.Response
-	var rubric []BatchOutcome
+	rs, rubric, err := im.responses(outs, file, &stats)
+	if err != nil {
+		return stats, err
+	}
+	if len(rubric) > 0 {
+		more, err := importRubric(ctx, st, file, rubric, &stats)
+		if err != nil {
+			return stats, err
+		}
+		rs = append(rs, more...)
+	}
+	return stats, st.PutResponses(ctx, rs)
+}
+
+// batchImport is what ImportBatch reads of the workspace once for every
+// line: each custom_id's requests, each study's scale, each judge's mode.
+type batchImport struct {
+	ctx    context.Context
+	st     *store.Store
+	rowsOf map[string][]store.Request
+	scales map[scaleGroup]banks.Scale
+	modes  map[string]judge.Mode
+}
+
+type scaleGroup struct{ judge, dataset, bank string }
+
+// lookup is the scale and the judge's mode a custom_id's answer is read
+// with.
+func (im *batchImport) lookup(id string) (banks.Scale, judge.Mode, error) {
+	ctx, st := im.ctx, im.st
+	rows, err := requestsFor(ctx, st, im.rowsOf, id)
+	if err != nil {
+		return banks.Scale{}, "", err
+	}
+	q := rows[0]
+	g := scaleGroup{q.Judge, q.Dataset, q.BankHash}
+	sc, ok := im.scales[g]
+	if !ok {
+		if sc, err = taskScale(ctx, st, q.Dataset, q.BankHash); err != nil {
+			return banks.Scale{}, "", err
+		}
+		im.scales[g] = sc
+	}
+	mode, ok := im.modes[q.Judge]
+	if !ok {
+		j, err := st.Judge(ctx, q.Judge)
+		if err != nil {
+			return banks.Scale{}, "", err
+		}
+		mode = judge.ModeInteger
+		if m, _ := j.Params["mode"].(string); m != "" {
+			mode = judge.Mode(m)
+		}
+		im.modes[q.Judge] = mode
+	}
+	return sc, mode, nil
+}
+
+// responses are the responses of the bank requests' lines of outs, at
+// their requests' coordinates, counted in stats; the rubric calls' lines
+// are returned for importRubric.
+func (im *batchImport) responses(outs []BatchOutcome, file string, stats *ImportStats) (rs []store.Response, rubric []BatchOutcome, err error) {
 	now := time.Now()
 	// A batch answers each request once: two lines with one custom_id
 	// would store one answer over the other, so the file is refused.
@@ -315,12 +344,12 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 			continue
 		}
 		if l, ok := seen[oc.CustomID]; ok {
-			return stats, fmt.Errorf("%s:%d:1: custom_id: %q appears twice (first on line %d): a batch answers each request once; nothing was stored", file, oc.Line, oc.CustomID, l)
+			return nil, nil, fmt.Errorf("%s:%d:1: custom_id: %q appears twice (first on line %d): a batch answers each request once; nothing was stored", file, oc.Line, oc.CustomID, l)
 		}
 		seen[oc.CustomID] = oc.Line
-		rows, err := requestsFor(ctx, st, rowsOf, oc.CustomID)
+		rows, err := requestsFor(im.ctx, im.st, im.rowsOf, oc.CustomID)
 		if err != nil {
-			return stats, fmt.Errorf("%s:%d:1: custom_id: %w", file, oc.Line, err)
+			return nil, nil, fmt.Errorf("%s:%d:1: custom_id: %w", file, oc.Line, err)
 		}
 		stats.Lines++
 		if oc.UsageNote != "" {
@@ -338,14 +367,7 @@ func ImportBatch(ctx context.Context, st *store.Store, r io.Reader, file string)
 		// A bank request's line: Missing counts rubric answers only.
 		countResponse(oc.ErrKind, oc.Score, &stats.Answered, nil, &stats.Failed, stats.Errors)
 	}
-	if len(rubric) > 0 {
-		more, err := importRubric(ctx, st, file, rubric, &stats)
-		if err != nil {
-			return stats, err
-		}
-		rs = append(rs, more...)
-	}
-	return stats, st.PutResponses(ctx, rs)
+	return rs, rubric, nil
 }
 
 func requestsFor(ctx context.Context, st *store.Store, cache map[string][]store.Request, id string) ([]store.Request, error) {
