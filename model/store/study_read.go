@@ -98,20 +98,7 @@ func (s *Store) ScanRead(ctx context.Context, r *StudyRead, d *model.Dataset, re
 		p := &sr.pairs[i]
 		p.bucket = pos.bucket(p.context, p.candidate)
 	}
-	n := 0
-	err = sr.each(func(rows int) {
-		n = rows
-		if reserve != nil {
-			reserve(labels, rows)
-		}
-	}, fn)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", r.judge, r.dataset, bankNote(r.bankHash), ErrNotFound)
-	}
-	return labels, nil
+	return sr.fitInput(labels, reserve, fn, r.dataset, r.judge, r.bankHash)
 }
 
 // Holds reports whether ScanRead can walk r's decode for judge's study
