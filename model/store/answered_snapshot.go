@@ -32,29 +32,11 @@ type StudyAnswers struct {
 // caller then reads the requests (AnsweredIn). A workspace without the
 // study has no answers: an empty, non-nil set.
 func (s *Store) SnapshotAnswers(ctx context.Context, judge, dataset, bankHash string) (*StudyAnswers, error) {
-	if !s.compact() {
-		return nil, nil
-	}
-	// One read transaction: the generation checked is the snapshot's.
-	tx, err := s.r.BeginTx(ctx, nil)
+	r, err := s.ReadStudy(ctx, dataset, judge, bankHash, false)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	studies, err := studiesOf(ctx, tx, judge, dataset, bankHash, false)
-	if err != nil {
-		return nil, err
-	}
-	sr := newStudyRows(noPositions())
-	for _, st := range studies {
-		if st.bank != bankHash {
-			continue // bankHash "" names the study without a bank only
-		}
-		if ok, err := readSnapshot(ctx, tx, sr, st); err != nil || !ok {
-			return nil, err
-		}
-	}
-	return answersOf(sr), nil
+	return r.Answers(), nil
 }
 
 // answersOf indexes the answered records of sr, one study's.
