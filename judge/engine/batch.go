@@ -146,6 +146,25 @@ func ExportBatchFiles(ctx context.Context, st *store.Store, p *Plan, opts Export
 			cached = append(cached, resp)
 		}
 	}
+	rows, res, err := p.exportParts(opts, f, open)
+	if err != nil {
+		return res, err
+	}
+	if len(f.shortIDs) > 0 {
+		if err := st.PutBatchIDs(ctx, f.shortIDs); err != nil {
+			return res, err
+		}
+	}
+	if err := st.PutRequests(ctx, rows); err != nil {
+		return res, err
+	}
+	return res, st.PutResponses(ctx, cached)
+}
+
+// exportParts writes the lines of the plan's calls in format f to the
+// parts open makes (split by opts' limits), leaving out those opts.Held
+// holds, and returns the rows the lines answer.
+func (p *Plan) exportParts(opts ExportOptions, f *lineFormat, open func(part int) (io.Writer, error)) ([]store.Request, ExportResult, error) {
 	sw := &splitWriter{open: open, maxLines: opts.MaxLines, maxBytes: opts.MaxBytes}
 	var ids [][]string
 	held := 0
@@ -173,19 +192,7 @@ func ExportBatchFiles(ctx context.Context, st *store.Store, p *Plan, opts Export
 	for len(ids) < len(sw.parts) {
 		ids = append(ids, nil)
 	}
-	res := ExportResult{Lines: sw.total, Parts: sw.parts, IDs: ids, Held: held}
-	if err != nil {
-		return res, err
-	}
-	if len(f.shortIDs) > 0 {
-		if err := st.PutBatchIDs(ctx, f.shortIDs); err != nil {
-			return res, err
-		}
-	}
-	if err := st.PutRequests(ctx, rows); err != nil {
-		return res, err
-	}
-	return res, st.PutResponses(ctx, cached)
+	return rows, ExportResult{Lines: sw.total, Parts: sw.parts, IDs: ids, Held: held}, err
 }
 
 // exportLines calls emit with the custom_id and chat-completions body of
