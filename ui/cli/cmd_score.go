@@ -499,8 +499,9 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 }
 
 // scan scores the plan's runs of judge's study on its dataset and bank
-// as they are read from the plan's decode (Plan.StudyRead) (calib.Applier, store.ScanFitInput: the rows are
-// never held), as Apply does the rows of study.ReadRuns, bit for bit.
+// as they are read (calib.Applier; study.ScanRead walks the plan's decode,
+// Plan.StudyRead: the rows are never held), as Apply does the rows of
+// study.ReadRuns, bit for bit.
 func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, plan *engine.Plan, judgeName string) (*calib.Scored, error) {
 	info, _, err := study.Pick(ctx, st, plan.Spec.Dataset.Name, judgeName, plan.BankHash)
 	if err != nil {
