@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/prism-eval/prism/calib/forest"
 )
 
 // The kinds of rubric baseline (docs/protocol.md §12).
@@ -31,8 +33,8 @@ type Baseline struct {
 	// fit without an entry has every cell missing.
 	Scores map[[2]string][]float64
 	// Forest configures the forest head; Trees == 0 means
-	// DefaultForestOptions() (300 trees, seed 42, scikit-learn's defaults).
-	Forest ForestOptions
+	// forest.DefaultOptions() (300 trees, seed 42, scikit-learn's defaults).
+	Forest forest.Options
 	// CallsPerCandidate and TokensPerCandidate are copied to the result as
 	// given: the caller's budget of the method, shown beside its row.
 	CallsPerCandidate, TokensPerCandidate float64
@@ -65,7 +67,7 @@ type BaselineResult struct {
 }
 
 // ForestSpec records the options a forest head was fitted with (the
-// result-affecting fields of ForestOptions; 0 means scikit-learn's default).
+// result-affecting fields of forest.Options; 0 means scikit-learn's default).
 type ForestSpec struct {
 	Trees       int    `json:"trees"`
 	Seed        uint64 `json:"seed"`
@@ -139,7 +141,7 @@ func prepareBaseline(d *Design, b Baseline) (*baselineData, error) {
 	}
 	if kind == BaselineForest {
 		if b.Forest.Trees == 0 {
-			b.Forest = DefaultForestOptions()
+			b.Forest = forest.DefaultOptions()
 		}
 		fo := b.Forest
 		if fo.Trees < 0 || fo.MinLeaf < 0 || fo.MaxDepth < 0 || fo.Workers < 0 || fo.MaxFeatures < 0 || fo.MaxFeatures > p {
@@ -354,7 +356,7 @@ func fitBaselineFold(ctx context.Context, bd *baselineData, sp baselineSpace, hu
 		for i, r := range trainRows {
 			y[i] = human[r]
 		}
-		fo, err := FitForest(ctx, bd.fill(trainRows, mu), len(trainRows), bd.p, y, bd.b.Forest)
+		fo, err := forest.Fit(ctx, bd.fill(trainRows, mu), len(trainRows), bd.p, y, bd.b.Forest)
 		if err != nil {
 			return 0, err
 		}

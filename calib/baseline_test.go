@@ -8,6 +8,10 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
+	"github.com/prism-eval/prism/calib/forest"
+
 	"github.com/prism-eval/prism/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -54,7 +58,7 @@ func signalBaselines(rows []model.ScoreRow, labels []model.Label) []Baseline {
 		return math.Max(1, math.Min(9, math.Round(v)))
 	})
 	scales := [][2]float64{{1, 9}, {1, 9}, {1, 9}, {1, 9}}
-	fo := DefaultForestOptions()
+	fo := forest.DefaultOptions()
 	fo.Trees = 50
 	return []Baseline{
 		{Name: "saja", Criteria: criteria(4), Scales: scales, Scores: scores, Forest: fo, CallsPerCandidate: 1},
@@ -64,7 +68,7 @@ func signalBaselines(rows []model.ScoreRow, labels []model.Label) []Baseline {
 }
 
 func TestBaselineSignal(t *testing.T) {
-	rows, labels := synth(30, 8, 3, 5)
+	rows, labels := calibtest.Synth(30, 8, 3, 5)
 	opts := DefaultOptions()
 	opts.Bootstrap = 300
 	opts.Baselines = signalBaselines(rows, labels)
@@ -104,7 +108,7 @@ func TestBaselineSignal(t *testing.T) {
 // number of the report, bit for bit.
 func TestBaselinesLeaveMethodsUnchanged(t *testing.T) {
 	for _, metric := range []string{model.MetricSpearman, model.MetricPairwise} {
-		rows, labels := synth(20, 6, 3, 8)
+		rows, labels := calibtest.Synth(20, 6, 3, 8)
 		opts := DefaultOptions()
 		opts.Metric = metric
 		opts.Bootstrap = 200
@@ -134,7 +138,7 @@ func TestBaselinesLeaveMethodsUnchanged(t *testing.T) {
 // from Vanilla.
 func TestBaselineVanillaTwin(t *testing.T) {
 	for _, global := range []bool{false, true} {
-		rows, labels := synth(20, 6, 3, 4)
+		rows, labels := calibtest.Synth(20, 6, 3, 4)
 		opts := DefaultOptions()
 		opts.Bootstrap = 500
 		opts.Global = global
@@ -202,7 +206,7 @@ func TestBaselineGEvalHand(t *testing.T) {
 }
 
 func TestBaselineMissingCounted(t *testing.T) {
-	rows, labels := synth(10, 5, 2, 6)
+	rows, labels := calibtest.Synth(10, 5, 2, 6)
 	scores := rubricScores(rows, labels, 3, func(c int, y, _ float64, rng *rand.Rand) float64 { return math.Round(3 + y) })
 	scores[[2]string{"c000", "m00"}][1] = math.NaN()
 	scores[[2]string{"c001", "m01"}][2] = 99 // out of the 1–5 scale
@@ -219,7 +223,7 @@ func TestBaselineMissingCounted(t *testing.T) {
 	scales := [][2]float64{{1, 5}, {1, 5}, {1, 5}}
 	opts := DefaultOptions()
 	opts.Bootstrap = 50
-	fo := DefaultForestOptions()
+	fo := forest.DefaultOptions()
 	fo.Trees = 20
 	opts.Baselines = []Baseline{{Name: "saja", Criteria: []string{"a", "b", "c"}, Scales: scales, Scores: scores, Forest: fo}}
 	r, _, err := Fit(context.Background(), rows, labels, opts)
@@ -234,7 +238,7 @@ func TestBaselineMissingCounted(t *testing.T) {
 }
 
 func TestBaselineErrors(t *testing.T) {
-	rows, labels := synth(6, 4, 2, 6)
+	rows, labels := calibtest.Synth(6, 4, 2, 6)
 	scores := rubricScores(rows, labels, 2, func(c int, y, _ float64, _ *rand.Rand) float64 { return y })
 	allNaN := rubricScores(rows, labels, 2, func(c int, y, _ float64, _ *rand.Rand) float64 {
 		if c == 1 {
@@ -254,7 +258,7 @@ func TestBaselineErrors(t *testing.T) {
 		"flat scale":    {{Name: "x", Criteria: cr, Scales: [][2]float64{{1, 5}, {3, 3}}, Scores: scores}},
 		"row length":    {{Name: "x", Criteria: []string{"a"}, Scores: scores}},
 		"empty column":  {{Name: "x", Criteria: cr, Scores: allNaN}},
-		"forest option": {{Name: "x", Criteria: cr, Scores: scores, Forest: ForestOptions{Trees: 3, MaxFeatures: 5}}},
+		"forest option": {{Name: "x", Criteria: cr, Scores: scores, Forest: forest.Options{Trees: 3, MaxFeatures: 5}}},
 	} {
 		opts := DefaultOptions()
 		opts.Bootstrap = 10
@@ -269,7 +273,7 @@ func TestBaselineErrors(t *testing.T) {
 
 // TestBaselinesDeterministic: the same report for any GOMAXPROCS.
 func TestBaselinesDeterministic(t *testing.T) {
-	rows, labels := synth(20, 6, 3, 12)
+	rows, labels := calibtest.Synth(20, 6, 3, 12)
 	opts := DefaultOptions()
 	opts.Bootstrap = 100
 	opts.Baselines = signalBaselines(rows, labels)
@@ -289,7 +293,7 @@ func TestBaselinesDeterministic(t *testing.T) {
 }
 
 func TestBaselineGlobal(t *testing.T) {
-	rows, labels := synth(10, 8, 3, 5)
+	rows, labels := calibtest.Synth(10, 8, 3, 5)
 	opts := DefaultOptions()
 	opts.Bootstrap = 100
 	opts.Global = true
@@ -313,7 +317,7 @@ func TestBaselineGlobal(t *testing.T) {
 // contexts × 16 candidates, 16 attributes) with a 28-criterion SAJA
 // forest head (300 trees) on the 5 outer folds.
 func BenchmarkFitForestBaseline(b *testing.B) {
-	rows, labels := synth(100, 16, 16, 1)
+	rows, labels := calibtest.Synth(100, 16, 16, 1)
 	scores := rubricScores(rows, labels, 28, func(c int, y, _ float64, rng *rand.Rand) float64 {
 		return math.Max(1, math.Min(10, math.Round(5.5+y*float64(c%4)/3+rng.NormFloat64())))
 	})
@@ -334,7 +338,7 @@ func BenchmarkFitForestBaseline(b *testing.B) {
 }
 
 func TestBaselineCancel(t *testing.T) {
-	rows, labels := synth(20, 6, 3, 12)
+	rows, labels := calibtest.Synth(20, 6, 3, 12)
 	opts := DefaultOptions()
 	opts.Bootstrap = 10
 	opts.Baselines = signalBaselines(rows, labels)
@@ -349,7 +353,7 @@ func TestBaselineCancel(t *testing.T) {
 // outer fold's training contexts, as listed in the report, and finds the
 // report's per-context values bit for bit.
 func TestBaselineForestSameFolds(t *testing.T) {
-	rows, labels := synth(15, 6, 2, 21)
+	rows, labels := calibtest.Synth(15, 6, 2, 21)
 	opts := DefaultOptions()
 	opts.Bootstrap = 20
 	bl := signalBaselines(rows, labels)[0]
@@ -406,7 +410,7 @@ func TestBaselineForestSameFolds(t *testing.T) {
 				}
 			}
 		}
-		fo, err := FitForest(context.Background(), xtr, len(ytr), p, ytr, bl.Forest)
+		fo, err := forest.Fit(context.Background(), xtr, len(ytr), p, ytr, bl.Forest)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,7 +432,7 @@ func TestBaselineForestSameFolds(t *testing.T) {
 // TestRidgeHeadSolve checks the ridge head against a direct solve of its
 // normal equations.
 func TestRidgeHeadSolve(t *testing.T) {
-	rows, labels := synth(6, 5, 2, 3)
+	rows, labels := calibtest.Synth(6, 5, 2, 3)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)

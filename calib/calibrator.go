@@ -359,6 +359,48 @@ func (c *Calibrator) check(file string) error {
 	if c.Centering != CenterWithinContext && c.Centering != CenterGlobal {
 		return bad("centering", "%q: want %s or %s", c.Centering, CenterWithinContext, CenterGlobal)
 	}
+	if err := c.checkColumns(bad); err != nil {
+		return err
+	}
+	if err := c.checkFit(bad, m); err != nil {
+		return err
+	}
+	if err := c.checkCentering(bad); err != nil {
+		return err
+	}
+	if !(c.Gamma.Value > 0) || math.IsInf(c.Gamma.Value, 0) {
+		return bad("gamma.value", "%v, want a finite γ > 0", c.Gamma.Value)
+	}
+	if h := c.HumanScale; h != nil {
+		if err := h.check(); err != nil {
+			return bad("human_scale", "%v", err)
+		}
+	}
+	if err := c.checkBank(bad, file); err != nil {
+		return err
+	}
+	if c.Policy != nil {
+		return c.Policy.check(c, bad)
+	}
+	return nil
+}
+
+// badField is the error of a calibrator file's field.
+type badField = func(field, format string, args ...any) error
+
+// finiteField fails when a value of field is not a finite number.
+func finiteField(bad badField, field string, xs ...float64) error {
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return bad(field, "value %d is %v, want a finite number", i+1, x)
+		}
+	}
+	return nil
+}
+
+// checkColumns checks the columns (attribute pairs, then context probes),
+// the score columns and their imputation means.
+func (c *Calibrator) checkColumns(bad badField) error {
 	K := len(c.Attributes)
 	if len(c.Columns) < 2*K {
 		return bad("columns", "%d columns for %d attributes", len(c.Columns), K)
@@ -382,17 +424,13 @@ func (c *Calibrator) check(file string) error {
 	if len(c.Means) != len(c.ScoreColumns) {
 		return bad("imputation_means", "%d values for %d score columns", len(c.Means), len(c.ScoreColumns))
 	}
-	finite := func(field string, xs ...float64) error {
-		for i, x := range xs {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return bad(field, "value %d is %v, want a finite number", i+1, x)
-			}
-		}
-		return nil
-	}
-	if err := finite("imputation_means", c.Means...); err != nil {
-		return err
-	}
+	return finiteField(bad, "imputation_means", c.Means...)
+}
+
+// checkFit checks α and the coefficients of method m.
+func (c *Calibrator) checkFit(bad badField, m Method) error {
+	K := len(c.Attributes)
+	finite := func(field string, xs ...float64) error { return finiteField(bad, field, xs...) }
 	if err := finite("alpha", c.Alpha); err != nil {
 		return err
 	}
@@ -418,45 +456,49 @@ func (c *Calibrator) check(file string) error {
 			return bad("alpha", "%v, want 1 for %s", c.Alpha, c.Method)
 		}
 	}
+	return nil
+}
+
+// checkCentering checks the global centering's means, present exactly
+// in global mode.
+func (c *Calibrator) checkCentering(bad badField) error {
+	K := len(c.Attributes)
 	if c.Centering == CenterGlobal {
 		g := c.GlobalCentering
 		if g == nil || len(g.J) != len(c.Columns) || len(g.O) != K || len(g.H) != K {
 			return bad("global_centering", "want %d column means and %d attribute means of O and H", len(c.Columns), K)
 		}
-		if err := finite("global_centering", slices.Concat(g.J, g.O, g.H)...); err != nil {
+		if err := finiteField(bad, "global_centering", slices.Concat(g.J, g.O, g.H)...); err != nil {
 			return err
 		}
 	} else if c.GlobalCentering != nil {
 		return bad("global_centering", "present in %s mode", c.Centering)
 	}
-	if !(c.Gamma.Value > 0) || math.IsInf(c.Gamma.Value, 0) {
-		return bad("gamma.value", "%v, want a finite γ > 0", c.Gamma.Value)
+	return nil
+}
+
+// checkBank checks the embedded bank: it parses, hashes as recorded and
+// holds every column's probe.
+func (c *Calibrator) checkBank(bad badField, file string) error {
+	b := c.Bank
+	if b == nil {
+		return nil
 	}
-	if h := c.HumanScale; h != nil {
-		if err := h.check(); err != nil {
-			return bad("human_scale", "%v", err)
-		}
+	bank, err := banks.Parse([]byte(b.TOML), file+": bank.toml")
+	if err != nil {
+		return bad("bank.toml", "the embedded bank does not parse: %v", err)
 	}
-	if b := c.Bank; b != nil {
-		bank, err := banks.Parse([]byte(b.TOML), file+": bank.toml")
-		if err != nil {
-			return bad("bank.toml", "the embedded bank does not parse: %v", err)
-		}
-		if h := bank.Hash(); h != b.Hash {
-			return bad("bank.hash", "the embedded bank hashes to %s, not the recorded %s: the bank text was edited", clip(h), clip(b.Hash))
-		}
-		probes := map[string]bool{}
-		for _, p := range bank.Probes() {
-			probes[p] = true
-		}
-		for _, col := range c.Columns {
-			if !probes[col] {
-				return bad("columns", "%q is not a probe of the embedded bank %s", col, b.Name)
-			}
-		}
+	if h := bank.Hash(); h != b.Hash {
+		return bad("bank.hash", "the embedded bank hashes to %s, not the recorded %s: the bank text was edited", clip(h), clip(b.Hash))
 	}
-	if c.Policy != nil {
-		return c.Policy.check(c, bad)
+	probes := map[string]bool{}
+	for _, p := range bank.Probes() {
+		probes[p] = true
+	}
+	for _, col := range c.Columns {
+		if !probes[col] {
+			return bad("columns", "%q is not a probe of the embedded bank %s", col, b.Name)
+		}
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/model"
 )
@@ -69,7 +71,7 @@ func TestCalibratorCrossCheck(t *testing.T) {
 		if c.Gamma.Value != w.Gamma {
 			t.Errorf("%v: γ %v, reference %v (cv %v vs %v)", m, c.Gamma.Value, w.Gamma, c.Gamma.CV, w.CV)
 		}
-		assertClose(t, m.String()+" cv", c.Gamma.CV, w.CV, tol)
+		calibtest.AssertClose(t, m.String()+" cv", c.Gamma.CV, w.CV, tol)
 		if math.Abs(c.Alpha-w.Alpha) > tol {
 			t.Errorf("%v: α %v, reference %v", m, c.Alpha, w.Alpha)
 		}
@@ -77,7 +79,7 @@ func TestCalibratorCrossCheck(t *testing.T) {
 		if m == Half {
 			coef = c.Delta
 		}
-		assertClose(t, m.String()+" coefficients", coef, w.Coef, tol)
+		calibtest.AssertClose(t, m.String()+" coefficients", coef, w.Coef, tol)
 		for i, col := range c.ScoreColumns {
 			if math.Abs(c.Means[i]-want.Means[col]) > tol {
 				t.Errorf("%v: mean of %s %v, reference %v", m, col, c.Means[i], want.Means[col])
@@ -162,7 +164,7 @@ func TestApplyHandComputed(t *testing.T) {
 // TestApplyTermsAddUp checks Corrected = α s0 − Σ terms for every method,
 // and that terms name the units (attributes, then context probes).
 func TestApplyTermsAddUp(t *testing.T) {
-	rows, labels := synth(30, 6, 3, 11)
+	rows, labels := calibtest.Synth(30, 6, 3, 11)
 	for i := range rows { // a context probe column
 		if rows[i].Probe == "a02:+" {
 			rows = append(rows, model.ScoreRow{Context: rows[i].Context, Candidate: rows[i].Candidate, Probe: "ctx:expert", Score: rows[i].Score - 0.1})
@@ -206,7 +208,7 @@ func TestApplyTermsAddUp(t *testing.T) {
 // mean exactly (same contexts, same imputation, same summation order), in
 // every metric and mode, and that every candidate is detected in-sample.
 func TestTransferOnTrainingDataIsFitVanilla(t *testing.T) {
-	rows, labels := synth(40, 5, 3, 5)
+	rows, labels := calibtest.Synth(40, 5, 3, 5)
 	rows[3].Missing = true // an imputed cell
 	// A context with one labelled candidate is skipped by the fit: drop
 	// the other labels of c000.
@@ -255,7 +257,7 @@ func TestTransferOnTrainingDataIsFitVanilla(t *testing.T) {
 // those of the corrected scores, and the mapped training scores lie in the
 // human range.
 func TestHumanScaleKeepsRanks(t *testing.T) {
-	rows, labels := synth(60, 8, 4, 9)
+	rows, labels := calibtest.Synth(60, 8, 4, 9)
 	opts := DefaultOptions()
 	opts.Bootstrap = 50
 	d, rep := fitForCalibrator(t, rows, labels, opts)
@@ -295,7 +297,7 @@ func TestHumanScaleKeepsRanks(t *testing.T) {
 // bank, with that bank embedded.
 func bankCalibrator(t testing.TB) (*Calibrator, []model.ScoreRow, []model.Label) {
 	t.Helper()
-	rows, labels := synth(20, 5, 2, 3)
+	rows, labels := calibtest.Synth(20, 5, 2, 3)
 	for i := range rows {
 		rows[i].Probe = strings.NewReplacer("a00", "length", "a01", "steps").Replace(rows[i].Probe)
 	}
@@ -498,7 +500,7 @@ func TestFitMonotone(t *testing.T) {
 // TestMonotoneMapOrder checks, on many random inputs, that the map never
 // reverses two scores.
 func TestMonotoneMapOrder(t *testing.T) {
-	rows, labels := synth(50, 6, 2, 21)
+	rows, labels := calibtest.Synth(50, 6, 2, 21)
 	opts := DefaultOptions()
 	opts.Bootstrap = 10
 	d, rep := fitForCalibrator(t, rows, labels, opts)
@@ -526,7 +528,7 @@ func TestMonotoneMapOrder(t *testing.T) {
 // the bit however the outer folds were scheduled: two fits give equal
 // calibrators.
 func TestNewCalibratorDeterministic(t *testing.T) {
-	rows, labels := synth(30, 6, 3, 2)
+	rows, labels := calibtest.Synth(30, 6, 3, 2)
 	opts := DefaultOptions()
 	opts.Bootstrap = 30
 	d, rep := fitForCalibrator(t, rows, labels, opts)

@@ -243,24 +243,51 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			bd.res.Gammas = make([]float64, f.opts.Folds)
 		}
 	}
-	gammas := f.opts.Gammas
-	G, nctx := len(gammas), len(d.Contexts)
-	tab := newOuterTables(gammas, f.methods, nctx) // out-of-fold values per method, γ and context
-	oof, selected := tab.oof, &tab.selected
+	tab := newOuterTables(f.opts.Gammas, f.methods, len(d.Contexts)) // out-of-fold values per method, γ and context
 	for g := range d.Contexts {
-		selected[Vanilla][g] = f.value(g, vanillaRule)
+		tab.selected[Vanilla][g] = f.value(g, vanillaRule)
 	}
+	aByFold, eByFold, err := f.outerFolds(ctx, order, r, tab, bds, prog)
+	if err != nil {
+		return err
+	}
+	// Means over the contexts where the metric is defined, in design order.
+	var defined []int
+	for g := range d.Contexts {
+		if f.defined[g] {
+			defined = append(defined, g)
+		}
+	}
+	if len(defined) == 0 {
+		return d.ErrPairwiseUndefined()
+	}
+	f.sweep(r, tab, defined)
+	f.results(r, tab, bds, defined, prog)
 	K := f.K
 	aFolds := make([][]float64, K) // per attribute, per fold
 	eFolds := make([][]float64, K)
+	for fo := range aByFold {
+		for k := 0; k < K; k++ {
+			aFolds[k] = append(aFolds[k], aByFold[fo][k])
+			eFolds[k] = append(eFolds[k], eByFold[fo][k])
+		}
+	}
+	for k, a := range d.Attrs {
+		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
+	}
+	return nil
+}
 
-	// The outer folds are independent: each runs on its own scratch and
-	// writes only its own test contexts' slots, so they run concurrently and
-	// the result does not depend on scheduling.
+// outerFolds runs the outer folds of π (order) and returns each fold's
+// correction profile (per attribute, a and e). The outer folds are
+// independent: each runs on its own scratch and writes only its own test
+// contexts' slots, so they run concurrently and the result does not
+// depend on scheduling.
+func (f *fitter) outerFolds(ctx context.Context, order []int, r *Report, tab *outerTables, bds []*baselineData, prog *fitProgress) (aByFold, eByFold [][]float64, err error) {
 	bounds := SplitParts(len(order), f.opts.Folds)
 	r.Folds = make([]Fold, f.opts.Folds)
-	aByFold := make([][]float64, f.opts.Folds)
-	eByFold := make([][]float64, f.opts.Folds)
+	aByFold = make([][]float64, f.opts.Folds)
+	eByFold = make([][]float64, f.opts.Folds)
 	errs := make([]error, f.opts.Folds)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
@@ -273,72 +300,69 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 			if errs[fo] = ctx.Err(); errs[fo] != nil {
 				return
 			}
-			w := f.scratchCopy()
 			lo, hi := bounds[fo], bounds[fo+1]
 			train := make([]int, 0, len(order)-(hi-lo))
 			train = append(append(train, order[:lo]...), order[hi:]...)
-			test := order[lo:hi]
-			sel, cv, err := w.selectGammas(train)
-			if err != nil {
-				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
-				return
+			aByFold[fo], eByFold[fo], errs[fo] = f.outerFold(ctx, fo, train, order[lo:hi], &r.Folds[fo], tab, bds)
+			if errs[fo] == nil {
+				prog.step()
 			}
-			w.sumExcept(train, 0, 0)
-			ps, err := w.paths()
-			if err != nil {
-				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
-				return
-			}
-			fold := &r.Folds[fo]
-			fold.Fold = fo + 1
-			fold.TestContexts = make([]string, len(test))
-			for i, g := range test {
-				fold.TestContexts[i] = d.Contexts[g]
-			}
-			err = tab.score(fold, d, f.methods, ps, sel, cv, test, w.rl, w.value, func() {
-				aByFold[fo], eByFold[fo] = w.profile(train, w.rl.beta)
-			})
-			if err != nil {
-				errs[fo] = fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
-				return
-			}
-			sp := w.baselineSpace()
-			for _, bd := range bds {
-				gam, err := fitBaselineFold(ctx, bd, sp, d.Human, train, test, f.opts)
-				if err != nil {
-					errs[fo] = fmt.Errorf("calib: outer fold %d: rubric baseline %q: %w", fo+1, bd.b.Name, err)
-					return
-				}
-				if bd.res.Gammas != nil {
-					bd.res.Gammas[fo] = gam
-				}
-			}
-			prog.step()
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	for fo := range aByFold {
-		for k := 0; k < K; k++ {
-			aFolds[k] = append(aFolds[k], aByFold[fo][k])
-			eFolds[k] = append(eFolds[k], eByFold[fo][k])
-		}
-	}
+	return aByFold, eByFold, nil
+}
 
-	// Means over the contexts where the metric is defined, in design order.
-	var defined []int
-	for g := range d.Contexts {
-		if f.defined[g] {
-			defined = append(defined, g)
+// outerFold fits outer fold fo on its own scratch: γ by the inner CV on
+// train, the refit on train, the test contexts' values and the rubric
+// baselines. It returns the fold's correction profile.
+func (f *fitter) outerFold(ctx context.Context, fo int, train, test []int, fold *Fold, tab *outerTables, bds []*baselineData) (a, e []float64, err error) {
+	d := f.d
+	w := f.scratchCopy()
+	sel, cv, err := w.selectGammas(train)
+	if err != nil {
+		return nil, nil, fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
+	}
+	w.sumExcept(train, 0, 0)
+	ps, err := w.paths()
+	if err != nil {
+		return nil, nil, fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
+	}
+	fold.Fold = fo + 1
+	fold.TestContexts = make([]string, len(test))
+	for i, g := range test {
+		fold.TestContexts[i] = d.Contexts[g]
+	}
+	err = tab.score(fold, d, f.methods, ps, sel, cv, test, w.rl, w.value, func() {
+		a, e = w.profile(train, w.rl.beta)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("calib: outer fold %d: %w", fo+1, err)
+	}
+	sp := w.baselineSpace()
+	for _, bd := range bds {
+		gam, err := fitBaselineFold(ctx, bd, sp, d.Human, train, test, f.opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("calib: outer fold %d: rubric baseline %q: %w", fo+1, bd.b.Name, err)
+		}
+		if bd.res.Gammas != nil {
+			bd.res.Gammas[fo] = gam
 		}
 	}
-	if len(defined) == 0 {
-		return d.errPairwiseUndefined()
-	}
+	return a, e, nil
+}
+
+// sweep sets the regularization sweep: per γ of the grid, each method's
+// mean out-of-fold value over the defined contexts.
+func (f *fitter) sweep(r *Report, tab *outerTables, defined []int) {
+	gammas := f.opts.Gammas
+	G, nctx := len(gammas), len(f.d.Contexts)
+	oof := tab.oof
 	for gi, gam := range gammas {
 		row := map[string]float64{}
 		for mi, m := range f.methods {
@@ -350,6 +374,13 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 		}
 		r.Sweep[GammaKey(gam)] = row
 	}
+}
+
+// results sets every method's and rubric baseline's mean over the
+// defined contexts with its paired-bootstrap interval and differences
+// (vs Vanilla; the baselines also vs PRISM, on the same draws).
+func (f *fitter) results(r *Report, tab *outerTables, bds []*baselineData, defined []int, prog *fitProgress) {
+	d, selected := f.d, &tab.selected
 	used := append([]Method{Vanilla}, f.methods...)
 	values := make([][]float64, len(used))
 	for u, m := range used {
@@ -392,10 +423,6 @@ func (f *fitter) run(ctx context.Context, order []int, r *Report) error {
 		res.DiffVsPRISM = &Diff{Mean: res.Mean - mean(values[prismRow(used)]), CI: diffP[u]}
 		r.addBaseline(bd.b.Name, res)
 	}
-	for k, a := range d.Attrs {
-		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
-	}
-	return nil
 }
 
 // recordFold stores method m's selected fit r in fold: β keyed by column,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
 	"github.com/prism-eval/prism/model"
 )
 
@@ -15,7 +16,7 @@ import (
 // β = 0 and bitwise equal CV scores, so the largest γ must win, whatever
 // the grid's order.
 func TestTieRulePicksLargestGamma(t *testing.T) {
-	rows, labels := synth(10, 5, 2, 8)
+	rows, labels := calibtest.Synth(10, 5, 2, 8)
 	s0 := map[string]float64{}
 	for _, r := range rows {
 		if r.Probe == "baseline" {
@@ -141,7 +142,7 @@ func benchBootstrap(b *testing.B, B int) {
 
 func fitSynth(t *testing.T, opts Options) (*Report, *Design) {
 	t.Helper()
-	rows, labels := synth(30, 8, 3, 17)
+	rows, labels := calibtest.Synth(30, 8, 3, 17)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +279,7 @@ func TestFitPairwiseAndOrder(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Metric = model.MetricPairwise
 	opts.Bootstrap = 100
-	rows, labels := synth(12, 4, 2, 3)
+	rows, labels := calibtest.Synth(12, 4, 2, 3)
 	ctxs := []string{"c011", "c010", "c009", "c008", "c007", "c006", "c005", "c004", "c003", "c002", "c001", "c000", "extra"}
 	opts.Order = ctxs
 	r, w, err := Fit(context.Background(), rows, labels, opts)
@@ -301,7 +302,7 @@ func TestFitPairwiseAndOrder(t *testing.T) {
 }
 
 func TestFitTooFewContexts(t *testing.T) {
-	rows, labels := synth(4, 4, 1, 3)
+	rows, labels := calibtest.Synth(4, 4, 1, 3)
 	opts := DefaultOptions()
 	opts.LabelsFile = "L.csv"
 	_, _, err := Fit(context.Background(), rows, labels, opts)
@@ -311,7 +312,7 @@ func TestFitTooFewContexts(t *testing.T) {
 }
 
 func TestFitCancelled(t *testing.T) {
-	rows, labels := synth(10, 4, 1, 3)
+	rows, labels := calibtest.Synth(10, 4, 1, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := Fit(ctx, rows, labels, DefaultOptions()); err != context.Canceled {
@@ -334,6 +335,42 @@ func TestBestGamma(t *testing.T) {
 	} {
 		if got := bestGamma(tc.cv, grid); got != tc.want {
 			t.Errorf("bestGamma(%v) = %d, want %d", tc.cv, got, tc.want)
+		}
+	}
+}
+
+// Options.Progress sees every outer fold and then the bootstrap, one step
+// at a time, within-context (folds in parallel) and global (in order);
+// the report is the same with and without it.
+func TestFitProgress(t *testing.T) {
+	for _, global := range []bool{false, true} {
+		rows, labels := calibtest.Synth(40, 6, 3, 11)
+		opts := DefaultOptions()
+		opts.Bootstrap = 200
+		opts.Global = global
+		plain, _, err := Fit(context.Background(), rows, labels, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dones, totals []int
+		opts.Progress = func(done, total int) {
+			dones, totals = append(dones, done), append(totals, total)
+		}
+		r, _, err := Fit(context.Background(), rows, labels, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int{1, 2, 3, 4, 5, 6} // 5 folds, then the bootstrap
+		if !slices.Equal(dones, want) {
+			t.Errorf("global %v: progress %v, want %v", global, dones, want)
+		}
+		for _, tot := range totals {
+			if tot != opts.Folds+1 {
+				t.Errorf("global %v: total %d, want %d", global, tot, opts.Folds+1)
+			}
+		}
+		if r.Methods.PRISM.Mean != plain.Methods.PRISM.Mean || r.Methods.PRISM.CI != plain.Methods.PRISM.CI {
+			t.Errorf("global %v: a progress callback changed the fit", global)
 		}
 	}
 }

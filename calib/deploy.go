@@ -27,7 +27,7 @@ import (
 // corrected scores of every training candidate; when none exists
 // HumanScale is nil and HumanScaleNote says why.
 func NewCalibrator(ctx context.Context, d *Design, rep *Report, opts Options, m Method) (*Calibrator, error) {
-	if err := opts.check(); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
 	if m <= Vanilla || m >= numMethods {
@@ -101,7 +101,7 @@ func NewCalibrator(ctx context.Context, d *Design, rep *Report, opts Options, m 
 func finalWithin(d *Design, rep *Report, opts Options, methods []Method, c *Calibrator, rl *rule) ([]float64, error) {
 	o := opts
 	o.Order = rep.Order
-	order, _, err := resolveOrder(d, o)
+	order, _, err := ResolveOrder(d, o)
 	if err != nil {
 		return nil, err
 	}

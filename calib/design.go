@@ -82,6 +82,11 @@ func at(file string, line int) string {
 	return file
 }
 
+// ErrNoProbes is returned when scores hold a baseline but no probe:
+// there is nothing to fit, though their agreement with the labels can be
+// measured (prism agree, calib/agree).
+var ErrNoProbes = errors.New("nothing to fit")
+
 // BuildDesign turns judge scores and human labels into a Design (docs/protocol.md
 // §2–3). Scores with the same context, candidate and probe are averaged
 // (wordings and repeats within a sign; empty scores do not count); neutral
@@ -256,14 +261,47 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	}
 	b.built = true
 	opts := b.opts
-	sf, lf := b.sf, opts.LabelsFile
+	lf := opts.LabelsFile
 	if lf == "" {
 		lf = "labels"
 	}
-	var warnings []string
-	probes := b.probes
+	d, err := b.columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkLabels(labels, lf); err != nil {
+		return nil, nil, err
+	}
+	lc, warnings, err := b.labelCells(d, labels, lf)
+	if err != nil {
+		return nil, nil, err
+	}
+	order, w := d.groupLabels(labels, opts.Global, lf)
+	warnings = append(warnings, w...)
+	if err := b.fillColumns(d, lc, labels, order); err != nil {
+		return nil, nil, err
+	}
+	n := len(order)
+	d.Human = make([]float64, n)
+	d.V = make([]float64, n)
+	d.YStar = make([]float64, n)
+	for r, li := range order {
+		d.Human[r] = labels[li].Human
+	}
+	if !opts.DropCentered {
+		d.JC = slices.Clone(d.J)
+	}
+	for g := range d.Contexts {
+		d.centerContext(d.Off[g], d.Off[g+1])
+	}
+	w, err = d.setPairs(opts)
+	return d, append(warnings, w...), err
+}
 
-	// Probe names: attributes need both signs, and a baseline must exist.
+// columns names the design's columns from the probes seen: attributes need
+// both signs, and a baseline must exist.
+func (b *DesignBuilder) columns() (*Design, error) {
+	sf, probes := b.sf, b.probes
 	type signLines struct{ plus, minus int }
 	attrSeen := map[string]*signLines{}
 	ctxSeen := map[string]bool{}
@@ -288,19 +326,19 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		}
 	}
 	if b.nrows == 0 {
-		return nil, nil, fmt.Errorf("%s: no score rows", sf)
+		return nil, fmt.Errorf("%s: no score rows", sf)
 	}
 	if !baseline {
-		return nil, nil, fmt.Errorf("%s: field \"probe\": no \"baseline\" rows; s0 is needed for every candidate", sf)
+		return nil, fmt.Errorf("%s: field \"probe\": no \"baseline\" rows; s0 is needed for every candidate", sf)
 	}
 	d := &Design{Imputed: map[string]int{}}
 	for _, a := range slices.Sorted(maps.Keys(attrSeen)) { // sorted: the first offender is reported
 		s := attrSeen[a]
 		if s.plus < 0 {
-			return nil, nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.minus), a, a+":-", a+":+")
+			return nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.minus), a, a+":-", a+":+")
 		}
 		if s.minus < 0 {
-			return nil, nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.plus), a, a+":+", a+":-")
+			return nil, fmt.Errorf("%s: field \"probe\": attribute %q has %s rows but no %s rows (both signs are needed)", at(sf, s.plus), a, a+":+", a+":-")
 		}
 		d.Attrs = append(d.Attrs, a)
 	}
@@ -316,33 +354,60 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		d.Columns = append(d.Columns, "ctx:"+c)
 	}
 	if len(d.Columns) == 0 {
-		return nil, nil, fmt.Errorf("%s: field \"probe\": no attribute (ATTR:+/ATTR:-) or context (ctx:NAME) probes, %w", sf, ErrNoProbes)
+		return nil, fmt.Errorf("%s: field \"probe\": no attribute (ATTR:+/ATTR:-) or context (ctx:NAME) probes, %w", sf, ErrNoProbes)
 	}
 	d.ScoreColumns = append([]string{"baseline"}, d.Columns...)
+	return d, nil
+}
+
+// checkLabels checks every label's ids and number, and that no
+// candidate is labelled twice.
+func checkLabels(labels []model.Label, lf string) error {
+	labelOf := make(map[candKey]int, len(labels))
+	for i, l := range labels {
+		if l.Context == "" || l.Candidate == "" {
+			return fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
+		}
+		if err := model.CheckNumber(l.Human); err != nil {
+			return fmt.Errorf("%s: field \"human\": %v", at(lf, l.Line), err)
+		}
+		k := candKey{l.Context, l.Candidate}
+		if j, dup := labelOf[k]; dup {
+			return fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", at(lf, l.Line), l.Context, l.Candidate, labels[j].Line)
+		}
+		labelOf[k] = i
+	}
+	return nil
+}
+
+// labelScores reads the builder's per-candidate sums and counts by label
+// index and score column (no count: no score).
+type labelScores struct {
+	b           *DesignBuilder
+	candOfLabel []int32 // builder candidate per label, -1 when unscored
+	probeOfCol  []int32 // builder probe per score column
+}
+
+func (lc *labelScores) cell(li, c int) (sum float64, cnt int32) {
+	ci := lc.candOfLabel[li]
+	p := lc.probeOfCol[c]
+	if ci < 0 || int(ci) >= len(lc.b.cnts[p]) {
+		return 0, 0
+	}
+	return lc.b.sums[p][ci], lc.b.cnts[p][ci]
+}
+
+// labelCells indexes the builder's scores by label, warns of the score
+// rows of unlabelled candidates and fails on a labelled candidate
+// without any score. It frees the builder's candidate keys.
+func (b *DesignBuilder) labelCells(d *Design, labels []model.Label, lf string) (*labelScores, []string, error) {
+	sf, probes := b.sf, b.probes
+	var warnings []string
 	colOf := make(map[string]int, len(d.ScoreColumns))
 	for i, c := range d.ScoreColumns {
 		colOf[c] = i
 	}
 	nc := len(d.ScoreColumns)
-
-	// Labels, keyed by (context, candidate).
-	labelOf := make(map[candKey]int, len(labels))
-	for i, l := range labels {
-		if l.Context == "" || l.Candidate == "" {
-			return nil, nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
-		}
-		if err := model.CheckNumber(l.Human); err != nil {
-			return nil, nil, fmt.Errorf("%s: field \"human\": %v", at(lf, l.Line), err)
-		}
-		k := candKey{l.Context, l.Candidate}
-		if j, dup := labelOf[k]; dup {
-			return nil, nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", at(lf, l.Line), l.Context, l.Candidate, labels[j].Line)
-		}
-		labelOf[k] = i
-	}
-
-	// Per labelled candidate and score column, the sum and count of its
-	// scores (no count: no score).
 	probeOfCol := make([]int32, nc)
 	for i, p := range probes {
 		if c, ok := colOf[p.name]; ok {
@@ -369,35 +434,35 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	}
 	// Candidates are indices from here on: free their keys and index.
 	b.candOf, b.rowsOf, b.last, labelled = nil, nil, candKey{}, nil
-	cell := func(li, c int) (sum float64, cnt int32) {
-		ci := candOfLabel[li]
-		p := probeOfCol[c]
-		if ci < 0 || int(ci) >= len(b.cnts[p]) {
-			return 0, 0
-		}
-		return b.sums[p][ci], b.cnts[p][ci]
-	}
+	lc := &labelScores{b: b, candOfLabel: candOfLabel, probeOfCol: probeOfCol}
 	if unlabelledRows > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: ignored %d score rows of %d candidates without a label in %s", sf, unlabelledRows, unlabelled, lf))
 	}
 	for i, l := range labels {
 		any := false
 		for c := 0; c < nc; c++ {
-			_, k := cell(i, c)
+			_, k := lc.cell(i, c)
 			any = any || k > 0
 		}
 		if !any {
 			return nil, nil, fmt.Errorf("%s: field \"candidate\": labelled candidate %q of context %q has no scores in %s", at(lf, l.Line), l.Candidate, l.Context, sf)
 		}
 	}
-	// Group labels by context; skip contexts with fewer than two candidates.
+	return lc, warnings, nil
+}
+
+// groupLabels sets the design's contexts (byte order), their candidates
+// (byte order) and offsets, skipping contexts with fewer than two
+// labelled candidates unless global; it returns the label index of every
+// design row.
+func (d *Design) groupLabels(labels []model.Label, global bool, lf string) (order []int, warnings []string) {
 	byCtx := map[string][]int{}
 	for i, l := range labels {
 		byCtx[l.Context] = append(byCtx[l.Context], i)
 	}
 	var ctxs, skipped []string
 	for c, ls := range byCtx {
-		if len(ls) < 2 && !opts.Global {
+		if len(ls) < 2 && !global {
 			skipped = append(skipped, c)
 			continue
 		}
@@ -418,7 +483,6 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 	}
 	d.Contexts = ctxs
 	d.Off = make([]int, 1, len(ctxs)+1)
-	var order []int // label index per design row
 	for _, c := range ctxs {
 		ls := byCtx[c]
 		slices.SortFunc(ls, func(a, b int) int { return strings.Compare(labels[a].Candidate, labels[b].Candidate) })
@@ -430,13 +494,18 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		order = append(order, ls...)
 		d.Off = append(d.Off, len(order))
 	}
-	n := len(order)
+	return order, warnings
+}
 
-	// Column-mean imputation over the design's rows, then J (eq. 1). Each
-	// score column is first filled in, in design row order, and its
-	// per-candidate sums freed; then J is made from the columns, each freed
-	// once differenced. The builder's sums and J are never held whole
-	// together: the peak is the filled columns and J, about J twice.
+// fillColumns imputes every score column over the design's rows with
+// its mean and makes J (eq. 1). Each score column is first filled in, in
+// design row order, and its per-candidate sums freed; then J is made from
+// the columns, each freed once differenced. The builder's sums and J are
+// never held whole together: the peak is the filled columns and J, about
+// J twice.
+func (b *DesignBuilder) fillColumns(d *Design, lc *labelScores, labels []model.Label, order []int) error {
+	opts, sf := b.opts, b.sf
+	n, nc := len(order), len(d.ScoreColumns)
 	q := d.Q()
 	K := len(d.Attrs)
 	cols := make([][]float64, nc)
@@ -444,7 +513,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		var s float64
 		m, present := 0, 0
 		for _, li := range order {
-			if sum, k := cell(li, c); k > 0 {
+			if sum, k := lc.cell(li, c); k > 0 {
 				present++
 				if opts.MeanOver != nil && !opts.MeanOver(labels[li].Context) {
 					continue
@@ -458,7 +527,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 			if opts.MeanOver != nil {
 				of = " of the contexts its mean is taken over (exploration)"
 			}
-			return nil, nil, fmt.Errorf("%s: field \"score\": column %q has no score for any labelled candidate%s", sf, d.ScoreColumns[c], of)
+			return fmt.Errorf("%s: field \"score\": column %q has no score for any labelled candidate%s", sf, d.ScoreColumns[c], of)
 		}
 		mean := s / float64(max(m, 1))
 		d.Means = append(d.Means, mean)
@@ -466,12 +535,12 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		col := make([]float64, n)
 		for r, li := range order {
 			col[r] = mean
-			if sum, k := cell(li, c); k > 0 {
+			if sum, k := lc.cell(li, c); k > 0 {
 				col[r] = sum / float64(k)
 			}
 		}
 		cols[c] = col
-		p := probeOfCol[c]
+		p := lc.probeOfCol[c]
 		b.sums[p], b.cnts[p] = nil, nil
 	}
 	d.S0 = cols[0] // the baseline column is s0
@@ -490,20 +559,7 @@ func (b *DesignBuilder) Build(labels []model.Label) (*Design, []string, error) {
 		}
 		cols[c] = nil
 	}
-	d.Human = make([]float64, n)
-	d.V = make([]float64, n)
-	d.YStar = make([]float64, n)
-	for r, li := range order {
-		d.Human[r] = labels[li].Human
-	}
-	if !opts.DropCentered {
-		d.JC = slices.Clone(d.J)
-	}
-	for g := range ctxs {
-		d.centerContext(d.Off[g], d.Off[g+1])
-	}
-	w, err := d.setPairs(opts)
-	return d, append(warnings, w...), err
+	return nil
 }
 
 // centerContext centers s0 and J over rows [lo, hi) and sets the target

@@ -79,9 +79,9 @@ func (d *Design) pairwiseOf(g int, pred []float64) float64 {
 	return acc
 }
 
-// errPairwiseUndefined is the error of a pairwise fit with no context
+// ErrPairwiseUndefined is the error of a pairwise fit with no context
 // where the metric is defined.
-func (d *Design) errPairwiseUndefined() error {
+func (d *Design) ErrPairwiseUndefined() error {
 	if d.Pairs != nil {
 		return errors.New("no context of the fit has a human comparison of two of its candidates; pairwise accuracy is undefined")
 	}

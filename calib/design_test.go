@@ -1,33 +1,28 @@
 package calib
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 )
-
-func sr(ctx, cand, probe string, score float64) model.ScoreRow {
-	return model.ScoreRow{Context: ctx, Candidate: cand, Probe: probe, Score: score}
-}
 
 // TestBuildDesignHand checks averaging, imputation, the Jacobian, centering
 // and the target on a two-candidate context computed by hand.
 func TestBuildDesignHand(t *testing.T) {
 	rows := []model.ScoreRow{
-		sr("g", "x", "baseline", 4), sr("g", "x", "baseline", 6), // repeats: s0(x) = 5
-		sr("g", "x", "len:+", 7), sr("g", "x", "len:+", 8), // wordings: s+(x) = 7.5
-		sr("g", "x", "len:-", 3),
-		sr("g", "x", "neutral:calm", 100), // control, not a column
-		sr("g", "y", "baseline", 1),
-		sr("g", "y", "len:+", 2),
+		calibtest.SR("g", "x", "baseline", 4), calibtest.SR("g", "x", "baseline", 6), // repeats: s0(x) = 5
+		calibtest.SR("g", "x", "len:+", 7), calibtest.SR("g", "x", "len:+", 8), // wordings: s+(x) = 7.5
+		calibtest.SR("g", "x", "len:-", 3),
+		calibtest.SR("g", "x", "neutral:calm", 100), // control, not a column
+		calibtest.SR("g", "y", "baseline", 1),
+		calibtest.SR("g", "y", "len:+", 2),
 		{Context: "g", Candidate: "y", Probe: "len:-", Missing: true}, // imputed: mean of s−(x) = 3
-		sr("g", "y", "ctx:expert", 4),
+		calibtest.SR("g", "y", "ctx:expert", 4),
 		// ctx:expert of x has no row: imputed with 4.
 	}
 	labels := []model.Label{{Context: "g", Candidate: "y", Human: 1}, {Context: "g", Candidate: "x", Human: 3}}
@@ -52,14 +47,14 @@ func TestBuildDesignHand(t *testing.T) {
 	// y: s0 1, Δ+ = 2−1 = 1,     Δ− = 1−3 = −2, ctx = 4−1 = 3
 	// centered: v = (2, −2); J̃ = ((0.75, 2, −2), (−0.75, −2, 2))
 	// C y = (1, −1), ‖v‖/‖Cy‖ = √8/√2 = 2, y* = (2, −2).
-	assertClose(t, "S0", d.S0, []float64{5, 1}, 0)
-	assertClose(t, "V", d.V, []float64{2, -2}, 0)
-	assertClose(t, "JC", d.JC, []float64{0.75, 2, -2, -0.75, -2, 2}, 1e-15)
-	assertClose(t, "YStar", d.YStar, []float64{2, -2}, 1e-15)
+	calibtest.AssertClose(t, "S0", d.S0, []float64{5, 1}, 0)
+	calibtest.AssertClose(t, "V", d.V, []float64{2, -2}, 0)
+	calibtest.AssertClose(t, "JC", d.JC, []float64{0.75, 2, -2, -0.75, -2, 2}, 1e-15)
+	calibtest.AssertClose(t, "YStar", d.YStar, []float64{2, -2}, 1e-15)
 }
 
 func TestBuildDesignTargetNorm(t *testing.T) {
-	rows, labels := synth(4, 6, 2, 11)
+	rows, labels := calibtest.Synth(4, 6, 2, 11)
 	for i := range labels { // context c001: constant humans
 		if labels[i].Context == "c001" {
 			labels[i].Human = 3
@@ -148,7 +143,7 @@ func TestBuildDesignErrors(t *testing.T) {
 }
 
 func TestBuildDesignWarnings(t *testing.T) {
-	rows, labels := synth(3, 4, 1, 2)
+	rows, labels := calibtest.Synth(3, 4, 1, 2)
 	// Drop every label of c002 but one, and add scores of an unlabelled candidate.
 	var kept []model.Label
 	for _, l := range labels {
@@ -156,7 +151,7 @@ func TestBuildDesignWarnings(t *testing.T) {
 			kept = append(kept, l)
 		}
 	}
-	rows = append(rows, sr("c000", "ghost", "baseline", 1), sr("c000", "ghost", "a00:+", 1))
+	rows = append(rows, calibtest.SR("c000", "ghost", "baseline", 1), calibtest.SR("c000", "ghost", "a00:+", 1))
 	d, w, err := BuildDesign(rows, kept, BuildOptions{ScoresFile: "S.csv", LabelsFile: "L.csv"})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +171,7 @@ func TestBuildDesignWarnings(t *testing.T) {
 // Rubric ratings (rubric:RUBRIC/CRITERION, docs/rubrics.md) stored beside
 // a bank's scores are no column: the design is the same with or without.
 func TestBuildDesignIgnoresRubricRows(t *testing.T) {
-	rows, all := synth(6, 5, 3, 7)
+	rows, all := calibtest.Synth(6, 5, 3, 7)
 	labels := all[1:] // one unlabelled candidate: its rows are counted in a warning
 	d0, w0, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
@@ -184,7 +179,7 @@ func TestBuildDesignIgnoresRubricRows(t *testing.T) {
 	}
 	with := append([]model.ScoreRow(nil), rows...)
 	for _, l := range all {
-		with = append(with, sr(l.Context, l.Candidate, model.RubricProbe("saja-broad", "accuracy"), 3),
+		with = append(with, calibtest.SR(l.Context, l.Candidate, model.RubricProbe("saja-broad", "accuracy"), 3),
 			model.ScoreRow{Context: l.Context, Candidate: l.Candidate, Probe: model.RubricProbe("saja-broad", "safety"), Missing: true})
 	}
 	d1, w1, err := BuildDesign(with, labels, BuildOptions{})
@@ -193,30 +188,5 @@ func TestBuildDesignIgnoresRubricRows(t *testing.T) {
 	}
 	if len(w0) == 0 || !reflect.DeepEqual(d0, d1) || !reflect.DeepEqual(w0, w1) {
 		t.Errorf("rubric rows changed the design: columns %v vs %v, warnings %q vs %q", d0.ScoreColumns, d1.ScoreColumns, w0, w1)
-	}
-}
-
-// The probe signal table skips rubric ratings too.
-func TestSignalIgnoresRubricRows(t *testing.T) {
-	rows, _ := synth(6, 5, 3, 7)
-	r0, err := Signal(context.Background(), rows, SignalOptions{Bootstrap: 50, Seed: 42})
-	if err != nil {
-		t.Fatal(err)
-	}
-	with := append([]model.ScoreRow(nil), rows...)
-	for _, r := range rows {
-		if r.Probe == "baseline" {
-			with = append(with, sr(r.Context, r.Candidate, model.RubricProbe("geval-summeval", "fluency"), 2))
-		}
-	}
-	r1, err := Signal(context.Background(), with, SignalOptions{Bootstrap: 50, Seed: 42})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// NaN fields make DeepEqual false on equal reports: compare the JSON.
-	j0, err0 := json.Marshal(r0)
-	j1, err1 := json.Marshal(r1)
-	if err0 != nil || err1 != nil || len(j0) < 100 || !bytes.Equal(j0, j1) {
-		t.Errorf("rubric rows changed the signal report (%v, %v):\n%s\n%s", err0, err1, j0, j1)
 	}
 }

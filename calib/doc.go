@@ -1,23 +1,19 @@
-// Package calib owns prism's numerics: the PRISM protocol of
-// docs/protocol.md sections 2 to 9 (the paper, arXiv 2610.18389, restated
-// in the repository). It builds the surrogate Jacobian
-// from judge scores, centers it within contexts, fits PRISM, α-PRISM and
-// the half-difference ridge corrections with nested, context-grouped
-// cross-validation, scores them by within-context Spearman or pairwise
-// accuracy, bootstraps paired intervals and derives the correction
-// profiles and the regularization sweep. Fit is the entry point; its
-// Report is the single source of the numbers prism shows. Signal computes
-// the signal diagnostics of section 8 (probe/neutral and repeat RMS
-// ratios, the screen, cross-run reproducibility) and Select the probe
-// selection of section 9 (every subset, omission, forward selection).
-// Confirm runs the exploration/confirmation protocol of section 13 (the
-// paper's §A.5 and Table 21): a hash split of the contexts, screen, pools
-// and fits on exploration, one paired-bootstrap score on confirmation.
-// OrderDiagnostics computes the presentation-order diagnostics of
-// batched scoring of section 14 (averaged-order response correlation,
-// Kendall τ of an order's reversal against a repeat, position effects,
-// Spearman of order averaging against pointwise scoring).
-// FitForest is a random forest regressor with scikit-learn's semantics,
-// deterministic for a seed whatever the number of cores, the head of the
-// rubric baselines.
+// Package calib owns prism's numerics: the core of the PRISM protocol of
+// docs/protocol.md sections 2 to 7 and 11 to 12 (the paper, arXiv
+// 2610.18389, restated in the repository). It builds the surrogate
+// Jacobian from judge scores, centers it within contexts, fits PRISM,
+// α-PRISM and the half-difference ridge corrections with nested,
+// context-grouped cross-validation, scores them by within-context
+// Spearman or pairwise accuracy, bootstraps paired intervals and derives
+// the correction profiles and the regularization sweep. Fit is the entry
+// point; its Report is the single source of the numbers prism shows.
+// NewCalibrator and Apply deploy a fit (§11), with the adaptive probing
+// policy of §16 (Policy); the rubric baselines of §12 sit beside the
+// fitted methods, their forest head in calib/forest.
+//
+// The diagnostics build on this core in sub-packages, which import calib
+// and never the reverse: calib/signal (§8), calib/selection (§9),
+// calib/confirm (§13), calib/order (§14), calib/diag (§15) and
+// calib/budget (§16). Selector, Holdout and the small exported helpers of
+// shared.go are what they need of the core's internals.
 package calib

@@ -40,8 +40,8 @@ type Options struct {
 	// §12). They change no other number of the report.
 	Baselines []Baseline
 	// Comparisons, when not nil, are pairwise human labels that the
-	// pairwise metric counts (BuildOptions.Comparisons) where Fit, Select,
-	// Budget and Confirm build their design; FitDesign reads a built
+	// pairwise metric counts (BuildOptions.Comparisons) where Fit, selection.Select,
+	// Budget and confirm.Confirm build their design; FitDesign reads a built
 	// design's Pairs instead.
 	Comparisons []model.Comparison
 
@@ -65,7 +65,7 @@ func DefaultOptions() Options {
 // (ignored rows, skipped contexts, unused order entries) are returned for
 // the caller to show.
 func Fit(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts Options) (*Report, []string, error) {
-	d, warnings, err := BuildDesign(rows, labels, opts.buildOptions())
+	d, warnings, err := BuildDesign(rows, labels, opts.BuildOptions())
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -76,7 +76,7 @@ func Fit(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts 
 // FitDesign runs the nested cross-validation, the bootstrap, the profiles
 // and the γ sweep on a built design.
 func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
-	if err := opts.check(); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, nil, err
 	}
 	lf := opts.LabelsFile
@@ -86,10 +86,10 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	if opts.Global {
 		return fitGlobal(ctx, d, opts)
 	}
-	if len(d.Contexts) < opts.Folds {
-		return nil, nil, fmt.Errorf("%s: only %d contexts with at least two labelled candidates; need at least %d (one per fold)", lf, len(d.Contexts), opts.Folds)
+	if err := CheckFolds(lf, len(d.Contexts), opts.Folds); err != nil {
+		return nil, nil, err
 	}
-	order, warnings, err := resolveOrder(d, opts)
+	order, warnings, err := ResolveOrder(d, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,13 +135,14 @@ func newReport(d *Design, opts Options) *Report {
 	}
 }
 
-// buildOptions are the BuildOptions of a design built for o.
-func (o *Options) buildOptions() BuildOptions {
+// BuildOptions are the BuildOptions of a design built for o.
+func (o *Options) BuildOptions() BuildOptions {
 	return BuildOptions{ScoresFile: o.ScoresFile, LabelsFile: o.LabelsFile, Global: o.Global,
 		Comparisons: o.Comparisons, ComparisonsFile: o.ComparisonsFile}
 }
 
-func (o *Options) check() error {
+// Check validates o (the fit, selection and budget options alike).
+func (o *Options) Check() error {
 	switch {
 	case o.Metric != model.MetricSpearman && o.Metric != model.MetricPairwise:
 		return fmt.Errorf("metric %q: want %s or %s", o.Metric, model.MetricSpearman, model.MetricPairwise)
@@ -160,10 +161,10 @@ func (o *Options) check() error {
 	return nil
 }
 
-// resolveOrder returns π as design context indices: opts.Order when given
+// ResolveOrder returns π as design context indices: opts.Order when given
 // (entries for contexts not in the design are dropped with a warning, and
 // every design context must appear), else Permutation(contexts, Seed).
-func resolveOrder(d *Design, opts Options) ([]int, []string, error) {
+func ResolveOrder(d *Design, opts Options) ([]int, []string, error) {
 	index := make(map[string]int, len(d.Contexts))
 	for i, c := range d.Contexts {
 		index[c] = i

@@ -208,12 +208,8 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 			bd.res.Gammas = make([]float64, opts.Folds)
 		}
 	}
-	sp := f.baselineSpace()
-	gammas := opts.Gammas
-	G := len(gammas)
-	tab := newOuterTables(gammas, f.methods, n)
-	oof, selected := tab.oof, &tab.selected
-	copy(selected[Vanilla], d.S0)
+	tab := newOuterTables(opts.Gammas, f.methods, n)
+	copy(tab.selected[Vanilla], d.S0)
 	aFolds, eFolds := make([][]float64, f.K), make([][]float64, f.K)
 	bounds := SplitParts(n, opts.Folds)
 	for fo := 0; fo < opts.Folds; fo++ {
@@ -222,53 +218,79 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		}
 		lo, hi := bounds[fo], bounds[fo+1]
 		train := append(slices.Clone(order[:lo]), order[hi:]...)
-		test := order[lo:hi]
-		sel, cv, err := f.selectGammas(train)
+		fold, err := f.outerFold(ctx, fo, train, order[lo:hi], tab, bds, aFolds, eFolds)
 		if err != nil {
-			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
-		}
-		ssO, ssE := f.fitSums(train)
-		ps, err := f.paths()
-		if err != nil {
-			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
-		}
-		fold := Fold{Fold: fo + 1}
-		for _, u := range test {
-			fold.TestContexts = append(fold.TestContexts, f.ids[u])
-		}
-		err = tab.score(&fold, d, f.methods, ps, sel, cv, test, f.rl, f.predict, func() {
-			beta := f.rl.beta
-			for k := 0; k < f.K; k++ {
-				a, e := 0.0, 0.0
-				if f.sum.vv > 0 {
-					a = (beta[2*k] + beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
-					e = (beta[2*k] - beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
-				}
-				aFolds[k] = append(aFolds[k], a)
-				eFolds[k] = append(eFolds[k], e)
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
-		}
-		for _, bd := range bds {
-			gam, err := fitBaselineFold(ctx, bd, sp, d.Human, train, test, opts)
-			if err != nil {
-				return fmt.Errorf("calib: global mode, outer fold %d: rubric baseline %q: %w", fo+1, bd.b.Name, err)
-			}
-			if bd.res.Gammas != nil {
-				bd.res.Gammas[fo] = gam
-			}
+			return err
 		}
 		r.Folds = append(r.Folds, fold)
 		prog.step()
 	}
+	f.sweep(r, tab)
+	f.results(r, tab, bds, prog)
+	for k, a := range d.Attrs {
+		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
+	}
+	return nil
+}
+
+// outerFold fits outer fold fo of global mode: γ by the inner CV on the
+// units train, the refit, the test units' predictions and the rubric
+// baselines. It appends the fold's correction profile to aFolds and
+// eFolds (per attribute).
+func (f *globalFitter) outerFold(ctx context.Context, fo int, train, test []int, tab *outerTables, bds []*baselineData, aFolds, eFolds [][]float64) (Fold, error) {
+	d, opts := f.d, f.opts
+	sel, cv, err := f.selectGammas(train)
+	if err != nil {
+		return Fold{}, fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
+	}
+	ssO, ssE := f.fitSums(train)
+	ps, err := f.paths()
+	if err != nil {
+		return Fold{}, fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
+	}
+	fold := Fold{Fold: fo + 1}
+	for _, u := range test {
+		fold.TestContexts = append(fold.TestContexts, f.ids[u])
+	}
+	err = tab.score(&fold, d, f.methods, ps, sel, cv, test, f.rl, f.predict, func() {
+		beta := f.rl.beta
+		for k := 0; k < f.K; k++ {
+			a, e := 0.0, 0.0
+			if f.sum.vv > 0 {
+				a = (beta[2*k] + beta[2*k+1]) * math.Sqrt(math.Max(ssO[k], 0)/f.sum.vv)
+				e = (beta[2*k] - beta[2*k+1]) * math.Sqrt(math.Max(ssE[k], 0)/f.sum.vv)
+			}
+			aFolds[k] = append(aFolds[k], a)
+			eFolds[k] = append(eFolds[k], e)
+		}
+	})
+	if err != nil {
+		return Fold{}, fmt.Errorf("calib: global mode, outer fold %d: %w", fo+1, err)
+	}
+	sp := f.baselineSpace()
+	for _, bd := range bds {
+		gam, err := fitBaselineFold(ctx, bd, sp, d.Human, train, test, opts)
+		if err != nil {
+			return Fold{}, fmt.Errorf("calib: global mode, outer fold %d: rubric baseline %q: %w", fo+1, bd.b.Name, err)
+		}
+		if bd.res.Gammas != nil {
+			bd.res.Gammas[fo] = gam
+		}
+	}
+	return fold, nil
+}
+
+// sweep sets the regularization sweep: per γ, each method's pooled
+// Spearman over every unit's out-of-fold prediction.
+func (f *globalFitter) sweep(r *Report, tab *outerTables) {
+	gammas := f.opts.Gammas
+	G, n := len(gammas), f.d.Rows()
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
 	}
 	sweep := make([]float64, len(f.methods)*G)
-	pooledAll(f.humanRanks(all), oof[:len(sweep)*n], sweep)
+	pooledAll(f.humanRanks(all), tab.oof[:len(sweep)*n], sweep)
 	for gi, gam := range gammas {
 		row := map[string]float64{}
 		for mi, m := range f.methods {
@@ -276,6 +298,13 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		}
 		r.Sweep[GammaKey(gam)] = row
 	}
+}
+
+// results sets every method's and rubric baseline's pooled Spearman with
+// its paired-bootstrap interval and differences (vs Vanilla; the
+// baselines also vs PRISM, on the same draws).
+func (f *globalFitter) results(r *Report, tab *outerTables, bds []*baselineData, prog *fitProgress) {
+	d, opts, selected := f.d, f.opts, &tab.selected
 	used := append([]Method{Vanilla}, f.methods...)
 	preds := make([][]float64, len(used))
 	for u, m := range used {
@@ -310,10 +339,6 @@ func runGlobal(ctx context.Context, d *Design, opts Options, r *Report) error {
 		res.DiffVsPRISM = &Diff{Mean: means[u] - means[prismRow(used)], CI: diffP[u]}
 		r.addBaseline(bd.b.Name, res)
 	}
-	for k, a := range d.Attrs {
-		r.Profiles[a] = &Profile{A: summarize(aFolds[k]), E: summarize(eFolds[k])}
-	}
-	return nil
 }
 
 // selectGammas is the inner CV of global mode: the CV score of a γ is the
@@ -340,10 +365,10 @@ func (f *globalFitter) selectGammas(train []int) (sel []int, cv [][]float64, err
 	return sel, cv, nil
 }
 
-// unitOrder is resolveOrder for global-mode units.
+// unitOrder is ResolveOrder for global-mode units.
 func unitOrder(ids []string, opts Options) ([]int, error) {
 	d := &Design{Contexts: ids}
-	order, _, err := resolveOrder(d, opts)
+	order, _, err := ResolveOrder(d, opts)
 	return order, err
 }
 

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/synthstudy"
 )
@@ -175,7 +177,7 @@ func TestSortedMidRanks(t *testing.T) {
 // TestPooledRanksLarge: beyond exactRankN the sums are taken in draw
 // order; they still equal the reference's, now that rounding happens.
 func TestPooledRanksLarge(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || calibtest.RaceEnabled {
 		t.Skip("ranks 600,000 candidates: not in -short or -race runs (TestPooledRanks runs the workers under the detector)")
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -233,7 +235,7 @@ func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 	// not depend on size below the exactness bound (TestPooledRanksLarge
 	// checks beyond it). 60 × 16 candidates times the report's rows is
 	// above pooledParallelMin, so the bootstrap runs on its workers.
-	rows, labels := synth(60, 16, 16, 1)
+	rows, labels := calibtest.Synth(60, 16, 16, 1)
 	if n := 60 * 16 * 5; n < pooledParallelMin {
 		t.Fatalf("%d candidate-rows: below pooledParallelMin %d, the workers would not run", n, pooledParallelMin)
 	}

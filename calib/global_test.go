@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
+
 	"github.com/prism-eval/prism/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -14,7 +16,7 @@ import (
 // explicit centering over the training rows and the target of eq. 4 with
 // the training rows as the one group.
 func TestGlobalSums(t *testing.T) {
-	rows, labels := synth(30, 1, 2, 5)
+	rows, labels := calibtest.Synth(30, 1, 2, 5)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{Global: true})
 	if err != nil {
 		t.Fatal(err)
@@ -56,17 +58,17 @@ func TestGlobalSums(t *testing.T) {
 	var c, e mat.VecDense
 	c.MulVec(J.T(), mat.NewVecDense(n, v))
 	e.MulVec(J.T(), mat.NewVecDense(n, ys))
-	assertClose(t, "G", f.sum.G, G.RawMatrix().Data, 1e-10)
-	assertClose(t, "c", f.sum.c, c.RawVector().Data, 1e-10)
-	assertClose(t, "e", f.sum.e, e.RawVector().Data, 1e-10)
-	assertClose(t, "vv, vy", []float64{f.sum.vv, f.sum.vy}, []float64{mat.Dot(mat.NewVecDense(n, v), mat.NewVecDense(n, v)), mat.Dot(mat.NewVecDense(n, v), mat.NewVecDense(n, ys))}, 1e-10)
+	calibtest.AssertClose(t, "G", f.sum.G, G.RawMatrix().Data, 1e-10)
+	calibtest.AssertClose(t, "c", f.sum.c, c.RawVector().Data, 1e-10)
+	calibtest.AssertClose(t, "e", f.sum.e, e.RawVector().Data, 1e-10)
+	calibtest.AssertClose(t, "vv, vy", []float64{f.sum.vv, f.sum.vy}, []float64{mat.Dot(mat.NewVecDense(n, v), mat.NewVecDense(n, v)), mat.Dot(mat.NewVecDense(n, v), mat.NewVecDense(n, ys))}, 1e-10)
 }
 
 // TestGlobalFit: data without contexts (every candidate its own context id)
 // fit in global mode; the synthetic judge is fixable, so PRISM must beat
 // Vanilla, deterministically.
 func TestGlobalFit(t *testing.T) {
-	rows, labels := synth(300, 1, 3, 6)
+	rows, labels := calibtest.Synth(300, 1, 3, 6)
 	opts := DefaultOptions()
 	opts.Global = true
 	opts.Bootstrap = 300

@@ -125,3 +125,41 @@ func ExamplePairwiseAccuracy() {
 	fmt.Printf("%.4f %v\n", acc, ok)
 	// Output: 0.8333 true
 }
+
+// TestComparisonAccuracyHand: one context, three candidates, four
+// comparisons with a repeated pair and a predicted tie.
+func TestComparisonAccuracyHand(t *testing.T) {
+	pred := []float64{3, 1, 1} // A, B, C: B and C tie
+	pairs := []Pair{
+		{0, 1}, // A > B: ordered so, 1
+		{0, 1}, // A > B again: 1
+		{2, 0}, // C > A: predicted the other way, 0
+		{1, 2}, // B > C: predicted tie, ½
+	}
+	acc, ok := ComparisonAccuracy(pred, pairs)
+	if !ok || acc != 2.5/4 {
+		t.Errorf("ComparisonAccuracy = %v, %v; want 0.625, true", acc, ok)
+	}
+	if _, ok := ComparisonAccuracy(pred, nil); ok {
+		t.Error("no comparisons: want ok false")
+	}
+}
+
+// TestTooFew: the shared minimum-count guard says nothing with enough and
+// writes the caller's format otherwise; CheckFolds keeps the fit's text.
+func TestTooFew(t *testing.T) {
+	if got := TooFew(5, 5, "%d of %d"); got != "" {
+		t.Errorf("enough: %q", got)
+	}
+	if got := TooFew(4, 5, "too few: %d usable contexts, needs %d"); got != "too few: 4 usable contexts, needs 5" {
+		t.Errorf("too few: %q", got)
+	}
+	err := CheckFolds("labels.csv", 3, 5)
+	want := "labels.csv: only 3 contexts with at least two labelled candidates; need at least 5 (one per fold)"
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckFolds: %v, want %q", err, want)
+	}
+	if err := CheckFolds("labels.csv", 5, 5); err != nil {
+		t.Errorf("CheckFolds with enough: %v", err)
+	}
+}

@@ -2,8 +2,10 @@ package calib
 
 import (
 	"math"
+	"slices"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/internal/calibtest"
 	"github.com/prism-eval/prism/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -11,7 +13,7 @@ import (
 // designOf builds a design from synth data, failing the test on error.
 func designOf(t testing.TB, nctx, ncand, K int, seed uint64) *Design {
 	t.Helper()
-	rows, labels := synth(nctx, ncand, K, seed)
+	rows, labels := calibtest.Synth(nctx, ncand, K, seed)
 	d, _, err := BuildDesign(rows, labels, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +144,7 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		}
 		want := ridgeSolve(t, J, &dvec, pen)
 		mp, _ := newMethodPath(PRISM, f.sum, K)
-		assertClose(t, "PRISM β", solveAt(t, mp, gamma, q, K).beta, want, 1e-9)
+		calibtest.AssertClose(t, "PRISM β", solveAt(t, mp, gamma, q, K).beta, want, 1e-9)
 
 		// α-PRISM: X = [v, −J̃], θ = (α, β), penalty diag(0, μ…).
 		X := mat.NewDense(n, q+1, nil)
@@ -155,8 +157,8 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		want = ridgeSolve(t, X, y, append([]float64{0}, pen...))
 		ap, _ := newMethodPath(AlphaPRISM, f.sum, K)
 		r := solveAt(t, ap, gamma, q, K)
-		assertClose(t, "α-PRISM α", []float64{r.alpha}, want[:1], 1e-9)
-		assertClose(t, "α-PRISM β", r.beta, want[1:], 1e-9)
+		calibtest.AssertClose(t, "α-PRISM α", []float64{r.alpha}, want[:1], 1e-9)
+		calibtest.AssertClose(t, "α-PRISM β", r.beta, want[1:], 1e-9)
 
 		// Half: ridge of d on Õk = (J̃k+ + J̃k−)/2, μ from ‖Õ‖²_F/K.
 		O := mat.NewDense(n, K, nil)
@@ -173,8 +175,8 @@ func TestPathsMatchDenseSolves(t *testing.T) {
 		want = ridgeSolve(t, O, &dvec, hp)
 		hpath, _ := newMethodPath(Half, f.sum, K)
 		r = solveAt(t, hpath, gamma, q, K)
-		assertClose(t, "Half δ", hpath.coef, want, 1e-9)
-		assertClose(t, "Half rule δ", r.delta, want, 1e-9)
+		calibtest.AssertClose(t, "Half δ", hpath.coef, want, 1e-9)
+		calibtest.AssertClose(t, "Half rule δ", r.delta, want, 1e-9)
 	}
 }
 
@@ -203,8 +205,8 @@ func TestAlphaPinnedIsPRISM(t *testing.T) {
 	if math.Abs(ra.alpha-1) > 1e-8 {
 		t.Errorf("α = %v, want 1", ra.alpha)
 	}
-	assertClose(t, "PRISM β vs β₀", bp, beta0, 1e-8)
-	assertClose(t, "α-PRISM β vs PRISM β", ra.beta, bp, 1e-8)
+	calibtest.AssertClose(t, "PRISM β vs β₀", bp, beta0, 1e-8)
+	calibtest.AssertClose(t, "α-PRISM β vs PRISM β", ra.beta, bp, 1e-8)
 
 	// Pinned: minimise ‖1·v − J̃β − y*‖² + μ‖β‖² densely at γ = 1.
 	J, v, y := denseOf(d, all)
@@ -215,19 +217,7 @@ func TestAlphaPinnedIsPRISM(t *testing.T) {
 	for i := range pen {
 		pen[i] = frob * frob / float64(q)
 	}
-	assertClose(t, "α pinned to 1 vs PRISM", solveAt(t, p, 1, q, 2).beta, ridgeSolve(t, J, &dv, pen), 1e-9)
-}
-
-func assertClose(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
-			t.Errorf("%s[%d] = %.15g, want %.15g", what, i, got[i], want[i])
-		}
-	}
+	calibtest.AssertClose(t, "α pinned to 1 vs PRISM", solveAt(t, p, 1, q, 2).beta, ridgeSolve(t, J, &dv, pen), 1e-9)
 }
 
 // TestLargeGammaIsVanilla: as γ → ∞, β → 0 and PRISM (and α-PRISM with
@@ -253,7 +243,7 @@ func TestLargeGammaIsVanilla(t *testing.T) {
 // under any probe has J̃ = 0 there, so every method predicts s0 exactly
 // (α-PRISM: α s0), whatever was learned elsewhere.
 func TestZeroResponsesKeepBaseline(t *testing.T) {
-	rows, labels := synth(8, 5, 2, 4)
+	rows, labels := calibtest.Synth(8, 5, 2, 4)
 	for i := range rows {
 		if rows[i].Context == "c000" && rows[i].Probe != "baseline" {
 			rows[i].Score = 0 // overwritten below with the baseline
@@ -291,5 +281,126 @@ func TestZeroResponsesKeepBaseline(t *testing.T) {
 				t.Errorf("%v: ŷ = %v, want s0 = %v", m, p, d.S0[d.Off[0]+i])
 			}
 		}
+	}
+}
+
+// TestPackedStatsSumLikeGrams: summing packed statistics over any run of
+// contexts gives, bit for bit, what summing their full grams gives (the
+// folds' sums before the packing), G symmetric included.
+func TestPackedStatsSumLikeGrams(t *testing.T) {
+	rows, labels := refStudy() // a context probe, imputed cells: uneven columns
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newCtxStats(d, make([]float64, len(d.Contexts)*d.Q()))
+	q := d.Q()
+	if st.stride != q*(q+1)/2+2*q+3 {
+		t.Fatalf("stride %d for q = %d", st.stride, q)
+	}
+	order := Permutation(d.Contexts, 3)
+	index := map[string]int{}
+	for g, c := range d.Contexts {
+		index[c] = g
+	}
+	full, packed := newGram(q), newGram(q)
+	for i, id := range order {
+		g := index[id]
+		full.add(contextGram(d, d.Off[g], d.Off[g+1]))
+		packed.addPacked(st, g)
+		if i%17 != 0 && i != len(order)-1 {
+			continue
+		}
+		if !bitsEqual(full.G, packed.G) || !bitsEqual(full.c, packed.c) || !bitsEqual(full.e, packed.e) ||
+			!bitsEqual([]float64{full.vv, full.vy, full.yy}, []float64{packed.vv, packed.vy, packed.yy}) || full.rows != packed.rows {
+			t.Fatalf("after %d contexts the packed sums differ from the grams' sums", i+1)
+		}
+		if st.vv(g) != contextGram(d, d.Off[g], d.Off[g+1]).vv {
+			t.Fatalf("context %d: vv", g)
+		}
+	}
+	if full.rows != d.Rows() {
+		t.Errorf("rows %d, want %d", full.rows, d.Rows())
+	}
+}
+
+// TestOHRowMatchesCenterOH: a row's Õ and H̃ from ohRow and its context's
+// means are centerOH's, bit for bit.
+func TestOHRowMatchesCenterOH(t *testing.T) {
+	rows, labels := refStudy()
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := len(d.Attrs)
+	mo, mh, o, h := make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K)
+	for g := range d.Contexts {
+		lo, hi := d.Off[g], d.Off[g+1]
+		oc, hc := make([]float64, (hi-lo)*K), make([]float64, (hi-lo)*K)
+		d.centerOH(lo, hi, oc, hc)
+		oc2, hc2 := make([]float64, (hi-lo)*K), make([]float64, (hi-lo)*K)
+		d.centerOHMeans(lo, hi, oc2, hc2, mo, mh)
+		if !bitsEqual(oc, oc2) || !bitsEqual(hc, hc2) {
+			t.Fatalf("context %d: centerOHMeans differs from centerOH", g)
+		}
+		for r := lo; r < hi; r++ {
+			d.ohRow(r, mo, mh, o, h)
+			i := (r - lo) * K
+			if !bitsEqual(o, oc[i:i+K]) || !bitsEqual(h, hc[i:i+K]) {
+				t.Fatalf("row %d: ohRow %v %v, centerOH %v %v", r, o, h, oc[i:i+K], hc[i:i+K])
+			}
+		}
+	}
+}
+
+func bitsEqual(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// TestCenteredRowMatchesJC: CenteredRow with a context's ColumnMeans is
+// Design.JC's row, bit for bit, and DropCentered changes nothing else.
+func TestCenteredRowMatchesJC(t *testing.T) {
+	rows, labels := refStudy()
+	d, _, err := BuildDesign(rows, labels, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := d.Q()
+	m, row := make([]float64, q), make([]float64, q)
+	for g := range d.Contexts {
+		d.ColumnMeans(d.Off[g], d.Off[g+1], m)
+		for r := d.Off[g]; r < d.Off[g+1]; r++ {
+			d.CenteredRow(r, m, row)
+			if !bitsEqual(row, d.JC[r*q:(r+1)*q]) {
+				t.Fatalf("row %d: %v, JC %v", r, row, d.JC[r*q:(r+1)*q])
+			}
+		}
+	}
+	dd, _, err := BuildDesign(rows, labels, BuildOptions{DropCentered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dd.JC != nil || !bitsEqual(dd.J, d.J) || !bitsEqual(dd.V, d.V) || !bitsEqual(dd.YStar, d.YStar) || !bitsEqual(dd.S0, d.S0) {
+		t.Error("DropCentered: the design differs beyond JC")
+	}
+}
+
+// TestDesignBuilderOnce: Build uses the builder up.
+func TestDesignBuilderOnce(t *testing.T) {
+	rows, labels := refStudy()
+	b := NewDesignBuilder(BuildOptions{})
+	for i := range rows {
+		if err := b.Add(&rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := b.Build(labels); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Build(labels); err == nil {
+		t.Error("second Build: no error")
+	}
+	if err := b.Add(&rows[0]); err == nil {
+		t.Error("Add after Build: no error")
 	}
 }

@@ -3,22 +3,23 @@ package calib
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
-// selector evaluates PRISM (α = 1) with the nested cross-validation of
+// Selector evaluates PRISM (α = 1) with the nested cross-validation of
 // docs/protocol.md §5 on subsets of a design's columns, all on the same folds.
 // The training statistics of every outer fold and inner part are summed
 // once over the full design; a subset's statistics are their sub-blocks
 // (G_SS, c_S, e_S), so a subset costs only its ridge paths and the
 // held-out predictions.
-type selector struct {
+type Selector struct {
 	f       *fitter // the full design; read-only once built
 	folds   []selFold
-	defined []int // design contexts where the metric is defined, design order
-	vanilla float64
+	Defined []int   // design contexts where the metric is defined, design order
+	Vanilla float64 // mean metric of the baseline over Defined
 }
 
 type selFold struct {
@@ -51,12 +52,12 @@ func subGram(dst, src *gram, cols []int) {
 	dst.vv, dst.vy, dst.yy, dst.rows = src.vv, src.vy, src.yy, src.rows
 }
 
-// newSelector prepares the folds of order (design context indices, π).
-func newSelector(d *Design, opts Options, order []int) *selector {
+// NewSelector prepares the folds of order (design context indices, π).
+func NewSelector(d *Design, opts Options, order []int) *Selector {
 	opts.Taylor = false
 	f := newFitter(d, opts)
 	f.methods = []Method{PRISM}
-	s := &selector{f: f}
+	s := &Selector{f: f}
 	bounds := SplitParts(len(order), opts.Folds)
 	for fo := 0; fo < opts.Folds; fo++ {
 		lo, hi := bounds[fo], bounds[fo+1]
@@ -79,19 +80,19 @@ func newSelector(d *Design, opts Options, order []int) *selector {
 	var v float64
 	for g := range d.Contexts {
 		if f.defined[g] {
-			s.defined = append(s.defined, g)
+			s.Defined = append(s.Defined, g)
 			v += f.value(g, vanillaRule)
 		}
 	}
-	if len(s.defined) > 0 {
-		s.vanilla = v / float64(len(s.defined))
+	if len(s.Defined) > 0 {
+		s.Vanilla = v / float64(len(s.Defined))
 	}
 	return s
 }
 
-// selWorker holds one goroutine's scratch.
-type selWorker struct {
-	s        *selector
+// SelectorWorker holds one goroutine's scratch.
+type SelectorWorker struct {
+	s        *Selector
 	f        *fitter
 	sub      *gram
 	betaS    []float64
@@ -100,7 +101,7 @@ type selWorker struct {
 	oof      []float64
 }
 
-func (s *selector) worker() *selWorker {
+func (s *Selector) worker() *SelectorWorker {
 	q := s.f.d.Q()
 	maxTrain := 0
 	for _, fd := range s.folds {
@@ -109,12 +110,12 @@ func (s *selector) worker() *selWorker {
 	G := len(s.f.opts.Gammas)
 	full := newRule(q, s.f.K)
 	full.method = PRISM
-	return &selWorker{s: s, f: s.f.scratchCopy(), sub: newGram(q), betaS: make([]float64, q), full: full,
+	return &SelectorWorker{s: s, f: s.f.scratchCopy(), sub: newGram(q), betaS: make([]float64, q), full: full,
 		vals: make([]float64, G*maxTrain), cv: make([]float64, G), oof: make([]float64, len(s.f.d.Contexts))}
 }
 
 // path factorizes PRISM on the columns cols of src.
-func (w *selWorker) path(src *gram, cols []int) (*methodPath, error) {
+func (w *SelectorWorker) path(src *gram, cols []int) (*methodPath, error) {
 	subGram(w.sub, src, cols)
 	mp, ok := newMethodPath(PRISM, w.sub, 0)
 	if !ok {
@@ -126,7 +127,7 @@ func (w *selWorker) path(src *gram, cols []int) (*methodPath, error) {
 // solve sets w.full to PRISM's fit at γ (α = 1), β zero outside cols, so
 // that a subset's prediction is the rule of docs/protocol.md §4 on the
 // full J̃ row (rule.predict).
-func (w *selWorker) solve(mp *methodPath, gamma float64, cols []int) {
+func (w *SelectorWorker) solve(mp *methodPath, gamma float64, cols []int) {
 	b := w.betaS[:len(cols)]
 	mp.path.solve(gamma, b)
 	clear(w.full.beta)
@@ -139,7 +140,7 @@ func (w *selWorker) solve(mp *methodPath, gamma float64, cols []int) {
 // (non-empty): γ is chosen by the inner CV on the fold's training contexts
 // (pickGamma: highest mean, exact ties to the largest γ) and PRISM is
 // fitted at it on the whole outer training set.
-func (w *selWorker) fitFold(fd *selFold, cols []int) error {
+func (w *SelectorWorker) fitFold(fd *selFold, cols []int) error {
 	gammas := w.s.f.opts.Gammas
 	nt := len(fd.train)
 	vals := w.vals[:len(gammas)*nt]
@@ -171,10 +172,10 @@ func (w *selWorker) fitFold(fd *selFold, cols []int) error {
 // outer fold, γ is chosen by the inner CV (pickGamma: highest mean,
 // exact ties to the largest γ) and the fit on the whole outer training set
 // predicts the test contexts. No columns is Vanilla.
-func (w *selWorker) eval(cols []int) (float64, error) {
+func (w *SelectorWorker) eval(cols []int) (float64, error) {
 	s := w.s
 	if len(cols) == 0 {
-		return s.vanilla, nil
+		return s.Vanilla, nil
 	}
 	for i := range s.folds {
 		fd := &s.folds[i]
@@ -186,17 +187,17 @@ func (w *selWorker) eval(cols []int) (float64, error) {
 		}
 	}
 	var sum float64
-	for _, g := range s.defined {
+	for _, g := range s.Defined {
 		sum += w.oof[g]
 	}
-	return sum / float64(len(s.defined)), nil
+	return sum / float64(len(s.Defined)), nil
 }
 
 // evalAll evaluates n column sets, set(i) giving the i-th, on every core.
 // Results are stored by index, so they do not depend on scheduling.
 // progress, when not nil, is called after each set with the running count,
 // serialized and in increasing order.
-func (s *selector) evalAll(ctx context.Context, n int, set func(i int, buf []int) []int, progress func(done, total int)) ([]float64, error) {
+func (s *Selector) EvalAll(ctx context.Context, n int, set func(i int, buf []int) []int, progress func(done, total int)) ([]float64, error) {
 	out := make([]float64, n)
 	var next atomic.Int64
 	var mu sync.Mutex
@@ -239,3 +240,52 @@ func (s *selector) evalAll(ctx context.Context, n int, set func(i int, buf []int
 	wg.Wait()
 	return out, firstErr
 }
+
+// The accessors below let calib/budget evaluate its column rules on the
+// selector's folds (docs/protocol.md §16) without reaching into them.
+
+// Design is the design the selector evaluates.
+func (s *Selector) Design() *Design { return s.f.d }
+
+// Folds is the number of outer folds.
+func (s *Selector) Folds() int { return len(s.folds) }
+
+// Test is outer fold fo's test contexts (design indices).
+func (s *Selector) Test(fo int) []int { return s.folds[fo].test }
+
+// Train is outer fold fo's training contexts (design indices).
+func (s *Selector) Train(fo int) []int { return s.folds[fo].train }
+
+// VanillaValue is the baseline's within-context metric on context g.
+func (s *Selector) VanillaValue(g int) float64 { return s.f.value(g, vanillaRule) }
+
+// ColumnSD is the RMS of every centered column on outer fold fo's
+// training rows (0 when it has none).
+func (s *Selector) ColumnSD(fo int) []float64 {
+	fd := s.folds[fo]
+	q := s.f.d.Q()
+	sd := make([]float64, q)
+	for c := range sd {
+		if fd.outer.rows > 0 {
+			sd[c] = math.Sqrt(fd.outer.G[c*q+c] / float64(fd.outer.rows))
+		}
+	}
+	return sd
+}
+
+// Worker returns a new goroutine-local evaluator.
+func (s *Selector) Worker() *SelectorWorker { return s.worker() }
+
+// FitFold fits PRISM on outer fold fo's training contexts with the
+// columns cols (design order), γ chosen by the inner CV.
+func (w *SelectorWorker) FitFold(fo int, cols []int) error { return w.fitFold(&w.s.folds[fo], cols) }
+
+// Value is the last FitFold's within-context metric on context g.
+func (w *SelectorWorker) Value(g int) float64 { return w.f.value(g, w.full) }
+
+// Beta is the last FitFold's β over all q columns (zero outside its
+// columns); it is overwritten by the next FitFold.
+func (w *SelectorWorker) Beta() []float64 { return w.full.beta }
+
+// Metric is the within-context metric of predictions pred on context g.
+func (w *SelectorWorker) Metric(g int, pred []float64) float64 { return w.f.metricOf(g, pred) }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/prism-eval/prism/calib/internal/calibtest"
 )
 
 // taylorOn builds the Taylor fit of all contexts of d.
@@ -54,7 +56,7 @@ func TestTaylorLossAndGradient(t *testing.T) {
 	g := make([]float64, 3)
 	tf.grad(delta, mu, g)
 	tf.hessian(delta, mu)
-	assertClose(t, "½∇F", g, scaled(directGrad(d, delta, mu), 0.5), 1e-10)
+	calibtest.AssertClose(t, "½∇F", g, scaled(directGrad(d, delta, mu), 0.5), 1e-10)
 	for k := range delta {
 		h := 1e-6
 		p, m := append([]float64(nil), delta...), append([]float64(nil), delta...)
@@ -131,7 +133,7 @@ func TestTaylorOptimum(t *testing.T) {
 // amount both ways (Δ+ = Δ−, so H = 0) the Taylor loss is the half-
 // difference ridge loss and both give the same δ.
 func TestTaylorSymmetricIsHalf(t *testing.T) {
-	rows, labels := synth(10, 6, 2, 35)
+	rows, labels := calibtest.Synth(10, 6, 2, 35)
 	s0 := map[string]float64{}
 	plus := map[string]float64{}
 	for _, r := range rows {
@@ -160,12 +162,12 @@ func TestTaylorSymmetricIsHalf(t *testing.T) {
 			t.Fatal(err)
 		}
 		tf.half.path.solve(gamma, tf.half.coef)
-		assertClose(t, "Taylor δ vs Half δ", delta, tf.half.coef, 1e-8)
+		calibtest.AssertClose(t, "Taylor δ vs Half δ", delta, tf.half.coef, 1e-8)
 	}
 }
 
 func TestFitTaylor(t *testing.T) {
-	rows, labels := synth(20, 6, 2, 37)
+	rows, labels := calibtest.Synth(20, 6, 2, 37)
 	// Make the responses asymmetric so that H carries signal.
 	for i, r := range rows {
 		if strings.HasSuffix(r.Probe, ":+") {
@@ -208,7 +210,7 @@ func TestFitTaylor(t *testing.T) {
 // half-difference ridge loss.
 func asymmetric(t testing.TB, nctx, ncand, K int, seed uint64, amp float64) *Design {
 	t.Helper()
-	rows, labels := synth(nctx, ncand, K, seed)
+	rows, labels := calibtest.Synth(nctx, ncand, K, seed)
 	for i, r := range rows {
 		if strings.HasSuffix(r.Probe, ":+") {
 			rows[i].Score += amp * math.Sin(float64(i))
@@ -373,7 +375,7 @@ func TestTaylorNotConverged(t *testing.T) {
 		!strings.Contains(err.Error(), "γ = ") || !errors.As(err, &te) {
 		t.Errorf("FitDesign: error %v, want one naming the fold and γ", err)
 	}
-	rows, labels := synth(60, 1, 2, 48)
+	rows, labels := calibtest.Synth(60, 1, 2, 48)
 	for i, r := range rows {
 		if strings.HasSuffix(r.Probe, ":+") {
 			rows[i].Score += math.Sin(float64(i))

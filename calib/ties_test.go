@@ -282,11 +282,11 @@ func TestEqualRowsEqualPredictionsGlobal(t *testing.T) {
 func TestEqualRowsEqualPredictionsSelect(t *testing.T) {
 	d, sameJ, _ := pairStudy(t, 10, 3, 64, false)
 	opts := DefaultOptions()
-	order, _, err := resolveOrder(d, opts)
+	order, _, err := ResolveOrder(d, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSelector(d, opts, order)
+	s := NewSelector(d, opts, order)
 	w := s.worker()
 	pred := make([]float64, d.Rows())
 	for _, cols := range [][]int{{0}, {1, 2}, {0, 3, 5}, {0, 1, 2, 3, 4, 5}} {

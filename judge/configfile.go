@@ -135,6 +135,20 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 			return c, err
 		}
 	}
+	c = f.Overlay(c)
+	c.ApplyEnv(getenv)
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("judge flags: %w", err)
+	}
+	return c, nil
+}
+
+// Overlay returns base with the judge flags given on the command line
+// applied over it: the one place a flag maps onto its Config field, for
+// Config (over Defaults or the --judge-config file) and for callers that
+// start from another configuration (prism score: the calibrator's judge).
+func (f *Flags) Overlay(base Config) Config {
+	c := base
 	f.fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "backend":
@@ -172,9 +186,5 @@ func (f *Flags) Config(getenv func(string) string) (Config, error) {
 			c.APIKeyEnv = f.c.APIKeyEnv
 		}
 	})
-	c.ApplyEnv(getenv)
-	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("judge flags: %w", err)
-	}
-	return c, nil
+	return c
 }

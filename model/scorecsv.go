@@ -20,6 +20,10 @@ type ScoreRow struct {
 	Line                      int    // 1-based line in the source file (0 when not from a file)
 }
 
+// Scored reports whether r holds a score: neither an empty cell nor NaN
+// (a stored answer without a score, such as a rubric's missing cell).
+func (r *ScoreRow) Scored() bool { return !r.Missing && !math.IsNaN(r.Score) }
+
 // Label is one human reference score y_i of a candidate (docs/protocol.md §1).
 type Label struct {
 	Context, Candidate string

@@ -285,3 +285,19 @@ func TestCSVCellsWithCarriageReturnsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestScoreRowScored(t *testing.T) {
+	for _, tc := range []struct {
+		r    ScoreRow
+		want bool
+	}{
+		{ScoreRow{Score: 3}, true},
+		{ScoreRow{Score: 0}, true},
+		{ScoreRow{Missing: true}, false},
+		{ScoreRow{Score: math.NaN()}, false},
+	} {
+		if got := tc.r.Scored(); got != tc.want {
+			t.Errorf("%+v: Scored() = %v, want %v", tc.r, got, tc.want)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func (v *bankScreen) panel(a *App) bankPanel {
 // signalLines draws the panel in w cells: per unit its ratio to the
 // neutral clauses with the 95% interval and the screen's verdict (pass
 // when the interval's lower end exceeds 1; "too few" and the number of
-// contexts, without interval or bar, below calib.MinSignalContexts), the
+// contexts, without interval or bar, below signal.MinContexts), the
 // pooled row, on wide panes the ratio bar of the Run screen, and a note
 // on how the wordings were pooled.
 func (p bankPanel) signalLines(st *styles.Styles, w int) []string {

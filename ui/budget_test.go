@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/budget"
 )
 
 // TestBudgetCurveView: b on the Selection screen evaluates the budget
 // curve of the stored answers in a job and draws it in the left pane; the
-// report is calib.EvaluateBudget's on the same answers, and the reach
+// report is budget.Evaluate's on the same answers, and the reach
 // lines on screen are its numbers. b again shows the subset-size curve.
 // Golden frames: the curve at every golden size.
 func TestBudgetCurveView(t *testing.T) {
@@ -27,7 +27,7 @@ func TestBudgetCurveView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := calib.EvaluateBudget(context.Background(), rows, labels, calib.DefaultBudgetOptions())
+	want, _, err := budget.Evaluate(context.Background(), rows, labels, budget.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestBudgetCurveView(t *testing.T) {
 		t.Errorf("no budget title:\n%s", f)
 	}
 	for _, c := range want.Reach {
-		if c.Point < 0 || c.Family == calib.FamilyVanilla || c.Family == calib.FamilyFull {
+		if c.Point < 0 || c.Family == budget.FamilyVanilla || c.Family == budget.FamilyFull {
 			continue
 		}
 		p := want.Points[c.Point]

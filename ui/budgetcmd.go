@@ -3,24 +3,25 @@ package ui
 import (
 	"context"
 
+	"github.com/prism-eval/prism/calib/budget"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Selection screen's budget curve (docs/budget.md): calib.EvaluateBudget
+// The Selection screen's budget curve (docs/budget.md): budget.Evaluate
 // on the stored answers of the current dataset, judge and bank version, as
 // a job; budgetView draws it.
 
-type budgetJob = job[*calib.BudgetReport]
+type budgetJob = job[*budget.Report]
 
 // budgetState is the Selection screen's budget curve: the evaluation in
 // flight, the last report, and whether the curve replaces the
 // subset-size curve on the left.
 type budgetState struct {
-	jobState[*calib.BudgetReport]
-	rep      *calib.BudgetReport
+	jobState[*budget.Report]
+	rep      *budget.Report
 	warnings []string
 	key      studyKey
 	show     bool
@@ -29,14 +30,14 @@ type budgetState struct {
 
 // startBudgetCmd starts a budget evaluation of key's answers and returns
 // the job at once.
-func startBudgetCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.BudgetOptions) (*budgetJob, tea.Cmd) {
-	return startJob(ctx, key, func(ctx context.Context, _ func(int, int)) (*calib.BudgetReport, []string, error) {
+func startBudgetCmd(ctx context.Context, st *store.Store, key studyKey, opts budget.Options) (*budgetJob, tea.Cmd) {
+	return startJob(ctx, key, func(ctx context.Context, _ func(int, int)) (*budget.Report, []string, error) {
 		in, err := readStudyInput(ctx, st, key, "evaluating budgets on")
 		if err != nil {
 			return nil, nil, err
 		}
 		opts.ScoresFile, opts.LabelsFile = in.source, in.source
-		rep, w, err := calib.EvaluateBudget(ctx, in.rows, in.labels, opts)
+		rep, w, err := budget.Evaluate(ctx, in.rows, in.labels, opts)
 		if err == nil {
 			rep.Study = &in.study
 		}
@@ -60,7 +61,7 @@ func (b *budgetState) toggle(a *App, current studyKey) tea.Cmd {
 		b.err = err
 		return nil
 	}
-	job, cmd := startBudgetCmd(a.ctx, a.study.Store, k, calib.DefaultBudgetOptions())
+	job, cmd := startBudgetCmd(a.ctx, a.study.Store, k, budget.DefaultOptions())
 	b.start(job)
 	return cmd
 }
@@ -68,11 +69,11 @@ func (b *budgetState) toggle(a *App, current studyKey) tea.Cmd {
 // update handles the budget job's messages.
 func (b *budgetState) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case jobStartedMsg[*calib.BudgetReport]:
+	case jobStartedMsg[*budget.Report]:
 		return msg.follow(&b.jobState)
-	case jobProgressMsg[*calib.BudgetReport]:
+	case jobProgressMsg[*budget.Report]:
 		return msg.apply(&b.jobState)
-	case jobDoneMsg[*calib.BudgetReport]:
+	case jobDoneMsg[*budget.Report]:
 		if j := msg.job; b.finish(j) {
 			b.rep, b.warnings, b.key = j.res, j.warnings, j.key
 		}

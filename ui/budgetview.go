@@ -5,11 +5,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/budget"
+
 	"github.com/prism-eval/prism/ui/styles"
 )
 
-// budgetView draws a budget curve (calib.BudgetReport, docs/budget.md) as
+// budgetView draws a budget curve (budget.Report, docs/budget.md) as
 // a text chart: mean agreement (rows) against judge calls per candidate
 // (columns), one mark per policy (the letters of budgetMarks), a dotted
 // line at the full bank's mean less the tolerance, then per family the
@@ -17,7 +18,7 @@ import (
 // the out-of-fold mean, and the range of the outer folds' means). It is a plain child component of the
 // Selection screen: SetSize, then View.
 type budgetView struct {
-	rep           *calib.BudgetReport
+	rep           *budget.Report
 	st            *styles.Styles
 	width, height int
 }
@@ -28,20 +29,20 @@ var budgetMarks = []struct {
 	family string
 	mark   byte
 }{
-	{calib.FamilyOneWording, 'w'},
-	{calib.FamilyColumns, 'c'},
-	{calib.FamilyUnits, 'u'},
-	{calib.FamilyOneSign, 's'},
-	{calib.FamilyAdaptiveWording, 'a'},
-	{calib.FamilyAdaptive, 'A'},
-	{calib.FamilyVanilla, 'V'},
-	{calib.FamilyFull, 'F'},
+	{budget.FamilyOneWording, 'w'},
+	{budget.FamilyColumns, 'c'},
+	{budget.FamilyUnits, 'u'},
+	{budget.FamilyOneSign, 's'},
+	{budget.FamilyAdaptiveWording, 'a'},
+	{budget.FamilyAdaptive, 'A'},
+	{budget.FamilyVanilla, 'V'},
+	{budget.FamilyFull, 'F'},
 }
 
 // budgetShort names the families in the reach lines.
 var budgetShort = map[string]string{
-	calib.FamilyUnits: "units", calib.FamilyColumns: "columns", calib.FamilyOneSign: "one sign",
-	calib.FamilyOneWording: "1 wording", calib.FamilyAdaptive: "adaptive", calib.FamilyAdaptiveWording: "adaptive 1w",
+	budget.FamilyUnits: "units", budget.FamilyColumns: "columns", budget.FamilyOneSign: "one sign",
+	budget.FamilyOneWording: "1 wording", budget.FamilyAdaptive: "adaptive", budget.FamilyAdaptiveWording: "adaptive 1w",
 }
 
 func (v *budgetView) SetSize(w, h int) { v.width, v.height = w, h }
@@ -55,11 +56,11 @@ func (v *budgetView) lines() []string {
 	if r == nil || len(r.Points) == 0 || v.width < 20 {
 		return nil
 	}
-	var full calib.BudgetPoint
+	var full budget.Point
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range r.Points {
 		lo, hi = math.Min(lo, p.Mean), math.Max(hi, p.Mean)
-		if p.Family == calib.FamilyFull {
+		if p.Family == budget.FamilyFull {
 			full = p
 		}
 	}
@@ -76,7 +77,7 @@ func (v *budgetView) lines() []string {
 	below = append(below, wrapStyled(st.Muted, legend+fmt.Sprintf(" ┄ full−%g", r.Tolerance), v.width)...)
 	below = append(below, st.Label.Render(fit(fmt.Sprintf("%-11s %-6s %6s  %-6s  %s", "cheapest", "point", "probe", "mean", "folds"), v.width)))
 	for _, c := range r.Reach {
-		if c.Family == calib.FamilyVanilla || c.Family == calib.FamilyFull {
+		if c.Family == budget.FamilyVanilla || c.Family == budget.FamilyFull {
 			continue
 		}
 		name := budgetShort[c.Family]

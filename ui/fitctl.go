@@ -10,6 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/signal"
+
+	"github.com/prism-eval/prism/calib/forest"
+
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -103,7 +107,7 @@ func fitStudy(ctx context.Context, st *store.Store, key studyKey, opts calib.Opt
 // baselineOptions turn rubric ratings into baselines as `prism fit`'s
 // defaults do: SAJA with the random-forest head (300 trees, seed 42).
 func baselineOptions() study.BaselineOptions {
-	return study.BaselineOptions{Head: calib.BaselineForest, Forest: calib.DefaultForestOptions()}
+	return study.BaselineOptions{Head: calib.BaselineForest, Forest: forest.DefaultOptions()}
 }
 
 // pickStudy is key's study (study.Pick under key's bank), or why there is
@@ -401,11 +405,11 @@ type exportedMsg struct {
 // answers, as files for a paper into dir (package figures).
 func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
-		var sig *calib.SignalReport
+		var sig *signal.Report
 		rows, sigErr := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
 		if sigErr == nil && len(rows) > 0 {
 			// Without neutral answers there is no ratio: the figure is left out.
-			sig, sigErr = calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+			sig, sigErr = signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
 		}
 		paths, err := figures.Export(dir, rep, sig)
 		if err == nil && len(rep.Baselines) > 0 {

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/order"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -36,7 +37,7 @@ type orderKey struct {
 // orderSection is one computed section.
 type orderSection struct {
 	study study.OrderStudy
-	rep   *calib.OrderReport // nil: no batched study of this bank
+	rep   *order.Report // nil: no batched study of this bank
 	err   error
 }
 
@@ -70,9 +71,9 @@ func orderCmd(ctx context.Context, st *store.Store, d *model.Dataset, key orderK
 		if err != nil {
 			return orderMsg{key: key, sec: orderSection{study: s, err: err}}
 		}
-		opts := calib.DefaultOrderOptions()
+		opts := order.DefaultOptions()
 		opts.Bootstrap = orderResamples
-		rep, err := calib.OrderDiagnostics(data, opts)
+		rep, err := order.Diagnostics(data, opts)
 		return orderMsg{key: key, sec: orderSection{study: s, rep: rep, err: err}}
 	}
 }
@@ -149,7 +150,7 @@ func (o orderState) orderLines(st *styles.Styles, w int) []string {
 		if i > 0 {
 			b.WriteString("  ")
 		}
-		fmt.Fprintf(&b, "%d: %s", p.Orders, orderCell(p.OrderValue, i == len(r.Curve)-1))
+		fmt.Fprintf(&b, "%d: %s", p.Orders, orderCell(p.Stat, i == len(r.Curve)-1))
 	}
 	lines = append(lines, st.Text.Render(fit(b.String(), w)))
 	lines = append(lines, st.Text.Render(fit(label("  references")+"one order repeated "+orderCell(r.RepeatRef, false)+" · pointwise "+orderCell(r.PointRef, false), w)))
@@ -185,7 +186,7 @@ func (o orderState) orderLines(st *styles.Styles, w int) []string {
 }
 
 // orderCell is an estimate, with its interval when ci, or "too few".
-func orderCell(v calib.OrderValue, ci bool) string {
+func orderCell(v order.Stat, ci bool) string {
 	if v.Value == nil {
 		return "too few"
 	}

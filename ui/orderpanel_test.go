@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/order"
+
 	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
@@ -72,9 +73,9 @@ func TestGoldenOrderPanel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := calib.DefaultOrderOptions()
+	opts := order.DefaultOptions()
 	opts.Bootstrap = orderResamples
-	rep, err := calib.OrderDiagnostics(data, opts)
+	rep, err := order.Diagnostics(data, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +98,11 @@ func TestGoldenOrderPanel(t *testing.T) {
 // Too few contexts: the section says so instead of numbers.
 func TestOrderLinesTooFew(t *testing.T) {
 	st := demoApp(t, 160, 48).styles
-	tf := calib.OrderValue{TooFew: "too few: 2 usable contexts, needs 5", Contexts: 2}
-	o := orderState{sec: &orderSection{study: study.OrderStudy{Batched: "b"}, rep: &calib.OrderReport{
-		Orders: 2, Repeats: 1, Curve: []calib.OrderCurvePoint{{Orders: 1, OrderValue: tf}},
+	tf := order.Stat{TooFew: "too few: 2 usable contexts, needs 5", Contexts: 2}
+	o := orderState{sec: &orderSection{study: study.OrderStudy{Batched: "b"}, rep: &order.Report{
+		Orders: 2, Repeats: 1, Curve: []order.CurvePoint{{Orders: 1, Stat: tf}},
 		RepeatRef: tf, PointRef: tf, KendallRev: tf, KendallRep: tf, KendallGap: tf,
-		Spearman: []calib.OrderSpearman{{Format: "pointwise", TooFew: "x"}, {Format: "batched", Orders: 1, TooFew: "x"}},
+		Spearman: []order.Spearman{{Format: "pointwise", TooFew: "x"}, {Format: "batched", Orders: 1, TooFew: "x"}},
 	}}}
 	lines := o.orderLines(st, 150)
 	f := strings.Join(lines, "\n")

@@ -472,7 +472,7 @@ func (v *runScreen) signalTitle() string {
 // signalLines draws, per attribute, its Δ+ and Δ− sparklines (shared
 // axis), the ratio bar with the marker at 1, the ratio and its interval
 // ("too few" in place of bar, interval and verdict below
-// calib.MinSignalContexts contexts), then the pooled ratio, the neutral
+// signal.MinContexts contexts), then the pooled ratio, the neutral
 // reference and how the wordings were pooled.
 func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live

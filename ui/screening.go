@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prism-eval/prism/calib/signal"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -76,7 +77,7 @@ func bankSignalCmd(ctx context.Context, st *store.Store, key studyKey, keep func
 			return bankSignalMsg{key: key, sig: bankSignal{source: source}}
 		}
 		start := time.Now()
-		rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+		rep, err := signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
 		if err != nil {
 			return bankSignalMsg{key: key, sig: bankSignal{source: source, err: err}}
 		}
@@ -183,7 +184,7 @@ func (v *bankScreen) startScreen(a *App) tea.Cmd {
 	}
 	k, _ := a.currentKey()
 	sp.Repeats = screenRuns
-	sp.Dataset = calib.ScreenSample(sp.Dataset, screenContexts, screenSampleSeed)
+	sp.Dataset = signal.ScreenSample(sp.Dataset, screenContexts, screenSampleSeed)
 	sc := &screening{key: k}
 	for _, c := range sp.Dataset.Contexts {
 		sc.contexts = append(sc.contexts, c.ID)

@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prism-eval/prism/calib/selection"
+
+	"github.com/prism-eval/prism/calib/signal"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/judge/engine"
 )
 
@@ -80,20 +83,20 @@ func TestSelectProgressCoalesces(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the Progress callback blocked")
 	}
-	msg, ok := waitJob(j)().(jobProgressMsg[*calib.SelectReport])
+	msg, ok := waitJob(j)().(jobProgressMsg[*selection.Report])
 	if !ok || msg.done != 100000 || msg.total != 100000 {
 		t.Fatalf("progress message %+v, want the latest 100000/100000", msg)
 	}
 	close(j.finished)
-	if _, ok := waitJob(j)().(jobDoneMsg[*calib.SelectReport]); !ok {
+	if _, ok := waitJob(j)().(jobDoneMsg[*selection.Report]); !ok {
 		t.Fatal("no done message after the job finished")
 	}
 }
 
 // Screening the demo bank through the Bank screen's key stores the
 // sample's answers and shows each unit's verdict; they are those of
-// calib.Signal on the same answers. Then the Selection screen's curve is
-// that of calib.Select on the workspace.
+// signal.Signal on the same answers. Then the Selection screen's curve is
+// that of selection.Select on the workspace.
 //
 // The same flow gives the golden frames of the screened Bank screen and
 // of the Selection screen: before a selection, while one runs (progress
@@ -135,7 +138,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if want := 60 * nConds * screenRuns; len(rows) != want {
 		t.Fatalf("%d answers stored, want %d", len(rows), want)
 	}
-	rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: finalResamples, Seed: 42})
+	rep, err := signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +168,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := calib.Select(ctx, fitRows, labels, calib.DefaultSelectOptions())
+	want, _, err := selection.Select(ctx, fitRows, labels, selection.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,14 +298,14 @@ func TestSelectStaleAfterBankEdit(t *testing.T) {
 // enumerated: 16 sizes, 16 omissions, 16 forward steps) at 237×61.
 func BenchmarkSelectView16(b *testing.B) {
 	a := demoApp(b, 237, 61)
-	rep := &calib.SelectReport{Metric: "spearman", NContexts: 100, NCandidates: 1600, Vanilla: 0.31}
+	rep := &selection.Report{Metric: "spearman", NContexts: 100, NCandidates: 1600, Vanilla: 0.31}
 	for i := range 16 {
 		u := fmt.Sprintf("attribute%02d", i)
 		rep.Units = append(rep.Units, u)
 		g := float64(i) / 100
-		rep.Curve = append(rep.Curve, calib.SizeStat{Size: i + 1, Subsets: 100, Median: g, P10: g - 0.02, P90: g + 0.03})
-		rep.Omission = append(rep.Omission, calib.Omission{Unit: u, SubsetResult: calib.SubsetResult{Mean: 0.4, Gain: 0.09}, Change: -g})
-		rep.Forward = append(rep.Forward, calib.ForwardStep{Added: u, SubsetResult: calib.SubsetResult{Mean: 0.3 + g, Gain: g}, Improvement: 0.01})
+		rep.Curve = append(rep.Curve, selection.SizeStat{Size: i + 1, Subsets: 100, Median: g, P10: g - 0.02, P90: g + 0.03})
+		rep.Omission = append(rep.Omission, selection.Omission{Unit: u, SubsetResult: selection.SubsetResult{Mean: 0.4, Gain: 0.09}, Change: -g})
+		rep.Forward = append(rep.Forward, selection.ForwardStep{Added: u, SubsetResult: selection.SubsetResult{Mean: 0.3 + g, Gain: g}, Improvement: 0.01})
 	}
 	a.sel.rep = rep
 	a.sel.key, _ = a.currentKey()

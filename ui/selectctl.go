@@ -3,8 +3,8 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/budget"
+	"github.com/prism-eval/prism/calib/selection"
 )
 
 // The Selection screen's control: starting a selection, following its
@@ -52,13 +52,13 @@ func (v *selectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 			cur, _ := a.currentKey()
 			return v.budget.toggle(a, cur)
 		}
-	case jobStartedMsg[*calib.BudgetReport], jobProgressMsg[*calib.BudgetReport], jobDoneMsg[*calib.BudgetReport]:
+	case jobStartedMsg[*budget.Report], jobProgressMsg[*budget.Report], jobDoneMsg[*budget.Report]:
 		return v.budget.update(msg)
-	case jobStartedMsg[*calib.SelectReport]:
+	case jobStartedMsg[*selection.Report]:
 		return msg.follow(&v.jobState)
-	case jobProgressMsg[*calib.SelectReport]:
+	case jobProgressMsg[*selection.Report]:
 		return msg.apply(&v.jobState)
-	case jobDoneMsg[*calib.SelectReport]:
+	case jobDoneMsg[*selection.Report]:
 		v.onDone(msg)
 	}
 	return nil
@@ -72,12 +72,12 @@ func (v *selectScreen) rerun(a *App) tea.Cmd {
 		v.err = err
 		return nil
 	}
-	job, cmd := startSelectCmd(a.ctx, a.study.Store, k, calib.DefaultSelectOptions())
+	job, cmd := startSelectCmd(a.ctx, a.study.Store, k, selection.DefaultOptions())
 	v.start(job)
 	return cmd
 }
 
-func (v *selectScreen) onDone(msg jobDoneMsg[*calib.SelectReport]) {
+func (v *selectScreen) onDone(msg jobDoneMsg[*selection.Report]) {
 	j := msg.job
 	if !v.finish(j) {
 		return

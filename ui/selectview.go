@@ -5,9 +5,10 @@ import (
 	"math"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/selection"
+
 	"charm.land/lipgloss/v2"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/ui/styles"
 )
 
@@ -18,10 +19,10 @@ import (
 // selectctl.go runs the selection and follows it.
 type selectScreen struct {
 	// The selection in flight, its progress, and why the last one failed.
-	jobState[*calib.SelectReport]
+	jobState[*selection.Report]
 
 	key      studyKey // the answers rep was computed from
-	rep      *calib.SelectReport
+	rep      *selection.Report
 	warnings []string
 	judge    string   // the judge a run would use, for the hint
 	current  studyKey // the answers a run would use now

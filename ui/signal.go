@@ -6,9 +6,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/prism-eval/prism/calib/signal"
+
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model/store"
 )
 
@@ -31,7 +32,7 @@ type ratioRow struct {
 	Pass      bool // the interval's lower end exceeds 1, with enough contexts
 	RMS       float64
 	HasSignal bool // false until the unit has displacements
-	// TooFew: fewer than calib.MinSignalContexts contexts behind the unit
+	// TooFew: fewer than signal.MinContexts contexts behind the unit
 	// or the neutral reference, so no verdict and no interval is shown;
 	// Contexts is the smaller of the two counts.
 	TooFew   bool
@@ -45,7 +46,7 @@ type signalView struct {
 	Pooled     ratioRow
 	NeutralRMS float64
 	NeutralN   int
-	Pooling    string // calib.PoolingWordingMean or calib.PoolingPerWording
+	Pooling    string // signal.PoolingWordingMean or signal.PoolingPerWording
 	Resamples  int
 	Final      bool // computed after the run ended, with finalResamples
 	Scores     int  // score rows it was computed from
@@ -69,7 +70,7 @@ func signalCmd(ctx context.Context, st *store.Store, dataset, judgeName, bankHas
 		if err != nil {
 			return signalMsg{err: fmt.Errorf("reading scores: %w", err)}
 		}
-		rep, err := calib.Signal(ctx, rows, calib.SignalOptions{Bootstrap: resamples, Seed: 42})
+		rep, err := signal.Signal(ctx, rows, signal.Options{Bootstrap: resamples, Seed: 42})
 		if err != nil {
 			return signalMsg{err: err}
 		}
@@ -80,8 +81,8 @@ func signalCmd(ctx context.Context, st *store.Store, dataset, judgeName, bankHas
 }
 
 // signalFromReport turns calib's report into the panel's rows.
-func signalFromReport(rep *calib.SignalReport) *signalView {
-	row := func(u calib.SignalUnit) ratioRow {
+func signalFromReport(rep *signal.Report) *signalView {
+	row := func(u signal.Unit) ratioRow {
 		return ratioRow{Name: u.Name, N: u.N, Ratio: u.Ratio, Lo: u.CI[0], Hi: u.CI[1], Pass: u.Pass, RMS: u.RMS,
 			HasSignal: u.N > 0 && !math.IsNaN(u.Ratio), TooFew: u.TooFew, Contexts: min(u.Contexts, rep.Neutral.Contexts)}
 	}
@@ -96,10 +97,10 @@ func signalFromReport(rep *calib.SignalReport) *signalView {
 // the fewest contexts for a verdict.
 func (v *signalView) signalNote() string {
 	how := "wordings averaged"
-	if v.Pooling == calib.PoolingPerWording {
+	if v.Pooling == signal.PoolingPerWording {
 		how = "each wording separately"
 	}
-	return fmt.Sprintf("%s · verdicts from %d contexts", how, calib.MinSignalContexts)
+	return fmt.Sprintf("%s · verdicts from %d contexts", how, signal.MinContexts)
 }
 
 // tooFewText says why a row has no verdict, in at most w cells:

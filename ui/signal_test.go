@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/prism-eval/prism/calib/signal"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestRunPanelTooFew: after 88 of the demo's 2,280 requests only the
-// first context has answers, fewer than calib.MinSignalContexts, so no
+// first context has answers, fewer than signal.MinContexts, so no
 // unit gets a verdict. Both the live panel and the one computed with the
 // final resamples (as after a cancel) show "too few" where the bar, the
 // interval and ✓ would be: a lone context's bootstrap collapses to its
@@ -22,11 +22,11 @@ func TestRunPanelTooFew(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		sig := a.run.signal
-		if sig == nil || sig.Pooling != calib.PoolingWordingMean {
+		if sig == nil || sig.Pooling != signal.PoolingWordingMean {
 			t.Fatalf("%s: panel %+v", when, sig)
 		}
 		for _, r := range append(sig.Rows, sig.Pooled) {
-			if r.HasSignal && (!r.TooFew || r.Pass || r.Contexts >= calib.MinSignalContexts) {
+			if r.HasSignal && (!r.TooFew || r.Pass || r.Contexts >= signal.MinContexts) {
 				t.Errorf("%s: row %+v has a verdict on %d contexts", when, r, r.Contexts)
 			}
 		}
@@ -51,7 +51,7 @@ func TestRunPanelTooFew(t *testing.T) {
 // number of contexts instead of an interval, a verdict and a bar.
 func TestBankPanelTooFew(t *testing.T) {
 	st := demoApp(t, 160, 48).styles
-	v := &signalView{Pooling: calib.PoolingWordingMean,
+	v := &signalView{Pooling: signal.PoolingWordingMean,
 		Rows: []ratioRow{
 			{Name: "fluency", N: 8, Ratio: 1, Lo: 1, Hi: 1, HasSignal: true, TooFew: true, Contexts: 1},
 			{Name: "coverage", N: 240, Ratio: 1.5, Lo: 1.2, Hi: 1.8, Pass: true, HasSignal: true, Contexts: 12},

@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/diag"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
-	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 )
@@ -38,9 +39,9 @@ type diagKey struct {
 
 // diagReport is one computation's outcome; a nil part is not shown.
 type diagReport struct {
-	wording    *calib.WordingReport
-	joint      *calib.JointReport
-	resolution *calib.ResolutionReport
+	wording    *diag.WordingReport
+	joint      *diag.JointReport
+	resolution *diag.ResolutionReport
 	scales     [2]string
 	err        error
 }
@@ -85,19 +86,19 @@ func (p *diagPanel) onMsg(a *App, b *banks.Bank, task string, msg diagMsg) tea.C
 func diagCmd(ctx context.Context, st *store.Store, k diagKey, b *banks.Bank, task string) tea.Cmd {
 	return func() tea.Msg {
 		rep := &diagReport{}
-		opts := calib.DefaultDiagOptions()
+		opts := diag.DefaultOptions()
 		opts.Bootstrap = diagResamples
 		rows, err := st.Scores(ctx, k.key.dataset, k.key.judge, k.key.bankHash)
 		if err != nil {
 			return diagMsg{k, &diagReport{err: fmt.Errorf("reading scores: %w", err)}}
 		}
 		if b.HasLevels() {
-			if rep.wording, err = calib.Wording(ctx, rows, opts); err != nil {
+			if rep.wording, err = diag.Wording(ctx, rows, opts); err != nil {
 				return diagMsg{k, &diagReport{err: err}}
 			}
 		}
 		if len(b.Joint.Pairs) > 0 {
-			if rep.joint, err = calib.Joint(ctx, rows, opts); err != nil {
+			if rep.joint, err = diag.Joint(ctx, rows, opts); err != nil {
 				return diagMsg{k, &diagReport{err: err}}
 			}
 		}
@@ -114,7 +115,7 @@ func diagCmd(ctx context.Context, st *store.Store, k diagKey, b *banks.Bank, tas
 			return diagMsg{k, rep}
 		}
 		rep.scales = [2]string{t.Scale.Range(), fine.Tasks[task].Scale.Range()}
-		if rep.resolution, err = calib.Resolution(ctx, rows, rowsB, rep.scales[0], rep.scales[1], opts); err != nil {
+		if rep.resolution, err = diag.Resolution(ctx, rows, rowsB, rep.scales[0], rep.scales[1], opts); err != nil {
 			return diagMsg{k, &diagReport{err: err}}
 		}
 		return diagMsg{k, rep}
@@ -157,7 +158,7 @@ func (p *diagPanel) lines(a *App, st *styles.Styles, w int) []string {
 
 // wordingLines: per level the pooled reproducible RMS of O with its
 // interval and the E^c/O and E^base/O ratios (Fig. 3b).
-func wordingLines(st *styles.Styles, r *calib.WordingReport, w int) []string {
+func wordingLines(st *styles.Styles, r *diag.WordingReport, w int) []string {
 	if len(r.Pooled) == 0 {
 		return []string{st.Muted.Render(fit("wording: too few: "+r.TooFew, w))}
 	}
@@ -179,7 +180,7 @@ func wordingLines(st *styles.Styles, r *calib.WordingReport, w int) []string {
 }
 
 // jointLine: the pooled projection and interaction ratio (Fig. 7).
-func jointLine(st *styles.Styles, r *calib.JointReport, w int) string {
+func jointLine(st *styles.Styles, r *diag.JointReport, w int) string {
 	if r.PooledPairs == 0 {
 		return st.Muted.Render(fit("joint: too few: "+r.TooFew, w))
 	}
@@ -192,11 +193,11 @@ func jointLine(st *styles.Styles, r *calib.JointReport, w int) string {
 }
 
 // resolutionLine: tied pairs and zero responses on both scales.
-func resolutionLine(st *styles.Styles, r *calib.ResolutionReport, w int) string {
+func resolutionLine(st *styles.Styles, r *diag.ResolutionReport, w int) string {
 	if r.TooFew != "" {
 		return st.Muted.Render(fit("resolution: too few: "+r.TooFew, w))
 	}
-	pc := func(e calib.Est) string { return strconv.FormatFloat(100*e.Value, 'f', 1, 64) + "%" }
+	pc := func(e diag.Est) string { return strconv.FormatFloat(100*e.Value, 'f', 1, 64) + "%" }
 	return st.Text.Render(fit(fmt.Sprintf("resolution %s → %s: tied pairs %s → %s · zero responses %s → %s", r.A.Scale, r.B.Scale,
 		pc(r.A.TiedShare), pc(r.B.TiedShare), pc(r.A.ZeroShare), pc(r.B.ZeroShare)), w))
 }

@@ -3,32 +3,27 @@ package figures
 import (
 	"bytes"
 	"encoding/xml"
-	"image/png"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
-
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/signal"
 )
 
 // issueReport holds the values of issue 17's figures whose whiskers were
 // clipped: grounding's a_k reaches +0.16 and coverage's e_k −0.18 (the
 // ends of the axis), and grounding's signal interval ends at 1.91.
-func issueReport() (*calib.Report, *calib.SignalReport) {
+func issueReport() (*calib.Report, *signal.Report) {
 	r := tinyReport()
 	r.Profiles = map[string]*calib.Profile{
 		"grounding": {A: calib.ProfileStat{Mean: 0.08, Min: 0.02, Max: 0.16}, E: calib.ProfileStat{Mean: 0.01, Min: -0.05, Max: 0.06}},
 		"coverage":  {A: calib.ProfileStat{Mean: 0.03, Min: -0.02, Max: 0.09}, E: calib.ProfileStat{Mean: -0.1, Min: -0.18, Max: -0.04}},
 	}
-	sig := &calib.SignalReport{Units: []calib.SignalUnit{
+	sig := &signal.Report{Units: []signal.Unit{
 		{Name: "grounding", Ratio: 1.4, CI: [2]float64{1.05, 1.91}, Pass: true},
 		{Name: "coverage", Ratio: 0.9, CI: [2]float64{0.6, 1.2}},
 	}}
@@ -152,15 +147,9 @@ func pathPoints(t *testing.T, d string) [][2]float64 {
 // and every text inside the canvas. The plot area is bounded by the x
 // axis's line (the longest black horizontal path) below and at both
 // ends, and by the title's baseline above.
-func checkInside(t *testing.T, name string, p *plot.Plot, legend ...string) {
+func checkInside(t *testing.T, name string, p *Figure, legend ...string) {
 	t.Helper()
-	c := vgsvg.New(figW, figH)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	w, h, paths, texts := parseSVG(t, buf.Bytes())
+	w, h, paths, texts := parseSVG(t, figureSVG(t, p))
 	axisY, x0, x1 := 0.0, 0.0, 0.0
 	for _, ph := range paths {
 		if !strings.Contains(ph.style, "stroke:#000000") || len(ph.pts) != 2 || ph.pts[0][1] != ph.pts[1][1] {
@@ -186,10 +175,10 @@ func checkInside(t *testing.T, name string, p *plot.Plot, legend ...string) {
 			t.Errorf("%s: text %q at (%.1f, %.1f): outside the canvas", name, tx.text, tx.x, tx.y)
 		}
 	}
-	// A legend's sample marks sit beside its label, right of the axes.
+	// A legend's sample marks sit left of its label, below the axes.
 	inLegend := func(x, y float64) bool {
 		for _, tx := range texts {
-			if slices.Contains(legend, tx.text) && x > tx.x && y > tx.y-4 && y < tx.y+12 {
+			if slices.Contains(legend, tx.text) && x < tx.x && x > tx.x-p.Legend.ThumbnailWidth.Points()-4 && y > tx.y-4 && y < tx.y+12 {
 				return true
 			}
 		}
@@ -221,25 +210,40 @@ func checkInside(t *testing.T, name string, p *plot.Plot, legend ...string) {
 	}
 }
 
+// figCase is a figure to check and its legend's labels.
+type figCase struct {
+	name   string
+	make   func() (*Figure, error)
+	legend []string
+}
+
+func (tc figCase) figure(t *testing.T) *Figure {
+	t.Helper()
+	f, err := tc.make()
+	if err != nil {
+		t.Fatalf("%s: %v", tc.name, err)
+	}
+	return f
+}
+
+var (
+	profilesLegend = []string{"a_k (directional)", "e_k (shared)"}
+	sweepLegend    = []string{"prism", "alpha_prism", "half", "taylor", "vanilla"}
+	signalLegend   = []string{"ratio"}
+)
+
 // Every mark of every figure lies inside the axes, with the values of
 // the issue that clipped them, and the titles lie inside the canvas.
 func TestFiguresMarksInsideAxes(t *testing.T) {
 	r, sig := issueReport()
-	for _, tc := range []struct {
-		name   string
-		make   func() (*plot.Plot, error)
-		legend []string
-	}{
-		{"profiles", func() (*plot.Plot, error) { return Profiles(r) }, nil},
-		{"sweep", func() (*plot.Plot, error) { return Sweep(r) }, []string{"prism", "alpha_prism", "half", "taylor", "vanilla"}},
-		{"signal", func() (*plot.Plot, error) { return Signal(sig) }, nil},
-		{"tiny profiles", func() (*plot.Plot, error) { return Profiles(tinyReport()) }, nil},
-		{"tiny signal", func() (*plot.Plot, error) { return Signal(tinySignal()) }, nil},
+	for _, tc := range []figCase{
+		{"profiles", func() (*Figure, error) { return Profiles(r) }, profilesLegend},
+		{"sweep", func() (*Figure, error) { return Sweep(r) }, sweepLegend},
+		{"signal", func() (*Figure, error) { return Signal(sig) }, signalLegend},
+		{"tiny profiles", func() (*Figure, error) { return Profiles(tinyReport()) }, profilesLegend},
+		{"tiny signal", func() (*Figure, error) { return Signal(tinySignal()) }, signalLegend},
 	} {
-		p, err := tc.make()
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := tc.figure(t)
 		checkInside(t, tc.name, p, tc.legend...)
 	}
 }
@@ -263,25 +267,21 @@ func TestFigureAxesSpanMarks(t *testing.T) {
 	}
 }
 
-// The PNG of the issue's figures decodes at the figure's size.
+// The PNG of the issue's figures decodes at the figure's size at
+// pngDPI: 1,500 × 1,050 px, at least the 1,200 px wide a paper or a slide
+// needs.
 func TestFigurePNGDecodes(t *testing.T) {
 	r, _ := issueReport()
 	p, err := Profiles(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := vgimg.PngCanvas{Canvas: vgimg.New(figW, figH)}
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
+	path := filepath.Join(t.TempDir(), "p.png")
+	if err := p.save(path); err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
+	w, h := pngSize(t, path)
+	if w != int(math.Round(figW.Dots(pngDPI))) || h != int(math.Round(figH.Dots(pngDPI))) || w < minPNGWidth {
+		t.Errorf("PNG %dx%d, want %vx%v at %d dpi, at least %d px wide", w, h, figW, figH, pngDPI, minPNGWidth)
 	}
-	if b := img.Bounds(); b.Dx() != int(math.Ceil(figW.Dots(vgimg.DefaultDPI))) || b.Dy() != int(math.Ceil(figH.Dots(vgimg.DefaultDPI))) {
-		t.Errorf("PNG %v, want %vx%v at %d dpi", b, figW, figH, vgimg.DefaultDPI)
-	}
-	_ = vg.Inch
 }

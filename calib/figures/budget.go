@@ -3,24 +3,21 @@ package figures
 import (
 	"fmt"
 	"image/color"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
+	"github.com/prism-eval/prism/calib/budget"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/prism-eval/prism/calib"
 )
 
 // budgetColors colour the budget curve's families, in report order.
 var budgetColors = map[string]color.Color{
-	calib.FamilyUnits:           colH,
-	calib.FamilyColumns:         colE,
-	calib.FamilyOneWording:      color.RGBA{R: 0x09, G: 0x69, B: 0xda, A: 0xff},
-	calib.FamilyAdaptive:        colT,
-	calib.FamilyAdaptiveWording: colA,
+	budget.FamilyUnits:           colH,
+	budget.FamilyColumns:         colE,
+	budget.FamilyOneWording:      color.RGBA{R: 0x09, G: 0x69, B: 0xda, A: 0xff},
+	budget.FamilyAdaptive:        colT,
+	budget.FamilyAdaptiveWording: colA,
 }
 
 // Budget is the budget curve (docs/budget.md): per family, the
@@ -29,11 +26,14 @@ var budgetColors = map[string]color.Color{
 // difference from the full bank drawn about them; Vanilla,
 // the full bank and one sign per attribute as single marks; a dashed line
 // at the full bank's mean less the tolerance.
-func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
-	p := plot.New()
+func Budget(r *budget.Report) (*Figure, error) {
+	fig := newFigure()
+	p := fig.Plot
 	p.Title.Text = "Budget curve (out of fold; policies learned on training folds)"
 	p.X.Label.Text = "judge calls per candidate"
-	p.Y.Label.Text = "mean " + r.Metric + " (bars: paired 95% CI vs full)"
+	// Two lines: in one, the label is longer than the axis above the
+	// legend's rows, and gonum would shorten the axis to fit it.
+	p.Y.Label.Text = "mean " + r.Metric + "\n(bars: paired 95% CI vs full)"
 	var xs, ys []float64
 	var fams []string
 	for _, pt := range r.Points {
@@ -81,7 +81,7 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 			}
 			l.Color = c
 			p.Add(l)
-			p.Legend.Add(f, l, s)
+			fig.addLegend(f, l, s)
 		} else {
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: []string{f}})
 			if err != nil {
@@ -90,7 +90,7 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 			lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(-4)}
 			p.Add(lb)
 		}
-		if strings.HasPrefix(f, calib.FamilyAdaptive) {
+		if strings.HasPrefix(f, budget.FamilyAdaptive) {
 			eb, err := plotter.NewYErrorBars(struct {
 				plotter.XYer
 				plotter.YErrorer
@@ -105,13 +105,13 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 	// The axes span every mark and every drawn interval.
 	for _, pt := range r.Points {
 		ys = append(ys, pt.Mean)
-		if strings.HasPrefix(pt.Family, calib.FamilyAdaptive) {
+		if strings.HasPrefix(pt.Family, budget.FamilyAdaptive) {
 			ys = append(ys, pt.Mean-(pt.VsFull-pt.VsFullCI[0]), pt.Mean+(pt.VsFullCI[1]-pt.VsFull))
 		}
 	}
 	full := -1.0
 	for _, pt := range r.Points {
-		if pt.Family == calib.FamilyFull {
+		if pt.Family == budget.FamilyFull {
 			full = pt.Mean
 		}
 	}
@@ -122,24 +122,13 @@ func Budget(r *calib.BudgetReport) (*plot.Plot, error) {
 	}
 	ref.Color, ref.Dashes = colGrey, []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(ref)
-	p.Legend.Add(fmt.Sprintf("full − %g", r.Tolerance), ref)
+	fig.addLegend(fmt.Sprintf("full − %g", r.Tolerance), ref)
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Min, p.Y.Max = padded(append(ys, full-r.Tolerance)...)
-	p.Y.Min -= (p.Y.Max - p.Y.Min) * 0.4 // room below the curves for the legend
-	p.Legend.Top = false
-	return p, nil
+	return fig, nil
 }
 
 // SaveBudget writes the budget curve to path, PNG or SVG by its extension.
-func SaveBudget(r *calib.BudgetReport, path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
-	default:
-		return fmt.Errorf("%s: want a .png or .svg file name", path)
-	}
-	p, err := Budget(r)
-	if err != nil {
-		return err
-	}
-	return p.Save(figW, figH, path)
+func SaveBudget(r *budget.Report, path string) error {
+	return saveFigure(path, func() (*Figure, error) { return Budget(r) })
 }

@@ -3,9 +3,7 @@ package figures
 import (
 	"fmt"
 	"image/color"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,11 +18,13 @@ var curveColors = []color.Color{colT, colE, colA, colH, color.RGBA{R: 0x09, G: 0
 // the median across draws against the number of labelled contexts (log
 // scale, a tick at each size), with the 10th–90th percentile band as a
 // translucent area; title names what was measured.
-func Curve(c *curve.Curve, title string) (*plot.Plot, error) {
-	p := plot.New()
+func Curve(c *curve.Curve, title string) (*Figure, error) {
+	f := newFigure()
+	p := f.Plot
 	p.Title.Text = title
 	p.X.Label.Text = "labelled contexts"
-	p.Y.Label.Text = c.Metric + fmt.Sprintf(" (median, band: 10–90%% of %d draws)", c.Draws)
+	// Two lines, as Budget's: in one the label is longer than the axis.
+	p.Y.Label.Text = c.Metric + fmt.Sprintf("\n(median, band: 10–90%% of %d draws)", c.Draws)
 	p.X.Scale = plot.LogScale{}
 	var ticks []plot.Tick
 	var xs, ys []float64
@@ -60,13 +60,11 @@ func Curve(c *curve.Curve, title string) (*plot.Plot, error) {
 		}
 		l.Color, s.Color = col, col
 		p.Add(l, s)
-		p.Legend.Add(name, l, s)
+		f.addLegend(name, l, s)
 	}
 	p.X.Min, p.X.Max = paddedLog(xs...)
 	p.Y.Min, p.Y.Max = padded(ys...)
-	p.Legend.Top = false
-	p.Legend.Left = false
-	return p, nil
+	return f, nil
 }
 
 // band fills the area between lo and hi (the same xs) with col, faint.
@@ -93,14 +91,5 @@ func band(p *plot.Plot, lo, hi plotter.XYs, col color.Color) error {
 // SaveCurve writes the learning curve to path, PNG or SVG by its
 // extension.
 func SaveCurve(c *curve.Curve, title, path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
-	default:
-		return fmt.Errorf("%s: want a .png or .svg file name", path)
-	}
-	p, err := Curve(c, title)
-	if err != nil {
-		return err
-	}
-	return p.Save(figW, figH, path)
+	return saveFigure(path, func() (*Figure, error) { return Curve(c, title) })
 }

@@ -1,8 +1,11 @@
 // Package figures writes a calibration study for a paper from calib's
 // reports: the fit report (calib.Report) as JSON and CSV, and the
 // correction-profile (paper Fig. 4a, 9), γ-sweep (Fig. 4b) and
-// signal-ratio (Fig. 2, from calib.SignalReport) figures as PNG and SVG
-// with gonum/plot. It is report export, not UI; the Fit screen's e calls it.
+// signal-ratio (Fig. 2, from signal.Report) figures as PNG and SVG
+// with gonum/plot; so are the budget and learning curves. Every figure is
+// 5 × 3.5 in, its PNG at 300 dpi (1,500 × 1,050 px), its legend in rows
+// below the axes (Figure). It is report export, not UI; the Fit tab's
+// e calls it.
 package figures
 
 import (
@@ -16,6 +19,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/prism-eval/prism/calib/signal"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -23,9 +28,6 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
 )
-
-// Figure size: a single column of a two-column paper, a little taller.
-const figW, figH = 5 * vg.Inch, 3.5 * vg.Inch
 
 var (
 	colA    = color.RGBA{R: 0x82, G: 0x50, B: 0xdf, A: 0xff}
@@ -40,7 +42,7 @@ var (
 // row per attribute and component), profiles.{png,svg} and sweep.{png,svg}
 // from r, and signal.{png,svg} from sig when it is not nil. It returns
 // the paths written, in that order.
-func Export(dir string, r *calib.Report, sig *calib.SignalReport) ([]string, error) {
+func Export(dir string, r *calib.Report, sig *signal.Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -64,24 +66,24 @@ func Export(dir string, r *calib.Report, sig *calib.SignalReport) ([]string, err
 	}
 	figs := []struct {
 		name string
-		make func() (*plot.Plot, error)
+		make func() (*Figure, error)
 	}{
-		{"profiles", func() (*plot.Plot, error) { return Profiles(r) }},
-		{"sweep", func() (*plot.Plot, error) { return Sweep(r) }},
+		{"profiles", func() (*Figure, error) { return Profiles(r) }},
+		{"sweep", func() (*Figure, error) { return Sweep(r) }},
 	}
 	if sig != nil {
 		figs = append(figs, struct {
 			name string
-			make func() (*plot.Plot, error)
-		}{"signal", func() (*plot.Plot, error) { return Signal(sig) }})
+			make func() (*Figure, error)
+		}{"signal", func() (*Figure, error) { return Signal(sig) }})
 	}
 	for _, fg := range figs {
-		p, err := fg.make()
+		f, err := fg.make()
 		if err != nil {
 			return paths, fmt.Errorf("%s figure: %w", fg.name, err)
 		}
 		for _, ext := range []string{".png", ".svg"} {
-			if err := write(fg.name+ext, func(path string) error { return p.Save(figW, figH, path) }); err != nil {
+			if err := write(fg.name+ext, f.save); err != nil {
 				return paths, err
 			}
 		}
@@ -188,7 +190,7 @@ type rangeBars struct {
 }
 
 // forest draws, at heights ys, a point at each x with a bar over [lo, hi].
-func forest(p *plot.Plot, name string, c color.Color, xs, los, his, ys []float64) error {
+func forest(f *Figure, name string, c color.Color, xs, los, his, ys []float64) error {
 	rb := rangeBars{XYs: make(plotter.XYs, len(xs)), XErrors: make(plotter.XErrors, len(xs))}
 	for i := range xs {
 		rb.XYs[i] = plotter.XY{X: xs[i], Y: ys[i]}
@@ -204,8 +206,8 @@ func forest(p *plot.Plot, name string, c color.Color, xs, los, his, ys []float64
 		return err
 	}
 	pts.Color = c
-	p.Add(bars, pts)
-	p.Legend.Add(name, pts)
+	f.Add(bars, pts)
+	f.addLegend(name, pts)
 	return nil
 }
 
@@ -263,9 +265,10 @@ func refLine(x, y0, y1 float64) (*plotter.Line, error) {
 // Profiles is the correction-profile forest plot (paper Fig. 4a, 9): per
 // attribute, a_k and e_k as the mean over outer folds with the fold range,
 // and a dashed line at zero.
-func Profiles(r *calib.Report) (*plot.Plot, error) {
+func Profiles(r *calib.Report) (*Figure, error) {
 	attrs := sortedAttrs(r)
-	p := plot.New()
+	f := newFigure()
+	p := f.Plot
 	p.Title.Text = "Correction profiles (PRISM, " + strconv.Itoa(len(r.Folds)) + " folds)" + studyCaption(r.Study)
 	p.X.Label.Text = "value (mean over folds, bar: min–max)"
 	n := len(attrs)
@@ -277,10 +280,10 @@ func Profiles(r *calib.Report) (*plot.Plot, error) {
 		ex, elo, ehi, ey = append(ex, pr.E.Mean), append(elo, pr.E.Min), append(ehi, pr.E.Max), append(ey, y-0.15)
 	}
 	if n > 0 {
-		if err := forest(p, "a_k (directional)", colA, ax, alo, ahi, ay); err != nil {
+		if err := forest(f, "a_k (directional)", colA, ax, alo, ahi, ay); err != nil {
 			return nil, err
 		}
-		if err := forest(p, "e_k (shared)", colE, ex, elo, ehi, ey); err != nil {
+		if err := forest(f, "e_k (shared)", colE, ex, elo, ehi, ey); err != nil {
 			return nil, err
 		}
 	}
@@ -296,16 +299,15 @@ func Profiles(r *calib.Report) (*plot.Plot, error) {
 		names[n-1-i] = a
 	}
 	p.NominalY(names...)
-	p.Y.Max = float64(n) + 0.5 // a free row on top for the legend
-	p.Legend.Top = true
-	return p, nil
+	return f, nil
 }
 
 // Sweep is the γ sweep (paper Fig. 4b): per fitted method, the
 // out-of-fold mean at each fixed γ (log axis), with Vanilla's mean as a
 // dashed line.
-func Sweep(r *calib.Report) (*plot.Plot, error) {
-	p := plot.New()
+func Sweep(r *calib.Report) (*Figure, error) {
+	f := newFigure()
+	p := f.Plot
 	p.Title.Text = "γ sweep" + studyCaption(r.Study)
 	p.X.Label.Text = "γ (relative ridge penalty)"
 	p.Y.Label.Text = "mean " + r.Metric
@@ -333,7 +335,7 @@ func Sweep(r *calib.Report) (*plot.Plot, error) {
 		c := []color.Color{colA, colE, colH, colT}[i]
 		l.Color, s.Color = c, c
 		p.Add(l, s)
-		p.Legend.Add(m.String(), l, s)
+		f.addLegend(m.String(), l, s)
 	}
 	if len(r.GammaGrid) > 0 && r.Methods.Vanilla != nil {
 		lo, hi := slices.Min(r.GammaGrid), slices.Max(r.GammaGrid)
@@ -343,24 +345,22 @@ func Sweep(r *calib.Report) (*plot.Plot, error) {
 		}
 		van.Color, van.Dashes = colGrey, []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(van)
-		p.Legend.Add("vanilla", van)
+		f.addLegend("vanilla", van)
 		gs, vs = append(gs, lo, hi), append(vs, r.Methods.Vanilla.Mean)
 	}
-	p.Legend.Top = true
 	if len(gs) > 0 {
 		p.X.Min, p.X.Max = paddedLog(gs...)
 		p.Y.Min, p.Y.Max = padded(vs...)
-		// Room above the lines for the legend.
-		p.Y.Max += (p.Y.Max - p.Y.Min) * 0.3
 	}
-	return p, nil
+	return f, nil
 }
 
 // Signal is the signal-ratio figure (paper Fig. 2): per unit, the ratio
 // of its displacement RMS to the neutral reference with its 95% interval,
 // and a dashed line at 1 (no more than the neutral clauses move).
-func Signal(s *calib.SignalReport) (*plot.Plot, error) {
-	p := plot.New()
+func Signal(s *signal.Report) (*Figure, error) {
+	f := newFigure()
+	p := f.Plot
 	p.Title.Text = "Signal ratio (RMS / neutral RMS, 95% CI)"
 	p.X.Label.Text = "ratio (" + poolingLabel(s.Pooling) + ")"
 	n := len(s.Units)
@@ -380,7 +380,7 @@ func Signal(s *calib.SignalReport) (*plot.Plot, error) {
 		xs, los, his, ys = append(xs, u.Ratio), append(los, u.CI[0]), append(his, u.CI[1]), append(ys, y)
 	}
 	if len(xs) > 0 {
-		if err := forest(p, "ratio", colA, xs, los, his, ys); err != nil {
+		if err := forest(f, "ratio", colA, xs, los, his, ys); err != nil {
 			return nil, err
 		}
 	}
@@ -392,12 +392,12 @@ func Signal(s *calib.SignalReport) (*plot.Plot, error) {
 	// The axis spans every ratio, both ends of every interval, and 1.
 	p.X.Min, p.X.Max = padded(slices.Concat(xs, los, his, []float64{1})...)
 	p.NominalY(names...)
-	return p, nil
+	return f, nil
 }
 
 // poolingLabel says how a signal report pooled wordings.
 func poolingLabel(p string) string {
-	if p == calib.PoolingPerWording {
+	if p == signal.PoolingPerWording {
 		return "each wording pooled separately"
 	}
 	return "wordings averaged within sign and run"

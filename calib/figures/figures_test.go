@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/signal"
+
 	"github.com/prism-eval/prism/calib"
 )
 
@@ -44,8 +46,8 @@ func tinyReport() *calib.Report {
 	}
 }
 
-func tinySignal() *calib.SignalReport {
-	return &calib.SignalReport{Units: []calib.SignalUnit{
+func tinySignal() *signal.Report {
+	return &signal.Report{Units: []signal.Unit{
 		{Name: "len", Ratio: 2, CI: [2]float64{1.5, 2.5}, Pass: true},
 		{Name: "tone", Ratio: 0.8, CI: [2]float64{0.5, 1.2}},
 		{Name: "ctx:x", Ratio: math.NaN(), CI: [2]float64{math.NaN(), math.NaN()}},
@@ -76,11 +78,8 @@ func TestExport(t *testing.T) {
 		}
 		switch filepath.Ext(p) {
 		case ".png":
-			img, err := png.Decode(f)
-			if err != nil {
-				t.Errorf("%s: %v", p, err)
-			} else if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
-				t.Errorf("%s: %v image", p, b)
+			if w, h := pngSize(t, p); w < minPNGWidth || h < 100 {
+				t.Errorf("%s: %dx%d image, want at least %d px wide", p, w, h, minPNGWidth)
 			}
 		case ".svg":
 			if root, err := svgRoot(f); err != nil || root != "svg" {
@@ -107,6 +106,26 @@ func TestExport(t *testing.T) {
 	if !strings.Contains(string(csv), "half,spearman,0.375,0.25,0.5,-0.125,-0.25,0\n") {
 		t.Errorf("report.csv:\n%s", csv)
 	}
+}
+
+// minPNGWidth is the narrowest PNG a figure may be: wide enough for a
+// paper's column at print resolution and for a slide.
+const minPNGWidth = 1200
+
+// pngSize decodes the PNG at path and returns its width and height in
+// pixels.
+func pngSize(t *testing.T, path string) (w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img.Bounds().Dx(), img.Bounds().Dy()
 }
 
 // svgRoot parses the whole document and returns its root element's name.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/calib/forest"
+
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
@@ -20,8 +22,8 @@ type BaselineOptions struct {
 	// Head is SAJA's head: calib.BaselineForest ("" means it) or
 	// calib.BaselineRidge. G-Eval has no head.
 	Head string
-	// Forest configures the forest head (zero: calib.DefaultForestOptions).
-	Forest calib.ForestOptions
+	// Forest configures the forest head (zero: forest.DefaultOptions).
+	Forest forest.Options
 }
 
 // RubricRatings are one rubric's stored ratings of a judge on a dataset:
@@ -210,7 +212,7 @@ func (rr RubricRatings) Baseline(name string, opts BaselineOptions) (calib.Basel
 		if sums[k] == nil {
 			sums[k], counts[k] = make([]float64, p), make([]int, p)
 		}
-		if row.Missing || math.IsNaN(row.Score) {
+		if !row.Scored() {
 			continue
 		}
 		sums[k][c] += row.Score

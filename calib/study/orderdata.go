@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/order"
+
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
@@ -101,7 +102,7 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 // run (decimal labels), each sign's wordings averaged; units are the
 // attribute and context probes, ATTR:- oriented by −1. Candidates are in
 // dataset order, with their human targets.
-func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s OrderStudy) (*calib.OrderData, error) {
+func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s OrderStudy) (*order.Data, error) {
 	brows, err := st.Scores(ctx, d.Name, s.Batched, s.BankHash)
 	if err != nil {
 		return nil, err
@@ -112,6 +113,32 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 			return nil, err
 		}
 	}
+	out := &order.Data{}
+	unitOf, err := orderUnits(out, brows, s)
+	if err != nil {
+		return nil, err
+	}
+	ctxOf := orderContexts(out, d)
+	sum := map[orderCell][2]float64{}
+	addOrderRows(sum, d, ctxOf, unitOf, brows, false)
+	addOrderRows(sum, d, ctxOf, unitOf, prows, true)
+	setOrderMeans(out, sum)
+	// Positions, from the order plan of the batched judge's seed.
+	j, err := st.Judge(ctx, s.Batched)
+	if err != nil {
+		return nil, err
+	}
+	if seed, ok := j.OrderSeed(); ok {
+		setPositions(out, d, seed)
+	}
+	return out, nil
+}
+
+// orderUnits sets the units of out, the attribute and context probes of
+// the batched rows (those of s.Probes when given), sorted by name
+// (docs/protocol.md column order) with their signs, and returns each
+// probe's unit index.
+func orderUnits(out *order.Data, brows []model.ScoreRow, s OrderStudy) (map[string]int, error) {
 	want := map[string]bool{}
 	for _, p := range s.Probes {
 		want[p] = true
@@ -148,14 +175,19 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(units[a], units[b]) })
-	out := &calib.OrderData{}
 	for _, i := range idx {
 		unitOf[units[i]] = len(out.Units)
 		out.Units = append(out.Units, units[i])
 		out.Signs = append(out.Signs, signs[i])
 	}
+	return unitOf, nil
+}
+
+// orderContexts sets the contexts of out, one per dataset context with
+// its human scores, and returns each context's index.
+func orderContexts(out *order.Data, d *model.Dataset) map[string]int {
 	ctxOf := map[string]int{}
-	out.Contexts = make([]calib.OrderContext, len(d.Contexts))
+	out.Contexts = make([]order.Context, len(d.Contexts))
 	for ci, c := range d.Contexts {
 		ctxOf[c.ID] = ci
 		oc := &out.Contexts[ci]
@@ -167,52 +199,58 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 		oc.Probe = make([][][][]float64, len(out.Units))
 		oc.PointProbe = make([][][]float64, len(out.Units))
 	}
-	// Sums and counts per cell, for the wording means.
-	type cell struct {
-		ctx, unit, k, r, cand int // unit −1: the baseline
-		point                 bool
-	}
-	sum := map[cell][2]float64{}
-	add := func(rows []model.ScoreRow, point bool) {
-		for _, r := range rows {
-			if r.Missing || math.IsNaN(r.Score) {
-				continue
-			}
-			ci, ok := ctxOf[r.Context]
-			if !ok {
-				continue
-			}
-			_, ki := d.Locate(r.Context, r.Candidate)
-			if ki < 0 {
-				continue
-			}
-			u := -1
-			if r.Probe != model.ProbeBaseline {
-				var ok bool
-				if u, ok = unitOf[r.Probe]; !ok {
-					continue
-				}
-			}
-			var k, rep int
-			if point {
-				n, err := strconv.Atoi(r.Run)
-				if err != nil || n < 0 {
-					continue
-				}
-				rep = n
-			} else {
-				var ok bool
-				if k, rep, ok = judge.ParseOrderRunLabel(r.Run); !ok {
-					continue
-				}
-			}
-			key := cell{ci, u, k, rep, ki, point}
-			v := sum[key]
-			sum[key] = [2]float64{v[0] + r.Score, v[1] + 1}
+	return ctxOf
+}
+
+// orderCell is a cell of the order data, for the wording means.
+type orderCell struct {
+	ctx, unit, k, r, cand int // unit −1: the baseline
+	point                 bool
+}
+
+// addOrderRows adds the scores of rows (pointwise, or batched by order
+// and repeat) to the sums and counts per cell.
+func addOrderRows(sum map[orderCell][2]float64, d *model.Dataset, ctxOf, unitOf map[string]int, rows []model.ScoreRow, point bool) {
+	for _, r := range rows {
+		if !r.Scored() {
+			continue
 		}
+		ci, ok := ctxOf[r.Context]
+		if !ok {
+			continue
+		}
+		_, ki := d.Locate(r.Context, r.Candidate)
+		if ki < 0 {
+			continue
+		}
+		u := -1
+		if r.Probe != model.ProbeBaseline {
+			var ok bool
+			if u, ok = unitOf[r.Probe]; !ok {
+				continue
+			}
+		}
+		var k, rep int
+		if point {
+			n, err := strconv.Atoi(r.Run)
+			if err != nil || n < 0 {
+				continue
+			}
+			rep = n
+		} else {
+			var ok bool
+			if k, rep, ok = judge.ParseOrderRunLabel(r.Run); !ok {
+				continue
+			}
+		}
+		key := orderCell{ci, u, k, rep, ki, point}
+		v := sum[key]
+		sum[key] = [2]float64{v[0] + r.Score, v[1] + 1}
 	}
-	add(brows, false)
-	add(prows, true)
+}
+
+// setOrderMeans sets every cell of out to its mean score.
+func setOrderMeans(out *order.Data, sum map[orderCell][2]float64) {
 	for key, v := range sum {
 		oc := &out.Contexts[key.ctx]
 		n := len(oc.Human)
@@ -235,29 +273,26 @@ func OrderDataOf(ctx context.Context, st *store.Store, d *model.Dataset, s Order
 			oc.Probe[key.unit][key.k][key.r][key.cand] = mean
 		}
 	}
-	// Positions, from the order plan of the batched judge's seed.
-	j, err := st.Judge(ctx, s.Batched)
-	if err != nil {
-		return nil, err
-	}
-	if seed, ok := j.OrderSeed(); ok {
-		for ci, c := range d.Contexts {
-			oc := &out.Contexts[ci]
-			if len(oc.Base) == 0 {
-				continue
-			}
-			ids := make([]string, len(c.Candidates))
-			for i, cand := range c.Candidates {
-				ids[i] = cand.ID
-			}
-			plan := judge.NewOrderPlan(seed, c.ID, ids)
-			oc.Pos = make([][]int, len(oc.Base))
-			for k := range oc.Pos {
-				oc.Pos[k] = plan.Positions(k)
-			}
+}
+
+// setPositions sets the candidates' positions in every order of the
+// batched study, from the order plan of its judge's seed.
+func setPositions(out *order.Data, d *model.Dataset, seed int64) {
+	for ci, c := range d.Contexts {
+		oc := &out.Contexts[ci]
+		if len(oc.Base) == 0 {
+			continue
+		}
+		ids := make([]string, len(c.Candidates))
+		for i, cand := range c.Candidates {
+			ids[i] = cand.ID
+		}
+		plan := judge.NewOrderPlan(seed, c.ID, ids)
+		oc.Pos = make([][]int, len(oc.Base))
+		for k := range oc.Pos {
+			oc.Pos[k] = plan.Positions(k)
 		}
 	}
-	return out, nil
 }
 
 // growRuns makes v[r] exist, new rows all NaN.

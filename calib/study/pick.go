@@ -111,7 +111,7 @@ func Progress(s store.StudyInfo) string {
 		return fmt.Sprintf("%s; %d requests, %d answered, %d failed", what, s.Requests, s.Answered, s.Failed)
 	}
 	out := fmt.Sprintf("%d of %d planned answered (%d runs), %d failed", s.PlanAnswered, s.Planned, s.PlannedRuns, s.PlanFailed)
-	if extra := s.Answered - s.PlanAnswered; extra > 0 {
+	if extra := s.BeyondPlan(); extra > 0 {
 		by := "runs beyond the plan"
 		if len(s.Diagnostics) > 0 {
 			by = strings.Join(s.Diagnostics, ", ")

@@ -78,13 +78,17 @@ type Spec struct {
 }
 
 // DefaultJudgeName is the name answers are stored under when none is
-// given: the backend (offline) or the model, with "-MODE" for a mode other
-// than integer (e.g. "gpt-4o-mini-expected"). prism run and the TUI's run
-// form both name judges with it.
+// given: the backend (offline, or offline-VARIANT for a simulator variant)
+// or the model, with "-MODE" for a mode other than integer (e.g.
+// "gpt-4o-mini-expected"). prism run and the TUI's run form both name
+// judges with it.
 func DefaultJudgeName(cfg judge.Config) string {
 	name := cfg.Backend
-	if cfg.Backend == judge.BackendOpenAI || cfg.Backend == judge.BackendAnthropic {
+	switch {
+	case cfg.Backend == judge.BackendOpenAI || cfg.Backend == judge.BackendAnthropic:
 		name = cfg.Model
+	case cfg.Model != "": // an offline variant
+		name += "-" + cfg.Model
 	}
 	if cfg.Mode != judge.ModeInteger {
 		name += "-" + string(cfg.Mode)

@@ -267,6 +267,28 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	return r, nil
 }
 
+// Acquire plans spec and sends what it still needs, to the end, with no
+// one watching: the events are drained and dropped. It is for small
+// offline studies set up on the user's behalf (the demo's simulator
+// variants); a run someone watches goes through Start.
+func Acquire(ctx context.Context, st *store.Store, spec Spec) (Summary, error) {
+	plan, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		return Summary{}, err
+	}
+	judges, err := NewJudges(spec.Config, spec.Repeats, nil)
+	if err != nil {
+		return Summary{}, err
+	}
+	r, err := Start(ctx, st, judges, plan, Options{ProgressOnly: true})
+	if err != nil {
+		return Summary{}, err
+	}
+	for range r.Events() {
+	}
+	return r.Wait()
+}
+
 // storeStudy stores what the answers of p refer to: its judge, its bank's
 // snapshot and the study's plan.
 func storeStudy(ctx context.Context, st *store.Store, p *Plan) error {

@@ -27,9 +27,9 @@ func TestGradedWordings(t *testing.T) {
 	var f Features = Ref
 	f[Length] = Ref[Length] + 0.2
 	f[Formality] = Ref[Formality] - 0.3
-	base := logit(f, effect{})
+	base := logit(&Weights, f, effect{})
 	half := func(plus, minus string) float64 {
-		return (logit(f, parseInstruction(instr(plus))) - logit(f, parseInstruction(instr(minus)))) / 2
+		return (logit(&Weights, f, parseInstruction(instr(plus))) - logit(&Weights, f, parseInstruction(instr(minus)))) / 2
 	}
 	oS, o, oM := half("length:slightly+", "length:slightly-"), half("length:+", "length:-"), half("length:much+", "length:much-")
 	// O = m·(gainMore + gainLess)·d/2 + m·(shiftMore − shiftLess)/2.
@@ -42,12 +42,12 @@ func TestGradedWordings(t *testing.T) {
 	if !(0 < oS && oS < o && o < oM) {
 		t.Errorf("O not increasing with wording: %g %g %g", oS, o, oM)
 	}
-	ctl := logit(f, parseInstruction(instr("length:control"))) - base
+	ctl := logit(&Weights, f, parseInstruction(instr("length:control"))) - base
 	if w := -controlCurvature*0.2*0.2 + controlShift; math.Abs(ctl-w) > 1e-12 {
 		t.Errorf("control response %g, want %g", ctl, w)
 	}
 	// Joint length more, formality less: main effects and interaction.
-	j := logit(f, parseInstruction(instr("joint:length/formality:+-"))) - base
+	j := logit(&Weights, f, parseInstruction(instr("joint:length/formality:+-"))) - base
 	da, db := 0.2, -0.3
 	w := jointMain*(gainMore*da-curvature*da*da+shiftMore) + jointMain*(-gainLess*db-curvature*db*db+shiftLess) + jointInteraction*(-1)*da*db
 	if math.Abs(j-w) > 1e-12 {

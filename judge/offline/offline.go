@@ -26,6 +26,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/prism-eval/prism/banks"
@@ -79,6 +80,8 @@ type Judge struct {
 	mode    judge.Mode
 	repeats int
 	seed    uint64
+	model   string   // "" or a variant (variants.go)
+	weights Features // the variant's implicit weights
 
 	sources memo[string, *source]
 	cands   memo[candKey, Features]
@@ -87,8 +90,9 @@ type Judge struct {
 
 type candKey struct{ src, cand string }
 
-// New returns an offline judge for cfg (only Mode, Repeats and Seed are
-// read; the backend must be "offline" or empty).
+// New returns an offline judge for cfg (only Model, Mode, Repeats and
+// Seed are read; the backend must be "offline" or empty, the model empty
+// or a variant).
 func New(cfg judge.Config) (*Judge, error) {
 	if cfg.Backend != "" && cfg.Backend != judge.BackendOffline {
 		return nil, &judge.Error{Kind: judge.KindConfig, Msg: "backend " + cfg.Backend + " is not offline"}
@@ -99,7 +103,11 @@ func New(cfg judge.Config) (*Judge, error) {
 	if cfg.Mode != judge.ModeInteger && cfg.Mode != judge.ModeExpected {
 		return nil, &judge.Error{Kind: judge.KindConfig, Msg: "mode " + string(cfg.Mode) + " is not integer or expected"}
 	}
-	j := &Judge{mode: cfg.Mode, repeats: max(1, cfg.Repeats)}
+	w, ok := VariantWeights(cfg.Model)
+	if !ok {
+		return nil, &judge.Error{Kind: judge.KindConfig, Msg: "model " + cfg.Model + " is not an offline variant (" + strings.Join(Variants(), ", ") + ")"}
+	}
+	j := &Judge{mode: cfg.Mode, repeats: max(1, cfg.Repeats), model: cfg.Model, weights: w}
 	j.sources.limit, j.cands.limit = sourceCap, candCap
 	if cfg.Seed != nil {
 		j.seed = uint64(*cfg.Seed)
@@ -107,8 +115,9 @@ func New(cfg judge.Config) (*Judge, error) {
 	return j, nil
 }
 
-// Name returns "offline (simulator)".
-func (j *Judge) Name() string { return Name }
+// Name returns "offline (simulator)", or the variant's name
+// ("offline-strict (simulator)").
+func (j *Judge) Name() string { return NameOf(j.model) }
 
 // Score implements judge.Judge. For each repeat r it computes
 //
@@ -159,7 +168,7 @@ func (j *Judge) Score(ctx context.Context, req banks.Request) (judge.Result, err
 	zs := make([]float64, len(texts))
 	for i, t := range texts {
 		f := j.features(req.Source, t, src)
-		zs[i] = logit(f, eff)
+		zs[i] = logit(&j.weights, f, eff)
 	}
 	batchEffects(zs) // order effects of batched scoring (batched.go)
 	base := j.requestHash(req, src.hash)
@@ -182,11 +191,12 @@ func (j *Judge) Score(ctx context.Context, req banks.Request) (judge.Result, err
 	return res, res.Finish(req.BatchIDs)
 }
 
-// logit is the simulated judge's internal quality on a logit scale.
-func logit(f Features, eff effect) float64 {
+// logit is the simulated judge's internal quality on a logit scale under
+// the implicit weights w.
+func logit(w *Features, f Features, eff effect) float64 {
 	z := 0.0
 	for k := range f {
-		z += Weights[k] * (f[k] - Ref[k])
+		z += w[k] * (f[k] - Ref[k])
 	}
 	for _, t := range eff.terms {
 		d := f[t.feature] - Ref[t.feature]

@@ -128,7 +128,7 @@ func (j *Judge) scoreRubric(req banks.Request, start time.Time) (judge.Result, e
 	}
 	src := j.source(req.Source)
 	f := j.features(req.Source, req.CandidateText, src)
-	z := logit(f, effect{})
+	z := logit(&j.weights, f, effect{})
 	// The probe names the criterion of a G-Eval request, so that criteria
 	// on the same scale draw independent noise.
 	base := mix(j.requestHash(req, src.hash), fnv64(req.Probe), 3)

@@ -64,6 +64,23 @@ func (t *csvSheet) next() ([]string, error) {
 	return rec, err
 }
 
+// each calls fn with every record after the header, in order; an error
+// reading one, or from fn, ends it.
+func (t *csvSheet) each(fn func(rec []string) error) error {
+	for {
+		rec, err := t.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
 // line is the line the last record read starts on.
 func (t *csvSheet) line() int {
 	l, _ := t.r.FieldPos(0)

@@ -102,68 +102,13 @@ func (p *jparser) value() (*jnode, error) {
 	n := &jnode{off: int64(p.i)}
 	switch c := p.src[p.i]; c {
 	case '{':
-		n.kind = jObject
-		p.i++
-		p.skip()
-		var seen map[string]bool // for large objects, where a linear search is too slow
-		for p.src[p.i] != '}' {
-			koff := p.i
-			key := p.str()
-			if len(key) > model.MaxText {
-				return nil, p.tooLong(int64(koff), key)
-			}
-			if len(n.keys) == 16 {
-				seen = make(map[string]bool, 32)
-				for _, k := range n.keys {
-					seen[k] = true
-				}
-			}
-			dup := false
-			if seen != nil {
-				dup = seen[key]
-				seen[key] = true
-			} else {
-				dup = n.get(key) != nil
-			}
-			if dup {
-				return nil, p.loc.errAt(int64(koff), joinPath(append(p.path, key)...), "duplicate key")
-			}
-			p.skip()
-			p.i++ // ':'
-			p.path = append(p.path, key)
-			v, err := p.value()
-			p.path = p.path[:len(p.path)-1]
-			if err != nil {
-				return nil, err
-			}
-			n.keys = append(n.keys, key)
-			n.vals = append(n.vals, v)
-			p.skip()
-			if p.src[p.i] == ',' {
-				p.i++
-				p.skip()
-			}
+		if err := p.object(n); err != nil {
+			return nil, err
 		}
-		p.i++
 	case '[':
-		n.kind = jArray
-		p.i++
-		p.skip()
-		for p.src[p.i] != ']' {
-			p.path = append(p.path, strconv.Itoa(len(n.items)))
-			v, err := p.value()
-			p.path = p.path[:len(p.path)-1]
-			if err != nil {
-				return nil, err
-			}
-			n.items = append(n.items, v)
-			p.skip()
-			if p.src[p.i] == ',' {
-				p.i++
-				p.skip()
-			}
+		if err := p.array(n); err != nil {
+			return nil, err
 		}
-		p.i++
 	case '"':
 		n.kind, n.text = jString, p.str()
 	case 't', 'f', 'n':
@@ -187,6 +132,78 @@ func (p *jparser) value() (*jnode, error) {
 	}
 	n.end = int64(p.i)
 	return n, nil
+}
+
+// object reads the object at p.i into n; a key given twice is an error.
+func (p *jparser) object(n *jnode) error {
+	n.kind = jObject
+	p.i++
+	p.skip()
+	var seen map[string]bool // for large objects, where a linear search is too slow
+	for p.src[p.i] != '}' {
+		koff := p.i
+		key := p.str()
+		if len(key) > model.MaxText {
+			return p.tooLong(int64(koff), key)
+		}
+		if len(n.keys) == 16 {
+			seen = make(map[string]bool, 32)
+			for _, k := range n.keys {
+				seen[k] = true
+			}
+		}
+		dup := false
+		if seen != nil {
+			dup = seen[key]
+			seen[key] = true
+		} else {
+			dup = n.get(key) != nil
+		}
+		if dup {
+			return p.loc.errAt(int64(koff), joinPath(append(p.path, key)...), "duplicate key")
+		}
+		p.skip()
+		p.i++ // ':'
+		p.path = append(p.path, key)
+		v, err := p.value()
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return err
+		}
+		n.keys = append(n.keys, key)
+		n.vals = append(n.vals, v)
+		p.next()
+	}
+	p.i++
+	return nil
+}
+
+// array reads the array at p.i into n.
+func (p *jparser) array(n *jnode) error {
+	n.kind = jArray
+	p.i++
+	p.skip()
+	for p.src[p.i] != ']' {
+		p.path = append(p.path, strconv.Itoa(len(n.items)))
+		v, err := p.value()
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return err
+		}
+		n.items = append(n.items, v)
+		p.next()
+	}
+	p.i++
+	return nil
+}
+
+// next steps over the white space and the comma after a member.
+func (p *jparser) next() {
+	p.skip()
+	if p.src[p.i] == ',' {
+		p.i++
+		p.skip()
+	}
 }
 
 // tooLong reports a string or number over MaxText at off: every text, id

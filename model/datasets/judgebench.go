@@ -34,52 +34,9 @@ func readJudgeBenchFiles(locs []*locator) (*model.Dataset, error) {
 				return nil, loc.errAt(row.get("pair_id").off, "pair_id", "%s already given at %s", model.Quote(id), first)
 			}
 			where[id] = loc.name + ":" + itoa(li+1)
-			ctx := model.Context{ID: id}
-			q, err := loc.field(row, "", "question")
+			ctx, err := judgeBenchPair(loc, row, id)
 			if err != nil {
 				return nil, err
-			}
-			if ctx.Source, err = loc.asString(q, "question"); err != nil {
-				return nil, err
-			}
-			for _, k := range []string{"source", "original_id", "response_model"} {
-				if v := row.get(k); v != nil && v.kind != jNull {
-					setExtra(&ctx.Extra, k, loc.asText(v))
-				}
-			}
-			lab, err := loc.field(row, "", "label")
-			if err != nil {
-				return nil, err
-			}
-			label, err := loc.asString(lab, "label")
-			if err != nil {
-				return nil, err
-			}
-			var hA, hB float64
-			switch strings.TrimSpace(label) {
-			case "A>B":
-				hA = 1
-			case "B>A":
-				hB = 1
-			default:
-				return nil, loc.errAt(lab.off, "label", "want \"A>B\" or \"B>A\", got %s", model.Quote(label))
-			}
-			for _, side := range []struct {
-				id string
-				h  float64
-			}{{"A", hA}, {"B", hB}} {
-				r, err := loc.field(row, "", "response_"+side.id)
-				if err != nil {
-					return nil, err
-				}
-				text, err := loc.asString(r, "response_"+side.id)
-				if err != nil {
-					return nil, err
-				}
-				ctx.Candidates = append(ctx.Candidates, model.Candidate{
-					ID: side.id, Text: text, Human: side.h,
-					Scores: map[string]float64{"correct": side.h},
-				})
 			}
 			ci, _ := b.context(id)
 			b.d.Contexts[ci] = ctx
@@ -92,4 +49,64 @@ func readJudgeBenchFiles(locs []*locator) (*model.Dataset, error) {
 		return nil, &ParseError{File: locs[0].name, Msg: "no pairs"}
 	}
 	return b.d, nil
+}
+
+// judgeBenchPair is the context of one pair, id: the question, and
+// responses A and B with the label's Human.
+func judgeBenchPair(loc *locator, row *jnode, id string) (model.Context, error) {
+	ctx := model.Context{ID: id}
+	q, err := loc.field(row, "", "question")
+	if err != nil {
+		return ctx, err
+	}
+	if ctx.Source, err = loc.asString(q, "question"); err != nil {
+		return ctx, err
+	}
+	for _, k := range []string{"source", "original_id", "response_model"} {
+		if v := row.get(k); v != nil && v.kind != jNull {
+			setExtra(&ctx.Extra, k, loc.asText(v))
+		}
+	}
+	hA, hB, err := judgeBenchLabel(loc, row)
+	if err != nil {
+		return ctx, err
+	}
+	for _, side := range []struct {
+		id string
+		h  float64
+	}{{"A", hA}, {"B", hB}} {
+		r, err := loc.field(row, "", "response_"+side.id)
+		if err != nil {
+			return ctx, err
+		}
+		text, err := loc.asString(r, "response_"+side.id)
+		if err != nil {
+			return ctx, err
+		}
+		ctx.Candidates = append(ctx.Candidates, model.Candidate{
+			ID: side.id, Text: text, Human: side.h,
+			Scores: map[string]float64{"correct": side.h},
+		})
+	}
+	return ctx, nil
+}
+
+// judgeBenchLabel reads the label: Human 1 for the correct response, 0
+// for the other.
+func judgeBenchLabel(loc *locator, row *jnode) (hA, hB float64, err error) {
+	lab, err := loc.field(row, "", "label")
+	if err != nil {
+		return 0, 0, err
+	}
+	label, err := loc.asString(lab, "label")
+	if err != nil {
+		return 0, 0, err
+	}
+	switch strings.TrimSpace(label) {
+	case "A>B":
+		return 1, 0, nil
+	case "B>A":
+		return 0, 1, nil
+	}
+	return 0, 0, loc.errAt(lab.off, "label", "want \"A>B\" or \"B>A\", got %s", model.Quote(label))
 }

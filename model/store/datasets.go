@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // DatasetInfo summarises a stored dataset for listings.
@@ -30,7 +31,7 @@ type DatasetInfo struct {
 // their context; the error names the offending ids. A NaN human score is
 // stored as missing; infinite scores are rejected.
 func (s *Store) PutDataset(ctx context.Context, d *model.Dataset, replace bool) error {
-	d = scrubDataset(d, s.knownSecrets())
+	d = redact.Dataset(d, s.knownSecrets())
 	if err := checkDataset(d); err != nil {
 		return err
 	}
@@ -39,76 +40,95 @@ func (s *Store) PutDataset(ctx context.Context, d *model.Dataset, replace bool) 
 		return err
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		var old int64
-		err := tx.QueryRowContext(ctx, "SELECT id FROM datasets WHERE name = ?", d.Name).Scan(&old)
-		switch {
-		case err == nil && !replace:
-			return fmt.Errorf("dataset %q: %w (replace it explicitly)", d.Name, ErrExists)
-		case err == nil:
-			if err := checkDatasetFree(ctx, tx, old); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, "DELETE FROM datasets WHERE id = ?", old); err != nil {
-				return err
-			}
-		case !errors.Is(err, sql.ErrNoRows):
+		if err := dropOld(ctx, tx, d.Name, replace); err != nil {
 			return err
 		}
-		rev, err := newRevision()
+		dsID, err := insertDataset(ctx, tx, d, criteria)
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx,
-			"INSERT INTO datasets(name, format, task, metric, criteria, created, revision) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			d.Name, d.Format, d.Task, d.Metric, string(criteria), formatTime(time.Now()), rev)
-		if err != nil {
-			return err
-		}
-		dsID, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		insCtx, err := tx.PrepareContext(ctx,
-			"INSERT INTO contexts(dataset_id, pos, ext_id, source, extra) VALUES (?, ?, ?, ?, ?)")
-		if err != nil {
-			return err
-		}
-		defer insCtx.Close()
-		insCand, err := tx.PrepareContext(ctx,
-			"INSERT INTO candidates(context_id, pos, ext_id, text, human, scores, extra) VALUES (?, ?, ?, ?, ?, ?, ?)")
-		if err != nil {
-			return err
-		}
-		defer insCand.Close()
-		for i, c := range d.Contexts {
-			extra, err := jsonOrNull(c.Extra)
-			if err != nil {
-				return err
-			}
-			res, err := insCtx.ExecContext(ctx, dsID, i, c.ID, c.Source, extra)
-			if err != nil {
-				return fmt.Errorf("context %q: %w", c.ID, err)
-			}
-			cID, err := res.LastInsertId()
-			if err != nil {
-				return err
-			}
-			for j, cand := range c.Candidates {
-				scores, err := scoresJSON(cand.Scores)
-				if err != nil {
-					return err
-				}
-				extra, err := jsonOrNull(cand.Extra)
-				if err != nil {
-					return err
-				}
-				if _, err := insCand.ExecContext(ctx, cID, j, cand.ID, cand.Text, nullFloat(cand.Human), scores, extra); err != nil {
-					return fmt.Errorf("context %q candidate %q: %w", c.ID, cand.ID, err)
-				}
-			}
-		}
-		return nil
+		return insertContexts(ctx, tx, dsID, d)
 	})
+}
+
+// dropOld deletes the dataset name with all recorded against it when
+// replace is true; a stored one is an error otherwise.
+func dropOld(ctx context.Context, tx *sql.Tx, name string, replace bool) error {
+	var old int64
+	err := tx.QueryRowContext(ctx, "SELECT id FROM datasets WHERE name = ?", name).Scan(&old)
+	switch {
+	case err == nil && !replace:
+		return fmt.Errorf("dataset %q: %w (replace it explicitly)", name, ErrExists)
+	case err == nil:
+		if err := checkDatasetFree(ctx, tx, old); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM datasets WHERE id = ?", old)
+		return err
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	return nil
+}
+
+// insertDataset writes d's row, under a new revision, and returns its id.
+func insertDataset(ctx context.Context, tx *sql.Tx, d *model.Dataset, criteria []byte) (int64, error) {
+	rev, err := newRevision()
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx,
+		"INSERT INTO datasets(name, format, task, metric, criteria, created, revision) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		d.Name, d.Format, d.Task, d.Metric, string(criteria), formatTime(time.Now()), rev)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// insertContexts writes d's contexts and candidates, their positions
+// numbering file order.
+func insertContexts(ctx context.Context, tx *sql.Tx, dsID int64, d *model.Dataset) error {
+	insCtx, err := tx.PrepareContext(ctx,
+		"INSERT INTO contexts(dataset_id, pos, ext_id, source, extra) VALUES (?, ?, ?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	defer insCtx.Close()
+	insCand, err := tx.PrepareContext(ctx,
+		"INSERT INTO candidates(context_id, pos, ext_id, text, human, scores, extra) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	defer insCand.Close()
+	for i, c := range d.Contexts {
+		extra, err := jsonOrNull(c.Extra)
+		if err != nil {
+			return err
+		}
+		res, err := insCtx.ExecContext(ctx, dsID, i, c.ID, c.Source, extra)
+		if err != nil {
+			return fmt.Errorf("context %q: %w", c.ID, err)
+		}
+		cID, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		for j, cand := range c.Candidates {
+			scores, err := scoresJSON(cand.Scores)
+			if err != nil {
+				return err
+			}
+			extra, err := jsonOrNull(cand.Extra)
+			if err != nil {
+				return err
+			}
+			if _, err := insCand.ExecContext(ctx, cID, j, cand.ID, cand.Text, nullFloat(cand.Human), scores, extra); err != nil {
+				return fmt.Errorf("context %q candidate %q: %w", c.ID, cand.ID, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkDataset rejects what the schema cannot hold faithfully, before any
@@ -165,7 +185,22 @@ func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error
 	if len(d.Criteria) == 0 {
 		d.Criteria = nil
 	}
-	// Read in table order, put in file order here (layout.go).
+	// Read in table order, put in file order here (study_rows.go).
+	cs, err := s.readContexts(ctx, name, id)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := s.readCandidates(ctx, name, id)
+	if err != nil {
+		return nil, err
+	}
+	d.Contexts = inFileOrder(cs, ks, func(c *model.Context, ks []model.Candidate) { c.Candidates = ks })
+	return d, nil
+}
+
+// readContexts reads the contexts of dataset id (named name), in table
+// order.
+func (s *Store) readContexts(ctx context.Context, name string, id int64) ([]placed[model.Context], error) {
 	var cs []placed[model.Context]
 	rows, err := s.r.QueryContext(ctx, "SELECT id, pos, ext_id, source, extra FROM contexts WHERE dataset_id = ?", id)
 	if err != nil {
@@ -183,13 +218,14 @@ func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error
 		}
 		cs = append(cs, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
+	return cs, rows.Err()
+}
 
+// readCandidates reads the candidates of dataset id (named name), in
+// table order.
+func (s *Store) readCandidates(ctx context.Context, name string, id int64) ([]placed[model.Candidate], error) {
 	var ks []placed[model.Candidate]
-	rows, err = s.r.QueryContext(ctx, `
+	rows, err := s.r.QueryContext(ctx, `
 		SELECT context_id, pos, id, ext_id, text, human, scores, extra
 		FROM candidates WHERE context_id IN (SELECT id FROM contexts WHERE dataset_id = ?)`, id)
 	if err != nil {
@@ -217,11 +253,7 @@ func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error
 		}
 		ks = append(ks, k)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	d.Contexts = inFileOrder(cs, ks, func(c *model.Context, ks []model.Candidate) { c.Candidates = ks })
-	return d, nil
+	return ks, rows.Err()
 }
 
 // Datasets lists the stored datasets by name.

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -330,4 +332,180 @@ func TestHANNAFixtureRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalDatasets(t, got, d)
+}
+
+const fakeKey = "sk-proj-TESTKEY0123456789abcdefXYZ"
+
+func TestPutJudgeStripsSecrets(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	j, err := s.PutJudge(ctx, Judge{
+		Name: "gpt", Backend: "openai", Model: "gpt-4o-mini",
+		BaseURL: "https://user:" + fakeKey + "@api.example.com/v1?api_key=" + fakeKey + "&region=eu",
+		Params: map[string]any{
+			"temperature": 0.0, "max_tokens": 256, "api_key": fakeKey,
+			"headers": map[string]any{"Authorization": "Bearer " + fakeKey, "X-Trace": "on"},
+			"note":    "uses " + fakeKey, // a key under an innocent name
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStripped := []string{"api_key", "base_url.query.api_key", "base_url.userinfo", "headers.Authorization", "note"}
+	if strings.Join(j.Stripped, ",") != strings.Join(wantStripped, ",") {
+		t.Errorf("Stripped = %v, want %v", j.Stripped, wantStripped)
+	}
+	got, err := s.Judge(ctx, "gpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.BaseURL != "https://api.example.com/v1?region=eu" {
+		t.Errorf("BaseURL = %q", got.BaseURL)
+	}
+	if got.Params["max_tokens"] != 256.0 || got.Params["temperature"] != 0.0 ||
+		got.Params["headers"].(map[string]any)["X-Trace"] != "on" {
+		t.Errorf("ordinary params lost: %v", got.Params)
+	}
+	if _, ok := got.Params["api_key"]; ok {
+		t.Error("api_key stored")
+	}
+	// Same name and config (keys are not part of it) is fine; a change is not.
+	if _, err := s.PutJudge(ctx, Judge{Name: "gpt", Backend: "openai", Model: "gpt-4o-mini", BaseURL: got.BaseURL,
+		Params: map[string]any{"temperature": 0, "max_tokens": 256, "headers": map[string]any{"X-Trace": "on"}}}); err != nil {
+		t.Errorf("re-putting the same judge: %v", err)
+	}
+	if _, err := s.PutJudge(ctx, Judge{Name: "gpt", Backend: "openai", Model: "gpt-4o"}); !errors.Is(err, ErrExists) {
+		t.Errorf("changing a stored judge: err = %v, want ErrExists", err)
+	}
+}
+
+// TestSecretNeverReachesDisk writes a judge with a key in every place a
+// caller might put one, plus responses whose error and raw text carry it,
+// then searches the raw bytes of the database and its WAL.
+func TestSecretNeverReachesDisk(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "secret.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const plainKey = "plain-opaque-credential-42" // no recognisable shape: only AddSecret can catch it
+	s.AddSecret(plainKey)
+	if err := s.PutDataset(ctx, tinyDataset("tiny"), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutJudge(ctx, Judge{Name: "j", Backend: "openai", Model: "gpt-x",
+		BaseURL: "https://api.example.com/v1?key=" + plainKey,
+		Params:  map[string]any{"api_key": fakeKey, "extra": plainKey, "temperature": 0}}); err != nil {
+		t.Fatal(err)
+	}
+	r := failure("c1", "x", "baseline", "0", "http-401")
+	r.Err = "401 Unauthorized: Incorrect API key provided: " + fakeKey + " (" + plainKey + ")"
+	a := answer("c1", "x", "baseline", "1", 3)
+	a.Raw = "echo " + plainKey
+	if err := s.PutResponses(ctx, []Response{r, a}); err != nil {
+		t.Fatal(err)
+	}
+	fails, err := s.Failures(ctx, "tiny", "j")
+	if err != nil || fails["http-401"] != 1 {
+		t.Fatalf("the failure itself must be kept: %v %v", fails, err)
+	}
+	check := func(stage string) {
+		for _, suffix := range []string{"", "-wal"} {
+			b, err := os.ReadFile(path + suffix)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) == 0 && suffix == "" {
+				t.Fatalf("%s: database file is empty; the test would prove nothing", stage)
+			}
+			for _, k := range []string{fakeKey, plainKey, "TESTKEY0123456789"} {
+				if bytes.Contains(b, []byte(k)) {
+					t.Errorf("%s: %s%s contains the secret %q", stage, filepath.Base(path), suffix, k)
+				}
+			}
+		}
+	}
+	check("before close (WAL)")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("after checkpoint")
+}
+
+// A registered key inside imported data (a dataset's texts, ids and
+// extras; an imported score's run label) never reaches the file, and the
+// caller's dataset is left as it was.
+func TestImportedDataScrubbed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ws.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "plain-opaque-credential-77"
+	s.AddSecret(key)
+	d := tinyDataset("tiny")
+	d.Contexts[1].ID = "c1-" + key
+	d.Contexts[1].Candidates[0].Text = "pasted " + key + " here"
+	d.Contexts[0].Extra["note"] = key
+	d.Contexts[0].Candidates[1].Extra["k"] = key
+	if err := s.PutDataset(ctx, d, false); err != nil {
+		t.Fatal(err)
+	}
+	if d.Contexts[1].ID != "c1-"+key {
+		t.Fatal("PutDataset changed the caller's dataset")
+	}
+	rows := []model.ScoreRow{{Context: "c1-" + key, Candidate: "x", Probe: "baseline", Score: 3, Run: "r-" + key, Line: 2}}
+	if _, err := s.ImportScores(ctx, "tiny", "imp", rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Dataset(ctx, "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Contexts[1]; c.ID != "c1-[redacted]" || !strings.Contains(c.Candidates[0].Text, "[redacted]") {
+		t.Fatalf("stored context %q, text %q: want the key redacted", c.ID, c.Candidates[0].Text)
+	}
+	s.Close()
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err == nil && bytes.Contains(b, []byte(key)) {
+			t.Errorf("%s%s holds the registered key", filepath.Base(path), suffix)
+		}
+	}
+}
+
+func TestBankSnapshots(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	b := BankSnapshot{Hash: "abc123", Name: "quality", Source: "builtin:quality", Text: "name = \"quality\"\n"}
+	if err := s.PutBank(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutBank(ctx, b); err != nil {
+		t.Fatalf("storing the same snapshot twice: %v", err)
+	}
+	changed := b
+	changed.Text += "# edited\n"
+	if err := s.PutBank(ctx, changed); err == nil || !strings.Contains(err.Error(), "different text") {
+		t.Fatalf("a different text under one hash: err = %v", err)
+	}
+	got, err := s.Bank(ctx, "abc123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != b.Text || got.Name != b.Name || got.Source != b.Source || got.Created.IsZero() {
+		t.Fatalf("Bank = %+v, want %+v", got, b)
+	}
+	all, err := s.Banks(ctx)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("Banks = %v, %v", all, err)
+	}
+	if err := s.PutBank(ctx, BankSnapshot{Text: "x"}); err == nil {
+		t.Error("snapshot without hash accepted")
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // Judge is a judge configuration: which backend and model answered, with
@@ -67,8 +69,8 @@ func (s *Store) PutJudge(ctx context.Context, j Judge) (Judge, error) {
 		return Judge{}, fmt.Errorf("judge %q has no backend", j.Name)
 	}
 	secrets := s.knownSecrets()
-	params, removed := stripSecrets(j.Params, secrets)
-	base, removedURL := stripURL(j.BaseURL, secrets)
+	params, removed := redact.Params(j.Params, secrets)
+	base, removedURL := redact.URL(j.BaseURL, secrets)
 	removed = append(removed, removedURL...)
 	sort.Strings(removed)
 	if params == nil {

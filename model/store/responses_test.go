@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -294,5 +296,373 @@ func TestRawRedactedAndBoundedAtTheStore(t *testing.T) {
 	}
 	if len(got.Raw) > MaxRawBytes+64 || !utf8.ValidString(got.Raw) || !strings.Contains(got.Raw, "bytes in all]") {
 		t.Errorf("stored raw of %d bytes (valid UTF-8: %v), want at most %d and a note", len(got.Raw), utf8.ValidString(got.Raw), MaxRawBytes+64)
+	}
+}
+
+// dump is a workspace's requests and responses, independent of row ids
+// and write order: what PutResponses and PutResponseBatch must agree on.
+func dump(t *testing.T, s *Store) []string {
+	t.Helper()
+	rows, err := s.r.QueryContext(context.Background(), `
+		SELECT r.key, r.context, r.candidate, r.bank_hash, r.probe, r.wording, r.run,
+		       coalesce(p.ok, -1), coalesce(p.raw, ''), coalesce(p.score, -99), coalesce(p.error_kind, ''), coalesce(p.error, ''),
+		       coalesce(p.prompt_tokens, 0), coalesce(p.logprobs, '')
+		FROM requests r LEFT JOIN responses p ON p.request_id = r.id`)
+	out := scanRows(t, rows, err, func(f []any) string { return fmt.Sprint(f) })
+	slices.Sort(out)
+	return out
+}
+
+// seededPair is two workspaces holding the same dataset and judge, for
+// tests that write the same responses two ways, and a random source.
+func seededPair(t *testing.T, seed1, seed2 uint64) (a, b *Store, rng *rand.Rand) {
+	t.Helper()
+	a, b = openTemp(t), openTemp(t)
+	seedJudgeAndDataset(t, a)
+	seedJudgeAndDataset(t, b)
+	return a, b, rand.New(rand.NewPCG(seed1, seed2))
+}
+
+// testCands and testProbes are coordinates of tinyDataset's candidates
+// and of probes those tests draw from.
+var (
+	testCands  = [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
+	testProbes = []string{"baseline", "len:+", "len:-", "neutral:x"}
+)
+
+// PutResponseBatch stores what PutResponses stores: new requests,
+// requests recorded before (by a failure, or earlier in the same batch),
+// first answers standing over later ones, failures always added, across
+// chunk boundaries.
+func TestPutResponseBatchEqualsPutResponses(t *testing.T) {
+	ctx := context.Background()
+	a, b, rng := seededPair(t, 1, 2)
+	cands, probes := testCands, testProbes
+	for round := range 4 {
+		var rs []Response
+		for range 3*64 + 17 {
+			c := cands[rng.IntN(len(cands))]
+			p := probes[rng.IntN(len(probes))]
+			run := fmt.Sprint(rng.IntN(40))
+			if rng.IntN(4) == 0 {
+				rs = append(rs, failure(c[0], c[1], p, run, "timeout"))
+			} else {
+				rs = append(rs, answer(c[0], c[1], p, run, float64(rng.IntN(10)+round)))
+			}
+		}
+		if err := a.PutResponses(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PutResponseBatch(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	da, db := dump(t, a), dump(t, b)
+	if !slices.Equal(da, db) {
+		t.Fatalf("PutResponses stored %d rows, PutResponseBatch %d; they differ", len(da), len(db))
+	}
+	if pa, _ := a.Progress(ctx, "tiny", "j", testBank); pa.Failures == 0 || pa.Answered == 0 {
+		t.Fatalf("progress %+v: want answers and failures", pa)
+	}
+}
+
+// PutResponseBatch refuses what PutResponses refuses, naming the response,
+// and stores nothing of a refused batch.
+func TestPutResponseBatchRejects(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	putRefusedBatches(t, s, "PutResponseBatch", func(rs []Response) error { return s.PutResponseBatch(ctx, rs) })
+}
+
+// putRefusedBatches stores one answer with put, then puts each of
+// rejectCases after a good response, and checks that each is refused with
+// an error mentioning its reason and every one of also, and that the
+// refused batches left no row. It returns the rows stored.
+func putRefusedBatches(t *testing.T, s *Store, name string, put func([]Response) error, also ...string) []string {
+	t.Helper()
+	if err := put([]Response{answer("c1", "x", "baseline", "0", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	before := dump(t, s)
+	for _, tc := range rejectCases() {
+		err := put([]Response{answer("c2", "a", "baseline", "7", 1), tc.r})
+		ok := err != nil && strings.Contains(err.Error(), tc.want)
+		for _, a := range also {
+			ok = ok && strings.Contains(err.Error(), a)
+		}
+		if !ok {
+			t.Errorf("%s: err = %v, want it to mention %q and %q", name, err, tc.want, also)
+		}
+	}
+	if after := dump(t, s); !slices.Equal(before, after) {
+		t.Errorf("refused batches left rows: %d before, %d after", len(before), len(after))
+	}
+	return before
+}
+
+// TestWriterStatementJournalInMemory: the writer keeps its statement
+// journals in memory (temp_store=MEMORY; docs/performance.md, "Statement
+// journals in memory"), and a statement that fails part-way through a
+// transaction is still undone alone: an UPDATE of 3,000 rows of 1 KB (far
+// past the 64 KiB at which SQLite would spill the journal to a file)
+// failing on its last row leaves every row as it was, while the
+// transaction's earlier statement commits.
+func TestWriterStatementJournalInMemory(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	var mode int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA temp_store").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != 2 {
+		t.Fatalf("writer's temp_store = %d, want 2 (MEMORY)", mode)
+	}
+	const n = 3000
+	for _, q := range []string{
+		"CREATE TABLE scratch (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT",
+		`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 3000)
+		 INSERT INTO scratch SELECT i, printf('%.1000c', 'x') FROM k`,
+	} {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE scratch SET body = 'first' WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.ExecContext(ctx, "UPDATE scratch SET body = CASE WHEN id = ? THEN NULL ELSE body || 'y' END", n)
+	if err == nil || !strings.Contains(err.Error(), "NOT NULL") {
+		t.Fatalf("failing UPDATE: err = %v, want a NOT NULL constraint error", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var rows, changed int
+	var first string
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*), sum(body LIKE '%y'), (SELECT body FROM scratch WHERE id = 1) FROM scratch`).
+		Scan(&rows, &changed, &first); err != nil {
+		t.Fatal(err)
+	}
+	if rows != n || changed != 0 || first != "first" {
+		t.Fatalf("after the failed statement: %d rows, %d changed by it, row 1 %q; want %d, 0, \"first\"", rows, changed, first, n)
+	}
+	if err := s.IntegrityCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A ResponseWriter reused across batches stores what PutResponseBatch
+// stores batch by batch: new requests, requests recorded earlier (by a
+// failure, in this batch or a previous one), first answers standing,
+// failures always added, secrets redacted.
+func TestResponseWriterEqualsPutResponseBatch(t *testing.T) {
+	ctx := context.Background()
+	a, b := openTemp(t), openTemp(t)
+	seedJudgeAndDataset(t, a)
+	seedJudgeAndDataset(t, b)
+	const secret = "plain-opaque-credential-42"
+	a.AddSecret(secret)
+	b.AddSecret(secret)
+	w, err := b.NewResponseWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	cands := [][2]string{{"c2", "b"}, {"c2", "a"}, {"c1", "x"}}
+	probes := []string{"baseline", "len:+", "len:-", "neutral:x"}
+	for round := range 40 {
+		var rs []Response
+		for range 1 + rng.IntN(12) { // the small batches of a group commit
+			c := cands[rng.IntN(len(cands))]
+			p := probes[rng.IntN(len(probes))]
+			run := fmt.Sprint(rng.IntN(6))
+			if rng.IntN(4) == 0 {
+				f := failure(c[0], c[1], p, run, "timeout")
+				f.Err = "bad key " + secret
+				rs = append(rs, f)
+			} else {
+				r := answer(c[0], c[1], p, run, float64(rng.IntN(10)+round))
+				r.Raw += " " + secret
+				rs = append(rs, r)
+			}
+		}
+		if round >= 20 && round%3 == 0 {
+			// A second bank: a study the writer creates in a later
+			// transaction, after finding the first one by name.
+			for i := range rs {
+				rs[i].BankHash += "-2"
+			}
+		}
+		if err := a.PutResponseBatch(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Put(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	da, db := dump(t, a), dump(t, b)
+	if len(da) == 0 || !slices.Equal(da, db) {
+		t.Fatalf("PutResponseBatch stored %d rows, ResponseWriter %d; they differ", len(da), len(db))
+	}
+	studies := func(s *Store) []string {
+		rows, err := s.r.QueryContext(ctx, `SELECT id, judge_id, dataset_id, bank_hash, first_id, last_id, generation FROM studies ORDER BY id`)
+		return scanRows(t, rows, err, func(f []any) string { return fmt.Sprint(f) })
+	}
+	if sa, sb := studies(a), studies(b); len(sa) != 2 || !slices.Equal(sa, sb) {
+		t.Errorf("studies differ:\n%v\n%v", sa, sb)
+	}
+	if strings.Contains(strings.Join(db, "\n"), secret) {
+		t.Error("the writer stored a registered secret")
+	}
+}
+
+// A ResponseWriter refuses what PutResponseBatch refuses, naming the
+// response, stores nothing of a refused batch, and keeps working after.
+func TestResponseWriterRejects(t *testing.T) {
+	ctx := context.Background()
+	s, w := openWriter(t)
+	before := putRefusedBatches(t, s, "Put", func(rs []Response) error { return w.Put(ctx, rs) }, "response 1 (")
+	if err := w.Put(ctx, []Response{answer("c2", "a", "baseline", "7", 1)}); err != nil {
+		t.Fatalf("after refused batches: %v", err)
+	}
+	if n := len(dump(t, s)); n != len(before)+1 {
+		t.Errorf("%d rows after one more answer, want %d", n, len(before)+1)
+	}
+}
+
+func TestResponseWriterReadOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	path := s.Path()
+	s.Close()
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.NewResponseWriter(ctx); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("NewResponseWriter on a read-only store: %v", err)
+	}
+}
+
+// A ResponseWriter remembers its studies' ids between transactions; a
+// study created by a transaction that failed is gone, and its row id may
+// go to the next study created, so the writer must forget it.
+func TestResponseWriterForgetsStudiesOfAFailedPut(t *testing.T) {
+	ctx := context.Background()
+	s, w := openWriter(t)
+	inBank := func(r Response, bank string) Response { r.BankHash = bank; return r }
+	bad := inBank(answer("c2", "b", "baseline", "0", 4), "bankA")
+	bad.ErrKind, bad.Err = "", "an error with no kind"
+	if err := w.Put(ctx, []Response{inBank(answer("c2", "a", "baseline", "0", 7), "bankA"), bad}); err == nil {
+		t.Fatal("a batch holding an invalid response was stored")
+	}
+	for _, r := range []Response{inBank(answer("c2", "a", "baseline", "0", 5), "bankB"), inBank(answer("c1", "x", "baseline", "0", 3), "bankA")} {
+		if err := w.Put(ctx, []Response{r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT s.bank_hash, q.context FROM study_requests q JOIN studies s ON s.id = q.study_id ORDER BY q.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var bank, c string
+		if err := rows.Scan(&bank, &c); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, bank+" "+c)
+	}
+	if want := []string{"bankB c2", "bankA c1"}; !slices.Equal(got, want) {
+		t.Errorf("requests by study %q, want %q", got, want)
+	}
+}
+
+// openWriter is a new workspace holding a judge and a dataset, and a
+// ResponseWriter on it, closed when the test ends.
+func openWriter(t *testing.T) (*Store, *ResponseWriter) {
+	t.Helper()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	w, err := s.NewResponseWriter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return s, w
+}
+
+// Request and response rows written requestChunk and responseChunk per
+// statement are the rows, ids and order that one statement per row gives:
+// batches of many (new requests, requests stored before, answers to
+// answered requests, failures, the same request twice in a chunk)
+// against the same responses, in the order a batch writes them
+// (writeOrder), one by one.
+func TestChunksEqualRowByRow(t *testing.T) {
+	ctx := context.Background()
+	a, b, rng := seededPair(t, 5, 6)
+	cands, probes := testCands, testProbes
+	gen := func(n, runs int) []Response {
+		var rs []Response
+		for k := range n {
+			c := cands[rng.IntN(len(cands))]
+			p := probes[rng.IntN(len(probes))]
+			run := fmt.Sprint(k) // runs == 0: every request new
+			if runs > 0 {
+				run = fmt.Sprint(rng.IntN(runs))
+			}
+			r := answer(c[0], c[1], p, run, float64(rng.IntN(10)))
+			if rng.IntN(4) == 0 {
+				r = failure(c[0], c[1], p, run, "timeout")
+			}
+			r.Time = time.Unix(1_700_000_000+int64(rng.IntN(1000)), 0)
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	// Phase 1: every request new (whole chunks of new rows); phase 2: a
+	// mix with rows stored in phase 1 (chunks resolved row by row),
+	// repeated coordinates included.
+	for _, rs := range [][]Response{gen(5*requestChunk+7, 0), gen(6*requestChunk+3, 200)} {
+		if err := a.PutResponseBatch(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		order := a.writeOrder(rs, nil)
+		if order == nil {
+			for i := range rs {
+				order = append(order, i)
+			}
+		}
+		for _, i := range order {
+			if err := b.PutResponseBatch(ctx, rs[i:i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	query := func(s *Store, q string) []string {
+		r, err := s.r.QueryContext(ctx, q)
+		return scanRows(t, r, err, func(f []any) string { return fmt.Sprint(f) })
+	}
+	for _, q := range []string{
+		`SELECT id, request_id, ok, raw, coalesce(score, -99), error_kind, error, created FROM responses ORDER BY id`,
+		`SELECT id, study_id, hex(key), context, candidate, probe, wording, run, coalesce(answer, 'NULL'), failures FROM study_requests ORDER BY id`,
+		`SELECT id, first_id, last_id FROM studies ORDER BY id`,
+	} {
+		ra, rb := query(a, q), query(b, q)
+		if len(ra) == 0 || !slices.Equal(ra, rb) {
+			t.Fatalf("%s\n%d rows in chunks, %d one by one; they differ", q, len(ra), len(rb))
+		}
+	}
+	if n := len(query(a, `SELECT id FROM responses`)); n < 8*responseChunk {
+		t.Fatalf("%d responses: too few to fill the chunks", n)
 	}
 }

@@ -75,7 +75,7 @@ type runSnapshot struct {
 	gen     int64 // the study's generation after the last fold
 	pending int64 // the generation the fold being committed leaves
 	w       *snapshotWriter
-	prog    Progress
+	tally   Tally   // the replies of the rows created, one a row
 	log     foldLog // the fold being committed
 
 	queued    [][]byte // parts made, not in the table yet
@@ -165,12 +165,10 @@ func (b *runSnapshot) committed() {
 	b.queued, b.written = b.queued[b.inserting:], b.written+b.inserting
 	b.inserting = 0
 	for _, f := range b.log.fresh {
-		b.prog.Requests++
+		b.tally.CountResponse(f.r)
 		if !f.r.Answered() {
-			b.prog.Failures++ // a new row records one failed attempt
 			continue
 		}
-		b.prog.Answered++
 		row := [6]string{f.r.Context, f.r.Candidate, f.r.Probe, f.r.Wording, f.r.Run, responseAnswer(f.r.Score)}
 		if err := b.w.add(&row); err != nil {
 			b.ok = false
@@ -198,7 +196,7 @@ func (b *runSnapshot) finish() *builtSnapshot {
 	if err := b.w.close(); err != nil {
 		return nil
 	}
-	return &builtSnapshot{study: b.study, gen: b.gen, written: b.written, rest: b.queued, prog: b.prog}
+	return &builtSnapshot{study: b.study, gen: b.gen, written: b.written, rest: b.queued, prog: b.tally.newRequests()}
 }
 
 // release makes built the study's snapshot in tx, st being the study as

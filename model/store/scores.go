@@ -1,18 +1,18 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store/redact"
 )
 
 // ImportBackend is the backend of judges whose scores were imported from a
@@ -290,241 +290,6 @@ func scanAnswers(ctx context.Context, tx *sql.Tx, sr *studyRows, q studyQuery) e
 	return rows.Err()
 }
 
-// studyRows collects a study's answers compactly: each row names its
-// candidate (pair) and condition by index into shared tables.
-type studyRows struct {
-	pos    datasetPositions
-	pairs  []scorePair
-	pairOf map[[2]string]int32
-	conds  []scoreCond
-	condOf map[[4]string]int32
-	recs   recList
-	ids    []int64 // recs' request ids, kept only where answers are matched by id (scanAnswers)
-}
-
-type scorePair struct {
-	context, candidate string
-	bucket             int32 // datasetPositions.bucket
-}
-
-type scoreCond struct {
-	probe, wording, run, bank string
-	rank                      int32 // place in (probe, wording, run, bank) byte order
-}
-
-// scoreRec is one request of a study in 16 bytes: a fit holds one per
-// answer while it builds its design (ScanRowBytes), and on this VM every
-// page of it costs a page fault of 14 µs or more (docs/performance.md,
-// "Page faults and the workspace fit").
-type scoreRec struct {
-	pair  int32
-	cond  uint32 // the condition's index below recAnswered and recMissing
-	score float64
-}
-
-const (
-	recAnswered = 1 << 31
-	recMissing  = 1 << 30
-	recCond     = recMissing - 1 // a study has far fewer conditions
-)
-
-func (r *scoreRec) condition() int32 { return int32(r.cond & recCond) }
-func (r *scoreRec) answered() bool   { return r.cond&recAnswered != 0 }
-func (r *scoreRec) missing() bool    { return r.cond&recMissing != 0 }
-
-// answer marks r answered, missing when the answer has no score.
-func (r *scoreRec) answer(score float64, missing bool) {
-	r.cond = r.cond&recCond | recAnswered
-	if missing {
-		r.cond |= recMissing
-	}
-	r.score = score
-}
-
-func newStudyRows(pos datasetPositions) *studyRows {
-	return &studyRows{pos: pos, pairOf: map[[2]string]int32{}, condOf: map[[4]string]int32{}}
-}
-
-func (sr *studyRows) pair(context, candidate string) int32 {
-	key := [2]string{context, candidate}
-	i, ok := sr.pairOf[key]
-	if !ok {
-		i = int32(len(sr.pairs))
-		sr.pairs = append(sr.pairs, scorePair{context, candidate, sr.pos.bucket(context, candidate)})
-		sr.pairOf[key] = i
-	}
-	return i
-}
-
-func (sr *studyRows) cond(probe, wording, run, bank string) int32 {
-	key := [4]string{probe, wording, run, bank}
-	i, ok := sr.condOf[key]
-	if !ok {
-		if len(sr.conds) == recCond {
-			// 2^30 distinct conditions would take tens of GB of names.
-			panic("store: a study with 2^30 conditions")
-		}
-		i = int32(len(sr.conds))
-		sr.conds = append(sr.conds, scoreCond{probe: probe, wording: wording, run: run, bank: bank})
-		sr.condOf[key] = i
-	}
-	return i
-}
-
-// add adds an unanswered request and returns it.
-func (sr *studyRows) add(pair, cond int32) *scoreRec {
-	return sr.recs.add(scoreRec{pair: pair, cond: uint32(cond)})
-}
-
-// addID adds an unanswered request whose answer scanAnswers finds by id.
-func (sr *studyRows) addID(id int64, pair, cond int32) {
-	sr.add(pair, cond)
-	sr.ids = append(sr.ids, id)
-}
-
-// ordered returns the rows in the order Scores documents (each).
-func (sr *studyRows) ordered() []model.ScoreRow {
-	var out []model.ScoreRow
-	_ = sr.each(func(n int) { out = make([]model.ScoreRow, 0, n) }, func(r *model.ScoreRow) error {
-		out = append(out, *r)
-		return nil
-	})
-	return out
-}
-
-// each calls fn with the rows in the order Scores documents, after size
-// with their count: by bucket (a counting sort), then within a bucket by
-// context and candidate id (which differ only in the buckets of ids the
-// dataset lacks) and the condition's rank. fn is given one ScoreRow,
-// rewritten for each row, so that no slice of rows is made; an error
-// from fn ends the walk.
-func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) error {
-	// Rank the conditions.
-	byName := make([]int32, len(sr.conds))
-	for i := range byName {
-		byName[i] = int32(i)
-	}
-	slices.SortFunc(byName, func(a, b int32) int {
-		x, y := &sr.conds[a], &sr.conds[b]
-		return cmp.Or(strings.Compare(x.probe, y.probe), strings.Compare(x.wording, y.wording),
-			strings.Compare(x.run, y.run), strings.Compare(x.bank, y.bank))
-	})
-	for r, i := range byName {
-		sr.conds[i].rank = int32(r)
-	}
-	// Counting sort by bucket.
-	start := make([]int, sr.pos.buckets+1)
-	for i := range sr.recs.len() {
-		if r := sr.recs.at(i); r.answered() {
-			start[sr.pairs[r.pair].bucket+1]++
-		}
-	}
-	for b := 1; b < len(start); b++ {
-		start[b] += start[b-1]
-	}
-	order := make([]int32, start[len(start)-1])
-	next := slices.Clone(start[:len(start)-1])
-	for i := range sr.recs.len() {
-		r := sr.recs.at(i)
-		if !r.answered() {
-			continue
-		}
-		b := sr.pairs[r.pair].bucket
-		order[next[b]] = int32(i)
-		next[b]++
-	}
-	for b := 0; b < sr.pos.buckets; b++ {
-		seg := order[start[b]:start[b+1]]
-		if len(seg) < 2 {
-			continue
-		}
-		if sr.pos.known(int32(b)) {
-			// One candidate: its conditions are distinct.
-			slices.SortFunc(seg, func(a, b int32) int {
-				return cmp.Compare(sr.conds[sr.recs.at(int(a)).condition()].rank, sr.conds[sr.recs.at(int(b)).condition()].rank)
-			})
-			continue
-		}
-		slices.SortFunc(seg, func(a, b int32) int {
-			x, y := sr.recs.at(int(a)), sr.recs.at(int(b))
-			if x.pair != y.pair {
-				p, q := &sr.pairs[x.pair], &sr.pairs[y.pair]
-				if c := strings.Compare(p.context, q.context); c != 0 {
-					return c
-				}
-				if c := strings.Compare(p.candidate, q.candidate); c != 0 {
-					return c
-				}
-			}
-			return cmp.Compare(sr.conds[x.condition()].rank, sr.conds[y.condition()].rank)
-		})
-	}
-	if size != nil {
-		size(len(order))
-	}
-	var row model.ScoreRow
-	for _, ri := range order {
-		r := sr.recs.at(int(ri))
-		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
-		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
-		if r.missing() {
-			row.Score, row.Missing = math.NaN(), true
-		}
-		if err := fn(&row); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// datasetPositions number the places of a dataset's candidates in file
-// order, as buckets of Scores' counting sort: bucket 0 holds the rows of
-// contexts the dataset lacks; each context then has a bucket for the rows
-// of candidates it lacks, followed by one per candidate, in file order.
-// Buckets compare as (context position, candidate position) with −1 for
-// an id the dataset lacks, as SQL sorts NULL first.
-type datasetPositions struct {
-	ctx     map[string]int32    // context id → its bucket of unknown candidates
-	cand    map[[2]string]int32 // (context, candidate) → its bucket
-	isCand  []bool              // per bucket: a candidate of the dataset
-	buckets int
-}
-
-// bucket returns the bucket of a context and candidate.
-func (p datasetPositions) bucket(context, candidate string) int32 {
-	if b, ok := p.cand[[2]string{context, candidate}]; ok {
-		return b
-	}
-	return p.ctx[context] // 0 when the context is absent too
-}
-
-// known says whether bucket b is one candidate's.
-func (p datasetPositions) known(b int32) bool { return p.isCand[b] }
-
-// positions reads the places of dataset's contexts and candidates.
-func (s *Store) positions(ctx context.Context, dataset string) (datasetPositions, error) {
-	layout, _, err := s.layoutOf(ctx, dataset)
-	if err != nil {
-		return datasetPositions{}, err
-	}
-	return positionsOf(layout), nil // no dataset: every row in bucket 0
-}
-
-// positionsOf numbers the places of a dataset's layout.
-func positionsOf(layout []layoutContext) datasetPositions {
-	p := datasetPositions{ctx: map[string]int32{}, cand: map[[2]string]int32{}, isCand: []bool{false}}
-	for _, c := range layout {
-		p.ctx[c.id] = int32(len(p.isCand))
-		p.isCand = append(p.isCand, false)
-		for _, k := range c.candidates {
-			p.cand[[2]string{c.id, k.id}] = int32(len(p.isCand))
-			p.isCand = append(p.isCand, true)
-		}
-	}
-	p.buckets = len(p.isCand)
-	return p
-}
-
 // ImportScores stores scores recorded elsewhere (read with
 // model.ReadScoresCSV) as the answers of an import judge named judge on
 // dataset, all in one transaction. The judge is created with backend
@@ -538,62 +303,16 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 	if err != nil {
 		return 0, err
 	}
-	known := map[[2]string]bool{}
-	for _, c := range d.Contexts {
-		for _, k := range c.Candidates {
-			known[[2]string{c.ID, k.ID}] = true
-		}
-	}
-	seen := map[coord]int{}
-	now := time.Now()
-	keyer, err := NewKeyer(ImportBackend, judge, nil)
+	imp, err := newScoreImport(d, dataset, judge, s.knownSecrets())
 	if err != nil {
 		return 0, err
 	}
 	rs := make([]Response, 0, len(rows))
-	secrets := s.knownSecrets()
 	for i, row := range rows {
-		// Ids and labels are scrubbed as the dataset's were (PutDataset),
-		// so a row still names the stored candidate.
-		row.Context, row.Candidate = scrub(row.Context, secrets), scrub(row.Candidate, secrets)
-		row.Run, row.Wording = scrub(row.Run, secrets), scrub(row.Wording, secrets)
-		line := row.Line
-		if line == 0 {
-			line = i + 1
+		r, err := imp.response(i, row)
+		if err != nil {
+			return 0, err
 		}
-		at := func(format string, args ...any) error {
-			return fmt.Errorf("line %d: "+format, append([]any{line}, args...)...)
-		}
-		switch {
-		case row.Probe == "":
-			return 0, at("probe is empty")
-		case !known[[2]string{row.Context, row.Candidate}]:
-			return 0, at("context %s candidate %s is not in dataset %q", model.Quote(row.Context), model.Quote(row.Candidate), dataset)
-		case !row.Missing && (math.IsNaN(row.Score) || math.IsInf(row.Score, 0)):
-			return 0, at("score is not a finite number")
-		}
-		c := coord{row.Context, row.Candidate, row.Probe, row.Wording, row.Run}
-		if prev, dup := seen[c]; dup {
-			return 0, at("repeats the coordinates of line %d (context, candidate, probe, wording, run)", prev)
-		}
-		seen[c] = line
-		r := Response{
-			Request: Request{Judge: judge, Dataset: dataset, Context: row.Context, Candidate: row.Candidate,
-				Probe: row.Probe, Wording: row.Wording, Run: row.Run},
-			Score: row.Score,
-			Time:  now,
-		}
-		if row.Missing {
-			r.Score = math.NaN()
-		} else {
-			r.Raw = strconv.FormatFloat(row.Score, 'g', -1, 64)
-		}
-		// Imported scores were sent by nobody: their key hashes the
-		// coordinates (one length-prefixed field each), so it is stable and
-		// distinct per coordinate; as for real requests, the run label is
-		// not part of it.
-		r.Key = keyer.Key([]Message{{"dataset", dataset},
-			{"context", row.Context}, {"candidate", row.Candidate}, {"probe", row.Probe}, {"wording", row.Wording}})
 		rs = append(rs, r)
 	}
 	// The judge, the check for earlier scores and the scores themselves go
@@ -602,18 +321,8 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		if err := ensureImportJudge(ctx, tx, judge); err != nil {
 			return err
 		}
-		answered, err := s.answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
-		if err != nil {
+		if err := s.checkNotScored(ctx, tx, judge, dataset, imp.seen); err != nil {
 			return err
-		}
-		first := 0
-		for c := range answered {
-			if line, ok := seen[c]; ok && (first == 0 || line < first) {
-				first = line
-			}
-		}
-		if first > 0 {
-			return fmt.Errorf("line %d: judge %q already has a score here; import into a new judge name", first, judge)
 		}
 		return s.putResponsesTx(ctx, tx, rs, 0)
 	})
@@ -621,6 +330,96 @@ func (s *Store) ImportScores(ctx context.Context, dataset, judge string, rows []
 		return 0, err
 	}
 	return len(rs), nil
+}
+
+// scoreImport turns the rows of one ImportScores into responses.
+type scoreImport struct {
+	dataset, judge string
+	known          map[[2]string]bool // the dataset's (context, candidate) pairs
+	seen           map[coord]int      // the line of each coordinates imported
+	now            time.Time
+	keyer          *Keyer
+	secrets        []string
+}
+
+func newScoreImport(d *model.Dataset, dataset, judge string, secrets []string) (*scoreImport, error) {
+	known := map[[2]string]bool{}
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			known[[2]string{c.ID, k.ID}] = true
+		}
+	}
+	imp := &scoreImport{dataset: dataset, judge: judge, known: known, seen: map[coord]int{}, now: time.Now(), secrets: secrets}
+	var err error
+	imp.keyer, err = NewKeyer(ImportBackend, judge, nil)
+	return imp, err
+}
+
+// response checks row i and returns it as a response; errors name its
+// line.
+func (imp *scoreImport) response(i int, row model.ScoreRow) (Response, error) {
+	// Ids and labels are scrubbed as the dataset's were (PutDataset),
+	// so a row still names the stored candidate.
+	secrets := imp.secrets
+	row.Context, row.Candidate = redact.Exact(row.Context, secrets), redact.Exact(row.Candidate, secrets)
+	row.Run, row.Wording = redact.Exact(row.Run, secrets), redact.Exact(row.Wording, secrets)
+	line := row.Line
+	if line == 0 {
+		line = i + 1
+	}
+	at := func(format string, args ...any) error {
+		return fmt.Errorf("line %d: "+format, append([]any{line}, args...)...)
+	}
+	switch {
+	case row.Probe == "":
+		return Response{}, at("probe is empty")
+	case !imp.known[[2]string{row.Context, row.Candidate}]:
+		return Response{}, at("context %s candidate %s is not in dataset %q", model.Quote(row.Context), model.Quote(row.Candidate), imp.dataset)
+	case !row.Missing && (math.IsNaN(row.Score) || math.IsInf(row.Score, 0)):
+		return Response{}, at("score is not a finite number")
+	}
+	c := coord{row.Context, row.Candidate, row.Probe, row.Wording, row.Run}
+	if prev, dup := imp.seen[c]; dup {
+		return Response{}, at("repeats the coordinates of line %d (context, candidate, probe, wording, run)", prev)
+	}
+	imp.seen[c] = line
+	r := Response{
+		Request: Request{Judge: imp.judge, Dataset: imp.dataset, Context: row.Context, Candidate: row.Candidate,
+			Probe: row.Probe, Wording: row.Wording, Run: row.Run},
+		Score: row.Score,
+		Time:  imp.now,
+	}
+	if row.Missing {
+		r.Score = math.NaN()
+	} else {
+		r.Raw = strconv.FormatFloat(row.Score, 'g', -1, 64)
+	}
+	// Imported scores were sent by nobody: their key hashes the
+	// coordinates (one length-prefixed field each), so it is stable and
+	// distinct per coordinate; as for real requests, the run label is
+	// not part of it.
+	r.Key = imp.keyer.Key([]Message{{"dataset", imp.dataset},
+		{"context", row.Context}, {"candidate", row.Candidate}, {"probe", row.Probe}, {"wording", row.Wording}})
+	return r, nil
+}
+
+// checkNotScored refuses an import when judge already has an answer at
+// any of the coordinates seen, naming the first line.
+func (s *Store) checkNotScored(ctx context.Context, tx *sql.Tx, judge, dataset string, seen map[coord]int) error {
+	answered, err := s.answeredSet(ctx, tx, judge, dataset, "") // imports have no bank
+	if err != nil {
+		return err
+	}
+	first := 0
+	for c := range answered {
+		if line, ok := seen[c]; ok && (first == 0 || line < first) {
+			first = line
+		}
+	}
+	if first > 0 {
+		return fmt.Errorf("line %d: judge %q already has a score here; import into a new judge name", first, judge)
+	}
+	return nil
 }
 
 // ensureImportJudge creates the import judge name inside tx when absent
@@ -666,4 +465,87 @@ func labelsOf(layout []layoutContext) []model.Label {
 		}
 	}
 	return ls
+}
+
+// FitInput is what prism fit needs from a workspace: the judge's score rows
+// on dataset (one bank snapshot, or all when bankHash is "") and the human
+// labels of the dataset's candidates. Candidates without a human score
+// give no label. Requests that failed, or were never answered, have no
+// row, so they are missing cells for the fit (docs/protocol.md §2).
+func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
+	labels, pos, err := s.fitLayout(ctx, dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := sr.ordered()
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+	}
+	return rows, labels, nil
+}
+
+// ScanFitInput is FitInput without the slice of score rows: it reads the
+// labels and the study's answers, calls reserve with the labels and the
+// count of rows to come (so a design builder and a memory limit can be
+// sized before a row arrives), then fn with each score row as ScanScores
+// gives it, and returns the labels. No row is the same error as
+// FitInput's.
+func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+	labels, pos, err := s.fitLayout(ctx, dataset)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+	if err != nil {
+		return nil, err
+	}
+	return sr.fitInput(labels, reserve, fn, dataset, judge, bankHash)
+}
+
+// fitInput walks sr's rows for ScanFitInput, labels given to reserve
+// first; a study without rows is ErrNotFound.
+func (sr *studyRows) fitInput(labels []model.Label, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error, dataset, judge, bankHash string) ([]model.Label, error) {
+	n := 0
+	err := sr.each(func(rows int) {
+		n = rows
+		if reserve != nil {
+			reserve(labels, rows)
+		}
+	}, fn)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+	}
+	return labels, nil
+}
+
+// fitLayout reads the dataset's layout once for a fit: its labels (not
+// the dataset: its texts are not needed) and Scores' positions.
+func (s *Store) fitLayout(ctx context.Context, dataset string) ([]model.Label, datasetPositions, error) {
+	layout, ok, err := s.layoutOf(ctx, dataset)
+	if err != nil {
+		return nil, datasetPositions{}, err
+	}
+	if !ok {
+		return nil, datasetPositions{}, fmt.Errorf("dataset %q: %w", dataset, ErrNotFound)
+	}
+	return labelsOf(layout), positionsOf(layout), nil
+}
+
+// ScanRowBytes is what ScanFitInput holds per row while it calls fn: a
+// packed answer (scoreRec, 16 bytes) and its place in the order (4). A
+// workspace older than schema 5, read-only, holds its request id too.
+const ScanRowBytes = int64(unsafe.Sizeof(scoreRec{})) + 4
+
+func bankNote(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " under bank " + h
 }

@@ -3,10 +3,12 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -368,5 +370,247 @@ func TestScoreRecIs16Bytes(t *testing.T) {
 	r.answer(3, false)
 	if !r.answered() || r.missing() || r.condition() != 7 || r.score != 3 {
 		t.Fatalf("record answered twice %+v: missing %v", r, r.missing())
+	}
+}
+
+// scanned collects what ScanScores yields.
+func scanned(t *testing.T, s *Store, dataset, judge, bank string) []model.ScoreRow {
+	t.Helper()
+	var out []model.ScoreRow
+	if err := s.ScanScores(context.Background(), dataset, judge, bank, func(r *model.ScoreRow) error {
+		out = append(out, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestScanScoresEqualsScores: ScanScores yields exactly Scores' rows, in
+// its order and bit for bit, whether they come from the request rows
+// (no snapshot, a deleted one, a stale one) or from the snapshot; and an
+// error from fn ends the scan.
+func TestScanScoresEqualsScores(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	putJudgeJRows(t, s)
+	check := func(stage string) {
+		t.Helper()
+		for _, bank := range []string{testBank, ""} {
+			want := scoreText(scoresBySQL(t, s, "tiny", "j", bank))
+			got := scoreText(scanned(t, s, "tiny", "j", bank))
+			if want == "" || got != want {
+				t.Fatalf("%s, bank %q: ScanScores gives\n%s\nScores (SQL) gives\n%s", stage, bank, got, want)
+			}
+			if rows := scoreText(s.mustScores(t, "tiny", "j", bank).([]model.ScoreRow)); rows != got {
+				t.Fatalf("%s, bank %q: ScanScores gives\n%s\nScores gives\n%s", stage, bank, got, rows)
+			}
+		}
+	}
+	check("rows, no snapshot")
+	if n, _ := snapshotRows(t, s); n != 0 {
+		t.Fatalf("%d snapshots before any release", n)
+	}
+	if err := s.SnapshotScores(ctx, "tiny", "j", testBank); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := snapshotRows(t, s); n != 1 {
+		t.Fatalf("%d snapshots, want 1", n)
+	}
+	check("snapshot")
+	// The snapshot is what both read: a current one that says otherwise
+	// wins in both.
+	fake := newSnapshotWriter(nil)
+	if err := errors.Join(fake.add(&[6]string{"c1", "x", "ATTR:+", "7", "0", "42"}), fake.close()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(`UPDATE score_snapshots SET body = ?`, fake.parts[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scoreText(scanned(t, s, "tiny", "j", testBank)), scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow)); got != want || got != "c1/x ATTR:+ 7 0 false 4045000000000000\n" {
+		t.Fatalf("from a faked snapshot: ScanScores gives\n%s\nScores gives\n%s", got, want)
+	}
+	if _, err := s.w.Exec(`DELETE FROM score_snapshots`); err != nil {
+		t.Fatal(err)
+	}
+	check("snapshot deleted")
+	if err := s.SnapshotScores(ctx, "tiny", "j", testBank); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutResponses(ctx, []Response{answer("c1", "x", "baseline", "8", 2.5)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := snapshotRows(t, s); n != 1 {
+		t.Fatalf("%d snapshots, want the stale one", n)
+	}
+	check("stale snapshot")
+
+	stop := errors.New("stop")
+	calls := 0
+	err := s.ScanScores(ctx, "tiny", "j", "", func(*model.ScoreRow) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("fn's error: ScanScores returned %v after %d calls, want stop after 1", err, calls)
+	}
+	if err := s.ScanScores(ctx, "tiny", "nobody", "", func(*model.ScoreRow) error { return stop }); err != nil {
+		t.Fatalf("an unknown judge: %v, want no rows", err)
+	}
+}
+
+// scanAll collects what scan gives, in order, copying the strings.
+func scanAll(t *testing.T, s *Store, st studyRef, parallel bool) [][6]string {
+	t.Helper()
+	var out [][6]string
+	err := s.tx(context.Background(), func(tx *sql.Tx) error {
+		add := func(row *[6]string) error {
+			var c [6]string
+			for i, v := range row {
+				c[i] = string([]byte(v))
+			}
+			out = append(out, c)
+			return nil
+		}
+		if parallel {
+			return scanStudyRowsParallel(context.Background(), s.r, tx, st, add)
+		}
+		return scanStudyRows(context.Background(), tx, st, add)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestParallelScanReadsAsSerial: a scan whose chunks are read on two
+// connections at once gives the rows one connection reading them in turn
+// gives, in the same order, over chunks of answers, failures, missing
+// scores and a wording holding the \x01 that separates the packed
+// columns (its chunk is read again row by row); the snapshot written from
+// it reads back as the rows themselves.
+func TestParallelScanReadsAsSerial(t *testing.T) {
+	defer func(from, n int64) { scanParallelFrom, parallelChunk = from, n }(scanParallelFrom, parallelChunk)
+	scanParallelFrom = 4096
+	ctx := context.Background()
+	s := openTemp(t)
+	seedJudgeAndDataset(t, s)
+	var rs []Response
+	for i := range 5000 {
+		c, k := fmt.Sprintf("c%d", i/100), fmt.Sprintf("k%d", i/10%10)
+		probe, run := fmt.Sprintf("p%d", i%10), "0"
+		var r Response
+		switch {
+		case i%17 == 0:
+			r = failure(c, k, probe, run, "network")
+		default:
+			r = answer(c, k, probe, run, float64(i%9)/7)
+			if i%23 == 0 {
+				r.Score = math.NaN()
+			}
+		}
+		r.Key = keyOf(c, k, probe)
+		if i == 3333 {
+			r.Wording = "w\x01"
+		}
+		rs = append(rs, r)
+	}
+	if err := s.PutResponses(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	studies, err := studiesOf(ctx, s.r, "j", "tiny", testBank, false)
+	if err != nil || len(studies) != 1 {
+		t.Fatalf("studies %v, err %v", studies, err)
+	}
+	st := studies[0]
+	if span := st.hi - st.lo + 1; span < scanParallelFrom {
+		t.Fatalf("the study spans %d ids, too few to be read in parallel", span)
+	}
+	want := scanAll(t, s, st, false)
+	if n := 5000 - (5000+16)/17; len(want) != n {
+		t.Fatalf("serial scan: %d rows, want %d answers", len(want), n)
+	}
+	for _, chunk := range []int64{compactChunk, 1000, 333} {
+		parallelChunk = chunk
+		if got := scanAll(t, s, st, true); !slices.Equal(got, want) {
+			t.Errorf("chunks of %d: the parallel scan gives %d rows, not the serial scan's %d in its order", chunk, len(got), len(want))
+		}
+	}
+
+	parallelChunk = 333
+	if err := s.SnapshotScores(ctx, "tiny", "j", testBank); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := snapshotRows(t, s); n == 0 {
+		t.Fatal("no snapshot written")
+	}
+	if got, want := scoreText(s.mustScores(t, "tiny", "j", testBank).([]model.ScoreRow)), scoreText(scoresBySQL(t, s, "tiny", "j", testBank)); got != want {
+		t.Error("Scores from the snapshot differ from the joined tables")
+	}
+}
+
+// TestRecListIsASlice: a recList holds what a plain slice would through
+// adds across pages, reserves and truncations at and between page
+// boundaries, and keeps every page but the last full.
+func TestRecListIsASlice(t *testing.T) {
+	var l recList
+	var want []scoreRec
+	check := func(step string) {
+		t.Helper()
+		if l.len() != len(want) {
+			t.Fatalf("%s: len %d, want %d", step, l.len(), len(want))
+		}
+		for i := range want {
+			if *l.at(i) != want[i] {
+				t.Fatalf("%s: record %d = %+v, want %+v", step, i, *l.at(i), want[i])
+			}
+		}
+		for p := 0; p+1 < len(l.pages); p++ {
+			if len(l.pages[p]) != recPage {
+				t.Fatalf("%s: page %d of %d holds %d records, want %d", step, p, len(l.pages), len(l.pages[p]), recPage)
+			}
+		}
+		if len(want) > 0 && (len(l.pages) == 0 || len(l.pages[len(l.pages)-1]) == 0) {
+			t.Fatalf("%s: %d records but an empty last page", step, len(want))
+		}
+	}
+	add := func(n int) {
+		for range n {
+			r := scoreRec{pair: int32(len(want)), cond: uint32(len(want) % 7), score: float64(len(want)) / 4}
+			if got := l.add(r); *got != r {
+				t.Fatalf("add returned %+v, want %+v", *got, r)
+			}
+			want = append(want, r)
+		}
+	}
+	check("empty")
+	add(1)
+	check("one")
+	l.reserve(recPage + 10)
+	add(recPage + 10)
+	check("past the first page")
+	l.truncate(recPage)
+	want = want[:recPage]
+	check("truncated to a page boundary")
+	add(2*recPage + 3)
+	check("grown again")
+	l.truncate(recPage + 1)
+	want = want[:recPage+1]
+	check("truncated inside the second page")
+	l.truncate(l.len() + 10) // past the end: no change
+	check("truncated past the end")
+	l.truncate(5000)
+	want = want[:5000]
+	check("truncated inside the first page")
+	l.truncate(0)
+	want = want[:0]
+	check("truncated to nothing")
+	add(3)
+	check("after nothing")
+	// Adding returns a pointer into the list: marking it marks the record.
+	l.add(scoreRec{cond: 3}).answer(1.5, true)
+	if r := l.at(3); !r.answered() || !r.missing() || r.condition() != 3 || r.score != 1.5 {
+		t.Fatalf("record added and answered reads %+v", *r)
 	}
 }

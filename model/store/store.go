@@ -1,15 +1,3 @@
-// Package store owns the prism workspace: one SQLite file per study holding
-// its datasets, probe-bank snapshots, judge configurations, every judge
-// request with its responses, and the packed score snapshot of each study
-// (snapshot.go). Since schema version 5 requests are stored compactly
-// (compact.go, docs/store.md "Schema").
-//
-// The file is a real SQLite database (pure-Go modernc.org/sqlite) in WAL
-// mode whose schema is versioned by PRAGMA user_version and upgraded by the
-// embedded migrations in migrations/. A *Store is safe for concurrent use by
-// several goroutines: all writes go through one connection (so writers
-// queue in Go instead of failing with SQLITE_BUSY) and reads use a separate
-// pool of read-only connections, which WAL lets run beside the writer.
 package store
 
 import (
@@ -285,4 +273,9 @@ func (s *Store) knownSecrets() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return append([]string(nil), s.secrets...)
+}
+
+// querier is what *sql.DB and *sql.Tx share for reading.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }

@@ -1,123 +1,22 @@
-// Package cli is prism's command line: the headless interface beside the
-// TUI. Each subcommand lives in its own file (cmd_NAME.go) and registers
-// itself from init; Run dispatches to them. The TUI itself is the "tui"
-// subcommand, the default.
 package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"sort"
-	"strings"
 
-	"github.com/prism-eval/prism/model"
-	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/cli/internal/clikit"
+
+	// The command groups register their commands from init: importing
+	// them is the command table (clikit.Commands).
+	_ "github.com/prism-eval/prism/ui/cli/acquire"
+	_ "github.com/prism-eval/prism/ui/cli/analysis"
+	_ "github.com/prism-eval/prism/ui/cli/data"
+	_ "github.com/prism-eval/prism/ui/cli/score"
 )
-
-// command is one headless subcommand. Each lives in its own cmd_*.go file
-// and registers itself from init, so subcommands never share a file.
-type command struct {
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
-var commands = map[string]command{}
-
-func register(name, summary string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	if _, dup := commands[name]; dup {
-		panic("prism: command registered twice: " + name)
-	}
-	commands[name] = command{summary: summary, run: run}
-}
-
-// errUsage marks a usage error; main exits 2. Usage errors are made with
-// usageErr, which pairs the reason with the command's synopsis.
-var errUsage = errors.New("usage")
-
-// usageError is a usage error: why the command line was refused and the
-// synopsis of the command (the usage text up to its first blank line).
-type usageError struct {
-	reason string
-	usage  string
-}
-
-func (e *usageError) Error() string {
-	if e.usage == "" {
-		return e.reason
-	}
-	return e.reason + "\n" + usageText(synopsis(e.usage))
-}
-
-func (e *usageError) Is(target error) bool { return target == errUsage }
-
-// usageErr is a usage error whose message is the reason (format, args) on
-// one line and the command's synopsis after one "usage:".
-func usageErr(usage, format string, args ...any) error {
-	return &usageError{reason: fmt.Sprintf(format, args...), usage: usage}
-}
-
-// synopsis is a usage text up to its first blank line: the command lines,
-// without the description -h prints.
-func synopsis(u string) string {
-	u = strings.TrimPrefix(u, "usage:")
-	lead := strings.HasPrefix(u, "\n")
-	body := strings.TrimLeft(u, "\n ")
-	if i := strings.Index(body, "\n\n"); i >= 0 {
-		body = body[:i]
-	}
-	if lead {
-		return "\n  " + body
-	}
-	return body
-}
 
 // Run dispatches args (without the program name) to a subcommand and
 // returns the process exit code: 0, 1 for a failed command, 2 for a usage
 // error. With no subcommand it runs the TUI.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runMain(ctx, args, stdout, stderr)
-}
-
-// runMain dispatches args to a subcommand and returns the exit code.
-func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	name := "tui"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
-	}
-	if name == "help" || name == "-h" || name == "--help" {
-		usage(stdout)
-		return 0
-	}
-	cmd, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(stderr, "prism: unknown command %q\n\n", name)
-		usage(stderr)
-		return 2
-	}
-	if err := cmd.run(ctx, args, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "prism %s: %v\n", name, err)
-		if errors.Is(err, errUsage) {
-			return 2
-		}
-		return 1
-	}
-	return 0
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: prism [command] [flags]    (prism "+model.Version+")")
-	fmt.Fprintln(w, "\nWith no command, prism opens the TUI on the workspace ($"+store.EnvWorkspace+", else ./prism.db),")
-	fmt.Fprintln(w, "or on the embedded demo study when there is none.")
-	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun 'prism COMMAND -h' for a command's flags.")
+	return clikit.RunMain(ctx, args, stdout, stderr)
 }

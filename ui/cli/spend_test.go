@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/cli/internal/clikit"
+	"github.com/prism-eval/prism/ui/cli/internal/clitest"
 )
 
 // countServer is an OpenAI-compatible server on loopback that answers
@@ -27,7 +29,7 @@ func newCountServer(t *testing.T) *countServer {
 		s.n.Add(1)
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, completion(`{"score": 5}`))
+		io.WriteString(w, clitest.Completion(`{"score": 5}`))
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -36,9 +38,9 @@ func newCountServer(t *testing.T) *countServer {
 // withConfirm makes the confirmation question see a terminal (or not)
 // that answers answer, for one test.
 func withConfirm(t *testing.T, terminal bool, answer string) {
-	old := confirmIO
-	confirmIO.in, confirmIO.terminal = strings.NewReader(answer), func() bool { return terminal }
-	t.Cleanup(func() { confirmIO = old })
+	old := clikit.ConfirmIO
+	clikit.ConfirmIO.In, clikit.ConfirmIO.Terminal = strings.NewReader(answer), func() bool { return terminal }
+	t.Cleanup(func() { clikit.ConfirmIO = old })
 }
 
 // acquiringCommands are the commands that send judge requests, each with
@@ -63,7 +65,7 @@ func acquiringCommands(ws, url string) map[string][]string {
 // Every acquiring command has --dry-run (the estimate, nothing sent) and
 // refuses, sending nothing, an estimate over --max-requests or --max-cost.
 func TestSpendFlagsEveryCommandSendsNothing(t *testing.T) {
-	ws := tinyWorkspace(t)
+	ws := clitest.TinyWorkspace(t)
 	srv := newCountServer(t)
 	withConfirm(t, false, "")
 	for name, args := range acquiringCommands(ws, srv.URL) {
@@ -78,7 +80,7 @@ func TestSpendFlagsEveryCommandSendsNothing(t *testing.T) {
 			{[]string{"--max-cost", "0.000001"}, 1, "exceeds --max-cost $1e-06; nothing was sent"},
 		}
 		for _, tc := range cases {
-			code, out, errOut := runCmd(append(append([]string{}, args...), tc.flags...)...)
+			code, out, errOut := clitest.RunCmd(append(append([]string{}, args...), tc.flags...)...)
 			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
 				t.Errorf("%s %v: exit %d, want %d and %q:\n%s%s", name, tc.flags, code, tc.code, tc.want, out, errOut)
 			}
@@ -95,22 +97,22 @@ func TestSpendFlagsEveryCommandSendsNothing(t *testing.T) {
 // A run within --max-requests and --max-cost goes ahead; one request
 // fewer than it sends is refused with nothing sent.
 func TestSpendFlagsWithinLimitsSends(t *testing.T) {
-	ws := tinyWorkspace(t)
+	ws := clitest.TinyWorkspace(t)
 	srv := newCountServer(t)
 	withConfirm(t, false, "")
 	args := acquiringCommands(ws, srv.URL)["run"]
 	args = append(args, "--probes", "baseline") // 4 candidates × 1 condition
-	if code, _, errOut := runCmd(append(args, "--max-requests", "3")...); code != 1 || !strings.Contains(errOut, "4 requests to send exceed --max-requests 3") || srv.n.Load() != 0 {
+	if code, _, errOut := clitest.RunCmd(append(args, "--max-requests", "3")...); code != 1 || !strings.Contains(errOut, "4 requests to send exceed --max-requests 3") || srv.n.Load() != 0 {
 		t.Fatalf("--max-requests 3: exit %d, sent %d: %s", code, srv.n.Load(), errOut)
 	}
-	if code, out, errOut := runCmd(append(args, "--max-requests", "4", "--max-cost", "1")...); code != 0 || srv.n.Load() != 4 {
+	if code, out, errOut := clitest.RunCmd(append(args, "--max-requests", "4", "--max-cost", "1")...); code != 0 || srv.n.Load() != 4 {
 		t.Fatalf("within the limits: exit %d, sent %d, want 4:\n%s%s", code, srv.n.Load(), out, errOut)
 	}
 	// Nothing left to send: --max-requests 0 does not stand in the way.
-	if code, _, errOut := runCmd(append(args, "--max-requests", "0")...); code != 0 || srv.n.Load() != 4 {
+	if code, _, errOut := clitest.RunCmd(append(args, "--max-requests", "0")...); code != 0 || srv.n.Load() != 4 {
 		t.Fatalf("a finished study under --max-requests 0: exit %d, sent %d: %s", code, srv.n.Load(), errOut)
 	}
-	if code, _, errOut := runCmd(append(args, "--max-requests", "-1")...); code != 2 || !strings.Contains(errOut, "want a whole number ≥ 0") {
+	if code, _, errOut := clitest.RunCmd(append(args, "--max-requests", "-1")...); code != 2 || !strings.Contains(errOut, "want a whole number ≥ 0") {
 		t.Errorf("--max-requests -1: exit %d: %s", code, errOut)
 	}
 }
@@ -118,11 +120,11 @@ func TestSpendFlagsWithinLimitsSends(t *testing.T) {
 // An unpriced model cannot be shown to stay under --max-cost: refused,
 // with the hint to pass a price table; with one, the run goes ahead.
 func TestSpendMaxCostUnknownPrice(t *testing.T) {
-	ws := tinyWorkspace(t)
+	ws := clitest.TinyWorkspace(t)
 	srv := newCountServer(t)
 	withConfirm(t, false, "")
-	args := append(serverArgs(ws, srv.URL, "--probes", "baseline"), "--max-cost", "1")
-	code, _, errOut := runCmd(args...)
+	args := append(clitest.ServerArgs(ws, srv.URL, "--probes", "baseline"), "--max-cost", "1")
+	code, _, errOut := clitest.RunCmd(args...)
 	if code != 1 || !strings.Contains(errOut, `the cost is unknown (no price for "m"; pass --prices FILE)`) || srv.n.Load() != 0 {
 		t.Fatalf("unpriced --max-cost: exit %d, sent %d: %s", code, srv.n.Load(), errOut)
 	}
@@ -130,7 +132,7 @@ func TestSpendMaxCostUnknownPrice(t *testing.T) {
 	if err := os.WriteFile(prices, []byte("[m]\ninput = 1.0\noutput = 2.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCmd(append(args, "--prices", prices)...); code != 0 || srv.n.Load() != 4 {
+	if code, _, errOut := clitest.RunCmd(append(args, "--prices", prices)...); code != 0 || srv.n.Load() != 4 {
 		t.Fatalf("priced --max-cost 1: exit %d, sent %d: %s", code, srv.n.Load(), errOut)
 	}
 }
@@ -138,13 +140,13 @@ func TestSpendMaxCostUnknownPrice(t *testing.T) {
 // prism score (the calibrator's probes, and its --budget stages) honours
 // the same flags before anything is sent.
 func TestSpendFlagsScore(t *testing.T) {
-	ws, cal, _, srv := serverStudy(t, 4)
+	ws, cal, _, srv := clitest.ServerStudy(t, 4)
 	withConfirm(t, false, "")
 	dir := t.TempDir()
 	calPol := filepath.Join(dir, "pol.json")
-	mustRun(t, "budget", "--workspace", ws, "--dataset", "train", "--judge", "m", "--bootstrap", "20",
+	clitest.MustRun(t, "budget", "--workspace", ws, "--dataset", "train", "--judge", "m", "--bootstrap", "20",
 		"--calibrator", cal, "--save", calPol, "--tau", "0.3")
-	_, n0 := srv.counts()
+	_, n0 := srv.Counts()
 	base := []string{"score", "--workspace", ws, "--dataset", "fresh"}
 	for _, extra := range [][]string{{"--calibrator", cal}, {"--calibrator", calPol, "--budget", "3"}} {
 		args := append(append([]string{}, base...), extra...)
@@ -156,19 +158,19 @@ func TestSpendFlagsScore(t *testing.T) {
 			{[]string{"--max-requests", "1"}, "exceed --max-requests 1; nothing was sent"},
 			{[]string{"--max-cost", "5"}, `the cost is unknown (no price for "m"`},
 		} {
-			code, out, errOut := runCmd(append(append([]string{}, args...), tc.flags...)...)
-			if _, n := srv.counts(); n != n0 || !strings.Contains(out+errOut, tc.want) || (code == 0) != (tc.flags[0] == "--dry-run") {
+			code, out, errOut := clitest.RunCmd(append(append([]string{}, args...), tc.flags...)...)
+			if _, n := srv.Counts(); n != n0 || !strings.Contains(out+errOut, tc.want) || (code == 0) != (tc.flags[0] == "--dry-run") {
 				t.Errorf("%v %v: exit %d, sent %d, want %q:\n%s%s", extra, tc.flags, code, n-n0, tc.want, out, errOut)
 			}
 		}
 	}
 	// Within the limits, the calibrator's 4 × 3 candidates × 5 conditions go.
-	code, out, errOut := runCmd(append(base, "--calibrator", cal, "--max-requests", "60", "-o", filepath.Join(dir, "s.csv"))...)
-	if _, n := srv.counts(); code != 0 || n-n0 != 60 {
+	code, out, errOut := clitest.RunCmd(append(base, "--calibrator", cal, "--max-requests", "60", "-o", filepath.Join(dir, "s.csv"))...)
+	if _, n := srv.Counts(); code != 0 || n-n0 != 60 {
 		t.Errorf("within --max-requests 60: exit %d, sent %d:\n%s%s", code, n-n0, out, errOut)
 	}
 	// The spend flags are workspace flags: not for --scores.
-	code, _, errOut = runCmd("score", "--calibrator", cal, "--scores", "x.csv", "--max-cost", "1")
+	code, _, errOut = clitest.RunCmd("score", "--calibrator", cal, "--scores", "x.csv", "--max-cost", "1")
 	if code != 2 || !strings.Contains(errOut, "--max-cost: workspace flags") {
 		t.Errorf("--scores with --max-cost: exit %d: %s", code, errOut)
 	}
@@ -204,13 +206,13 @@ func TestSpendConfirm(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			withConfirm(t, tc.terminal, tc.answer)
-			fs := newFlags("prism test", "usage")
-			sf := addSpendFlags(fs)
-			if _, _, err := fs.parse(tc.flags, io.Discard); err != nil {
+			fs := clikit.NewFlags("prism test", "usage")
+			sf := clikit.AddSpendFlags(fs)
+			if _, _, err := fs.ParseArgs(tc.flags, io.Discard); err != nil {
 				t.Fatal(err)
 			}
 			var info, stderr bytes.Buffer
-			send, err := sf.check(tc.e, tc.backend, &info, &stderr)
+			send, err := sf.Check(tc.e, tc.backend, &info, &stderr)
 			if asked := strings.Contains(stderr.String(), "? [y/N]"); asked != tc.asked {
 				t.Errorf("asked %v, want %v: %q", asked, tc.asked, stderr.String())
 			}
@@ -227,16 +229,16 @@ func TestSpendConfirm(t *testing.T) {
 // End to end: prism run on a terminal with a priced study above
 // --confirm-above asks; "n" sends nothing, "y" sends the study.
 func TestSpendConfirmRun(t *testing.T) {
-	ws := tinyWorkspace(t)
+	ws := clitest.TinyWorkspace(t)
 	srv := newCountServer(t)
 	args := append(acquiringCommands(ws, srv.URL)["run"], "--probes", "baseline", "--confirm-above", "0")
 	withConfirm(t, true, "n\n")
-	code, _, errOut := runCmd(args...)
+	code, _, errOut := clitest.RunCmd(args...)
 	if code != 1 || !strings.Contains(errOut, "send 4 requests, estimated cost $0.00 (above --confirm-above $0.00)? [y/N]") || srv.n.Load() != 0 {
 		t.Fatalf("answered n: exit %d, sent %d: %s", code, srv.n.Load(), errOut)
 	}
 	withConfirm(t, true, "y\n")
-	if code, _, errOut := runCmd(args...); code != 0 || srv.n.Load() != 4 {
+	if code, _, errOut := clitest.RunCmd(args...); code != 0 || srv.n.Load() != 4 {
 		t.Fatalf("answered y: exit %d, sent %d: %s", code, srv.n.Load(), errOut)
 	}
 }

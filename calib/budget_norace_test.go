@@ -1,5 +1,0 @@
-//go:build !race
-
-package calib
-
-const budgetRace = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package calibtest
+
+const RaceEnabled = false

@@ -1,0 +1,8 @@
+// Package clikit is what prism's command groups share: the command
+// registry and dispatch (Register, RunMain, usage errors), the flag set
+// with the workspace flag and help printing (WorkspaceFlags), argument
+// and flag checks (NoArgs, CheckMetric, FiniteFloatFlag), opening the
+// workspace, resolving banks and datasets, the labels' --target, output
+// (JSON, trimmed text, study lines), the spend limits (SpendFlags) and
+// sending a plan with its estimate and progress (SendPlan).
+package clikit

@@ -1,0 +1,69 @@
+package score
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/prism-eval/prism/calib"
+)
+
+// writeCSVRef is scoreDoc.writeCSV as it was: every record through
+// encoding/csv, each number a string first.
+func writeCSVRef(d *scoreDoc, w *bytes.Buffer) {
+	for _, n := range d.notes() {
+		fmt.Fprintf(w, "# %s\n", strings.ReplaceAll(n, "\n", " "))
+	}
+	r := d.res
+	cw := csv.NewWriter(w)
+	head := []string{"context", "candidate", "baseline", "corrected"}
+	if r.HumanScale {
+		head = append(head, "human_scale")
+	}
+	head = append(head, "rank_before", "rank_after", "imputed", "in_sample")
+	if r.Labelled > 0 {
+		head = append(head, "human")
+	}
+	for _, u := range r.Units {
+		head = append(head, "term:"+u)
+	}
+	cw.Write(head)
+	for i := range r.Rows {
+		cw.Write(scoreRecord(nil, r, &r.Rows[i]))
+	}
+	cw.Flush()
+}
+
+// The scored CSV is byte for byte what encoding/csv writes: ids that
+// need quoting (a comma, a quote, a newline, a leading space, `\.`) and
+// ids that do not, every kind of number (NaN, ±Inf, -0, tiny and huge),
+// with and without the human scale and labels.
+func TestScoreCSVIsEncodingCSVs(t *testing.T) {
+	ids := []string{"c1", "a,b", `say "hi"`, "two\nlines", "cr\rx", " lead", "\u00a0nbsp", `\.`, `\.x`, "é", "trail ", "x\ty"}
+	nums := []float64{0, math.Copysign(0, -1), 1.5, -2.25e-300, 1e21, 123456789.125, math.NaN(), math.Inf(1), math.Inf(-1), 1.0 / 3}
+	for _, humanScale := range []bool{false, true} {
+		for _, labelled := range []int{0, 3} {
+			r := &calib.Scored{Method: "prism", Units: []string{"a", "b,c"}, HumanScale: humanScale, Labelled: labelled}
+			for i, id := range ids {
+				for j := range 3 {
+					n := func(k int) float64 { return nums[(i*7+j*3+k)%len(nums)] }
+					r.Rows = append(r.Rows, calib.ScoredRow{Context: id, Candidate: ids[(i+j)%len(ids)],
+						Baseline: n(0), Corrected: n(1), Scaled: n(2), Human: n(3), RankBefore: n(4), RankAfter: n(5),
+						Terms: []float64{n(6), n(7)}, Imputed: i - j, InSample: j == 1})
+				}
+			}
+			d := &scoreDoc{file: "cal.json", cal: &calib.Calibrator{Method: "prism", Centering: calib.CenterWithinContext}, res: r}
+			var got, want bytes.Buffer
+			if err := d.writeCSV(&got); err != nil {
+				t.Fatal(err)
+			}
+			writeCSVRef(d, &want)
+			if got.String() != want.String() {
+				t.Fatalf("human scale %v, labelled %d:\n%s\nwant\n%s", humanScale, labelled, got.String(), want.String())
+			}
+		}
+	}
+}

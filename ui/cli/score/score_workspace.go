@@ -1,0 +1,332 @@
+package score
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/cli/internal/clikit"
+)
+
+// scoreWorkspace is prism score on a workspace dataset: the calibrator's
+// study, acquired through the engine.
+type scoreWorkspace struct {
+	fs       clikit.WorkspaceFlags
+	cal      *calib.Calibrator
+	calFile  string
+	jf       *judge.Flags
+	jfs      *flag.FlagSet
+	judgeSet []string
+	dataset  string
+	name     string
+	prices   string
+	allow    bool
+	spend    *clikit.SpendFlags // --dry-run, --max-cost, …: the check before anything is sent
+	limits   engine.Limits
+	info     io.Writer
+	stderr   io.Writer
+	args     []string
+	budget   float64 // --budget: follow the calibrator's policy (0: every probe)
+	target   string  // --target: the dataset's criterion the transfer check measures against
+	opts     calib.ApplyOptions
+
+	source     string         // names the scores in errors
+	study      *model.Study   // what was read of the workspace (nil under --budget)
+	budgetDone *budgetScoring // what the budgeted scoring did
+}
+
+// config is the judge configuration to score with: the calibrator's
+// (study.ConfigOf), with the judge flags given applied over it; transport
+// settings and the key come from the flags and the environment.
+func (s *scoreWorkspace) config() (judge.Config, error) {
+	flagged, err := s.jf.Config(os.Getenv)
+	if err != nil {
+		return flagged, err
+	}
+	set := map[string]bool{}
+	s.jfs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if s.cal.Judge == nil || set["judge-config"] {
+		if s.cal.Judge == nil && !slices.ContainsFunc(s.judgeSet, func(n string) bool { return keyFlags[strings.TrimPrefix(n, "--")] }) {
+			return flagged, fmt.Errorf("%s: field \"judge\": the calibrator records no judge configuration (it was fitted from CSV files): give the judge flags (--backend, --model, …) that produced its training scores", s.calFile)
+		}
+		return flagged, nil
+	}
+	// The flags given override the calibrator's judge; transport settings
+	// and the key's variable come from the flags (or their defaults) always.
+	c := s.jf.Overlay(study.ConfigOf(s.cal.Judge))
+	c.Timeout, c.Retries, c.MaxRetryWait, c.MaxReplyBytes = flagged.Timeout, flagged.Retries, flagged.MaxRetryWait, flagged.MaxReplyBytes
+	c.APIKeyEnv, c.APIKey = flagged.APIKeyEnv, ""
+	c.ApplyEnv(os.Getenv)
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("judge configuration of %s with the judge flags: %w", s.calFile, err)
+	}
+	return c, nil
+}
+
+// acquire plans the calibrator's conditions on the dataset, prints the
+// estimate, sends what is missing and returns the candidates scored
+// against the dataset's labels. done reports a dry run (nothing more to
+// do).
+func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismatches []string, done bool, err error) {
+	cal := s.cal
+	if cal.Bank == nil && cal.Judge != nil && cal.Judge.Backend == store.ImportBackend {
+		return s.applied(s.stored(ctx))
+	}
+	if cal.Bank == nil {
+		return nil, nil, false, fmt.Errorf("%s: field \"bank\": the calibrator records no probe bank (it was fitted from CSV files without --bank), so prism cannot ask its probes: score recorded scores with --scores S.csv", s.calFile)
+	}
+	b, err := cal.ParsedBank()
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("%s: field \"bank.toml\": %w", s.calFile, err)
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	prices, err := clikit.ReadPrices(s.prices)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	path := *s.fs.Workspace
+	// Plan on a read-only open: a study already answered (or a dry run)
+	// writes nothing to the workspace.
+	st, err := clikit.OpenWorkspaceRO(ctx, path)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer func() { st.Close() }()
+	if cfg.APIKey != "" {
+		st.AddSecret(string(cfg.APIKey))
+	}
+	dsName, err := clikit.PickDataset(ctx, st, s.dataset, scoreUsage)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	source := cal.Bank.Source
+	if source == "" {
+		source = "calibrator:" + s.calFile
+	}
+	spec := engine.Spec{BankSource: source, Bank: b, Task: cal.Bank.Task, Config: cfg,
+		Repeats: max(1, cfg.Repeats), Prices: prices, Limits: s.limits, Probes: cal.Probes(), KeepRead: true}
+	// What differs from the calibrator's judge: a configuration changed
+	// by the judge flags is stored, by default, under the name prism run
+	// gives it, not under the calibrator judge's name.
+	// Read once for the judge snapshot and the first plan (the plan on
+	// a writable open reads it again).
+	d, rev, err := st.DatasetAt(ctx, dsName)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	spec.Dataset, spec.DatasetRev = d, rev
+	now := study.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
+	if t, ok := b.Tasks[clikit.TaskOf(spec)]; ok {
+		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
+	}
+	spec.JudgeName = s.name
+	if spec.JudgeName == "" {
+		spec.JudgeName = engine.DefaultJudgeName(cfg)
+		if cal.Judge != nil && len(study.Mismatches(cal, now, "")) == 0 {
+			spec.JudgeName = cal.Judge.Name
+		}
+	}
+	name := spec.JudgeName
+	plan, err := s.planRead(ctx, st, spec)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	mismatches = study.Mismatches(cal, now, plan.BankHash)
+	if len(mismatches) > 0 && !s.allow {
+		return nil, nil, false, fmt.Errorf("%s: the calibrator was fitted on another judge configuration or bank than this scoring would use:\n  %s\nits corrections need not transfer; pass --allow-mismatch to score anyway (the output records every difference)",
+			s.calFile, strings.Join(mismatches, "\n  "))
+	}
+	if err := checkStoredJudge(ctx, st, plan); err != nil {
+		return nil, nil, false, err
+	}
+	if len(mismatches) > 0 {
+		fmt.Fprintf(s.stderr, "prism score: warning: scoring with --allow-mismatch: %s\n", strings.Join(mismatches, "; "))
+	}
+	if s.budget > 0 {
+		return s.applied(s.acquireBudget(ctx, st, path, dsName, spec, plan, cfg.APIKey != "", string(cfg.APIKey), mismatches))
+	}
+	clikit.PrintEstimate(s.info, plan)
+	if send, err := s.spend.Check(plan.Estimate, cfg.Backend, s.info, s.stderr); !send {
+		return nil, mismatches, err == nil, err
+	}
+	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
+		// Something to store: plan again on a writable open.
+		st.Close()
+		if st, err = clikit.OpenWorkspace(ctx, path, false); err != nil {
+			return nil, nil, false, err
+		}
+		if cfg.APIKey != "" {
+			st.AddSecret(string(cfg.APIKey))
+		}
+		if plan, err = s.plan(ctx, st, dsName, spec); err != nil {
+			return nil, nil, false, err
+		}
+		sum, err := clikit.SendPlan(ctx, st, plan, s.info, s.stderr)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if sum.Canceled {
+			fmt.Fprintf(s.stderr, "interrupted: %d answers stored by this run; rerun the same command to resume:\n  prism score %s\n", sum.Stored, clikit.ShellJoin(s.args))
+			return nil, nil, false, fmt.Errorf("interrupted")
+		}
+	}
+	// The calibrator's runs only: a workspace that holds more runs (a
+	// prism run with --repeats, a screen) is scored as it was trained.
+	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
+	res, err = s.scan(ctx, st, plan, name)
+	return res, mismatches, false, err
+}
+
+// scan scores the plan's runs of judge's study on its dataset and bank
+// as they are read (calib.Applier; study.ScanRead walks the plan's decode,
+// Plan.StudyRead: the rows are never held), as Apply does the rows of
+// study.ReadRuns, bit for bit.
+func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, plan *engine.Plan, judgeName string) (*calib.Scored, error) {
+	info, _, err := study.Pick(ctx, st, plan.Spec.Dataset.Name, judgeName, plan.BankHash)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	a, err := s.cal.NewApplier(s.applyOptions())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	var applyErr error
+	desc, labels, err := study.ScanRead(ctx, st, info, study.Runs{N: plan.Spec.Repeats}, plan.StudyRead(), plan.Spec.Dataset, nil, func(r *model.ScoreRow) error {
+		applyErr = a.Add(r)
+		return applyErr
+	})
+	if applyErr != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, applyErr)
+	}
+	data := &study.Data{Study: desc, Labels: labels}
+	if err == nil {
+		err = data.Retarget(ctx, st, s.target)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Path(), err)
+	}
+	s.study = &data.Study
+	res, err := a.Finish(data.Labels)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	return res, nil
+}
+
+// applyOptions are the options of the scoring, naming the workspace's
+// scores (s.source) in its errors.
+func (s *scoreWorkspace) applyOptions() calib.ApplyOptions {
+	opts := s.opts
+	opts.ScoresFile, opts.LabelsFile = s.source, s.source+" (labels)"
+	return opts
+}
+
+// applied scores the rows of acquire's paths that read them whole (the
+// stored answers of imported scores, a budgeted scoring's stages).
+func (s *scoreWorkspace) applied(rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) (*calib.Scored, []string, bool, error) {
+	if err != nil || done {
+		return nil, mismatches, done, err
+	}
+	res, err := s.cal.Apply(rows, labels, s.applyOptions())
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	return res, mismatches, false, nil
+}
+
+// stored reads the workspace answers of a calibrator fitted on imported
+// scores (no bank: nothing can be asked), under its judge name or --judge.
+func (s *scoreWorkspace) stored(ctx context.Context) (rows []model.ScoreRow, labels []model.Label, mismatches []string, done bool, err error) {
+	st, err := clikit.OpenWorkspaceRO(ctx, *s.fs.Workspace)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	defer st.Close()
+	dsName, err := clikit.PickDataset(ctx, st, s.dataset, scoreUsage)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	name := s.name
+	if name == "" {
+		name = s.cal.Judge.Name
+	}
+	fmt.Fprintf(s.info, "the calibrator was fitted on imported scores (no probe bank): scoring the stored answers of judge %s on dataset %s; nothing is sent\n", name, dsName)
+	if *s.spend.Dry {
+		return nil, nil, nil, true, nil
+	}
+	info, _, err := study.Pick(ctx, st, dsName, name, "")
+	var data *study.Data
+	if err == nil {
+		data, err = study.Read(ctx, st, info, study.Runs{})
+	}
+	if err == nil {
+		err = data.Retarget(ctx, st, s.target)
+	}
+	if err != nil {
+		return nil, nil, nil, false, fmt.Errorf("%s: %w (import them with prism import scores)", st.Path(), err)
+	}
+	s.source, s.study = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name), &data.Study
+	return data.Rows, data.Labels, nil, false, nil
+}
+
+// plan reads the dataset at its current revision and plans spec on it.
+func (s *scoreWorkspace) plan(ctx context.Context, st *store.Store, dsName string, spec engine.Spec) (*engine.Plan, error) {
+	d, rev, err := st.DatasetAt(ctx, dsName)
+	if err != nil {
+		return nil, err
+	}
+	spec.Dataset, spec.DatasetRev = d, rev
+	return s.planRead(ctx, st, spec)
+}
+
+// planRead plans spec on the dataset it holds, read at spec.DatasetRev.
+func (s *scoreWorkspace) planRead(ctx context.Context, st *store.Store, spec engine.Spec) (*engine.Plan, error) {
+	// Without a budget the calibrator's probes stream as prism run's do
+	// (memory that does not grow with the data); the budget's stages
+	// read the whole plan's items.
+	newPlan := engine.NewRunPlan
+	if s.budget > 0 {
+		newPlan = engine.NewPlan
+	}
+	plan, err := newPlan(ctx, st, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+	}
+	return plan, nil
+}
+
+// checkStoredJudge refuses, before anything is sent, a judge name the
+// workspace already holds with another configuration (the run would fail
+// storing it).
+func checkStoredJudge(ctx context.Context, st *store.Store, plan *engine.Plan) error {
+	old, err := st.Judge(ctx, plan.Judge.Name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a, _ := json.Marshal(old.Params)
+	b, _ := json.Marshal(plan.Judge.Params)
+	if old.Backend != plan.Judge.Backend || old.Model != plan.Judge.Model || !bytes.Equal(a, b) {
+		return fmt.Errorf("%s: the stored judge %q has another configuration (backend %s, model %q, %s) than this scoring (backend %s, model %q, %s); store these answers under another name with --judge NAME",
+			st.Path(), old.Name, old.Backend, old.Model, a, plan.Judge.Backend, plan.Judge.Model, b)
+	}
+	return nil
+}
