@@ -15,7 +15,7 @@
 // answered, cached and to send, and EstimatePlan, a plan without its
 // requests; stream.go and cursor.go, a plan made while it runs; staged.go,
 // a budget's stages; rubric.go and batched.go, the other study kinds); the
-// run (run.go, the Run and its control; run_send.go, its loop, workers and
+// run (run.go, the Run, Start, Acquire and its control; run_send.go, its loop, workers and
 // breaker; run_store.go, its writer and lease; limiter.go, jobs.go); batch
 // files (batch.go, export and import; batch_read.go, the providers' result
 // lines; batch_format.go, batch_rubric.go, batch_split.go,
