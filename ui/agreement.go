@@ -12,6 +12,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Agreement without probes (docs/agree.md, docs/tui-fit.md): how well
@@ -27,7 +28,7 @@ type agreement struct {
 }
 
 // agreeOptions are prism agree's defaults (2,000 context resamples, seed
-// 42, no scale shared with the labels) with the headline of the screen's
+// 42, no scale shared with the labels) with the headline of the tab's
 // metric: within-context Spearman, or pairwise accuracy.
 func agreeOptions(metric string) agree.Options {
 	opts := agree.DefaultOptions()
@@ -85,7 +86,7 @@ func within(key string) bool {
 // metrics first, the headline marked.
 func agreeTableLines(st *styles.Styles, r *agree.Result, judge string, w int) []string {
 	est := r.Judges[judge]
-	lines := []string{st.Label.Render(fit(fmt.Sprintf("%-22s %7s %-18s %s", "metric", "mean", "95% CI", "N"), w))}
+	lines := []string{st.Label.Render(widgets.Fit(fmt.Sprintf("%-22s %7s %-18s %s", "metric", "mean", "95% CI", "N"), w))}
 	group := ""
 	for _, m := range agreeMetrics {
 		e, ok := est[m.key]
@@ -98,7 +99,7 @@ func agreeTableLines(st *styles.Styles, r *agree.Result, judge string, w int) []
 		}
 		if g != group {
 			group = g
-			lines = append(lines, st.Title.Render(fit(g, w)))
+			lines = append(lines, st.Title.Render(widgets.Fit(g, w)))
 		}
 		label := "  " + m.label
 		if m.key == r.Metric {
@@ -108,7 +109,7 @@ func agreeTableLines(st *styles.Styles, r *agree.Result, judge string, w int) []
 		if m.key == r.Metric {
 			s = st.Label
 		}
-		lines = append(lines, s.Render(fit(fmt.Sprintf("%-22s %7s %-18s %s", label, mean4(e.Mean), ciText(e.CI), n), w)))
+		lines = append(lines, s.Render(widgets.Fit(fmt.Sprintf("%-22s %7s %-18s %s", label, mean4(e.Mean), ciText(e.CI), n), w)))
 	}
 	return lines
 }
@@ -119,27 +120,27 @@ func agreeNoteLines(st *styles.Styles, r *agree.Result, w int) []string {
 	if r.SkipConstant {
 		constant = "contexts where the judge or the labels are constant are left out"
 	}
-	return wrapStyled(st.Muted, fmt.Sprintf("%d contexts, %d candidates with a label and a score; %d context-bootstrap resamples, seed %d; %s.",
+	return widgets.WrapStyled(st.Muted, fmt.Sprintf("%d contexts, %d candidates with a label and a score; %d context-bootstrap resamples, seed %d; %s.",
 		r.Contexts, r.Candidates, r.Bootstrap, r.Seed, constant), w)
 }
 
 // fitAgreeLines are the Fit tab's agreement for a judge without probe
 // answers: why there is no fit, the table, and how to get a fit.
-func (v *fitScreen) fitAgreeLines(st *styles.Styles, w int) []string {
+func (v *fitTab) fitAgreeLines(st *styles.Styles, w int) []string {
 	ag := v.agree
-	lines := wrapStyled(st.Text, fmt.Sprintf("judge %s has baseline answers but no probe answers, so there is nothing to fit. Its agreement with the labels, as prism agree measures it (* the headline, m switches it):",
-		v.key.judge), w)
+	lines := widgets.WrapStyled(st.Text, fmt.Sprintf("judge %s has baseline answers but no probe answers, so there is nothing to fit. Its agreement with the labels, as prism agree measures it (* the headline, m switches it):",
+		v.key.Judge), w)
 	if v.stale != "" {
-		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
 	for _, wn := range v.warnings {
-		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, wn, w)...)
 	}
 	lines = append(lines, "")
-	lines = append(lines, agreeTableLines(st, ag.res, v.key.judge, w)...)
+	lines = append(lines, agreeTableLines(st, ag.res, v.key.Judge, w)...)
 	lines = append(lines, "")
 	lines = append(lines, agreeNoteLines(st, ag.res, w)...)
-	lines = append(lines, wrapStyled(st.Muted, "To correct the judge, probe it: run the bank under this judge's name (Run screen, s), then f fits PRISM.", w)...)
+	lines = append(lines, widgets.WrapStyled(st.Muted, "To correct the judge, probe it: run the bank under this judge's name (Run tab, s), then f fits PRISM.", w)...)
 	return lines
 }
 
@@ -149,13 +150,13 @@ func (a *App) agreeStale() string {
 	v := &a.fit
 	k, ok := a.currentKey()
 	switch {
-	case !ok || k.dataset != v.key.dataset:
+	case !ok || k.Dataset != v.key.Dataset:
 		return "the dataset has changed since this agreement: f measures it again"
-	case k.judge != v.key.judge:
-		return fmt.Sprintf("this agreement is of judge %s; the Run screen now names %s: f fits or measures it", v.key.judge, k.judge)
+	case k.Judge != v.key.Judge:
+		return fmt.Sprintf("this agreement is of judge %s; the Run tab now names %s: f fits or measures it", v.key.Judge, k.Judge)
 	case v.agree.res.Metric != agreeOptions(v.metric()).Metric:
 		return "the metric has changed since this agreement: f measures it again"
-	case a.answers[k] != v.answers:
+	case a.versions.Of(k) != v.answers:
 		return "new answers were stored since this agreement: f fits or measures it again"
 	}
 	return ""
@@ -166,9 +167,9 @@ func (a *App) agreeStale() string {
 // under the best judge, its paired difference from the best on the same
 // resamples (prism agree's pairs). Judges without probe answers, which
 // the method tables below cannot show, are named.
-func (v *compareScreen) agreeLines(st *styles.Styles, w int) []string {
+func (v *compareTab) agreeLines(st *styles.Styles, w int) []string {
 	if v.aerr != nil {
-		return wrapStyled(st.Warn, "agreement with the labels: "+v.aerr.Error(), w)
+		return widgets.WrapStyled(st.Warn, "agreement with the labels: "+v.aerr.Error(), w)
 	}
 	if v.agree == nil {
 		return nil
@@ -196,26 +197,26 @@ func (v *compareScreen) agreeLines(st *styles.Styles, w int) []string {
 		note = fmt.Sprintf("Δ: the judge − %s on the same %d context resamples; %d contexts, %d candidates every judge scored.",
 			names[best], r.Bootstrap, r.Contexts, r.Candidates)
 	}
-	lines := []string{st.Title.Render(fit("agreement with the labels (prism agree; no probes needed)", w)), st.Label.Render(fit(head, w))}
+	lines := []string{st.Title.Render(widgets.Fit("agreement with the labels (prism agree; no probes needed)", w)), st.Label.Render(widgets.Fit(head, w))}
 	for _, j := range r.Order {
 		e, ok := r.Judges[j][r.Metric]
-		row := fmt.Sprintf("%-*s %8s", nw, clipMiddle(names[j], nw), "—")
+		row := fmt.Sprintf("%-*s %8s", nw, widgets.ClipMiddle(names[j], nw), "—")
 		if ok {
-			row = fmt.Sprintf("%-*s %8s %-18s", nw, clipMiddle(names[j], nw), mean4(e.Mean), ciText(e.CI))
+			row = fmt.Sprintf("%-*s %8s %-18s", nw, widgets.ClipMiddle(names[j], nw), mean4(e.Mean), ciText(e.CI))
 		}
 		for _, p := range r.Pairs {
 			if p.A == best && p.B == j {
 				row += " " + pairCells(p)
 			}
 		}
-		lines = append(lines, st.Text.Render(fit(strings.TrimRight(row, " "), w)))
+		lines = append(lines, st.Text.Render(widgets.Fit(strings.TrimRight(row, " "), w)))
 	}
 	if len(bare) > 0 {
 		note += " No probe answers (agreement only): " + strings.Join(bare, ", ") + "."
 	}
-	lines = append(lines, wrapStyled(st.Muted, note, w)...)
+	lines = append(lines, widgets.WrapStyled(st.Muted, note, w)...)
 	for _, wn := range v.agree.warnings {
-		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, wn, w)...)
 	}
 	return append(lines, "")
 }
@@ -223,7 +224,7 @@ func (v *compareScreen) agreeLines(st *styles.Styles, w int) []string {
 // pairCells are the difference B − A of a pair (the judge B below the
 // best judge A) and its interval, signed ("+0.0000", never "-0.0000").
 func pairCells(p agree.Pair) string {
-	return fmt.Sprintf("%8s [%s, %s]", fixed4(-p.Mean), fixed4(-p.CI[1]), fixed4(-p.CI[0]))
+	return fmt.Sprintf("%8s [%s, %s]", widgets.Fixed4(-p.Mean), widgets.Fixed4(-p.CI[1]), widgets.Fixed4(-p.CI[0]))
 }
 
 // FitAgreement is the agreement the Fit tab shows for a judge without

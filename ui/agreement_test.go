@@ -10,6 +10,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // importBare imports the baseline answers of a's judge, halved and
@@ -17,7 +18,7 @@ import (
 // scores without probes and without a bank.
 func importBare(a *App) error {
 	k, _ := a.currentKey()
-	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
+	rows, err := a.study.Store.Scores(context.Background(), k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		return err
 	}
@@ -28,7 +29,7 @@ func importBare(a *App) error {
 			bare = append(bare, r)
 		}
 	}
-	_, err = a.study.Store.ImportScores(context.Background(), k.dataset, "bare", bare)
+	_, err = a.study.Store.ImportScores(context.Background(), k.Dataset, "bare", bare)
 	return err
 }
 
@@ -40,7 +41,7 @@ func wantAgreement(t *testing.T, a *App, metric string, judges ...string) *agree
 	var scores []map[agree.Key]float64
 	var labels []model.Label
 	for _, j := range judges {
-		rows, ls, err := a.study.Store.FitInput(context.Background(), a.study.Dataset.Name, j, a.bank.bank.Hash())
+		rows, ls, err := a.study.Store.FitInput(context.Background(), a.study.Dataset.Name, j, a.bank.Bank().Hash())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	press(a, "m")
 	setFormField(t, a, fName, "offline")
 	press(a, "5")
-	if f := paneText(frame(a)); !strings.Contains(f, "this agreement is of judge bare; the Run screen now names offline") {
+	if f := paneText(frame(a)); !strings.Contains(f, "this agreement is of judge bare; the Run tab now names offline") {
 		t.Errorf("the agreement is not marked stale:\n%s", f)
 	}
 	press(a, "f")
@@ -143,7 +144,7 @@ func TestCompareAgreement(t *testing.T) {
 		if j != best {
 			for _, p := range want.Pairs {
 				if p.A == best && p.B == j {
-					cell += " " + fixed4(-p.Mean) + " [" + fixed4(-p.CI[1]) + ", " + fixed4(-p.CI[0]) + "]"
+					cell += " " + widgets.Fixed4(-p.Mean) + " [" + widgets.Fixed4(-p.CI[1]) + ", " + widgets.Fixed4(-p.CI[0]) + "]"
 				}
 			}
 		}

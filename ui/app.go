@@ -1,12 +1,3 @@
-// Package ui is prism's Bubble Tea TUI. The App holds what the screens
-// share (the study, the workspace, the running job, the tab bar, the
-// header, the help, modals) and dispatches; each screen owns its state,
-// keys, update and view behind the screen interface (screen.go, which
-// also says where each screen lives). Widgets come from Bubbles where it
-// has one (key, help, filepicker, textarea, textinput); the charts are
-// hand-made and say why. No I/O happens in Update; long work (planning,
-// runs, imports, the ratio bootstrap) runs in commands and comes back as
-// messages.
 package ui
 
 import (
@@ -21,30 +12,15 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/widgets"
 )
-
-type screenID int
-
-const (
-	screenData screenID = iota
-	screenBank
-	screenRun
-	screenSelect
-	screenFit
-	screenProfiles
-	screenInspect
-	screenCompare
-	numScreens
-)
-
-var screenNames = [numScreens]string{"Data", "Bank", "Run", "Select", "Fit", "Profiles", "Inspect", "Compare"}
-
-// shortNames label the tabs of a narrow terminal, where every full name
-// does not fit beside the badge.
-var shortNames = [numScreens]string{"Data", "Bank", "Run", "Select", "Fit", "Prof", "Insp", "Comp"}
 
 // Minimum layout; smaller terminals get a notice instead of a broken frame.
 const minWidth, minHeight = 60, 16
@@ -53,26 +29,26 @@ const minWidth, minHeight = 60, 16
 type App struct {
 	ctx      context.Context
 	now      func() time.Time
-	study    Study
+	study    Session
 	styles   *styles.Styles
 	keys     KeyMap
 	help     help.Model
-	screen   screenID
+	tab      tab.ID
 	fullHelp bool
 
-	data dataScreen
-	bank bankScreen
-	run  runScreen
-	sel  selectScreen
-	fit  fitScreen
-	prof profScreen
-	insp inspectScreen
-	cmp  compareScreen
+	data *datatab.Tab
+	bank *banktab.Tab
+	run  runTab
+	sel  selectTab
+	fit  fitTab
+	prof profTab
+	insp inspectTab
+	cmp  compareTab
 
-	modal modal // a dialog over the screen, or nil
+	modal modal // a dialog over the tab, or nil
 
-	// The calibrator loaded on the Data screen and its application to a
-	// dataset, which the Data and Inspect screens show (calibrator.go).
+	// The calibrator loaded on the Data tab and its application to a
+	// dataset, which the Data and Inspect tabs show (calibrator.go).
 	cal calibState
 
 	// The run in flight (nil when none) and its plan.
@@ -83,46 +59,38 @@ type App struct {
 	quitAfterRun bool
 	newJudges    judgeFactory
 	importDir    string // where the import file picker starts
-	exportDir    string // where the Fit screen's e writes the report and figures
+	exportDir    string // where the Fit tab's e writes the report and figures
 
-	// What tells a screen its results are stale: generations bumped when
-	// a run or screen stores answers.
-	sigGen  int              // of any key; older signal reports are stale
-	answers map[studyKey]int // per key
-	stored  int              // of any key
-	// Bumped when a rubric study stores ratings: per dataset and judge
-	// (whose fit scores them as its baselines), and of any.
-	rubrics      map[judgeKey]int
-	rubricStored int
+	// What tells a tab its results are stale: a version per study,
+	// bumped when a run or a screen of the bank stores its answers.
+	versions study.Versions
 
 	width, height int
 }
 
 // New builds the App for a study. The styles assume a dark background until
 // the terminal reports its colour.
-func New(s Study) *App {
+func New(s Session) *App {
 	a := &App{
 		ctx:       context.Background(),
 		now:       time.Now,
 		newJudges: defaultJudges,
 		importDir: ".",
 		exportDir: defaultExportDir(s),
-		answers:   map[studyKey]int{},
-		rubrics:   map[judgeKey]int{},
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
-		data:      newDataScreen(s.Dataset),
-		bank:      newBankScreen(s.Bank, s.Dataset.Task),
-		run:       runScreen{form: newRunForm(s.Config)},
+		run:       runTab{form: newRunForm(s.Config)},
 		width:     80,
 		height:    24,
 	}
+	a.data = a.newDataTab(s.Dataset)
+	a.bank = a.newBankTab(s.Bank, s.Dataset.Task)
 	if s.BankSource != "" {
-		a.bank.source = s.BankSource
+		a.bank.SetSource(s.BankSource)
 	}
 	if len(s.Datasets) > 1 && !s.PickedDataset {
-		a.modal = newDatasetChooser(s.Datasets, s.Dataset.Name)
+		a.openDialog(datatab.NewChooser(services{a}, a.keys.dialog(), s.Datasets, s.Dataset.Name))
 	}
 	a.setStyles(true)
 	a.layout()
@@ -139,14 +107,14 @@ func (a *App) setStyles(isDark bool) {
 }
 
 // Init asks the terminal for its background colour (for light/dark styles)
-// and plans the first run, so the estimate is ready on the Run screen.
+// and plans the first run, so the estimate is ready on the Run tab.
 func (a *App) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.loadStoredFit())
 }
 
 // Update handles what is shared (size, colours, the tab bar, the common
 // keys, modals, the study's dataset and the plan of the next run) and
-// dispatches the rest to the screens (see screen).
+// dispatches the rest to the tabs (see tab.Tab).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -168,45 +136,33 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		switch msg.Mouse().Button {
 		case tea.MouseWheelUp:
-			return a, a.cur().Update(a, moveMsg{-1})
+			return a, a.cur().Update(a, tab.MoveMsg{Delta: -1})
 		case tea.MouseWheelDown:
-			return a, a.cur().Update(a, moveMsg{1})
+			return a, a.cur().Update(a, tab.MoveMsg{Delta: 1})
 		}
 	case planMsg:
 		return a, a.onPlan(msg)
 	default:
 		// An open dialog's messages (file listings, imports, saves), then
-		// the screens' work and their text inputs' pastes.
-		cmds := make([]tea.Cmd, 0, numScreens+1)
+		// the tabs' work and their text inputs' pastes.
+		cmds := make([]tea.Cmd, 0, tab.Count+2)
+		cmds = append(cmds, a.onTabMsg(msg))
 		if a.modal != nil {
 			cmds = append(cmds, a.modal.Update(a, msg))
 		} else {
 			cmds = append(cmds, a.onStudyMsg(msg))
 		}
-		for _, sc := range a.screens() {
+		for _, sc := range a.tabs() {
 			cmds = append(cmds, sc.Update(a, msg))
 		}
-		return a, batch(cmds...)
+		return a, tab.Batch(cmds...)
 	}
 	return a, nil
 }
 
 // onStudyMsg takes the messages that change the study itself: the
 // workspace's datasets and a dataset read from it.
-func (a *App) onStudyMsg(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case datasetListMsg:
-		if msg.err != nil {
-			a.data.status, a.data.statusErr = msg.err.Error(), true
-			return nil
-		}
-		a.study.Datasets = msg.names
-		a.modal = newDatasetChooser(msg.names, a.study.Dataset.Name)
-	case datasetMsg:
-		return a.onDataset(msg)
-	}
-	return nil
-}
+func (a *App) onStudyMsg(msg tea.Msg) tea.Cmd { return a.onDatasetMsg(msg) }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.modal != nil {
@@ -218,7 +174,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	k := a.keys
 	if s := k.jumpTo(msg); s >= 0 {
-		return a.setScreen(s)
+		return a.setTab(s)
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -226,26 +182,26 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		a.fullHelp = !a.fullHelp
 		a.layout()
-	case key.Matches(msg, k.NextScreen):
-		return a.setScreen((a.screen + 1) % numScreens)
-	case key.Matches(msg, k.PrevScreen):
-		return a.setScreen((a.screen + numScreens - 1) % numScreens)
+	case key.Matches(msg, k.NextTab):
+		return a.setTab((a.tab + 1) % tab.Count)
+	case key.Matches(msg, k.PrevTab):
+		return a.setTab((a.tab + tab.Count - 1) % tab.Count)
 	case key.Matches(msg, k.Up):
-		return cur.Update(a, moveMsg{-1})
+		return cur.Update(a, tab.MoveMsg{Delta: -1})
 	case key.Matches(msg, k.Down):
-		return cur.Update(a, moveMsg{1})
+		return cur.Update(a, tab.MoveMsg{Delta: 1})
 	case key.Matches(msg, k.PageUp):
-		return cur.Update(a, moveMsg{-a.pageRows()})
+		return cur.Update(a, tab.MoveMsg{Delta: -a.pageRows()})
 	case key.Matches(msg, k.PageDown):
-		return cur.Update(a, moveMsg{a.pageRows()})
+		return cur.Update(a, tab.MoveMsg{Delta: a.pageRows()})
 	case key.Matches(msg, k.Top):
-		return cur.Update(a, moveMsg{-1 << 30})
+		return cur.Update(a, tab.MoveMsg{Delta: -1 << 30})
 	case key.Matches(msg, k.Bottom):
-		return cur.Update(a, moveMsg{1 << 30})
+		return cur.Update(a, tab.MoveMsg{Delta: 1 << 30})
 	case key.Matches(msg, k.Left):
-		return cur.Update(a, focusMsg{false})
+		return cur.Update(a, tab.FocusMsg{Right: false})
 	case key.Matches(msg, k.Right):
-		return cur.Update(a, focusMsg{true})
+		return cur.Update(a, tab.FocusMsg{Right: true})
 	default:
 		return cur.Update(a, msg)
 	}
@@ -255,7 +211,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // quit quits, after asking when a run or a screen of the bank is going
 // or the bank has unsaved edits.
 func (a *App) quit() tea.Cmd {
-	if a.busy() || a.bank.unsaved() {
+	if a.busy() || a.bank.Unsaved() {
 		a.modal = confirmQuit{}
 		return nil
 	}
@@ -264,10 +220,10 @@ func (a *App) quit() tea.Cmd {
 
 func (a *App) pageRows() int { return max(a.bodyHeight()-4, 1) }
 
-// setScreen shows screen s; a screen that follows others' state while it
-// is shown (the Bank screen's preview and signal panel) catches up.
-func (a *App) setScreen(s screenID) tea.Cmd {
-	a.screen = s
+// setTab shows tab s; a tab that follows others' state while it
+// is shown (the Bank tab's preview and signal panel) catches up.
+func (a *App) setTab(s tab.ID) tea.Cmd {
+	a.tab = s
 	if sh, ok := a.cur().(interface{ Shown(*App) tea.Cmd }); ok {
 		return sh.Shown(a)
 	}
@@ -280,16 +236,16 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 	}
 	if m.Y == 0 { // the tab row
 		x := lipgloss.Width(a.brand())
-		for s := range numScreens {
-			w := lipgloss.Width(a.tab(s))
+		for s := range tab.Count {
+			w := lipgloss.Width(a.tabLabel(s))
 			if m.X >= x && m.X < x+w {
-				return a.setScreen(s)
+				return a.setTab(s)
 			}
 			x += w
 		}
 		return nil
 	}
-	return a.cur().Update(a, clickMsg{m.X, m.Y - a.headerHeight()})
+	return a.cur().Update(a, tab.ClickMsg{X: m.X, Y: m.Y - a.headerHeight()})
 }
 
 func (a *App) headerHeight() int { return 2 }
@@ -301,7 +257,7 @@ func (a *App) helpView() string {
 		out = a.help.FullHelpView(append(a.keys.commonHelp(), a.cur().Keys(a)))
 	} else {
 		k := a.keys
-		out = a.help.ShortHelpView(append(a.cur().Keys(a), k.NextScreen, k.Help, k.Quit))
+		out = a.help.ShortHelpView(append(a.cur().Keys(a), k.NextTab, k.Help, k.Quit))
 	}
 	// help stops adding bindings past the width but can overshoot by one.
 	lines := strings.Split(out, "\n")
@@ -317,24 +273,24 @@ func (a *App) bodyHeight() int {
 
 func (a *App) layout() {
 	h := a.bodyHeight()
-	for _, sc := range a.screens() {
+	for _, sc := range a.tabs() {
 		sc.SetSize(a.width, h)
 	}
-	if a.screen == screenBank {
-		// The Bank screen's preview is wrapped to its width.
-		a.bank.refresh(a)
+	if a.tab == tab.Bank {
+		// The Bank tab's preview is wrapped to its width.
+		a.bank.Refresh()
 	}
 }
 
 func (a *App) brand() string { return a.styles.Brand.Render("prism") + " " }
 
-func (a *App) tab(s screenID) string {
-	name := screenNames[s]
+func (a *App) tabLabel(s tab.ID) string {
+	name := tab.Names[s]
 	if a.width < 120 {
-		name = shortNames[s]
+		name = tab.ShortNames[s]
 	}
-	label := fmt.Sprintf("%d %s", s+1, name) + a.screens()[s].Badge(a)
-	if s == a.screen {
+	label := fmt.Sprintf("%d %s", s+1, name) + a.tabs()[s].Badge(a)
+	if s == a.tab {
 		return a.styles.TabActive.Render(label)
 	}
 	return a.styles.Tab.Render(label)
@@ -343,8 +299,8 @@ func (a *App) tab(s screenID) string {
 func (a *App) header() string {
 	var tabs strings.Builder
 	tabs.WriteString(a.brand())
-	for s := range numScreens {
-		tabs.WriteString(a.tab(s))
+	for s := range tab.Count {
+		tabs.WriteString(a.tabLabel(s))
 	}
 	line1 := tabs.String()
 	badge := ""
@@ -369,7 +325,7 @@ func (a *App) header() string {
 	if gap := a.width - lipgloss.Width(line1) - lipgloss.Width(badge); badge != "" && gap > 0 {
 		line1 += strings.Repeat(" ", gap) + badge
 	}
-	return fit(line1, a.width) + "\n" + a.styles.Header.Render(fit(a.studyLine(), a.width))
+	return widgets.Fit(line1, a.width) + "\n" + a.styles.Header.Render(widgets.Fit(a.studyLine(), a.width))
 }
 
 // studyLine is the header's second line: the dataset, the bank version
@@ -384,7 +340,7 @@ func (a *App) studyLine() string {
 	if name == "" {
 		name = "none"
 	}
-	bank, hash, judge := a.study.Bank.Name, shortHash(a.bank.bank.Hash()), a.judgeLabel()
+	bank, hash, judge := a.study.Bank.Name, shortHash(a.bank.Bank().Hash()), a.judgeLabel()
 	nc, nk := len(ds.Contexts), ds.NumCandidates()
 	for _, s := range []string{
 		fmt.Sprintf("dataset %s · %d contexts · %d candidates · bank %s %s · judge %s", name, nc, nk, bank, hash, judge),
@@ -398,9 +354,9 @@ func (a *App) studyLine() string {
 		}
 	}
 	// The names share what is left, the judge's first.
-	name, bank = clipMiddle(name, 12), clipMiddle(bank, 12)
+	name, bank = widgets.ClipMiddle(name, 12), widgets.ClipMiddle(bank, 12)
 	room := a.width - ansi.StringWidth(fmt.Sprintf("data %s · bank %s · judge ", name, bank))
-	return fmt.Sprintf("data %s · bank %s · judge %s", name, bank, clipMiddle(judge, max(room, 8)))
+	return fmt.Sprintf("data %s · bank %s · judge %s", name, bank, widgets.ClipMiddle(judge, max(room, 8)))
 }
 
 // judgeLabel names the judge of the form, or the study's when the form
@@ -427,11 +383,11 @@ func (a *App) View() tea.View {
 	if a.width < minWidth || a.height < minHeight {
 		body = fmt.Sprintf("prism needs at least %d×%d; this terminal is %d×%d.", minWidth, minHeight, a.width, a.height)
 	} else {
-		screenView := a.cur().View(a)
+		tabView := a.cur().View(a)
 		if a.modal != nil {
-			screenView = overlay(screenView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
+			tabView = widgets.Overlay(tabView, a.modal.View(a, a.styles), a.width, a.bodyHeight())
 		}
-		body = a.header() + "\n" + screenView + "\n" + a.helpView()
+		body = a.header() + "\n" + tabView + "\n" + a.helpView()
 	}
 	v := tea.NewView(body)
 	v.AltScreen = true
@@ -439,3 +395,6 @@ func (a *App) View() tea.View {
 	v.WindowTitle = "prism"
 	return v
 }
+
+// shortHash names a bank version (widgets.ShortHash).
+func shortHash(h string) string { return widgets.ShortHash(h) }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 var goldenSizes = [][2]int{{80, 24}, {160, 48}}
@@ -72,7 +73,7 @@ func TestGoldenScreens(t *testing.T) {
 	}
 }
 
-// The Run screen after an offline run on the demo has finished: the
+// The Run tab after an offline run on the demo has finished: the
 // final ratio panel (2,000 resamples, seed 42) over every score.
 func TestGoldenRunFinished(t *testing.T) {
 	// One run serves both sizes: the frame is drawn from the state and the
@@ -90,7 +91,7 @@ func TestGoldenRunFinished(t *testing.T) {
 	}
 }
 
-// The Run screen in the middle of a run: 300 of 2,280 requests answered,
+// The Run tab in the middle of a run: 300 of 2,280 requests answered,
 // the live ratio panel computed from the 300 stored scores.
 func TestGoldenRunLive(t *testing.T) {
 	for _, size := range goldenSizes {
@@ -182,7 +183,7 @@ func TestFrameFitsTerminal(t *testing.T) {
 		}
 	}
 	// A finished run, resized to every size; its signal on the Bank
-	// screen and its selection, likewise. One run serves every size: the
+	// tab and its selection, likewise. One run serves every size: the
 	// frame is drawn from the state and the current size alone.
 	a := demoApp(t, sizes[0][0], sizes[0][1])
 	drive(a, a.Init())
@@ -231,7 +232,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("after right, down: candidate %s, want %s", got, ds.Contexts[1].Candidates[1].ID)
 	}
 	press(a, "tab")
-	if a.screen != screenBank {
+	if a.tab != tab.Bank {
 		t.Fatal("tab did not switch to the bank screen")
 	}
 	// The preview is the exact request for the selected candidate.
@@ -240,26 +241,26 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("bank screen shows no request preview:\n%s", f)
 	}
 	press(a, "down")
-	cond := a.bank.conds[1]
+	cond := a.bank.Conditions()[1]
 	if !strings.Contains(frame(a), cond.Probe) {
 		t.Fatalf("preview title does not name probe %s", cond.Probe)
 	}
 	press(a, "tab")
-	if a.screen != screenRun {
+	if a.tab != tab.Run {
 		t.Fatal("tab did not switch to the run screen")
 	}
 	press(a, "shift+tab")
-	if a.screen != screenBank {
+	if a.tab != tab.Bank {
 		t.Fatal("shift+tab did not go back to the bank screen")
 	}
 	// A click on the first tab goes back to Data; on the third, to Run.
 	a.Update(tea.MouseClickMsg{X: len("prism ") + 1, Y: 0, Button: tea.MouseLeft})
-	if a.screen != screenData {
+	if a.tab != tab.Data {
 		t.Fatal("click on the Data tab did not switch screens")
 	}
 	x := strings.Index(frame(a), "3 Run")
 	a.Update(tea.MouseClickMsg{X: x + 1, Y: 0, Button: tea.MouseLeft})
-	if a.screen != screenRun {
+	if a.tab != tab.Run {
 		t.Fatal("click on the Run tab did not switch screens")
 	}
 	// The wheel moves the form cursor.
@@ -330,8 +331,8 @@ func TestProgramFlow(t *testing.T) {
 	// Every Δ histogram filled: each attribute has 2 wordings × 60
 	// candidates of each sign.
 	for _, name := range lr.attrs {
-		if lr.plus[name].n != 120 || lr.minus[name].n != 120 {
-			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, lr.plus[name].n, lr.minus[name].n)
+		if lr.plus[name].N() != 120 || lr.minus[name].N() != 120 {
+			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, lr.plus[name].N(), lr.minus[name].N())
 		}
 	}
 }

@@ -75,7 +75,7 @@ func importSwappedRubric(a *App) error {
 	}
 	k, _ := a.currentKey()
 	ctx := context.Background()
-	rrs, err := study.StoredRubricRatings(ctx, a.study.Store, k.dataset, k.judge)
+	rrs, err := study.StoredRubricRatings(ctx, a.study.Store, k.Dataset, k.Judge)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func importSwappedRubric(a *App) error {
 			rows = append(rows, rr.Rows...)
 		}
 	}
-	_, err = a.study.Store.ImportScores(ctx, k.dataset, "swapped", rows)
+	_, err = a.study.Store.ImportScores(ctx, k.Dataset, "swapped", rows)
 	return err
 }
 
@@ -99,16 +99,16 @@ func rubricTwoJudgeDemo(t testing.TB, w, h int) *App {
 // wantFit is what `prism fit --judge J --bank B` computes from the
 // workspace with its default baselines (every rubric with ratings, SAJA's
 // forest head), by the engine's and calib's exported functions: the
-// report the Fit and Compare screens must show.
+// report the Fit and Compare tabs must show.
 func wantFit(t testing.TB, st *store.Store, k studyKey, opts calib.Options) *calib.Report {
 	t.Helper()
 	ctx := context.Background()
-	rows, labels, err := st.FitInput(ctx, k.dataset, k.judge, k.bankHash)
+	rows, labels, err := st.FitInput(ctx, k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
 	labels, _ = model.ScoredLabels(rows, labels)
-	rrs, err := study.StoredRubricRatings(ctx, st, k.dataset, k.judge)
+	rrs, err := study.StoredRubricRatings(ctx, st, k.Dataset, k.Judge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func wantFit(t testing.TB, st *store.Store, k studyKey, opts calib.Options) *cal
 		t.Fatal(err)
 	}
 	if len(rep.Baselines) > 0 {
-		usage, err := st.Usage(ctx, k.dataset, k.judge, k.bankHash)
+		usage, err := st.Usage(ctx, k.Dataset, k.Judge, k.BankHash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func sharedWantFit(t testing.TB, fixture string, st *store.Store, k studyKey, op
 	return rep
 }
 
-// fittedRubric is the rubric fixture fitted on the Fit screen at w×h,
+// fittedRubric is the rubric fixture fitted on the Fit tab at w×h,
 // with the report wantFit computes.
 func fittedRubric(t testing.TB, w, h int) (*App, *calib.Report) {
 	t.Helper()
@@ -173,7 +173,7 @@ func fittedRubric(t testing.TB, w, h int) (*App, *calib.Report) {
 	return a, sharedWantFit(t, fixtureRubric, a.study.Store, a.fit.key, a.fit.options())
 }
 
-// fitRubricApp is the rubric fixture fitted on the Fit screen at w×h.
+// fitRubricApp is the rubric fixture fitted on the Fit tab at w×h.
 func fitRubricApp(t testing.TB, w, h int) *App {
 	t.Helper()
 	a := fixtureApp(t, fixtureRubric, w, h)
@@ -200,14 +200,14 @@ func table2Want(row t2Row) string {
 	return strings.Join(strings.Fields(strings.Join(f, " ")), " ")
 }
 
-// With rubric studies of the judge, the Fit screen's report is `prism
+// With rubric studies of the judge, the Fit tab's report is `prism
 // fit`'s with its baselines and budgets, and its table is Table 2: the
 // rubric-based rows, then the rubric-free ones, with the report's
 // numbers as the screen formats them.
 func TestFitScreenBaselines(t *testing.T) {
 	a, rep := fittedRubric(t, 160, 48)
 	if got, want := jsonOf(t, studyless(t, a.fit.rep, a.fit.key)), jsonOf(t, rep); got != want {
-		t.Fatalf("the Fit screen's report differs from prism fit's:\n got %s\nwant %s", got, want)
+		t.Fatalf("the Fit tab's report differs from prism fit's:\n got %s\nwant %s", got, want)
 	}
 	if got := slices.Sorted(maps.Keys(rep.Baselines)); !slices.Equal(got, []string{"geval", "saja_broad", "saja_granular"}) {
 		t.Fatalf("baselines %v", got)
@@ -284,7 +284,7 @@ func TestTable2Narrow(t *testing.T) {
 	}
 }
 
-// The Compare screen shows each judge's rubric rows beside its methods:
+// The Compare tab shows each judge's rubric rows beside its methods:
 // the offline judge's three, the imported judge's SAJA broad (from its
 // imported scores) and — where it has none; each judge's report is
 // `prism fit`'s.
@@ -302,15 +302,15 @@ func TestCompareBaselines(t *testing.T) {
 		}
 		// The offline judge's answers here are fixtureRubric's (the
 		// fixture adds the judge "swapped" alone): its report is shared.
-		jk := studyKey{k.dataset, jf.judge, k.bankHash}
+		jk := studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash}
 		var want *calib.Report
 		if jf.judge == "offline" {
 			want = sharedWantFit(t, fixtureRubric, a.study.Store, jk, a.fit.options())
 		} else {
 			want = wantFit(t, a.study.Store, jk, a.fit.options())
 		}
-		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{k.dataset, jf.judge, k.bankHash})), jsonOf(t, want); got != want {
-			t.Errorf("%s: the Compare screen's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
+		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash})), jsonOf(t, want); got != want {
+			t.Errorf("%s: the Compare tab's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
 		}
 		reps = append(reps, jf.rep)
 	}
@@ -413,8 +413,8 @@ func TestFitExportBaselines(t *testing.T) {
 	}
 }
 
-// Golden frames of the Fit screen with rubric baselines (its top and its
-// end) and of the Compare screen with two judges' baselines.
+// Golden frames of the Fit tab with rubric baselines (its top and its
+// end) and of the Compare tab with two judges' baselines.
 func TestGoldenBaselines(t *testing.T) {
 	a := fitRubricApp(t, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
@@ -442,12 +442,12 @@ func TestFitBaselinesWarnings(t *testing.T) {
 		rows = append(rows, model.ScoreRow{Context: c.ID, Candidate: c.Candidates[0].ID, Probe: p, Run: "0", Score: 3})
 	}
 	k, _ := a.currentKey()
-	if _, err := a.study.Store.ImportScores(context.Background(), k.dataset, "odd", rows); err != nil {
+	if _, err := a.study.Store.ImportScores(context.Background(), k.Dataset, "odd", rows); err != nil {
 		t.Fatal(err)
 	}
 	setFormField(t, a, fName, "odd")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.judge != "odd" {
+	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.Judge != "odd" {
 		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
 	}
 	if len(a.fit.rep.Baselines) != 0 || a.fit.rep.Budgets != nil {
@@ -483,12 +483,12 @@ func TestFitBaselinesUnusable(t *testing.T) {
 		}
 	}
 	k, _ := a.currentKey()
-	if _, err := a.study.Store.ImportScores(context.Background(), k.dataset, "partial", rows); err != nil {
+	if _, err := a.study.Store.ImportScores(context.Background(), k.Dataset, "partial", rows); err != nil {
 		t.Fatal(err)
 	}
 	setFormField(t, a, fName, "partial")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.judge != "partial" {
+	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.Judge != "partial" {
 		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
 	}
 	if len(a.fit.rep.Baselines) != 0 {
@@ -504,7 +504,7 @@ func TestFitBaselinesUnusable(t *testing.T) {
 func studyless(t testing.TB, rep *calib.Report, key studyKey) *calib.Report {
 	t.Helper()
 	// An imported judge's study has no bank.
-	if s := rep.Study; s == nil || s.Dataset != key.dataset || s.Judge != key.judge || (s.BankHash != key.bankHash && s.Backend != store.ImportBackend) {
+	if s := rep.Study; s == nil || s.Dataset != key.Dataset || s.Judge != key.Judge || (s.BankHash != key.BankHash && s.Backend != store.ImportBackend) {
 		t.Fatalf("the report's study %+v is not %+v", rep.Study, key)
 	}
 	out := *rep

@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/shareddata"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 var sinkView tea.View
@@ -58,14 +59,14 @@ func syntheticResults(ds *model.Dataset, b *banks.Bank) []engine.Event {
 	return out
 }
 
-// runningApp is an App on the Run screen of a SummEval-sized study whose
+// runningApp is an App on the Run tab of a SummEval-sized study whose
 // run has applied `done` results and has a ratio panel.
 func runningApp(b *testing.B, w, h, done int) (*App, []engine.Event) {
 	s := demoStudy(b)
 	s.Dataset = summEvalSized(b)
 	a := New(s)
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	a.screen = screenRun
+	a.tab = tab.Run
 	a.run.live = newLiveRun(s.Bank, 9)
 	a.run.live.phase = phaseRunning
 	evs := syntheticResults(s.Dataset, s.Bank)
@@ -82,7 +83,7 @@ func runningApp(b *testing.B, w, h, done int) (*App, []engine.Event) {
 	return a, evs
 }
 
-// BenchmarkRunViewSummEval is one frame of the Run screen while a run on
+// BenchmarkRunViewSummEval is one frame of the Run tab while a run on
 // a SummEval-sized study (1,600 candidates × 38 conditions) streams 1,000
 // responses per second into a 60 fps display: each op applies 17 results
 // (1000/60, rounded up) and draws the frame.
@@ -154,7 +155,7 @@ var sinkMsg tea.Msg
 
 // BenchmarkSignalSummEval is one recomputation of the ratio panel (read the
 // stored scores, bootstrap the ratios) on full SummEval × 38 conditions
-// answered by the offline judge: what the Run screen pays every
+// answered by the offline judge: what the Run tab pays every
 // signalEvery during a run (B=200) and once at its end (B=2000), off the UI
 // goroutine. Skipped without the shared data.
 func BenchmarkSignalSummEval(b *testing.B) {

@@ -10,7 +10,7 @@ import (
 	"github.com/prism-eval/prism/calib/budget"
 )
 
-// TestBudgetCurveView: b on the Selection screen evaluates the budget
+// TestBudgetCurveView: b on the Selection tab evaluates the budget
 // curve of the stored answers in a job and draws it in the left pane; the
 // report is budget.Evaluate's on the same answers, and the reach
 // lines on screen are its numbers. b again shows the subset-size curve.
@@ -23,7 +23,7 @@ func TestBudgetCurveView(t *testing.T) {
 		t.Fatalf("budget: job %v, err %v, shown %v", b.job != nil, b.err, b.show)
 	}
 	k, _ := a.currentKey()
-	rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
+	rows, labels, err := a.study.Store.FitInput(context.Background(), k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,13 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Selection screen's budget curve (docs/budget.md): budget.Evaluate
+// The Selection tab's budget curve (docs/budget.md): budget.Evaluate
 // on the stored answers of the current dataset, judge and bank version, as
 // a job; budgetView draws it.
 
 type budgetJob = job[*budget.Report]
 
-// budgetState is the Selection screen's budget curve: the evaluation in
+// budgetState is the Selection tab's budget curve: the evaluation in
 // flight, the last report, and whether the curve replaces the
 // subset-size curve on the left.
 type budgetState struct {

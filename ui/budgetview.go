@@ -8,6 +8,7 @@ import (
 	"github.com/prism-eval/prism/calib/budget"
 
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // budgetView draws a budget curve (budget.Report, docs/budget.md) as
@@ -16,7 +17,7 @@ import (
 // line at the full bank's mean less the tolerance, then per family the
 // cheapest point within it (probe calls as a share of the full bank's,
 // the out-of-fold mean, and the range of the outer folds' means). It is a plain child component of the
-// Selection screen: SetSize, then View.
+// Selection tab: SetSize, then View.
 type budgetView struct {
 	rep           *budget.Report
 	st            *styles.Styles
@@ -72,17 +73,17 @@ func (v *budgetView) lines() []string {
 	const labelW = 7 // "0.4155 "
 	cw := v.width - labelW
 	var below []string
-	below = append(below, st.Muted.Render(fit(fmt.Sprintf("%*s0%*s calls per candidate", labelW, "", cw-len(" calls per candidate")-1, fmt.Sprintf("%.4g", r.FullCalls)), v.width)))
+	below = append(below, st.Muted.Render(widgets.Fit(fmt.Sprintf("%*s0%*s calls per candidate", labelW, "", cw-len(" calls per candidate")-1, fmt.Sprintf("%.4g", r.FullCalls)), v.width)))
 	legend := "V vanilla F full u units c columns s one sign w 1 wording A adaptive a adaptive 1w"
-	below = append(below, wrapStyled(st.Muted, legend+fmt.Sprintf(" ┄ full−%g", r.Tolerance), v.width)...)
-	below = append(below, st.Label.Render(fit(fmt.Sprintf("%-11s %-6s %6s  %-6s  %s", "cheapest", "point", "probe", "mean", "folds"), v.width)))
+	below = append(below, widgets.WrapStyled(st.Muted, legend+fmt.Sprintf(" ┄ full−%g", r.Tolerance), v.width)...)
+	below = append(below, st.Label.Render(widgets.Fit(fmt.Sprintf("%-11s %-6s %6s  %-6s  %s", "cheapest", "point", "probe", "mean", "folds"), v.width)))
 	for _, c := range r.Reach {
 		if c.Family == budget.FamilyVanilla || c.Family == budget.FamilyFull {
 			continue
 		}
 		name := budgetShort[c.Family]
 		if c.Point < 0 {
-			below = append(below, fit(fmt.Sprintf("%-11s never within %g", name, r.Tolerance), v.width))
+			below = append(below, widgets.Fit(fmt.Sprintf("%-11s never within %g", name, r.Tolerance), v.width))
 			continue
 		}
 		p := r.Points[c.Point]
@@ -90,10 +91,10 @@ func (v *budgetView) lines() []string {
 		if c.HalfOrLess {
 			s = st.Good
 		}
-		below = append(below, s.Render(fit(fmt.Sprintf("%-11s %-6s %5.1f%%  %s  [%.3f, %.3f]",
+		below = append(below, s.Render(widgets.Fit(fmt.Sprintf("%-11s %-6s %5.1f%%  %s  [%.3f, %.3f]",
 			name, strings.TrimPrefix(p.Label(), p.Family+" "), 100*p.Fraction, mean4(p.Mean), minFloat(p.FoldMeans), maxFloat(p.FoldMeans)), v.width)))
 	}
-	below = append(below, wrapStyled(st.Muted, "out of fold; policies learned on training folds only", v.width)...)
+	below = append(below, widgets.WrapStyled(st.Muted, "out of fold; policies learned on training folds only", v.width)...)
 	rows := v.height - len(below)
 	if rows < 4 {
 		return below[:min(len(below), max(v.height, 0))]

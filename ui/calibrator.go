@@ -11,27 +11,28 @@ import (
 	"slices"
 	"strings"
 
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
+
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// Calibrators in the TUI (docs/calibrator.md): S on the Fit screen saves
+// Calibrators in the TUI (docs/calibrator.md): S on the Fit tab saves
 // the calibrator of the fit on screen (calib.NewCalibrator on the fit's
 // design and report) as the file `prism fit --save` writes; L on the Data
-// screen reads a calibrator file and applies it (calib.Calibrator.Apply)
+// tab reads a calibrator file and applies it (calib.Calibrator.Apply)
 // to the stored answers of its judge on the open dataset; Inspect shows a
 // candidate's terms under it. Reading, fitting, applying and writing run
 // in commands; the App keeps the loaded calibrator and its application,
-// which the Data and Inspect screens show.
+// which the Data and Inspect tabs show.
 
-// calibState is the calibrator loaded on the Data screen and its
+// calibState is the calibrator loaded on the Data tab and its
 // application to a dataset of the workspace.
 type calibState struct {
 	path string            // the file cal was read from
@@ -52,7 +53,7 @@ type calibState struct {
 // judge on one dataset.
 type calApplication struct {
 	key    studyKey // the answers read (dataset, judge, bank hash)
-	stored int      // App.stored when they were read
+	stored int      // App.versions.Total when they were read
 	scored *calib.Scored
 	index  map[[2]string]int // (context, candidate) → row of scored
 	ctxN   map[string]int    // context → its scored candidates
@@ -78,7 +79,7 @@ func (p *calApplication) row(ctx, cand string) *calib.ScoredRow {
 }
 
 type (
-	// calSavedMsg reports a save of the Fit screen's calibrator.
+	// calSavedMsg reports a save of the Fit tab's calibrator.
 	calSavedMsg struct {
 		path   string
 		method string
@@ -87,7 +88,7 @@ type (
 		src    calSource // what was saved, for the replacement
 		err    error
 	}
-	// calLoadedMsg carries a calibrator file read on the Data screen.
+	// calLoadedMsg carries a calibrator file read on the Data tab.
 	calLoadedMsg struct {
 		gen  int
 		path string
@@ -123,7 +124,7 @@ func safeName(s string) string {
 // calibratorDir is where calibrators are saved by default: beside the
 // workspace's file, or in the current directory for the demo (whose
 // workspace is removed at exit) or without a workspace.
-func calibratorDir(s Study) string {
+func calibratorDir(s Session) string {
 	if s.Store == nil || s.Demo || s.Store.Path() == "" {
 		return "."
 	}
@@ -132,7 +133,7 @@ func calibratorDir(s Study) string {
 
 // defaultCalibratorPath is the file S offers for judge's calibrator of
 // method m.
-func defaultCalibratorPath(s Study, judge string, m calib.Method) string {
+func defaultCalibratorPath(s Session, judge string, m calib.Method) string {
 	return filepath.Join(calibratorDir(s), fmt.Sprintf("prism-calibrator-%s-%s.json", safeName(judge), m))
 }
 
@@ -140,19 +141,19 @@ func defaultCalibratorPath(s Study, judge string, m calib.Method) string {
 func calibratorPrompt(m calib.Method) string { return "save " + m.String() + " calibrator to: " }
 
 // saveCalibrator asks where to save a calibrator of the fit on screen:
-// PRISM's first (the Fit screen selects no method row); tab in the input
+// PRISM's first (the Fit tab selects no method row); tab in the input
 // goes to the next method the fit has. Vanilla corrects nothing and has
 // no calibrator.
-func (v *fitScreen) saveCalibrator(a *App) tea.Cmd {
+func (v *fitTab) saveCalibrator(a *App) tea.Cmd {
 	if v.rep == nil || v.d == nil {
 		v.status, v.statusErr = "no calibrator to save yet: f fits first", true
 		return nil
 	}
 	in := newFieldInput()
 	v.saveMethod = calib.PRISM
-	in.SetValue(defaultCalibratorPath(a.study, v.key.judge, v.saveMethod))
+	in.SetValue(defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod))
 	in.CursorEnd()
-	in.SetWidth(max(v.width-len([]rune(calibratorPrompt(calib.AlphaPRISM)))-paneChromeW-1, 10))
+	in.SetWidth(max(v.width-len([]rune(calibratorPrompt(calib.AlphaPRISM)))-widgets.PaneChromeW-1, 10))
 	v.saveIn = &in
 	v.status, v.statusErr = "", false
 	return in.Focus()
@@ -160,7 +161,7 @@ func (v *fitScreen) saveCalibrator(a *App) tea.Cmd {
 
 // nextSaveMethod goes to the next method of the fit after the one to
 // save; the path follows when it is still the default.
-func (v *fitScreen) nextSaveMethod(a *App) {
+func (v *fitTab) nextSaveMethod(a *App) {
 	var methods []calib.Method
 	for _, fm := range fitMethods[1:] {
 		if v.rep.Methods.Get(fm.m) != nil {
@@ -171,15 +172,15 @@ func (v *fitScreen) nextSaveMethod(a *App) {
 		return
 	}
 	next := methods[(slices.Index(methods, v.saveMethod)+1)%len(methods)]
-	if v.saveIn.Value() == defaultCalibratorPath(a.study, v.key.judge, v.saveMethod) {
-		v.saveIn.SetValue(defaultCalibratorPath(a.study, v.key.judge, next))
+	if v.saveIn.Value() == defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod) {
+		v.saveIn.SetValue(defaultCalibratorPath(a.study, v.key.Judge, next))
 		v.saveIn.CursorEnd()
 	}
 	v.saveMethod = next
 }
 
 // saveKey handles a key while the calibrator's path is asked for.
-func (v *fitScreen) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+func (v *fitTab) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "ctrl+c":
 		v.saveIn = nil
@@ -195,7 +196,7 @@ func (v *fitScreen) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		path := strings.TrimSpace(v.saveIn.Value())
 		v.saveIn = nil
 		if path == "" {
-			path = defaultCalibratorPath(a.study, v.key.judge, v.saveMethod)
+			path = defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod)
 		}
 		src := calSource{key: v.key, res: fitResult{rep: v.rep, d: v.d, opts: v.fitOpts, source: v.source, rows: v.rows}, method: v.saveMethod}
 		v.status, v.statusErr = "saving calibrator "+path+"…", false
@@ -207,17 +208,17 @@ func (v *fitScreen) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // saveLines are the save path's input and how to answer it, or nothing.
-func (v *fitScreen) saveLines(st *styles.Styles, w int) []string {
+func (v *fitTab) saveLines(st *styles.Styles, w int) []string {
 	if v.saveIn == nil {
 		return nil
 	}
-	return append([]string{fit(st.Title.Render(calibratorPrompt(v.saveMethod))+v.saveIn.View(), w)},
-		wrapStyled(st.Muted, "enter saves the calibrator of this fit (prism fit --save) · tab: another method (Vanilla corrects nothing: it has none) · esc cancels", w)...)
+	return append([]string{widgets.Fit(st.Title.Render(calibratorPrompt(v.saveMethod))+v.saveIn.View(), w)},
+		widgets.WrapStyled(st.Muted, "enter saves the calibrator of this fit (prism fit --save) · tab: another method (Vanilla corrects nothing: it has none) · esc cancels", w)...)
 }
 
 // onCalSaved reports a save; a file that exists is replaced only after
 // asking.
-func (v *fitScreen) onCalSaved(a *App, msg calSavedMsg) {
+func (v *fitTab) onCalSaved(a *App, msg calSavedMsg) {
 	switch {
 	case msg.exists:
 		src := msg.src
@@ -281,67 +282,47 @@ func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*cali
 		return nil, err
 	}
 	cal.PrismVersion = model.Version
-	cal.Training.Source, cal.Training.Dataset, cal.Training.Study = r.source, src.key.dataset, r.rep.Study
-	j, err := st.Judge(ctx, src.key.judge)
+	cal.Training.Source, cal.Training.Dataset, cal.Training.Study = r.source, src.key.Dataset, r.rep.Study
+	j, err := st.Judge(ctx, src.key.Judge)
 	if err != nil {
 		return nil, err
 	}
-	bankHash := src.key.bankHash
+	bankHash := src.key.BankHash
 	if j.Backend == store.ImportBackend {
 		bankHash = "" // imported scores have no bank
 	}
-	cal.Bank, cal.Judge, err = study.Provenance(ctx, st, src.key.dataset, src.key.judge, bankHash, r.rows)
+	cal.Bank, cal.Judge, err = study.Provenance(ctx, st, src.key.Dataset, src.key.Judge, bankHash, r.rows)
 	if err != nil {
 		return nil, err
 	}
 	return cal, nil
 }
 
-// loadPrompt labels the calibrator path's input on the Data screen.
-const loadPrompt = "calibrator: "
-
-// loadCalibrator asks for a calibrator file to load (L on the Data
-// screen), holding the last one saved or loaded.
-func (v *dataScreen) loadCalibrator(a *App) tea.Cmd {
-	if a.study.Store == nil {
-		v.status, v.statusErr = errNoWorkspace.Error(), true
-		return nil
-	}
-	in := newFieldInput()
-	value := a.cal.last
-	if value == "" {
-		value = calibratorDir(a.study) + string(filepath.Separator)
-	}
-	in.SetValue(value)
-	in.CursorEnd()
-	in.SetWidth(max(v.width-v.leftWidth()-len(loadPrompt)-paneChromeW-1, 10))
-	v.loadIn = &in
-	return in.Focus()
+// loadCalibrator reads the calibrator at path (L on the Data tab) and
+// applies it when read (onCalLoaded).
+func (a *App) loadCalibrator(path string) tea.Cmd {
+	c := &a.cal
+	c.loadGen++
+	c.reading, c.loadErr = "reading "+path+"…", nil
+	return loadCalibratorCmd(path, c.loadGen)
 }
 
-// loadKey handles a key while the calibrator's path is asked for.
-func (v *dataScreen) loadKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "ctrl+c":
-		v.loadIn = nil
-		return a.quit()
-	case "esc":
-		v.loadIn = nil
-		return nil
-	case "enter":
-		path := strings.TrimSpace(v.loadIn.Value())
-		v.loadIn = nil
-		if path == "" {
-			return nil
-		}
-		c := &a.cal
-		c.loadGen++
-		c.reading, c.loadErr = "reading "+path+"…", nil
-		return loadCalibratorCmd(path, c.loadGen)
+// calibratorPath is the path L offers: the last calibrator saved or
+// loaded, else the directory calibrators are saved in.
+func (a *App) calibratorPath() string {
+	if a.cal.last != "" {
+		return a.cal.last
 	}
-	in, cmd := v.loadIn.Update(msg)
-	*v.loadIn = in
-	return cmd
+	return calibratorDir(a.study) + string(filepath.Separator)
+}
+
+// calColumns are p's columns of the Data tab's candidate rows, nil when
+// p scored nothing.
+func calColumns(p *calApplication) *datatab.Columns {
+	if p == nil || p.scored == nil {
+		return nil
+	}
+	return &datatab.Columns{Header: calHeader, Row: func(ctx, cand string) string { return calRowText(p.row(ctx, cand)) }}
 }
 
 // loadCalibratorCmd reads and checks the calibrator file path.
@@ -365,7 +346,7 @@ func (a *App) onCalLoaded(msg calLoadedMsg) tea.Cmd {
 		return nil
 	}
 	c.path, c.cal, c.last, c.loadErr, c.app = msg.path, msg.cal, msg.path, nil, nil
-	a.data.setCalibrated(nil)
+	a.data.SetCalibrated(nil)
 	return a.applyCalibrator()
 }
 
@@ -378,21 +359,21 @@ func (a *App) calKey(cal *calib.Calibrator) (studyKey, error) {
 		return studyKey{}, errNoWorkspace
 	}
 	if a.study.Dataset == nil || a.study.Dataset.Name == "" {
-		return studyKey{}, errors.New("no dataset yet: i on the Data screen imports one")
+		return studyKey{}, errors.New("no dataset yet: i on the Data tab imports one")
 	}
-	k := studyKey{dataset: a.study.Dataset.Name, bankHash: a.bank.bank.Hash()}
+	k := studyKey{Dataset: a.study.Dataset.Name, BankHash: a.bank.Bank().Hash()}
 	if cal.Bank != nil {
-		k.bankHash = cal.Bank.Hash
+		k.BankHash = cal.Bank.Hash
 	}
 	if cal.Judge != nil {
-		k.judge = cal.Judge.Name
+		k.Judge = cal.Judge.Name
 		return k, nil
 	}
 	cur, err := a.requireKey()
 	if err != nil {
 		return k, fmt.Errorf("the calibrator records no judge, and the study names none: %w", err)
 	}
-	k.judge = cur.judge
+	k.Judge = cur.Judge
 	return k, nil
 }
 
@@ -405,12 +386,12 @@ func (a *App) applyCalibrator() tea.Cmd {
 	c.gen++
 	k, err := a.calKey(c.cal)
 	if err != nil {
-		c.busy, c.app = "", &calApplication{key: k, stored: a.stored, err: err}
-		a.data.setCalibrated(nil)
+		c.busy, c.app = "", &calApplication{key: k, stored: a.versions.Total(nil), err: err}
+		a.data.SetCalibrated(nil)
 		return nil
 	}
-	c.busy = "applying the calibrator to dataset " + k.dataset + "…"
-	return applyCalibratorCmd(a.ctx, a.study.Store, c.cal, c.path, k, a.stored, c.gen)
+	c.busy = "applying the calibrator to dataset " + k.Dataset + "…"
+	return applyCalibratorCmd(a.ctx, a.study.Store, c.cal, c.path, k, a.versions.Total(nil), c.gen)
 }
 
 // applyCalibratorCmd applies cal to key's stored answers and the
@@ -426,7 +407,7 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 	// The study's planned runs, as prism score reads them.
 	var rows []model.ScoreRow
 	var labels []model.Label
-	info, _, err := study.Pick(ctx, st, key.dataset, key.judge, key.bankHash)
+	info, _, err := study.Pick(ctx, st, key.Dataset, key.Judge, key.BankHash)
 	if err == nil {
 		var d *study.Data
 		if d, err = study.Read(ctx, st, info, study.Runs{}); err == nil {
@@ -436,27 +417,27 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 	if errors.Is(err, store.ErrNotFound) {
 		bank := ""
 		if cal.Bank != nil {
-			bank = " under the calibrator's bank " + cal.Bank.Name + " " + shortHash(key.bankHash)
+			bank = " under the calibrator's bank " + cal.Bank.Name + " " + shortHash(key.BankHash)
 		}
 		p.missing = fmt.Sprintf("the workspace has no answers of judge %s%s on dataset %s: score them with prism score --calibrator %s --dataset %s",
-			key.judge, bank, key.dataset, path, key.dataset)
+			key.Judge, bank, key.Dataset, path, key.Dataset)
 		return p
 	}
 	if err != nil {
 		p.err = err
 		return p
 	}
-	j, err := st.Judge(ctx, key.judge)
+	j, err := st.Judge(ctx, key.Judge)
 	if err != nil {
 		p.err = err
 		return p
 	}
-	bankNow := key.bankHash
+	bankNow := key.BankHash
 	if j.Backend == store.ImportBackend {
 		bankNow = "" // imported answers have no bank to compare
 	}
 	p.mismatches = study.Mismatches(cal, study.JudgeSnapshotOf(j, study.RunsOf(rows)), bankNow)
-	src := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.dataset, key.judge)
+	src := fmt.Sprintf("%s (dataset %s, judge %s)", st.Path(), key.Dataset, key.Judge)
 	// A study still being acquired shows what can be scored; the
 	// warnings say what was left out.
 	p.scored, p.err = cal.Apply(rows, labels, calib.ApplyOptions{ScoresFile: src, LabelsFile: src, SkipIncomplete: true})
@@ -479,8 +460,8 @@ func (a *App) onCalApplied(msg calAppliedMsg) {
 		return
 	}
 	c.busy, c.app = "", msg.app
-	if msg.app.key.dataset == a.data.ds.Name {
-		a.data.setCalibrated(msg.app)
+	if msg.app.key.Dataset == a.data.Dataset().Name {
+		a.data.SetCalibrated(calColumns(msg.app))
 	}
 }
 
@@ -512,7 +493,7 @@ func inSampleText(t *calib.Transfer) string {
 		t.InSample, t.Candidates)
 }
 
-// calLines are the Data screen's lines about the loaded calibrator: what
+// calLines are the Data tab's lines about the loaded calibrator: what
 // is being done, the last load's error, the calibrator, its transfer
 // check on the dataset and what differs from the judge it was fitted on.
 func (a *App) calLines(st *styles.Styles, w int) []string {
@@ -520,67 +501,53 @@ func (a *App) calLines(st *styles.Styles, w int) []string {
 	var lines []string
 	for _, b := range []string{c.reading, c.busy} {
 		if b != "" {
-			lines = append(lines, wrapSpacesStyled(st.Title, b, w)...)
+			lines = append(lines, widgets.WrapSpacesStyled(st.Title, b, w)...)
 		}
 	}
 	if c.loadErr != nil {
-		lines = append(lines, wrapSpacesStyled(st.Bad, "calibrator not loaded: "+c.loadErr.Error(), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Bad, "calibrator not loaded: "+c.loadErr.Error(), w)...)
 	}
 	if c.cal == nil {
 		return lines
 	}
-	lines = append(lines, wrapSpacesStyled(st.Label, c.calTitle(), w)...)
+	lines = append(lines, widgets.WrapSpacesStyled(st.Label, c.calTitle(), w)...)
 	p := c.app
 	if p == nil {
 		return lines
 	}
-	if p.key.dataset != a.data.ds.Name {
-		return append(lines, wrapSpacesStyled(st.Muted, "applied to dataset "+p.key.dataset+", not this one", w)...)
+	if p.key.Dataset != a.data.Dataset().Name {
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "applied to dataset "+p.key.Dataset+", not this one", w)...)
 	}
-	lines = append(lines, st.Muted.Render(fit(keyLine(p.key, w), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(p.key, w), w)))
 	if p.missing != "" {
-		return append(lines, wrapSpacesStyled(st.Warn, p.missing, w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Warn, p.missing, w)...)
 	}
 	if p.err != nil {
-		return append(lines, wrapSpacesStyled(st.Bad, "not applied: "+p.err.Error(), w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Bad, "not applied: "+p.err.Error(), w)...)
 	}
-	if p.stored != a.stored {
-		lines = append(lines, wrapSpacesStyled(st.Warn, "answers were stored since it was applied: L applies it again", w)...)
+	if p.stored != a.versions.Total(nil) {
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "answers were stored since it was applied: L applies it again", w)...)
 	}
 	if len(p.mismatches) > 0 {
-		lines = append(lines, wrapSpacesStyled(st.Warn, "fitted on another judge configuration: "+strings.Join(p.mismatches, "; "), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "fitted on another judge configuration: "+strings.Join(p.mismatches, "; "), w)...)
 	}
 	s := p.scored
 	if t := s.Transfer; t != nil {
-		lines = append(lines, wrapSpacesStyled(st.Text, transferText(t), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Text, transferText(t), w)...)
 		if t.InSample > 0 {
-			lines = append(lines, wrapSpacesStyled(st.Warn, inSampleText(t), w)...)
+			lines = append(lines, widgets.WrapSpacesStyled(st.Warn, inSampleText(t), w)...)
 		}
 	}
 	for _, wn := range s.Warnings {
-		lines = append(lines, wrapSpacesStyled(st.Warn, wn, w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, wn, w)...)
 	}
 	if s.Centering == calib.CenterWithinContext {
-		lines = append(lines, wrapSpacesStyled(st.Muted, "ŷ orders the candidates of a context; it is not on the human scale", w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Muted, "ŷ orders the candidates of a context; it is not on the human scale", w)...)
 	}
 	return lines
 }
 
-// wrapSpacesStyled wraps text to w cells at spaces only, so that signs
-// stay with their numbers and paths and commands read whole (a word
-// longer than w is broken), and styles each line.
-func wrapSpacesStyled(s lipgloss.Style, text string, w int) []string {
-	if w <= 0 {
-		return nil
-	}
-	lines := strings.Split(ansi.Wrap(text, w, " "), "\n")
-	for i := range lines {
-		lines[i] = s.Render(strings.TrimRight(lines[i], " "))
-	}
-	return lines
-}
-
-// calRowText is a candidate's calibrator columns on the Data screen:
+// calRowText is a candidate's calibrator columns on the Data tab:
 // baseline, corrected score and rank before → after, or blanks.
 func calRowText(r *calib.ScoredRow) string {
 	if r == nil {
@@ -600,7 +567,7 @@ func midRank(r float64) string {
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", r), ".0")
 }
 
-// calInspectLines are the Inspect screen's lines about the loaded
+// calInspectLines are the Inspect tab's lines about the loaded
 // calibrator for the inspected candidate: its corrected score and ranks
 // and each unit's term, largest |term| first; a line saying why not when
 // the calibrator is applied to other answers.
@@ -609,27 +576,27 @@ func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []strin
 	if c.cal == nil || ins == nil {
 		return nil
 	}
-	lines := append([]string{""}, wrapSpacesStyled(st.Label, c.calTitle(), w)...)
+	lines := append([]string{""}, widgets.WrapSpacesStyled(st.Label, c.calTitle(), w)...)
 	p := c.app
 	switch {
 	case p == nil:
-		return append(lines, wrapSpacesStyled(st.Muted, "not applied yet", w)...)
-	case p.key.dataset != ins.key.dataset || p.key.judge != ins.key.judge:
-		return append(lines, wrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.judge, p.key.dataset), w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied yet", w)...)
+	case p.key.Dataset != ins.key.Dataset || p.key.Judge != ins.key.Judge:
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.Judge, p.key.Dataset), w)...)
 	case p.scored == nil:
-		return append(lines, wrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data screen)", w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data tab)", w)...)
 	}
 	r := p.row(ins.context, ins.cand)
 	if r == nil {
-		return append(lines, wrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
+		return append(lines, widgets.WrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
 	}
 	n := p.ctxN[ins.context]
-	lines = append(lines, fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
+	lines = append(lines, widgets.Fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
 	if r.InSample {
-		lines = append(lines, wrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
 	}
 	if r.Imputed > 0 {
-		lines = append(lines, wrapSpacesStyled(st.Warn, fmt.Sprintf("%d score cells filled with the training mean", r.Imputed), w)...)
+		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, fmt.Sprintf("%d score cells filled with the training mean", r.Imputed), w)...)
 	}
 	units := p.scored.Units
 	order := make([]int, len(units))
@@ -651,15 +618,15 @@ func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []strin
 		nw = max(nw, len([]rune(u)))
 	}
 	nw = min(nw, 14)
-	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-*s %8s", nw, "unit", "term"), w)))
+	lines = append(lines, st.Label.Render(widgets.Fit(fmt.Sprintf("%-*s %8s", nw, "unit", "term"), w)))
 	for _, i := range order {
-		lines = append(lines, fit(fmt.Sprintf("%-*s %8s", nw, clip(units[i], nw), fixed4(r.Terms[i])), w))
+		lines = append(lines, widgets.Fit(fmt.Sprintf("%-*s %8s", nw, widgets.Clip(units[i], nw), widgets.Fixed4(r.Terms[i])), w))
 	}
 	alpha := ""
 	if c.cal.Alpha != 1 {
 		alpha = fmt.Sprintf("%g·", c.cal.Alpha)
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = %ss0 − Σ term, s0 %s; a term is what its unit subtracts", alpha, fixedPlain(r.Baseline)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("ŷ = %ss0 − Σ term, s0 %s; a term is what its unit subtracts", alpha, fixedPlain(r.Baseline)), w)))
 	return lines
 }
 
@@ -669,13 +636,4 @@ func fixedPlain(f float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.4f", f)
-}
-
-// loadLines are the Data screen's calibrator path input, or nothing.
-func (v *dataScreen) loadLines(st *styles.Styles, w int) []string {
-	if v.loadIn == nil {
-		return nil
-	}
-	return append([]string{fit(st.Title.Render(loadPrompt)+v.loadIn.View(), w)},
-		wrapStyled(st.Muted, "enter loads the calibrator file and applies it to this dataset · esc cancels", w)...)
 }

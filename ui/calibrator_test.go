@@ -13,6 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // rightPane is the text of the right pane of a two-pane frame, its rows
@@ -35,12 +37,12 @@ func rightPane(f string) string {
 
 // One fit of the screened demo serves the whole calibrator flow:
 //
-//   - S on the Fit screen saves the PRISM calibrator of the fit: the file
+//   - S on the Fit tab saves the PRISM calibrator of the fit: the file
 //     is one calib.ReadCalibrator accepts, and its γ and β are those of
 //     calib.NewCalibrator on a design built here from the workspace's
 //     answers and the screen's report (TestFitScreenMatchesFit checks that
 //     report against calib.Fit); a second save to the same path asks first;
-//   - L on the Data screen loads it and applies it to the demo dataset:
+//   - L on the Data tab loads it and applies it to the demo dataset:
 //     the candidate rows show Apply's baseline, corrected score and ranks,
 //     with the transfer line and the in-sample note (the demo is the
 //     calibrator's own training data);
@@ -75,8 +77,8 @@ func TestCalibratorFlow(t *testing.T) {
 		t.Errorf("tab: method %v, path %q", a.fit.saveMethod, a.fit.saveIn.Value())
 	}
 	press(a, "tab", "tab")
-	if a.fit.saveMethod != calib.PRISM || a.screen != screenFit {
-		t.Errorf("tab ×3: method %v, screen %d", a.fit.saveMethod, a.screen)
+	if a.fit.saveMethod != calib.PRISM || a.tab != tab.Fit {
+		t.Errorf("tab ×3: method %v, screen %d", a.fit.saveMethod, a.tab)
 	}
 	path := filepath.Join(t.TempDir(), "prism-calibrator-offline-prism.json")
 	press(a, "ctrl+u")
@@ -102,7 +104,7 @@ func TestCalibratorFlow(t *testing.T) {
 	if got.Method != "prism" || got.Gamma.Value != want.Gamma.Value || !slices.Equal(got.Beta, want.Beta) || !slices.Equal(got.Columns, want.Columns) {
 		t.Errorf("saved %s γ %g β %v, want prism γ %g β %v", got.Method, got.Gamma.Value, got.Beta, want.Gamma.Value, want.Beta)
 	}
-	if got.Judge == nil || got.Judge.Name != k.judge || got.Judge.Backend != "offline" || got.Bank == nil || got.Bank.Hash != k.bankHash ||
+	if got.Judge == nil || got.Judge.Name != k.Judge || got.Judge.Backend != "offline" || got.Bank == nil || got.Bank.Hash != k.BankHash ||
 		got.Training.Dataset != "demo" || !strings.Contains(got.Training.Source, "dataset demo, judge offline") || got.PrismVersion == "" {
 		t.Errorf("provenance: judge %+v bank %v training %+v version %q", got.Judge, got.Bank != nil, got.Training, got.PrismVersion)
 	}
@@ -122,10 +124,10 @@ func TestCalibratorFlow(t *testing.T) {
 		t.Errorf("n: modal %T, file changed %v", a.modal, string(after) != string(before))
 	}
 
-	// Load on the Data screen: the path offered is the one just saved.
+	// Load on the Data tab: the path offered is the one just saved.
 	press(a, "1", "L")
-	if a.data.loadIn == nil || a.data.loadIn.Value() != path {
-		t.Fatalf("L: input %v", a.data.loadIn)
+	if got, ok := a.data.Loading(); !ok || got != path {
+		t.Fatalf("L: input %q", got)
 	}
 	press(a, "enter")
 	p := a.cal.app
@@ -159,7 +161,7 @@ func TestCalibratorFlow(t *testing.T) {
 	right := rightPane(fr)
 	for _, s := range []string{transferText(ref.Transfer), inSampleText(ref.Transfer), "calibrator prism-calibrator-offline-prism.json · prism · γ"} {
 		if !strings.Contains(right, s) {
-			t.Errorf("the Data screen lacks %q:\n%s", s, fr)
+			t.Errorf("the Data tab lacks %q:\n%s", s, fr)
 		}
 	}
 	g := goldenFrames{}
@@ -168,8 +170,8 @@ func TestCalibratorFlow(t *testing.T) {
 	// Inspect: the terms of the candidate, largest |term| first.
 	press(a, "right", "down", "enter")
 	ins := a.insp.ins
-	if a.screen != screenInspect || ins == nil {
-		t.Fatalf("inspect: screen %d, %v", a.screen, a.insp.err)
+	if a.tab != tab.Inspect || ins == nil {
+		t.Fatalf("inspect: screen %d, %v", a.tab, a.insp.err)
 	}
 	r := p.row(ins.context, ins.cand)
 	if r == nil {
@@ -190,8 +192,8 @@ func TestCalibratorFlow(t *testing.T) {
 		if math.Abs(r.Terms[i]) > topAbs {
 			top, topAbs = u, math.Abs(r.Terms[i])
 		}
-		if line := paneRow(terms, 1, u+" "); !strings.HasSuffix(line, " "+fixed4(r.Terms[i])) {
-			t.Errorf("term row of %s %q, want %s", u, line, fixed4(r.Terms[i]))
+		if line := paneRow(terms, 1, u+" "); !strings.HasSuffix(line, " "+widgets.Fixed4(r.Terms[i])) {
+			t.Errorf("term row of %s %q, want %s", u, line, widgets.Fixed4(r.Terms[i]))
 		}
 	}
 	if first := strings.Fields(paneText(strings.SplitN(terms, "\n", 3)[1])); len(first) < 2 || first[len(first)-2] != top {
@@ -220,7 +222,7 @@ func TestCalibratorFlow(t *testing.T) {
 	if a.cal.loadErr == nil || !strings.Contains(a.cal.loadErr.Error(), bad) || !strings.Contains(a.cal.loadErr.Error(), `field "checksum"`) {
 		t.Fatalf("edited file: error %v", a.cal.loadErr)
 	}
-	if a.cal.cal != loaded || a.cal.app != applied || a.cal.path != path || a.data.cal != applied {
+	if a.cal.cal != loaded || a.cal.app != applied || a.cal.path != path || a.data.Calibrated() == nil {
 		t.Errorf("a refused file changed the loaded calibrator: %s", a.cal.path)
 	}
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48}) // a long temporary path fits a line
@@ -258,7 +260,7 @@ func TestCalibratorFlow(t *testing.T) {
 		right := rightPane(frame(a))
 		for _, w := range tc.want {
 			if !strings.Contains(right, w) {
-				t.Errorf("%s: the Data screen lacks %q:\n%s", js.Name, w, frame(a))
+				t.Errorf("%s: the Data tab lacks %q:\n%s", js.Name, w, frame(a))
 			}
 		}
 	}

@@ -15,14 +15,16 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// The Compare screen (paper §3.2): every judge of the workspace with
+// The Compare tab (paper §3.2): every judge of the workspace with
 // answers on the dataset, fitted the same way, side by side: their method
 // tables, and per attribute their profile means on one axis, whether
 // the signs of the judges agree or differ, and each judge's numbers.
 
-// judgeFit is one judge's fit on the Compare screen.
+// judgeFit is one judge's fit on the Compare tab.
 type judgeFit struct {
 	judge string
 	rep   *calib.Report
@@ -62,7 +64,7 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 				return compareMsg{gen: gen, err: err}
 			}
 			var rep *calib.Report
-			res, _, err := fitStudy(ctx, st, studyKey{dataset, j.Name, bankHash}, opts)
+			res, _, err := fitStudy(ctx, st, studyKey{Dataset: dataset, Judge: j.Name, BankHash: bankHash}, opts)
 			if res != nil {
 				rep = res.Report
 			}
@@ -80,8 +82,8 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 	}
 }
 
-// compareScreen draws the Compare screen.
-type compareScreen struct {
+// compareTab draws the Compare tab.
+type compareTab struct {
 	fits   []judgeFit
 	agree  *agreement // every judge's agreement with the labels, or nil
 	aerr   error      // why agree is nil after a comparison
@@ -93,16 +95,16 @@ type compareScreen struct {
 	key     studyKey // the dataset and bank version of fits
 	metric  string
 	taylor  bool
-	answers int    // App.stored when the fits started
-	rubrics int    // App.rubricStored when the fits started
+	answers int    // App.versions.Total when the fits started
+	rubrics int    // App.versions.Total of the rubric keys when the fits started
 	stale   string // why fits no longer describe the study, or ""
 
 	width, height int
 }
 
-func (v *compareScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *compareTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *compareScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+func (v *compareTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
 // overlapMark stands for two or more judges in one cell of an axis.
 const overlapMark = '*'
@@ -133,30 +135,30 @@ func direction(means []float64) string {
 	return ""
 }
 
-func (v *compareScreen) View(a *App) string {
+func (v *compareTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.compareStale()
-	w := v.width - paneChromeW
-	innerH := v.height - paneChromeH - 1
+	w := v.width - widgets.PaneChromeW
+	innerH := v.height - widgets.PaneChromeH - 1
 	lines := v.lines(st, w)
 	v.scroll = min(v.scroll, max(len(lines)-innerH, 0))
 	title := "Compare judges"
 	if len(v.fits) > 0 {
 		title += " · " + v.metric
 	}
-	return pane(st, true, v.width, v.height, title, block(lines[v.scroll:], w, innerH))
+	return widgets.Pane(st, true, v.width, v.height, title, widgets.Block(lines[v.scroll:], w, innerH))
 }
 
-func (v *compareScreen) lines(st *styles.Styles, w int) []string {
+func (v *compareTab) lines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("fitting every judge…"))
 	}
 	if v.err != nil {
-		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
 	}
 	if v.stale != "" && len(v.fits) > 0 {
-		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
 	lines = append(lines, v.agreeLines(st, w)...)
 	var ok []judgeFit
@@ -165,23 +167,23 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 			continue // measured above, nothing to fit
 		}
 		if f.err != nil {
-			lines = append(lines, wrapStyled(st.Warn, fmt.Sprintf("%c %s: %v", judgeMark(i), f.judge, f.err), w)...)
+			lines = append(lines, widgets.WrapStyled(st.Warn, fmt.Sprintf("%c %s: %v", judgeMark(i), f.judge, f.err), w)...)
 			continue
 		}
 		ok = append(ok, judgeFit{judge: fmt.Sprintf("%c %s", judgeMark(i), f.judge), rep: f.rep})
 		if s := f.rep.Study; s != nil {
-			lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%c %s", judgeMark(i), s.Short()[1]), w)))
+			lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%c %s", judgeMark(i), s.Short()[1]), w)))
 		}
 	}
 	if len(ok) < 2 {
 		switch {
 		case v.busy:
 		case v.agree != nil && len(v.agree.res.Order) >= 2:
-			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
-				"the method tables and profiles compare judges with probe answers: %d here. Probing a judge (Run screen, s) adds it.", len(ok)), w)...)
+			lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf(
+				"the method tables and profiles compare judges with probe answers: %d here. Probing a judge (Run tab, s) adds it.", len(ok)), w)...)
 		case len(v.fits) == 0 && v.gen == 0:
-			lines = append(lines, wrapStyled(st.Muted,
-				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit screen's metric, and compares them; every judge's agreement with the labels is measured too, probes or not.", w)...)
+			lines = append(lines, widgets.WrapStyled(st.Muted,
+				"c fits every judge of the workspace with answers on this dataset and bank version, with the Fit tab's metric, and compares them; every judge's agreement with the labels is measured too, probes or not.", w)...)
 		default:
 			have := "no judge has"
 			for _, f := range v.fits {
@@ -189,8 +191,8 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 					have = "only judge " + f.judge + " has"
 				}
 			}
-			lines = append(lines, wrapStyled(st.Muted, have+
-				" answers on this dataset and bank version. A second judge makes a comparison: run another model or the expected-score mode (Run screen, e), or import scores (prism import scores); then c.", w)...)
+			lines = append(lines, widgets.WrapStyled(st.Muted, have+
+				" answers on this dataset and bank version. A second judge makes a comparison: run another model or the expected-score mode (Run tab, e), or import scores (prism import scores); then c.", w)...)
 		}
 		return lines
 	}
@@ -220,11 +222,11 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 			as, es = append(as, p.A.Mean), append(es, p.E.Mean)
 		}
 	}
-	alo, ahi := gainAxis(as...)
-	elo, ehi := gainAxis(es...)
-	lines = append(lines, "", st.Title.Render(fit(fmt.Sprintf("profiles: fold means, a letter per judge (%c: several in one cell), │ zero", overlapMark), w)),
-		st.Muted.Render(fit("per judge: mean over the outer folds [fold min, fold max]", w)))
-	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-*s %-*s %-*s %-*s %s", nw, "attribute", bw, "a_k", signW, "signs", bw, "e_k", "signs"), w)))
+	alo, ahi := widgets.GainAxis(as...)
+	elo, ehi := widgets.GainAxis(es...)
+	lines = append(lines, "", st.Title.Render(widgets.Fit(fmt.Sprintf("profiles: fold means, a letter per judge (%c: several in one cell), │ zero", overlapMark), w)),
+		st.Muted.Render(widgets.Fit("per judge: mean over the outer folds [fold min, fold max]", w)))
+	lines = append(lines, st.Label.Render(widgets.Fit(fmt.Sprintf("%-*s %-*s %-*s %-*s %s", nw, "attribute", bw, "a_k", signW, "signs", bw, "e_k", "signs"), w)))
 	for _, a := range attrs {
 		var am, em []float64
 		var marks []rune
@@ -235,22 +237,22 @@ func (v *compareScreen) lines(st *styles.Styles, w int) []string {
 				continue
 			}
 			am, em, marks = append(am, p.A.Mean), append(em, p.E.Mean), append(marks, judgeMark(i))
-			nums = append(nums, fmt.Sprintf("%-*s %-*s %s", nw, "  "+clipMiddle(f.judge, nw-2),
-				bw+1+signW, foldRange(p.A.Mean, p.A.Min, p.A.Max), foldRange(p.E.Mean, p.E.Min, p.E.Max)))
+			nums = append(nums, fmt.Sprintf("%-*s %-*s %s", nw, "  "+widgets.ClipMiddle(f.judge, nw-2),
+				bw+1+signW, widgets.FoldRange(p.A.Mean, p.A.Min, p.A.Max), widgets.FoldRange(p.E.Mean, p.E.Min, p.E.Max)))
 		}
-		row := fmt.Sprintf("%-*s %s %-*s %s %s", nw, clip(a, nw),
-			dotRow(am, marks, 0, alo, ahi, bw, overlapMark), signW, direction(am),
-			dotRow(em, marks, 0, elo, ehi, bw, overlapMark), direction(em))
+		row := fmt.Sprintf("%-*s %s %-*s %s %s", nw, widgets.Clip(a, nw),
+			widgets.DotRow(am, marks, 0, alo, ahi, bw, overlapMark), signW, direction(am),
+			widgets.DotRow(em, marks, 0, elo, ehi, bw, overlapMark), direction(em))
 		s := st.Text
 		if direction(am) == "differ" || direction(em) == "differ" {
 			s = st.Warn
 		}
-		lines = append(lines, s.Render(fit(row, w)))
+		lines = append(lines, s.Render(widgets.Fit(row, w)))
 		for _, n := range nums {
-			lines = append(lines, st.Muted.Render(fit(n, w)))
+			lines = append(lines, st.Muted.Render(widgets.Fit(n, w)))
 		}
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%-*s %-*s %-*s %s", nw, "axes", bw, fixed4(alo)+" … "+fixed4(ahi), signW, "", fixed4(elo)+" … "+fixed4(ehi)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%-*s %-*s %-*s %s", nw, "axes", bw, widgets.Fixed4(alo)+" … "+widgets.Fixed4(ahi), signW, "", widgets.Fixed4(elo)+" … "+widgets.Fixed4(ehi)), w)))
 	return lines
 }
 
@@ -292,7 +294,7 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 		}
 	}
 	for _, fm := range fitMethods {
-		label := clip(fm.label, 10)
+		label := widgets.Clip(fm.label, 10)
 		if len(names) > 0 {
 			label = "  " + fm.label
 		}
@@ -309,9 +311,9 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 	}
 	head := fmt.Sprintf("%-*s", labelW, "method")
 	for _, f := range ok {
-		head += fmt.Sprintf(" %-*s", colW, clipMiddle(f.judge, colW))
+		head += fmt.Sprintf(" %-*s", colW, widgets.ClipMiddle(f.judge, colW))
 	}
-	lines := []string{st.Label.Render(fit(head, w))}
+	lines := []string{st.Label.Render(widgets.Fit(head, w))}
 	group := ""
 	for _, cr := range rows {
 		if !slices.ContainsFunc(ok, func(f judgeFit) bool { return cr.res(f.rep) != nil }) {
@@ -319,7 +321,7 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 		}
 		if len(names) > 0 && cr.group != group {
 			group = cr.group
-			lines = append(lines, st.Title.Render(fit(group, w)))
+			lines = append(lines, st.Title.Render(widgets.Fit(group, w)))
 		}
 		row := fmt.Sprintf("%-*s", labelW, cr.label)
 		for _, f := range ok {
@@ -333,25 +335,25 @@ func compareMethodLines(st *styles.Styles, ok []judgeFit, w int) []string {
 			}
 			row += fmt.Sprintf(" %-*s", colW, cell)
 		}
-		lines = append(lines, fit(row, w))
+		lines = append(lines, widgets.Fit(row, w))
 	}
 	if len(names) > 0 {
-		lines = append(lines, st.Muted.Render(fit("per judge: mean, Δ vs its Vanilla; rubric rows from its own rubric ratings (— none)", w)))
+		lines = append(lines, st.Muted.Render(widgets.Fit("per judge: mean, Δ vs its Vanilla; rubric rows from its own rubric ratings (— none)", w)))
 	}
 	return lines
 }
 
-// Keys are the Compare screen's own bindings.
-func (v *compareScreen) Keys(a *App) []key.Binding { return []key.Binding{a.keys.Compare} }
+// Keys are the Compare tab's own bindings.
+func (v *compareTab) Keys(a *App) []key.Binding { return []key.Binding{a.keys.Compare} }
 
-func (v *compareScreen) Badge(*App) string { return "" }
-func (v *compareScreen) Editing() bool     { return false }
+func (v *compareTab) Badge(*App) string { return "" }
+func (v *compareTab) Editing() bool     { return false }
 
-// Update handles the Compare screen's keys and the fits it asked for.
-func (v *compareScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+// Update handles the Compare tab's keys and the fits it asked for.
+func (v *compareTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 	case tea.KeyPressMsg:
 		if key.Matches(msg, a.keys.Compare) {
 			return v.refit(a)

@@ -46,7 +46,7 @@ func importSwapped(a *App) error {
 		return err
 	}
 	k, _ := a.currentKey()
-	_, err = a.study.Store.ImportScores(context.Background(), k.dataset, "swapped", rows)
+	_, err = a.study.Store.ImportScores(context.Background(), k.Dataset, "swapped", rows)
 	return err
 }
 
@@ -54,7 +54,7 @@ func importSwapped(a *App) error {
 // probes swapped.
 func swappedRows(a *App) ([]model.ScoreRow, error) {
 	k, _ := a.currentKey()
-	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
+	rows, err := a.study.Store.Scores(context.Background(), k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func TestCompareSwappedJudge(t *testing.T) {
 	}
 }
 
-// Golden frames of the Compare screen on the two-judge fixture.
+// Golden frames of the Compare tab on the two-judge fixture.
 func TestGoldenCompare(t *testing.T) {
 	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
 	press(a, "8", "c")

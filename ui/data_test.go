@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/model"
@@ -22,11 +24,11 @@ func importFile(t *testing.T, a *App, name, content string) {
 	}
 	a.importDir = dir
 	press(a, "1", "i")
-	im, ok := a.modal.(*importer)
+	im, ok := importerOf(a)
 	if !ok {
 		t.Fatal("i did not open the import dialog")
 	}
-	for im.format() != "jsonl" {
+	for im.Format() != "jsonl" {
 		press(a, "down")
 	}
 	press(a, "enter") // the format
@@ -34,7 +36,7 @@ func importFile(t *testing.T, a *App, name, content string) {
 		t.Fatalf("the file picker does not list %s:\n%s", name, frame(a))
 	}
 	press(a, "enter") // the file
-	if _, ok := a.modal.(*importer); ok && a.modal.(*importer).step == importName {
+	if im, ok := importerOf(a); ok && im.Step() == datatab.ImportName {
 		press(a, "enter") // the name, as offered
 	}
 }
@@ -59,12 +61,12 @@ func TestImportErrorInPlace(t *testing.T) {
 	importFile(t, a, "bad.jsonl", `{"context": "c1", "candidate": "A", "text": "fine", "human": 3}
 {"context": "c1", "candidate": "B", "human": 4}
 `)
-	im, ok := a.modal.(*importer)
+	im, ok := importerOf(a)
 	if !ok {
 		t.Fatal("a failed import closed the dialog")
 	}
-	if !strings.Contains(im.err, "bad.jsonl:2") {
-		t.Errorf("error %q does not name file and line", im.err)
+	if !strings.Contains(im.Err(), "bad.jsonl:2") {
+		t.Errorf("error %q does not name file and line", im.Err())
 	}
 	if f := frame(a); !strings.Contains(f, "not imported") || !strings.Contains(f, "bad.jsonl:2") {
 		t.Errorf("error not shown in the dialog:\n%s", f)
@@ -86,7 +88,7 @@ func TestImportAndChoose(t *testing.T) {
 {"context": "c2", "candidate": "A", "source": "S two.", "text": "Gamma text.", "human": 2}
 `)
 	if a.modal != nil {
-		t.Fatalf("dialog still open: %s", a.modal.(*importer).err)
+		t.Fatalf("dialog still open: %s", mustImporter(t, a).Err())
 	}
 	if a.study.Dataset.Name != "tiny" || a.study.Dataset.NumCandidates() != 3 {
 		t.Fatalf("study dataset %s with %d candidates", a.study.Dataset.Name, a.study.Dataset.NumCandidates())
@@ -96,35 +98,35 @@ func TestImportAndChoose(t *testing.T) {
 	}
 	f := frame(a)
 	if !strings.Contains(f, "Contexts · 2") || !strings.Contains(f, "Alpha text.") {
-		t.Fatalf("the Data screen does not show the import:\n%s", f)
+		t.Fatalf("the Data tab does not show the import:\n%s", f)
 	}
 	// The generic task needs a bank with its prompt: the study switched
 	// to the generic built-in, and the estimate follows the dataset (3
 	// candidates × its conditions).
-	if a.bank.bank.Name != "generic" {
-		t.Errorf("bank after importing a generic dataset: %s", a.bank.bank.Name)
+	if a.bank.Bank().Name != "generic" {
+		t.Errorf("bank after importing a generic dataset: %s", a.bank.Bank().Name)
 	}
 	if a.run.plan == nil {
 		t.Fatalf("no plan after import: %v", a.run.planErr)
 	}
-	if got, want := a.run.plan.Estimate.Requests, 3*len(a.bank.bank.Conditions()); got != want {
+	if got, want := a.run.plan.Estimate.Requests, 3*len(a.bank.Bank().Conditions()); got != want {
 		t.Fatalf("plan after import: %d requests, want %d", got, want)
 	}
 	// d opens the chooser; picking demo switches back.
 	press(a, "d")
-	c, ok := a.modal.(*datasetChooser)
-	if !ok || len(c.names) != 2 {
+	c, ok := chooserOf(a)
+	if !ok || len(c.Names()) != 2 {
 		t.Fatalf("d: modal %T", a.modal)
 	}
 	if !strings.Contains(frame(a), "Datasets in the workspace · 2") {
 		t.Fatalf("chooser not drawn:\n%s", frame(a))
 	}
-	if c.names[c.l.Cursor()] != "tiny" {
-		t.Fatalf("the chooser starts on %s, want the open dataset", c.names[c.l.Cursor()])
+	if c.Selected() != "tiny" {
+		t.Fatalf("the chooser starts on %s, want the open dataset", c.Selected())
 	}
-	for i := 0; c.names[c.l.Cursor()] != "demo"; i++ {
+	for i := 0; c.Selected() != "demo"; i++ {
 		if i > 2 {
-			t.Fatalf("demo not reachable in %v", c.names)
+			t.Fatalf("demo not reachable in %v", c.Names())
 		}
 		press(a, "up")
 	}
@@ -139,7 +141,7 @@ func TestChooserAtStart(t *testing.T) {
 	s := demoStudy(t)
 	s.Datasets = []string{"demo", "other"}
 	a := New(s)
-	if _, ok := a.modal.(*datasetChooser); !ok {
+	if _, ok := chooserOf(a); !ok {
 		t.Fatal("no chooser at start")
 	}
 	press(a, "enter")
@@ -172,4 +174,34 @@ func TestEmptyWorkspace(t *testing.T) {
 	if !strings.Contains(frame(a), "demo.db") {
 		t.Error("the header does not name the workspace file")
 	}
+}
+
+// importerOf is the import dialog, when it is open.
+func importerOf(a *App) (*datatab.Importer, bool) {
+	d, ok := a.modal.(tabDialog)
+	if !ok {
+		return nil, false
+	}
+	im, ok := d.Dialog.(*datatab.Importer)
+	return im, ok
+}
+
+// mustImporter is the import dialog, failing t when it is not open.
+func mustImporter(t *testing.T, a *App) *datatab.Importer {
+	t.Helper()
+	im, ok := importerOf(a)
+	if !ok {
+		t.Fatalf("no import dialog: modal %T", a.modal)
+	}
+	return im
+}
+
+// chooserOf is the dataset chooser, when it is open.
+func chooserOf(a *App) (*datatab.Chooser, bool) {
+	d, ok := a.modal.(tabDialog)
+	if !ok {
+		return nil, false
+	}
+	c, ok := d.Dialog.(*datatab.Chooser)
+	return c, ok
 }

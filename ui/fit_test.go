@@ -15,51 +15,8 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
-
-func TestDotRow(t *testing.T) {
-	// Axis [0, 10] in 10 cells of width 1: cell i covers [i, i+1).
-	for _, tc := range []struct {
-		name  string
-		vals  []float64
-		marks []rune
-		ref   float64
-		want  string
-	}{
-		{"marks and ref", []float64{2.5, 7}, []rune("PH"), 5, "··P··│·H··"},
-		// A later mark covers an earlier one and the ref.
-		{"overlap", []float64{5.2, 5.9}, []rune("PH"), 5, "·····H····"},
-		// Values past the axis go to the end cells.
-		{"clamped", []float64{-3, 30}, []rune("PH"), math.NaN(), "P········H"},
-		{"nan value", []float64{math.NaN()}, []rune("P"), 0, "│·········"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := dotRow(tc.vals, tc.marks, tc.ref, 0, 10, 10, 0); got != tc.want {
-				t.Errorf("dotRow = %q, want %q", got, tc.want)
-			}
-		})
-	}
-	if got := dotRow(nil, nil, 0, 1, 1, 5, '*'); got != "" {
-		t.Errorf("empty axis: %q, want \"\"", got)
-	}
-	// With an overlap mark, a cell shared by different marks shows it; a
-	// mark repeated in its own cell and a mark over the ref stay as they are.
-	for _, tc := range []struct {
-		vals  []float64
-		marks []rune
-		want  string
-	}{
-		{[]float64{5.2, 5.9}, []rune("AB"), "·····*····"},
-		{[]float64{5.2, 5.9, 1}, []rune("ABA"), "·A···*····"},
-		{[]float64{5.2, 5.9}, []rune("AA"), "·····A····"},
-		{[]float64{5.5, 8}, []rune("AB"), "·····A··B·"},
-		{[]float64{5.2, 5.5, 5.9}, []rune("ABC"), "·····*····"},
-	} {
-		if got := dotRow(tc.vals, tc.marks, 5, 0, 10, 10, '*'); got != tc.want {
-			t.Errorf("dotRow(%v, %q) = %q, want %q", tc.vals, string(tc.marks), got, tc.want)
-		}
-	}
-}
 
 func TestValueAxis(t *testing.T) {
 	const tol = 1e-12
@@ -72,7 +29,7 @@ func TestValueAxis(t *testing.T) {
 		{[]float64{0.3, 0.3}, 0.29, 0.31},
 		{[]float64{math.Inf(1)}, -0.01, 0.01},
 	} {
-		lo, hi := valueAxis(tc.vals...)
+		lo, hi := widgets.ValueAxis(tc.vals...)
 		if math.Abs(lo-tc.lo) > tol || math.Abs(hi-tc.hi) > tol {
 			t.Errorf("valueAxis(%v) = [%g, %g], want [%g, %g]", tc.vals, lo, hi, tc.lo, tc.hi)
 		}
@@ -80,7 +37,7 @@ func TestValueAxis(t *testing.T) {
 }
 
 // fittedDemo screens the demo bank (so the workspace holds answers for
-// every candidate) and fits it on the Fit screen with the given metric
+// every candidate) and fits it on the Fit tab with the given metric
 // keys; it returns the App and calib.Fit's report on the same answers,
 // which is what `prism fit --json --judge J --bank B` computes.
 func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Report) {
@@ -107,7 +64,7 @@ func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	t.Helper()
 	screenedRef.once.Do(func() {
 		k, _ := a.currentKey()
-		rows, labels, err := a.study.Store.FitInput(context.Background(), k.dataset, k.judge, k.bankHash)
+		rows, labels, err := a.study.Store.FitInput(context.Background(), k.Dataset, k.Judge, k.BankHash)
 		if err == nil {
 			if _, dropped := model.ScoredLabels(rows, labels); dropped != 0 {
 				err = fmt.Errorf("%d labels without answers; the demo screen should cover every candidate", dropped)
@@ -125,7 +82,7 @@ func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	got := a.fit.d
 	if got == nil || !slices.Equal(got.Contexts, want.Contexts) || !slices.Equal(got.Columns, want.Columns) ||
 		!slices.Equal(got.S0, want.S0) || !slices.Equal(got.Human, want.Human) {
-		t.Fatal("the Fit screen's design is not the one of the workspace's answers and labels")
+		t.Fatal("the Fit tab's design is not the one of the workspace's answers and labels")
 	}
 	return screenedRef.rows, screenedRef.labels
 }
@@ -137,7 +94,7 @@ var screenedRef struct {
 	err    error
 }
 
-// The numbers on the Fit screen are those of calib.Fit on the workspace's
+// The numbers on the Fit tab are those of calib.Fit on the workspace's
 // answers, formatted as the screen formats them: means and intervals,
 // differences from Vanilla, γ and α per fold, and the sweep.
 func TestFitScreenMatchesFit(t *testing.T) {
@@ -182,7 +139,7 @@ func TestFitScreenMatchesFit(t *testing.T) {
 				t.Errorf("sweep row γ=%g %q lacks PRISM %s", g, line, want)
 			}
 		}
-		// The Profiles screen: each attribute's means and sign stability,
+		// The Profiles tab: each attribute's means and sign stability,
 		// and the exact values of the selected one.
 		press(a, "6")
 		f = frame(a)
@@ -219,11 +176,11 @@ func paneRow(f string, i int, prefix string) string {
 	return ""
 }
 
-// Golden frames of the Fit and Profiles screens on the screened demo:
-// before a fit, after it (the end of the Fit screen scrolled into view),
+// Golden frames of the Fit and Profiles tabs on the screened demo:
+// before a fit, after it (the end of the Fit tab scrolled into view),
 // with the diagonal Taylor correction,
 // the profiles by name and by magnitude with the second row selected, and
-// the Compare screen with the demo's single judge.
+// the Compare tab with the demo's single judge.
 func TestGoldenFit(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
@@ -245,7 +202,7 @@ func TestGoldenFit(t *testing.T) {
 	g.check(t)
 }
 
-// e on the Fit screen writes the report and the figures of the fit to the
+// e on the Fit tab writes the report and the figures of the fit to the
 // export directory; the figures decode (the decoding itself is tested in
 // package figures) and report.json is the report on screen.
 func TestFitExport(t *testing.T) {
@@ -279,7 +236,7 @@ func TestFitExport(t *testing.T) {
 	}
 }
 
-// The analysis screens are redrawn on every message: the cost of one
+// The analysis tabs are redrawn on every message: the cost of one
 // 160×48 frame of Fit, Profiles and Inspect on the fitted demo, and of
 // Compare on the two-judge fixture.
 func BenchmarkFitScreenView(b *testing.B) {

@@ -24,9 +24,11 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// The Fit screen's control: calib.Fit (docs/protocol.md §2–7) on the stored
+// The Fit tab's control: calib.Fit (docs/protocol.md §2–7) on the stored
 // answers of the current dataset, judge and bank version, as a job whose
 // progress counts the outer folds and the bootstrap.
 
@@ -34,7 +36,7 @@ import (
 type fitJob = job[fitResult]
 
 // fitResult is a fit's report with the design it was fitted on and the
-// options of the fit (without Progress): the Fit screen's S builds the
+// options of the fit (without Progress): the Fit tab's S builds the
 // calibrator from them, and Inspect reads the design while the answers
 // are unchanged.
 type fitResult struct {
@@ -51,8 +53,8 @@ type fitResult struct {
 	agree *agreement
 }
 
-// fitOptions are the options of the Fit screen's fits: the protocol's
-// defaults, as `prism fit`, with the screen's metric and, when taylor,
+// fitOptions are the options of the Fit tab's fits: the protocol's
+// defaults, as `prism fit`, with the tab's metric and, when taylor,
 // the diagonal Taylor correction (`prism fit --taylor`).
 func fitOptions(metric string, taylor bool) calib.Options {
 	opts := calib.DefaultOptions()
@@ -69,7 +71,7 @@ func startFitCmd(ctx context.Context, st *store.Store, key studyKey, opts calib.
 		opts.Progress = nil
 		if errors.Is(err, calib.ErrNoProbes) {
 			// Nothing to fit, but the judge can still be measured.
-			ag, aerr := measureAgreement(ctx, st, key.dataset, key.bankHash, []string{key.judge}, opts.Metric)
+			ag, aerr := measureAgreement(ctx, st, key.Dataset, key.BankHash, []string{key.Judge}, opts.Metric)
 			if aerr != nil {
 				return fitResult{}, w, errors.Join(err, aerr)
 			}
@@ -113,10 +115,10 @@ func baselineOptions() study.BaselineOptions {
 // pickStudy is key's study (study.Pick under key's bank), or why there is
 // none in words the TUI's user can act on.
 func pickStudy(ctx context.Context, st *store.Store, key studyKey) (store.StudyInfo, error) {
-	info, _, err := study.Pick(ctx, st, key.dataset, key.judge, key.bankHash)
+	info, _, err := study.Pick(ctx, st, key.Dataset, key.Judge, key.BankHash)
 	if errors.Is(err, store.ErrNotFound) {
-		return info, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank screen, s) or run it (Run screen, s) first",
-			key.judge, shortHash(key.bankHash), key.dataset)
+		return info, fmt.Errorf("judge %s has no answers for bank %s on dataset %s: screen the bank (Bank tab, s) or run it (Run tab, s) first",
+			key.Judge, shortHash(key.BankHash), key.Dataset)
 	}
 	return info, err
 }
@@ -153,7 +155,7 @@ func readStudyInput(ctx context.Context, st *store.Store, key studyKey, doing st
 
 // refit (re)fits the current dataset, judge and bank version; a fit in
 // flight is cancelled and its result dropped.
-func (v *fitScreen) refit(a *App) tea.Cmd {
+func (v *fitTab) refit(a *App) tea.Cmd {
 	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
@@ -161,12 +163,12 @@ func (v *fitScreen) refit(a *App) tea.Cmd {
 	}
 	job, cmd := startFitCmd(a.ctx, a.study.Store, k, v.options())
 	v.start(job)
-	v.answers = a.answers[k]
-	v.rubrics = a.rubrics[k.judgeOf()]
+	v.answers = a.versions.Of(k)
+	v.rubrics = a.versions.Of(k.Rubric())
 	return cmd
 }
 
-func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
+func (v *fitTab) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	j := msg.job
 	if !v.finish(j) {
 		return nil
@@ -187,9 +189,9 @@ func (v *fitScreen) onDone(a *App, msg jobDoneMsg[fitResult]) tea.Cmd {
 	return nil
 }
 
-// reinspect inspects the Inspect screen's candidate again on key's
-// answers, keeping the screen's scroll.
-func (v *inspectScreen) reinspect(a *App, key studyKey) tea.Cmd {
+// reinspect inspects the Inspect tab's candidate again on key's
+// answers, keeping the tab's scroll.
+func (v *inspectTab) reinspect(a *App, key studyKey) tea.Cmd {
 	c, cand := a.study.Dataset.Find(v.ins.context, v.ins.cand)
 	if cand == nil {
 		return nil
@@ -197,23 +199,23 @@ func (v *inspectScreen) reinspect(a *App, key studyKey) tea.Cmd {
 	return v.inspectOn(a, key, c, cand)
 }
 
-// inspectOn inspects cand of c on key's answers, with the Fit screen's
+// inspectOn inspects cand of c on key's answers, with the Fit tab's
 // report for β when it was computed from the same answers.
-func (v *inspectScreen) inspectOn(a *App, k studyKey, c *model.Context, cand *model.Candidate) tea.Cmd {
+func (v *inspectTab) inspectOn(a *App, k studyKey, c *model.Context, cand *model.Candidate) tea.Cmd {
 	var rep *calib.Report
 	var d *calib.Design
 	if a.fit.rep != nil && a.fit.key == k {
 		rep = a.fit.rep
-		if a.fit.answers == a.answers[k] {
+		if a.fit.answers == a.versions.Of(k) {
 			d = a.fit.d // the answers have not changed since the fit read them
 		}
 	}
 	v.gen++
 	v.busy, v.err = true, nil
-	return inspectCmd(a.ctx, a.study.Store, k, a.answers[k], c, cand, rep, d, v.gen)
+	return inspectCmd(a.ctx, a.study.Store, k, a.versions.Of(k), c, cand, rep, d, v.gen)
 }
 
-// inspectStale says why the Inspect screen's candidate no longer shows
+// inspectStale says why the Inspect tab's candidate no longer shows
 // the study's answers and fit, or "" when it does: the study (dataset,
 // judge, bank version) changed, answers were stored since, or a fit of
 // its answers exists that the inspection does not show.
@@ -226,8 +228,8 @@ func (a *App) inspectStale() string {
 	switch {
 	case !ok || k != ins.key:
 		return fmt.Sprintf("the study is now judge %s, bank %s, dataset %s: f fits it and shows it here",
-			k.judge, shortHash(k.bankHash), k.dataset)
-	case a.answers[k] != ins.answers:
+			k.Judge, shortHash(k.BankHash), k.Dataset)
+	case a.versions.Of(k) != ins.answers:
 		return "new answers were stored since: f refits and shows them here"
 	case !ins.fitted && a.fit.rep != nil && a.fit.key == k:
 		return "a fit of these answers exists: f shows its correction here"
@@ -236,7 +238,7 @@ func (a *App) inspectStale() string {
 }
 
 // fitStale says why the last fit no longer describes the study (the
-// Fit and Profiles screens show it), or "" when it does.
+// Fit and Profiles tabs show it), or "" when it does.
 func (a *App) fitStale() string {
 	v := &a.fit
 	if v.rep == nil && v.agree != nil {
@@ -247,67 +249,67 @@ func (a *App) fitStale() string {
 	}
 	k, ok := a.currentKey()
 	switch {
-	case !ok || k.dataset != v.key.dataset:
+	case !ok || k.Dataset != v.key.Dataset:
 		return "the dataset has changed since this fit: f refits"
-	case k.judge != v.key.judge:
-		return fmt.Sprintf("this fit is of judge %s; the Run screen now names %s: f refits", v.key.judge, k.judge)
-	case k.bankHash != v.key.bankHash:
-		return fmt.Sprintf("the bank has changed since this fit (%s, now %s): f refits", shortHash(v.key.bankHash), shortHash(k.bankHash))
+	case k.Judge != v.key.Judge:
+		return fmt.Sprintf("this fit is of judge %s; the Run tab now names %s: f refits", v.key.Judge, k.Judge)
+	case k.BankHash != v.key.BankHash:
+		return fmt.Sprintf("the bank has changed since this fit (%s, now %s): f refits", shortHash(v.key.BankHash), shortHash(k.BankHash))
 	case v.rep.Metric != v.metric():
 		return "the metric has changed since this fit: f refits"
 	case (v.rep.Methods.Taylor != nil) != v.taylor:
 		return "the Taylor setting has changed since this fit: f refits"
-	case a.answers[k] != v.answers:
+	case a.versions.Of(k) != v.answers:
 		return "new answers were stored since this fit: f refits"
-	case a.rubrics[k.judgeOf()] != v.rubrics:
+	case a.versions.Of(k.Rubric()) != v.rubrics:
 		return "new rubric ratings were stored since this fit: f refits (Table 2)"
 	}
 	return v.storedNote()
 }
 
-// compareStale says why the Compare screen's fits no longer describe the
+// compareStale says why the Compare tab's fits no longer describe the
 // study, or "" when they do.
 func (a *App) compareStale() string {
 	v := &a.cmp
 	k, ok := a.currentKey()
 	switch {
-	case !ok || k.dataset != v.key.dataset || k.bankHash != v.key.bankHash:
+	case !ok || k.Dataset != v.key.Dataset || k.BankHash != v.key.BankHash:
 		return "the dataset or bank has changed since these fits: c refits"
 	case v.metric != a.fit.metric() || v.taylor != a.fit.taylor:
 		return "the metric or the Taylor setting has changed since these fits: c refits"
-	case a.rubricStored != v.rubrics:
+	case a.versions.Total(study.Key.IsRubric) != v.rubrics:
 		return "new rubric ratings were stored since these fits: c refits"
-	case a.stored != v.answers:
+	case a.versions.Total(nil) != v.answers:
 		return "new answers were stored since these fits: c refits"
 	}
 	return ""
 }
 
-// Keys are the Fit screen's own bindings.
-func (v *fitScreen) Keys(a *App) []key.Binding {
+// Keys are the Fit tab's own bindings.
+func (v *fitTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Refit, k.Metric, k.Taylor, k.Export, k.SaveCalibrator}
 }
 
 // Badge is the fit's progress ("…" until its first fold is counted).
-func (v *fitScreen) Badge(*App) string {
+func (v *fitTab) Badge(*App) string {
 	switch {
 	case v.job == nil:
 		return ""
 	case v.total > 0:
-		return percent(v.done, v.total)
+		return widgets.Percent(v.done, v.total)
 	}
 	return " …"
 }
 
-func (v *fitScreen) Editing() bool { return v.exportIn != nil || v.saveIn != nil }
+func (v *fitTab) Editing() bool { return v.exportIn != nil || v.saveIn != nil }
 
-// Update handles the Fit screen's keys and navigation and the messages
+// Update handles the Fit tab's keys and navigation and the messages
 // of its fit and export.
-func (v *fitScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *fitTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 	case tea.KeyPressMsg:
 		switch {
 		case v.exportIn != nil:
@@ -344,9 +346,9 @@ func (v *fitScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// optionKey handles the keys the Fit and Profiles screens share: f
+// optionKey handles the keys the Fit and Profiles tabs share: f
 // refits, m and t change the metric and the Taylor setting and refit.
-func (v *fitScreen) optionKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+func (v *fitTab) optionKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	k := a.keys
 	switch {
 	case key.Matches(msg, k.Refit):
@@ -361,16 +363,16 @@ func (v *fitScreen) optionKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// open opens the Inspect screen on the Data screen's selected
+// open opens the Inspect tab on the Data tab's selected
 // candidate, with the last fit's β when it was computed on the same
 // answers; esc returns to from.
-func (v *inspectScreen) open(a *App, from screenID) tea.Cmd {
+func (v *inspectTab) open(a *App, from tab.ID) tea.Cmd {
 	c, cand := a.data.Context(), a.data.Candidate()
 	if cand == nil {
 		return nil
 	}
 	v.back, v.scroll, v.ins = from, [2]int{}, nil
-	a.screen = screenInspect
+	a.tab = tab.Inspect
 	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
@@ -380,21 +382,19 @@ func (v *inspectScreen) open(a *App, from screenID) tea.Cmd {
 }
 
 // step inspects the candidate delta rows away from the inspected
-// one in its context (the Data screen follows); at either end it stays.
-func (v *inspectScreen) step(a *App, delta int) tea.Cmd {
+// one in its context (the Data tab follows); at either end it stays.
+func (v *inspectTab) step(a *App, delta int) tea.Cmd {
 	ins := v.ins
 	if ins == nil || !a.data.SelectCandidate(ins.context, ins.cand) {
 		return nil
 	}
-	before := a.data.candidates.Cursor()
-	a.data.candidates.Move(delta)
-	if a.data.candidates.Cursor() == before {
+	if !a.data.StepCandidate(delta) {
 		return nil
 	}
 	return v.open(a, v.back)
 }
 
-// exportedMsg reports an export of the Fit screen's report.
+// exportedMsg reports an export of the Fit tab's report.
 type exportedMsg struct {
 	paths  []string
 	err    error
@@ -406,7 +406,7 @@ type exportedMsg struct {
 func exportCmd(ctx context.Context, st *store.Store, key studyKey, rep *calib.Report, dir string) tea.Cmd {
 	return func() tea.Msg {
 		var sig *signal.Report
-		rows, sigErr := st.Scores(ctx, key.dataset, key.judge, key.bankHash)
+		rows, sigErr := st.Scores(ctx, key.Dataset, key.Judge, key.BankHash)
 		if sigErr == nil && len(rows) > 0 {
 			// Without neutral answers there is no ratio: the figure is left out.
 			sig, sigErr = signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
@@ -447,11 +447,11 @@ func writeTable2(dir string, rep *calib.Report) (string, error) {
 // workspace's file.
 const exportDirName = "prism-figures"
 
-// defaultExportDir is where the Fit screen exports unless told otherwise:
+// defaultExportDir is where the Fit tab exports unless told otherwise:
 // beside the workspace's file, or in the current directory for the demo
 // (whose workspace is a temporary directory removed at exit) or without
 // a workspace.
-func defaultExportDir(s Study) string {
+func defaultExportDir(s Session) string {
 	if s.Store == nil || s.Demo || s.Store.Path() == "" {
 		return exportDirName
 	}
@@ -460,7 +460,7 @@ func defaultExportDir(s Study) string {
 
 // export asks where to export the last fit, if there is one: a one-line
 // input holding the last directory (enter exports there, esc does not).
-func (v *fitScreen) export(a *App) tea.Cmd {
+func (v *fitTab) export(a *App) tea.Cmd {
 	if v.rep == nil {
 		v.status, v.statusErr = "nothing to export yet: f fits first", true
 		return nil
@@ -468,7 +468,7 @@ func (v *fitScreen) export(a *App) tea.Cmd {
 	in := newFieldInput()
 	in.SetValue(a.exportDir)
 	in.CursorEnd()
-	in.SetWidth(max(v.width-len(exportPrompt)-paneChromeW-1, 10))
+	in.SetWidth(max(v.width-len(exportPrompt)-widgets.PaneChromeW-1, 10))
 	v.exportIn = &in
 	v.status, v.statusErr = "", false
 	return in.Focus()
@@ -478,7 +478,7 @@ func (v *fitScreen) export(a *App) tea.Cmd {
 const exportPrompt = "export to: "
 
 // exportKey handles a key while the export directory is asked for.
-func (v *fitScreen) exportKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+func (v *fitTab) exportKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "ctrl+c":
 		v.exportIn = nil
@@ -504,17 +504,17 @@ func (v *fitScreen) exportKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 
 // exportLines is the export directory's input and how to answer it, or
 // nothing when it is not asked for.
-func (v *fitScreen) exportLines(st *styles.Styles, w int) []string {
+func (v *fitTab) exportLines(st *styles.Styles, w int) []string {
 	if v.exportIn == nil {
 		return nil
 	}
 	return []string{
-		fit(st.Title.Render(exportPrompt)+v.exportIn.View(), w),
-		st.Muted.Render(fit("enter exports the report and figures there · esc cancels", w)),
+		widgets.Fit(st.Title.Render(exportPrompt)+v.exportIn.View(), w),
+		st.Muted.Render(widgets.Fit("enter exports the report and figures there · esc cancels", w)),
 	}
 }
 
-func (v *fitScreen) onExported(a *App, msg exportedMsg) {
+func (v *fitTab) onExported(a *App, msg exportedMsg) {
 	if msg.err != nil {
 		v.status, v.statusErr = "export: "+msg.err.Error(), true
 		return
@@ -530,8 +530,8 @@ func (v *fitScreen) onExported(a *App, msg exportedMsg) {
 }
 
 // refit fits every judge with answers on the current dataset and
-// bank version, with the Fit screen's metric.
-func (v *compareScreen) refit(a *App) tea.Cmd {
+// bank version, with the Fit tab's metric.
+func (v *compareTab) refit(a *App) tea.Cmd {
 	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
@@ -539,7 +539,7 @@ func (v *compareScreen) refit(a *App) tea.Cmd {
 	}
 	v.gen++
 	v.busy, v.err = true, nil
-	v.key, v.metric, v.taylor, v.answers = k, a.fit.metric(), a.fit.taylor, a.stored
-	v.rubrics = a.rubricStored
-	return compareCmd(a.ctx, a.study.Store, k.dataset, k.bankHash, a.fit.options(), v.gen)
+	v.key, v.metric, v.taylor, v.answers = k, a.fit.metric(), a.fit.taylor, a.versions.Total(nil)
+	v.rubrics = a.versions.Total(study.Key.IsRubric)
+	return compareCmd(a.ctx, a.study.Store, k.Dataset, k.BankHash, a.fit.options(), v.gen)
 }

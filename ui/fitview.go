@@ -12,13 +12,14 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// fitScreen is the Fit screen (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
+// fitTab is the Fit tab (docs/protocol.md §2–7, paper Table 2 and Fig. 4b):
 // the methods' mean metric with its 95% interval and the paired difference
 // from Vanilla, the γ chosen in each outer fold, the imputed cells, and
 // the γ sweep as a dot chart. fitctl.go runs the fit and follows it.
-type fitScreen struct {
+type fitTab struct {
 	// The fit in flight (its progress counts outer folds, then the
 	// bootstrap) and why the last fit failed.
 	jobState[fitResult]
@@ -37,8 +38,8 @@ type fitScreen struct {
 	saveMethod calib.Method     // the method whose calibrator S saves
 	d          *calib.Design    // the design rep was fitted on
 	fitOpts    calib.Options    // the options rep was fitted with
-	answers    int              // App.answers[key] when the fit started
-	rubrics    int              // App.rubrics of key's judge when the fit started
+	answers    int              // App.versions.Of(key) when the fit started
+	rubrics    int              // App.versions.Of(key.Rubric()) when the fit started
 	judge      string           // the judge a fit would use, for the hint
 	stale      string           // why rep no longer fits the study, or ""
 	stored     *study.Stored    // where rep came from when it was read from the workspace, or nil
@@ -48,47 +49,47 @@ type fitScreen struct {
 	width, height int
 }
 
-func (v *fitScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *fitTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-// Move scrolls the screen.
-func (v *fitScreen) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
+// Move scrolls the tab.
+func (v *fitTab) Move(delta int) { v.scroll = max(v.scroll+delta, 0) }
 
-func (v *fitScreen) metric() string {
+func (v *fitTab) metric() string {
 	if v.pairwise {
 		return model.MetricPairwise
 	}
 	return model.MetricSpearman
 }
 
-// options are the options of the screen's fits.
-func (v *fitScreen) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
+// options are the options of the tab's fits.
+func (v *fitTab) options() calib.Options { return fitOptions(v.metric(), v.taylor) }
 
 // split reports whether the sweep gets a pane of its own.
-func (v *fitScreen) split() bool { return v.width >= 120 }
+func (v *fitTab) split() bool { return v.width >= 120 }
 
-func (v *fitScreen) View(a *App) string {
+func (v *fitTab) View(a *App) string {
 	st := a.styles
 	v.judge = a.selectJudge()
 	v.stale = a.fitStale()
-	innerH := v.height - paneChromeH - 1
+	innerH := v.height - widgets.PaneChromeH - 1
 	if !v.split() {
-		lines := append(v.tableLines(st, v.width-paneChromeW), v.sweepLines(st, v.width-paneChromeW)...)
+		lines := append(v.tableLines(st, v.width-widgets.PaneChromeW), v.sweepLines(st, v.width-widgets.PaneChromeW)...)
 		v.scroll = min(v.scroll, max(len(lines)-innerH, 0))
-		return pane(st, true, v.width, v.height, v.title(), block(lines[v.scroll:], v.width-paneChromeW, innerH))
+		return widgets.Pane(st, true, v.width, v.height, v.title(), widgets.Block(lines[v.scroll:], v.width-widgets.PaneChromeW, innerH))
 	}
 	rw := max(v.width*2/5, 40)
 	if v.rep != nil && len(v.rep.Baselines) > 0 {
 		rw = max(v.width/3, 40) // Table 2's wider rows get more of the width
 	}
 	lw := v.width - rw
-	left := v.tableLines(st, lw-paneChromeW)
+	left := v.tableLines(st, lw-widgets.PaneChromeW)
 	v.scroll = min(v.scroll, max(len(left)-innerH, 0))
 	return lipgloss.JoinHorizontal(lipgloss.Top,
-		pane(st, true, lw, v.height, v.title(), block(left[v.scroll:], lw-paneChromeW, innerH)),
-		pane(st, false, rw, v.height, "γ sweep (Fig. 4b)", block(v.sweepLines(st, rw-paneChromeW), rw-paneChromeW, innerH)))
+		widgets.Pane(st, true, lw, v.height, v.title(), widgets.Block(left[v.scroll:], lw-widgets.PaneChromeW, innerH)),
+		widgets.Pane(st, false, rw, v.height, "γ sweep (Fig. 4b)", widgets.Block(v.sweepLines(st, rw-widgets.PaneChromeW), rw-widgets.PaneChromeW, innerH)))
 }
 
-func (v *fitScreen) title() string {
+func (v *fitTab) title() string {
 	if r := v.rep; r != nil {
 		return fmt.Sprintf("Fit · %s · %d contexts · %d candidates", r.Metric, r.NContexts, r.NCandidates)
 	}
@@ -100,7 +101,7 @@ func (v *fitScreen) title() string {
 
 // progressText says where the fit in flight is: the outer folds done
 // (each with its inner CV), then the bootstrap.
-func (v *fitScreen) progressText() string {
+func (v *fitTab) progressText() string {
 	folds := max(v.total-1, 0)
 	switch {
 	case v.total == 0:
@@ -151,7 +152,7 @@ func rowStyle(st *styles.Styles, res *calib.MethodResult) lipgloss.Style {
 	return st.Text
 }
 
-// The columns of the Fit screen's Table 2, after the row's label.
+// The columns of the Fit tab's Table 2, after the row's label.
 const (
 	t2Mean = iota
 	t2CI
@@ -250,14 +251,14 @@ func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
 	show := t2Columns(rows, labelW, w)
 	var head [t2Cols]string
 	copy(head[:], t2Heads[:])
-	lines := []string{"", st.Label.Render(fit(t2Line("method", labelW, head, show), w))}
+	lines := []string{"", st.Label.Render(widgets.Fit(t2Line("method", labelW, head, show), w))}
 	group := ""
 	for _, row := range rows {
 		if row.group != group {
 			group = row.group
-			lines = append(lines, st.Title.Render(fit(group, w)))
+			lines = append(lines, st.Title.Render(widgets.Fit(group, w)))
 		}
-		lines = append(lines, rowStyle(st, row.res).Render(fit(t2Line("  "+row.label, labelW, t2Cells(row), show), w)))
+		lines = append(lines, rowStyle(st, row.res).Render(widgets.Fit(t2Line("  "+row.label, labelW, t2Cells(row), show), w)))
 	}
 	var budget []string
 	for _, c := range []int{t2Calls, t2Tokens} {
@@ -266,14 +267,14 @@ func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
 		}
 	}
 	if len(budget) > 0 {
-		lines = append(lines, st.Muted.Render(fit(strings.Join(budget, ", ")+" per candidate, from the judge's stored answers (– not known)", w)))
+		lines = append(lines, st.Muted.Render(widgets.Fit(strings.Join(budget, ", ")+" per candidate, from the judge's stored answers (– not known)", w)))
 	}
 	for _, row := range rows {
 		if row.base == nil {
 			continue
 		}
 		if m := calib.MissingText(row.base); m != "" {
-			lines = append(lines, wrapStyled(st.Text, row.label+": "+m, w)...)
+			lines = append(lines, widgets.WrapStyled(st.Text, row.label+": "+m, w)...)
 		}
 	}
 	return lines
@@ -281,10 +282,10 @@ func table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
 
 // tableLines draws the status, the method table, γ per fold and the
 // imputed cells.
-func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
+func (v *fitTab) tableLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.job != nil {
-		lines = append(lines, st.Title.Render(fit(v.progressText(), w)))
+		lines = append(lines, st.Title.Render(widgets.Fit(v.progressText(), w)))
 	}
 	lines = append(lines, v.exportLines(st, w)...)
 	lines = append(lines, v.saveLines(st, w)...)
@@ -293,10 +294,10 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 		if v.statusErr {
 			s = st.Bad
 		}
-		lines = append(lines, wrapStyled(s, v.status, w)...)
+		lines = append(lines, widgets.WrapStyled(s, v.status, w)...)
 	}
 	if v.err != nil {
-		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
 	}
 	r := v.rep
 	if r == nil && v.agree != nil {
@@ -304,26 +305,26 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 	}
 	if r == nil {
 		if v.job == nil && v.err == nil {
-			lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf(
+			lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf(
 				"f fits PRISM on judge %s's stored answers for this bank version (%s; m switches the metric): nested cross-validation over contexts, 2,000 bootstrap resamples.", v.judge, v.metric()), w)...)
 		}
 		return lines
 	}
 	lines = append(lines, studyLines(st, r.Study, w)...)
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%d columns · %d resamples · seed %d", len(r.Columns), r.Bootstrap, r.Seed), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%d columns · %d resamples · seed %d", len(r.Columns), r.Bootstrap, r.Seed), w)))
 	if v.stale != "" {
-		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
 	for _, wn := range v.warnings {
-		lines = append(lines, wrapStyled(st.Warn, wn, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, wn, w)...)
 	}
 	if len(r.Baselines) > 0 {
 		lines = append(lines, table2Lines(st, r, w)...)
 	} else {
-		lines = append(lines, "", st.Label.Render(fit(fmt.Sprintf("%-12s %7s %-18s %8s %s", "method", "mean", "95% CI", "Δ vs Van", "95% CI"), w)))
+		lines = append(lines, "", st.Label.Render(widgets.Fit(fmt.Sprintf("%-12s %7s %-18s %8s %s", "method", "mean", "95% CI", "Δ vs Van", "95% CI"), w)))
 		for _, fm := range fitMethods {
 			if res := r.Methods.Get(fm.m); res != nil {
-				lines = append(lines, rowStyle(st, res).Render(fit(methodRow(fm.label, res), w)))
+				lines = append(lines, rowStyle(st, res).Render(widgets.Fit(methodRow(fm.label, res), w)))
 			}
 		}
 	}
@@ -332,7 +333,7 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 	for _, f := range r.Folds {
 		head += fmt.Sprintf(" %7s", fmt.Sprintf("fold %d", f.Fold))
 	}
-	lines = append(lines, st.Label.Render(fit(head, w)))
+	lines = append(lines, st.Label.Render(widgets.Fit(head, w)))
 	for _, fm := range fitMethods[1:] {
 		if r.Methods.Get(fm.m) == nil {
 			continue
@@ -341,17 +342,17 @@ func (v *fitScreen) tableLines(st *styles.Styles, w int) []string {
 		for i := range r.Folds {
 			row += fmt.Sprintf(" %7s", fmt.Sprintf("%g", foldFitOf(&r.Folds[i], fm.m).Gamma))
 		}
-		lines = append(lines, fit(row, w))
+		lines = append(lines, widgets.Fit(row, w))
 		if fm.m == calib.AlphaPRISM {
 			row := fmt.Sprintf("%-12s", "  α")
 			for i := range r.Folds {
 				row += fmt.Sprintf(" %7.3f", r.Folds[i].AlphaPRISM.Alpha)
 			}
-			lines = append(lines, st.Muted.Render(fit(row, w)))
+			lines = append(lines, st.Muted.Render(widgets.Fit(row, w)))
 		}
 	}
 	lines = append(lines, "")
-	lines = append(lines, wrapStyled(st.Text, "imputed cells (column mean): "+imputedText(r), w)...)
+	lines = append(lines, widgets.WrapStyled(st.Text, "imputed cells (column mean): "+imputedText(r), w)...)
 	return lines
 }
 
@@ -387,7 +388,7 @@ func imputedText(r *calib.Report) string {
 // sweepLines draws the γ sweep: per γ, each fitted method's out-of-fold
 // mean at that fixed γ as a mark on one axis, Vanilla's mean as │, and
 // at the right PRISM's mean, under the column's label.
-func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
+func (v *fitTab) sweepLines(st *styles.Styles, w int) []string {
 	r := v.rep
 	if r == nil || len(r.Sweep) == 0 {
 		return nil
@@ -407,12 +408,12 @@ func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
 			}
 		}
 	}
-	lines = append(lines, wrapStyled(st.Muted, "mean at a fixed γ: "+strings.Join(legend, " · ")+
+	lines = append(lines, widgets.WrapStyled(st.Muted, "mean at a fixed γ: "+strings.Join(legend, " · ")+
 		fmt.Sprintf(" · %c several in one cell · │ Vanilla ", overlapMark)+mean4(van), w)...)
-	lo, hi := valueAxis(vals...)
+	lo, hi := widgets.ValueAxis(vals...)
 	bw := max(w-6-1-8, 8)
 	// The number at the right of a row is PRISM's mean at that γ.
-	lines = append(lines, st.Label.Render(fit(fmt.Sprintf("%-6s %-*s %7s", "γ", bw, "", "PRISM"), w)))
+	lines = append(lines, st.Label.Render(widgets.Fit(fmt.Sprintf("%-6s %-*s %7s", "γ", bw, "", "PRISM"), w)))
 	for _, g := range r.GammaGrid {
 		at := r.Sweep[calib.GammaKey(g)]
 		var ms []rune
@@ -422,8 +423,8 @@ func (v *fitScreen) sweepLines(st *styles.Styles, w int) []string {
 				ms, vs = append(ms, fm.mark), append(vs, at[fm.m.String()])
 			}
 		}
-		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(dotRow(vs, ms, van, lo, hi, bw, overlapMark)), mean4(at[calib.PRISM.String()])))
+		lines = append(lines, fmt.Sprintf("%-6s %s %7s", fmt.Sprintf("%g", g), st.Label.Render(widgets.DotRow(vs, ms, van, lo, hi, bw, overlapMark)), mean4(at[calib.PRISM.String()])))
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%7s%-*s%s", "", bw-6, mean4(lo), mean4(hi)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("%7s%-*s%s", "", bw-6, mean4(lo), mean4(hi)), w)))
 	return lines
 }

@@ -25,14 +25,14 @@ import (
 
 // demoStudy is the demo study in a fresh workspace under t.TempDir(): a
 // copy of the package's demo workspace (the dataset stored, no answers).
-func demoStudy(t testing.TB) Study {
+func demoStudy(t testing.TB) Session {
 	t.Helper()
 	return studyOn(t, copyFixture(t, fixtureDemo))
 }
 
 // studyOn opens the workspace file path (closed at the end of the test)
 // as the demo study: the demo dataset, the quality bank, the offline judge.
-func studyOn(t testing.TB, path string) Study {
+func studyOn(t testing.TB, path string) Session {
 	t.Helper()
 	b, err := banks.Builtin("quality")
 	if err != nil {
@@ -44,7 +44,7 @@ func studyOn(t testing.TB, path string) Study {
 	}
 	t.Cleanup(func() { st.Close() })
 	ds := datasets.Demo()
-	return Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
+	return Session{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
 		Store: st, Datasets: []string{ds.Name}}
 }
 
@@ -54,7 +54,7 @@ func studyOn(t testing.TB, path string) Study {
 // demo bank stores 2,280 answers) without sharing any state.
 const (
 	fixtureDemo     = "demo"      // the demo dataset stored, nothing answered
-	fixtureScreened = "screened"  // plus the Bank screen's screen (both runs of every condition)
+	fixtureScreened = "screened"  // plus the Bank tab's screen (both runs of every condition)
 	fixtureTwoJudge = "two-judge" // plus the imported judge "swapped" (see twoJudgeDemo)
 	// The screened demo plus the offline judge's rubric studies (SAJA
 	// broad, SAJA granular, G-Eval), as `prism run --rubric` stores them.
@@ -95,7 +95,7 @@ func buildFixture(name, dir string) (string, error) {
 		return buildOn(dir, fixtureDemo, func(a *App) error {
 			drive(a, a.Init())
 			press(a, "2", "s")
-			if a.bank.screening != nil {
+			if a.bank.Screening() {
 				return errors.New("the screen did not finish")
 			}
 			return nil
@@ -132,7 +132,7 @@ func buildOn(dir, base string, step func(*App) error) (string, error) {
 		return "", errors.Join(err, st.Close())
 	}
 	ds := datasets.Demo()
-	a := New(Study{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
+	a := New(Session{Dataset: ds, Bank: b, BankSource: "builtin:quality", Judge: "offline (simulator)", Demo: true,
 		Store: st, Datasets: []string{ds.Name}})
 	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	err = step(a)

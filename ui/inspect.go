@@ -29,10 +29,10 @@ type attrTerm struct {
 	BetaP, BetaM, Term float64
 }
 
-// inspection is everything the Inspect screen shows of one candidate.
+// inspection is everything the Inspect tab shows of one candidate.
 type inspection struct {
 	key           studyKey
-	answers       int  // App.answers[key] when it was read
+	answers       int  // App.versions.Of(key) when it was read
 	fitted        bool // β came from a fit of key's answers
 	context, cand string
 	source, text  string
@@ -57,8 +57,8 @@ type inspectMsg struct {
 }
 
 // inspectCmd inspects candidate cand of context c on key's answers
-// (answers is App.answers[key], recorded for the stale mark), with rep
-// (the Fit screen's report on the same answers, or nil) for β. in, when
+// (answers is App.versions.Of(key), recorded for the stale mark), with rep
+// (the Fit tab's report on the same answers, or nil) for β. in, when
 // not nil, is the input rep was fitted on, unchanged since: it is used
 // read-only instead of reading the answers again.
 func inspectCmd(ctx context.Context, st *store.Store, key studyKey, answers int, c *model.Context, cand *model.Candidate, rep *calib.Report, d *calib.Design, gen int) tea.Cmd {
@@ -75,13 +75,13 @@ func inspect(ctx context.Context, st *store.Store, key studyKey, c *model.Contex
 	ins := &inspection{key: key, fitted: rep != nil, context: c.ID, cand: cand.ID, source: c.Source, text: cand.Text,
 		human: cand.Human, s0: math.NaN(), corrected: math.NaN(), rankAfter: math.NaN(), rankBefore: math.NaN(), rankHuman: math.NaN()}
 	var err error
-	if ins.replies, err = st.Replies(ctx, key.dataset, key.judge, key.bankHash, c.ID, cand.ID); err != nil {
+	if ins.replies, err = st.Replies(ctx, key.Dataset, key.Judge, key.BankHash, c.ID, cand.ID); err != nil {
 		return nil, err
 	}
 	if d == nil {
 		in, err := readStudyInput(ctx, st, key, "inspecting")
 		if err != nil {
-			ins.notInFit = "no answers of judge " + key.judge + " under this bank version"
+			ins.notInFit = "no answers of judge " + key.Judge + " under this bank version"
 			return ins, nil
 		}
 		if d, _, err = calib.BuildDesign(in.rows, in.labels, calib.BuildOptions{}); err != nil {

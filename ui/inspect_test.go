@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 func TestMidRankDesc(t *testing.T) {
@@ -21,7 +23,7 @@ func TestMidRankDesc(t *testing.T) {
 	}
 }
 
-// The Inspect screen's numbers, recomputed here from the stored scores
+// The Inspect tab's numbers, recomputed here from the stored scores
 // without calib's design: s0 and s± are means over wordings and runs, the
 // terms use Δ centered in the context and the PRISM β of the fold that
 // tested the context, ŷ = s0 − Σ terms, and the ranks are mid-ranks.
@@ -31,12 +33,12 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 		t.Fatalf("the demo screen left imputed cells: %s", imputedText(rep))
 	}
 	press(a, "1", "down", "right", "down", "enter")
-	if a.screen != screenInspect || a.insp.busy || a.insp.err != nil {
-		t.Fatalf("inspect: screen %d, busy %v, err %v", a.screen, a.insp.busy, a.insp.err)
+	if a.tab != tab.Inspect || a.insp.busy || a.insp.err != nil {
+		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.busy, a.insp.err)
 	}
 	c, cand := a.data.Context(), a.data.Candidate()
 	k, _ := a.currentKey()
-	rows, err := a.study.Store.Scores(context.Background(), k.dataset, k.judge, k.bankHash)
+	rows, err := a.study.Store.Scores(context.Background(), k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	n := len(c.Candidates)
 	f := frame(a)
 	for _, want := range []string{
-		fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(cand.Human), num(mean(cand.ID, "baseline")), num(yhat[cand.ID])),
+		fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", widgets.Num(cand.Human), widgets.Num(mean(cand.ID, "baseline")), widgets.Num(yhat[cand.ID])),
 		fmt.Sprintf("rank in context: human %s · before %s · after %s",
 			rankText(midRankDesc(humans, i), n), rankText(midRankDesc(s0s, i), n), rankText(midRankDesc(yhats, i), n)),
 		fmt.Sprintf("outer fold %d,", fold),
@@ -97,19 +99,19 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	}
 	for _, attr := range rep.Attributes {
 		s0 := mean(cand.ID, "baseline")
-		want := fmt.Sprintf("%s %s %s %s", compact(mean(cand.ID, attr+":+")), compact(mean(cand.ID, attr+":-")),
+		want := fmt.Sprintf("%s %s %s %s", widgets.Compact(mean(cand.ID, attr+":+")), widgets.Compact(mean(cand.ID, attr+":-")),
 			signedNum(mean(cand.ID, attr+":+")-s0), signedNum(s0-mean(cand.ID, attr+":-")))
 		if line := strings.Join(strings.Fields(paneRow(f, 1, attr+" ")), " "); !strings.HasPrefix(line, attr+" "+want+" ") {
 			t.Errorf("row of %s %q, want %q", attr, line, want)
 		}
 	}
 	press(a, "esc")
-	if a.screen != screenData {
-		t.Errorf("esc went to screen %d, want the Data screen", a.screen)
+	if a.tab != tab.Data {
+		t.Errorf("esc went to screen %d, want the Data tab", a.tab)
 	}
 }
 
-// Golden frames of the Inspect screen on a candidate of the screened,
+// Golden frames of the Inspect tab on a candidate of the screened,
 // fitted demo.
 func TestGoldenInspect(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
@@ -119,8 +121,8 @@ func TestGoldenInspect(t *testing.T) {
 	g.check(t)
 }
 
-// ] and [ step the Inspect screen through the candidates of the context,
-// the Data screen following; at either end they stay, and esc still
+// ] and [ step the Inspect tab through the candidates of the context,
+// the Data tab following; at either end they stay, and esc still
 // returns to where Inspect was opened.
 func TestInspectStep(t *testing.T) {
 	a, _ := fittedDemo(t, 100, 30)
@@ -136,7 +138,7 @@ func TestInspectStep(t *testing.T) {
 			t.Fatalf("after %s: inspecting %+v, want %s/%s", tc.key, ins, c.ID, want)
 		}
 		if a.data.Candidate().ID != want {
-			t.Errorf("after %s: Data screen on %s, want %s", tc.key, a.data.Candidate().ID, want)
+			t.Errorf("after %s: Data tab on %s, want %s", tc.key, a.data.Candidate().ID, want)
 		}
 		if !strings.Contains(frame(a), "Inspect · "+c.ID+" / "+want) {
 			t.Errorf("after %s: frame lacks the candidate", tc.key)
@@ -151,8 +153,8 @@ func TestInspectStep(t *testing.T) {
 		t.Errorf("] past the end: %s, want the last %s", a.insp.ins.cand, c.Candidates[last].ID)
 	}
 	press(a, "esc")
-	if a.screen != screenData {
-		t.Errorf("esc went to screen %d, want Data", a.screen)
+	if a.tab != tab.Data {
+		t.Errorf("esc went to screen %d, want Data", a.tab)
 	}
 }
 
@@ -163,11 +165,11 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 40)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
 	ins := a.insp.ins
-	if ins == nil || ins.key.judge != "offline" || !ins.fitted || a.insp.stale != "" {
+	if ins == nil || ins.key.Judge != "offline" || !ins.fitted || a.insp.stale != "" {
 		t.Fatalf("inspection %+v, stale %q", ins, a.insp.stale)
 	}
 	if f := frame(a); !strings.Contains(f, "judge offline · bank") {
-		t.Errorf("the Inspect screen does not name its judge:\n%s", f)
+		t.Errorf("the Inspect tab does not name its judge:\n%s", f)
 	}
 	setFormField(t, a, fName, "swapped")
 	press(a, "7")
@@ -176,8 +178,8 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 	}
 	press(a, "f")
 	ins = a.insp.ins
-	if ins == nil || ins.key.judge != "swapped" || !ins.fitted || ins.fold == 0 || a.fit.key.judge != "swapped" {
-		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.key.judge)
+	if ins == nil || ins.key.Judge != "swapped" || !ins.fitted || ins.fold == 0 || a.fit.key.Judge != "swapped" {
+		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.key.Judge)
 	}
 	if f := frame(a); strings.Contains(f, "the study is now") || !strings.Contains(f, "judge swapped · bank") {
 		t.Errorf("after f, Inspect does not show the swapped judge's fit, fresh:\n%s", f)
@@ -186,10 +188,10 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 	if len(ins.attrs) == 0 {
 		t.Fatal("no attributes inspected")
 	}
-	// A fit on the Fit screen of the other judge brings Inspect along.
+	// A fit on the Fit tab of the other judge brings Inspect along.
 	setFormField(t, a, fName, "")
 	press(a, "5", "f", "7")
-	if ins := a.insp.ins; ins == nil || ins.key.judge != "offline" || a.insp.stale != "" {
-		t.Errorf("after fitting judge offline on the Fit screen, Inspect shows %+v (stale %q)", ins, a.insp.stale)
+	if ins := a.insp.ins; ins == nil || ins.key.Judge != "offline" || a.insp.stale != "" {
+		t.Errorf("after fitting judge offline on the Fit tab, Inspect shows %+v (stale %q)", ins, a.insp.stale)
 	}
 }

@@ -13,31 +13,33 @@ import (
 
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// inspectScreen is the Inspect screen: one candidate's texts, its scores
+// inspectTab is the Inspect tab: one candidate's texts, its scores
 // under every probe with the raw judge replies, each attribute's share of
 // the PRISM correction and the candidate's rank in its context before and
-// after it. Enter on a candidate of the Data screen opens it; esc returns.
-type inspectScreen struct {
+// after it. Enter on a candidate of the Data tab opens it; esc returns.
+type inspectTab struct {
 	ins        *inspection
 	busy       bool
 	err        error
 	gen        int
-	back       screenID // where esc returns
-	stale      string   // why ins no longer describes the study, or ""
+	back       tab.ID // where esc returns
+	stale      string // why ins no longer describes the study, or ""
 	focusRight bool
 	scroll     [2]int // per pane
 
 	width, height int
 }
 
-func (v *inspectScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *inspectTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *inspectScreen) Focus(right bool) { v.focusRight = right }
+func (v *inspectTab) Focus(right bool) { v.focusRight = right }
 
 // Move scrolls the focused pane.
-func (v *inspectScreen) Move(delta int) {
+func (v *inspectTab) Move(delta int) {
 	i := 0
 	if v.focusRight && v.split() {
 		i = 1
@@ -45,96 +47,96 @@ func (v *inspectScreen) Move(delta int) {
 	v.scroll[i] = max(v.scroll[i]+delta, 0)
 }
 
-func (v *inspectScreen) split() bool { return v.width >= 120 }
+func (v *inspectTab) split() bool { return v.width >= 120 }
 
-func (v *inspectScreen) title() string {
+func (v *inspectTab) title() string {
 	if v.ins == nil {
 		return "Inspect"
 	}
 	return fmt.Sprintf("Inspect · %s / %s", v.ins.context, v.ins.cand)
 }
 
-func (v *inspectScreen) View(a *App) string {
+func (v *inspectTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.inspectStale()
-	innerH := v.height - paneChromeH - 1
+	innerH := v.height - widgets.PaneChromeH - 1
 	scrolled := func(lines []string, i int) []string {
 		v.scroll[i] = min(v.scroll[i], max(len(lines)-innerH, 0))
 		return lines[v.scroll[i]:]
 	}
 	if !v.split() {
-		w := v.width - paneChromeW
+		w := v.width - widgets.PaneChromeW
 		lines := append(v.numberLines(a, st, w), "")
 		lines = append(lines, v.textLines(st, w)...)
-		return pane(st, true, v.width, v.height, v.title(), block(scrolled(lines, 0), w, innerH))
+		return widgets.Pane(st, true, v.width, v.height, v.title(), widgets.Block(scrolled(lines, 0), w, innerH))
 	}
 	lw := v.width / 2
 	rw := v.width - lw
 	return lipgloss.JoinHorizontal(lipgloss.Top,
-		pane(st, !v.focusRight, lw, v.height, v.title(), block(scrolled(v.textLines(st, lw-paneChromeW), 0), lw-paneChromeW, innerH)),
-		pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", block(scrolled(v.numberLines(a, st, rw-paneChromeW), 1), rw-paneChromeW, innerH)))
+		widgets.Pane(st, !v.focusRight, lw, v.height, v.title(), widgets.Block(scrolled(v.textLines(st, lw-widgets.PaneChromeW), 0), lw-widgets.PaneChromeW, innerH)),
+		widgets.Pane(st, v.focusRight, rw, v.height, "Scores · correction · replies", widgets.Block(scrolled(v.numberLines(a, st, rw-widgets.PaneChromeW), 1), rw-widgets.PaneChromeW, innerH)))
 }
 
 // textLines are the source and the candidate text, then the replies.
-func (v *inspectScreen) textLines(st *styles.Styles, w int) []string {
+func (v *inspectTab) textLines(st *styles.Styles, w int) []string {
 	ins := v.ins
 	if ins == nil {
 		return nil
 	}
 	lines := []string{st.Label.Render("source")}
-	lines = append(lines, wrapStyled(st.Text, ins.source, w)...)
+	lines = append(lines, widgets.WrapStyled(st.Text, ins.source, w)...)
 	lines = append(lines, "", st.Label.Render("candidate "+ins.cand))
-	lines = append(lines, wrapStyled(st.Text, ins.text, w)...)
+	lines = append(lines, widgets.WrapStyled(st.Text, ins.text, w)...)
 	lines = append(lines, "", st.Label.Render(fmt.Sprintf("judge replies (%d)", len(ins.replies))))
 	for _, r := range ins.replies {
-		head := fmt.Sprintf("%s · wording %s · run %s · score %s", r.Probe, r.Wording, r.Run, compact(r.Score))
+		head := fmt.Sprintf("%s · wording %s · run %s · score %s", r.Probe, r.Wording, r.Run, widgets.Compact(r.Score))
 		raw := strings.TrimSpace(judge.SanitizeServerText(r.Raw)) // a reply is shown, never obeyed
 		if raw == "" {
 			// The offline simulator answers with a score and no text.
-			lines = append(lines, st.Muted.Render(fit(head+" · no text", w)))
+			lines = append(lines, st.Muted.Render(widgets.Fit(head+" · no text", w)))
 			continue
 		}
-		lines = append(lines, st.Muted.Render(fit(head, w)))
-		lines = append(lines, wrapStyled(st.Text, raw, w)...)
+		lines = append(lines, st.Muted.Render(widgets.Fit(head, w)))
+		lines = append(lines, widgets.WrapStyled(st.Text, raw, w)...)
 	}
 	return lines
 }
 
 // numberLines are the status, the scores, the correction and the ranks,
 // then the terms of the loaded calibrator.
-func (v *inspectScreen) numberLines(a *App, st *styles.Styles, w int) []string {
+func (v *inspectTab) numberLines(a *App, st *styles.Styles, w int) []string {
 	return append(v.fitLines(st, w), a.calInspectLines(st, v.ins, w)...)
 }
 
 // fitLines are the status, the scores, the correction and the ranks.
-func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
+func (v *inspectTab) fitLines(st *styles.Styles, w int) []string {
 	var lines []string
 	if v.busy {
 		lines = append(lines, st.Title.Render("reading the answers…"))
 	}
 	if v.err != nil {
-		lines = append(lines, wrapStyled(st.Bad, v.err.Error(), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Bad, v.err.Error(), w)...)
 	}
 	ins := v.ins
 	if ins == nil {
 		if !v.busy && v.err == nil {
-			lines = append(lines, wrapStyled(st.Muted, "enter on a candidate of the Data screen, or on a response of the Run screen, inspects it", w)...)
+			lines = append(lines, widgets.WrapStyled(st.Muted, "enter on a candidate of the Data tab, or on a response of the Run tab, inspects it", w)...)
 		}
 		return lines
 	}
-	lines = append(lines, st.Muted.Render(fit(keyLine(ins.key, w), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(ins.key, w), w)))
 	if v.stale != "" {
-		lines = append(lines, wrapStyled(st.Warn, v.stale, w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
-	lines = append(lines, fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", num(ins.human), num(ins.s0), num(ins.corrected)))
+	lines = append(lines, fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", widgets.Num(ins.human), widgets.Num(ins.s0), widgets.Num(ins.corrected)))
 	if ins.notInFit != "" {
-		return append(lines, wrapStyled(st.Warn, "not in the fit: "+ins.notInFit, w)...)
+		return append(lines, widgets.WrapStyled(st.Warn, "not in the fit: "+ins.notInFit, w)...)
 	}
 	lines = append(lines, rankLines(ins, w)...)
 	if ins.fold == 0 {
-		lines = append(lines, wrapStyled(st.Warn, "no fit of these answers yet: f fits them and shows the correction here", w)...)
+		lines = append(lines, widgets.WrapStyled(st.Warn, "no fit of these answers yet: f fits them and shows the correction here", w)...)
 	} else {
-		lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)...)
+		lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf("β of PRISM in outer fold %d, where this context was tested", ins.fold), w)...)
 	}
 	nw := 4
 	for _, a := range ins.attrs {
@@ -142,13 +144,13 @@ func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
 	}
 	nw = min(nw, 12)
 	row := func(cells ...string) string {
-		return fmt.Sprintf("%-*s %5s %5s %6s %6s %8s", nw, clip(cells[0], nw), cells[1], cells[2], cells[3], cells[4], cells[5])
+		return fmt.Sprintf("%-*s %5s %5s %6s %6s %8s", nw, widgets.Clip(cells[0], nw), cells[1], cells[2], cells[3], cells[4], cells[5])
 	}
-	lines = append(lines, "", st.Label.Render(fit(row("attr", "s+", "s−", "Δ+", "Δ−", "term"), w)))
+	lines = append(lines, "", st.Label.Render(widgets.Fit(row("attr", "s+", "s−", "Δ+", "Δ−", "term"), w)))
 	sum := 0.0
 	for _, a := range ins.attrs {
 		sum += a.Term
-		lines = append(lines, fit(row(a.Attr, compact(a.SPlus), compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), fixed4(a.Term)), w))
+		lines = append(lines, widgets.Fit(row(a.Attr, widgets.Compact(a.SPlus), widgets.Compact(a.SMinus), signedNum(a.DeltaP), signedNum(a.DeltaM), widgets.Fixed4(a.Term)), w))
 	}
 	ctxCols := make([]string, 0, len(ins.ctxTerms))
 	for c := range ins.ctxTerms {
@@ -157,10 +159,10 @@ func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
 	sort.Strings(ctxCols)
 	for _, c := range ctxCols {
 		sum += ins.ctxTerms[c]
-		lines = append(lines, fit(row(c, "", "", "", "", fixed4(ins.ctxTerms[c])), w))
+		lines = append(lines, widgets.Fit(row(c, "", "", "", "", widgets.Fixed4(ins.ctxTerms[c])), w))
 	}
-	lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num(ins.s0), fixed4(sum), num(ins.s0-sum)), w)))
-	lines = append(lines, st.Muted.Render(fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", widgets.Num(ins.s0), widgets.Fixed4(sum), widgets.Num(ins.s0-sum)), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
 	return lines
 }
 
@@ -169,14 +171,14 @@ func (v *inspectScreen) fitLines(st *styles.Styles, w int) []string {
 // cut in its middle only when it alone does not fit.
 func keyLine(k studyKey, w int) string {
 	for _, s := range []string{
-		fmt.Sprintf("judge %s · bank %s · dataset %s", k.judge, shortHash(k.bankHash), k.dataset),
-		fmt.Sprintf("judge %s · bank %s", k.judge, shortHash(k.bankHash)),
+		fmt.Sprintf("judge %s · bank %s · dataset %s", k.Judge, shortHash(k.BankHash), k.Dataset),
+		fmt.Sprintf("judge %s · bank %s", k.Judge, shortHash(k.BankHash)),
 	} {
 		if lipgloss.Width(s) <= w {
 			return s
 		}
 	}
-	return "judge " + clipMiddle(k.judge, w-len("judge "))
+	return "judge " + widgets.ClipMiddle(k.Judge, w-len("judge "))
 }
 
 // rankLines are the candidate's ranks in its context (human, before and
@@ -204,28 +206,28 @@ func signedNum(f float64) string {
 	return fmt.Sprintf("%+.2f", f)
 }
 
-// Keys are the Inspect screen's own bindings.
-func (v *inspectScreen) Keys(a *App) []key.Binding {
+// Keys are the Inspect tab's own bindings.
+func (v *inspectTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Back, k.NextCand, k.Refit}
 }
 
-func (v *inspectScreen) Badge(*App) string { return "" }
-func (v *inspectScreen) Editing() bool     { return false }
+func (v *inspectTab) Badge(*App) string { return "" }
+func (v *inspectTab) Editing() bool     { return false }
 
-// Update handles the Inspect screen's keys and navigation and the
+// Update handles the Inspect tab's keys and navigation and the
 // inspections it asked for.
-func (v *inspectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *inspectTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	k := a.keys
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, k.Back):
-			return a.setScreen(v.back)
+			return a.setTab(v.back)
 		case key.Matches(msg, k.Refit):
 			return a.fit.refit(a)
 		case key.Matches(msg, k.NextCand):

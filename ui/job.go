@@ -95,7 +95,7 @@ func waitJob[R any](j *job[R]) tea.Cmd {
 	}
 }
 
-// jobState is a screen's side of its job: the one in flight (nil when
+// jobState is a tab's side of its job: the one in flight (nil when
 // none), its latest progress, and why the last one failed, if it did.
 type jobState[R any] struct {
 	job         *job[R]

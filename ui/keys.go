@@ -3,40 +3,37 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
-// KeyMap is every binding of the app; the help bar renders it.
+// KeyMap is the App-wide bindings (navigation, tabs, help, quit, the
+// dialogs' answers) and those of the tabs still in package ui; a tab in
+// its package has its own KeyMap there (ui/tabs/<name>/keys.go).
 type KeyMap struct {
-	Up, Down, Left, Right  key.Binding
-	PageUp, PageDown       key.Binding
-	Top, Bottom            key.Binding
-	NextScreen, PrevScreen key.Binding
-	Screen1, Screen2       key.Binding
-	Screen3, Screen4       key.Binding
-	Screen5, Screen6       key.Binding
-	Screen7, Screen8       key.Binding
-	Enter, Back            key.Binding
+	Up, Down, Left, Right key.Binding
+	PageUp, PageDown      key.Binding
+	Top, Bottom           key.Binding
+	NextTab, PrevTab      key.Binding
+	Tab1, Tab2            key.Binding
+	Tab3, Tab4            key.Binding
+	Tab5, Tab6            key.Binding
+	Tab7, Tab8            key.Binding
+	Enter, Back           key.Binding
 
-	// Data screen.
-	Import, PickDataset key.Binding
-	// Data screen: load a calibrator file and apply it to the dataset.
-	LoadCalibrator key.Binding
-	// Fit screen: save the calibrator of the fit.
+	// Fit tab: save the calibrator of the fit.
 	SaveCalibrator key.Binding
-	// Bank screen.
-	Clause, AddAttr, DelAttr, NextBank, SaveBank, ScreenBank key.Binding
-	// Selection screen.
+	// Selection tab.
 	RunSelect key.Binding
 	Budget    key.Binding // show the budget curve
-	// Fit and Profiles screens.
+	// Fit and Profiles tabs.
 	Refit, Metric, Taylor, SortProfiles, Export key.Binding
-	// Compare screen.
+	// Compare tab.
 	Compare key.Binding
-	// Data screen: inspect the selected candidate.
+	// Run tab: inspect the selected response (the Data tab has its own).
 	Inspect key.Binding
-	// Inspect screen: the next or previous candidate of the context.
+	// Inspect tab: the next or previous candidate of the context.
 	NextCand, PrevCand key.Binding
-	// Run screen.
+	// Run tab.
 	Start, Pause, Cancel, EditJudge key.Binding
 
 	Yes, No    key.Binding
@@ -44,7 +41,7 @@ type KeyMap struct {
 }
 
 // DefaultKeyMap returns the standard bindings: arrows and vim keys, tab
-// between screens, number keys to jump, ? for the full help.
+// between tabs, number keys to jump, ? for the full help.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:             key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -55,28 +52,19 @@ func DefaultKeyMap() KeyMap {
 		PageDown:       key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
 		Top:            key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
 		Bottom:         key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
-		NextScreen:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
-		PrevScreen:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev screen")),
-		Screen1:        key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
-		Screen2:        key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
-		Screen3:        key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
-		Screen4:        key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
-		Screen5:        key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "fit")),
-		Screen6:        key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "profiles")),
-		Screen7:        key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "inspect")),
-		Screen8:        key.NewBinding(key.WithKeys("8"), key.WithHelp("8", "compare")),
+		NextTab:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:        key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev tab")),
+		Tab1:           key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
+		Tab2:           key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
+		Tab3:           key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
+		Tab4:           key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
+		Tab5:           key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "fit")),
+		Tab6:           key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "profiles")),
+		Tab7:           key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "inspect")),
+		Tab8:           key.NewBinding(key.WithKeys("8"), key.WithHelp("8", "compare")),
 		Enter:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
 		Back:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Import:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
-		PickDataset:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "datasets")),
-		LoadCalibrator: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "calibrator")),
 		SaveCalibrator: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "calibrator")),
-		Clause:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "edit clause")),
-		AddAttr:        key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add attr")),
-		DelAttr:        key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "remove")),
-		NextBank:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next bank")),
-		SaveBank:       key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save")),
-		ScreenBank:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "screen bank")),
 		RunSelect:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
 		Budget:         key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "budget curve")),
 		Inspect:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
@@ -99,16 +87,16 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// jumps are the bindings that jump to each screen, in screen order.
+// jumps are the bindings that jump to each tab, in tab order.
 func (k KeyMap) jumps() []key.Binding {
-	return []key.Binding{k.Screen1, k.Screen2, k.Screen3, k.Screen4, k.Screen5, k.Screen6, k.Screen7, k.Screen8}
+	return []key.Binding{k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5, k.Tab6, k.Tab7, k.Tab8}
 }
 
-// jumpTo is the screen msg jumps to, or -1.
-func (k KeyMap) jumpTo(msg tea.KeyPressMsg) screenID {
+// jumpTo is the tab msg jumps to, or -1.
+func (k KeyMap) jumpTo(msg tea.KeyPressMsg) tab.ID {
 	for s, b := range k.jumps() {
 		if key.Matches(msg, b) {
-			return screenID(s)
+			return tab.ID(s)
 		}
 	}
 	return -1
@@ -116,15 +104,15 @@ func (k KeyMap) jumpTo(msg tea.KeyPressMsg) screenID {
 
 // ShortHelp is the one-line help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.NextScreen, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.NextTab, k.Help, k.Quit}
 }
 
-// commonHelp is the help ? shows above the current screen's own keys.
+// commonHelp is the help ? shows above the current tab's own keys.
 func (k KeyMap) commonHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		append([]key.Binding{k.NextScreen, k.PrevScreen}, k.jumps()...),
+		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
 	}
 }
 
@@ -133,9 +121,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
-		append([]key.Binding{k.NextScreen, k.PrevScreen}, k.jumps()...),
-		{k.Import, k.PickDataset, k.LoadCalibrator, k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.Clause, k.AddAttr, k.DelAttr, k.NextBank, k.SaveBank, k.ScreenBank, k.RunSelect, k.Budget},
+		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
+		{k.Start, k.Pause, k.Cancel, k.EditJudge},
+		{k.RunSelect, k.Budget},
 		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
+}
+
+// dialog is the bindings a tab's dialog answers to.
+func (k KeyMap) dialog() tab.DialogKeys {
+	return tab.DialogKeys{Up: k.Up, Down: k.Down, Enter: k.Enter, Back: k.Back, Yes: k.Yes, No: k.No, Quit: k.Quit}
 }

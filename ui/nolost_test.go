@@ -7,6 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+	"github.com/prism-eval/prism/ui/widgets"
+
+	"github.com/prism-eval/prism/ui/tab"
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -17,7 +23,7 @@ import (
 // Issue 17, "No lost work": what could drop work asks first, says what is
 // kept, or can be named.
 
-// editWording edits the first + wording of accuracy on the Bank screen.
+// editWording edits the first + wording of accuracy on the Bank tab.
 func editFirstWording(a *App, text string) {
 	press(a, "2", "g", "down", "enter", "ctrl+u")
 	typeText(a, text)
@@ -30,6 +36,10 @@ func question(a *App) string {
 	switch m := a.modal.(type) {
 	case *confirm:
 		return strings.Join(m.lines, " ")
+	case tabDialog:
+		if c, ok := m.Dialog.(*widgets.Confirm); ok {
+			return strings.Join(c.Lines, " ")
+		}
 	case confirmQuit:
 		lines, _, _ := a.quitText()
 		return strings.Join(lines, " ")
@@ -40,24 +50,24 @@ func question(a *App) string {
 // x asks before removing an attribute with all its conditions; n keeps it.
 func TestBankRemoveAsks(t *testing.T) {
 	a := demoApp(t, 120, 36)
-	n := len(a.bank.bank.Attributes)
+	n := len(a.bank.Bank().Attributes)
 	press(a, "2", "down", "x")
-	if _, ok := a.modal.(*confirm); !ok {
+	if question(a) == "" {
 		t.Fatalf("x did not ask: modal %T", a.modal)
 	}
 	if q := question(a); !strings.Contains(q, "Remove the attribute accuracy and its 4 conditions from the bank?") || !strings.Contains(frame(a), "Remove the attribute accuracy") {
 		t.Fatalf("the question does not name what goes: %q\n%s", q, frame(a))
 	}
 	press(a, "n")
-	if a.modal != nil || len(a.bank.bank.Attributes) != n {
-		t.Fatalf("n: modal %T, %d attributes", a.modal, len(a.bank.bank.Attributes))
+	if a.modal != nil || len(a.bank.Bank().Attributes) != n {
+		t.Fatalf("n: modal %T, %d attributes", a.modal, len(a.bank.Bank().Attributes))
 	}
 	// The wheel cannot move what y removes: the question's condition goes.
 	press(a, "x")
 	a.bank.Move(5)
 	press(a, "y")
-	if len(a.bank.bank.Attributes) != n-1 || a.bank.bank.Attributes[0].Name == "accuracy" {
-		t.Fatalf("y removed the wrong thing: %+v", a.bank.bank.Attributes[0])
+	if len(a.bank.Bank().Attributes) != n-1 || a.bank.Bank().Attributes[0].Name == "accuracy" {
+		t.Fatalf("y removed the wrong thing: %+v", a.bank.Bank().Attributes[0])
 	}
 	// A neutral clause is one condition; the baseline cannot go.
 	press(a, "G", "x")
@@ -65,8 +75,8 @@ func TestBankRemoveAsks(t *testing.T) {
 		t.Fatalf("neutral: %q", q)
 	}
 	press(a, "esc", "g", "x")
-	if a.modal != nil || !strings.Contains(a.bank.status, "baseline cannot be removed") {
-		t.Fatalf("baseline: modal %T, status %q", a.modal, a.bank.status)
+	if a.modal != nil || !strings.Contains(bankStatus(a), "baseline cannot be removed") {
+		t.Fatalf("baseline: modal %T, status %q", a.modal, bankStatus(a))
 	}
 }
 
@@ -75,8 +85,8 @@ func TestBankRemoveAsks(t *testing.T) {
 func TestBankUnsavedWarns(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	press(a, "2", "b")
-	if a.modal != nil || a.bank.bank.Name != "style8" {
-		t.Fatalf("b without edits: modal %T, bank %s", a.modal, a.bank.bank.Name)
+	if a.modal != nil || a.bank.Bank().Name != "style8" {
+		t.Fatalf("b without edits: modal %T, bank %s", a.modal, a.bank.Bank().Name)
 	}
 	if !press(a, "q") {
 		t.Fatal("q without edits did not quit")
@@ -84,16 +94,16 @@ func TestBankUnsavedWarns(t *testing.T) {
 
 	a = demoApp(t, 120, 36)
 	editFirstWording(a, "Weigh factual accuracy heavily.")
-	if !a.bank.unsaved() {
+	if !a.bank.Unsaved() {
 		t.Fatal("an edited bank is not unsaved")
 	}
-	edited := a.bank.bank.Hash()
+	edited := a.bank.Bank().Hash()
 	press(a, "b")
 	if q := question(a); !strings.Contains(q, "has unsaved edits. Switch to style8 and drop them?") {
 		t.Fatalf("b with edits did not warn: %q\n%s", q, frame(a))
 	}
 	press(a, "n")
-	if a.modal != nil || a.bank.bank.Hash() != edited {
+	if a.modal != nil || a.bank.Bank().Hash() != edited {
 		t.Fatal("n did not keep the edited bank")
 	}
 	if press(a, "q") {
@@ -114,8 +124,8 @@ func TestBankUnsavedWarns(t *testing.T) {
 	press(a, "esc")
 	// y on b drops the edits.
 	press(a, "b", "y")
-	if a.bank.bank.Name != "style8" || a.bank.unsaved() {
-		t.Fatalf("y on b: bank %s, unsaved %v", a.bank.bank.Name, a.bank.unsaved())
+	if a.bank.Bank().Name != "style8" || a.bank.Unsaved() {
+		t.Fatalf("y on b: bank %s, unsaved %v", a.bank.Bank().Name, a.bank.Unsaved())
 	}
 
 	// Once saved, the bank is not unsaved: b and q go straight on.
@@ -124,8 +134,8 @@ func TestBankUnsavedWarns(t *testing.T) {
 	press(a, "w", "ctrl+u")
 	typeText(a, filepath.Join(t.TempDir(), "mine.toml"))
 	press(a, "enter")
-	if a.bank.unsaved() {
-		t.Fatalf("saved bank still unsaved: %q", a.bank.status)
+	if a.bank.Unsaved() {
+		t.Fatalf("saved bank still unsaved: %q", bankStatus(a))
 	}
 	if !press(a, "q") {
 		t.Fatal("q after a save asked")
@@ -144,9 +154,9 @@ func TestBankUnsavedWarns(t *testing.T) {
 // a file that exists is replaced only after asking.
 func TestBankSaveNameAndHeader(t *testing.T) {
 	a := demoApp(t, 120, 36)
-	orig := a.bank.bank.Attributes[0].Wordings(a.bank.bank.Templates, true)[0]
+	orig := a.bank.Bank().Attributes[0].Wordings(a.bank.Bank().Templates, true)[0]
 	editFirstWording(a, "Weigh factual accuracy heavily.")
-	name := a.bank.bank.Name
+	name := a.bank.Bank().Name
 	if name != "quality-edited" {
 		t.Fatalf("edited bank named %q", name)
 	}
@@ -157,36 +167,36 @@ func TestBankSaveNameAndHeader(t *testing.T) {
 		t.Error("the study or the header keeps the built-in's name")
 	}
 	press(a, "w")
-	if got := a.bank.input.Value(); got != "quality-edited.toml" {
+	if got := a.bank.EditValue(); got != "quality-edited.toml" {
 		t.Fatalf("save offers %q", got)
 	}
 	path := filepath.Join(t.TempDir(), "quality-edited.toml")
 	press(a, "ctrl+u")
 	typeText(a, path)
 	press(a, "enter")
-	if !strings.Contains(a.bank.status, "saved "+path+" (bank quality-edited") {
-		t.Fatalf("status %q", a.bank.status)
+	if !strings.Contains(bankStatus(a), "saved "+path+" (bank quality-edited") {
+		t.Fatalf("status %q", bankStatus(a))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), "# prism probe bank quality-edited") || !strings.Contains(string(data), bankDocs) {
+	if !strings.HasPrefix(string(data), "# prism probe bank quality-edited") || !strings.Contains(string(data), banktab.FileDocs) {
 		t.Fatalf("header:\n%s", data[:200])
 	}
 	docs, err := os.ReadFile(filepath.Join("..", "docs", "banks.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(docs), "\n## Bank file format (TOML)\n") || !strings.Contains(bankDocs, `"Bank file format (TOML)"`) {
+	if !strings.Contains(string(docs), "\n## Bank file format (TOML)\n") || !strings.Contains(banktab.FileDocs, `"Bank file format (TOML)"`) {
 		t.Fatal("the header's section is not a heading of docs/banks.md")
 	}
 	back, err := banks.Parse(data, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Name != name || back.Hash() != a.bank.bank.Hash() {
-		t.Fatalf("read back as %s %.7s, want %s %.7s", back.Name, back.Hash(), name, a.bank.bank.Hash())
+	if back.Name != name || back.Hash() != a.bank.Bank().Hash() {
+		t.Fatalf("read back as %s %.7s, want %s %.7s", back.Name, back.Hash(), name, a.bank.Bank().Hash())
 	}
 	// The same file again: asked; n leaves it, y replaces it.
 	editFirstWording(a, "Weigh factual accuracy very heavily.")
@@ -197,19 +207,19 @@ func TestBankSaveNameAndHeader(t *testing.T) {
 		t.Fatalf("no replace question: %q", q)
 	}
 	press(a, "n")
-	if now, _ := os.ReadFile(path); string(now) != string(data) || !a.bank.unsaved() {
+	if now, _ := os.ReadFile(path); string(now) != string(data) || !a.bank.Unsaved() {
 		t.Fatal("n changed the file or the bank's saved state")
 	}
 	press(a, "w", "ctrl+u")
 	typeText(a, path)
 	press(a, "enter", "y")
-	if now, _ := os.ReadFile(path); !strings.Contains(string(now), "very heavily") || a.bank.unsaved() {
-		t.Fatalf("y did not replace the file: %q", a.bank.status)
+	if now, _ := os.ReadFile(path); !strings.Contains(string(now), "very heavily") || a.bank.Unsaved() {
+		t.Fatalf("y did not replace the file: %q", bankStatus(a))
 	}
 	// Editing it back to the built-in's wording gives the name back.
 	editFirstWording(a, orig)
-	if a.bank.bank.Name != "quality" {
-		t.Fatalf("the built-in's wording again, named %q", a.bank.bank.Name)
+	if a.bank.Bank().Name != "quality" {
+		t.Fatalf("the built-in's wording again, named %q", a.bank.Bank().Name)
 	}
 }
 
@@ -218,22 +228,22 @@ func TestBankSaveNameAndHeader(t *testing.T) {
 func TestBankPreviewWhileTyping(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
-	hash := a.bank.bank.Hash()
-	preview := func() string { return strings.Join(a.bank.preview, " ") }
+	hash := a.bank.Bank().Hash()
+	preview := func() string { return strings.Join(bankPreview(a), " ") }
 	press(a, "2", "down", "enter", "ctrl+u")
 	typeText(a, "Weigh zebra stripes heavily.")
 	if !strings.Contains(preview(), "Weigh zebra stripes heavily.") {
 		t.Fatalf("the preview does not show the typed wording:\n%s", preview())
 	}
-	if a.bank.bank.Hash() != hash {
+	if a.bank.Bank().Hash() != hash {
 		t.Fatal("typing changed the bank before enter")
 	}
 	press(a, "ctrl+u")
-	if a.bank.previewErr == nil || !strings.Contains(frame(a), "as typed:") {
-		t.Fatalf("an empty wording: preview error %v", a.bank.previewErr)
+	if bankPreviewErr(a) == nil || !strings.Contains(frame(a), "as typed:") {
+		t.Fatalf("an empty wording: preview error %v", bankPreviewErr(a))
 	}
 	press(a, "esc")
-	if a.bank.previewErr != nil || strings.Contains(preview(), "zebra") {
+	if bankPreviewErr(a) != nil || strings.Contains(preview(), "zebra") {
 		t.Fatal("esc kept the typed wording in the preview")
 	}
 	press(a, "c", "ctrl+u")
@@ -280,10 +290,10 @@ func TestImportParentDirectory(t *testing.T) {
 	}
 	a.importDir = sub
 	press(a, "1", "i", "enter")
-	im := a.modal.(*importer)
+	im := mustImporter(t, a)
 	press(a, "h")
-	if im.fp.CurrentDirectory != dir || !strings.Contains(frame(a), "up.jsonl") {
-		t.Fatalf("h went to %s:\n%s", im.fp.CurrentDirectory, frame(a))
+	if im.Dir() != dir || !strings.Contains(frame(a), "up.jsonl") {
+		t.Fatalf("h went to %s:\n%s", im.Dir(), frame(a))
 	}
 	press(a, "esc", "esc")
 	wd, err := os.Getwd()
@@ -292,7 +302,7 @@ func TestImportParentDirectory(t *testing.T) {
 	}
 	a.importDir = "."
 	press(a, "i", "enter", "h")
-	if got := a.modal.(*importer).fp.CurrentDirectory; got != filepath.Dir(wd) {
+	if got := mustImporter(t, a).Dir(); got != filepath.Dir(wd) {
 		t.Fatalf("h from . went to %s, want %s", got, filepath.Dir(wd))
 	}
 }
@@ -303,7 +313,7 @@ const tinyJSONL = `{"context": "c1", "candidate": "A", "source": "S one.", "text
 
 // pickFile opens the import dialog on a directory holding one file and
 // picks it with the jsonl format: the dialog then asks for the name.
-func pickFile(t *testing.T, a *App, name, content string) *importer {
+func pickFile(t *testing.T, a *App, name, content string) *datatab.Importer {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -311,8 +321,8 @@ func pickFile(t *testing.T, a *App, name, content string) *importer {
 	}
 	a.importDir = dir
 	press(a, "1", "i")
-	im := a.modal.(*importer)
-	for im.format() != "jsonl" {
+	im := mustImporter(t, a)
+	for im.Format() != "jsonl" {
 		press(a, "down")
 	}
 	press(a, "enter", "enter")
@@ -325,8 +335,8 @@ func pickFile(t *testing.T, a *App, name, content string) *importer {
 func TestImportNamesDataset(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "My Tiny.jsonl", tinyJSONL)
-	if im.step != importName || im.name.Value() != "my-tiny" {
-		t.Fatalf("step %d, name %q", im.step, im.name.Value())
+	if im.Step() != datatab.ImportName || im.Name() != "my-tiny" {
+		t.Fatalf("step %d, name %q", im.Step(), im.Name())
 	}
 	if f := frame(a); !strings.Contains(f, "Name of the dataset") || !strings.Contains(f, "my-tiny") {
 		t.Fatalf("no name field:\n%s", f)
@@ -338,7 +348,7 @@ func TestImportNamesDataset(t *testing.T) {
 		t.Fatalf("an invalid name was not refused:\n%s", frame(a))
 	}
 	press(a, "ctrl+u")
-	if im.err != "" || strings.Contains(frame(a), "not imported") {
+	if im.Err() != "" || strings.Contains(frame(a), "not imported") {
 		t.Fatal("the old error stayed after a key")
 	}
 	typeText(a, "renamed")
@@ -357,12 +367,12 @@ func TestImportOffersReplace(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
 	press(a, "enter")
-	if im.step != importReplace || !strings.Contains(frame(a), `already holds a dataset named "demo"`) {
-		t.Fatalf("no replace offer (step %d):\n%s", im.step, frame(a))
+	if im.Step() != datatab.ImportReplace || !strings.Contains(frame(a), `already holds a dataset named "demo"`) {
+		t.Fatalf("no replace offer (step %d):\n%s", im.Step(), frame(a))
 	}
 	press(a, "n")
-	if im.step != importName || a.study.Dataset.NumCandidates() != 60 {
-		t.Fatalf("n: step %d", im.step)
+	if im.Step() != datatab.ImportName || a.study.Dataset.NumCandidates() != 60 {
+		t.Fatalf("n: step %d", im.Step())
 	}
 	press(a, "enter", "y")
 	if a.modal != nil || a.study.Dataset.Name != "demo" || a.study.Dataset.NumCandidates() != 2 {
@@ -383,8 +393,8 @@ func TestImportReplaceBusy(t *testing.T) {
 	defer a.active.Cancel()
 	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
 	press(a, "enter", "y")
-	if a.modal == nil || im.step != importName || !strings.Contains(im.err, "being acquired by a prism run") {
-		t.Fatalf("step %d, error %q", im.step, im.err)
+	if a.modal == nil || im.Step() != datatab.ImportName || !strings.Contains(im.Err(), "being acquired by a prism run") {
+		t.Fatalf("step %d, error %q", im.Step(), im.Err())
 	}
 	if f := frame(a); !strings.Contains(f, "not imported: dataset \"demo\" is being acquired") {
 		t.Fatalf("the refusal is not shown:\n%s", f)
@@ -395,11 +405,11 @@ func TestImportReplaceBusy(t *testing.T) {
 func TestImportErrorCleared(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "bad.jsonl", `{"context": "c1", "candidate": "B", "human": 4}`+"\n")
-	if im.step != importPick || !strings.Contains(frame(a), "not imported") {
-		t.Fatalf("step %d, error %q", im.step, im.err)
+	if im.Step() != datatab.ImportPick || !strings.Contains(frame(a), "not imported") {
+		t.Fatalf("step %d, error %q", im.Step(), im.Err())
 	}
 	press(a, "down")
-	if im.err != "" || strings.Contains(frame(a), "not imported") {
+	if im.Err() != "" || strings.Contains(frame(a), "not imported") {
 		t.Fatal("the error stayed after a key")
 	}
 }
@@ -436,24 +446,24 @@ func TestGoldenNoLostWork(t *testing.T) {
 // bank: it asks first, and n keeps both the dataset and the edits.
 func TestDatasetSwitchWarnsAboutUnsavedBank(t *testing.T) {
 	a := demoApp(t, 120, 36)
-	if _, ok := a.bank.bank.Tasks[model.TaskDialogue]; ok {
+	if _, ok := a.bank.Bank().Tasks[model.TaskDialogue]; ok {
 		t.Fatal("the test wants a bank without the dialogue prompt")
 	}
 	editFirstWording(a, "Weigh factual accuracy heavily.")
-	edited, before := a.bank.bank.Hash(), a.study.Dataset
+	edited, before := a.bank.Bank().Hash(), a.study.Dataset
 	chat := &model.Dataset{Name: "chat", Format: "jsonl", Task: model.TaskDialogue, Metric: model.MetricSpearman,
 		Contexts: []model.Context{{ID: "c1", Source: "Hi.", Candidates: []model.Candidate{{ID: "a", Text: "Hello.", Human: 1}, {ID: "b", Text: "Hey.", Human: 2}}}}}
-	a.Update(datasetMsg{ds: chat})
+	a.Update(tab.DatasetMsg{Dataset: chat})
 	if q := question(a); !strings.Contains(q, "has unsaved edits and no dialogue prompt") {
 		t.Fatalf("no warning: %q\n%s", q, frame(a))
 	}
 	press(a, "n")
-	if a.modal != nil || a.study.Dataset != before || a.bank.bank.Hash() != edited {
-		t.Fatalf("n changed the study: dataset %s, bank %.7s", a.study.Dataset.Name, a.bank.bank.Hash())
+	if a.modal != nil || a.study.Dataset != before || a.bank.Bank().Hash() != edited {
+		t.Fatalf("n changed the study: dataset %s, bank %.7s", a.study.Dataset.Name, a.bank.Bank().Hash())
 	}
-	a.Update(datasetMsg{ds: chat})
+	a.Update(tab.DatasetMsg{Dataset: chat})
 	press(a, "y")
-	if a.study.Dataset != chat || a.bank.bank.Hash() == edited {
-		t.Fatalf("y did not open the dataset with a bank that has its prompt: %s, %.7s", a.study.Dataset.Name, a.bank.bank.Hash())
+	if a.study.Dataset != chat || a.bank.Bank().Hash() == edited {
+		t.Fatalf("y did not open the dataset with a bank that has its prompt: %s, %.7s", a.study.Dataset.Name, a.bank.Bank().Hash())
 	}
 }

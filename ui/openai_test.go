@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/model/datasets"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // A run against an OpenAI-compatible server configured in the form: the
@@ -61,7 +62,7 @@ func TestRunOpenAIFromForm(t *testing.T) {
 	if f := frame(a); !strings.Contains(f, `no price for "test-model"`) {
 		t.Errorf("the estimate does not say the model is unpriced:\n%s", f)
 	}
-	want := 10 * len(a.bank.conds)
+	want := 10 * len(a.bank.Conditions())
 	press(a, "s")
 	lr := a.run.live
 	if lr.phase != phaseDone || lr.err != nil || lr.prog.Answered != want {
@@ -71,7 +72,7 @@ func TestRunOpenAIFromForm(t *testing.T) {
 		t.Errorf("server saw Authorization %v, want %d × the key", auth, want)
 	}
 	f := frame(a)
-	if !strings.Contains(f, fmt.Sprintf("tokens %s in", humanCount(int64(100*want)))) {
+	if !strings.Contains(f, fmt.Sprintf("tokens %s in", widgets.HumanCount(int64(100*want)))) {
 		t.Errorf("progress does not show the tokens used:\n%s", f)
 	}
 	if strings.Contains(f, key) {

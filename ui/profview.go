@@ -12,14 +12,16 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// profScreen is the Profiles screen (docs/protocol.md §7, paper Fig. 4a and 9): per
+// profTab is the Profiles tab (docs/protocol.md §7, paper Fig. 4a and 9): per
 // attribute, the directional a_k and the shared e_k of the PRISM fit as a
 // forest plot: the mean over outer folds as ●, the fold range as ─, zero
-// as │. It shows the report of the Fit screen's last fit. The forest plot
+// as │. It shows the report of the Fit tab's last fit. The forest plot
 // is hand-made (dotRow): Bubbles has no chart widget.
-type profScreen struct {
+type profTab struct {
 	rep         *calib.Report
 	attrs       []string // in display order
 	byMagnitude bool     // sort by |mean a_k| + |mean e_k|, largest first
@@ -29,14 +31,14 @@ type profScreen struct {
 	width, height int
 }
 
-func (v *profScreen) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *profTab) SetSize(w, h int) { v.width, v.height = w, h }
 
-func (v *profScreen) Move(delta int) {
+func (v *profTab) Move(delta int) {
 	v.cursor = min(max(v.cursor+delta, 0), max(len(v.attrs)-1, 0))
 }
 
 // setReport shows a new report, keeping the sort.
-func (v *profScreen) setReport(r *calib.Report) {
+func (v *profTab) setReport(r *calib.Report) {
 	v.rep = r
 	v.attrs = v.attrs[:0]
 	if r == nil { // no fit (a judge without probes): nothing to profile
@@ -49,7 +51,7 @@ func (v *profScreen) setReport(r *calib.Report) {
 }
 
 // order sorts the attributes by name, or by magnitude (ties by name).
-func (v *profScreen) order() {
+func (v *profTab) order() {
 	slices.Sort(v.attrs)
 	if v.byMagnitude && v.rep != nil {
 		mag := func(a string) float64 {
@@ -62,18 +64,18 @@ func (v *profScreen) order() {
 }
 
 // selected is the attribute under the cursor, or "".
-func (v *profScreen) selected() string {
+func (v *profTab) selected() string {
 	if v.cursor < len(v.attrs) {
 		return v.attrs[v.cursor]
 	}
 	return ""
 }
 
-func (v *profScreen) View(a *App) string {
+func (v *profTab) View(a *App) string {
 	st := a.styles
 	v.stale = a.fitStale()
-	w := v.width - paneChromeW
-	innerH := v.height - paneChromeH - 1
+	w := v.width - widgets.PaneChromeW
+	innerH := v.height - widgets.PaneChromeH - 1
 	title := "Profiles"
 	if v.rep != nil {
 		sort := "by name"
@@ -83,25 +85,25 @@ func (v *profScreen) View(a *App) string {
 		title = fmt.Sprintf("Profiles · PRISM · %d folds · %s", len(v.rep.Folds), sort)
 	}
 	if v.rep == nil || len(v.attrs) == 0 {
-		msg := "no fit yet: f fits on the stored answers (also on the Fit screen)"
+		msg := "no fit yet: f fits on the stored answers (also on the Fit tab)"
 		if v.rep != nil {
 			msg = "the fit has no attributes"
 		}
-		return pane(st, true, v.width, v.height, title, block(wrapStyled(st.Muted, msg, w), w, innerH))
+		return widgets.Pane(st, true, v.width, v.height, title, widgets.Block(widgets.WrapStyled(st.Muted, msg, w), w, innerH))
 	}
 	head := studyLines(st, v.rep.Study, w)
 	if v.stale != "" {
-		head = append(head, wrapStyled(st.Warn, v.stale, w)...)
+		head = append(head, widgets.WrapStyled(st.Warn, v.stale, w)...)
 	}
 	detail := v.detailLines(st, w)
 	listH := max(innerH-len(head)-len(detail)-1, 3)
 	list := v.listLines(st, w, listH)
 	body := append(append(append(head, list...), ""), detail...)
-	return pane(st, true, v.width, v.height, title, block(body, w, innerH))
+	return widgets.Pane(st, true, v.width, v.height, title, widgets.Block(body, w, innerH))
 }
 
 // profileNameW is the width of the attribute column.
-func (v *profScreen) nameW(w int) int {
+func (v *profTab) nameW(w int) int {
 	n := 9
 	for _, a := range v.attrs {
 		n = max(n, len([]rune(a)))
@@ -110,7 +112,7 @@ func (v *profScreen) nameW(w int) int {
 }
 
 // listLines draws the header, the rows around the cursor and the axes.
-func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
+func (v *profTab) listLines(st *styles.Styles, w, h int) []string {
 	r := v.rep
 	nw := v.nameW(w)
 	// name, two bars with their means, the sign stability of each.
@@ -120,21 +122,21 @@ func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
 		as = append(as, p.A.Min, p.A.Max, p.A.Mean)
 		es = append(es, p.E.Min, p.E.Max, p.E.Mean)
 	}
-	alo, ahi := gainAxis(as...)
-	elo, ehi := gainAxis(es...)
+	alo, ahi := widgets.GainAxis(as...)
+	elo, ehi := widgets.GainAxis(es...)
 	head := fmt.Sprintf("%-*s %-*s %8s %-*s %8s %9s", nw, "attribute", bw, "a_k directional", "mean", bw, "e_k shared", "mean", "stable")
-	lines := []string{st.Label.Render(fit(head, w))}
+	lines := []string{st.Label.Render(widgets.Fit(head, w))}
 	rows := h - 2
 	first := min(max(v.cursor-rows+1, 0), max(len(v.attrs)-rows, 0))
 	for i := first; i < len(v.attrs) && i < first+rows; i++ {
 		a := v.attrs[i]
 		p := r.Profiles[a]
 		n := len(p.A.Folds)
-		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, clip(a, nw),
-			gainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), fixed4(p.A.Mean),
-			gainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), fixed4(p.E.Mean),
+		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, widgets.Clip(a, nw),
+			widgets.GainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), widgets.Fixed4(p.A.Mean),
+			widgets.GainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), widgets.Fixed4(p.E.Mean),
 			fmt.Sprintf("%d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n))
-		row = fit(row, w)
+		row = widgets.Fit(row, w)
 		switch {
 		case i == v.cursor:
 			row = st.Selected.Render(row)
@@ -145,8 +147,8 @@ func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
 		}
 		lines = append(lines, row)
 	}
-	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, fixed4(alo)+" … "+fixed4(ahi), "", bw, fixed4(elo)+" … "+fixed4(ehi))
-	return append(lines, st.Muted.Render(fit(axis, w)))
+	axis := fmt.Sprintf("%-*s %-*s %8s %-*s", nw, "", bw, widgets.Fixed4(alo)+" … "+widgets.Fixed4(ahi), "", bw, widgets.Fixed4(elo)+" … "+widgets.Fixed4(ehi))
+	return append(lines, st.Muted.Render(widgets.Fit(axis, w)))
 }
 
 // profileStatText is the values of one profile statistic, all in one
@@ -155,41 +157,41 @@ func (v *profScreen) listLines(st *styles.Styles, w, h int) []string {
 func profileStatText(name string, s calib.ProfileStat) string {
 	folds := make([]string, len(s.Folds))
 	for i, f := range s.Folds {
-		folds[i] = fixed4(f)
+		folds[i] = widgets.Fixed4(f)
 	}
 	return fmt.Sprintf("%s mean %s  min %s  max %s  sign-stable %d/%d  folds %s",
-		name, fixed4(s.Mean), fixed4(s.Min), fixed4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
+		name, widgets.Fixed4(s.Mean), widgets.Fixed4(s.Min), widgets.Fixed4(s.Max), s.SignStable, len(s.Folds), strings.Join(folds, " "))
 }
 
 // detailLines are the exact values of the selected attribute.
-func (v *profScreen) detailLines(st *styles.Styles, w int) []string {
+func (v *profTab) detailLines(st *styles.Styles, w int) []string {
 	a := v.selected()
 	p := v.rep.Profiles[a]
-	lines := []string{st.Title.Render(fit(a, w))}
+	lines := []string{st.Title.Render(widgets.Fit(a, w))}
 	for _, text := range []string{profileStatText("a_k", p.A), profileStatText("e_k", p.E)} {
-		for _, ln := range wrapSpaces(text, w) {
+		for _, ln := range widgets.WrapSpaces(text, w) {
 			lines = append(lines, st.Text.Render(ln))
 		}
 	}
 	return lines
 }
 
-// Keys are the Profiles screen's own bindings; f, m and t act on the
-// Fit screen's fit, which this screen shows.
-func (v *profScreen) Keys(a *App) []key.Binding {
+// Keys are the Profiles tab's own bindings; f, m and t act on the
+// Fit tab's fit, which this tab shows.
+func (v *profTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	return []key.Binding{k.Refit, k.Metric, k.SortProfiles}
 }
 
-func (v *profScreen) Badge(*App) string { return "" }
-func (v *profScreen) Editing() bool     { return false }
+func (v *profTab) Badge(*App) string { return "" }
+func (v *profTab) Editing() bool     { return false }
 
-// Update handles the Profiles screen's keys; its report arrives with the
-// Fit screen's (fitScreen.onDone).
-func (v *profScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+// Update handles the Profiles tab's keys; its report arrives with the
+// Fit tab's (fitTab.onDone).
+func (v *profTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
 	case tea.KeyPressMsg:
 		if key.Matches(msg, a.keys.SortProfiles) {
 			v.byMagnitude = !v.byMagnitude

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Issue 17: truncation must not hide meaning. A name is cut in its
@@ -28,7 +29,7 @@ func TestClipMiddle(t *testing.T) {
 		{"ab", 1, "…"},
 		{"ab", 0, ""},
 	} {
-		got := clipMiddle(tc.s, tc.w)
+		got := widgets.ClipMiddle(tc.s, tc.w)
 		if got != tc.want {
 			t.Errorf("clipMiddle(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
 		}
@@ -107,7 +108,7 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 	}
 }
 
-// At 120×36 the Inspect screen shows every rank, however long, and the
+// At 120×36 the Inspect tab shows every rank, however long, and the
 // note on the fold in full.
 func TestInspectKeepsRanks(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)
@@ -130,7 +131,7 @@ func TestInspectKeepsRanks(t *testing.T) {
 	}
 }
 
-// The Compare screen's method table gives a judge's column the width of
+// The Compare tab's method table gives a judge's column the width of
 // its name when the row has room, and cuts a longer name in its middle.
 func TestCompareKeepsJudgeNames(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
@@ -190,7 +191,7 @@ func TestGoldenReadable(t *testing.T) {
 	})
 }
 
-// The Compare screen shows each judge's profile numbers beside the marks:
+// The Compare tab shows each judge's profile numbers beside the marks:
 // under each attribute, per judge, a_k and e_k as the mean over the outer
 // folds with the fold range; the sign columns say "agree" or "differ",
 // never "shared", which is e_k's own name.
@@ -205,7 +206,7 @@ func TestCompareShowsProfileNumbers(t *testing.T) {
 	for i, jf := range a.cmp.fits {
 		for attr, p := range jf.rep.Profiles {
 			want := fmt.Sprintf("%c %s %s %s", judgeMark(i), jf.judge,
-				foldRange(p.A.Mean, p.A.Min, p.A.Max), foldRange(p.E.Mean, p.E.Min, p.E.Max))
+				widgets.FoldRange(p.A.Mean, p.A.Min, p.A.Max), widgets.FoldRange(p.E.Mean, p.E.Min, p.E.Max))
 			found := false
 			for _, ln := range strings.Split(f, "\n") {
 				if strings.Join(strings.Fields(strings.Trim(ln, "│")), " ") == want {
@@ -226,7 +227,7 @@ func TestFixed4(t *testing.T) {
 	for f, want := range map[float64]string{
 		0.0414: "+0.0414", -2.034e-05: "+0.0000", 5.327e-06: "+0.0000", -0.00941: "-0.0094", 0: "+0.0000",
 	} {
-		if got := fixed4(f); got != want {
+		if got := widgets.Fixed4(f); got != want {
 			t.Errorf("fixed4(%g) = %q, want %q", f, got, want)
 		}
 	}
@@ -247,12 +248,12 @@ func TestRunRatioAxisCoversValues(t *testing.T) {
 	if !ok || !strings.HasSuffix(bar, " ") {
 		t.Errorf("row %q: the bar runs into the number", row)
 	}
-	if ax := ratioAxis(12.8); ax < 12.8 {
+	if ax := widgets.RatioAxis(12.8); ax < 12.8 {
 		t.Errorf("ratioAxis(12.8) = %g", ax)
 	}
 }
 
-// The Bank screen's screening bars have an axis: labelled ticks under
+// The Bank tab's screening bars have an axis: labelled ticks under
 // the bars, the 1 over the bars' │ marker.
 func TestBankScreeningAxis(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)
@@ -303,7 +304,7 @@ func TestProfileDetailOnePrecision(t *testing.T) {
 				}
 			}
 			p := a.prof.rep.Profiles[attr]
-			if !strings.Contains(paneText(f), "a_k mean "+fixed4(p.A.Mean)+" min "+fixed4(p.A.Min)) {
+			if !strings.Contains(paneText(f), "a_k mean "+widgets.Fixed4(p.A.Mean)+" min "+widgets.Fixed4(p.A.Min)) {
 				t.Errorf("%s: detail lacks a_k in fixed decimals:\n%s", attr, f)
 			}
 		}

@@ -13,15 +13,16 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// runScreen is the Run screen: before a run, the judge form and the
+// runTab is the Run tab: before a run, the judge form and the
 // estimate; once started, the progress line, the latest responses, and per
 // attribute the Δ distributions and the RMS ratio against the neutral
 // clauses. The run itself (the engine's handle and its plan) is the
-// App's, shared with the Bank screen's screens; runctl.go starts and
+// App's, shared with the Bank tab's screens; runctl.go starts and
 // follows it.
-type runScreen struct {
+type runTab struct {
 	form     runForm
 	plan     *engine.Plan
 	planErr  error
@@ -47,20 +48,20 @@ type runScreen struct {
 	width, height int
 }
 
-func (v *runScreen) SetSize(w, h int) {
+func (v *runTab) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.form.SetWidth(v.formWidth() - paneChromeW)
+	v.form.SetWidth(v.formWidth() - widgets.PaneChromeW)
 }
 
 // formWidth is the width of the form's pane.
-func (v *runScreen) formWidth() int { return max(v.width*2/5, 36) }
+func (v *runTab) formWidth() int { return max(v.width*2/5, 36) }
 
-func (v *runScreen) Focus(right bool) { v.focusRight = right }
+func (v *runTab) Focus(right bool) { v.focusRight = right }
 
 // Move moves the form cursor when the form is shown, else the cursor of
 // the latest responses (up is newer). The first move puts the cursor on
 // the newest row.
-func (v *runScreen) Move(delta int) {
+func (v *runTab) Move(delta int) {
 	switch {
 	case v.formShown():
 		if !v.form.editing {
@@ -77,7 +78,7 @@ func (v *runScreen) Move(delta int) {
 }
 
 // Selected is the result under the latest-responses cursor.
-func (v *runScreen) Selected() (engine.Result, bool) {
+func (v *runTab) Selected() (engine.Result, bool) {
 	if v.formShown() || !v.live.Kept(v.pick-1) {
 		return engine.Result{}, false
 	}
@@ -86,7 +87,7 @@ func (v *runScreen) Selected() (engine.Result, bool) {
 
 // ClickRow puts the cursor on the latest-responses row at line y of the
 // dashboard (0 is the progress line), if there is one.
-func (v *runScreen) ClickRow(y int) {
+func (v *runTab) ClickRow(y int) {
 	lr := v.live
 	// two progress lines, the pane's top border and title, the header
 	i := y - 2 - 1 - 1 - 1
@@ -100,13 +101,13 @@ func (v *runScreen) ClickRow(y int) {
 }
 
 // tableRows is how many results the latest-responses table shows.
-func (v *runScreen) tableRows() int {
-	return max(v.height-2-paneChromeH-1-1, 0) // progress lines, pane, header
+func (v *runTab) tableRows() int {
+	return max(v.height-2-widgets.PaneChromeH-1-1, 0) // progress lines, pane, header
 }
 
 // tableTop is how many of the newest results are scrolled past so that
 // the cursor's row is on screen.
-func (v *runScreen) tableTop() int {
+func (v *runTab) tableTop() int {
 	if !v.live.Kept(v.pick - 1) {
 		return 0
 	}
@@ -114,13 +115,13 @@ func (v *runScreen) tableTop() int {
 }
 
 // formShown reports whether the form (not the dashboard) is on screen.
-func (v *runScreen) formShown() bool { return v.showForm || v.live == nil }
+func (v *runTab) formShown() bool { return v.showForm || v.live == nil }
 
-func (v *runScreen) active() bool {
+func (v *runTab) active() bool {
 	return v.live != nil && v.live.phase >= phaseStarting && v.live.phase < phaseDone
 }
 
-func (v *runScreen) View(a *App) string {
+func (v *runTab) View(a *App) string {
 	st := a.styles
 	if v.formShown() {
 		return v.formView(st)
@@ -128,11 +129,11 @@ func (v *runScreen) View(a *App) string {
 	return v.dashboard(st)
 }
 
-func (v *runScreen) formView(st *styles.Styles) string {
+func (v *runTab) formView(st *styles.Styles) string {
 	lw := v.formWidth()
 	rw := v.width - lw
-	innerH := v.height - paneChromeH - 1
-	lines := v.form.Lines(st, lw-paneChromeW, !v.focusRight)
+	innerH := v.height - widgets.PaneChromeH - 1
+	lines := v.form.Lines(st, lw-widgets.PaneChromeW, !v.focusRight)
 	lines = append(lines, "", st.Muted.Render("enter edit · s start"))
 	switch {
 	case v.live != nil && v.live.phase == phaseDone:
@@ -140,15 +141,15 @@ func (v *runScreen) formView(st *styles.Styles) string {
 	case v.live != nil && v.live.phase == phaseStored:
 		lines = append(lines, st.Muted.Render("esc back to the stored answers"))
 	}
-	left := pane(st, !v.focusRight, lw, v.height, "Judge", block(lines, lw-paneChromeW, innerH))
-	right := pane(st, v.focusRight, rw, v.height, "Estimate", block(v.estimateLines(st, rw-paneChromeW), rw-paneChromeW, innerH))
+	left := widgets.Pane(st, !v.focusRight, lw, v.height, "Judge", widgets.Block(lines, lw-widgets.PaneChromeW, innerH))
+	right := widgets.Pane(st, v.focusRight, rw, v.height, "Estimate", widgets.Block(v.estimateLines(st, rw-widgets.PaneChromeW), rw-widgets.PaneChromeW, innerH))
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
-func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
+func (v *runTab) estimateLines(st *styles.Styles, w int) []string {
 	switch {
 	case v.planErr != nil:
-		return append([]string{st.Bad.Render("cannot plan this run:")}, wrapStyled(st.Bad, v.planErr.Error(), w)...)
+		return append([]string{st.Bad.Render("cannot plan this run:")}, widgets.WrapStyled(st.Bad, v.planErr.Error(), w)...)
 	case v.plan == nil && v.planning:
 		return []string{st.Muted.Render("estimating…")}
 	case v.plan == nil:
@@ -170,7 +171,7 @@ func (v *runScreen) estimateLines(st *styles.Styles, w int) []string {
 		"",
 		fmt.Sprintf("requests  %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
 		st.Title.Render(fmt.Sprintf("to send   %d", e.Send)),
-		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
+		fmt.Sprintf("tokens    ≈ %s in · %s out", widgets.HumanCount(e.InputTokens), widgets.HumanCount(e.OutputTokens)),
 	}
 	return append(lines, estimateTail(st, p)...)
 }
@@ -185,7 +186,7 @@ func estimateTail(st *styles.Styles, p *engine.Plan) []string {
 	} else {
 		lines = append(lines, st.Warn.Render(fmt.Sprintf("cost      unknown: no price for %q", e.PriceModel)))
 	}
-	lines = append(lines, fmt.Sprintf("time      ≈ %s at concurrency %d", shortDuration(e.Time), max(sp.Limits.Concurrency, 1)))
+	lines = append(lines, fmt.Sprintf("time      ≈ %s at concurrency %d", widgets.ShortDuration(e.Time), max(sp.Limits.Concurrency, 1)))
 	lines = append(lines, "")
 	if e.Send+e.CacheHits == 0 {
 		lines = append(lines, st.Good.Render("everything is answered; s shows the results"))
@@ -212,13 +213,13 @@ func rubricEstimateLines(st *styles.Styles, p *engine.Plan, w int) []string {
 		st.Title.Render(fmt.Sprintf("per cand  %d call(s)", calls)),
 	}
 	const indent = "          " // under the values
-	for _, l := range wrap(how, max(w-len(indent), 8)) {
+	for _, l := range widgets.Wrap(how, max(w-len(indent), 8)) {
 		lines = append(lines, indent+st.Muted.Render(l))
 	}
-	lines = append(lines, fmt.Sprintf("%s≈ %s in · %s out tokens", indent, humanCount(in), humanCount(out)), "",
+	lines = append(lines, fmt.Sprintf("%s≈ %s in · %s out tokens", indent, widgets.HumanCount(in), widgets.HumanCount(out)), "",
 		fmt.Sprintf("ratings   %d · %d answered · %d from cache", e.Requests, e.Answered, e.CacheHits),
 		st.Title.Render(fmt.Sprintf("to send   %d request(s) · %d call(s)", e.Send, e.Calls)),
-		fmt.Sprintf("tokens    ≈ %s in · %s out", humanCount(e.InputTokens), humanCount(e.OutputTokens)),
+		fmt.Sprintf("tokens    ≈ %s in · %s out", widgets.HumanCount(e.InputTokens), widgets.HumanCount(e.OutputTokens)),
 	)
 	return append(lines, estimateTail(st, p)...)
 }
@@ -230,17 +231,8 @@ func taskOf(sp engine.Spec) string {
 	return sp.Dataset.Task
 }
 
-// wrapStyled wraps plain text to w and styles each line.
-func wrapStyled(s lipgloss.Style, text string, w int) []string {
-	lines := wrap(text, w)
-	for i := range lines {
-		lines[i] = s.Render(lines[i])
-	}
-	return lines
-}
-
 // statusWord names the run's state.
-func (v *runScreen) statusWord(st *styles.Styles) string {
+func (v *runTab) statusWord(st *styles.Styles) string {
 	lr := v.live
 	switch lr.phase {
 	case phaseStarting:
@@ -265,27 +257,20 @@ func (v *runScreen) statusWord(st *styles.Styles) string {
 }
 
 // progressBar is the status word, a bar of done/total and counts.
-func (v *runScreen) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
-	frac := 0.0
-	if total > 0 {
-		frac = float64(done) / float64(total)
-	}
-	barW := max(v.width-lipgloss.Width(word)-lipgloss.Width(counts)-3, 4)
-	filled := int(math.Round(frac * float64(barW)))
-	bar := st.Good.Render(strings.Repeat("█", filled)) + st.Muted.Render(strings.Repeat("░", barW-filled))
-	return word + "  " + bar + counts
+func (v *runTab) progressBar(st *styles.Styles, word string, done, total int, counts string) string {
+	return widgets.ProgressBar(st, word, done, total, counts, v.width)
 }
 
 // storedLines are the progress lines of a stored study (phaseStored):
 // what the workspace holds, not a run.
-func (v *runScreen) storedLines(st *styles.Styles) []string {
+func (v *runTab) storedLines(st *styles.Styles) []string {
 	sp := v.live.stored
 	line1 := v.progressBar(st, v.statusWord(st), sp.Answered, sp.Requests, fmt.Sprintf(" %d/%d answered", sp.Answered, sp.Requests))
 	line2 := fmt.Sprintf("nothing left to send · failed attempts %d · e edits the judge", sp.Failures)
-	return []string{fit(line1, v.width), fit(st.Muted.Render(line2), v.width)}
+	return []string{widgets.Fit(line1, v.width), widgets.Fit(st.Muted.Render(line2), v.width)}
 }
 
-func (v *runScreen) progressLines(st *styles.Styles) []string {
+func (v *runTab) progressLines(st *styles.Styles) []string {
 	if v.live.phase == phaseStored {
 		return v.storedLines(st)
 	}
@@ -315,16 +300,16 @@ func (v *runScreen) progressLines(st *styles.Styles) []string {
 	switch {
 	case v.live.phase != phaseRunning && v.live.phase != phaseStarting:
 	case p.Paused && p.ETA > 0:
-		parts = append(parts, "ETA "+shortDuration(p.ETA)+" once resumed")
+		parts = append(parts, "ETA "+widgets.ShortDuration(p.ETA)+" once resumed")
 	case p.Paused:
 		parts = append(parts, "ETA — (paused)")
 	case p.ETA > 0:
-		parts = append(parts, "ETA "+shortDuration(p.ETA))
+		parts = append(parts, "ETA "+widgets.ShortDuration(p.ETA))
 	default:
 		parts = append(parts, "ETA —")
 	}
-	parts = append(parts, "elapsed "+shortDuration(p.Elapsed),
-		fmt.Sprintf("tokens %s in · %s out", humanCount(p.PromptTokens), humanCount(p.CompletionTokens)),
+	parts = append(parts, "elapsed "+widgets.ShortDuration(p.Elapsed),
+		fmt.Sprintf("tokens %s in · %s out", widgets.HumanCount(p.PromptTokens), widgets.HumanCount(p.CompletionTokens)),
 		cost, errs)
 	if p.CacheHits > 0 {
 		parts = append(parts, fmt.Sprintf("cached %d", p.CacheHits))
@@ -339,24 +324,24 @@ func (v *runScreen) progressLines(st *styles.Styles) []string {
 	if v.live.err != nil {
 		line2 = st.Bad.Render(v.live.err.Error())
 	}
-	return []string{fit(line1, v.width), fit(line2, v.width)}
+	return []string{widgets.Fit(line1, v.width), widgets.Fit(line2, v.width)}
 }
 
-func (v *runScreen) dashboard(st *styles.Styles) string {
+func (v *runTab) dashboard(st *styles.Styles) string {
 	head := v.progressLines(st)
 	h := v.height - len(head)
 	lw := max(v.width*2/5, 32)
 	rw := v.width - lw
-	innerH := h - paneChromeH - 1
+	innerH := h - widgets.PaneChromeH - 1
 	var left string
 	if v.live.phase == phaseStored {
 		// No run in this session: no latest responses to list.
-		lines := wrapStyled(st.Muted, "no run in this session: these answers were stored by earlier runs. e edits the judge; a judge or bank with answers left to send starts a run with s.", lw-paneChromeW)
-		left = pane(st, !v.focusRight, lw, h, "Stored answers", block(lines, lw-paneChromeW, innerH))
+		lines := widgets.WrapStyled(st.Muted, "no run in this session: these answers were stored by earlier runs. e edits the judge; a judge or bank with answers left to send starts a run with s.", lw-widgets.PaneChromeW)
+		left = widgets.Pane(st, !v.focusRight, lw, h, "Stored answers", widgets.Block(lines, lw-widgets.PaneChromeW, innerH))
 	} else {
-		left = pane(st, !v.focusRight, lw, h, "Latest responses", block(v.tableLines(st, lw-paneChromeW, innerH), lw-paneChromeW, innerH))
+		left = widgets.Pane(st, !v.focusRight, lw, h, "Latest responses", widgets.Block(v.tableLines(st, lw-widgets.PaneChromeW, innerH), lw-widgets.PaneChromeW, innerH))
 	}
-	right := pane(st, v.focusRight, rw, h, v.signalTitle(), block(v.signalLines(st, rw-paneChromeW), rw-paneChromeW, innerH))
+	right := widgets.Pane(st, v.focusRight, rw, h, v.signalTitle(), widgets.Block(v.signalLines(st, rw-widgets.PaneChromeW), rw-widgets.PaneChromeW, innerH))
 	return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
@@ -365,7 +350,7 @@ func (v *runScreen) dashboard(st *styles.Styles) string {
 // 20 cells), and a name longer than its column is cut in the middle so
 // that its sign stays; the candidate comes next, and the context takes
 // what is left, or gives its column up when that is under 5 cells.
-func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
+func (v *runTab) tableLines(st *styles.Styles, w, h int) []string {
 	const scoreW, deltaW = 5, 4 // "score"; "-10", "+0.5", "…"
 	lr, top := v.live, v.tableTop()
 	var shown []engine.Result
@@ -395,22 +380,22 @@ func (v *runScreen) tableLines(st *styles.Styles, w, h int) []string {
 		candW = max(rest+1-probeW, 3)
 	}
 	row := func(c, k, p, s, d string) string {
-		cells := fmt.Sprintf("%-*s %-*s %*s %*s", candW, clip(k, candW), probeW, clipMiddle(p, probeW), scoreW, s, deltaW, d)
+		cells := fmt.Sprintf("%-*s %-*s %*s %*s", candW, widgets.Clip(k, candW), probeW, widgets.ClipMiddle(p, probeW), scoreW, s, deltaW, d)
 		if ctxW == 0 {
 			return cells
 		}
-		return fmt.Sprintf("%-*s %s", ctxW, clip(c, ctxW), cells)
+		return fmt.Sprintf("%-*s %s", ctxW, widgets.Clip(c, ctxW), cells)
 	}
 	lines := []string{st.Muted.Render(row("context", "cand", probeHead, "score", "Δ"))}
 	for i, r := range shown {
 		seq := lr.nRecent - 1 - top - i
-		score := compact(r.Score)
+		score := widgets.Compact(r.Score)
 		if r.ErrKind != "" {
-			score = clip(r.ErrKind, scoreW-1)
+			score = widgets.Clip(r.ErrKind, scoreW-1)
 		} else if r.Cached {
 			score += "c"
 		}
-		delta := signed(r.Delta, r.HasDelta)
+		delta := widgets.Signed(r.Delta, r.HasDelta)
 		if r.HasScore && !r.HasDelta && r.Probe != "baseline" && lr.rubric == nil {
 			delta = "…" // its baseline has not arrived yet
 		}
@@ -446,15 +431,7 @@ func probeName(probe string) string {
 	return probe
 }
 
-// clip truncates plain text to w cells with an ellipsis.
-func clip(s string, w int) string {
-	if lipgloss.Width(s) <= w {
-		return s
-	}
-	return strings.TrimRight(fit(s, w), " ")
-}
-
-func (v *runScreen) signalTitle() string {
+func (v *runTab) signalTitle() string {
 	if r := v.live.rubric; r != nil {
 		return fmt.Sprintf("Ratings per criterion · %s (%s)", r.Name, r.Kind)
 	}
@@ -474,7 +451,7 @@ func (v *runScreen) signalTitle() string {
 // ("too few" in place of bar, interval and verdict below
 // signal.MinContexts contexts), then the pooled ratio, the neutral
 // reference and how the wordings were pooled.
-func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
+func (v *runTab) signalLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	if lr.rubric != nil {
 		return v.criteriaLines(st, w)
@@ -501,29 +478,29 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 			vals = append(vals, r.Ratio, r.Hi)
 		}
 		pooled = v.signal.Pooled
-		axis = ratioAxis(append(vals, pooled.Ratio, pooled.Hi)...)
+		axis = widgets.RatioAxis(append(vals, pooled.Ratio, pooled.Hi)...)
 	}
 	header := fmt.Sprintf("%-*s %-*s %-*s %-*s", nameW, "attribute", sparkW, "Δ+", sparkW, "Δ−", barW, fmt.Sprintf("ratio 0…%g, │ = 1", axis))
-	lines := []string{st.Muted.Render(fit(header, w))}
+	lines := []string{st.Muted.Render(widgets.Fit(header, w))}
 	dr := lr.deltaRange()
 	line := func(name, plus, minus string, r ratioRow, style lipgloss.Style) string {
 		bar, val, ci := strings.Repeat(" ", barW), "     —", ""
 		switch {
 		case r.HasSignal && r.TooFew: // the ratio, but neither bar, interval nor verdict
-			bar = fmt.Sprintf("%-*s", barW, r.tooFewText(barW))
+			bar = fmt.Sprintf("%-*s", barW, r.TooFewText(barW))
 			val = fmt.Sprintf("%6.2f", r.Ratio)
 		case r.HasSignal:
-			bar = ratioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
+			bar = widgets.RatioBar(r.Ratio, r.Lo, r.Hi, axis, barW)
 			val = fmt.Sprintf("%6.2f", r.Ratio)
-			ci = fmt.Sprintf(" [%s,%s]", num(r.Lo), num(r.Hi))
+			ci = fmt.Sprintf(" [%s,%s]", widgets.Num(r.Lo), widgets.Num(r.Hi))
 		default:
-			bar = ratioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)
+			bar = widgets.RatioBar(math.NaN(), math.NaN(), math.NaN(), axis, barW)
 		}
 		mark := " "
 		if r.Pass {
 			mark = "✓"
 		}
-		out := fmt.Sprintf("%-*s %s %s %s%s%s", nameW, clip(name, nameW), plus, minus, style.Render(bar), val, mark)
+		out := fmt.Sprintf("%-*s %s %s %s%s%s", nameW, widgets.Clip(name, nameW), plus, minus, style.Render(bar), val, mark)
 		if showCI {
 			out += ci
 		}
@@ -549,15 +526,15 @@ func (v *runScreen) signalLines(st *styles.Styles, w int) []string {
 		lines = append(lines, st.Bad.Render("signal: "+v.signalErr.Error()))
 	case v.signal != nil:
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("neutral RMS %s over %d displacements · %d scores · Δ axis ±%g",
-			num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)),
-			st.Muted.Render(fit(v.signal.signalNote(), w)))
+			widgets.Num(v.signal.NeutralRMS), v.signal.NeutralN, v.signal.Scores, dr)),
+			st.Muted.Render(widgets.Fit(v.signal.Note(), w)))
 	default:
 		lines = append(lines, st.Muted.Render("ratios appear once baselines and neutrals are scored"))
 	}
 	return lines
 }
 
-func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
+func (v *runTab) signalRowsNotIn(attrs []string) []ratioRow {
 	if v.signal == nil {
 		return nil
 	}
@@ -578,14 +555,14 @@ func (v *runScreen) signalRowsNotIn(attrs []string) []ratioRow {
 // per criterion, the ratings stored with a score (rated), the missing
 // cells (answers without a valid rating), the failed requests and the
 // mean rating so far, as prism run --rubric counts them after a run.
-func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
+func (v *runTab) criteriaLines(st *styles.Styles, w int) []string {
 	lr := v.live
 	nameW := len("criterion")
 	for _, c := range lr.rubric.Criteria {
 		nameW = max(nameW, min(lipgloss.Width(c.Name), 20))
 	}
 	row := func(name, scored, missing, failed, mean string) string {
-		return fit(fmt.Sprintf("%-*s %5s %5s %5s %5s", nameW, clip(name, nameW), scored, missing, failed, mean), w)
+		return widgets.Fit(fmt.Sprintf("%-*s %5s %5s %5s %5s", nameW, widgets.Clip(name, nameW), scored, missing, failed, mean), w)
 	}
 	lines := []string{st.Muted.Render(row("criterion", "rated", "miss", "fail", "mean"))}
 	for _, c := range lr.rubric.Criteria {
@@ -601,7 +578,7 @@ func (v *runScreen) criteriaLines(st *styles.Styles, w int) []string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "")
-	lines = append(lines, wrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit screen (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
+	lines = append(lines, widgets.WrapStyled(st.Muted, fmt.Sprintf("stored as probes rubric:%s/CRITERION under the judge's name: the Fit tab (f) scores them as its rubric baseline %s beside the bank's methods (Table 2).",
 		lr.rubric.Name, study.BaselineName(lr.rubric)), w)...)
 	return lines
 }

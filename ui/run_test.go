@@ -51,7 +51,7 @@ func TestPauseResumeCancel(t *testing.T) {
 	if run.Snapshot().Paused || !strings.Contains(frame(a), "running") {
 		t.Fatal("p did not resume the run")
 	}
-	// The run keeps going while another screen is shown, and the Run tab
+	// The run keeps going while another tab is shown, and the Run tab
 	// shows its progress.
 	press(a, "1")
 	waitFor(t, "50 answers", func() bool { return run.Snapshot().Done >= 50 })
@@ -202,11 +202,11 @@ func TestSignalThrottle(t *testing.T) {
 func TestCtrlCQuitsFromInput(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	press(a, "2", "down", "enter")
-	if press(a, "q") || !a.bank.editing {
+	if press(a, "q") || !a.bank.Editing() {
 		t.Fatal("q in the wording editor quit or closed it")
 	}
 	_, cmd := a.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
-	if cmd == nil || !isQuit(cmd) {
+	if !drive(a, cmd) { // the tab asks the App to quit (tab.QuitMsg)
 		t.Fatal("ctrl+c in the editor did not quit")
 	}
 }

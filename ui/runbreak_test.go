@@ -20,7 +20,7 @@ func (deadJudge) Score(context.Context, banks.Request) (judge.Result, error) {
 }
 
 // TestRunPausesWhenServerLooksDown: in the TUI the circuit breaker pauses
-// the run and the Run screen says why; p resumes it.
+// the run and the Run tab says why; p resumes it.
 func TestRunPausesWhenServerLooksDown(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
@@ -39,7 +39,7 @@ func TestRunPausesWhenServerLooksDown(t *testing.T) {
 	}
 	f := frame(a)
 	if !strings.Contains(f, "paused") || !strings.Contains(f, "server looks down") {
-		t.Fatalf("the Run screen does not say why the run paused:\n%s", f)
+		t.Fatalf("the Run tab does not say why the run paused:\n%s", f)
 	}
 	if p := a.active.Snapshot(); p.Failed != engine.DefaultBreakAfter || p.Stored != 0 {
 		t.Errorf("failed %d, stored %d; want %d and 0", p.Failed, p.Stored, engine.DefaultBreakAfter)

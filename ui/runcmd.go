@@ -13,7 +13,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Run screen's I/O: every function here returns a tea.Cmd that does
+// The Run tab's I/O: every function here returns a tea.Cmd that does
 // its work off the UI goroutine and reports back with a message. Update
 // only reads those messages.
 
@@ -71,7 +71,7 @@ type storedMsg struct {
 }
 
 // storedCmd reads what the workspace holds of p's study (requests,
-// answered, failed attempts), for the Run screen of a study with nothing
+// answered, failed attempts), for the Run tab of a study with nothing
 // left to send.
 func storedCmd(ctx context.Context, st *store.Store, p *engine.Plan) tea.Cmd {
 	return func() tea.Msg {

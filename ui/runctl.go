@@ -8,34 +8,36 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// The Run screen's control: planning, starting, pausing and cancelling a
+// The Run tab's control: planning, starting, pausing and cancelling a
 // run, applying its events, and scheduling the ratio panel.
 
-var errNoWorkspace = errors.New("no workspace is open: start prism with --workspace FILE")
+var errNoWorkspace = tab.ErrNoWorkspace
 
 // spec builds the engine spec of the form, the dataset and a snapshot of
-// the bank (the Bank screen may edit the bank while a plan renders).
+// the bank (the Bank tab may edit the bank while a plan renders).
 func (a *App) spec() (engine.Spec, error) {
 	cfg, lim, repeats, err := a.run.form.Config()
 	if err != nil {
 		return engine.Spec{}, err
 	}
 	if a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
-		return engine.Spec{}, errors.New("the dataset is empty: import one on the Data screen (i)")
+		return engine.Spec{}, errors.New("the dataset is empty: import one on the Data tab (i)")
 	}
 	return engine.Spec{
-		Dataset: a.study.Dataset, Bank: a.bank.bank.Clone(), BankSource: a.bank.source,
+		Dataset: a.study.Dataset, Bank: a.bank.Bank().Clone(), BankSource: a.bank.Source(),
 		JudgeName: a.run.form.JudgeName(cfg), Config: cfg, Repeats: repeats, Limits: lim,
 	}, nil
 }
 
-// studySpec is the spec of the study the Run screen starts: the bank's
+// studySpec is the spec of the study the Run tab starts: the bank's
 // (spec), or, when the form's study field names a rubric, that rubric's
 // with the form's G-Eval N (prism run --rubric NAME --samples N). The
 // ratings are stored under the same judge name as the bank's answers, so
-// the Fit screen scores them as the judge's rubric baselines.
+// the Fit tab scores them as the judge's rubric baselines.
 func (a *App) studySpec() (engine.Spec, error) {
 	sp, err := a.spec()
 	if err != nil {
@@ -103,7 +105,7 @@ func answered(p *engine.Plan) bool {
 	return p != nil && p.Estimate.Requests > 0 && p.Estimate.Send+p.Estimate.CacheHits == 0
 }
 
-// showStored reads the stored progress of p's study for the Run screen.
+// showStored reads the stored progress of p's study for the Run tab.
 func (a *App) showStored(p *engine.Plan) tea.Cmd {
 	if a.study.Store == nil {
 		return nil
@@ -114,7 +116,7 @@ func (a *App) showStored(p *engine.Plan) tea.Cmd {
 // onStored shows the study read by storedCmd, with its final ratio panel
 // computed from the stored answers, in place of the last run's; a plan
 // that has changed since, or a run that has started, wins.
-func (v *runScreen) onStored(a *App, msg storedMsg) tea.Cmd {
+func (v *runTab) onStored(a *App, msg storedMsg) tea.Cmd {
 	if msg.plan != v.plan || v.active() {
 		return nil
 	}
@@ -136,7 +138,7 @@ func (a *App) start() tea.Cmd {
 	switch {
 	case a.run.active():
 		return nil
-	case a.bank.screening != nil:
+	case a.bank.Screening():
 		a.run.planErr = errScreening
 		return nil
 	case a.run.planning:
@@ -146,7 +148,7 @@ func (a *App) start() tea.Cmd {
 		return nil // the estimate pane shows why
 	case answered(a.run.plan):
 		// Nothing to send: s shows the stored answers, not a run of none.
-		a.screen = screenRun
+		a.tab = tab.Run
 		if lr := a.run.live; lr != nil && lr.phase == phaseStored {
 			a.run.showForm = false
 			return nil
@@ -161,11 +163,11 @@ func (a *App) start() tea.Cmd {
 	a.run.signal, a.run.signalErr = nil, nil
 	a.run.showForm, a.run.pick = false, 0
 	a.run.signalFinal = false
-	a.screen = screenRun
+	a.tab = tab.Run
 	return startCmd(a.ctx, a.study.Store, p, a.newJudges)
 }
 
-func (v *runScreen) onRunStarted(a *App, msg runStartedMsg) tea.Cmd {
+func (v *runTab) onRunStarted(a *App, msg runStartedMsg) tea.Cmd {
 	lr := v.live
 	if msg.err != nil {
 		lr.phase, lr.err = phaseDone, fmt.Errorf("could not start: %w", msg.err)
@@ -176,7 +178,7 @@ func (v *runScreen) onRunStarted(a *App, msg runStartedMsg) tea.Cmd {
 	return tea.Batch(waitEvents(msg.run), v.maybeSignal(a, true))
 }
 
-func (v *runScreen) onRunEvents(a *App, msg runEventsMsg) tea.Cmd {
+func (v *runTab) onRunEvents(a *App, msg runEventsMsg) tea.Cmd {
 	if msg.run != a.active || v.live == nil {
 		return nil
 	}
@@ -190,7 +192,7 @@ func (v *runScreen) onRunEvents(a *App, msg runEventsMsg) tea.Cmd {
 	return tea.Batch(waitEvents(msg.run), v.maybeSignal(a, false))
 }
 
-func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
+func (v *runTab) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	if msg.run != a.active {
 		return nil
 	}
@@ -202,12 +204,16 @@ func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 	a.active = nil
 	v.signalFinal = true
 	if p := a.runPlan; p != nil {
-		k := studyKey{p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash}
-		a.bank.dropSignal(a, k, msg.summary.Progress)
-		if pr := msg.summary.Progress; p.IsRubric() && pr.Done > pr.Failed {
-			// The judge's fits score these ratings as their baselines.
-			a.rubrics[k.judgeOf()]++
-			a.rubricStored++
+		k := studyKey{Dataset: p.Spec.Dataset.Name, Judge: p.Spec.JudgeName, BankHash: p.BankHash}
+		// The Bank tab's report of k is stale; so are fits of k when the
+		// run stored answers.
+		a.bank.DropSignal(k)
+		if pr := msg.summary.Progress; pr.Done > pr.Failed {
+			a.versions.Bump(k)
+			if p.IsRubric() {
+				// The judge's fits score these ratings as their baselines.
+				a.versions.Bump(k.Rubric())
+			}
 		}
 	}
 	if a.quitAfterRun {
@@ -221,7 +227,7 @@ func (v *runScreen) onRunDone(a *App, msg runDoneMsg) tea.Cmd {
 // as the last one took (so it never takes more than a third of a core on
 // a large study); now skips the wait. After the run it computes the final
 // panel with the full bootstrap once.
-func (v *runScreen) maybeSignal(a *App, now bool) tea.Cmd {
+func (v *runTab) maybeSignal(a *App, now bool) tea.Cmd {
 	lr := v.live
 	if lr == nil || v.signalBusy || a.study.Store == nil || a.runPlan == nil {
 		return nil
@@ -247,7 +253,7 @@ func (v *runScreen) maybeSignal(a *App, now bool) tea.Cmd {
 	return signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, b, final)
 }
 
-func (v *runScreen) onSignal(a *App, msg signalMsg) tea.Cmd {
+func (v *runTab) onSignal(a *App, msg signalMsg) tea.Cmd {
 	v.signalBusy = false
 	if msg.err != nil {
 		v.signalErr = msg.err
@@ -261,10 +267,10 @@ func (v *runScreen) onSignal(a *App, msg signalMsg) tea.Cmd {
 	return nil
 }
 
-// Keys are the Run screen's own bindings; its dashboard shows those
+// Keys are the Run tab's own bindings; its dashboard shows those
 // that act now: pause and cancel while its run is going, start and the
 // judge form otherwise, and enter on a response row.
-func (v *runScreen) Keys(a *App) []key.Binding {
+func (v *runTab) Keys(a *App) []key.Binding {
 	k := a.keys
 	switch {
 	case v.running():
@@ -289,30 +295,30 @@ func (v *runScreen) Keys(a *App) []key.Binding {
 	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
 }
 
-// running reports whether the Run screen's run is sending or paused:
+// running reports whether the Run tab's run is sending or paused:
 // what pause and cancel act on.
-func (v *runScreen) running() bool { return v.live != nil && v.live.phase == phaseRunning }
+func (v *runTab) running() bool { return v.live != nil && v.live.phase == phaseRunning }
 
 // Badge is the run's progress.
-func (v *runScreen) Badge(*App) string {
+func (v *runTab) Badge(*App) string {
 	if v.active() && v.live.prog.Total > 0 {
-		return percent(v.live.prog.Done, v.live.prog.Total)
+		return widgets.Percent(v.live.prog.Done, v.live.prog.Total)
 	}
 	return ""
 }
 
-func (v *runScreen) Editing() bool { return v.form.editing }
+func (v *runTab) Editing() bool { return v.form.editing }
 
-// Update handles the Run screen's keys, navigation and form, and the
+// Update handles the Run tab's keys, navigation and form, and the
 // messages of the App's run and of the ratio panel.
-func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *runTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
-	case clickMsg:
-		v.click(msg.x, msg.y)
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
+	case tab.ClickMsg:
+		v.click(msg.X, msg.Y)
 	case tea.KeyPressMsg:
 		if v.form.editing {
 			return v.editKey(a, msg)
@@ -339,7 +345,7 @@ func (v *runScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 
 // click focuses the pane under a click; on the form it selects the field,
 // on the dashboard the response row.
-func (v *runScreen) click(x, y int) {
+func (v *runTab) click(x, y int) {
 	if v.formShown() {
 		v.focusRight = x >= max(v.width*2/5, 36)
 		if i := y - 2; !v.focusRight && i >= 0 && i < len(v.form.fields) && !v.form.editing {
@@ -355,7 +361,7 @@ func (v *runScreen) click(x, y int) {
 
 // editKey routes keys to the form's text input: enter keeps the value and
 // re-estimates, esc drops it, ctrl+c quits (q there is a letter).
-func (v *runScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+func (v *runTab) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case msg.String() == "ctrl+c":
 		v.form.Abort()
@@ -370,8 +376,8 @@ func (v *runScreen) editKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	return v.form.Update(msg)
 }
 
-// key handles the Run screen's own keys.
-func (v *runScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+// key handles the Run tab's own keys.
+func (v *runTab) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	k := a.keys
 	rv := v
 	switch {
@@ -418,9 +424,9 @@ func (v *runScreen) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// inspectRow opens the Inspect screen on the candidate of the latest
-// responses' selected row, selecting it on the Data screen too.
-func (v *runScreen) inspectRow(a *App) tea.Cmd {
+// inspectRow opens the Inspect tab on the candidate of the latest
+// responses' selected row, selecting it on the Data tab too.
+func (v *runTab) inspectRow(a *App) tea.Cmd {
 	r, ok := v.Selected()
 	if !ok {
 		return nil
@@ -428,5 +434,5 @@ func (v *runScreen) inspectRow(a *App) tea.Cmd {
 	if !a.data.SelectCandidate(r.Context, r.Candidate) {
 		return nil // a dataset switched since the run: the row is not in it
 	}
-	return a.insp.open(a, screenRun)
+	return a.insp.open(a, tab.Run)
 }

@@ -8,12 +8,12 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // fieldKind says how a form field is edited: text and numbers in a text
@@ -52,7 +52,7 @@ const (
 	fSamples = "samples"
 )
 
-// studyBank is the study field's choice that runs the Bank screen's bank;
+// studyBank is the study field's choice that runs the Bank tab's bank;
 // its other choices are the built-in rubrics (banks.BuiltinRubrics).
 const studyBank = "bank"
 
@@ -66,7 +66,7 @@ func studyChoices() []string {
 	return out
 }
 
-// runForm is the judge configuration of the Run screen. Values are kept as
+// runForm is the judge configuration of the Run tab. Values are kept as
 // text so a half-typed number is never lost; spec parses and validates
 // them, naming the field at fault.
 type runForm struct {
@@ -155,17 +155,8 @@ func (f *runForm) syncFields() {
 	}
 }
 
-// newFieldInput is the form's text input: no prompt (the label is one),
-// unstyled like the rest of the form, and a cursor that does not blink (a
-// blinking cursor would tick and change frames).
-func newFieldInput() textinput.Model {
-	in := textinput.New()
-	in.Prompt = ""
-	plain := lipgloss.NewStyle()
-	state := textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: plain}
-	in.SetStyles(textinput.Styles{Focused: state, Blurred: state, Cursor: textinput.CursorStyle{Blink: false}})
-	return in
-}
+// newFieldInput is the form's text input (widgets.FieldInput).
+func newFieldInput() textinput.Model { return widgets.FieldInput() }
 
 func (f *runForm) get(key string) string {
 	for _, fl := range f.fields {
@@ -313,7 +304,7 @@ func (f *runForm) Lines(st *styles.Styles, w int, focused bool) []string {
 		}
 		row := fmt.Sprintf("%-12s %s", fl.label, val)
 		if i == f.cursor && !f.editing {
-			row = fit(row, w)
+			row = widgets.Fit(row, w)
 			if focused {
 				row = st.Selected.Render(row)
 			} else {

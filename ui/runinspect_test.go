@@ -12,9 +12,10 @@ import (
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
-// setFormField types value into the Run screen's form field key.
+// setFormField types value into the Run tab's form field key.
 func setFormField(t *testing.T, a *App, key, value string) {
 	t.Helper()
 	press(a, "3")
@@ -42,7 +43,7 @@ func applyResults(lr *liveRun, first, n int) {
 }
 
 // tableContexts are the contexts of the latest-responses rows, top down.
-func tableContexts(v *runScreen, st *styles.Styles) []string {
+func tableContexts(v *runTab, st *styles.Styles) []string {
 	var out []string
 	for _, ln := range v.tableLines(st, 40, v.tableRows()+1)[1:] {
 		if f := strings.Fields(ansi.Strip(ln)); len(f) > 0 {
@@ -61,7 +62,7 @@ func TestRunCursorFollowsResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &runScreen{live: newLiveRun(b, 9), width: 100, height: 12} // 12 − 2 − 2 − 1 − 1 = 6 rows
+	v := &runTab{live: newLiveRun(b, 9), width: 100, height: 12} // 12 − 2 − 2 − 1 − 1 = 6 rows
 	if v.tableRows() != 6 {
 		t.Fatalf("tableRows %d, want 6", v.tableRows())
 	}
@@ -124,17 +125,17 @@ func TestRunCursorFollowsResult(t *testing.T) {
 	}
 }
 
-// enter on a row of the Run screen's latest responses opens the Inspect
-// screen on that candidate (as enter on the Data screen does) and esc
-// returns to the Run screen; a click selects a row.
+// enter on a row of the Run tab's latest responses opens the Inspect
+// tab on that candidate (as enter on the Data tab does) and esc
+// returns to the Run tab; a click selects a row.
 func TestRunRowInspect(t *testing.T) {
 	a := finishedRun(t, 100, 30)
 	if h := ansi.Strip(a.helpView()); !strings.Contains(h, "enter inspect") || strings.Contains(h, "pause") {
 		t.Errorf("help of a finished run: %q", h)
 	}
 	press(a, "enter") // no row selected yet
-	if a.screen != screenRun {
-		t.Fatalf("enter without a row went to screen %d", a.screen)
+	if a.tab != tab.Run {
+		t.Fatalf("enter without a row went to screen %d", a.tab)
 	}
 	press(a, "down", "down", "down")
 	r, ok := a.run.Selected()
@@ -142,14 +143,14 @@ func TestRunRowInspect(t *testing.T) {
 		t.Fatalf("selected %+v, want the third newest %+v", r, want)
 	}
 	press(a, "enter")
-	if a.screen != screenInspect || a.insp.busy || a.insp.err != nil || a.insp.ins == nil {
-		t.Fatalf("inspect: screen %d, busy %v, err %v", a.screen, a.insp.busy, a.insp.err)
+	if a.tab != tab.Inspect || a.insp.busy || a.insp.err != nil || a.insp.ins == nil {
+		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.busy, a.insp.err)
 	}
 	if a.insp.ins.context != r.Context || a.insp.ins.cand != r.Candidate {
 		t.Errorf("inspected %s/%s, want %s/%s", a.insp.ins.context, a.insp.ins.cand, r.Context, r.Candidate)
 	}
 	if c, cand := a.data.Context(), a.data.Candidate(); c.ID != r.Context || cand.ID != r.Candidate {
-		t.Errorf("Data screen on %s/%s, want %s/%s", c.ID, cand.ID, r.Context, r.Candidate)
+		t.Errorf("Data tab on %s/%s, want %s/%s", c.ID, cand.ID, r.Context, r.Candidate)
 	}
 	if !strings.Contains(frame(a), "Inspect · "+r.Context+" / "+r.Candidate) {
 		t.Errorf("frame lacks the inspected candidate:\n%s", frame(a))
@@ -166,15 +167,15 @@ func TestRunRowInspect(t *testing.T) {
 	if a.fit.rep == nil || a.fit.err != nil || a.insp.busy {
 		t.Fatalf("f on Inspect: report %v, err %v, busy %v", a.fit.rep != nil, a.fit.err, a.insp.busy)
 	}
-	if ins := a.insp.ins; a.screen != screenInspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
-		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.screen, ins.cand, ins.fold, ins.corrected)
+	if ins := a.insp.ins; a.tab != tab.Inspect || ins.cand != r.Candidate || ins.fold == 0 || math.IsNaN(ins.corrected) {
+		t.Fatalf("after f: screen %d, %s, fold %d, ŷ %g", a.tab, ins.cand, ins.fold, ins.corrected)
 	}
 	if f := frame(a); !strings.Contains(f, fmt.Sprintf("outer fold %d,", a.insp.ins.fold)) {
 		t.Errorf("frame lacks the fold of the correction:\n%s", f)
 	}
 	press(a, "esc")
-	if a.screen != screenRun {
-		t.Fatalf("esc went to screen %d, want Run", a.screen)
+	if a.tab != tab.Run {
+		t.Fatalf("esc went to screen %d, want Run", a.tab)
 	}
 	// Row i of the table is at y = header (2) + progress (2) + border,
 	// title (2) + column header (1) + i.

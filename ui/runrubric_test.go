@@ -14,7 +14,7 @@ import (
 )
 
 // formTo puts the Run form's cursor on the field key, showing the form
-// first when the Run screen shows a study's answers.
+// first when the Run tab shows a study's answers.
 func formTo(t *testing.T, a *App, key string) {
 	t.Helper()
 	press(a, "3")
@@ -95,10 +95,10 @@ func checkRatings(t *testing.T, a *App, name string, cands int) {
 	}
 }
 
-// A SAJA study starts from the Run screen like a bank's: the estimate
+// A SAJA study starts from the Run tab like a bank's: the estimate
 // gives its budget per candidate, the run rates every criterion of every
 // candidate under the judge's name, and a second start sends nothing. The
-// Fit screen's report is then stale, and a refit has the SAJA row.
+// Fit tab's report is then stale, and a refit has the SAJA row.
 func TestRunRubricSAJA(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	built := countJudges(a)
@@ -180,7 +180,7 @@ func TestRunRubricSAJA(t *testing.T) {
 	}
 	press(a, "5")
 	if f := frame(a); !strings.Contains(f, "new rubric ratings were stored since this fit") {
-		t.Errorf("the Fit screen does not say it is stale:\n%s", f)
+		t.Errorf("the Fit tab does not say it is stale:\n%s", f)
 	}
 	press(a, "f")
 	if a.fit.rep == nil || a.fitStale() != "" {
@@ -299,8 +299,8 @@ func TestRunRubricCancelResume(t *testing.T) {
 	if lr := a.run.live; lr.summary == nil || !lr.summary.Canceled || lr.prog.Done != 5*crits || lr.prog.Failed != 0 {
 		t.Fatalf("after cancel: %+v", lr.prog)
 	}
-	if k, _ := a.currentKey(); a.rubrics[k.judgeOf()] != 1 {
-		t.Errorf("the canceled run's ratings did not count: %v", a.rubrics)
+	if k, _ := a.currentKey(); a.versions.Of(k.Rubric()) != 1 {
+		t.Errorf("the canceled run's ratings did not count: %v", a.versions.Of(k.Rubric()))
 	}
 	e := a.run.plan.Estimate
 	cands := a.study.Dataset.NumCandidates()

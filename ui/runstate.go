@@ -8,9 +8,10 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// runPhase is where the Run screen's run is in its life.
+// runPhase is where the Run tab's run is in its life.
 type runPhase int
 
 const (
@@ -27,7 +28,7 @@ const (
 // maxRecent is how many of the latest results the live table keeps.
 const maxRecent = 256
 
-// liveRun is everything the Run screen shows about one run, updated from
+// liveRun is everything the Run tab shows about one run, updated from
 // the engine's events: the latest progress, a ring of the latest results,
 // and per attribute the Δ+ and Δ− histograms. Applying an event is O(1),
 // so a fast run costs the UI little however long it goes.
@@ -36,8 +37,8 @@ type liveRun struct {
 	prog    engine.Progress
 	recent  [maxRecent]engine.Result
 	nRecent int // results ever applied
-	plus    map[string]*deltaHist
-	minus   map[string]*deltaHist
+	plus    map[string]*widgets.DeltaHist
+	minus   map[string]*widgets.DeltaHist
 	attrs   []string // attribute order of the bank
 	span    float64  // score scale span, for the histograms
 	// Δ needs the same run's baseline of the candidate; with several
@@ -64,12 +65,12 @@ type candRun struct {
 }
 
 func newLiveRun(b *banks.Bank, span float64) *liveRun {
-	lr := &liveRun{plus: map[string]*deltaHist{}, minus: map[string]*deltaHist{}, span: span,
+	lr := &liveRun{plus: map[string]*widgets.DeltaHist{}, minus: map[string]*widgets.DeltaHist{}, span: span,
 		baselines: map[candRun]float64{}, pending: map[candRun][]engine.Result{}}
 	for _, a := range b.Attributes {
 		lr.attrs = append(lr.attrs, a.Name)
-		lr.plus[a.Name] = newDeltaHist(span)
-		lr.minus[a.Name] = newDeltaHist(span)
+		lr.plus[a.Name] = widgets.NewDeltaHist(span)
+		lr.minus[a.Name] = widgets.NewDeltaHist(span)
 	}
 	return lr
 }
@@ -189,7 +190,7 @@ func (lr *liveRun) push(r engine.Result) {
 
 // addDelta counts an attribute result's Δ in its sign's histogram.
 func (lr *liveRun) addDelta(r engine.Result) {
-	var h *deltaHist
+	var h *widgets.DeltaHist
 	switch kind, name, _ := banks.ProbeKind(r.Probe); kind {
 	case "plus":
 		h = lr.plus[name]
@@ -225,15 +226,15 @@ func (lr *liveRun) Recent(n int) []engine.Result {
 func (lr *liveRun) deltaRange() float64 {
 	r := 1.0
 	for _, h := range lr.plus {
-		r = max(r, h.absMax)
+		r = max(r, h.AbsMax())
 	}
 	for _, h := range lr.minus {
-		r = max(r, h.absMax)
+		r = max(r, h.AbsMax())
 	}
 	return math.Ceil(r)
 }
 
-// newStoredRun is the Run screen's view of a study read from the
+// newStoredRun is the Run tab's view of a study read from the
 // workspace rather than run: its stored progress, and no results.
 // Its Δ histograms are filled from the stored scores rows.
 // A rubric study's rows fill its criteria's tallies, missing cells too.

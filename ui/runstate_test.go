@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
-// The sizes of the goldens of the Run screen's states.
+// The sizes of the goldens of the Run tab's states.
 var stateSizes = [][2]int{{80, 24}, {120, 36}}
 
 // goldenAt compares a's frame at each of stateSizes with its golden.
@@ -87,14 +87,14 @@ func TestGoldenRunCanceled(t *testing.T) {
 }
 
 // A reopened workspace whose study is fully answered shows the stored
-// study on the Run screen: its stored counts and the final ratio panel
+// study on the Run tab: its stored counts and the final ratio panel
 // with the Δ distributions of the stored answers, not a run of nothing.
 func TestGoldenRunReopened(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 80, 24)
 	press(a, "3")
 	lr := a.run.live
 	if lr == nil || lr.phase != phaseStored {
-		t.Fatalf("Run screen on a fully answered study: %+v", lr)
+		t.Fatalf("Run tab on a fully answered study: %+v", lr)
 	}
 	p := a.run.plan
 	want, err := a.study.Store.Progress(context.Background(), p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
@@ -107,7 +107,7 @@ func TestGoldenRunReopened(t *testing.T) {
 	if a.run.signal == nil || !a.run.signal.Final {
 		t.Fatalf("no final ratio panel: %+v %v", a.run.signal, a.run.signalErr)
 	}
-	if h := lr.plus[lr.attrs[0]]; h == nil || h.absMax == 0 {
+	if h := lr.plus[lr.attrs[0]]; h == nil || h.AbsMax() == 0 {
 		t.Errorf("no Δ distribution from the stored answers for %s", lr.attrs[0])
 	}
 	counts := fmt.Sprintf("%d/%d answered", want.Answered, want.Requests)

@@ -9,63 +9,15 @@ import (
 	"time"
 
 	"github.com/prism-eval/prism/calib/selection"
-
 	"github.com/prism-eval/prism/calib/signal"
+	banktab "github.com/prism-eval/prism/ui/tabs/bank"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/widgets"
 )
-
-func TestGainBar(t *testing.T) {
-	// Axis [-1, 9] in 10 cells of width 1: cell i covers [i-1, i).
-	for _, tc := range []struct {
-		name             string
-		median, p10, p90 float64
-		lo, hi           float64
-		w                int
-		want             string
-	}{
-		// 0 is in cell 1, the band [1.5, 4.5] covers cells 2…5, 3 is in cell 4.
-		{"band right of zero", 3, 1.5, 4.5, -1, 9, 10, " │──●─    "},
-		// The median on 0 hides the marker.
-		{"median at zero", 0, -0.5, 2.5, -1, 9, 10, "─●──      "},
-		// Values past the axis are drawn in the end cells.
-		{"clamped", 20, -5, 30, -1, 9, 10, "─│───────●"},
-		{"no median", math.NaN(), 1, 2, -1, 9, 10, " │        "},
-		// Axis [1, 3] in 4 cells of 0.5: the band [1.5, 2.5] covers cells
-		// 1…3, the median 2 is in cell 2, and 0 is off the axis.
-		{"zero off axis", 2, 1.5, 2.5, 1, 3, 4, " ─●─"},
-		{"empty width", 1, 0, 2, -1, 9, 0, ""},
-		{"empty axis", 1, 0, 2, 1, 1, 5, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := gainBar(tc.median, tc.p10, tc.p90, tc.lo, tc.hi, tc.w); got != tc.want {
-				t.Errorf("gainBar = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestGainAxis(t *testing.T) {
-	const tol = 1e-12
-	for _, tc := range []struct {
-		vals   []float64
-		lo, hi float64
-	}{
-		// Span 0.1 - (-0.1) = 0.2, padded by 0.01 each side.
-		{[]float64{-0.1, 0.05, 0.1}, -0.11, 0.11},
-		// 0 is always on the axis: span 0.2 - 0 = 0.2.
-		{[]float64{0.1, 0.2, math.NaN(), math.Inf(1)}, -0.01, 0.21},
-		{[]float64{0, 0}, -0.01, 0.01},
-	} {
-		lo, hi := gainAxis(tc.vals...)
-		if math.Abs(lo-tc.lo) > tol || math.Abs(hi-tc.hi) > tol {
-			t.Errorf("gainAxis(%v) = [%g, %g], want [%g, %g]", tc.vals, lo, hi, tc.lo, tc.hi)
-		}
-	}
-}
 
 // The Progress callback never waits, however many calls nobody reads, and
 // the next message carries the latest numbers.
@@ -93,13 +45,13 @@ func TestSelectProgressCoalesces(t *testing.T) {
 	}
 }
 
-// Screening the demo bank through the Bank screen's key stores the
+// Screening the demo bank through the Bank tab's key stores the
 // sample's answers and shows each unit's verdict; they are those of
-// signal.Signal on the same answers. Then the Selection screen's curve is
-// that of selection.Select on the workspace.
+// calib.Signal on the same answers. Then the Selection tab's curve is
+// that of calib.Select on the workspace.
 //
-// The same flow gives the golden frames of the screened Bank screen and
-// of the Selection screen: before a selection, while one runs (progress
+// The same flow gives the golden frames of the screened Bank tab and
+// of the Selection tab: before a selection, while one runs (progress
 // injected) and after it, at every golden size.
 func TestScreenAndSelectFlow(t *testing.T) {
 	a := demoApp(t, 160, 48)
@@ -116,7 +68,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	press(a, "4")
 	g.capture(a, "select-empty")
 	press(a, "2", "s")
-	if a.bank.screening != nil {
+	if a.bank.Screening() {
 		t.Fatal("the screen did not finish")
 	}
 	g.capture(a, "bank-screened")
@@ -128,14 +80,14 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		t.Fatal("no study key")
 	}
 	ctx := context.Background()
-	rows, err := a.study.Store.Scores(ctx, k.dataset, k.judge, k.bankHash)
+	rows, err := a.study.Store.Scores(ctx, k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The demo has 12 contexts, fewer than the sample: all are screened,
 	// 2 runs of every condition of 60 candidates.
-	nConds := len(a.bank.bank.Conditions())
-	if want := 60 * nConds * screenRuns; len(rows) != want {
+	nConds := len(a.bank.Bank().Conditions())
+	if want := 60 * nConds * banktab.ScreenRuns; len(rows) != want {
 		t.Fatalf("%d answers stored, want %d", len(rows), want)
 	}
 	rep, err := signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
@@ -148,7 +100,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		if u.Pass {
 			verdict, pass = "pass", pass+1
 		}
-		want := fmt.Sprintf(" %s [%s, %s]   %s", num(u.Ratio), num(u.CI[0]), num(u.CI[1]), verdict)
+		want := fmt.Sprintf(" %s [%s, %s]   %s", widgets.Num(u.Ratio), widgets.Num(u.CI[0]), widgets.Num(u.CI[1]), verdict)
 		if line := lineWith(f, " "+u.Name+" "); !strings.Contains(line, want) {
 			t.Errorf("row of %s lacks %q:\n%s", u.Name, want, f)
 		}
@@ -164,7 +116,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if a.sel.job != nil || a.sel.err != nil || a.sel.rep == nil {
 		t.Fatalf("selection: job %v, err %v", a.sel.job, a.sel.err)
 	}
-	fitRows, labels, err := a.study.Store.FitInput(ctx, k.dataset, k.judge, k.bankHash)
+	fitRows, labels, err := a.study.Store.FitInput(ctx, k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +195,11 @@ func TestProgramScreenSelect(t *testing.T) {
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
-	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.bank.Attributes) {
+	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.Bank().Attributes) {
 		t.Fatalf("selection report %+v", final.sel.rep)
 	}
-	if s, ok := final.bank.current(final); !ok || s.view == nil || !strings.HasPrefix(s.source, "screen:") {
-		t.Fatalf("bank signal %+v, %v", s, ok)
+	if view, source, ok := final.bank.Signal(); !ok || view == nil || !strings.HasPrefix(source, "screen:") {
+		t.Fatalf("bank signal %+v from %q, %v", view, source, ok)
 	}
 }
 
@@ -261,8 +213,8 @@ func TestQuitWhileScreening(t *testing.T) {
 	press(a, "2")
 	_, cmd := a.Update(keyMsg("s"))
 	_, next := a.Update(cmd()) // screenStartedMsg
-	if a.bank.screening == nil || a.bank.screening.run == nil {
-		t.Fatalf("screen did not start: %q", a.bank.status)
+	if !a.bank.ScreenStarted() {
+		t.Fatalf("screen did not start: %q", bankStatus(a))
 	}
 	if a.start(); a.run.planErr != errScreening {
 		t.Fatalf("a run started during a screen: %v", a.run.planErr)
@@ -294,7 +246,7 @@ func TestSelectStaleAfterBankEdit(t *testing.T) {
 	}
 }
 
-// Drawing the Selection screen with a 16-unit report (the largest
+// Drawing the Selection tab with a 16-unit report (the largest
 // enumerated: 16 sizes, 16 omissions, 16 forward steps) at 237×61.
 func BenchmarkSelectView16(b *testing.B) {
 	a := demoApp(b, 237, 61)
@@ -316,15 +268,15 @@ func BenchmarkSelectView16(b *testing.B) {
 	}
 }
 
-// checkEstimateCounts checks that the Run screen's estimate, after the
-// Bank screen's screen stored answers, counts them as `prism run
-// --dry-run` does (engine.NewPlan), and returns to the Bank screen.
+// checkEstimateCounts checks that the Run tab's estimate, after the
+// Bank tab's screen stored answers, counts them as `prism run
+// --dry-run` does (engine.NewPlan), and returns to the Bank tab.
 func checkEstimateCounts(t *testing.T, a *App) {
 	t.Helper()
 	press(a, "3")
 	defer press(a, "2")
 	if a.run.live != nil && a.run.live.phase == phaseStored {
-		// Everything is answered: the Run screen shows the stored study;
+		// Everything is answered: the Run tab shows the stored study;
 		// the estimate is on the form.
 		press(a, "e")
 		defer press(a, "esc")
@@ -342,7 +294,7 @@ func checkEstimateCounts(t *testing.T, a *App) {
 		t.Fatal(err)
 	}
 	if p.Estimate.Answered == 0 || p.Estimate.Answered != want.Estimate.Answered || p.Estimate.Send != want.Estimate.Send {
-		t.Errorf("Run screen estimate %d answered, %d to send; the plan counts %d and %d",
+		t.Errorf("Run tab estimate %d answered, %d to send; the plan counts %d and %d",
 			p.Estimate.Answered, p.Estimate.Send, want.Estimate.Answered, want.Estimate.Send)
 	}
 	if f := frame(a); !strings.Contains(f, fmt.Sprintf("%d answered", want.Estimate.Answered)) {

@@ -10,7 +10,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// The Selection screen's work: selection.Select (docs/protocol.md §9) on the stored
+// The Selection tab's work: calib.Select (docs/protocol.md §9) on the stored
 // answers of the current dataset, judge and bank version, as a job.
 
 // selectJob is one selection in flight.

@@ -3,47 +3,50 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/prism-eval/prism/calib/budget"
 	"github.com/prism-eval/prism/calib/selection"
+	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
-// The Selection screen's control: starting a selection, following its
+// The Selection tab's control: starting a selection, following its
 // progress, and keeping its report.
 
 // selectJudge names the judge whose answers a selection would use: the
 // Run form's.
 func (a *App) selectJudge() string {
 	if k, ok := a.currentKey(); ok {
-		return k.judge
+		return k.Judge
 	}
 	return a.study.Judge
 }
 
-// Keys are the Selection screen's own bindings.
-func (v *selectScreen) Keys(a *App) []key.Binding {
+// Keys are the Selection tab's own bindings.
+func (v *selectTab) Keys(a *App) []key.Binding {
 	return []key.Binding{a.keys.RunSelect, a.keys.Budget}
 }
 
 // Badge is the selection's progress.
-func (v *selectScreen) Badge(*App) string {
+func (v *selectTab) Badge(*App) string {
 	if v.job != nil && v.total > 0 {
-		return percent(v.done, v.total)
+		return widgets.Percent(v.done, v.total)
 	}
 	return ""
 }
 
-func (v *selectScreen) Editing() bool { return false }
+func (v *selectTab) Editing() bool { return false }
 
-// Update handles the Selection screen's keys and navigation and the
+// Update handles the Selection tab's keys and navigation and the
 // messages of its selection.
-func (v *selectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
+func (v *selectTab) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case moveMsg:
-		v.Move(msg.delta)
-	case focusMsg:
-		v.Focus(msg.right)
-	case clickMsg:
-		v.focusRight = msg.x >= v.leftWidth()
+	case tab.MoveMsg:
+		v.Move(msg.Delta)
+	case tab.FocusMsg:
+		v.Focus(msg.Right)
+	case tab.ClickMsg:
+		v.focusRight = msg.X >= v.leftWidth()
 	case tea.KeyPressMsg:
 		if key.Matches(msg, a.keys.RunSelect) {
 			return v.rerun(a)
@@ -66,7 +69,7 @@ func (v *selectScreen) Update(a *App, msg tea.Msg) tea.Cmd {
 
 // rerun (re)runs the selection on the current dataset, judge and
 // bank version; a selection in flight is cancelled and its result dropped.
-func (v *selectScreen) rerun(a *App) tea.Cmd {
+func (v *selectTab) rerun(a *App) tea.Cmd {
 	k, err := a.requireKey()
 	if err != nil {
 		v.err = err
@@ -77,7 +80,7 @@ func (v *selectScreen) rerun(a *App) tea.Cmd {
 	return cmd
 }
 
-func (v *selectScreen) onDone(msg jobDoneMsg[*selection.Report]) {
+func (v *selectTab) onDone(msg jobDoneMsg[*selection.Report]) {
 	j := msg.job
 	if !v.finish(j) {
 		return

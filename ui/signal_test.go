@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/calib/signal"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // TestRunPanelTooFew: after 88 of the demo's 2,280 requests only the
@@ -45,31 +43,4 @@ func TestRunPanelTooFew(t *testing.T) {
 	p := a.runPlan
 	a.Update(signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, finalResamples, true)())
 	check("final")
-}
-
-// TestBankPanelTooFew: the Bank screen's panel shows "too few" and the
-// number of contexts instead of an interval, a verdict and a bar.
-func TestBankPanelTooFew(t *testing.T) {
-	st := demoApp(t, 160, 48).styles
-	v := &signalView{Pooling: signal.PoolingWordingMean,
-		Rows: []ratioRow{
-			{Name: "fluency", N: 8, Ratio: 1, Lo: 1, Hi: 1, HasSignal: true, TooFew: true, Contexts: 1},
-			{Name: "coverage", N: 240, Ratio: 1.5, Lo: 1.2, Hi: 1.8, Pass: true, HasSignal: true, Contexts: 12},
-		},
-		Pooled: ratioRow{Name: "pooled", N: 16, Ratio: 1.2, Lo: 1.1, Hi: 1.3, HasSignal: true, TooFew: true, Contexts: 4}}
-	p := bankPanel{shown: true, sig: &bankSignal{view: v, source: "all stored answers"}}
-	f := ansi.Strip(strings.Join(p.signalLines(st, 100), "\n"))
-	for name, want := range map[string]string{"fluency": "(1 contexts)", "coverage": "[1.20, 1.80]", "pooled": "(4 contexts)"} {
-		line := lineWith(f, name+" ")
-		if !strings.Contains(line, want) {
-			t.Errorf("row of %s lacks %q: %q", name, want, line)
-		}
-		tooFew := name != "coverage"
-		if strings.Contains(line, "too few") != tooFew || strings.Contains(line, "pass") == tooFew || strings.Contains(line, "│") == tooFew {
-			t.Errorf("row of %s: %q; too few %v", name, line, tooFew)
-		}
-	}
-	if !strings.Contains(f, "wordings averaged") {
-		t.Errorf("panel does not say how it pooled:\n%s", f)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Fits are remembered: every fit of the Fit tab is stored in the
@@ -33,14 +34,14 @@ func (a *App) loadStoredFit() tea.Cmd {
 	}
 	st, ctx := a.study.Store, a.ctx
 	return func() tea.Msg {
-		s, err := study.Latest(ctx, st, k.dataset, k.judge, k.bankHash)
+		s, err := study.Latest(ctx, st, k.Dataset, k.Judge, k.BankHash)
 		return storedFitMsg{key: k, stored: s, err: err}
 	}
 }
 
 // onStoredFit shows a stored fit when the Fit tab has none of its own
 // (nor one in flight) and it is of the current study.
-func (v *fitScreen) onStoredFit(a *App, msg storedFitMsg) {
+func (v *fitTab) onStoredFit(a *App, msg storedFitMsg) {
 	k, ok := a.currentKey()
 	if msg.err != nil || msg.stored == nil || v.rep != nil || v.job != nil || !ok || k != msg.key {
 		return
@@ -49,13 +50,13 @@ func (v *fitScreen) onStoredFit(a *App, msg storedFitMsg) {
 	v.rep, v.key, v.d, v.rows, v.stored, v.agree = r, msg.key, nil, nil, msg.stored, nil
 	v.pairwise = r.Metric == model.MetricPairwise
 	v.taylor = r.Methods.Taylor != nil
-	v.answers, v.rubrics = a.answers[k], a.rubrics[k.judgeOf()]
+	v.answers, v.rubrics = a.versions.Of(k), a.versions.Of(k.Rubric())
 	a.prof.setReport(r)
 }
 
 // storedNote says where a stored fit came from, and whether the study's
 // answers changed since it was fitted.
-func (v *fitScreen) storedNote() string {
+func (v *fitTab) storedNote() string {
 	s := v.stored
 	if s == nil {
 		return ""
@@ -84,7 +85,7 @@ func studyLines(st *styles.Styles, s *model.Study, w int) []string {
 	}
 	var out []string
 	for _, l := range s.Short() {
-		out = append(out, st.Muted.Render(fit(l, w)))
+		out = append(out, st.Muted.Render(widgets.Fit(l, w)))
 	}
 	return out
 }

@@ -1,21 +1,16 @@
 package ui
 
-import "errors"
+import (
+	"errors"
 
-// studyKey names one study's answers: a dataset, a judge and a bank
-// version. Signal reports, fits, selections, inspections and comparisons
-// are all computed from (and cached by) the answers of one key.
-type studyKey struct{ dataset, judge, bankHash string }
+	"github.com/prism-eval/prism/calib/study"
+)
 
-// judgeKey names a judge's answers on a dataset under any bank version or
-// rubric: a fit of the judge reads all its rubric ratings there.
-type judgeKey struct{ dataset, judge string }
-
-// judgeOf is the dataset and judge of k.
-func (k studyKey) judgeOf() judgeKey { return judgeKey{k.dataset, k.judge} }
+// studyKey names one study's answers (study.Key).
+type studyKey = study.Key
 
 // currentKey is the study's current key: its dataset, the Run form's
-// judge and the Bank screen's bank version; ok is false when the form is
+// judge and the Bank tab's bank version; ok is false when the form is
 // invalid or no workspace is open.
 func (a *App) currentKey() (studyKey, bool) {
 	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
@@ -25,7 +20,7 @@ func (a *App) currentKey() (studyKey, bool) {
 	if err != nil {
 		return studyKey{}, false
 	}
-	return studyKey{a.study.Dataset.Name, a.run.form.JudgeName(cfg), a.bank.bank.Hash()}, true
+	return studyKey{Dataset: a.study.Dataset.Name, Judge: a.run.form.JudgeName(cfg), BankHash: a.bank.Bank().Hash()}, true
 }
 
 // requireKey is currentKey, or why there is none: no workspace or dataset,
@@ -38,11 +33,11 @@ func (a *App) requireKey() (studyKey, error) {
 	case a.study.Store == nil:
 		return studyKey{}, errNoWorkspace
 	case a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0:
-		return studyKey{}, errors.New("no dataset yet: i on the Data screen imports one")
+		return studyKey{}, errors.New("no dataset yet: i on the Data tab imports one")
 	}
 	_, _, _, err := a.run.form.Config()
 	if err == nil { // currentKey fails for no other reason
-		err = errors.New("the Run screen's judge is not set")
+		err = errors.New("the Run tab's judge is not set")
 	}
 	return studyKey{}, err
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/prism-eval/prism/calib"
 )
 
-// The paper's Table 2 as the Fit screen, the Compare screen and the
+// The paper's Table 2 as the Fit tab, the Compare tab and the
 // export show it when a report has rubric baselines (docs/protocol.md
 // §12): rubric-based rows (the judge's SAJA and G-Eval ratings), then the
 // rubric-free methods, each with its budget per candidate.

@@ -32,20 +32,20 @@ func paneText(f string) string {
 	return strings.Join(strings.Fields(f), " ")
 }
 
-// On the two-judge fixture, naming the imported judge on the Run screen
-// fits it: the Fit screen's report is calib.Fit on its stored answers
+// On the two-judge fixture, naming the imported judge on the Run tab
+// fits it: the Fit tab's report is calib.Fit on its stored answers
 // (which have no bank version), and its profiles are the first judge's
 // with a_k negated and e_k the same (see twoJudgeDemo). The last fit is
-// marked stale on both screens when the named judge changes.
+// marked stale on both tabs when the named judge changes.
 func TestTwoJudgeFitProfiles(t *testing.T) {
 	a := twoJudgeDemo(t, 160, 48)
 	press(a, "5", "f")
 	first := a.fit.rep
-	if a.fit.err != nil || first == nil || a.fit.key.judge != "offline" {
+	if a.fit.err != nil || first == nil || a.fit.key.Judge != "offline" {
 		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.err, a.fit.key)
 	}
 	setFormField(t, a, fName, "swapped")
-	const note = "this fit is of judge offline; the Run screen now names swapped: f refits"
+	const note = "this fit is of judge offline; the Run tab now names swapped: f refits"
 	for _, s := range []string{"5", "6"} {
 		press(a, s)
 		if f := frame(a); !strings.Contains(f, note) {
@@ -54,7 +54,7 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 	}
 	press(a, "5", "f")
 	rep := a.fit.rep
-	if a.fit.err != nil || rep == nil || a.fit.key.judge != "swapped" {
+	if a.fit.err != nil || rep == nil || a.fit.key.Judge != "swapped" {
 		t.Fatalf("fit of the swapped judge: err %v, key %+v", a.fit.err, a.fit.key)
 	}
 	if f := frame(a); strings.Contains(f, "f refits") {
@@ -167,10 +167,10 @@ func TestFitStale(t *testing.T) {
 	}
 }
 
-// Golden frames of the Fit, Profiles and Inspect screens on the two-judge
+// Golden frames of the Fit, Profiles and Inspect tabs on the two-judge
 // fixture: the first judge's fit, the fit marked stale once the Run
-// screen names the imported judge, and that judge's fit, profiles and a
-// candidate (the Compare screen's frames are in TestGoldenCompare).
+// tab names the imported judge, and that judge's fit, profiles and a
+// candidate (the Compare tab's frames are in TestGoldenCompare).
 func TestGoldenTwoJudges(t *testing.T) {
 	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
@@ -188,7 +188,7 @@ func TestGoldenTwoJudges(t *testing.T) {
 	g.check(t)
 }
 
-// The analysis screens in the real program, every message going through
+// The analysis tabs in the real program, every message going through
 // Bubble Tea's loop: screen the demo bank, fit, read the profiles,
 // inspect a candidate, then import a second judge (its probe signs
 // swapped, as in twoJudgeDemo) and compare the two. The last frame is a
@@ -198,7 +198,7 @@ func TestProgramAnalysis(t *testing.T) {
 	// screens in a program); the second judge is imported below.
 	a := New(studyOn(t, copyFixture(t, fixtureScreened)))
 	// Read before the program owns the App.
-	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.bank.Hash()
+	st, ds, hash := a.study.Store, a.study.Dataset.Name, a.bank.Bank().Hash()
 	tm, waitFor := runProgram(t, a, programDeadline)
 	send := func(keys ...string) {
 		for _, k := range keys {
@@ -239,18 +239,18 @@ func TestProgramAnalysis(t *testing.T) {
 	golden.RequireEqual(t, frame(final))
 }
 
-// In a workspace without a dataset the analysis screens say what to do
+// In a workspace without a dataset the analysis tabs say what to do
 // first instead of querying an unnamed dataset; without a workspace they
 // say to open one.
 func TestAnalysisWithoutData(t *testing.T) {
 	s := demoStudy(t)
-	empty := Study{Dataset: &model.Dataset{}, Bank: s.Bank, Store: s.Store}
-	bare := Study{Dataset: s.Dataset, Bank: s.Bank}
+	empty := Session{Dataset: &model.Dataset{}, Bank: s.Bank, Store: s.Store}
+	bare := Session{Dataset: s.Dataset, Bank: s.Bank}
 	for _, tc := range []struct {
-		study Study
+		study Session
 		want  string
 	}{
-		{empty, "no dataset yet: i on the Data screen imports one"},
+		{empty, "no dataset yet: i on the Data tab imports one"},
 		{bare, errNoWorkspace.Error()},
 	} {
 		a := New(tc.study)
@@ -264,7 +264,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 	}
 }
 
-// While a fit runs, the Fit screen and its tab say how far it is: outer
+// While a fit runs, the Fit tab and its tab say how far it is: outer
 // folds first, then the bootstrap.
 func TestFitProgressShown(t *testing.T) {
 	a := demoApp(t, 100, 30)

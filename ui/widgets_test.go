@@ -1,9 +1,6 @@
 package ui
 
 import (
-	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,118 +12,6 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 )
-
-func TestDeltaHist(t *testing.T) {
-	h := newDeltaHist(4) // bins of 0.25 over [−4, 4]: 33 bins
-	if len(h.bins) != 33 {
-		t.Fatalf("%d bins, want 33", len(h.bins))
-	}
-	for _, d := range []float64{-1, 0, 0, 1, 1, 1, 9, math.NaN(), math.Inf(1)} {
-		h.Add(d)
-	}
-	// NaN and +Inf are ignored; 9 is clamped into the last bin but its
-	// value still counts in the mean: (−1+0+0+1+1+1+9)/7 = 11/7.
-	if h.n != 7 {
-		t.Fatalf("n = %d, want 7", h.n)
-	}
-	if got, want := h.Mean(), 11.0/7; math.Abs(got-want) > 1e-12 {
-		t.Errorf("mean %g, want %g", got, want)
-	}
-	if h.bins[32] != 1 || h.bins[16] != 2 || h.bins[20] != 3 {
-		t.Errorf("bins: %v", h.bins)
-	}
-	if h.absMax != 9 {
-		t.Errorf("absMax %g, want 9", h.absMax)
-	}
-}
-
-func TestSpark(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		add  []float64
-		w    int
-		r    float64
-		want string
-	}{
-		// Integer Δ on ±2 in 7 cells: one cell per value −2…2, centred
-		// (one pad each side). Counts −1:1, 0:2, +1:4 → levels
-		// (c·8−1)/4 = 1, 3, 7 → ▂ ▄ █.
-		{"integers", []float64{-1, 0, 0, 1, 1, 1, 1}, 7, 2, "  ▂▄█  "},
-		// Non-integer values spread over w cells on [−1, 1]: −0.75 → cell
-		// ⌊0.125·4⌋ = 0, 0.5 → ⌊0.75·4⌋ = 3; one count each → █.
-		{"fractions", []float64{-0.75, 0.5}, 4, 1, "█  █"},
-		{"empty", nil, 5, 3, "·····"},
-	} {
-		h := newDeltaHist(5)
-		for _, d := range tc.add {
-			h.Add(d)
-		}
-		if got := h.Spark(tc.w, tc.r); got != tc.want {
-			t.Errorf("%s: Spark = %q, want %q", tc.name, got, tc.want)
-		}
-		if got := ansi.StringWidth(h.Spark(tc.w, tc.r)); got != tc.w {
-			t.Errorf("%s: width %d, want %d", tc.name, got, tc.w)
-		}
-	}
-}
-
-func TestRatioBar(t *testing.T) {
-	for _, tc := range []struct {
-		ratio, lo, hi, axis float64
-		w                   int
-		want                string
-	}{
-		// Axis [0, 2] in 8 cells of 0.25: the marker is cell ⌊1/0.25⌋ = 4.
-		// Ratio 1.5 in [1.2, 1.8]: midpoints 0.125…1.125 < 1.2 → █ (cell 4
-		// is the marker), 1.375 ∈ [1.2, 1.5) → ▓, 1.625 ∈ [1.5, 1.8) → ░,
-		// 1.875 → space.
-		{1.5, 1.2, 1.8, 2, 8, "████│▓░ "},
-		// Ratio 0.5 in [0.3, 0.7]: 0.125 → █, 0.375 → ▓, 0.625 → ░.
-		{0.5, 0.3, 0.7, 2, 8, "█▓░ │   "},
-		{math.NaN(), math.NaN(), math.NaN(), 2, 4, "  │ "},
-	} {
-		if got := ratioBar(tc.ratio, tc.lo, tc.hi, tc.axis, tc.w); got != tc.want {
-			t.Errorf("ratioBar(%g [%g,%g]) = %q, want %q", tc.ratio, tc.lo, tc.hi, got, tc.want)
-		}
-	}
-	if got := ratioAxis(0.4, 1.3); got != 2 {
-		t.Errorf("axis of small ratios %g, want 2", got)
-	}
-	if got := ratioAxis(2.3, math.NaN(), math.Inf(1)); got != 2.5 {
-		t.Errorf("axis of 2.3 %g, want 2.5", got)
-	}
-	// The axis covers every value (issue 17: expected mode reached 12.8
-	// on an axis capped at 6).
-	for v, want := range map[float64]float64{5.8: 6, 12.8: 13, 40: 40, 42: 45, 123: 130} {
-		if got := ratioAxis(v, 1.1); got != want || got < v {
-			t.Errorf("axis of %g: %g, want %g", v, got, want)
-		}
-	}
-	for _, tc := range []struct {
-		axis float64
-		w    int
-		want string
-	}{
-		{2, 8, "0   1  2"},
-		{13, 26, "0 1                     13"},
-		{2, 3, "0 2"}, // no room for 1 between them
-	} {
-		if got := ratioTicks(tc.axis, tc.w); got != tc.want {
-			t.Errorf("ratioTicks(%g, %d) = %q, want %q", tc.axis, tc.w, got, tc.want)
-		}
-	}
-}
-
-func Example_ratioBar() {
-	// A probe that moves scores 1.5× as much as a neutral clause, with a
-	// 95% interval [1.2, 1.8], on an axis from 0 to 2 in 16 cells of
-	// 0.125: the marker is cell 8; cells whose midpoints (i+½)/8 lie
-	// below 1.2 (i ≤ 9) are full, in [1.2, 1.5) (i = 10, 11) half, in
-	// [1.5, 1.8) (i = 12, 13) light.
-	fmt.Printf("[%s]\n", ratioBar(1.5, 1.2, 1.8, 2, 16))
-	// Output:
-	// [████████│█▓▓░░  ]
-}
 
 // The Run form's text input keeps the editing keys the hand-made editor it
 // replaced had, and keeps a value on one line.
@@ -217,16 +102,16 @@ func TestLiveRunDeltaWaitsForBaseline(t *testing.T) {
 	}
 	lr.Apply(res("accuracy:+", 7)) // before its baseline
 	lr.Apply(res("accuracy:-", 4))
-	if lr.plus["accuracy"].n != 0 {
+	if lr.plus["accuracy"].N() != 0 {
 		t.Fatal("a Δ was counted before the baseline arrived")
 	}
 	lr.Apply(res("baseline", 5))
 	lr.Apply(res("accuracy:+", 6)) // after: Δ = 1
-	if p := lr.plus["accuracy"]; p.n != 2 || p.sum != 2+1 {
-		t.Errorf("Δ+: n %d sum %g, want 2 and 3", p.n, p.sum)
+	if p := lr.plus["accuracy"]; p.N() != 2 || p.Mean() != 1.5 {
+		t.Errorf("Δ+: n %d mean %g, want 2 and 1.5", p.N(), p.Mean())
 	}
-	if m := lr.minus["accuracy"]; m.n != 1 || m.sum != -1 {
-		t.Errorf("Δ−: n %d sum %g, want 1 and −1", m.n, m.sum)
+	if m := lr.minus["accuracy"]; m.N() != 1 || m.Mean() != -1 {
+		t.Errorf("Δ−: n %d mean %g, want 1 and −1", m.N(), m.Mean())
 	}
 	got := lr.Recent(10)
 	if len(got) != 4 || got[0].Probe != "accuracy:+" || !got[0].HasDelta || got[0].Delta != 1 || got[3].Probe != "accuracy:+" {
@@ -295,39 +180,4 @@ func TestDrainEventsCoalesces(t *testing.T) {
 	}
 }
 
-func TestFormat(t *testing.T) {
-	for _, tc := range []struct{ got, want string }{
-		{humanCount(999), "999"}, {humanCount(1500), "1.5k"}, {humanCount(2_500_000), "2.5M"},
-		{shortDuration(0), "0s"}, {shortDuration(850 * time.Millisecond), "850ms"},
-		{shortDuration(42 * time.Second), "42s"}, {shortDuration(185 * time.Second), "3m05s"},
-		{shortDuration(130 * time.Minute), "2h10m"},
-		{signed(1, true), "+1"}, {signed(-0.5, true), "-0.5"}, {signed(0.01, true), "0"}, {signed(1, false), ""},
-		{compact(7), "7"}, {compact(6.5), "6.5"}, {compact(math.NaN()), "—"},
-	} {
-		if tc.got != tc.want {
-			t.Errorf("got %q, want %q", tc.got, tc.want)
-		}
-	}
-}
-
 func engineDefaults() judge.Config { return judge.Defaults() }
-
-func TestWrapSpaces(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		w    int
-		want []string
-	}{
-		// A minus sign stays with its number; the spaces at a break go.
-		{"folds -0.1  -0.25", 8, []string{"folds", "-0.1", "-0.25"}},
-		{"a_k mean -0.04  min -0.08", 14, []string{"a_k mean -0.04", "min -0.08"}},
-		{"a  b", 4, []string{"a  b"}},
-		{"a  b", 3, []string{"a", "b"}},
-		{"abcdefgh x", 4, []string{"abc…", "x"}},
-		{"", 5, []string{""}},
-	} {
-		if got := wrapSpaces(tc.s, tc.w); !slices.Equal(got, tc.want) {
-			t.Errorf("wrapSpaces(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
-		}
-	}
-}

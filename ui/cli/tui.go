@@ -23,7 +23,7 @@ func init() {
 const tuiUsage = `prism [tui] [--workspace FILE] [--dataset NAME] [--bank BANK]
 
 Opens the TUI on the workspace, like every other command: --workspace FILE
-(created when absent; import a dataset on the Data screen with i), else
+(created when absent; import a dataset on the Data tab with i), else
 $PRISM_WORKSPACE or ./prism.db when that file exists. When there is none,
 it opens the embedded demo study (demo dataset, built-in bank, offline
 judge) in a temporary workspace that is removed on exit. The header names
@@ -78,8 +78,8 @@ func tuiWorkspace(flagPath string) (path, label string) {
 // openStudy opens the workspace at path (the demo in a temporary
 // workspace when path is empty) and picks the dataset and bank. cleanup
 // closes the workspace (and removes a demo one).
-func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, func(), error) {
-	var s ui.Study
+func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Session, func(), error) {
+	var s ui.Session
 	demo := path == ""
 	var tmp string
 	if demo {
@@ -102,7 +102,7 @@ func openStudy(ctx context.Context, path, dsName, bankArg string) (ui.Study, fun
 			os.RemoveAll(tmp)
 		}
 	}
-	fail := func(err error) (ui.Study, func(), error) { cleanup(); return s, nil, err }
+	fail := func(err error) (ui.Session, func(), error) { cleanup(); return s, nil, err }
 	if demo {
 		if err := st.PutDataset(ctx, datasets.Demo(), false); err != nil {
 			return fail(err)
