@@ -50,17 +50,7 @@ func benchServerRun(b *testing.B, candidates, conc int, latency time.Duration) {
 	var elapsed time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		d := benchDataset(candidates)
-		st, _ := openStore(b, d)
-		spec := serverSpec(b, s, d, 1, Limits{Concurrency: conc})
-		p, err := NewPlan(context.Background(), st, spec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		js, err := NewJudges(spec.Config, 1, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		st, p, js := serverBenchRun(b, s, candidates, conc)
 		b.StartTimer()
 		t0 := time.Now()
 		r, err := Start(context.Background(), st, js, p, Options{})
@@ -280,17 +270,7 @@ func benchRealistic(b *testing.B, conc int, latency time.Duration) {
 	var wall, cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		d := benchDataset(conc / 2)
-		st, _ := openStore(b, d)
-		spec := serverSpec(b, s, d, 1, Limits{Concurrency: conc})
-		p, err := NewPlan(context.Background(), st, spec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		js, err := NewJudges(spec.Config, 1, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		st, p, js := serverBenchRun(b, s, conc/2, conc)
 		c0 := processCPU()
 		t0 := time.Now()
 		b.StartTimer()
@@ -606,4 +586,22 @@ func TestScaleShReadsItsOwnServersAddress(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scale.sh -selftest: %v\n%s", err, out)
 	}
+}
+
+// serverBenchRun is a plan of candidates (one a context) for the fake
+// server s at concurrency conc, its store and its judges.
+func serverBenchRun(b *testing.B, s *chatServer, candidates, conc int) (*store.Store, *Plan, []judge.Judge) {
+	b.Helper()
+	d := benchDataset(candidates)
+	st, _ := openStore(b, d)
+	spec := serverSpec(b, s, d, 1, Limits{Concurrency: conc})
+	p, err := NewPlan(context.Background(), st, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := NewJudges(spec.Config, 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st, p, js
 }
