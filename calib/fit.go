@@ -29,10 +29,17 @@ type Options struct {
 	// Taylor adds the diagonal Taylor correction (docs/protocol.md §4, §D.1) as a
 	// fourth fitted method, reported under "taylor".
 	Taylor bool
+	// RepeatCV, when above 1, runs the whole nested CV under RepeatCV
+	// fold permutations, permutation k with seed Seed+k (k = 0 is the
+	// report's own fit), and summarises them in Report.RepeatCV
+	// (docs/protocol.md §5). Not with Order: a given π cannot be
+	// repeated. 0 and 1: one permutation.
+	RepeatCV int
 	// Progress, when not nil, is called as the fit goes: after each outer
 	// fold (with its inner CV) and after the bootstrap, done of total =
-	// Folds + 1 steps. Calls never overlap and done increases by one each
-	// time; folds finish in any order.
+	// Folds + 1 steps (RepeatCV·(Folds + 1) with RepeatCV > 1). Calls
+	// never overlap and done increases by one each time; folds finish in
+	// any order.
 	Progress func(done, total int)
 	// Baselines are rubric-based methods (SAJA forest or ridge heads,
 	// G-Eval) scored on the same outer folds and bootstrap draws as the
@@ -74,7 +81,8 @@ func Fit(ctx context.Context, rows []model.ScoreRow, labels []model.Label, opts 
 }
 
 // FitDesign runs the nested cross-validation, the bootstrap, the profiles
-// and the γ sweep on a built design.
+// and the γ sweep on a built design; with Options.RepeatCV > 1, again
+// under the further fold permutations (repeatFits).
 func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
 	if err := opts.Check(); err != nil {
 		return nil, nil, err
@@ -83,8 +91,17 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	if lf == "" {
 		lf = "labels"
 	}
+	first := opts
+	first.Progress = repeatProgress(opts, 0)
 	if opts.Global {
-		return fitGlobal(ctx, d, opts)
+		r, err := fitGlobal(ctx, d, first)
+		if err == nil && opts.RepeatCV > 1 {
+			r.RepeatCV, err = repeatFits(ctx, opts, r, func(o Options) (*Report, error) { return fitGlobal(ctx, d, o) })
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, nil, nil
 	}
 	if err := CheckFolds(lf, len(d.Contexts), opts.Folds); err != nil {
 		return nil, nil, err
@@ -93,8 +110,31 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 	if err != nil {
 		return nil, nil, err
 	}
-	f := newFitter(d, opts)
-	r := newReport(d, opts)
+	f := newFitter(d, first)
+	r, err := f.fitOrder(ctx, order)
+	if err == nil && opts.RepeatCV > 1 {
+		// The fitter's per-context statistics serve every permutation:
+		// only π and the seed change.
+		r.RepeatCV, err = repeatFits(ctx, opts, r, func(o Options) (*Report, error) {
+			order, _, err := ResolveOrder(d, o)
+			if err != nil {
+				return nil, err
+			}
+			fk := *f
+			fk.opts = o
+			return fk.fitOrder(ctx, order)
+		})
+	}
+	if err != nil {
+		return nil, warnings, err
+	}
+	return r, warnings, nil
+}
+
+// fitOrder is the within-context fit under π = order.
+func (f *fitter) fitOrder(ctx context.Context, order []int) (*Report, error) {
+	d := f.d
+	r := newReport(d, f.opts)
 	if f.pairwise {
 		for _, p := range d.Pairs {
 			r.Comparisons += len(p)
@@ -104,19 +144,19 @@ func FitDesign(ctx context.Context, d *Design, opts Options) (*Report, []string,
 		r.Order = append(r.Order, d.Contexts[g])
 	}
 	if err := f.run(ctx, order, r); err != nil {
-		return nil, warnings, err
+		return nil, err
 	}
-	return r, warnings, nil
+	return r, nil
 }
 
-func fitGlobal(ctx context.Context, d *Design, opts Options) (*Report, []string, error) {
+func fitGlobal(ctx context.Context, d *Design, opts Options) (*Report, error) {
 	r := newReport(d, opts)
 	r.Global = true
 	r.NContexts = 1
 	if err := runGlobal(ctx, d, opts, r); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return r, nil, nil
+	return r, nil
 }
 
 func newReport(d *Design, opts Options) *Report {
@@ -152,6 +192,10 @@ func (o *Options) Check() error {
 		return fmt.Errorf("folds %d: want at least 2", o.Folds)
 	case len(o.Gammas) == 0:
 		return fmt.Errorf("empty γ grid")
+	case o.RepeatCV < 0:
+		return fmt.Errorf("repeated CV over %d permutations: want at least 1", o.RepeatCV)
+	case o.RepeatCV > 1 && o.Order != nil:
+		return fmt.Errorf("repeated CV needs π drawn from the seed: not with a given order")
 	}
 	for _, g := range o.Gammas {
 		if !(g > 0) || math.IsInf(g, 0) {
@@ -228,4 +272,130 @@ func (p *fitProgress) step() {
 	defer p.mu.Unlock()
 	p.done++
 	p.fn(p.done, p.total)
+}
+
+// RepeatCV summarises repeated nested cross-validation (Options.RepeatCV
+// > 1, docs/protocol.md §5): the whole nested CV run again under
+// Permutations fold permutations, permutation k with seed Seed+k for π
+// and its bootstrap, exactly the fit of that seed. Permutation 0 is the
+// report's own fit; its numbers stay the headline.
+type RepeatCV struct {
+	Permutations int       `json:"permutations"`
+	Seeds        [2]uint64 `json:"seeds"` // the first and the last permutation's seed
+	// Methods maps a method's name (Vanilla and each fitted method) to
+	// its out-of-fold mean across the permutations.
+	Methods map[string]*RepeatMethod `json:"methods"`
+}
+
+// RepeatMethod is one method's out-of-fold mean across fold permutations.
+type RepeatMethod struct {
+	Mean  float64   `json:"mean"`  // mean over the permutations, in permutation order
+	Min   float64   `json:"min"`   // lowest over the permutations
+	Max   float64   `json:"max"`   // highest over the permutations
+	Means []float64 `json:"means"` // per permutation k (seed Seed+k)
+	// Gain is the difference method − Vanilla across the permutations
+	// (nil for Vanilla).
+	Gain *RepeatGain `json:"gain_vs_vanilla,omitempty"`
+}
+
+// RepeatGain is a method's gain over Vanilla across fold permutations.
+type RepeatGain struct {
+	Mean  float64 `json:"mean"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Above int     `json:"ci_above_zero"` // permutations whose gain's 95% bootstrap interval lies above 0
+	Below int     `json:"ci_below_zero"` // … lies below 0
+}
+
+// repeatAcc accumulates the permutations' method means, one report at a
+// time: a report is read and dropped, so memory does not grow with the
+// permutations beyond one number per method and permutation.
+type repeatAcc struct {
+	names   []string
+	methods map[string]*RepeatMethod
+	sum     map[string]float64 // Σ of the means, permutation order
+	gainSum map[string]float64
+}
+
+func newRepeatAcc() *repeatAcc {
+	return &repeatAcc{methods: map[string]*RepeatMethod{}, sum: map[string]float64{}, gainSum: map[string]float64{}}
+}
+
+// add reads one permutation's report.
+func (a *repeatAcc) add(r *Report) {
+	for _, m := range []Method{Vanilla, PRISM, AlphaPRISM, Half, Taylor} {
+		res := r.Methods.Get(m)
+		if res == nil {
+			continue
+		}
+		name := m.String()
+		rm := a.methods[name]
+		if rm == nil {
+			rm = &RepeatMethod{Min: math.Inf(1), Max: math.Inf(-1)}
+			if m != Vanilla {
+				rm.Gain = &RepeatGain{Min: math.Inf(1), Max: math.Inf(-1)}
+			}
+			a.methods[name] = rm
+			a.names = append(a.names, name)
+		}
+		rm.Means = append(rm.Means, res.Mean)
+		a.sum[name] += res.Mean
+		rm.Min, rm.Max = math.Min(rm.Min, res.Mean), math.Max(rm.Max, res.Mean)
+		if d := res.DiffVsVanilla; d != nil && rm.Gain != nil {
+			g := rm.Gain
+			a.gainSum[name] += d.Mean
+			g.Min, g.Max = math.Min(g.Min, d.Mean), math.Max(g.Max, d.Mean)
+			if d.CI[0] > 0 {
+				g.Above++
+			}
+			if d.CI[1] < 0 {
+				g.Below++
+			}
+		}
+	}
+}
+
+// summary is the RepeatCV of the k permutations added, seeds from seed.
+func (a *repeatAcc) summary(seed uint64, k int) *RepeatCV {
+	for _, name := range a.names {
+		rm := a.methods[name]
+		rm.Mean = a.sum[name] / float64(k)
+		if rm.Gain != nil {
+			rm.Gain.Mean = a.gainSum[name] / float64(k)
+		}
+	}
+	return &RepeatCV{Permutations: k, Seeds: [2]uint64{seed, seed + uint64(k-1)}, Methods: a.methods}
+}
+
+// repeatFits adds to r, the fit of permutation 0, the permutations 1 …
+// RepeatCV−1: fitK fits the design again under options whose Seed is
+// opts.Seed+k, without rubric baselines (they change no method's number)
+// and reporting progress as steps of the whole run.
+func repeatFits(ctx context.Context, opts Options, r *Report, fitK func(Options) (*Report, error)) (*RepeatCV, error) {
+	acc := newRepeatAcc()
+	acc.add(r)
+	for k := 1; k < opts.RepeatCV; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		o := opts
+		o.Seed, o.Baselines, o.Progress = opts.Seed+uint64(k), nil, repeatProgress(opts, k)
+		rk, err := fitK(o)
+		if err != nil {
+			return nil, fmt.Errorf("repeated CV, permutation %d (seed %d): %w", k, o.Seed, err)
+		}
+		acc.add(rk)
+	}
+	return acc.summary(opts.Seed, opts.RepeatCV), nil
+}
+
+// repeatProgress reports permutation k's steps (Folds + 1 of them) as
+// steps of all RepeatCV permutations; nil without Options.Progress.
+func repeatProgress(opts Options, k int) func(done, total int) {
+	fn := opts.Progress
+	if fn == nil || opts.RepeatCV <= 1 {
+		return fn
+	}
+	per := opts.Folds + 1
+	return func(done, _ int) { fn(k*per+done, opts.RepeatCV*per) }
 }

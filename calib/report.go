@@ -44,6 +44,10 @@ type Report struct {
 	// its scores took, when the caller knows them (prism fit from a
 	// workspace); absent otherwise. The fit does not compute or use them.
 	Budgets map[string]Budget `json:"budgets,omitempty"`
+	// RepeatCV summarises the fit repeated under further fold
+	// permutations (Options.RepeatCV > 1); absent otherwise. Every other
+	// number of the report is permutation 0's.
+	RepeatCV *RepeatCV `json:"repeat_cv,omitempty"`
 }
 
 // Budget is what one candidate's scores cost a method: judge calls and

@@ -19,9 +19,6 @@ func PercentileInterval(s []float64) [2]float64 { return percentileInterval(s) }
 // Finite reports whether v is neither NaN nor infinite.
 func Finite(v float64) bool { return finite(v) }
 
-// Sign is the sign of v: 1, -1, or 0 (also for NaN).
-func Sign(v float64) int { return sign(v) }
-
 // At is the location of a row in error messages: "file:line", or file
 // alone when the line is unknown (0).
 func At(file string, line int) string { return at(file, line) }

@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -77,12 +80,12 @@ func wantAgreement(t *testing.T, a *App, metric string, judges ...string) *agree
 // it stale.
 func TestFitAgreementWithoutProbes(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, 120, 40)
-	setFormField(t, a, fName, "bare")
+	setFormField(t, a, runtab.FieldName, "bare")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep != nil || a.fit.agree == nil {
-		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.err, a.fit.rep != nil, a.fit.agree)
+	if a.fit.Err() != nil || a.fit.Report() != nil || a.fit.Agreement() == nil {
+		t.Fatalf("f on a judge without probes: err %v, report %v, agreement %v", a.fit.Err(), a.fit.Report() != nil, a.fit.Agreement())
 	}
-	got := a.fit.agree.res
+	got := a.fit.Agreement().Res
 	want := wantAgreement(t, a, agree.KeySpearman, "bare")
 	if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
 		t.Fatalf("the Fit tab's agreement\n%s\nwant\n%s", g, w)
@@ -90,7 +93,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	f := paneText(frame(a))
 	for _, m := range []string{agree.KeySpearman, agree.KeyKendall, agree.KeyPairwise, agree.KeyPearsonGlobal, agree.KeyKendallGlobal} {
 		e := want.Judges["bare"][m]
-		if cell := mean4(e.Mean) + " " + ciText(e.CI); !strings.Contains(f, cell) {
+		if cell := mean4(e.Mean) + " " + widgets.CI(e.CI); !strings.Contains(f, cell) {
 			t.Errorf("the Fit tab lacks %s %q:\n%s", m, cell, f)
 		}
 	}
@@ -100,18 +103,18 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 		}
 	}
 	press(a, "m")
-	if a.fit.agree == nil || a.fit.agree.res.Metric != agree.KeyPairwise || !strings.Contains(paneText(frame(a)), "pairwise acc. *") {
-		t.Fatalf("m: the headline is not pairwise accuracy: %+v", a.fit.agree)
+	if a.fit.Agreement() == nil || a.fit.Agreement().Res.Metric != agree.KeyPairwise || !strings.Contains(paneText(frame(a)), "pairwise acc. *") {
+		t.Fatalf("m: the headline is not pairwise accuracy: %+v", a.fit.Agreement())
 	}
 	press(a, "m")
-	setFormField(t, a, fName, "offline")
+	setFormField(t, a, runtab.FieldName, "offline")
 	press(a, "5")
 	if f := paneText(frame(a)); !strings.Contains(f, "this agreement is of judge bare; the Run tab now names offline") {
 		t.Errorf("the agreement is not marked stale:\n%s", f)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fit.agree != nil {
-		t.Errorf("f on the probed judge: report %v, agreement %v", a.fit.rep != nil, a.fit.agree != nil)
+	if a.fit.Report() == nil || a.fit.Agreement() != nil {
+		t.Errorf("f on the probed judge: report %v, agreement %v", a.fit.Report() != nil, a.fit.Agreement() != nil)
 	}
 }
 
@@ -120,15 +123,15 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 func TestCompareAgreement(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, 160, 48)
 	press(a, "8", "c")
-	v := &a.cmp
-	if v.busy || v.err != nil || v.aerr != nil || len(v.fits) != 3 || v.agree == nil {
-		t.Fatalf("compare: busy %v, err %v, agreement %v (%v), %d fits", v.busy, v.err, v.agree, v.aerr, len(v.fits))
+	v := a.cmp
+	if v.Busy() || v.Err() != nil || v.AgreementErr() != nil || len(v.Fits()) != 3 || v.Agreement() == nil {
+		t.Fatalf("compare: busy %v, err %v, agreement %v (%v), %d fits", v.Busy(), v.Err(), v.Agreement(), v.AgreementErr(), len(v.Fits()))
 	}
-	if v.fits[0].judge != "bare" || !errors.Is(v.fits[0].err, calib.ErrNoProbes) {
-		t.Fatalf("the first judge: %s (%v), want bare without probes", v.fits[0].judge, v.fits[0].err)
+	if v.Fits()[0].Judge != "bare" || !errors.Is(v.Fits()[0].Err, calib.ErrNoProbes) {
+		t.Fatalf("the first judge: %s (%v), want bare without probes", v.Fits()[0].Judge, v.Fits()[0].Err)
 	}
 	want := wantAgreement(t, a, agree.KeySpearman, "bare", "offline", "swapped")
-	if g, w := jsonOf(t, v.agree.res), jsonOf(t, want); g != w {
+	if g, w := jsonOf(t, v.Agreement()), jsonOf(t, want); g != w {
 		t.Fatalf("the Compare tab's agreement\n%s\nwant\n%s", g, w)
 	}
 	raw := frame(a)
@@ -139,8 +142,8 @@ func TestCompareAgreement(t *testing.T) {
 	best := want.Order[0]
 	for i, j := range []string{"bare", "offline", "swapped"} {
 		e := want.Judges[j][agree.KeySpearman]
-		row := strings.Join(strings.Fields(paneRow(raw, 0, string(judgeMark(i))+" "+j+" ")), " ")
-		cell := mean4(e.Mean) + " " + ciText(e.CI)
+		row := strings.Join(strings.Fields(paneRow(raw, 0, string(compare.JudgeMark(i))+" "+j+" ")), " ")
+		cell := mean4(e.Mean) + " " + widgets.CI(e.CI)
 		if j != best {
 			for _, p := range want.Pairs {
 				if p.A == best && p.B == j {
@@ -166,7 +169,7 @@ func TestCompareAgreement(t *testing.T) {
 func TestGoldenAgreement(t *testing.T) {
 	a := fixtureApp(t, fixtureAgree, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
-	setFormField(t, a, fName, "bare")
+	setFormField(t, a, runtab.FieldName, "bare")
 	press(a, "5", "f")
 	g.capture(a, "fit-agreement")
 	press(a, "8", "c")

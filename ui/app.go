@@ -14,11 +14,16 @@ import (
 
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
-	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
 	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
+	"github.com/prism-eval/prism/ui/tabs/fit"
+	"github.com/prism-eval/prism/ui/tabs/inspect"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+	"github.com/prism-eval/prism/ui/tabs/selection"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -38,12 +43,12 @@ type App struct {
 
 	data *datatab.Tab
 	bank *banktab.Tab
-	run  runTab
-	sel  selectTab
-	fit  fitTab
-	prof profTab
-	insp inspectTab
-	cmp  compareTab
+	run  *runtab.Tab
+	sel  *selection.Tab
+	fit  *fit.Tab
+	prof *profiles.Tab
+	insp *inspect.Tab
+	cmp  *compare.Tab
 
 	modal modal // a dialog over the tab, or nil
 
@@ -51,15 +56,12 @@ type App struct {
 	// dataset, which the Data and Inspect tabs show (calibrator.go).
 	cal calibState
 
-	// The run in flight (nil when none) and its plan.
-	active       *engine.Run
-	runPlan      *engine.Plan // the plan of the current or last run
-	planGen      int
-	startPlanned bool // start as soon as the plan of planGen arrives
+	// quitAfterRun: quit was confirmed while a run or a screen was
+	// going; its end quits. newJudges builds a run's judges (the Run
+	// tab's and a screen's; tests swap them).
 	quitAfterRun bool
-	newJudges    judgeFactory
+	newJudges    runtab.JudgeFactory
 	importDir    string // where the import file picker starts
-	exportDir    string // where the Fit tab's e writes the report and figures
 
 	// What tells a tab its results are stale: a version per study,
 	// bumped when a run or a screen of the bank stores its answers.
@@ -74,18 +76,22 @@ func New(s Session) *App {
 	a := &App{
 		ctx:       context.Background(),
 		now:       time.Now,
-		newJudges: defaultJudges,
+		newJudges: runtab.DefaultJudges,
 		importDir: ".",
-		exportDir: defaultExportDir(s),
 		study:     s,
 		keys:      DefaultKeyMap(),
 		help:      help.New(),
-		run:       runTab{form: newRunForm(s.Config)},
 		width:     80,
 		height:    24,
 	}
 	a.data = a.newDataTab(s.Dataset)
 	a.bank = a.newBankTab(s.Bank, s.Dataset.Task)
+	a.run = runtab.New(services{a}, runtab.DefaultKeyMap(), s.Config)
+	a.sel = selection.New(services{a}, selection.DefaultKeyMap())
+	a.fit = fit.New(services{a}, fit.DefaultKeyMap(), a.keys.dialog(), defaultExportDir(s))
+	a.prof = profiles.New(services{a}, profiles.DefaultKeyMap())
+	a.cmp = compare.New(services{a}, compare.DefaultKeyMap())
+	a.insp = inspect.New(services{a}, inspect.DefaultKeyMap())
 	if s.BankSource != "" {
 		a.bank.SetSource(s.BankSource)
 	}
@@ -109,7 +115,7 @@ func (a *App) setStyles(isDark bool) {
 // Init asks the terminal for its background colour (for light/dark styles)
 // and plans the first run, so the estimate is ready on the Run tab.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, a.replan(), a.loadStoredFit())
+	return tea.Batch(tea.RequestBackgroundColor, a.run.Replan(), a.fit.Init())
 }
 
 // Update handles what is shared (size, colours, the tab bar, the common
@@ -140,8 +146,6 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case tea.MouseWheelDown:
 			return a, a.cur().Update(a, tab.MoveMsg{Delta: 1})
 		}
-	case planMsg:
-		return a, a.onPlan(msg)
 	default:
 		// An open dialog's messages (file listings, imports, saves), then
 		// the tabs' work and their text inputs' pastes.
@@ -362,7 +366,7 @@ func (a *App) studyLine() string {
 // judgeLabel names the judge of the form, or the study's when the form
 // has the defaults.
 func (a *App) judgeLabel() string {
-	cfg, _, _, err := a.run.form.Config()
+	cfg, name, err := a.run.Judge()
 	if err != nil {
 		return a.study.Judge
 	}
@@ -370,7 +374,6 @@ func (a *App) judgeLabel() string {
 	if cfg.Backend == judge.BackendOffline {
 		what = "simulator"
 	}
-	name := a.run.form.JudgeName(cfg)
 	if name == cfg.Model && cfg.Backend != judge.BackendOffline {
 		return what
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -20,8 +22,8 @@ var goldenSizes = [][2]int{{80, 24}, {160, 48}}
 // same every time).
 func setConcurrency(a *App, n int) {
 	press(a, "3")
-	for i := 0; a.run.form.fields[a.run.form.cursor].key != fConc; i++ {
-		if i > len(a.run.form.fields) {
+	for i := 0; a.run.Field() != runtab.FieldConc; i++ {
+		if i > len(a.run.Fields()) {
 			panic("no concurrency field")
 		}
 		press(a, "down")
@@ -34,7 +36,7 @@ func setConcurrency(a *App, n int) {
 // freezeClock replaces the run's timing (elapsed, rate, ETA) with fixed
 // values, so a frame of a real run is the same on every machine.
 func freezeClock(a *App) {
-	p := &a.run.live.prog
+	p := &(*a.run.Live().Progress())
 	p.Elapsed, p.Rate, p.ETA = 3*time.Second, 760, 0
 	p.OldestSent = p.At // a held request never reads as a quiet judge in a golden
 	if p.Done < p.Total {
@@ -79,8 +81,8 @@ func TestGoldenRunFinished(t *testing.T) {
 	// One run serves both sizes: the frame is drawn from the state and the
 	// current size alone.
 	a := finishedRun(t, goldenSizes[0][0], goldenSizes[0][1])
-	if a.run.signal == nil || !a.run.signal.Final {
-		t.Fatalf("no final ratio panel: %+v %v", a.run.signal, a.run.signalErr)
+	if runSignal(a) == nil || !runSignal(a).Final {
+		t.Fatalf("no final ratio panel: %+v %v", runSignal(a), runSignalErr(a))
 	}
 	freezeClock(a)
 	for _, size := range goldenSizes {
@@ -99,8 +101,8 @@ func TestGoldenRunLive(t *testing.T) {
 			const answered = 300
 			a := heldDemoRun(t, size[0], size[1], answered)
 			defer stopRun(t, a)
-			if !a.run.active() || a.run.live.nRecent != answered {
-				t.Fatalf("active %v, results %d, want %d", a.run.active(), a.run.live.nRecent, answered)
+			if !a.run.Active() || a.run.Live().Applied() != answered {
+				t.Fatalf("active %v, results %d, want %d", a.run.Active(), a.run.Live().Applied(), answered)
 			}
 			freezeClock(a)
 			f := frame(a)
@@ -131,34 +133,32 @@ func startGated(t *testing.T, a *App, answered int) {
 	t.Helper()
 	_, cmd := a.Update(keyMsg("s"))
 	_, next := a.Update(cmd()) // runStartedMsg
-	if a.active == nil {
-		t.Fatalf("run did not start: %v", a.run.live.err)
+	if a.run.Handle() == nil {
+		t.Fatalf("run did not start: %v", a.run.Live().Err())
 	}
 	deadline := time.Now().Add(time.Minute)
-	for a.active.Snapshot().Written < answered {
+	for a.run.Handle().Snapshot().Written < answered {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d answers stored", a.active.Snapshot().Written, answered)
+			t.Fatalf("only %d of %d answers stored", a.run.Handle().Snapshot().Written, answered)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	_ = next // its signal command would race the store; computed below
-	for a.run.live.nRecent < answered {
-		a.Update(waitEvents(a.active)())
+	for a.run.Live().Applied() < answered {
+		a.Update(runtab.Drain(a.run.Handle())())
 	}
-	a.run.signalBusy = false
-	p := a.runPlan
-	a.Update(signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, liveResamples, false)())
-	if a.run.signal == nil || a.run.signal.Scores != answered {
-		t.Fatalf("live panel: %+v %v", a.run.signal, a.run.signalErr)
+	a.Update(a.run.SignalNow(false)())
+	if runSignal(a) == nil || runSignal(a).Scores != answered {
+		t.Fatalf("live panel: %+v %v", runSignal(a), runSignalErr(a))
 	}
 }
 
 // stopRun cancels a's run and waits for it to end.
 func stopRun(t *testing.T, a *App) {
 	t.Helper()
-	if a.active != nil {
-		a.active.Cancel()
-		if _, err := a.active.Wait(); err != nil {
+	if a.run.Handle() != nil {
+		a.run.Handle().Cancel()
+		if _, err := a.run.Handle().Wait(); err != nil {
 			t.Error(err)
 		}
 	}
@@ -265,8 +265,8 @@ func TestNavigation(t *testing.T) {
 	}
 	// The wheel moves the form cursor.
 	a.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
-	if a.run.form.cursor != 1 {
-		t.Fatalf("wheel down: form cursor %d, want 1", a.run.form.cursor)
+	if a.run.Cursor() != 1 {
+		t.Fatalf("wheel down: form cursor %d, want 1", a.run.Cursor())
 	}
 }
 
@@ -306,17 +306,17 @@ func TestProgramFlow(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 
 	final := tm.FinalModel(t).(*App)
-	lr := final.run.live
-	if lr == nil || lr.phase != phaseDone || lr.err != nil {
+	lr := final.run.Live()
+	if lr == nil || lr.Phase() != runtab.PhaseDone || lr.Err() != nil {
 		t.Fatalf("run did not finish cleanly: %+v", lr)
 	}
-	if lr.prog.Done != 2280 || lr.prog.Failed != 0 {
-		t.Fatalf("done %d failed %d, want 2280 and 0", lr.prog.Done, lr.prog.Failed)
+	if (*lr.Progress()).Done != 2280 || (*lr.Progress()).Failed != 0 {
+		t.Fatalf("done %d failed %d, want 2280 and 0", (*lr.Progress()).Done, (*lr.Progress()).Failed)
 	}
-	if final.runPlan.BankHash == orig {
+	if final.run.RunPlan().BankHash == orig {
 		t.Fatal("the run used the original bank, not the edited one")
 	}
-	sig := final.run.signal
+	sig := runSignal(final)
 	if sig == nil || !sig.Final || sig.Resamples != finalResamples || sig.Scores != 2280 {
 		t.Fatalf("final panel: %+v", sig)
 	}
@@ -330,9 +330,9 @@ func TestProgramFlow(t *testing.T) {
 	}
 	// Every Δ histogram filled: each attribute has 2 wordings × 60
 	// candidates of each sign.
-	for _, name := range lr.attrs {
-		if lr.plus[name].N() != 120 || lr.minus[name].N() != 120 {
-			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, lr.plus[name].N(), lr.minus[name].N())
+	for _, name := range lr.Attributes() {
+		if plus, minus := lr.Deltas(name); plus.N() != 120 || minus.N() != 120 {
+			t.Errorf("%s: %d Δ+ and %d Δ−, want 120 each", name, plus.N(), minus.N())
 		}
 	}
 }

@@ -52,7 +52,7 @@ func TestBankEditWording(t *testing.T) {
 		}
 	}
 	// The study and the Run tab's plan follow the new version.
-	if a.study.Bank.Hash() != b.Hash() || a.run.plan == nil || a.run.plan.BankHash == orig {
+	if a.study.Bank.Hash() != b.Hash() || a.run.Plan() == nil || a.run.Plan().BankHash == orig {
 		t.Error("the study or the plan still use the old bank")
 	}
 	// esc drops an edit.
@@ -320,14 +320,14 @@ func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
 }
 
 // The Bank tab shows the presentation-order section beside the signal
-// panel once the workspace holds a batched study of the bank, with the
+// panel once the workspace holds a listwise study of the bank, with the
 // numbers prism diagnose order computes (200 resamples).
 func TestGoldenOrderPanel(t *testing.T) {
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
 	press(a, "2")
 	if f := frame(a); strings.Contains(f, "Presentation order") {
-		t.Fatalf("order section without a batched study:\n%s", f)
+		t.Fatalf("order section without a listwise study:\n%s", f)
 	}
 	st := a.study.Store
 	acquireOrders(t, st, "offline", 0)

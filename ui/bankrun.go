@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/tab"
 	banktab "github.com/prism-eval/prism/ui/tabs/bank"
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
 )
 
 // What the Bank tab gets from the App beyond the study (bank.Services):
@@ -27,34 +27,34 @@ func (s services) Selected() (*model.Context, *model.Candidate) {
 	return s.a.data.Context(), s.a.data.Candidate()
 }
 func (s services) Current() tab.ID            { return s.a.tab }
-func (s services) Spec() (engine.Spec, error) { return s.a.spec() }
-func (s services) RunActive() bool            { return s.a.run.active() }
+func (s services) Spec() (engine.Spec, error) { return s.a.run.Spec() }
+func (s services) RunActive() bool            { return s.a.run.Active() }
 func (s services) Quitting() bool             { return s.a.quitAfterRun }
 func (s services) StartScreen(sp engine.Spec) tea.Cmd {
 	return screenStartCmd(s.a.ctx, s.a.study.Store, sp, s.a.newJudges)
 }
 
-// Drain and Wait are the Run tab's drainEvents and waitDone, their
-// messages the Bank tab's.
+// Drain and Wait are the Run tab's Drain and WaitDone, their messages
+// the Bank tab's.
 func (s services) Drain(r *engine.Run) tea.Cmd {
-	cmd := drainEvents(r, r.Events())
+	cmd := runtab.Drain(r)
 	return func() tea.Msg {
-		m := cmd().(runEventsMsg)
-		return banktab.EventsMsg{Run: m.run, Events: m.events, Closed: m.closed}
+		m := cmd().(runtab.EventsMsg)
+		return banktab.EventsMsg{Run: m.Run, Events: m.Events, Closed: m.Closed}
 	}
 }
 
 func (s services) Wait(r *engine.Run) tea.Cmd {
-	cmd := waitDone(r)
+	cmd := runtab.WaitDone(r)
 	return func() tea.Msg {
-		m := cmd().(runDoneMsg)
-		return banktab.DoneMsg{Run: m.run, Summary: m.summary, Err: m.err}
+		m := cmd().(runtab.DoneMsg)
+		return banktab.DoneMsg{Run: m.Run, Summary: m.Summary, Err: m.Err}
 	}
 }
 
 // screenStartCmd plans the screen and starts it with the Run tab's
-// judges (startCmd); a plan with nothing to send does not start a run.
-func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJudges judgeFactory) tea.Cmd {
+// judges (runtab.StartCmd); a plan with nothing to send does not start a run.
+func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJudges runtab.JudgeFactory) tea.Cmd {
 	return func() tea.Msg {
 		p, err := engine.NewPlan(ctx, st, spec)
 		if err != nil {
@@ -63,10 +63,7 @@ func screenStartCmd(ctx context.Context, st *store.Store, spec engine.Spec, newJ
 		if len(p.Pending) == 0 {
 			return banktab.StartedMsg{Plan: p}
 		}
-		m := startCmd(ctx, st, p, newJudges)().(runStartedMsg)
-		return banktab.StartedMsg{Run: m.run, Plan: p, Err: m.err}
+		m := runtab.StartCmd(ctx, st, p, newJudges)().(runtab.StartedMsg)
+		return banktab.StartedMsg{Run: m.Run, Plan: p, Err: m.Err}
 	}
 }
-
-// errScreening refuses a run while a screen is in flight.
-var errScreening = errors.New("a screen of the bank is in progress: run when it ends")

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/banks"
@@ -21,6 +23,9 @@ import (
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/analysis"
+	"github.com/prism-eval/prism/ui/tabs/fit"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // fixtureRubrics are the rubric studies of fixtureRubric.
@@ -29,7 +34,7 @@ var fixtureRubrics = []string{"saja-broad", "saja-granular", "geval-summeval"}
 // runRubrics runs the rubric studies of fixtureRubrics with a's judge
 // (the Run form's), one run each, as `prism run --rubric R` does.
 func runRubrics(a *App) error {
-	sp, err := a.spec()
+	sp, err := a.run.Spec()
 	if err != nil {
 		return err
 	}
@@ -170,7 +175,7 @@ func sharedWantFit(t testing.TB, fixture string, st *store.Store, k studyKey, op
 func fittedRubric(t testing.TB, w, h int) (*App, *calib.Report) {
 	t.Helper()
 	a := fitRubricApp(t, w, h)
-	return a, sharedWantFit(t, fixtureRubric, a.study.Store, a.fit.key, a.fit.options())
+	return a, sharedWantFit(t, fixtureRubric, a.study.Store, a.fit.Key(), a.fit.Options())
 }
 
 // fitRubricApp is the rubric fixture fitted on the Fit tab at w×h.
@@ -178,8 +183,8 @@ func fitRubricApp(t testing.TB, w, h int) *App {
 	t.Helper()
 	a := fixtureApp(t, fixtureRubric, w, h)
 	press(a, "5", "f")
-	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
-		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
+	if a.fit.Job().Job != nil || a.fit.Err() != nil || a.fit.Report() == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.Job().Job != nil, a.fit.Err())
 	}
 	return a
 }
@@ -188,15 +193,15 @@ func fitRubricApp(t testing.TB, w, h int) *App {
 // the label, mean and interval, Δ vs Vanilla and its interval, a rubric
 // row's Δ vs PRISM (its interval does not fit) and the calls per
 // candidate (the offline judge counts no tokens: no tokens column).
-func table2Want(row t2Row) string {
-	f := []string{row.label, mean4(row.res.Mean), ciText(row.res.CI)}
-	if d := row.res.DiffVsVanilla; d != nil {
-		f = append(f, gain4(d.Mean), diffCIText(d.CI))
+func table2Want(row analysis.T2Row) string {
+	f := []string{row.Label, mean4(row.Res.Mean), widgets.CI(row.Res.CI)}
+	if d := row.Res.DiffVsVanilla; d != nil {
+		f = append(f, gain4(d.Mean), widgets.DiffCI(d.CI))
 	}
-	if d := row.vsPRISM; d != nil {
+	if d := row.VsPRISM; d != nil {
 		f = append(f, gain4(d.Mean))
 	}
-	f = append(f, countText(row.budget.CallsPerCandidate))
+	f = append(f, analysis.CountText(row.Budget.CallsPerCandidate))
 	return strings.Join(strings.Fields(strings.Join(f, " ")), " ")
 }
 
@@ -206,7 +211,7 @@ func table2Want(row t2Row) string {
 // numbers as the screen formats them.
 func TestFitScreenBaselines(t *testing.T) {
 	a, rep := fittedRubric(t, 160, 48)
-	if got, want := jsonOf(t, studyless(t, a.fit.rep, a.fit.key)), jsonOf(t, rep); got != want {
+	if got, want := jsonOf(t, studyless(t, a.fit.Report(), a.fit.Key())), jsonOf(t, rep); got != want {
 		t.Fatalf("the Fit tab's report differs from prism fit's:\n got %s\nwant %s", got, want)
 	}
 	if got := slices.Sorted(maps.Keys(rep.Baselines)); !slices.Equal(got, []string{"geval", "saja_broad", "saja_granular"}) {
@@ -216,17 +221,17 @@ func TestFitScreenBaselines(t *testing.T) {
 		t.Fatalf("budgets not known: %+v, G-Eval %g", rep.Budgets, rep.Baselines["geval"].CallsPerCandidate)
 	}
 	f := frame(a)
-	rows := table2(rep)
-	if len(rows) != 3+4 || rows[0].key != "saja_broad" || rows[1].key != "saja_granular" || rows[2].key != "geval" || rows[3].key != "vanilla" {
+	rows := analysis.Table2(rep)
+	if len(rows) != 3+4 || rows[0].Key != "saja_broad" || rows[1].Key != "saja_granular" || rows[2].Key != "geval" || rows[3].Key != "vanilla" {
 		t.Fatalf("Table 2's rows: %+v", rows)
 	}
 	for _, row := range rows {
-		line := strings.Join(strings.Fields(paneRow(f, 0, "  "+row.label+" ")), " ")
+		line := strings.Join(strings.Fields(paneRow(f, 0, "  "+row.Label+" ")), " ")
 		if want := table2Want(row); line != want {
-			t.Errorf("%s row %q, want %q", row.key, line, want)
+			t.Errorf("%s row %q, want %q", row.Key, line, want)
 		}
 	}
-	rb, rf := strings.Index(f, groupRubric), strings.Index(f, groupFree)
+	rb, rf := strings.Index(f, analysis.GroupRubric), strings.Index(f, analysis.GroupFree)
 	if rb < 0 || rf < rb || strings.Index(f, "SAJA broad (RF)") < rb || strings.Index(f, "  Vanilla") < rf {
 		t.Errorf("the groups are not Rubric-based, then Rubric-free:\n%s", f)
 	}
@@ -235,38 +240,15 @@ func TestFitScreenBaselines(t *testing.T) {
 	}
 	// The methods' numbers are those of the fit without baselines.
 	plain, _ := fittedDemo(t, 160, 48)
-	if got, want := jsonOf(t, a.fit.rep.Methods), jsonOf(t, plain.fit.rep.Methods); got != want {
+	if got, want := jsonOf(t, a.fit.Report().Methods), jsonOf(t, plain.fit.Report().Methods); got != want {
 		t.Errorf("the baselines changed the methods:\n got %s\nwant %s", got, want)
 	}
 }
 
-// Table 2's columns leave a narrow pane in t2Drop's order; the mean and
-// its interval stay. Imputed rubric cells are listed under the table.
+// Imputed rubric cells are listed under Table 2 (its columns leaving a
+// narrow pane are tested in ui/tabs/fit).
 func TestTable2Narrow(t *testing.T) {
 	a, rep := fittedRubric(t, 80, 24)
-	rows := table2(rep)
-	for _, tc := range []struct {
-		w    int
-		want string
-	}{
-		{200, "method mean 95% CI Δ vs Van 95% CI Δ vs PRISM 95% CI calls"},
-		{92, "method mean 95% CI Δ vs Van 95% CI Δ vs PRISM calls"},
-		{76, "method mean 95% CI Δ vs Van 95% CI"},
-		{56, "method mean 95% CI Δ vs Van"},
-		{55, "method mean 95% CI"},
-		{30, "method mean 95% CI"},
-	} {
-		show := t2Columns(rows, 20, tc.w)
-		var head [t2Cols]string
-		copy(head[:], t2Heads[:])
-		line := t2Line("method", 20, head, show)
-		if got := strings.Join(strings.Fields(line), " "); got != tc.want {
-			t.Errorf("width %d: header %q, want %q", tc.w, got, tc.want)
-		}
-		if tc.w >= 47 && len([]rune(line)) > tc.w {
-			t.Errorf("width %d: header %q is %d wide", tc.w, line, len([]rune(line)))
-		}
-	}
 	// A report whose SAJA broad ratings had missing cells says so.
 	r := *rep
 	r.Baselines = maps.Clone(rep.Baselines)
@@ -274,12 +256,12 @@ func TestTable2Narrow(t *testing.T) {
 	b.Missing = map[string]int{b.Criteria[0]: 3, b.Criteria[1]: 2}
 	b.Absent = 1
 	r.Baselines["saja_broad"] = &b
-	text := paneText(ansi.Strip(strings.Join(table2Lines(a.styles, &r, 76), "\n")))
+	text := paneText(ansi.Strip(strings.Join(fit.Table2Lines(a.styles, &r, 76), "\n")))
 	want := fmt.Sprintf("SAJA broad (RF): 5 missing cell(s) mean-imputed (%s 3, %s 2); 1 candidate(s) without any rating", b.Criteria[0], b.Criteria[1])
 	if !strings.Contains(text, want) {
 		t.Errorf("table lacks %q:\n%s", want, text)
 	}
-	if text := strings.Join(table2Lines(a.styles, rep, 76), "\n"); strings.Contains(text, "mean-imputed") {
+	if text := strings.Join(fit.Table2Lines(a.styles, rep, 76), "\n"); strings.Contains(text, "mean-imputed") {
 		t.Errorf("no missing cells, yet:\n%s", text)
 	}
 }
@@ -291,28 +273,28 @@ func TestTable2Narrow(t *testing.T) {
 func TestCompareBaselines(t *testing.T) {
 	a := rubricTwoJudgeDemo(t, 160, 48)
 	press(a, "8", "c")
-	if a.cmp.busy || a.cmp.err != nil || len(a.cmp.fits) != 2 {
-		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.busy, a.cmp.err, len(a.cmp.fits))
+	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) != 2 {
+		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.Busy(), a.cmp.Err(), len(a.cmp.Fits()))
 	}
 	k, _ := a.currentKey()
 	var reps []*calib.Report
-	for _, jf := range a.cmp.fits {
-		if jf.err != nil {
-			t.Fatalf("%s: %v", jf.judge, jf.err)
+	for _, jf := range a.cmp.Fits() {
+		if jf.Err != nil {
+			t.Fatalf("%s: %v", jf.Judge, jf.Err)
 		}
 		// The offline judge's answers here are fixtureRubric's (the
 		// fixture adds the judge "swapped" alone): its report is shared.
-		jk := studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash}
+		jk := studyKey{Dataset: k.Dataset, Judge: jf.Judge, BankHash: k.BankHash}
 		var want *calib.Report
-		if jf.judge == "offline" {
-			want = sharedWantFit(t, fixtureRubric, a.study.Store, jk, a.fit.options())
+		if jf.Judge == "offline" {
+			want = sharedWantFit(t, fixtureRubric, a.study.Store, jk, a.fit.Options())
 		} else {
-			want = wantFit(t, a.study.Store, jk, a.fit.options())
+			want = wantFit(t, a.study.Store, jk, a.fit.Options())
 		}
-		if got, want := jsonOf(t, studyless(t, jf.rep, studyKey{Dataset: k.Dataset, Judge: jf.judge, BankHash: k.BankHash})), jsonOf(t, want); got != want {
-			t.Errorf("%s: the Compare tab's report differs from prism fit's:\n got %s\nwant %s", jf.judge, got, want)
+		if got, want := jsonOf(t, studyless(t, jf.Rep, studyKey{Dataset: k.Dataset, Judge: jf.Judge, BankHash: k.BankHash})), jsonOf(t, want); got != want {
+			t.Errorf("%s: the Compare tab's report differs from prism fit's:\n got %s\nwant %s", jf.Judge, got, want)
 		}
-		reps = append(reps, jf.rep)
+		reps = append(reps, jf.Rep)
 	}
 	if len(reps[0].Baselines) != 3 || len(reps[1].Baselines) != 1 || reps[1].Baselines["saja_broad"] == nil {
 		t.Fatalf("baselines: %d and %d", len(reps[0].Baselines), len(reps[1].Baselines))
@@ -328,24 +310,24 @@ func TestCompareBaselines(t *testing.T) {
 		return s
 	}
 	f := frame(a)
-	for _, row := range table2(reps[0]) {
-		want := row.label
+	for _, row := range analysis.Table2(reps[0]) {
+		want := row.Label
 		for _, r := range reps {
 			var res *calib.MethodResult
-			if row.base != nil {
-				if b := r.Baselines[row.key]; b != nil {
+			if row.Base != nil {
+				if b := r.Baselines[row.Key]; b != nil {
 					res = &b.MethodResult
 				}
 			} else {
-				res = r.Methods.Get(methodOf(t, row.key))
+				res = r.Methods.Get(methodOf(t, row.Key))
 			}
 			want += " " + cell(res)
 		}
-		if line := strings.Join(strings.Fields(paneRow(f, 0, "  "+row.label+" ")), " "); line != want {
-			t.Errorf("%s row %q, want %q", row.key, line, want)
+		if line := strings.Join(strings.Fields(paneRow(f, 0, "  "+row.Label+" ")), " "); line != want {
+			t.Errorf("%s row %q, want %q", row.Key, line, want)
 		}
 	}
-	if !strings.Contains(f, groupRubric) || !strings.Contains(f, groupFree) {
+	if !strings.Contains(f, analysis.GroupRubric) || !strings.Contains(f, analysis.GroupFree) {
 		t.Errorf("no groups:\n%s", f)
 	}
 }
@@ -353,9 +335,9 @@ func TestCompareBaselines(t *testing.T) {
 // methodOf is the method of a report key.
 func methodOf(t *testing.T, key string) calib.Method {
 	t.Helper()
-	for _, fm := range fitMethods {
-		if fm.m.String() == key {
-			return fm.m
+	for _, fm := range analysis.Methods {
+		if fm.M.String() == key {
+			return fm.M
 		}
 	}
 	t.Fatalf("no method %q", key)
@@ -366,13 +348,13 @@ func methodOf(t *testing.T, key string) calib.Method {
 // with the report's numbers; report.json holds the baselines and budgets.
 func TestFitExportBaselines(t *testing.T) {
 	a, rep := fittedRubric(t, 80, 24)
-	a.exportDir = filepath.Join(t.TempDir(), "export")
+	a.fit.SetExportDir(filepath.Join(t.TempDir(), "export"))
 	press(a, "e", "enter")
-	want := fmt.Sprintf("exported 10 files (report JSON, CSV, Table 2 CSV, figures PNG, SVG) to %s", a.exportDir)
-	if a.fit.status != want || a.fit.statusErr {
-		t.Fatalf("status %q, want %q", a.fit.status, want)
+	want := fmt.Sprintf("exported 10 files (report JSON, CSV, Table 2 CSV, figures PNG, SVG) to %s", a.fit.ExportDir())
+	if fitStatus(a) != want || fitStatusErr(a) {
+		t.Fatalf("status %q, want %q", fitStatus(a), want)
 	}
-	fh, err := os.Open(filepath.Join(a.exportDir, table2File))
+	fh, err := os.Open(filepath.Join(a.fit.ExportDir(), analysis.Table2File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,10 +363,10 @@ func TestFitExportBaselines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := jsonOf(t, got), jsonOf(t, table2CSV(rep)); g != w {
+	if g, w := jsonOf(t, got), jsonOf(t, analysis.Table2CSV(rep)); g != w {
 		t.Errorf("table2.csv:\n got %s\nwant %s", g, w)
 	}
-	if len(got) != 1+3+4 || !slices.Equal(got[0], table2Header) {
+	if len(got) != 1+3+4 || !slices.Equal(got[0], analysis.Table2Header) {
 		t.Fatalf("table2.csv has %d rows, header %v", len(got), got[0])
 	}
 	b := rep.Baselines["saja_broad"]
@@ -397,7 +379,7 @@ func TestFitExportBaselines(t *testing.T) {
 	if van := got[4]; van[0] != "rubric_free" || van[1] != "vanilla" || van[7] != "" || van[10] != "" || van[15] != "" {
 		t.Errorf("vanilla row %q", van)
 	}
-	data, err := os.ReadFile(filepath.Join(a.exportDir, "report.json"))
+	data, err := os.ReadFile(filepath.Join(a.fit.ExportDir(), "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,21 +427,21 @@ func TestFitBaselinesWarnings(t *testing.T) {
 	if _, err := a.study.Store.ImportScores(context.Background(), k.Dataset, "odd", rows); err != nil {
 		t.Fatal(err)
 	}
-	setFormField(t, a, fName, "odd")
+	setFormField(t, a, runtab.FieldName, "odd")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.Judge != "odd" {
-		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	if a.fit.Err() != nil || a.fit.Report() == nil || a.fit.Key().Judge != "odd" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.Err(), a.fit.Key())
 	}
-	if len(a.fit.rep.Baselines) != 0 || a.fit.rep.Budgets != nil {
-		t.Errorf("baselines %v, budgets %v: want none", a.fit.rep.Baselines, a.fit.rep.Budgets)
+	if len(a.fit.Report().Baselines) != 0 || a.fit.Report().Budgets != nil {
+		t.Errorf("baselines %v, budgets %v: want none", a.fit.Report().Baselines, a.fit.Report().Budgets)
 	}
-	text := strings.Join(a.fit.warnings, "\n")
+	text := strings.Join(a.fit.Warnings(), "\n")
 	for _, want := range []string{`rubric ratings of "my-rubric": no built-in rubric of that name`, "rubric baselines left out: ", "no-such-criterion"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("warnings lack %q:\n%s", want, text)
 		}
 	}
-	if f := paneText(frame(a)); !strings.Contains(f, "method mean 95% CI Δ vs Van 95% CI") || strings.Contains(f, groupRubric) {
+	if f := paneText(frame(a)); !strings.Contains(f, "method mean 95% CI Δ vs Van 95% CI") || strings.Contains(f, analysis.GroupRubric) {
 		t.Errorf("without baselines the table is the methods' alone:\n%s", f)
 	}
 }
@@ -486,15 +468,15 @@ func TestFitBaselinesUnusable(t *testing.T) {
 	if _, err := a.study.Store.ImportScores(context.Background(), k.Dataset, "partial", rows); err != nil {
 		t.Fatal(err)
 	}
-	setFormField(t, a, fName, "partial")
+	setFormField(t, a, runtab.FieldName, "partial")
 	press(a, "5", "f")
-	if a.fit.err != nil || a.fit.rep == nil || a.fit.key.Judge != "partial" {
-		t.Fatalf("fit: err %v, key %+v", a.fit.err, a.fit.key)
+	if a.fit.Err() != nil || a.fit.Report() == nil || a.fit.Key().Judge != "partial" {
+		t.Fatalf("fit: err %v, key %+v", a.fit.Err(), a.fit.Key())
 	}
-	if len(a.fit.rep.Baselines) != 0 {
-		t.Errorf("baselines %v: want none", a.fit.rep.Baselines)
+	if len(a.fit.Report().Baselines) != 0 {
+		t.Errorf("baselines %v: want none", a.fit.Report().Baselines)
 	}
-	if text := strings.Join(a.fit.warnings, "\n"); !strings.Contains(text, "rubric baselines left out: ") {
+	if text := strings.Join(a.fit.Warnings(), "\n"); !strings.Contains(text, "rubric baselines left out: ") {
 		t.Errorf("warnings lack the baselines' reason:\n%s", text)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prism-eval/prism/ui/ratio"
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/banks"
@@ -67,19 +70,19 @@ func runningApp(b *testing.B, w, h, done int) (*App, []engine.Event) {
 	a := New(s)
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	a.tab = tab.Run
-	a.run.live = newLiveRun(s.Bank, 9)
-	a.run.live.phase = phaseRunning
+	lr := runtab.NewLive(s.Bank, 9)
+	lr.SetPhase(runtab.PhaseRunning)
 	evs := syntheticResults(s.Dataset, s.Bank)
 	for _, ev := range evs[:done] {
-		a.run.live.Apply(ev)
+		lr.Apply(ev)
 	}
-	sv := &signalView{Resamples: liveResamples, Scores: done, NeutralRMS: 0.7, NeutralN: 5000}
+	sv := &ratio.View{Resamples: ratio.LiveResamples, Scores: done, NeutralRMS: 0.7, NeutralN: 5000}
 	for i, attr := range s.Bank.Attributes {
 		r := 0.8 + 0.15*float64(i)
-		sv.Rows = append(sv.Rows, ratioRow{Name: attr.Name, N: 400, Ratio: r, Lo: r - 0.2, Hi: r + 0.25, Pass: r > 1.2, HasSignal: true})
+		sv.Rows = append(sv.Rows, ratio.Row{Name: attr.Name, N: 400, Ratio: r, Lo: r - 0.2, Hi: r + 0.25, Pass: r > 1.2, HasSignal: true})
 	}
-	sv.Pooled = ratioRow{Name: "pooled", N: 3200, Ratio: 1.2, Lo: 1.1, Hi: 1.3, Pass: true, HasSignal: true}
-	a.run.signal = sv
+	sv.Pooled = ratio.Row{Name: "pooled", N: 3200, Ratio: 1.2, Lo: 1.1, Hi: 1.3, Pass: true, HasSignal: true}
+	a.run.ShowLive(lr, sv)
 	return a, evs
 }
 
@@ -97,7 +100,7 @@ func BenchmarkRunViewSummEval(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				for range perFrame {
-					a.run.live.Apply(evs[next%len(evs)])
+					a.run.Live().Apply(evs[next%len(evs)])
 					next++
 				}
 				sinkView = a.View()
@@ -129,74 +132,24 @@ func TestMemorySummEvalPlan(t *testing.T) {
 	s.Dataset = ds
 	a := New(s)
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
-	drive(a, a.replan())
-	if a.run.plan == nil {
-		t.Fatal(a.run.planErr)
+	drive(a, a.run.Replan())
+	if a.run.Plan() == nil {
+		t.Fatal(a.run.PlanErr())
 	}
-	if got := a.run.plan.Estimate.Requests; got != 1600*38 {
+	if got := a.run.Plan().Estimate.Requests; got != 1600*38 {
 		t.Fatalf("%d requests, want 60800", got)
 	}
-	lr := newLiveRun(s.Bank, 9)
+	lr := runtab.NewLive(s.Bank, 9)
 	for _, ev := range syntheticResults(ds, s.Bank) {
 		lr.Apply(ev)
 	}
-	a.run.live = lr
+	a.run.ShowLive(lr, nil)
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	t.Logf("SummEval (%d candidates) × %d conditions: plan of %d requests; heap in use %.1f MiB (%.1f MiB more than before loading); total allocated while loading %.1f MiB",
-		ds.NumCandidates(), len(s.Bank.Conditions()), a.run.plan.Estimate.Requests,
+		ds.NumCandidates(), len(s.Bank.Conditions()), a.run.Plan().Estimate.Requests,
 		float64(after.HeapInuse)/(1<<20), float64(int64(after.HeapInuse)-int64(before.HeapInuse))/(1<<20),
 		float64(after.TotalAlloc-before.TotalAlloc)/(1<<20))
 	runtime.KeepAlive(a)
-}
-
-var sinkMsg tea.Msg
-
-// BenchmarkSignalSummEval is one recomputation of the ratio panel (read the
-// stored scores, bootstrap the ratios) on full SummEval × 38 conditions
-// answered by the offline judge: what the Run tab pays every
-// signalEvery during a run (B=200) and once at its end (B=2000), off the UI
-// goroutine. Skipped without the shared data.
-func BenchmarkSignalSummEval(b *testing.B) {
-	path := shareddata.Path(b, "summeval/data.json")
-	s := demoStudy(b)
-	ds, err := datasets.Load(datasets.FormatSummEval, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := b.Context()
-	if err := s.Store.PutDataset(ctx, ds, false); err != nil {
-		b.Fatal(err)
-	}
-	spec := engine.Spec{Dataset: ds, Bank: s.Bank, JudgeName: "offline", Config: engineDefaults(), Repeats: 1}
-	p, err := engine.NewPlan(ctx, s.Store, spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	judges, err := engine.NewJudges(spec.Config, 1, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := engine.Start(ctx, s.Store, judges, p, engine.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for range r.Events() {
-	}
-	if _, err := r.Wait(); err != nil {
-		b.Fatal(err)
-	}
-	for _, resamples := range []int{liveResamples, finalResamples} {
-		b.Run(fmt.Sprintf("B=%d", resamples), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				m := signalCmd(ctx, s.Store, ds.Name, "offline", p.BankHash, resamples, false)().(signalMsg)
-				if m.err != nil || m.view.Scores != 60800 {
-					b.Fatalf("%v %+v", m.err, m.view)
-				}
-				sinkMsg = m
-			}
-		})
-	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prism-eval/prism/calib/budget"
+	"github.com/prism-eval/prism/ui/tabs/selection"
 )
 
 // TestBudgetCurveView: b on the Selection tab evaluates the budget
@@ -18,9 +20,9 @@ import (
 func TestBudgetCurveView(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, goldenSizes[1][0], goldenSizes[1][1])
 	press(a, "4", "b")
-	b := &a.sel.budget
-	if b.job != nil || b.err != nil || b.rep == nil || !b.show {
-		t.Fatalf("budget: job %v, err %v, shown %v", b.job != nil, b.err, b.show)
+	b := a.sel.BudgetJob()
+	if b.Job != nil || b.Err != nil || a.sel.BudgetReport() == nil || !a.sel.BudgetShown() {
+		t.Fatalf("budget: job %v, err %v, shown %v", b.Job != nil, b.Err, a.sel.BudgetShown())
 	}
 	k, _ := a.currentKey()
 	rows, labels, err := a.study.Store.FitInput(context.Background(), k.Dataset, k.Judge, k.BankHash)
@@ -31,7 +33,7 @@ func TestBudgetCurveView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := b.rep
+	got := a.sel.BudgetReport()
 	if len(got.Points) != len(want.Points) || math.Abs(got.Points[1].Mean-want.Points[1].Mean) > 1e-12 {
 		t.Fatalf("%d points, full %v; want %d, %v", len(got.Points), got.Points[1].Mean, len(want.Points), want.Points[1].Mean)
 	}
@@ -44,8 +46,8 @@ func TestBudgetCurveView(t *testing.T) {
 			continue
 		}
 		p := want.Points[c.Point]
-		line := lineWith(f, fmt.Sprintf("│ %-11s %-6s ", budgetShort[c.Family], strings.TrimPrefix(p.Label(), p.Family+" ")))
-		if line == "" || !strings.Contains(line, fmt.Sprintf("%5.1f%%  %s  [%.3f, %.3f]", 100*p.Fraction, mean4(p.Mean), minFloat(p.FoldMeans), maxFloat(p.FoldMeans))) {
+		line := lineWith(f, fmt.Sprintf("│ %-11s %-6s ", selection.BudgetName(c.Family), strings.TrimPrefix(p.Label(), p.Family+" ")))
+		if line == "" || !strings.Contains(line, fmt.Sprintf("%5.1f%%  %s  [%.3f, %.3f]", 100*p.Fraction, mean4(p.Mean), slices.Min(p.FoldMeans), slices.Max(p.FoldMeans))) {
 			t.Errorf("reach of %s (%.1f%%, %s) missing:\n%s", c.Family, 100*p.Fraction, mean4(p.Mean), f)
 		}
 	}

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	datatab "github.com/prism-eval/prism/ui/tabs/data"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,13 +15,15 @@ import (
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/model/store"
+	"github.com/prism-eval/prism/ui/analysis"
 	"github.com/prism-eval/prism/ui/styles"
+	datatab "github.com/prism-eval/prism/ui/tabs/data"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // Calibrators in the TUI (docs/calibrator.md): S on the Fit tab saves
-// the calibrator of the fit on screen (calib.NewCalibrator on the fit's
-// design and report) as the file `prism fit --save` writes; L on the Data
+// the calibrator of the fit on screen (ui/tabs/fit; the App remembers its
+// path, tab.CalibratorSavedMsg); L on the Data
 // tab reads a calibrator file and applies it (calib.Calibrator.Apply)
 // to the stored answers of its judge on the open dataset; Inspect shows a
 // candidate's terms under it. Reading, fitting, applying and writing run
@@ -79,15 +77,6 @@ func (p *calApplication) row(ctx, cand string) *calib.ScoredRow {
 }
 
 type (
-	// calSavedMsg reports a save of the Fit tab's calibrator.
-	calSavedMsg struct {
-		path   string
-		method string
-		gamma  float64
-		exists bool      // path exists and replace was not asked: ask first
-		src    calSource // what was saved, for the replacement
-		err    error
-	}
 	// calLoadedMsg carries a calibrator file read on the Data tab.
 	calLoadedMsg struct {
 		gen  int
@@ -102,25 +91,6 @@ type (
 	}
 )
 
-// calSource is what a calibrator is built from: a finished fit.
-type calSource struct {
-	key    studyKey
-	res    fitResult
-	method calib.Method
-}
-
-// safeName makes s usable in a file name: every rune but letters, digits,
-// '.', '_' and '-' becomes '-'.
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			return r
-		}
-		return '-'
-	}, s)
-}
-
 // calibratorDir is where calibrators are saved by default: beside the
 // workspace's file, or in the current directory for the demo (whose
 // workspace is removed at exit) or without a workspace.
@@ -129,173 +99,6 @@ func calibratorDir(s Session) string {
 		return "."
 	}
 	return filepath.Dir(s.Store.Path())
-}
-
-// defaultCalibratorPath is the file S offers for judge's calibrator of
-// method m.
-func defaultCalibratorPath(s Session, judge string, m calib.Method) string {
-	return filepath.Join(calibratorDir(s), fmt.Sprintf("prism-calibrator-%s-%s.json", safeName(judge), m))
-}
-
-// calibratorPrompt labels the save path's input.
-func calibratorPrompt(m calib.Method) string { return "save " + m.String() + " calibrator to: " }
-
-// saveCalibrator asks where to save a calibrator of the fit on screen:
-// PRISM's first (the Fit tab selects no method row); tab in the input
-// goes to the next method the fit has. Vanilla corrects nothing and has
-// no calibrator.
-func (v *fitTab) saveCalibrator(a *App) tea.Cmd {
-	if v.rep == nil || v.d == nil {
-		v.status, v.statusErr = "no calibrator to save yet: f fits first", true
-		return nil
-	}
-	in := newFieldInput()
-	v.saveMethod = calib.PRISM
-	in.SetValue(defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod))
-	in.CursorEnd()
-	in.SetWidth(max(v.width-len([]rune(calibratorPrompt(calib.AlphaPRISM)))-widgets.PaneChromeW-1, 10))
-	v.saveIn = &in
-	v.status, v.statusErr = "", false
-	return in.Focus()
-}
-
-// nextSaveMethod goes to the next method of the fit after the one to
-// save; the path follows when it is still the default.
-func (v *fitTab) nextSaveMethod(a *App) {
-	var methods []calib.Method
-	for _, fm := range fitMethods[1:] {
-		if v.rep.Methods.Get(fm.m) != nil {
-			methods = append(methods, fm.m)
-		}
-	}
-	if len(methods) == 0 {
-		return
-	}
-	next := methods[(slices.Index(methods, v.saveMethod)+1)%len(methods)]
-	if v.saveIn.Value() == defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod) {
-		v.saveIn.SetValue(defaultCalibratorPath(a.study, v.key.Judge, next))
-		v.saveIn.CursorEnd()
-	}
-	v.saveMethod = next
-}
-
-// saveKey handles a key while the calibrator's path is asked for.
-func (v *fitTab) saveKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "ctrl+c":
-		v.saveIn = nil
-		return a.quit()
-	case "esc":
-		v.saveIn = nil
-		v.status, v.statusErr = "calibrator not saved", false
-		return nil
-	case "tab":
-		v.nextSaveMethod(a)
-		return nil
-	case "enter":
-		path := strings.TrimSpace(v.saveIn.Value())
-		v.saveIn = nil
-		if path == "" {
-			path = defaultCalibratorPath(a.study, v.key.Judge, v.saveMethod)
-		}
-		src := calSource{key: v.key, res: fitResult{rep: v.rep, d: v.d, opts: v.fitOpts, source: v.source, rows: v.rows}, method: v.saveMethod}
-		v.status, v.statusErr = "saving calibrator "+path+"…", false
-		return saveCalibratorCmd(a.ctx, a.study.Store, src, path, false)
-	}
-	in, cmd := v.saveIn.Update(msg)
-	*v.saveIn = in
-	return cmd
-}
-
-// saveLines are the save path's input and how to answer it, or nothing.
-func (v *fitTab) saveLines(st *styles.Styles, w int) []string {
-	if v.saveIn == nil {
-		return nil
-	}
-	return append([]string{widgets.Fit(st.Title.Render(calibratorPrompt(v.saveMethod))+v.saveIn.View(), w)},
-		widgets.WrapStyled(st.Muted, "enter saves the calibrator of this fit (prism fit --save) · tab: another method (Vanilla corrects nothing: it has none) · esc cancels", w)...)
-}
-
-// onCalSaved reports a save; a file that exists is replaced only after
-// asking.
-func (v *fitTab) onCalSaved(a *App, msg calSavedMsg) {
-	switch {
-	case msg.exists:
-		src := msg.src
-		a.modal = &confirm{
-			title: "Replace the file?",
-			lines: []string{
-				msg.path + " exists. Replace it with the " + src.method.String() + " calibrator of this fit?",
-				"n keeps the file; S again saves under another name.",
-			},
-			yes: "replace", no: "keep the file",
-			onYes: func(a *App) tea.Cmd {
-				v.status, v.statusErr = "saving calibrator "+msg.path+"…", false
-				return saveCalibratorCmd(a.ctx, a.study.Store, src, msg.path, true)
-			},
-		}
-		v.status, v.statusErr = "", false
-	case msg.err != nil:
-		v.status, v.statusErr = "save calibrator: "+msg.err.Error(), true
-	default:
-		v.status, v.statusErr = fmt.Sprintf("saved calibrator %s (%s, γ %g)", msg.path, msg.method, msg.gamma), false
-		a.cal.last = msg.path
-	}
-}
-
-// saveCalibratorCmd builds the calibrator of src (calib.NewCalibrator on
-// the fit's design and report, the bank and judge from the workspace:
-// study.Provenance) and writes it to path through a temporary file that
-// is renamed into place; an existing file is replaced only when replace.
-func saveCalibratorCmd(ctx context.Context, st *store.Store, src calSource, path string, replace bool) tea.Cmd {
-	return func() tea.Msg {
-		out := calSavedMsg{path: path, method: src.method.String(), src: src}
-		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			out.err = fmt.Errorf("%s is a directory: name a file", path)
-			return out
-		} else if err == nil && !replace {
-			out.exists = true
-			return out
-		}
-		cal, err := buildCalibrator(ctx, st, src)
-		if err != nil {
-			out.err = err
-			return out
-		}
-		data, err := cal.Marshal()
-		if err == nil {
-			err = model.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-		}
-		out.gamma, out.err = cal.Gamma.Value, err
-		return out
-	}
-}
-
-// buildCalibrator is the calibrator of src, with its provenance.
-func buildCalibrator(ctx context.Context, st *store.Store, src calSource) (*calib.Calibrator, error) {
-	if st == nil {
-		return nil, errNoWorkspace
-	}
-	r := src.res
-	cal, err := calib.NewCalibrator(ctx, r.d, r.rep, r.opts, src.method)
-	if err != nil {
-		return nil, err
-	}
-	cal.PrismVersion = model.Version
-	cal.Training.Source, cal.Training.Dataset, cal.Training.Study = r.source, src.key.Dataset, r.rep.Study
-	j, err := st.Judge(ctx, src.key.Judge)
-	if err != nil {
-		return nil, err
-	}
-	bankHash := src.key.BankHash
-	if j.Backend == store.ImportBackend {
-		bankHash = "" // imported scores have no bank
-	}
-	cal.Bank, cal.Judge, err = study.Provenance(ctx, st, src.key.Dataset, src.key.Judge, bankHash, r.rows)
-	if err != nil {
-		return nil, err
-	}
-	return cal, nil
 }
 
 // loadCalibrator reads the calibrator at path (L on the Data tab) and
@@ -417,7 +220,7 @@ func applyCalibrator(ctx context.Context, st *store.Store, cal *calib.Calibrator
 	if errors.Is(err, store.ErrNotFound) {
 		bank := ""
 		if cal.Bank != nil {
-			bank = " under the calibrator's bank " + cal.Bank.Name + " " + shortHash(key.BankHash)
+			bank = " under the calibrator's bank " + cal.Bank.Name + " " + widgets.ShortHash(key.BankHash)
 		}
 		p.missing = fmt.Sprintf("the workspace has no answers of judge %s%s on dataset %s: score them with prism score --calibrator %s --dataset %s",
 			key.Judge, bank, key.Dataset, path, key.Dataset)
@@ -518,7 +321,7 @@ func (a *App) calLines(st *styles.Styles, w int) []string {
 	if p.key.Dataset != a.data.Dataset().Name {
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "applied to dataset "+p.key.Dataset+", not this one", w)...)
 	}
-	lines = append(lines, st.Muted.Render(widgets.Fit(keyLine(p.key, w), w)))
+	lines = append(lines, st.Muted.Render(widgets.Fit(analysis.KeyLine(p.key, w), w)))
 	if p.missing != "" {
 		return append(lines, widgets.WrapSpacesStyled(st.Warn, p.missing, w)...)
 	}
@@ -571,9 +374,9 @@ func midRank(r float64) string {
 // calibrator for the inspected candidate: its corrected score and ranks
 // and each unit's term, largest |term| first; a line saying why not when
 // the calibrator is applied to other answers.
-func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []string {
+func (a *App) calInspectLines(st *styles.Styles, key studyKey, ctx, cand string, w int) []string {
 	c := &a.cal
-	if c.cal == nil || ins == nil {
+	if c.cal == nil {
 		return nil
 	}
 	lines := append([]string{""}, widgets.WrapSpacesStyled(st.Label, c.calTitle(), w)...)
@@ -581,17 +384,17 @@ func (a *App) calInspectLines(st *styles.Styles, ins *inspection, w int) []strin
 	switch {
 	case p == nil:
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied yet", w)...)
-	case p.key.Dataset != ins.key.Dataset || p.key.Judge != ins.key.Judge:
+	case p.key.Dataset != key.Dataset || p.key.Judge != key.Judge:
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, fmt.Sprintf("applied to judge %s on dataset %s, not to these answers", p.key.Judge, p.key.Dataset), w)...)
 	case p.scored == nil:
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "not applied to this dataset (see the Data tab)", w)...)
 	}
-	r := p.row(ins.context, ins.cand)
+	r := p.row(ctx, cand)
 	if r == nil {
 		return append(lines, widgets.WrapSpacesStyled(st.Muted, "the calibrator scored no answers of this candidate", w)...)
 	}
-	n := p.ctxN[ins.context]
-	lines = append(lines, widgets.Fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), rankText(r.RankBefore, n), rankText(r.RankAfter, n)), w))
+	n := p.ctxN[ctx]
+	lines = append(lines, widgets.Fit(fmt.Sprintf("corrected %s · rank %s → %s", fixedPlain(r.Corrected), widgets.Rank(r.RankBefore, n), widgets.Rank(r.RankAfter, n)), w))
 	if r.InSample {
 		lines = append(lines, widgets.WrapSpacesStyled(st.Warn, "a training candidate of the calibrator: in-sample", w)...)
 	}

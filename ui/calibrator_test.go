@@ -53,32 +53,32 @@ func TestCalibratorFlow(t *testing.T) {
 	ctx := context.Background()
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
 	press(a, "5", "S")
-	if a.fit.saveIn != nil || !a.fit.statusErr || !strings.Contains(frame(a), "no calibrator to save yet: f fits first") {
-		t.Fatalf("S before a fit: input %v, status %q", a.fit.saveIn != nil, a.fit.status)
+	if _, _, saving := a.fit.Saving(); saving || !fitStatusErr(a) || !strings.Contains(frame(a), "no calibrator to save yet: f fits first") {
+		t.Fatalf("S before a fit: input %v, status %q", saving, fitStatus(a))
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fit.d == nil {
-		t.Fatalf("fit: %v", a.fit.err)
+	if a.fit.Report() == nil || a.fit.Design() == nil {
+		t.Fatalf("fit: %v", a.fit.Err())
 	}
 	rows, labels := screenedInput(t, a)
-	k := a.fit.key
+	k := a.fit.Key()
 
 	// Save: the default path names the judge and the method.
 	press(a, "S")
-	if a.fit.saveIn == nil || a.fit.saveIn.Value() != "prism-calibrator-offline-prism.json" {
-		t.Fatalf("S: input %v", a.fit.saveIn)
+	if path, _, saving := a.fit.Saving(); !saving || path != "prism-calibrator-offline-prism.json" {
+		t.Fatalf("S: input %v %q", saving, path)
 	}
 	if !strings.Contains(frame(a), "save prism calibrator to: ") {
 		t.Errorf("the path prompt is not drawn:\n%s", frame(a))
 	}
 	// tab goes through the fit's methods (not Vanilla), the path following.
 	press(a, "tab")
-	if a.fit.saveMethod != calib.AlphaPRISM || a.fit.saveIn.Value() != "prism-calibrator-offline-alpha_prism.json" {
-		t.Errorf("tab: method %v, path %q", a.fit.saveMethod, a.fit.saveIn.Value())
+	if path, m, _ := a.fit.Saving(); m != calib.AlphaPRISM || path != "prism-calibrator-offline-alpha_prism.json" {
+		t.Errorf("tab: method %v, path %q", m, path)
 	}
 	press(a, "tab", "tab")
-	if a.fit.saveMethod != calib.PRISM || a.tab != tab.Fit {
-		t.Errorf("tab ×3: method %v, screen %d", a.fit.saveMethod, a.tab)
+	if _, m, _ := a.fit.Saving(); m != calib.PRISM || a.tab != tab.Fit {
+		t.Errorf("tab ×3: method %v, screen %d", m, a.tab)
 	}
 	path := filepath.Join(t.TempDir(), "prism-calibrator-offline-prism.json")
 	press(a, "ctrl+u")
@@ -86,7 +86,7 @@ func TestCalibratorFlow(t *testing.T) {
 	press(a, "enter")
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("status %q: %v", a.fit.status, err)
+		t.Fatalf("status %q: %v", fitStatus(a), err)
 	}
 	got, err := calib.ReadCalibrator(f, path)
 	f.Close()
@@ -97,7 +97,7 @@ func TestCalibratorFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := calib.NewCalibrator(ctx, d, a.fit.rep, fitOptions(a.fit.metric(), a.fit.taylor), calib.PRISM)
+	want, err := calib.NewCalibrator(ctx, d, a.fit.Report(), a.fit.Options(), calib.PRISM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,16 +108,16 @@ func TestCalibratorFlow(t *testing.T) {
 		got.Training.Dataset != "demo" || !strings.Contains(got.Training.Source, "dataset demo, judge offline") || got.PrismVersion == "" {
 		t.Errorf("provenance: judge %+v bank %v training %+v version %q", got.Judge, got.Bank != nil, got.Training, got.PrismVersion)
 	}
-	if wantStatus := fmt.Sprintf("saved calibrator %s (prism, γ %g)", path, want.Gamma.Value); a.fit.status != wantStatus || a.fit.statusErr {
-		t.Errorf("status %q, want %q", a.fit.status, wantStatus)
+	if wantStatus := fmt.Sprintf("saved calibrator %s (prism, γ %g)", path, want.Gamma.Value); fitStatus(a) != wantStatus || fitStatusErr(a) {
+		t.Errorf("status %q, want %q", fitStatus(a), wantStatus)
 	}
 	// The same path again asks before replacing; n keeps the file.
 	before, _ := os.ReadFile(path)
 	press(a, "S", "ctrl+u")
 	typeText(a, path)
 	press(a, "enter")
-	if _, ok := a.modal.(*confirm); !ok {
-		t.Fatalf("saving over %s did not ask (modal %T, status %q)", path, a.modal, a.fit.status)
+	if _, ok := a.modal.(tabDialog); !ok {
+		t.Fatalf("saving over %s did not ask (modal %T, status %q)", path, a.modal, fitStatus(a))
 	}
 	press(a, "n")
 	if after, _ := os.ReadFile(path); a.modal != nil || string(after) != string(before) {
@@ -169,18 +169,18 @@ func TestCalibratorFlow(t *testing.T) {
 
 	// Inspect: the terms of the candidate, largest |term| first.
 	press(a, "right", "down", "enter")
-	ins := a.insp.ins
+	ins := a.insp.Inspection()
 	if a.tab != tab.Inspect || ins == nil {
-		t.Fatalf("inspect: screen %d, %v", a.tab, a.insp.err)
+		t.Fatalf("inspect: screen %d, %v", a.tab, a.insp.Err())
 	}
-	r := p.row(ins.context, ins.cand)
+	r := p.row(ins.Context, ins.Cand)
 	if r == nil {
-		t.Fatalf("no applied row for %s/%s", ins.context, ins.cand)
+		t.Fatalf("no applied row for %s/%s", ins.Context, ins.Cand)
 	}
 	a.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
 	fr = frame(a)
-	n := p.ctxN[ins.context]
-	if s := fmt.Sprintf("corrected %.4f · rank %s → %s", r.Corrected, rankText(r.RankBefore, n), rankText(r.RankAfter, n)); !strings.Contains(fr, s) {
+	n := p.ctxN[ins.Context]
+	if s := fmt.Sprintf("corrected %.4f · rank %s → %s", r.Corrected, widgets.Rank(r.RankBefore, n), widgets.Rank(r.RankAfter, n)); !strings.Contains(fr, s) {
 		t.Errorf("inspect lacks %q:\n%s", s, fr)
 	}
 	_, terms, ok := strings.Cut(fr, "│ unit ")

@@ -10,23 +10,6 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-func TestDirection(t *testing.T) {
-	for _, tc := range []struct {
-		means []float64
-		want  string
-	}{
-		{[]float64{0.1, 0.3}, "agree"},
-		{[]float64{-0.1, -0.3, -2}, "agree"},
-		{[]float64{0.1, -0.3}, "differ"},
-		{[]float64{0.1, 0}, ""}, // one judge corrects, the other does not
-		{[]float64{0.1}, ""},
-	} {
-		if got := direction(tc.means); got != tc.want {
-			t.Errorf("direction(%v) = %q, want %q", tc.means, got, tc.want)
-		}
-	}
-}
-
 // twoJudgeDemo is the screened demo with a second, imported judge whose
 // answers are the first's with every attribute's + and − probes swapped.
 // Its Jacobian is the first's with the columns of each attribute swapped
@@ -72,20 +55,20 @@ func swappedRows(a *App) ([]model.ScoreRow, error) {
 func TestCompareSwappedJudge(t *testing.T) {
 	a := twoJudgeDemo(t, 160, 48)
 	press(a, "8", "c")
-	if a.cmp.busy || a.cmp.err != nil || len(a.cmp.fits) != 2 {
-		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.busy, a.cmp.err, len(a.cmp.fits))
+	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) != 2 {
+		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.Busy(), a.cmp.Err(), len(a.cmp.Fits()))
 	}
-	x, y := a.cmp.fits[0], a.cmp.fits[1]
-	if x.judge != "offline" || y.judge != "swapped" || x.err != nil || y.err != nil {
-		t.Fatalf("fits %s (%v), %s (%v)", x.judge, x.err, y.judge, y.err)
+	x, y := a.cmp.Fits()[0], a.cmp.Fits()[1]
+	if x.Judge != "offline" || y.Judge != "swapped" || x.Err != nil || y.Err != nil {
+		t.Fatalf("fits %s (%v), %s (%v)", x.Judge, x.Err, y.Judge, y.Err)
 	}
 	const tol = 1e-9
-	if d := math.Abs(x.rep.Methods.PRISM.Mean - y.rep.Methods.PRISM.Mean); d > tol {
+	if d := math.Abs(x.Rep.Methods.PRISM.Mean - y.Rep.Methods.PRISM.Mean); d > tol {
 		t.Errorf("PRISM means differ by %g", d)
 	}
 	f := frame(a)
-	for attr, p := range x.rep.Profiles {
-		q := y.rep.Profiles[attr]
+	for attr, p := range x.Rep.Profiles {
+		q := y.Rep.Profiles[attr]
 		if math.Abs(p.A.Mean+q.A.Mean) > tol || math.Abs(p.E.Mean-q.E.Mean) > tol {
 			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
 		}
@@ -97,8 +80,8 @@ func TestCompareSwappedJudge(t *testing.T) {
 			t.Errorf("%s row %q: the signs of e_k not marked as agreeing", attr, line)
 		}
 	}
-	want := fmt.Sprintf("PRISM %s %s %s %s", mean4(x.rep.Methods.PRISM.Mean), gain4(x.rep.Methods.PRISM.DiffVsVanilla.Mean),
-		mean4(y.rep.Methods.PRISM.Mean), gain4(y.rep.Methods.PRISM.DiffVsVanilla.Mean))
+	want := fmt.Sprintf("PRISM %s %s %s %s", mean4(x.Rep.Methods.PRISM.Mean), gain4(x.Rep.Methods.PRISM.DiffVsVanilla.Mean),
+		mean4(y.Rep.Methods.PRISM.Mean), gain4(y.Rep.Methods.PRISM.DiffVsVanilla.Mean))
 	if line := strings.Join(strings.Fields(paneRow(f, 0, "PRISM ")), " "); line != want {
 		t.Errorf("PRISM row %q, want %q", line, want)
 	}

@@ -106,10 +106,10 @@ func TestImportAndChoose(t *testing.T) {
 	if a.bank.Bank().Name != "generic" {
 		t.Errorf("bank after importing a generic dataset: %s", a.bank.Bank().Name)
 	}
-	if a.run.plan == nil {
-		t.Fatalf("no plan after import: %v", a.run.planErr)
+	if a.run.Plan() == nil {
+		t.Fatalf("no plan after import: %v", a.run.PlanErr())
 	}
-	if got, want := a.run.plan.Estimate.Requests, 3*len(a.bank.Bank().Conditions()); got != want {
+	if got, want := a.run.Plan().Estimate.Requests, 3*len(a.bank.Bank().Conditions()); got != want {
 		t.Fatalf("plan after import: %d requests, want %d", got, want)
 	}
 	// d opens the chooser; picking demo switches back.

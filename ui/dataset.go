@@ -83,5 +83,5 @@ func (a *App) onDataset(msg datasetMsg) tea.Cmd {
 	a.layout()
 	a.bank.Refresh()
 	// A loaded calibrator follows the study to the dataset.
-	return tab.Batch(a.replan(), a.applyCalibrator())
+	return tab.Batch(a.run.Replan(), a.applyCalibrator())
 }

@@ -15,11 +15,11 @@ func TestExportDirDefault(t *testing.T) {
 	s := studyOn(t, path)
 	s.Demo = false
 	want := filepath.Join(filepath.Dir(path), "prism-figures")
-	if got := New(s).exportDir; got != want {
+	if got := New(s).fit.ExportDir(); got != want {
 		t.Errorf("export dir %q, want %q (beside the workspace)", got, want)
 	}
 	s.Demo = true
-	if got := New(s).exportDir; got != "prism-figures" {
+	if got := New(s).fit.ExportDir(); got != "prism-figures" {
 		t.Errorf("demo export dir %q, want prism-figures", got)
 	}
 }
@@ -29,35 +29,35 @@ func TestExportDirDefault(t *testing.T) {
 // exports nothing.
 func TestFitExportAsksDir(t *testing.T) {
 	a, _ := fittedDemo(t, 80, 24)
-	a.exportDir = filepath.Join(t.TempDir(), "first")
+	a.fit.SetExportDir(filepath.Join(t.TempDir(), "first"))
 	press(a, "e")
 	if !a.fit.Editing() {
 		t.Fatal("e did not ask for the directory")
 	}
-	if f := frame(a); !strings.Contains(f, "export to: "+a.exportDir) {
-		t.Fatalf("no prompt holding %s in\n%s", a.exportDir, f)
+	if f := frame(a); !strings.Contains(f, "export to: "+a.fit.ExportDir()) {
+		t.Fatalf("no prompt holding %s in\n%s", a.fit.ExportDir(), f)
 	}
 	press(a, "esc")
-	if a.fit.Editing() || a.fit.status != "export canceled" {
-		t.Fatalf("esc: editing %v, status %q", a.fit.Editing(), a.fit.status)
+	if a.fit.Editing() || fitStatus(a) != "export canceled" {
+		t.Fatalf("esc: editing %v, status %q", a.fit.Editing(), fitStatus(a))
 	}
-	if _, err := os.Stat(a.exportDir); !os.IsNotExist(err) {
-		t.Fatalf("esc exported to %s: %v", a.exportDir, err)
+	if _, err := os.Stat(a.fit.ExportDir()); !os.IsNotExist(err) {
+		t.Fatalf("esc exported to %s: %v", a.fit.ExportDir(), err)
 	}
 
 	other := filepath.Join(t.TempDir(), "chosen")
 	press(a, "e", "ctrl+u")
 	typeText(a, other)
 	press(a, "enter")
-	if a.fit.statusErr || !strings.Contains(a.fit.status, "exported 9 files") {
-		t.Fatalf("status %q", a.fit.status)
+	if fitStatusErr(a) || !strings.Contains(fitStatus(a), "exported 9 files") {
+		t.Fatalf("status %q", fitStatus(a))
 	}
 	for _, name := range []string{"report.json", "profiles.png", "profiles.svg"} {
 		if _, err := os.Stat(filepath.Join(other, name)); err != nil {
 			t.Error(err)
 		}
 	}
-	if a.exportDir != other {
-		t.Errorf("export dir %q, want the chosen %q kept for the next e", a.exportDir, other)
+	if a.fit.ExportDir() != other {
+		t.Errorf("export dir %q, want the chosen %q kept for the next e", a.fit.ExportDir(), other)
 	}
 }

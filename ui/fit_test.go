@@ -15,6 +15,8 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/analysis"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -46,11 +48,11 @@ func fittedDemo(t testing.TB, w, h int, metricKeys ...string) (*App, *calib.Repo
 	press(a, "5")
 	press(a, metricKeys...)
 	press(a, "f")
-	if a.fit.job != nil || a.fit.err != nil || a.fit.rep == nil {
-		t.Fatalf("fit: busy %v, err %v", a.fit.job != nil, a.fit.err)
+	if a.fit.Job().Job != nil || a.fit.Err() != nil || a.fit.Report() == nil {
+		t.Fatalf("fit: busy %v, err %v", a.fit.Job().Job != nil, a.fit.Err())
 	}
 	rows, labels := screenedInput(t, a)
-	rep, _, err := calib.Fit(context.Background(), rows, labels, a.fit.options())
+	rep, _, err := calib.Fit(context.Background(), rows, labels, a.fit.Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func screenedInput(t testing.TB, a *App) ([]model.ScoreRow, []model.Label) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := a.fit.d
+	got := a.fit.Design()
 	if got == nil || !slices.Equal(got.Contexts, want.Contexts) || !slices.Equal(got.Columns, want.Columns) ||
 		!slices.Equal(got.S0, want.S0) || !slices.Equal(got.Human, want.Human) {
 		t.Fatal("the Fit tab's design is not the one of the workspace's answers and labels")
@@ -107,8 +109,8 @@ func TestFitScreenMatchesFit(t *testing.T) {
 		if !strings.Contains(f, "Fit · "+rep.Metric+" · 12 contexts · 60 candidates") {
 			t.Errorf("title lacks metric %s:\n%s", rep.Metric, f)
 		}
-		for _, fm := range fitMethods {
-			res := rep.Methods.Get(fm.m)
+		for _, fm := range analysis.Methods {
+			res := rep.Methods.Get(fm.M)
 			if res == nil {
 				continue
 			}
@@ -116,9 +118,9 @@ func TestFitScreenMatchesFit(t *testing.T) {
 			if d := res.DiffVsVanilla; d != nil {
 				want += fmt.Sprintf(" %s [%s, %s]", gain4(d.Mean), gain4(d.CI[0]), gain4(d.CI[1]))
 			}
-			line := paneRow(f, 0, fm.label+" ")
+			line := paneRow(f, 0, fm.Label+" ")
 			if !strings.Contains(strings.Join(strings.Fields(line), " "), want) {
-				t.Errorf("%s %s row %q lacks %q", rep.Metric, fm.label, line, want)
+				t.Errorf("%s %s row %q lacks %q", rep.Metric, fm.Label, line, want)
 			}
 		}
 		var gammas, alphas []string
@@ -151,8 +153,8 @@ func TestFitScreenMatchesFit(t *testing.T) {
 				t.Errorf("profile row %q: want a %s, e %s, stable %d %d", line, gain4(p.A.Mean), gain4(p.E.Mean), p.A.SignStable, p.E.SignStable)
 			}
 		}
-		sel := a.prof.selected()
-		if want := profileStatText("a_k", rep.Profiles[sel].A); !strings.Contains(f, want) {
+		sel := a.prof.Selected()
+		if want := profiles.StatText("a_k", rep.Profiles[sel].A); !strings.Contains(f, want) {
 			t.Errorf("profiles screen lacks the exact values %q:\n%s", want, f)
 		}
 	}
@@ -207,14 +209,14 @@ func TestGoldenFit(t *testing.T) {
 // package figures) and report.json is the report on screen.
 func TestFitExport(t *testing.T) {
 	a, rep := fittedDemo(t, 80, 24)
-	a.exportDir = filepath.Join(t.TempDir(), "export")
+	a.fit.SetExportDir(filepath.Join(t.TempDir(), "export"))
 	press(a, "e", "enter") // e asks where, holding the last directory
-	want := fmt.Sprintf("exported 9 files (report JSON, CSV, figures PNG, SVG) to %s", a.exportDir)
-	if a.fit.status != want || a.fit.statusErr {
-		t.Fatalf("status %q, want %q", a.fit.status, want)
+	want := fmt.Sprintf("exported 9 files (report JSON, CSV, figures PNG, SVG) to %s", a.fit.ExportDir())
+	if fitStatus(a) != want || fitStatusErr(a) {
+		t.Fatalf("status %q, want %q", fitStatus(a), want)
 	}
 	for _, name := range []string{"profiles.png", "sweep.png", "signal.png"} {
-		f, err := os.Open(filepath.Join(a.exportDir, name))
+		f, err := os.Open(filepath.Join(a.fit.ExportDir(), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +225,7 @@ func TestFitExport(t *testing.T) {
 		}
 		f.Close()
 	}
-	b, err := os.ReadFile(filepath.Join(a.exportDir, "report.json"))
+	b, err := os.ReadFile(filepath.Join(a.fit.ExportDir(), "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prism-eval/prism/ui/ratio"
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -347,8 +350,8 @@ func finishedRun(t *testing.T, w, h int) *App {
 	drive(a, a.Init())
 	setConcurrency(a, 1)
 	press(a, "s")
-	if a.run.live == nil || a.run.live.phase != phaseDone {
-		t.Fatalf("run not done: %+v", a.run.live)
+	if a.run.Live() == nil || a.run.Live().Phase() != runtab.PhaseDone {
+		t.Fatalf("run not done: %+v", a.run.Live())
 	}
 	return a
 }
@@ -391,4 +394,21 @@ func (g *goldenFrames) check(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fitStatus and fitStatusErr are the Fit tab's status line and whether
+// it is an error.
+func fitStatus(a *App) string  { s, _ := a.fit.Status(); return s }
+func fitStatusErr(a *App) bool { _, e := a.fit.Status(); return e }
+
+// runSignal and runSignalErr are the Run tab's ratio panel and why it
+// failed.
+func runSignal(a *App) *ratio.View {
+	s, _ := a.run.Signal()
+	return s
+}
+
+func runSignalErr(a *App) error {
+	_, err := a.run.Signal()
+	return err
 }

@@ -7,21 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/prism-eval/prism/model"
 	"github.com/prism-eval/prism/ui/tab"
+	"github.com/prism-eval/prism/ui/tabs/inspect"
 	"github.com/prism-eval/prism/ui/widgets"
 )
-
-func TestMidRankDesc(t *testing.T) {
-	// Hand ranks, 1 = highest: 5 → 1; the two 3s share ranks 2 and 3 → 2.5;
-	// 1 → 4.
-	vals := []float64{3, 5, 1, 3}
-	for i, want := range []float64{2.5, 1, 4, 2.5} {
-		if got := midRankDesc(vals, i); got != want {
-			t.Errorf("midRankDesc(%v, %d) = %g, want %g", vals, i, got, want)
-		}
-	}
-}
 
 // The Inspect tab's numbers, recomputed here from the stored scores
 // without calib's design: s0 and s± are means over wordings and runs, the
@@ -29,12 +21,14 @@ func TestMidRankDesc(t *testing.T) {
 // tested the context, ŷ = s0 − Σ terms, and the ranks are mid-ranks.
 func TestInspectMatchesStoredScores(t *testing.T) {
 	a, rep := fittedDemo(t, 160, 48)
-	if imputedText(rep) != "none" {
-		t.Fatalf("the demo screen left imputed cells: %s", imputedText(rep))
+	for c, n := range rep.Imputed {
+		if n > 0 {
+			t.Fatalf("the demo screen left imputed cells: %s %d", c, n)
+		}
 	}
 	press(a, "1", "down", "right", "down", "enter")
-	if a.tab != tab.Inspect || a.insp.busy || a.insp.err != nil {
-		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.busy, a.insp.err)
+	if a.tab != tab.Inspect || a.insp.Busy() || a.insp.Err() != nil {
+		t.Fatalf("inspect: screen %d, busy %v, err %v", a.tab, a.insp.Busy(), a.insp.Err())
 	}
 	c, cand := a.data.Context(), a.data.Candidate()
 	k, _ := a.currentKey()
@@ -90,7 +84,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("human %s · s0 %s · PRISM ŷ %s", widgets.Num(cand.Human), widgets.Num(mean(cand.ID, "baseline")), widgets.Num(yhat[cand.ID])),
 		fmt.Sprintf("rank in context: human %s · before %s · after %s",
-			rankText(midRankDesc(humans, i), n), rankText(midRankDesc(s0s, i), n), rankText(midRankDesc(yhats, i), n)),
+			widgets.Rank(inspect.MidRankDesc(humans, i), n), widgets.Rank(inspect.MidRankDesc(s0s, i), n), widgets.Rank(inspect.MidRankDesc(yhats, i), n)),
 		fmt.Sprintf("outer fold %d,", fold),
 	} {
 		if !strings.Contains(f, want) {
@@ -100,7 +94,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	for _, attr := range rep.Attributes {
 		s0 := mean(cand.ID, "baseline")
 		want := fmt.Sprintf("%s %s %s %s", widgets.Compact(mean(cand.ID, attr+":+")), widgets.Compact(mean(cand.ID, attr+":-")),
-			signedNum(mean(cand.ID, attr+":+")-s0), signedNum(s0-mean(cand.ID, attr+":-")))
+			widgets.SignedNum(mean(cand.ID, attr+":+")-s0), widgets.SignedNum(s0-mean(cand.ID, attr+":-")))
 		if line := strings.Join(strings.Fields(paneRow(f, 1, attr+" ")), " "); !strings.HasPrefix(line, attr+" "+want+" ") {
 			t.Errorf("row of %s %q, want %q", attr, line, want)
 		}
@@ -134,7 +128,7 @@ func TestInspectStep(t *testing.T) {
 	}{{"]", 2}, {"[", 1}, {"[", 0}, {"[", 0}, {"]", 1}} {
 		press(a, tc.key)
 		want := c.Candidates[tc.want].ID
-		if ins := a.insp.ins; ins == nil || ins.context != c.ID || ins.cand != want || a.insp.busy {
+		if ins := a.insp.Inspection(); ins == nil || ins.Context != c.ID || ins.Cand != want || a.insp.Busy() {
 			t.Fatalf("after %s: inspecting %+v, want %s/%s", tc.key, ins, c.ID, want)
 		}
 		if a.data.Candidate().ID != want {
@@ -149,8 +143,8 @@ func TestInspectStep(t *testing.T) {
 	for range last + 2 {
 		press(a, "]")
 	}
-	if a.insp.ins.cand != c.Candidates[last].ID {
-		t.Errorf("] past the end: %s, want the last %s", a.insp.ins.cand, c.Candidates[last].ID)
+	if a.insp.Inspection().Cand != c.Candidates[last].ID {
+		t.Errorf("] past the end: %s, want the last %s", a.insp.Inspection().Cand, c.Candidates[last].ID)
 	}
 	press(a, "esc")
 	if a.tab != tab.Data {
@@ -164,34 +158,34 @@ func TestInspectStep(t *testing.T) {
 func TestInspectFollowsTheStudy(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 40)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
-	ins := a.insp.ins
-	if ins == nil || ins.key.Judge != "offline" || !ins.fitted || a.insp.stale != "" {
-		t.Fatalf("inspection %+v, stale %q", ins, a.insp.stale)
+	ins := a.insp.Inspection()
+	if ins == nil || ins.Key.Judge != "offline" || !ins.Fitted || a.insp.Stale() != "" {
+		t.Fatalf("inspection %+v, stale %q", ins, a.insp.Stale())
 	}
 	if f := frame(a); !strings.Contains(f, "judge offline · bank") {
 		t.Errorf("the Inspect tab does not name its judge:\n%s", f)
 	}
-	setFormField(t, a, fName, "swapped")
+	setFormField(t, a, runtab.FieldName, "swapped")
 	press(a, "7")
 	if f := paneText(frame(a)); !strings.Contains(f, "the study is now judge swapped") {
 		t.Errorf("Inspect of judge offline not marked stale after the study named judge swapped:\n%s", f)
 	}
 	press(a, "f")
-	ins = a.insp.ins
-	if ins == nil || ins.key.Judge != "swapped" || !ins.fitted || ins.fold == 0 || a.fit.key.Judge != "swapped" {
-		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.key.Judge)
+	ins = a.insp.Inspection()
+	if ins == nil || ins.Key.Judge != "swapped" || !ins.Fitted || ins.Fold == 0 || a.fit.Key().Judge != "swapped" {
+		t.Fatalf("after f on Inspect: inspection %+v, fit of %q", ins, a.fit.Key().Judge)
 	}
 	if f := frame(a); strings.Contains(f, "the study is now") || !strings.Contains(f, "judge swapped · bank") {
 		t.Errorf("after f, Inspect does not show the swapped judge's fit, fresh:\n%s", f)
 	}
 	// The swapped judge's Δ+ is the first judge's −Δ−.
-	if len(ins.attrs) == 0 {
+	if len(ins.Attrs) == 0 {
 		t.Fatal("no attributes inspected")
 	}
 	// A fit on the Fit tab of the other judge brings Inspect along.
-	setFormField(t, a, fName, "")
+	setFormField(t, a, runtab.FieldName, "")
 	press(a, "5", "f", "7")
-	if ins := a.insp.ins; ins == nil || ins.key.Judge != "offline" || a.insp.stale != "" {
-		t.Errorf("after fitting judge offline on the Fit tab, Inspect shows %+v (stale %q)", ins, a.insp.stale)
+	if ins := a.insp.Inspection(); ins == nil || ins.Key.Judge != "offline" || a.insp.Stale() != "" {
+		t.Errorf("after fitting judge offline on the Fit tab, Inspect shows %+v (stale %q)", ins, a.insp.Stale())
 	}
 }

@@ -20,22 +20,6 @@ type KeyMap struct {
 	Tab7, Tab8            key.Binding
 	Enter, Back           key.Binding
 
-	// Fit tab: save the calibrator of the fit.
-	SaveCalibrator key.Binding
-	// Selection tab.
-	RunSelect key.Binding
-	Budget    key.Binding // show the budget curve
-	// Fit and Profiles tabs.
-	Refit, Metric, Taylor, SortProfiles, Export key.Binding
-	// Compare tab.
-	Compare key.Binding
-	// Run tab: inspect the selected response (the Data tab has its own).
-	Inspect key.Binding
-	// Inspect tab: the next or previous candidate of the context.
-	NextCand, PrevCand key.Binding
-	// Run tab.
-	Start, Pause, Cancel, EditJudge key.Binding
-
 	Yes, No    key.Binding
 	Help, Quit key.Binding
 }
@@ -44,46 +28,30 @@ type KeyMap struct {
 // between tabs, number keys to jump, ? for the full help.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:             key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:           key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Left:           key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
-		Right:          key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
-		PageUp:         key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown:       key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Top:            key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
-		Bottom:         key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
-		NextTab:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
-		PrevTab:        key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev tab")),
-		Tab1:           key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
-		Tab2:           key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
-		Tab3:           key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
-		Tab4:           key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
-		Tab5:           key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "fit")),
-		Tab6:           key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "profiles")),
-		Tab7:           key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "inspect")),
-		Tab8:           key.NewBinding(key.WithKeys("8"), key.WithHelp("8", "compare")),
-		Enter:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
-		Back:           key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		SaveCalibrator: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "calibrator")),
-		RunSelect:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run selection")),
-		Budget:         key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "budget curve")),
-		Inspect:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "inspect")),
-		NextCand:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev")), // the help bar's entry for both
-		PrevCand:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev candidate")),
-		Export:         key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export")),
-		Compare:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare judges")),
-		Refit:          key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fit")),
-		Metric:         key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
-		Taylor:         key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "taylor")),
-		SortProfiles:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort")),
-		Start:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
-		Pause:          key.NewBinding(key.WithKeys("p", "space"), key.WithHelp("p", "pause")),
-		Cancel:         key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
-		EditJudge:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "judge")),
-		Yes:            key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-		No:             key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
-		Help:           key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:           key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
+		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		NextTab:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev tab")),
+		Tab1:     key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "data")),
+		Tab2:     key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "bank")),
+		Tab3:     key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "run")),
+		Tab4:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "select")),
+		Tab5:     key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "fit")),
+		Tab6:     key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "profiles")),
+		Tab7:     key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "inspect")),
+		Tab8:     key.NewBinding(key.WithKeys("8"), key.WithHelp("8", "compare")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
@@ -122,9 +90,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Left, k.Right, k.Enter, k.Back, k.Help, k.Quit},
 		append([]key.Binding{k.NextTab, k.PrevTab}, k.jumps()...),
-		{k.Start, k.Pause, k.Cancel, k.EditJudge},
-		{k.RunSelect, k.Budget},
-		{k.Inspect, k.NextCand, k.Refit, k.Metric, k.Taylor, k.SortProfiles, k.Export, k.SaveCalibrator, k.Compare},
 	}
 }
 

@@ -58,17 +58,13 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(km, a.keys.Yes):
 		a.modal = nil
-		if a.active == nil && !a.bank.Screening() {
-			return tea.Quit
-		}
 		// Cancel, then quit once everything finished is stored.
 		a.quitAfterRun = true
-		if a.active != nil {
-			a.active.Cancel()
-			a.run.live.phase = phaseCanceling
-		}
+		ran := a.run.CancelForQuit()
 		if a.bank.Screening() {
 			a.bank.CancelScreen()
+		} else if !ran {
+			return tea.Quit
 		}
 	case key.Matches(km, a.keys.No), km.String() == "q":
 		a.modal = nil
@@ -77,7 +73,7 @@ func (confirmQuit) Update(a *App, msg tea.Msg) tea.Cmd {
 }
 
 // busy is whether a run or a screen of the bank is in flight.
-func (a *App) busy() bool { return a.run.active() || a.bank.Screening() }
+func (a *App) busy() bool { return a.run.Active() || a.bank.Screening() }
 
 // quitText is what the quit dialog says: the question, what happens to
 // the answers (stored in a kept workspace; deleted with the demo's

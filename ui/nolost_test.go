@@ -266,7 +266,7 @@ func TestQuitTextDemoVsKept(t *testing.T) {
 			drive(a, a.Init())
 			g := startHeld(t, a, 0)
 			defer close(g.release)
-			defer a.active.Cancel()
+			defer a.run.Handle().Cancel()
 			press(a, "q")
 			f := frame(a)
 			kept, gone := strings.Contains(f, "Finished answers are stored; rerun to resume."), strings.Contains(f, "workspace is temporary: it is deleted on")
@@ -390,7 +390,7 @@ func TestImportReplaceBusy(t *testing.T) {
 	drive(a, a.Init())
 	g := startHeld(t, a, 0)
 	defer close(g.release)
-	defer a.active.Cancel()
+	defer a.run.Handle().Cancel()
 	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
 	press(a, "enter", "y")
 	if a.modal == nil || im.Step() != datatab.ImportName || !strings.Contains(im.Err(), "being acquired by a prism run") {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/model/datasets"
@@ -48,25 +50,25 @@ func TestRunOpenAIFromForm(t *testing.T) {
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
 	drive(a, a.Init())
 	press(a, "3", "enter") // backend → openai
-	for _, f := range []struct{ key, val string }{{fModel, "test-model"}, {fBaseURL, srv.URL + "/v1"}, {fKeyEnv, "PRISM_UI_TEST_KEY"}} {
-		for a.run.form.fields[a.run.form.cursor].key != f.key {
+	for _, f := range []struct{ key, val string }{{runtab.FieldModel, "test-model"}, {runtab.FieldBaseURL, srv.URL + "/v1"}, {runtab.FieldKeyEnv, "PRISM_UI_TEST_KEY"}} {
+		for a.run.Field() != f.key {
 			press(a, "down")
 		}
 		press(a, "enter", "ctrl+u")
 		typeText(a, f.val)
 		press(a, "enter")
 	}
-	if a.run.plan == nil {
-		t.Fatalf("no estimate: %v", a.run.planErr)
+	if a.run.Plan() == nil {
+		t.Fatalf("no estimate: %v", a.run.PlanErr())
 	}
 	if f := frame(a); !strings.Contains(f, `no price for "test-model"`) {
 		t.Errorf("the estimate does not say the model is unpriced:\n%s", f)
 	}
 	want := 10 * len(a.bank.Conditions())
 	press(a, "s")
-	lr := a.run.live
-	if lr.phase != phaseDone || lr.err != nil || lr.prog.Answered != want {
-		t.Fatalf("run: phase %d err %v answered %d, want %d", lr.phase, lr.err, lr.prog.Answered, want)
+	lr := a.run.Live()
+	if lr.Phase() != runtab.PhaseDone || lr.Err() != nil || (*lr.Progress()).Answered != want {
+		t.Fatalf("run: phase %d err %v answered %d, want %d", lr.Phase(), lr.Err(), (*lr.Progress()).Answered, want)
 	}
 	if auth["Bearer "+key] != want || len(auth) != 1 {
 		t.Errorf("server saw Authorization %v, want %d × the key", auth, want)

@@ -5,9 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/prism-eval/prism/ui/tabs/compare"
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
@@ -60,7 +63,7 @@ func TestHeaderKeepsJudgeName(t *testing.T) {
 	}
 	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	long := "a-judge-with-a-really-rather-long-name-of-its-own-expected"
-	setFormField(t, a, fName, long)
+	setFormField(t, a, runtab.FieldName, long)
 	h := strings.TrimRight(headerLine(a), " ")
 	if ansi.StringWidth(h) > 80 || !strings.Contains(h, "judge a-judge") || !strings.HasSuffix(h, "-expected (simulator)") {
 		t.Errorf("header with a long judge name: %q", h)
@@ -72,7 +75,7 @@ func TestHeaderKeepsJudgeName(t *testing.T) {
 // its middle ("neutra…istent").
 func TestRunTableKeepsProbeSign(t *testing.T) {
 	a := finishedRun(t, 80, 24)
-	lr := a.run.live
+	lr := a.run.Live()
 	var rows []string
 	for _, ln := range strings.Split(frame(a), "\n") {
 		if parts := strings.Split(ln, "││"); len(parts) == 2 && strings.HasPrefix(parts[0], "│ ") {
@@ -84,7 +87,7 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 	}
 	clipped := false
 	for i, row := range rows[2:] {
-		seq := lr.nRecent - 1 - i
+		seq := lr.Applied() - 1 - i
 		if !lr.Kept(seq) {
 			break
 		}
@@ -113,11 +116,11 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 func TestInspectKeepsRanks(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 120, 36)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
-	ins := a.insp.ins
-	if ins == nil || ins.fold == 0 {
+	ins := a.insp.Inspection()
+	if ins == nil || ins.Fold == 0 {
 		t.Fatalf("no inspection of a fitted candidate: %+v", ins)
 	}
-	ins.rankHuman, ins.rankBefore, ins.rankAfter = 4.5, 2.5, 3.5
+	ins.RankHuman, ins.RankBefore, ins.RankAfter = 4.5, 2.5, 3.5
 	f := paneText(frame(a))
 	for _, want := range []string{"human 4.5/5", "before 2.5/5", "after 3.5/5", "where this context was"} {
 		if !strings.Contains(f, want) {
@@ -136,11 +139,11 @@ func TestInspectKeepsRanks(t *testing.T) {
 func TestCompareKeepsJudgeNames(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
 	press(a, "8", "c")
-	if len(a.cmp.fits) != 2 {
-		t.Fatalf("%d fits", len(a.cmp.fits))
+	if len(a.cmp.Fits()) != 2 {
+		t.Fatalf("%d fits", len(a.cmp.Fits()))
 	}
 	const long = "gpt-4o-mini-2024-07-18-expected"
-	a.cmp.fits[1].judge = long
+	a.cmp.Fits()[1].Judge = long
 	if row := paneRow(frame(a), 0, "method "); !strings.Contains(row, "B "+long) {
 		t.Errorf("method header at 120×36 cuts %q: %q", long, row)
 	}
@@ -198,14 +201,14 @@ func TestGoldenReadable(t *testing.T) {
 func TestCompareShowsProfileNumbers(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
 	press(a, "8", "c")
-	if len(a.cmp.fits) != 2 {
-		t.Fatalf("%d fits", len(a.cmp.fits))
+	if len(a.cmp.Fits()) != 2 {
+		t.Fatalf("%d fits", len(a.cmp.Fits()))
 	}
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 200}) // every row on screen
 	f := frame(a)
-	for i, jf := range a.cmp.fits {
-		for attr, p := range jf.rep.Profiles {
-			want := fmt.Sprintf("%c %s %s %s", judgeMark(i), jf.judge,
+	for i, jf := range a.cmp.Fits() {
+		for attr, p := range jf.Rep.Profiles {
+			want := fmt.Sprintf("%c %s %s %s", compare.JudgeMark(i), jf.Judge,
 				widgets.FoldRange(p.A.Mean, p.A.Min, p.A.Max), widgets.FoldRange(p.E.Mean, p.E.Min, p.E.Max))
 			found := false
 			for _, ln := range strings.Split(f, "\n") {
@@ -237,7 +240,7 @@ func TestFixed4(t *testing.T) {
 // panel's axis, and its bar keeps a space from its number.
 func TestRunRatioAxisCoversValues(t *testing.T) {
 	a := finishedRun(t, 120, 36)
-	r := &a.run.signal.Rows[0]
+	r := &runSignal(a).Rows[0]
 	r.Ratio, r.Lo, r.Hi, r.HasSignal, r.TooFew = 12.8, 11.9, 12.8, true, false
 	f := frame(a)
 	if !strings.Contains(f, "ratio 0…13, │ = 1") {
@@ -292,8 +295,8 @@ func TestProfileDetailOnePrecision(t *testing.T) {
 	press(a, "6")
 	for _, size := range readableSizes {
 		a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		for i, attr := range a.prof.attrs {
-			a.prof.cursor = i
+		for i, attr := range a.prof.Attrs() {
+			a.prof.Select(i)
 			f := frame(a)
 			for _, word := range strings.Fields(paneText(f)) {
 				if strings.ContainsAny(word, "0123456789") && strings.Contains(word, "e-") {
@@ -303,7 +306,7 @@ func TestProfileDetailOnePrecision(t *testing.T) {
 					t.Errorf("%s at %dx%d: negative zero", attr, size[0], size[1])
 				}
 			}
-			p := a.prof.rep.Profiles[attr]
+			p := a.prof.Report().Profiles[attr]
 			if !strings.Contains(paneText(f), "a_k mean "+widgets.Fixed4(p.A.Mean)+" min "+widgets.Fixed4(p.A.Min)) {
 				t.Errorf("%s: detail lacks a_k in fixed decimals:\n%s", attr, f)
 			}

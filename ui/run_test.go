@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/prism-eval/prism/ui/styles"
@@ -32,8 +34,8 @@ func startHeld(t *testing.T, a *App, open int) *gatedJudge {
 	press(a, "3")
 	_, cmd := a.Update(keyMsg("s"))
 	a.Update(cmd()) // runStartedMsg
-	if a.active == nil {
-		t.Fatalf("run did not start: %v", a.run.live.err)
+	if a.run.Handle() == nil {
+		t.Fatalf("run did not start: %v", a.run.Live().Err())
 	}
 	return g
 }
@@ -42,7 +44,7 @@ func TestPauseResumeCancel(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	startHeld(t, a, 50)
-	run := a.active
+	run := a.run.Handle()
 	press(a, "p")
 	if !run.Snapshot().Paused || !strings.Contains(frame(a), "paused") {
 		t.Fatal("p did not pause the run")
@@ -55,36 +57,36 @@ func TestPauseResumeCancel(t *testing.T) {
 	// shows its progress.
 	press(a, "1")
 	waitFor(t, "50 answers", func() bool { return run.Snapshot().Done >= 50 })
-	for a.run.live.nRecent < 50 {
-		a.Update(waitEvents(run)())
+	for a.run.Live().Applied() < 50 {
+		a.Update(runtab.Drain(run)())
 	}
 	if !strings.Contains(frame(a), "3 Run 2%") { // 50/2280
 		t.Errorf("the Run tab does not show progress:\n%s", strings.SplitN(frame(a), "\n", 2)[0])
 	}
 	press(a, "3", "x")
-	if a.run.live.phase != phaseCanceling {
-		t.Fatalf("x: phase %d, want canceling", a.run.live.phase)
+	if a.run.Live().Phase() != runtab.PhaseCanceling {
+		t.Fatalf("x: phase %d, want canceling", a.run.Live().Phase())
 	}
 	// Drain to the end: the held requests are abandoned, not failed.
-	for a.active != nil {
-		_, cmd := a.Update(waitEvents(run)())
-		if m, ok := cmd().(runDoneMsg); ok {
+	for a.run.Handle() != nil {
+		_, cmd := a.Update(runtab.Drain(run)())
+		if m, ok := cmd().(runtab.DoneMsg); ok {
 			drive(a, func() tea.Msg { return m })
 		}
 	}
-	lr := a.run.live
-	if lr.phase != phaseDone || lr.summary == nil || !lr.summary.Canceled {
-		t.Fatalf("after cancel: phase %d summary %+v", lr.phase, lr.summary)
+	lr := a.run.Live()
+	if lr.Phase() != runtab.PhaseDone || lr.Summary() == nil || !lr.Summary().Canceled {
+		t.Fatalf("after cancel: phase %d summary %+v", lr.Phase(), lr.Summary())
 	}
-	if lr.prog.Done != 50 || lr.prog.Failed != 0 {
-		t.Errorf("canceled run: done %d failed %d, want 50 and 0", lr.prog.Done, lr.prog.Failed)
+	if (*lr.Progress()).Done != 50 || (*lr.Progress()).Failed != 0 {
+		t.Errorf("canceled run: done %d failed %d, want 50 and 0", (*lr.Progress()).Done, (*lr.Progress()).Failed)
 	}
 	if f := frame(a); !strings.Contains(f, "canceled") {
 		t.Errorf("frame does not say canceled:\n%s", f)
 	}
 	// The estimate now counts the 50 stored answers, and a new run resumes.
-	if a.run.plan == nil || a.run.plan.Estimate.Answered != 50 {
-		t.Fatalf("re-estimate after cancel: %+v", a.run.plan)
+	if a.run.Plan() == nil || a.run.Plan().Estimate.Answered != 50 {
+		t.Fatalf("re-estimate after cancel: %+v", a.run.Plan())
 	}
 }
 
@@ -92,7 +94,7 @@ func TestQuitAsksDuringRun(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	startHeld(t, a, 0)
-	run := a.active
+	run := a.run.Handle()
 	if press(a, "q") {
 		t.Fatal("q quit with a run in flight")
 	}
@@ -100,20 +102,20 @@ func TestQuitAsksDuringRun(t *testing.T) {
 		t.Fatalf("no confirmation:\n%s", frame(a))
 	}
 	press(a, "n")
-	if a.modal != nil || a.active == nil || run.Snapshot().Paused {
+	if a.modal != nil || a.run.Handle() == nil || run.Snapshot().Paused {
 		t.Fatal("n did not keep the run going")
 	}
 	press(a, "q")
 	press(a, "y")
-	if a.run.live.phase != phaseCanceling || !a.quitAfterRun {
+	if a.run.Live().Phase() != runtab.PhaseCanceling || !a.quitAfterRun {
 		t.Fatal("y did not cancel the run")
 	}
 	// The program quits once the run has stored what it finished.
 	var quit bool
 	for !quit {
-		_, cmd := a.Update(waitEvents(run)())
+		_, cmd := a.Update(runtab.Drain(run)())
 		if cmd != nil {
-			if m, ok := cmd().(runDoneMsg); ok {
+			if m, ok := cmd().(runtab.DoneMsg); ok {
 				_, last := a.Update(m)
 				quit = last != nil && isQuit(last)
 				if !quit {
@@ -138,7 +140,7 @@ func TestRunWithoutWorkspace(t *testing.T) {
 	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	drive(a, a.Init())
 	press(a, "3", "s")
-	if a.run.live != nil {
+	if a.run.Live() != nil {
 		t.Fatal("a run started without a workspace")
 	}
 	if f := frame(a); !strings.Contains(f, "no workspace is open") {
@@ -155,46 +157,8 @@ func TestRunFormErrorInPlace(t *testing.T) {
 		t.Fatalf("form error not shown:\n%s", f)
 	}
 	press(a, "s")
-	if a.run.live != nil {
+	if a.run.Live() != nil {
 		t.Fatal("a run started with an invalid form")
-	}
-}
-
-// The ratio panel is recomputed at most every signalEvery, or three times
-// as long as the last computation took, and never twice at once.
-func TestSignalThrottle(t *testing.T) {
-	a := demoApp(t, 100, 30)
-	drive(a, a.Init())
-	clock := time.Unix(0, 0)
-	a.now = func() time.Time { return clock }
-	b := a.run.plan.Spec.Bank
-	a.runPlan = a.run.plan
-	a.run.live = newLiveRun(b, 9)
-	a.run.live.phase = phaseRunning
-	if a.run.maybeSignal(a, true) == nil {
-		t.Fatal("first recomputation not started")
-	}
-	if a.run.maybeSignal(a, true) != nil {
-		t.Fatal("a second recomputation started while one runs")
-	}
-	a.run.onSignal(a, signalMsg{view: &signalView{Took: 400 * time.Millisecond}})
-	clock = clock.Add(signalEvery)
-	if a.run.maybeSignal(a, false) != nil {
-		t.Fatal("recomputed 500 ms after one that took 400 ms; want 1.2 s")
-	}
-	clock = clock.Add(700 * time.Millisecond)
-	if a.run.maybeSignal(a, false) == nil {
-		t.Fatal("not recomputed 1.2 s after one that took 400 ms")
-	}
-	a.run.onSignal(a, signalMsg{view: &signalView{Took: time.Millisecond}})
-	clock = clock.Add(signalEvery - time.Millisecond)
-	if a.run.maybeSignal(a, false) != nil {
-		t.Fatal("recomputed sooner than signalEvery")
-	}
-	// The end of the run asks for the final panel at once.
-	a.run.signalFinal = true
-	if a.run.maybeSignal(a, false) == nil || a.run.signalFinal {
-		t.Fatal("final panel not started")
 	}
 }
 
@@ -230,11 +194,11 @@ func TestRunFormClick(t *testing.T) {
 	press(a, "3")
 	// Row i of the form is at y = header (2) + border (1) + title (1) + i.
 	a.Update(tea.MouseClickMsg{X: 5, Y: 2 + 2 + 5, Button: tea.MouseLeft})
-	if a.run.form.cursor != 5 || a.run.focusRight {
-		t.Fatalf("click on row 5: cursor %d, right %v", a.run.form.cursor, a.run.focusRight)
+	if a.run.Cursor() != 5 || a.run.FocusRight() {
+		t.Fatalf("click on row 5: cursor %d, right %v", a.run.Cursor(), a.run.FocusRight())
 	}
 	a.Update(tea.MouseClickMsg{X: 90, Y: 10, Button: tea.MouseLeft})
-	if !a.run.focusRight {
+	if !a.run.FocusRight() {
 		t.Fatal("click on the estimate did not focus it")
 	}
 }

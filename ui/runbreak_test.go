@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
@@ -30,22 +32,22 @@ func TestRunPausesWhenServerLooksDown(t *testing.T) {
 	}
 	_, cmd := a.Update(keyMsg("s"))
 	a.Update(cmd()) // runStartedMsg
-	if a.active == nil {
-		t.Fatalf("run did not start: %v", a.run.live.err)
+	if a.run.Handle() == nil {
+		t.Fatalf("run did not start: %v", a.run.Live().Err())
 	}
 	defer stopRun(t, a)
-	for !a.run.live.prog.Paused {
-		a.Update(waitEvents(a.active)())
+	for !(*a.run.Live().Progress()).Paused {
+		a.Update(runtab.Drain(a.run.Handle())())
 	}
 	f := frame(a)
 	if !strings.Contains(f, "paused") || !strings.Contains(f, "server looks down") {
 		t.Fatalf("the Run tab does not say why the run paused:\n%s", f)
 	}
-	if p := a.active.Snapshot(); p.Failed != engine.DefaultBreakAfter || p.Stored != 0 {
+	if p := a.run.Handle().Snapshot(); p.Failed != engine.DefaultBreakAfter || p.Stored != 0 {
 		t.Errorf("failed %d, stored %d; want %d and 0", p.Failed, p.Stored, engine.DefaultBreakAfter)
 	}
 	press(a, "p")
-	if a.run.live.prog.Paused || strings.Contains(frame(a), "server looks down") {
+	if (*a.run.Live().Progress()).Paused || strings.Contains(frame(a), "server looks down") {
 		t.Errorf("p did not resume the run:\n%s", frame(a))
 	}
 }

@@ -2,8 +2,11 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,6 +14,7 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/analysis"
 )
 
 // formTo puts the Run form's cursor on the field key, showing the form
@@ -18,12 +22,12 @@ import (
 func formTo(t *testing.T, a *App, key string) {
 	t.Helper()
 	press(a, "3")
-	if !a.run.formShown() {
+	if !a.run.FormShown() {
 		press(a, "e")
 	}
 	press(a, "g") // the first field
-	for i := 0; a.run.form.fields[a.run.form.cursor].key != key; i++ {
-		if i > 2*len(a.run.form.fields) {
+	for i := 0; a.run.Field() != key; i++ {
+		if i > 2*len(a.run.Fields()) {
 			t.Fatalf("no form field %q", key)
 		}
 		press(a, "down")
@@ -34,15 +38,15 @@ func formTo(t *testing.T, a *App, key string) {
 // built-in rubric) with the keys a user presses: enter cycles it.
 func chooseStudy(t *testing.T, a *App, name string) {
 	t.Helper()
-	formTo(t, a, fStudy)
-	for i := 0; a.run.form.get(fStudy) != name; i++ {
-		if i > len(studyChoices()) {
+	formTo(t, a, runtab.FieldStudy)
+	for i := 0; a.run.Value(runtab.FieldStudy) != name; i++ {
+		if i > len(banks.BuiltinRubrics())+1 {
 			t.Fatalf("the study field has no choice %q", name)
 		}
 		press(a, "enter")
 	}
-	if a.run.plan == nil {
-		t.Fatalf("no estimate for %s: %v", name, a.run.planErr)
+	if a.run.Plan() == nil {
+		t.Fatalf("no estimate for %s: %v", name, a.run.PlanErr())
 	}
 }
 
@@ -76,7 +80,7 @@ func storedRatings(t *testing.T, a *App, p *engine.Plan) map[string]int {
 // criterion of rubric name, under its probes and nothing else.
 func checkRatings(t *testing.T, a *App, name string, cands int) {
 	t.Helper()
-	p := a.runPlan
+	p := a.run.RunPlan()
 	if p == nil || !p.IsRubric() || p.Spec.Rubric.Name != name {
 		t.Fatalf("the last run's plan is not rubric %s's: %+v", name, p)
 	}
@@ -103,21 +107,21 @@ func TestRunRubricSAJA(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	built := countJudges(a)
 	press(a, "5", "f")
-	if a.fit.rep == nil || a.fit.err != nil {
-		t.Fatalf("fit: %v", a.fit.err)
+	if a.fit.Report() == nil || a.fit.Err() != nil {
+		t.Fatalf("fit: %v", a.fit.Err())
 	}
-	if len(a.fit.rep.Baselines) != 0 || a.fitStale() != "" {
-		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.rep.Baselines, a.fitStale())
+	if len(a.fit.Report().Baselines) != 0 || a.fit.Stale() != "" {
+		t.Fatalf("fit before the study: baselines %v, stale %q", a.fit.Report().Baselines, a.fit.Stale())
 	}
 	press(a, "8", "c")
-	if a.cmp.err != nil || a.compareStale() != "" {
-		t.Fatalf("compare: %v, stale %q", a.cmp.err, a.compareStale())
+	if a.cmp.Err() != nil || a.cmp.Stale() != "" {
+		t.Fatalf("compare: %v, stale %q", a.cmp.Err(), a.cmp.Stale())
 	}
 
 	chooseStudy(t, a, "saja-broad")
 	cands := a.study.Dataset.NumCandidates()
-	crits := len(a.run.plan.Spec.Rubric.Criteria)
-	e := a.run.plan.Estimate
+	crits := len(a.run.Plan().Spec.Rubric.Criteria)
+	e := a.run.Plan().Estimate
 	if e.Requests != crits*cands || e.Send != cands || e.Calls != cands {
 		t.Fatalf("estimate %+v, want %d ratings in %d calls", e, crits*cands, cands)
 	}
@@ -133,12 +137,12 @@ func TestRunRubricSAJA(t *testing.T) {
 	}
 
 	press(a, "s")
-	lr := a.run.live
-	if lr == nil || lr.phase != phaseDone || lr.err != nil || lr.rubric == nil {
+	lr := a.run.Live()
+	if lr == nil || lr.Phase() != runtab.PhaseDone || lr.Err() != nil || lr.Rubric() == nil {
 		t.Fatalf("run: %+v", lr)
 	}
-	if *built != 1 || lr.prog.Done != crits*cands || lr.prog.Failed != 0 {
-		t.Fatalf("judges built %d times, done %d, failed %d", *built, lr.prog.Done, lr.prog.Failed)
+	if *built != 1 || (*lr.Progress()).Done != crits*cands || (*lr.Progress()).Failed != 0 {
+		t.Fatalf("judges built %d times, done %d, failed %d", *built, (*lr.Progress()).Done, (*lr.Progress()).Failed)
 	}
 	checkRatings(t, a, "saja-broad", cands)
 	f = frame(a)
@@ -148,34 +152,35 @@ func TestRunRubricSAJA(t *testing.T) {
 		}
 	}
 	var scored int
-	for _, c := range lr.crits {
-		scored += c.scored + c.missing
+	for _, c := range lr.Rubric().Criteria {
+		rated, missing, _, _ := lr.Tally(c.Name)
+		scored += rated + missing
 	}
 	if scored != crits*cands {
 		t.Errorf("the criteria panel counts %d ratings, want %d", scored, crits*cands)
 	}
 
 	// Nothing left to send: s shows the stored ratings and sends nothing.
-	before := storedRatings(t, a, a.runPlan)
+	before := storedRatings(t, a, a.run.RunPlan())
 	press(a, "s")
-	if *built != 1 || a.active != nil || a.run.live.phase != phaseStored {
-		t.Fatalf("second start: judges built %d times, active %v, phase %d", *built, a.active != nil, a.run.live.phase)
+	if *built != 1 || a.run.Handle() != nil || a.run.Live().Phase() != runtab.PhaseStored {
+		t.Fatalf("second start: judges built %d times, active %v, phase %d", *built, a.run.Handle() != nil, a.run.Live().Phase())
 	}
-	if after := storedRatings(t, a, a.runPlan); len(after) != len(before) {
+	if after := storedRatings(t, a, a.run.RunPlan()); len(after) != len(before) {
 		t.Errorf("second start stored %v, had %v", after, before)
 	}
 	if f := frame(a); !strings.Contains(f, "stored") || !strings.Contains(f, "Ratings per criterion") {
 		t.Errorf("the stored study's dashboard:\n%s", f)
 	}
-	if lr := a.run.live; lr.crits["coherence"] == nil || lr.crits["coherence"].scored+lr.crits["coherence"].missing != cands {
-		t.Errorf("the stored panel's tallies: %+v", lr.crits)
+	if rated, missing, _, ok := a.run.Live().Tally("coherence"); !ok || rated+missing != cands {
+		t.Errorf("the stored panel's coherence tally: %d rated, %d missing", rated, missing)
 	}
 
 	// The fits do not hold the new ratings: stale, and a refit has them.
-	if s := a.fitStale(); !strings.Contains(s, "rubric ratings") {
+	if s := a.fit.Stale(); !strings.Contains(s, "rubric ratings") {
 		t.Errorf("fit stale %q, want new rubric ratings", s)
 	}
-	if s := a.compareStale(); !strings.Contains(s, "rubric ratings") {
+	if s := a.cmp.Stale(); !strings.Contains(s, "rubric ratings") {
 		t.Errorf("compare stale %q, want new rubric ratings", s)
 	}
 	press(a, "5")
@@ -183,13 +188,13 @@ func TestRunRubricSAJA(t *testing.T) {
 		t.Errorf("the Fit tab does not say it is stale:\n%s", f)
 	}
 	press(a, "f")
-	if a.fit.rep == nil || a.fitStale() != "" {
-		t.Fatalf("refit: %v, stale %q", a.fit.err, a.fitStale())
+	if a.fit.Report() == nil || a.fit.Stale() != "" {
+		t.Fatalf("refit: %v, stale %q", a.fit.Err(), a.fit.Stale())
 	}
-	if _, ok := a.fit.rep.Baselines["saja_broad"]; !ok || len(a.fit.rep.Baselines) != 1 {
-		t.Fatalf("refit baselines %v, want saja_broad", a.fit.rep.Baselines)
+	if _, ok := a.fit.Report().Baselines["saja_broad"]; !ok || len(a.fit.Report().Baselines) != 1 {
+		t.Fatalf("refit baselines %v, want saja_broad", a.fit.Report().Baselines)
 	}
-	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, groupRubric) {
+	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, analysis.GroupRubric) {
 		t.Errorf("the refit's table has no SAJA row:\n%s", f)
 	}
 }
@@ -200,19 +205,19 @@ func TestRunRubricGEval(t *testing.T) {
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	chooseStudy(t, a, "geval-summeval")
-	if a.run.plan.Samples() != engine.DefaultGEvalSamples {
-		t.Fatalf("default N %d, want %d", a.run.plan.Samples(), engine.DefaultGEvalSamples)
+	if a.run.Plan().Samples() != engine.DefaultGEvalSamples {
+		t.Fatalf("default N %d, want %d", a.run.Plan().Samples(), engine.DefaultGEvalSamples)
 	}
 	press(a, "down")
-	if k := a.run.form.fields[a.run.form.cursor].key; k != fSamples {
+	if k := a.run.Field(); k != runtab.FieldSamples {
 		t.Fatalf("the field after the study is %q, want samples", k)
 	}
 	press(a, "enter", "ctrl+u")
 	typeText(a, "2")
 	press(a, "enter")
-	p := a.run.plan
+	p := a.run.Plan()
 	if p == nil || p.Samples() != 2 {
-		t.Fatalf("plan after N=2: %+v, %v", p, a.run.planErr)
+		t.Fatalf("plan after N=2: %+v, %v", p, a.run.PlanErr())
 	}
 	cands, crits := a.study.Dataset.NumCandidates(), len(p.Spec.Rubric.Criteria)
 	if e := p.Estimate; e.Requests != crits*cands || e.Send != crits*cands || e.Calls != 2*crits*cands {
@@ -225,29 +230,27 @@ func TestRunRubricGEval(t *testing.T) {
 		}
 	}
 	press(a, "s")
-	if lr := a.run.live; lr == nil || lr.phase != phaseDone || lr.err != nil || lr.prog.Failed != 0 {
-		t.Fatalf("run: %+v", a.run.live)
+	if lr := a.run.Live(); lr == nil || lr.Phase() != runtab.PhaseDone || lr.Err() != nil || (*lr.Progress()).Failed != 0 {
+		t.Fatalf("run: %+v", a.run.Live())
 	}
 	checkRatings(t, a, "geval-summeval", cands)
 
 	// Back to the bank: the samples field goes, keeping its value.
-	chooseStudy(t, a, studyBank)
-	for _, fl := range a.run.form.fields {
-		if fl.key == fSamples {
-			t.Fatal("the bank study shows the samples field")
-		}
+	chooseStudy(t, a, "bank")
+	if slices.Contains(a.run.Fields(), runtab.FieldSamples) {
+		t.Fatal("the bank study shows the samples field")
 	}
-	if a.run.plan.IsRubric() || a.run.form.samples.value != "2" {
-		t.Errorf("back to the bank: rubric plan %v, samples %q", a.run.plan.IsRubric(), a.run.form.samples.value)
+	if a.run.Plan().IsRubric() || a.run.Value(runtab.FieldSamples) != "2" {
+		t.Errorf("back to the bank: rubric plan %v, samples %q", a.run.Plan().IsRubric(), a.run.Value(runtab.FieldSamples))
 	}
 	// A bad N names the field.
 	chooseStudy(t, a, "geval-summeval")
-	formTo(t, a, fSamples)
+	formTo(t, a, runtab.FieldSamples)
 	press(a, "enter", "ctrl+u")
 	typeText(a, "0")
 	press(a, "enter")
-	if a.run.planErr == nil || !strings.Contains(a.run.planErr.Error(), "samples") {
-		t.Errorf("N = 0: plan error %v", a.run.planErr)
+	if a.run.PlanErr() == nil || !strings.Contains(a.run.PlanErr().Error(), "samples") {
+		t.Errorf("N = 0: plan error %v", a.run.PlanErr())
 	}
 }
 
@@ -270,47 +273,47 @@ func TestRunRubricCancelResume(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	chooseStudy(t, a, "saja-broad")
-	crits := len(a.run.plan.Spec.Rubric.Criteria)
+	crits := len(a.run.Plan().Spec.Rubric.Criteria)
 	gate(t, a, 5) // five SAJA calls: every criterion of five candidates
 	_, cmd := a.Update(keyMsg("s"))
 	a.Update(cmd()) // runStartedMsg
-	run := a.active
+	run := a.run.Handle()
 	if run == nil {
-		t.Fatalf("run did not start: %v", a.run.live.err)
+		t.Fatalf("run did not start: %v", a.run.Live().Err())
 	}
 	press(a, "p")
 	if !run.Snapshot().Paused || !strings.Contains(frame(a), "paused") {
 		t.Fatal("p did not pause the rubric run")
 	}
 	press(a, "p")
-	for a.run.live.prog.Done < 5*crits {
-		a.Update(waitEvents(run)())
+	for (*a.run.Live().Progress()).Done < 5*crits {
+		a.Update(runtab.Drain(run)())
 	}
 	if f := frame(a); !strings.Contains(f, "running") || !strings.Contains(f, "Ratings per criterion") {
 		t.Fatalf("the live dashboard:\n%s", f)
 	}
 	press(a, "x")
-	for a.active != nil {
-		_, cmd := a.Update(waitEvents(run)())
-		if m, ok := cmd().(runDoneMsg); ok {
+	for a.run.Handle() != nil {
+		_, cmd := a.Update(runtab.Drain(run)())
+		if m, ok := cmd().(runtab.DoneMsg); ok {
 			drive(a, func() tea.Msg { return m })
 		}
 	}
-	if lr := a.run.live; lr.summary == nil || !lr.summary.Canceled || lr.prog.Done != 5*crits || lr.prog.Failed != 0 {
-		t.Fatalf("after cancel: %+v", lr.prog)
+	if lr := a.run.Live(); lr.Summary() == nil || !lr.Summary().Canceled || (*lr.Progress()).Done != 5*crits || (*lr.Progress()).Failed != 0 {
+		t.Fatalf("after cancel: %+v", (*lr.Progress()))
 	}
 	if k, _ := a.currentKey(); a.versions.Of(k.Rubric()) != 1 {
 		t.Errorf("the canceled run's ratings did not count: %v", a.versions.Of(k.Rubric()))
 	}
-	e := a.run.plan.Estimate
+	e := a.run.Plan().Estimate
 	cands := a.study.Dataset.NumCandidates()
-	if !a.run.plan.IsRubric() || e.Answered != 5*crits || e.Send != cands-5 {
+	if !a.run.Plan().IsRubric() || e.Answered != 5*crits || e.Send != cands-5 {
 		t.Fatalf("re-estimate after cancel: %+v", e)
 	}
-	a.newJudges = defaultJudges
+	a.newJudges = runtab.DefaultJudges
 	press(a, "s")
-	if lr := a.run.live; lr.phase != phaseDone || lr.err != nil || lr.prog.Total != (cands-5)*crits {
-		t.Fatalf("resumed run: %+v", lr.prog)
+	if lr := a.run.Live(); lr.Phase() != runtab.PhaseDone || lr.Err() != nil || (*lr.Progress()).Total != (cands-5)*crits {
+		t.Fatalf("resumed run: %+v", (*lr.Progress()))
 	}
 	checkRatings(t, a, "saja-broad", cands)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -49,7 +51,7 @@ func TestGoldenRunPaused(t *testing.T) {
 	a := heldDemoRun(t, 80, 24, 300)
 	defer stopRun(t, a)
 	press(a, "p")
-	if !a.run.live.prog.Paused {
+	if !(*a.run.Live().Progress()).Paused {
 		t.Fatal("p did not pause")
 	}
 	freezeClock(a)
@@ -67,15 +69,15 @@ func TestGoldenRunPaused(t *testing.T) {
 func TestGoldenRunCanceled(t *testing.T) {
 	a := heldDemoRun(t, 80, 24, 300)
 	press(a, "x")
-	drive(a, waitEvents(a.active))
-	if a.run.live.phase != phaseDone || a.run.live.summary == nil || !a.run.live.summary.Canceled {
-		t.Fatalf("not canceled: %+v", a.run.live.summary)
+	drive(a, runtab.Drain(a.run.Handle()))
+	if a.run.Live().Phase() != runtab.PhaseDone || a.run.Live().Summary() == nil || !a.run.Live().Summary().Canceled {
+		t.Fatalf("not canceled: %+v", a.run.Live().Summary())
 	}
-	if a.run.live.prog.ETA != 0 {
-		t.Errorf("the canceled run's summary has ETA %v", a.run.live.prog.ETA)
+	if (*a.run.Live().Progress()).ETA != 0 {
+		t.Errorf("the canceled run's summary has ETA %v", (*a.run.Live().Progress()).ETA)
 	}
 	freezeClock(a)
-	a.run.live.prog.ETA = 12345e9 // even an ETA in the progress is not shown
+	(*a.run.Live().Progress()).ETA = 12345e9 // even an ETA in the progress is not shown
 	goldenAt(t, a, func(t *testing.T, f string) {
 		if !strings.Contains(f, "canceled") || strings.Contains(f, "ETA") {
 			t.Errorf("canceled frame shows an ETA or lacks its state:\n%s", f)
@@ -92,23 +94,23 @@ func TestGoldenRunCanceled(t *testing.T) {
 func TestGoldenRunReopened(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 80, 24)
 	press(a, "3")
-	lr := a.run.live
-	if lr == nil || lr.phase != phaseStored {
+	lr := a.run.Live()
+	if lr == nil || lr.Phase() != runtab.PhaseStored {
 		t.Fatalf("Run tab on a fully answered study: %+v", lr)
 	}
-	p := a.run.plan
+	p := a.run.Plan()
 	want, err := a.study.Store.Progress(context.Background(), p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lr.stored != want || want.Answered == 0 {
-		t.Fatalf("stored progress %+v, want %+v", lr.stored, want)
+	if lr.Stored() != want || want.Answered == 0 {
+		t.Fatalf("stored progress %+v, want %+v", lr.Stored(), want)
 	}
-	if a.run.signal == nil || !a.run.signal.Final {
-		t.Fatalf("no final ratio panel: %+v %v", a.run.signal, a.run.signalErr)
+	if runSignal(a) == nil || !runSignal(a).Final {
+		t.Fatalf("no final ratio panel: %+v %v", runSignal(a), runSignalErr(a))
 	}
-	if h := lr.plus[lr.attrs[0]]; h == nil || h.AbsMax() == 0 {
-		t.Errorf("no Δ distribution from the stored answers for %s", lr.attrs[0])
+	if h, _ := lr.Deltas(lr.Attributes()[0]); h == nil || h.AbsMax() == 0 {
+		t.Errorf("no Δ distribution from the stored answers for %s", lr.Attributes()[0])
 	}
 	counts := fmt.Sprintf("%d/%d answered", want.Answered, want.Requests)
 	goldenAt(t, a, func(t *testing.T, f string) {
@@ -121,7 +123,7 @@ func TestGoldenRunReopened(t *testing.T) {
 	})
 	// s shows the same study: nothing is started.
 	press(a, "s")
-	if a.active != nil || a.run.live.phase != phaseStored {
-		t.Errorf("s on a fully answered study started a run: %+v", a.run.live)
+	if a.run.Handle() != nil || a.run.Live().Phase() != runtab.PhaseStored {
+		t.Errorf("s on a fully answered study started a run: %+v", a.run.Live())
 	}
 }

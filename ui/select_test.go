@@ -6,7 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
+
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
 
 	"github.com/prism-eval/prism/calib/selection"
 	"github.com/prism-eval/prism/calib/signal"
@@ -16,34 +17,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/ui/jobs"
 	"github.com/prism-eval/prism/ui/widgets"
 )
-
-// The Progress callback never waits, however many calls nobody reads, and
-// the next message carries the latest numbers.
-func TestSelectProgressCoalesces(t *testing.T) {
-	j := &selectJob{notify: make(chan struct{}, 1), finished: make(chan struct{})}
-	done := make(chan struct{})
-	go func() {
-		for i := 1; i <= 100000; i++ {
-			j.progress(i, 100000)
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the Progress callback blocked")
-	}
-	msg, ok := waitJob(j)().(jobProgressMsg[*selection.Report])
-	if !ok || msg.done != 100000 || msg.total != 100000 {
-		t.Fatalf("progress message %+v, want the latest 100000/100000", msg)
-	}
-	close(j.finished)
-	if _, ok := waitJob(j)().(jobDoneMsg[*selection.Report]); !ok {
-		t.Fatal("no done message after the job finished")
-	}
-}
 
 // Screening the demo bank through the Bank tab's key stores the
 // sample's answers and shows each unit's verdict; they are those of
@@ -62,7 +38,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		t.Fatalf("bank screen before screening:\n%s", f)
 	}
 	press(a, "3")
-	if p := a.run.plan; p == nil || p.Estimate.Answered != 0 {
+	if p := a.run.Plan(); p == nil || p.Estimate.Answered != 0 {
 		t.Fatalf("estimate before the screen: %+v", p)
 	}
 	press(a, "4")
@@ -113,8 +89,8 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	}
 
 	press(a, "4", "r")
-	if a.sel.job != nil || a.sel.err != nil || a.sel.rep == nil {
-		t.Fatalf("selection: job %v, err %v", a.sel.job, a.sel.err)
+	if sel := a.sel.Selection(); sel.Job != nil || sel.Err != nil || a.sel.Report() == nil {
+		t.Fatalf("selection: job %v, err %v", sel.Job, sel.Err)
 	}
 	fitRows, labels, err := a.study.Store.FitInput(ctx, k.Dataset, k.Judge, k.BankHash)
 	if err != nil {
@@ -124,7 +100,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := a.sel.rep
+	got := a.sel.Report()
 	if math.Abs(got.Full.Mean-want.Full.Mean) > 1e-12 || len(got.Curve) != len(want.Curve) {
 		t.Fatalf("full mean %v, curve %d sizes; want %v, %d", got.Full.Mean, len(got.Curve), want.Full.Mean, len(want.Curve))
 	}
@@ -145,9 +121,10 @@ func TestScreenAndSelectFlow(t *testing.T) {
 		t.Errorf("forward selection's stop missing:\n%s", f)
 	}
 	g.capture(a, "select-done")
-	a.sel.job, a.sel.done, a.sel.total = &selectJob{}, 100, 255
+	sel := a.sel.Selection()
+	sel.Job, sel.Done, sel.Total = &jobs.Job[*selection.Report]{}, 100, 255
 	g.capture(a, "select-running")
-	a.sel.job = nil
+	sel.Job = nil
 	g.check(t)
 }
 
@@ -170,8 +147,8 @@ func TestSelectWithoutAnswers(t *testing.T) {
 		t.Fatalf("selection hint missing:\n%s", f)
 	}
 	press(a, "r")
-	if a.sel.err == nil || !strings.Contains(a.sel.err.Error(), "no answers") {
-		t.Fatalf("err %v, want no answers", a.sel.err)
+	if err := a.sel.Selection().Err; err == nil || !strings.Contains(err.Error(), "no answers") {
+		t.Fatalf("err %v, want no answers", err)
 	}
 	if f := frame(a); !strings.Contains(f, "screen the bank") {
 		t.Fatalf("the error does not say what to do:\n%s", f)
@@ -195,8 +172,8 @@ func TestProgramScreenSelect(t *testing.T) {
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
-	if final.sel.rep == nil || len(final.sel.rep.Curve) != len(final.bank.Bank().Attributes) {
-		t.Fatalf("selection report %+v", final.sel.rep)
+	if rep := final.sel.Report(); rep == nil || len(rep.Curve) != len(final.bank.Bank().Attributes) {
+		t.Fatalf("selection report %+v", rep)
 	}
 	if view, source, ok := final.bank.Signal(); !ok || view == nil || !strings.HasPrefix(source, "screen:") {
 		t.Fatalf("bank signal %+v from %q, %v", view, source, ok)
@@ -216,8 +193,8 @@ func TestQuitWhileScreening(t *testing.T) {
 	if !a.bank.ScreenStarted() {
 		t.Fatalf("screen did not start: %q", bankStatus(a))
 	}
-	if a.start(); a.run.planErr != errScreening {
-		t.Fatalf("a run started during a screen: %v", a.run.planErr)
+	if a.run.Start(); a.run.PlanErr() != runtab.ErrScreening {
+		t.Fatalf("a run started during a screen: %v", a.run.PlanErr())
 	}
 	press(a, "q")
 	if _, ok := a.modal.(confirmQuit); !ok {
@@ -233,8 +210,8 @@ func TestQuitWhileScreening(t *testing.T) {
 func TestSelectStaleAfterBankEdit(t *testing.T) {
 	a := fixtureApp(t, fixtureScreened, 100, 30)
 	press(a, "4", "r")
-	if a.sel.rep == nil {
-		t.Fatalf("no selection: %v", a.sel.err)
+	if a.sel.Report() == nil {
+		t.Fatalf("no selection: %v", a.sel.Selection().Err)
 	}
 	if f := frame(a); strings.Contains(f, "has changed since") {
 		t.Fatalf("fresh selection marked stale:\n%s", f)
@@ -259,8 +236,11 @@ func BenchmarkSelectView16(b *testing.B) {
 		rep.Omission = append(rep.Omission, selection.Omission{Unit: u, SubsetResult: selection.SubsetResult{Mean: 0.4, Gain: 0.09}, Change: -g})
 		rep.Forward = append(rep.Forward, selection.ForwardStep{Added: u, SubsetResult: selection.SubsetResult{Mean: 0.3 + g, Gain: g}, Improvement: 0.01})
 	}
-	a.sel.rep = rep
-	a.sel.key, _ = a.currentKey()
+	key, _ := a.currentKey()
+	j := jobs.New[*selection.Report](key, func() {})
+	j.Res = rep
+	a.sel.Selection().Start(j)
+	a.Update(jobs.DoneMsg[*selection.Report]{Job: j})
 	press(a, "4")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -275,17 +255,17 @@ func checkEstimateCounts(t *testing.T, a *App) {
 	t.Helper()
 	press(a, "3")
 	defer press(a, "2")
-	if a.run.live != nil && a.run.live.phase == phaseStored {
+	if a.run.Live() != nil && a.run.Live().Phase() == runtab.PhaseStored {
 		// Everything is answered: the Run tab shows the stored study;
 		// the estimate is on the form.
 		press(a, "e")
 		defer press(a, "esc")
 	}
-	p := a.run.plan
+	p := a.run.Plan()
 	if p == nil {
 		t.Fatal("no plan after the screen")
 	}
-	sp, err := a.spec()
+	sp, err := a.run.Spec()
 	if err != nil {
 		t.Fatal(err)
 	}

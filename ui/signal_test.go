@@ -19,7 +19,7 @@ func TestRunPanelTooFew(t *testing.T) {
 	defer stopRun(t, a)
 	check := func(when string) {
 		t.Helper()
-		sig := a.run.signal
+		sig := runSignal(a)
 		if sig == nil || sig.Pooling != signal.PoolingWordingMean {
 			t.Fatalf("%s: panel %+v", when, sig)
 		}
@@ -40,7 +40,6 @@ func TestRunPanelTooFew(t *testing.T) {
 		}
 	}
 	check("live")
-	p := a.runPlan
-	a.Update(signalCmd(a.ctx, a.study.Store, p.Spec.Dataset.Name, p.Spec.JudgeName, p.BankHash, finalResamples, true)())
+	a.Update(a.run.SignalNow(true)())
 	check("final")
 }

@@ -16,11 +16,11 @@ func (a *App) currentKey() (studyKey, bool) {
 	if a.study.Store == nil || a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0 {
 		return studyKey{}, false
 	}
-	cfg, _, _, err := a.run.form.Config()
+	_, judge, err := a.run.Judge()
 	if err != nil {
 		return studyKey{}, false
 	}
-	return studyKey{Dataset: a.study.Dataset.Name, Judge: a.run.form.JudgeName(cfg), BankHash: a.bank.Bank().Hash()}, true
+	return studyKey{Dataset: a.study.Dataset.Name, Judge: judge, BankHash: a.bank.Bank().Hash()}, true
 }
 
 // requireKey is currentKey, or why there is none: no workspace or dataset,
@@ -35,7 +35,7 @@ func (a *App) requireKey() (studyKey, error) {
 	case a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0:
 		return studyKey{}, errors.New("no dataset yet: i on the Data tab imports one")
 	}
-	_, _, _, err := a.run.form.Config()
+	_, _, err := a.run.Judge()
 	if err == nil { // currentKey fails for no other reason
 		err = errors.New("the Run tab's judge is not set")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
 )
 
 // appTab is a tab that has not moved to its package yet: it still reads
@@ -47,7 +48,7 @@ func (p packaged) Shown(*App) tea.Cmd {
 
 // tabs are the App's tabs in tab order.
 func (a *App) tabs() [tab.Count]appTab {
-	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, &a.run, &a.sel, &a.fit, &a.prof, &a.insp, &a.cmp}
+	return [tab.Count]appTab{packaged{a.data}, packaged{a.bank}, packaged{a.run}, packaged{a.sel}, packaged{a.fit}, packaged{a.prof}, packaged{a.insp}, packaged{a.cmp}}
 }
 
 // cur is the current tab.
@@ -66,7 +67,12 @@ func (s services) Key() (study.Key, bool)  { return s.a.currentKey() }
 func (s services) RequireKey() (study.Key, error) {
 	return s.a.requireKey()
 }
-func (s services) Versions() tab.Versions   { return &s.a.versions }
+func (s services) Versions() tab.Versions { return &s.a.versions }
+func (s services) Judge() string          { return s.a.study.Judge }
+func (s services) BankSource() string     { return s.a.bank.Source() }
+func (s services) Judges() runtab.JudgeFactory {
+	return s.a.newJudges
+}
 func (s services) Context() context.Context { return s.a.ctx }
 func (s services) Now() time.Time           { return s.a.now() }
 func (s services) Styles() *styles.Styles   { return s.a.styles }
@@ -79,9 +85,14 @@ func (s services) LoadCalibrator(path string) tea.Cmd {
 func (s services) CalibratorLines(st *styles.Styles, w int) []string {
 	return s.a.calLines(st, w)
 }
+func (s services) CalibratorTerms(st *styles.Styles, k study.Key, ctx, cand string, w int) []string {
+	return s.a.calInspectLines(st, k, ctx, cand, w)
+}
+func (s services) SessionJudge() string  { return s.a.study.Judge }
+func (s services) CalibratorDir() string { return calibratorDir(s.a.study) }
 func (s services) Busy() string {
 	switch {
-	case s.a.run.active():
+	case s.a.run.Active():
 		return "a run"
 	case s.a.bank.Screening():
 		return "a screen of the bank"
@@ -100,16 +111,18 @@ func (a *App) onTabMsg(msg tea.Msg) tea.Cmd {
 	case tab.QuitMsg:
 		return a.quit()
 	case tab.InspectMsg:
-		return a.insp.open(a, msg.Back)
+		// The Data tab follows the candidate Inspect shows.
+		a.data.SelectCandidate(msg.Context, msg.Candidate)
+	case tab.CalibratorSavedMsg:
+		a.cal.last = msg.Path
 	case calLoadedMsg:
 		return a.onCalLoaded(msg)
 	case calAppliedMsg:
 		a.onCalApplied(msg)
-	case tab.BankChangedMsg:
+	case tab.BankChangedMsg: // the Run tab replans
 		a.study.Bank = msg.Bank
-		return a.replan()
-	case tab.ReplanMsg:
-		return a.replan()
+	case tab.RunEndedMsg:
+		a.bank.DropSignal(msg.Key)
 	case tab.AnswersStoredMsg:
 		a.versions.Bump(msg.Key)
 		if msg.Rubric {

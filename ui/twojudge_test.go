@@ -7,12 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	runtab "github.com/prism-eval/prism/ui/tabs/run"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/analysis"
+	"github.com/prism-eval/prism/ui/jobs"
+	"github.com/prism-eval/prism/ui/tabs/fit"
+	"github.com/prism-eval/prism/ui/tabs/profiles"
 )
 
 // jsonOf is v as JSON, for comparing reports field by field.
@@ -40,11 +46,11 @@ func paneText(f string) string {
 func TestTwoJudgeFitProfiles(t *testing.T) {
 	a := twoJudgeDemo(t, 160, 48)
 	press(a, "5", "f")
-	first := a.fit.rep
-	if a.fit.err != nil || first == nil || a.fit.key.Judge != "offline" {
-		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.err, a.fit.key)
+	first := a.fit.Report()
+	if a.fit.Err() != nil || first == nil || a.fit.Key().Judge != "offline" {
+		t.Fatalf("fit of the offline judge: err %v, key %+v", a.fit.Err(), a.fit.Key())
 	}
-	setFormField(t, a, fName, "swapped")
+	setFormField(t, a, runtab.FieldName, "swapped")
 	const note = "this fit is of judge offline; the Run tab now names swapped: f refits"
 	for _, s := range []string{"5", "6"} {
 		press(a, s)
@@ -53,9 +59,9 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 		}
 	}
 	press(a, "5", "f")
-	rep := a.fit.rep
-	if a.fit.err != nil || rep == nil || a.fit.key.Judge != "swapped" {
-		t.Fatalf("fit of the swapped judge: err %v, key %+v", a.fit.err, a.fit.key)
+	rep := a.fit.Report()
+	if a.fit.Err() != nil || rep == nil || a.fit.Key().Judge != "swapped" {
+		t.Fatalf("fit of the swapped judge: err %v, key %+v", a.fit.Err(), a.fit.Key())
 	}
 	if f := frame(a); strings.Contains(f, "f refits") {
 		t.Errorf("a fresh fit is marked stale:\n%s", f)
@@ -65,7 +71,7 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels, _ = model.ScoredLabels(rows, labels)
-	want, _, err := calib.Fit(context.Background(), rows, labels, fitOptions(model.MetricSpearman, false))
+	want, _, err := calib.Fit(context.Background(), rows, labels, analysis.FitOptions(model.MetricSpearman, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +86,14 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 		t.Errorf("PRISM means of the two judges differ by %g", d)
 	}
 	press(a, "6")
-	for i, attr := range a.prof.attrs {
+	for i, attr := range a.prof.Attrs() {
 		p, q := rep.Profiles[attr], first.Profiles[attr]
 		if math.Abs(p.A.Mean+q.A.Mean) > tol || math.Abs(p.E.Mean-q.E.Mean) > tol {
 			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
 		}
-		a.prof.cursor = i
+		a.prof.Select(i)
 		f := paneText(frame(a))
-		for _, line := range []string{profileStatText("a_k", p.A), profileStatText("e_k", p.E)} {
+		for _, line := range []string{profiles.StatText("a_k", p.A), profiles.StatText("e_k", p.E)} {
 			if line = strings.Join(strings.Fields(line), " "); !strings.Contains(f, line) {
 				t.Errorf("%s: profiles screen lacks %q", attr, line)
 			}
@@ -109,21 +115,21 @@ func TestFitStale(t *testing.T) {
 	// The screen answered every demo context twice; a third run adds
 	// answers: 20 of them, then it is cancelled (what it finished is
 	// stored).
-	setFormField(t, a, fRepeats, "3")
+	setFormField(t, a, runtab.FieldRepeats, "3")
 	gate(t, a, 20)
 	press(a, "3")
 	_, cmd := a.Update(keyMsg("s"))
 	a.Update(cmd()) // runStartedMsg
-	if a.active == nil {
-		t.Fatalf("run did not start: %v", a.run.live.err)
+	if a.run.Handle() == nil {
+		t.Fatalf("run did not start: %v", a.run.Live().Err())
 	}
-	for a.run.live.prog.Done < 20 {
-		a.Update(waitEvents(a.active)())
+	for (*a.run.Live().Progress()).Done < 20 {
+		a.Update(runtab.Drain(a.run.Handle())())
 	}
-	a.active.Cancel()
-	drive(a, waitEvents(a.active))
-	if a.run.live == nil || a.run.live.phase != phaseDone || a.run.live.prog.Answered == 0 {
-		t.Fatalf("run: %+v", a.run.live)
+	a.run.Handle().Cancel()
+	drive(a, runtab.Drain(a.run.Handle()))
+	if a.run.Live() == nil || a.run.Live().Phase() != runtab.PhaseDone || (*a.run.Live().Progress()).Answered == 0 {
+		t.Fatalf("run: %+v", a.run.Live())
 	}
 	for s, want := range map[string]string{
 		"5": "new answers were stored since this fit: f refits",
@@ -146,10 +152,10 @@ func TestFitStale(t *testing.T) {
 	// s with nothing left to send shows the stored study and stores
 	// nothing: still fresh (the screen answered repeats 0 and 1 of
 	// everything).
-	setFormField(t, a, fRepeats, "2")
+	setFormField(t, a, runtab.FieldRepeats, "2")
 	press(a, "s")
-	if a.run.live == nil || a.run.live.phase != phaseStored || a.run.live.stored.Answered == 0 {
-		t.Fatalf("s with nothing to send: %+v", a.run.live)
+	if a.run.Live() == nil || a.run.Live().Phase() != runtab.PhaseStored || a.run.Live().Stored().Answered == 0 {
+		t.Fatalf("s with nothing to send: %+v", a.run.Live())
 	}
 	press(a, "6")
 	if f := frame(a); strings.Contains(f, "refits") {
@@ -176,7 +182,7 @@ func TestGoldenTwoJudges(t *testing.T) {
 	g := goldenFrames{}
 	press(a, "5", "f")
 	g.capture(a, "fit-offline")
-	setFormField(t, a, fName, "swapped")
+	setFormField(t, a, runtab.FieldName, "swapped")
 	press(a, "6")
 	g.capture(a, "profiles-stale")
 	press(a, "5", "f")
@@ -233,8 +239,8 @@ func TestProgramAnalysis(t *testing.T) {
 	send("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)
-	if final.fit.rep == nil || final.insp.ins == nil || len(final.cmp.fits) != 2 {
-		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.rep != nil, final.insp.ins != nil, len(final.cmp.fits))
+	if final.fit.Report() == nil || final.insp.Inspection() == nil || len(final.cmp.Fits()) != 2 {
+		t.Fatalf("fit %v, inspection %v, %d compared judges", final.fit.Report() != nil, final.insp.Inspection() != nil, len(final.cmp.Fits()))
 	}
 	golden.RequireEqual(t, frame(final))
 }
@@ -269,7 +275,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 func TestFitProgressShown(t *testing.T) {
 	a := demoApp(t, 100, 30)
 	press(a, "5")
-	a.fit.job = newJob[fitResult](studyKey{}, func() {})
+	a.fit.Job().Job = jobs.New[fit.Result](studyKey{}, func() {})
 	for _, tc := range []struct {
 		done, total int
 		text, tab   string
@@ -278,7 +284,7 @@ func TestFitProgressShown(t *testing.T) {
 		{2, 6, "fitting… outer fold 2 of 5 done (nested cross-validation)", "5 Fit 33%"},
 		{5, 6, "fitting… 5 outer folds done; bootstrap", "5 Fit 83%"},
 	} {
-		a.fit.done, a.fit.total = tc.done, tc.total
+		a.fit.Job().Done, a.fit.Job().Total = tc.done, tc.total
 		f := frame(a)
 		if !strings.Contains(f, tc.text) || !strings.Contains(strings.SplitN(f, "\n", 2)[0], tc.tab) {
 			t.Errorf("%d/%d: want %q and tab %q:\n%s", tc.done, tc.total, tc.text, tc.tab, f)
@@ -286,9 +292,9 @@ func TestFitProgressShown(t *testing.T) {
 	}
 	// A progress message of the job in flight is taken; one of an older
 	// job is dropped.
-	a.Update(jobProgressMsg[fitResult]{job: a.fit.job, done: 3, total: 6})
-	a.Update(jobProgressMsg[fitResult]{job: newJob[fitResult](studyKey{}, func() {}), done: 1, total: 6})
-	if a.fit.done != 3 {
-		t.Errorf("progress %d/%d, want 3/6", a.fit.done, a.fit.total)
+	a.Update(jobs.ProgressMsg[fit.Result]{Job: a.fit.Job().Job, Done: 3, Total: 6})
+	a.Update(jobs.ProgressMsg[fit.Result]{Job: jobs.New[fit.Result](studyKey{}, func() {}), Done: 1, Total: 6})
+	if a.fit.Job().Done != 3 {
+		t.Errorf("progress %d/%d, want 3/6", a.fit.Job().Done, a.fit.Job().Total)
 	}
 }

@@ -110,17 +110,3 @@ func scoredByAll(k Key, scores []map[Key]float64) bool {
 	}
 	return true
 }
-
-// Sub is the table of the contexts at the indices keep (a learning
-// curve's subsample), in that order.
-func (t *Table) Sub(keep []int) *Table {
-	s := &Table{Judges: t.Judges, Pred: make([][][]float64, len(t.Judges))}
-	for _, i := range keep {
-		s.Contexts = append(s.Contexts, t.Contexts[i])
-		s.Human = append(s.Human, t.Human[i])
-		for j := range t.Judges {
-			s.Pred[j] = append(s.Pred[j], t.Pred[j][i])
-		}
-	}
-	return s
-}

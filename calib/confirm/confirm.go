@@ -38,9 +38,6 @@ var poolLabels = map[string]string{
 	PoolOneSided:   "one-sided instructions only",
 }
 
-// PoolLabel is the row label of a pool in the printed report.
-func PoolLabel(pool string) string { return poolLabels[pool] }
-
 // Options configure Confirm. Start from DefaultOptions.
 type Options struct {
 	// Options carries the metric, seed, bootstrap resamples, folds, γ grid,

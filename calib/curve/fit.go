@@ -23,7 +23,7 @@ const (
 // context of d), as the full fit fills them.
 func Fit(ctx context.Context, d *calib.Design, fopts calib.Options, opts Options) (*Curve, error) {
 	fopts.Bootstrap, fopts.Order, fopts.OrderFile = 1, nil, ""
-	fopts.Baselines, fopts.Taylor, fopts.Progress = nil, false, nil
+	fopts.Baselines, fopts.Taylor, fopts.Progress, fopts.RepeatCV = nil, false, nil, 0
 	c := Curve{Metric: fopts.Metric, Series: []string{SeriesVanilla, SeriesPRISM, SeriesGain}, Total: len(d.Contexts),
 		What: "out-of-fold " + fopts.Metric + " of Vanilla and PRISM (nested CV on the drawn contexts) and PRISM's gain over Vanilla"}
 	return Build(c, max(fopts.Folds, 2), opts, func(subset []int) ([]float64, error) {

@@ -11,7 +11,7 @@ import (
 
 // Presentation-order diagnostics of batched pointwise scoring
 // (docs/protocol.md §14, paper §2.2 Fig. 2b–c, §B.6, Table 12). They read
-// stored scores only: a batched study's scores by order and repeat, and,
+// stored scores only: a listwise study's scores by order and repeat, and,
 // for the references, a pointwise study's scores by run.
 
 // Context is one context's scores for the order diagnostics. Every
@@ -166,7 +166,7 @@ func Diagnostics(d *Data, opts Options) (*Report, error) {
 		rep.Curve = append(rep.Curve, p)
 	}
 	if len(rep.Curve) == 0 {
-		rep.Curve = append(rep.Curve, CurvePoint{Orders: 1, Stat: Stat{TooFew: "needs at least 2 orders of a batched study"}})
+		rep.Curve = append(rep.Curve, CurvePoint{Orders: 1, Stat: Stat{TooFew: "needs at least 2 orders of a listwise study"}})
 	}
 	rep.RepeatRef = o.pooled(func(c *Context, s *corrSums) {
 		for k := range c.Base {
@@ -174,7 +174,7 @@ func Diagnostics(d *Data, opts Options) (*Report, error) {
 				o.addResponses(c, s, repeatOf(c, k, 0), repeatOf(c, k, 1))
 			}
 		}
-	}, "needs 2 repeats of an order (prism run --batched --repeats 2)")
+	}, "needs 2 repeats of an order (prism run --listwise --repeats 2)")
 	rep.PointRef = o.pooled(func(c *Context, s *corrSums) {
 		if len(c.Point) >= 2 {
 			o.addResponses(c, s, pointRun(c, 0), pointRun(c, 1))
@@ -208,7 +208,7 @@ func Diagnostics(d *Data, opts Options) (*Report, error) {
 		}
 	}
 	rep.KendallRev, rep.KendallRep, rep.KendallGap = o.pairedMeans(rev, repv,
-		"needs orders 0 and 1 (an order and its reversal)", "needs 2 repeats of an order (prism run --batched --repeats 2)")
+		"needs orders 0 and 1 (an order and its reversal)", "needs 2 repeats of an order (prism run --listwise --repeats 2)")
 
 	// Spearman with the human targets.
 	rep.Spearman = o.spearman(rep.Orders)
@@ -499,9 +499,9 @@ func (o orderCalc) spearman(K int) []Spearman {
 		out[0].CallsPerCtx = nSum / float64(n)
 	}
 	if n < o.opts.MinContexts || K == 0 {
-		why := tooFewContexts(n, o.opts.MinContexts) + " (labeled, with pointwise run 0 and batched order 0)"
+		why := tooFewContexts(n, o.opts.MinContexts) + " (labeled, with pointwise run 0 and listwise order 0)"
 		if K == 0 {
-			why = "needs a batched study (prism run --batched) and a pointwise one (prism run)"
+			why = "needs a listwise study (prism run --listwise) and a pointwise one (prism run)"
 		}
 		for i := range out {
 			out[i].TooFew = why

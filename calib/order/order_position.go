@@ -130,7 +130,7 @@ func (o orderCalc) positions(K int) Positions {
 	out.Contexts = len(per)
 	switch {
 	case K < 2:
-		out.TooFew = "needs at least 2 orders of a batched study"
+		out.TooFew = "needs at least 2 orders of a listwise study"
 		return out
 	case tooFewContexts(len(per), o.opts.MinContexts) != "":
 		out.TooFew = tooFewContexts(len(per), o.opts.MinContexts)

@@ -16,15 +16,15 @@ import (
 )
 
 // OrderStudy names the stored studies the presentation-order diagnostics
-// read (docs/diagnostics.md, "Presentation order"): a batched study and,
+// read (docs/diagnostics.md, "Presentation order"): a listwise study and,
 // for the references, the pointwise study of the same bank.
 type OrderStudy struct {
 	Dataset   string
-	Batched   string // the batched study's judge name
+	Batched   string // the listwise study's judge name
 	Pointwise string // the pointwise study's judge name ("": none)
 	BankHash  string
 	// Probes limits the units (nil: every attribute and context probe the
-	// batched study holds).
+	// listwise study holds).
 	Probes []string
 }
 
@@ -54,11 +54,11 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 	if s.Batched == "" {
 		switch len(batched) {
 		case 0:
-			return s, fmt.Errorf("no batched study on dataset %q: run prism run --batched --orders 8 --repeats 2 first", s.Dataset)
+			return s, fmt.Errorf("no listwise study on dataset %q: run prism run --listwise --orders 8 --repeats 2 first", s.Dataset)
 		case 1:
 			s.Batched = batched[0]
 		default:
-			return s, fmt.Errorf("dataset %q has %d batched studies (%s): choose one with --judge", s.Dataset, len(batched), strings.Join(batched, ", "))
+			return s, fmt.Errorf("dataset %q has %d listwise studies (%s): choose one with --judge", s.Dataset, len(batched), strings.Join(batched, ", "))
 		}
 	}
 	bj, ok := byName[s.Batched]
@@ -66,7 +66,7 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 		return s, fmt.Errorf("no judge %q in the workspace", s.Batched)
 	}
 	if _, ok := bj.OrderSeed(); !ok {
-		return s, fmt.Errorf("judge %q is not a batched study's (prism run --batched stores one)", s.Batched)
+		return s, fmt.Errorf("judge %q is not a listwise study's (prism run --listwise stores one)", s.Batched)
 	}
 	if s.Pointwise == "" {
 		if j, ok := byName[strings.TrimSuffix(s.Batched, "-batched")]; ok && s.Batched != j.Name {
@@ -77,7 +77,7 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 	} else if j, ok := byName[s.Pointwise]; !ok {
 		return s, fmt.Errorf("no judge %q in the workspace", s.Pointwise)
 	} else if _, b := j.OrderSeed(); b {
-		return s, fmt.Errorf("judge %q is a batched study's, not a pointwise one", s.Pointwise)
+		return s, fmt.Errorf("judge %q is a listwise study's, not a pointwise one", s.Pointwise)
 	}
 	if s.BankHash == "" {
 		hs, err := st.StudyHashes(ctx, s.Dataset, s.Batched)
@@ -97,7 +97,7 @@ func FindOrderStudy(ctx context.Context, st *store.Store, s OrderStudy) (OrderSt
 }
 
 // OrderDataOf reads the stored scores of s into the diagnostics' input:
-// the batched study's scores by order and repeat (run labels
+// the listwise study's scores by order and repeat (run labels
 // judge.OrderRunLabel; other labels are skipped), the pointwise study's by
 // run (decimal labels), each sign's wordings averaged; units are the
 // attribute and context probes, ATTR:- oriented by −1. Candidates are in
@@ -166,7 +166,7 @@ func orderUnits(out *order.Data, brows []model.ScoreRow, s OrderStudy) (map[stri
 	}
 	for p := range want {
 		if _, ok := unitOf[p]; !ok {
-			return nil, fmt.Errorf("probes: the batched study %q holds no scores of probe %q", s.Batched, p)
+			return nil, fmt.Errorf("probes: the listwise study %q holds no scores of probe %q", s.Batched, p)
 		}
 	}
 	// Units sorted by name (docs/protocol.md column order), signs along.
@@ -276,7 +276,7 @@ func setOrderMeans(out *order.Data, sum map[orderCell][2]float64) {
 }
 
 // setPositions sets the candidates' positions in every order of the
-// batched study, from the order plan of its judge's seed.
+// listwise study, from the order plan of its judge's seed.
 func setPositions(out *order.Data, d *model.Dataset, seed int64) {
 	for ci, c := range d.Contexts {
 		oc := &out.Contexts[ci]

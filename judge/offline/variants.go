@@ -44,13 +44,6 @@ func Variants() []string {
 	return names
 }
 
-// IsVariant says whether model names the default simulator ("") or one of
-// its variants.
-func IsVariant(model string) bool {
-	_, ok := variants[model]
-	return ok || model == ""
-}
-
 // VariantWeights are the implicit weights of the variant model ("" is the
 // default simulator's, Weights); ok is false for an unknown name.
 func VariantWeights(model string) (Features, bool) {

@@ -56,7 +56,7 @@ func acquiringCommands(ws, url string) map[string][]string {
 		"diagnose joint":       with("diagnose", "joint"),
 		"diagnose wording":     with("diagnose", "wording"),
 		"diagnose resolution":  with("diagnose", "resolution", "--bank", "quality"),
-		"run --batched":        with("run", "--bank", "quality", "--batched", "--orders", "2"),
+		"run --listwise":       with("run", "--bank", "quality", "--listwise", "--orders", "2"),
 		"run --rubric g-eval":  with("run", "--rubric", "geval-summeval"),
 		"diagnose resolution+": with("diagnose", "resolution", "--bank", "quality", "--json"),
 	}

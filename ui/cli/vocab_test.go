@@ -70,8 +70,9 @@ func TestCommandVocabulary(t *testing.T) {
 		"bank":      {"BANK"},
 	}
 	refused := map[string][]string{
-		"screen":       {"runs", "name"}, // --runs: the deprecated spelling of --repeats
-		"run":          {"name"},
+		"screen":       {"runs", "name"},    // --runs: the deprecated spelling of --repeats
+		"run":          {"name", "batched"}, // --batched: the deprecated spelling of --listwise
+		"bank show":    {"batch"},           // --batch: the deprecated spelling of --listwise
 		"batch export": {"name"},
 		"judge try":    {"judge"},
 	}

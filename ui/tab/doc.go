@@ -5,8 +5,9 @@
 //   - the navigation messages the App maps its common keys, the wheel and
 //     the mouse onto (MoveMsg, FocusMsg, ClickMsg);
 //   - the messages tabs talk with (OpenMsg, AnswersStoredMsg, FitDoneMsg,
-//     CandidateMsg, InspectMsg, ...): a tab returns one as a command and
-//     the App hands it to every tab, so no tab calls another;
+//     FitSettingsMsg, RefitMsg, CandidateMsg, InspectMsg, ...): a tab
+//     returns one as a command and the App hands it to every tab, so no
+//     tab calls another;
 //   - the services a tab gets instead of the *App (Session, Clock, Jobs,
 //     Styles, Services), each small; a tab declares the narrower
 //     interface it needs when it needs less.

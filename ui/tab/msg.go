@@ -40,13 +40,34 @@ type (
 	}
 
 	// FitDoneMsg carries the Fit tab's new fit of Key, read at Version of
-	// its answers: the Profiles tab shows it, Inspect follows it.
+	// its answers and Rubrics of its judge's rubric studies: the Profiles
+	// tab shows it, Inspect follows it. Report is nil when the study has
+	// no probes (the Fit tab measured its agreement instead); Design is
+	// nil for a fit read from the workspace (Stored), which Inspect does
+	// not follow.
 	FitDoneMsg struct {
-		Key     study.Key
-		Version int
-		Report  *calib.Report
-		Design  *calib.Design
+		Key              study.Key
+		Version, Rubrics int
+		Report           *calib.Report
+		Design           *calib.Design
+		Stored           *study.Stored
 	}
+
+	// FitSettingsMsg says the Fit tab's metric or Taylor setting changed:
+	// its next fit, and the Compare tab's, use them.
+	FitSettingsMsg struct {
+		Metric string
+		Taylor bool
+	}
+
+	// RefitMsg asks the Fit tab to fit the study again (f on the Profiles
+	// and Inspect tabs), after switching the metric (m) or the Taylor
+	// setting (t) when asked.
+	RefitMsg struct{ SwitchMetric, SwitchTaylor bool }
+
+	// CalibratorSavedMsg says the Fit tab saved a calibrator at Path,
+	// which L on the Data tab then offers.
+	CalibratorSavedMsg struct{ Path string }
 
 	// CandidateMsg says the Data tab's selection moved to Candidate of
 	// Context (the Bank tab previews it).
@@ -77,6 +98,11 @@ type (
 	// BankChangedMsg says the Bank tab has a new bank version (an edit,
 	// another built-in): the study uses it and the Run tab replans.
 	BankChangedMsg struct{ Bank *banks.Bank }
+
+	// RunEndedMsg says the Run tab's run of Key has ended (whatever it
+	// stored): the Bank tab's signal report of Key is stale. A run that
+	// stored answers says so with AnswersStoredMsg too.
+	RunEndedMsg struct{ Key study.Key }
 
 	// ReplanMsg says the Run tab's estimate is stale (answers were
 	// stored): the App plans the next run again.

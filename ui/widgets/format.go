@@ -117,6 +117,23 @@ func ClipMiddle(s string, w int) string {
 	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
 }
 
+// Mean4 prints a mean with 4 decimals, or "—".
+func Mean4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", f)
+}
+
+// Gain4 prints a gain with its sign and 4 decimals, or "—" (unlike
+// Fixed4, a gain that rounds to zero keeps its sign).
+func Gain4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.4f", f)
+}
+
 // Fixed4 prints a profile value or a correction term with its sign and 4
 // decimals, the one precision of the tabs that show them, or "—". A
 // value that rounds to zero is "+0.0000", never "-0.0000" nor

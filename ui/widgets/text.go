@@ -82,3 +82,13 @@ func WrapSpacesStyled(s lipgloss.Style, text string, w int) []string {
 
 // Percent is a tab's progress badge: " 42%".
 func Percent(done, total int) string { return fmt.Sprintf(" %d%%", 100*done/total) }
+
+// FitStyled is each of lines fitted to w cells (Fit), then styled with
+// s: a block of notes, one a line.
+func FitStyled(s lipgloss.Style, lines []string, w int) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, s.Render(Fit(l, w)))
+	}
+	return out
+}

@@ -15,38 +15,39 @@ import (
 )
 
 func init() {
-	registerDiagnosis("order", "presentation order of batched scoring: averaged-order response correlation, Kendall τ reversed vs repeat, Spearman vs pointwise", runDiagnoseOrder)
+	registerDiagnosis("order", "presentation order of listwise scoring: averaged-order response correlation, Kendall τ reversed vs repeat, Spearman vs pointwise", runDiagnoseOrder)
 }
 
-const diagnoseOrderUsage = `prism diagnose order [--dataset NAME] [--judge BATCHED] [--pointwise JUDGE] [--bank BANK]
+const diagnoseOrderUsage = `prism diagnose order [--dataset NAME] [--judge LISTWISE] [--pointwise JUDGE] [--bank BANK]
           [--probes P,P,…] [--bootstrap B] [--boot-seed S] [--min-contexts N] [--json] [--workspace FILE]
 
-Presentation-order diagnostics of batched pointwise scoring (docs/protocol.md
+Presentation-order diagnostics of listwise scoring (docs/protocol.md
 §14, docs/diagnostics.md "Presentation order"), computed from stored answers
 only: it sends nothing, so it has no --stored (wording, joint and
-resolution acquire first). It needs a prior batched run and, for the
+resolution acquire first). It needs a prior listwise run and, for the
 references and the Spearman comparison, a pointwise run of the same bank:
 
   prism run --bank BANK --repeats 2                           # pointwise, 2 runs
-  prism run --bank BANK --batched --orders 8 --repeats 2      # batched, 8 orders, 2 runs
+  prism run --bank BANK --listwise --orders 8 --repeats 2     # listwise, 8 orders, 2 runs
 
 Reports the probe-response correlation between disjoint sets of M averaged
 orders (M = 1, 2, 4, … up to half the orders), with the references of two
 repeats of one order and two pointwise runs; the within-context Kendall τ_b of
 baseline scores between an order and its reversal and between two repeats of
 one order; and the uncalibrated mean within-context Spearman with the human
-targets of pointwise scoring and of batched scoring averaged over 1, 2, 4, …
+targets of pointwise scoring and of listwise scoring averaged over 1, 2, 4, …
 orders, with paired gains over pointwise and 95% context-bootstrap intervals.
 An estimate from fewer than --min-contexts contexts (default 5), or without the
 data it needs, says "too few" and what to run instead of giving a number.
---judge defaults to the only batched judge on the dataset, --pointwise to that
-name without "-batched", --bank to the only bank the batched judge was run with.`
+--judge defaults to the only listwise judge on the dataset, --pointwise to that
+name without "-batched" (the stored suffix of a listwise judge), --bank to the
+only bank the listwise judge was run with.`
 
 // orderJSON is the document of prism diagnose order --json
 // (docs/diagnostics.md, "Presentation order").
 type orderJSON struct {
 	Dataset   string        `json:"dataset"`
-	Batched   string        `json:"batched_judge"`
+	Listwise  string        `json:"batched_judge"` // the key keeps the former word
 	Pointwise string        `json:"pointwise_judge"`
 	BankHash  string        `json:"bank_hash"`
 	OrderSeed int64         `json:"order_seed"`
@@ -56,9 +57,9 @@ type orderJSON struct {
 func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := clikit.NewWorkspaceFlags("prism diagnose order", stderr, diagnoseOrderUsage)
 	dataset := fs.String("dataset", "", "dataset `NAME` in the workspace (default: the only one)")
-	bj := fs.String("judge", "", "the batched study's judge `NAME` (default: the only batched judge on the dataset)")
+	bj := fs.String("judge", "", "the listwise study's judge `NAME` (default: the only listwise judge on the dataset)")
 	pj := fs.String("pointwise", "", "the pointwise study's judge `NAME` (default: --judge without -batched, when stored)")
-	bank := fs.String("bank", "", "the `BANK` (built-in name, TOML file or workspace hash prefix; default: the batched judge's only one)")
+	bank := fs.String("bank", "", "the `BANK` (built-in name, TOML file or workspace hash prefix; default: the listwise judge's only one)")
 	probes := fs.String("probes", "", "comma-separated probes whose responses are correlated (default: every attribute and context probe)")
 	opts := order.DefaultOptions()
 	boot := fs.Int("bootstrap", opts.Bootstrap, "context-bootstrap resamples")
@@ -123,14 +124,14 @@ func runDiagnoseOrder(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	orderSeed, _ := j.OrderSeed()
 	if *asJSON {
-		return clikit.WriteJSON(stdout, orderJSON{Dataset: ds, Batched: s.Batched, Pointwise: s.Pointwise, BankHash: s.BankHash, OrderSeed: orderSeed, Report: rep})
+		return clikit.WriteJSON(stdout, orderJSON{Dataset: ds, Listwise: s.Batched, Pointwise: s.Pointwise, BankHash: s.BankHash, OrderSeed: orderSeed, Report: rep})
 	}
 	var buf bytes.Buffer
 	pw := s.Pointwise
 	if pw == "" {
 		pw = "none"
 	}
-	fmt.Fprintf(&buf, "dataset %s, bank %.12s: batched judge %s (order seed %d), pointwise judge %s\n", ds, s.BankHash, s.Batched, orderSeed, pw)
+	fmt.Fprintf(&buf, "dataset %s, bank %.12s: listwise judge %s (order seed %d), pointwise judge %s\n", ds, s.BankHash, s.Batched, orderSeed, pw)
 	printOrderReport(&buf, rep)
 	return clikit.WriteTrimmed(stdout, buf.String())
 }
@@ -182,8 +183,8 @@ func printOrderReport(w io.Writer, r *order.Report) {
 	fmt.Fprintln(tw, "format\tcalls per context\tSpearman\tgain vs pointwise\t")
 	for _, s := range r.Spearman {
 		name := "pointwise (run 0)"
-		if s.Format == "batched" {
-			name = fmt.Sprintf("batched, %d order(s)", s.Orders)
+		if s.Format == "batched" { // the stored format name, kept
+			name = fmt.Sprintf("listwise, %d order(s)", s.Orders)
 		}
 		if s.Spearman == nil {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t\t\n", name, clikit.Num(s.CallsPerCtx), s.TooFew)
@@ -196,5 +197,5 @@ func printOrderReport(w io.Writer, r *order.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t\n", name, clikit.Num(s.CallsPerCtx), clikit.Num(*s.Spearman), clikit.Interval(*s.CI), gain)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\ncalls per context are per condition and run: pointwise one per candidate, batched one per order")
+	fmt.Fprintln(w, "\ncalls per context are per condition and run: pointwise one per candidate, listwise one per order")
 }

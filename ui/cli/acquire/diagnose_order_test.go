@@ -19,7 +19,7 @@ import (
 
 const orderProbes = "baseline,length:+,length:-,specificity:+,specificity:-"
 
-// orderWorkspace is the demo with a pointwise and a batched study (8
+// orderWorkspace is the demo with a pointwise and a listwise study (8
 // orders, 2 runs each) of five probes of style8, built once.
 var orderWorkspace = sync.OnceValues(func() (string, error) {
 	dir, err := clitest.TempDirOnce("prism-order")
@@ -30,7 +30,7 @@ var orderWorkspace = sync.OnceValues(func() (string, error) {
 	for _, args := range [][]string{
 		{"data", "import", "demo", "--workspace", ws},
 		{"run", "--workspace", ws, "--bank", "style8", "--probes", orderProbes, "--repeats", "2"},
-		{"run", "--workspace", ws, "--bank", "style8", "--probes", orderProbes, "--repeats", "2", "--batched", "--orders", "8"},
+		{"run", "--workspace", ws, "--bank", "style8", "--probes", orderProbes, "--repeats", "2", "--listwise", "--orders", "8"},
 	} {
 		var out, errb strings.Builder
 		if code := clikit.RunMain(context.Background(), args, &out, &errb); code != 0 {
@@ -66,7 +66,7 @@ func TestDiagnoseOrderDemo(t *testing.T) {
 	ws := orderWS(t)
 	doc := diagnoseOrderJSON(t, "--workspace", ws)
 	r := doc.Report
-	if doc.Batched != "offline-batched" || doc.Pointwise != "offline" || doc.OrderSeed != 42 || r.Orders != 8 || r.Repeats != 2 || r.PointRuns != 2 || r.Contexts != 12 {
+	if doc.Listwise != "offline-batched" || doc.Pointwise != "offline" || doc.OrderSeed != 42 || r.Orders != 8 || r.Repeats != 2 || r.PointRuns != 2 || r.Contexts != 12 {
 		t.Fatalf("study %+v / report head %+v", doc, r)
 	}
 	if strings.Join(r.Units, " ") != "length:+ length:- specificity:+ specificity:-" {
@@ -108,7 +108,7 @@ func TestDiagnoseOrderDemo(t *testing.T) {
 
 	// The table says the same.
 	out, _ := clitest.MustRun(t, "diagnose", "order", "--workspace", ws, "--bootstrap", "200")
-	for _, want := range []string{"batched judge offline-batched (order seed 42), pointwise judge offline", "reversed order", "unchanged-order repeat", "batched, 8 order(s)", "pointwise (run 0)"} {
+	for _, want := range []string{"listwise judge offline-batched (order seed 42), pointwise judge offline", "reversed order", "unchanged-order repeat", "listwise, 8 order(s)", "pointwise (run 0)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -307,12 +307,12 @@ func TestDiagnoseOrderErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diagnose", "order", "--workspace", ws}, "run prism run --batched"},
-		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--judge", "offline"}, "not a batched study"},
+		{[]string{"diagnose", "order", "--workspace", ws}, "run prism run --listwise"},
+		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--judge", "offline"}, "not a listwise study"},
 		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--probes", "coverage:+"}, "no scores of probe"},
 		{[]string{"diagnose", "order", "--workspace", orderWS(t), "--min-contexts", "0"}, "--min-contexts"},
-		{[]string{"run", "--workspace", ws, "--orders", "4"}, "--orders and --order-seed are for a batched study"},
-		{[]string{"run", "--workspace", ws, "--batched", "--orders", "0"}, "--orders must be ≥ 1"},
+		{[]string{"run", "--workspace", ws, "--orders", "4"}, "--orders and --order-seed are for a listwise study (--listwise)"},
+		{[]string{"run", "--workspace", ws, "--listwise", "--orders", "0"}, "--orders must be ≥ 1"},
 	} {
 		var out, errb strings.Builder
 		if code := clikit.RunMain(context.Background(), c.args, &out, &errb); code == 0 || !strings.Contains(errb.String(), c.want) {
@@ -332,10 +332,10 @@ func TestDiagnoseOrderSummEval(t *testing.T) {
 	probes := "baseline,length:+,length:-"
 	clitest.MustRun(t, "data", "import", "summeval", path, "--name", "summeval", "--workspace", ws)
 	clitest.MustRun(t, "run", "--workspace", ws, "--bank", "style8", "--probes", probes, "--repeats", "2", "--mode", "expected")
-	clitest.MustRun(t, "run", "--workspace", ws, "--bank", "style8", "--probes", probes, "--repeats", "2", "--mode", "expected", "--batched", "--orders", "8")
+	clitest.MustRun(t, "run", "--workspace", ws, "--bank", "style8", "--probes", probes, "--repeats", "2", "--mode", "expected", "--listwise", "--orders", "8")
 	doc := diagnoseOrderJSON(t, "--workspace", ws)
 	r := doc.Report
-	if doc.Batched != "offline-expected-batched" || doc.Pointwise != "offline-expected" || r.Contexts != 100 || r.Orders != 8 {
+	if doc.Listwise != "offline-expected-batched" || doc.Pointwise != "offline-expected" || r.Contexts != 100 || r.Orders != 8 {
 		t.Fatalf("%+v", doc)
 	}
 	for _, p := range r.Curve {

@@ -2,10 +2,7 @@ package acquire
 
 import (
 	"flag"
-	"fmt"
 	"strconv"
-
-	"github.com/prism-eval/prism/ui/cli/internal/clikit"
 )
 
 // repeatsFlag is --repeats N, the runs per condition, for the acquisitions
@@ -40,12 +37,8 @@ func (r *repeatsFlag) setDefault(def int, usage string) {
 // deprecation note on stderr.
 func (r *repeatsFlag) value() (int, error) {
 	fs := r.s.fs
-	if clikit.FlagGiven(fs.FlagSet, "runs") {
-		if clikit.FlagGiven(fs.FlagSet, "repeats") {
-			return 0, clikit.UsageErr(fs.UsageDoc, "--runs is the deprecated spelling of --repeats: give only --repeats")
-		}
-		fmt.Fprintf(r.s.stderr, "%s: --runs is deprecated, use --repeats\n", fs.Name())
-		return *r.runs, nil
+	if old, err := fs.Deprecated(r.s.stderr, "runs", "repeats"); old || err != nil {
+		return *r.runs, err
 	}
 	return fs.Lookup("repeats").Value.(flag.Getter).Get().(int), nil
 }

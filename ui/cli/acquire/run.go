@@ -23,7 +23,7 @@ func init() {
 const runUsage = `prism run [--bank BANK | --rubric RUBRIC [--prompts DIR] [--samples N]] [--dataset NAME]
           [--backend offline|openai] [--model M] [--base-url U]
           [--judge NAME] [--concurrency N] [--rpm N] [--tpm N] [--repeats N] [--prices FILE]
-          [--probes P,P,…] [--batched [--orders K] [--order-seed S]] [--workspace FILE] [judge flags]
+          [--probes P,P,…] [--listwise [--orders K] [--order-seed S]] [--workspace FILE] [judge flags]
           [--dry-run] [--max-cost USD] [--max-requests N] [--confirm-above USD] [--yes]
 
 Sends every request of the study that the workspace has no answer for and
@@ -52,7 +52,7 @@ export take. Without --bank, the first built-in bank with the dataset's task
 (as for prism screen); --dataset may be left out when the workspace holds one.
 --probes P,… acquires only those probes' conditions (every wording of each;
 the answers are the full bank's study, as prism score's).
---batched scores all candidates of a context in one call per presentation
+--listwise scores all candidates of a context in one call per presentation
 order (--orders K, default 8: cyclic shifts of a seeded random order and of
 its reversal, docs/protocol.md §14), each candidate's score stored as its own
 answer under run label o<k> (o<k>r<r> for repeats), under judge NAME-batched
@@ -266,7 +266,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	s := newStudyFlags("prism run", runUsage, stderr)
 	spend := clikit.AddSpendFlags(s.fs)
 	s.addRubricFlags()
-	bf := addBatchedFlags(s)
+	lf := addListwiseFlags(s)
 	pos, help, err := s.fs.ParseArgs(args, stdout)
 	if err != nil || help {
 		return err
@@ -279,7 +279,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer st.Close()
-	if err := bf.apply(s, &spec); err != nil {
+	if err := lf.apply(s, &spec); err != nil {
 		return err
 	}
 	if *spend.Dry {

@@ -26,13 +26,13 @@ judge's only study prism run planned (several are never pooled: name one), in
 its planned runs (--runs all or N for more), with the judge's rubric ratings
 (rubric:NAME/CRITERION rows, the fit's baselines). With -o FILE, FILE.study.json
 beside it names the study (dataset, judge, bank, scale, runs, counts).
-A batched study's scores (prism run --batched) add order,repeat,position: the
+A listwise study's scores (prism run --listwise) add order,repeat,position: the
 presentation order index, its repeat and the 1-based position the candidate was
 shown at (docs/datasets.md).
 labels writes context,candidate,human: the dataset's human targets.
 Together they are the --scores and --labels files of prism fit.
 --format parquet writes the same columns as a Parquet file (a missing score
-null; a batched study's order columns left out) for pandas and polars; it
+null; a listwise study's order columns left out) for pandas and polars; it
 needs -o.
 --dataset and --judge (a stored judge name, as prism ls lists) may be left
 out when the workspace holds one. Without -o, to standard output.
@@ -85,12 +85,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		write = func(w io.Writer) error { return datasets.WriteScoresParquet(w, rows) }
 	} else if j, err := s.Judge(ctx, jn); err == nil {
 		if seed, ok := j.OrderSeed(); ok {
-			// A batched study's rows carry their order, repeat and position.
+			// A listwise study's rows carry their order, repeat and position.
 			d, err := s.Dataset(ctx, ds)
 			if err != nil {
 				return err
 			}
-			write = func(w io.Writer) error { return writeBatchedScoresCSV(w, rows, d, seed) }
+			write = func(w io.Writer) error { return writeListwiseScoresCSV(w, rows, d, seed) }
 		}
 	}
 	if *out == "" {

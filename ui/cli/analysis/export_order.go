@@ -9,14 +9,14 @@ import (
 	"github.com/prism-eval/prism/model"
 )
 
-// writeBatchedScoresCSV writes a batched study's scores (docs/datasets.md,
+// writeListwiseScoresCSV writes a listwise study's scores (docs/datasets.md,
 // "Exported scores"): the columns of model.WriteScoresCSV, then order,
 // repeat and position, read from each row's run label (o<k>, o<k>r<r>)
 // and the order plan of its context under seed (judge.NewOrderPlan):
 // position is the 1-based label the judge saw the candidate under. A row
 // whose run label is not an order's, or whose candidate the dataset does
 // not hold, has those three cells empty.
-func writeBatchedScoresCSV(w io.Writer, rows []model.ScoreRow, d *model.Dataset, seed int64) error {
+func writeListwiseScoresCSV(w io.Writer, rows []model.ScoreRow, d *model.Dataset, seed int64) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"context", "candidate", "probe", "score", "run", "wording", "order", "repeat", "position"}); err != nil {
 		return err

@@ -43,7 +43,7 @@ type fitFlags struct {
 	scores, labels, order, metric, judgeName, dataset, bankRef *string
 	save, methodName, attributes, runs, target, comparisons    *string
 	seed                                                       *uint64
-	boot                                                       *int
+	boot, repeatCV                                             *int
 	taylor, global, asJSON                                     *bool
 	bf                                                         baselineFlags
 	confirm                                                    confirmFlags
@@ -61,6 +61,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 	f.seed = fs.Uint64("seed", def.Seed, "seed of the default order and of the bootstrap")
 	f.metric = fs.String("metric", def.Metric, "metric that selects γ and heads the report: spearman or pairwise (workspace mode: default the dataset's own)")
 	f.boot = fs.Int("bootstrap", def.Bootstrap, "context-bootstrap resamples")
+	f.repeatCV = fs.Int("repeat-cv", 1, "run the nested CV under `K` fold permutations (seeds --seed … --seed+K−1) and report how the method means and gains vary; the headline stays the first's")
 	f.taylor = fs.Bool("taylor", false, "also fit the diagonal Taylor correction (reported as taylor)")
 	f.global = fs.Bool("global", false, "one group for the whole dataset (data without contexts): folds split candidates, Spearman pooled over all")
 	f.asJSON = fs.Bool("json", false, "print the report as JSON")
@@ -134,6 +135,9 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	if err := f.bf.check(fitUsage, a.fromFiles); err != nil {
 		return a, err
 	}
+	if err := f.checkRepeat(); err != nil {
+		return a, err
+	}
 	if a.curve, err = f.curve.options(fitUsage, *f.seed); err != nil {
 		return a, err
 	}
@@ -143,6 +147,7 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	a.opts = calib.DefaultOptions()
 	a.opts.Seed, a.opts.Metric, a.opts.Bootstrap, a.opts.Global = *f.seed, *f.metric, *f.boot, *f.global
 	a.opts.Taylor = *f.taylor || (*f.save != "" && method == calib.Taylor)
+	a.opts.RepeatCV = *f.repeatCV
 	a.opts.ScoresFile, a.opts.LabelsFile, a.opts.OrderFile = *f.scores, *f.labels, *f.order
 	if *f.comparisons != "" {
 		a.opts.ComparisonsFile = *f.comparisons
@@ -338,6 +343,7 @@ const fitUsage = `prism fit --scores S.csv --labels L.csv [--comparisons C.csv] 
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
               [--target CRITERION] [--curve [--curve-draws N] [--curve-sizes N,N,…] [--figure F.png|F.svg]]
+              [--repeat-cv K]
        prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
@@ -368,6 +374,12 @@ contexts drawn without replacement (seed --seed), the nested CV again,
 and the out-of-fold Vanilla and PRISM means and PRISM's gain, median and
 10–90% band per size, as a table (JSON: curve) and with --figure a PNG or
 SVG: how many labelled contexts the correction needs.
+
+--repeat-cv K runs the whole nested CV under K fold permutations, the
+k-th with seed --seed+k (the first is the fit reported), and adds each
+method's out-of-fold mean over them (mean, min, max) and its gain over
+Vanilla's, with how many permutations put the gain's 95% interval above
+(or below) 0 (JSON: repeat_cv). Not with --order.
 
 Rubric ratings of the judge (prism run --rubric; in a --scores file, rows
 of probes rubric:NAME/CRITERION of a built-in rubric or a --rubric-file)

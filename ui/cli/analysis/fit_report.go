@@ -38,6 +38,7 @@ func printFitReport(w io.Writer, r *calib.Report) error {
 	if err := printMethods(w, r, methods); err != nil {
 		return err
 	}
+	printRepeatCV(w, r, methods)
 	printFoldGammas(w, r, fitted)
 	printGammaSweep(w, r, fitted)
 	return printProfiles(w, r)

@@ -20,7 +20,7 @@ func init() {
 
 const bankUsage = `
   prism bank ls [--workspace FILE]
-  prism bank show BANK [--render] [--task KIND] [--probe PROBE] [--wording N] [--batch] [--workspace FILE]
+  prism bank show BANK [--render] [--task KIND] [--probe PROBE] [--wording N] [--listwise] [--workspace FILE]
   prism bank validate FILE...
   prism bank export BANK [-o FILE] [--force] [--workspace FILE]
 
@@ -38,7 +38,7 @@ func runBank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "ls", "list":
 		return runBankList(ctx, args[1:], stdout)
 	case "show":
-		return runBankShow(ctx, args[1:], stdout)
+		return runBankShow(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return runBankValidate(ctx, args[1:], stdout)
 	case "export":
@@ -91,13 +91,15 @@ func firstLine(s string) string {
 	return s
 }
 
-func runBankShow(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := clikit.NewWorkspaceFlags("prism bank show", io.Discard, bankUsage)
+func runBankShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := clikit.NewWorkspaceFlags("prism bank show", stderr, bankUsage)
 	render := fs.Bool("render", false, "print the exact system and user messages for a sample candidate")
 	task := fs.String("task", "", "task `KIND` to render (default: the bank's only task, else news-summary or the first)")
 	probe := fs.String("probe", "", "render only this `PROBE` (baseline, ATTR:+, ATTR:-, neutral:NAME, ctx:NAME; default all)")
 	wording := fs.Int("wording", -1, "render only wording `N` (from 0) of the probe's sign; -1: all")
-	batch := fs.Bool("batch", false, "render the batched request (both sample candidates in one call)")
+	listwiseFlag := fs.Bool("listwise", false, "render the listwise request (both sample candidates in one call)")
+	batch := fs.Bool("batch", false, "deprecated spelling of --listwise")
+	fs.Hide("batch")
 	pos, help, err := fs.ParseArgs(args, stdout)
 	if err != nil || help {
 		return err
@@ -105,17 +107,21 @@ func runBankShow(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return clikit.UsageErr(bankUsage, "prism bank show takes one BANK")
 	}
+	if _, err := fs.Deprecated(stderr, "batch", "listwise"); err != nil {
+		return err
+	}
+	listwise := *listwiseFlag || *batch
 	b, _, err := clikit.ResolveBank(ctx, pos[0], fs)
 	if err != nil {
 		return err
 	}
 	if !*render {
-		if *task != "" || *probe != "" || *wording >= 0 || *batch {
-			return clikit.UsageErr(bankUsage, "--task, --probe, --wording and --batch need --render")
+		if *task != "" || *probe != "" || *wording >= 0 || listwise {
+			return clikit.UsageErr(bankUsage, "--task, --probe, --wording and --listwise need --render")
 		}
 		return showBank(stdout, b)
 	}
-	return renderBank(stdout, b, *task, *probe, *wording, *batch)
+	return renderBank(stdout, b, *task, *probe, *wording, listwise)
 }
 
 func showBank(w io.Writer, b *banks.Bank) error {
@@ -175,7 +181,7 @@ func showBank(w io.Writer, b *banks.Bank) error {
 	return nil
 }
 
-func renderBank(w io.Writer, b *banks.Bank, task, probe string, wording int, batch bool) error {
+func renderBank(w io.Writer, b *banks.Bank, task, probe string, wording int, listwise bool) error {
 	if task == "" {
 		names := b.TaskNames()
 		task = names[0]
@@ -205,7 +211,7 @@ func renderBank(w io.Writer, b *banks.Bank, task, probe string, wording int, bat
 	fmt.Fprintf(w, "bank %s (hash %s), task %s, sample context %s\n", b.Name, model.ShortHash(b.Hash()), task, ctx.ID)
 	for _, c := range conds {
 		var req banks.Request
-		if batch {
+		if listwise {
 			req, err = r.RenderBatch(ctx, ctx.Candidates, c)
 		} else {
 			req, err = r.Render(ctx, ctx.Candidates[0], c)

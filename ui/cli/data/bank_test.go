@@ -65,13 +65,19 @@ func TestBankShowRender(t *testing.T) {
 	if !strings.Contains(out, `Respond with only a JSON object: {"score": <int 1–10>}.`) {
 		t.Errorf("render output lacks the answer format:\n%s", out)
 	}
-	// All conditions by default; the batch form shows both sample candidates.
-	_, out, _ = clitest.RunPrism(t, "bank", "show", "story", "--render", "--batch")
+	// All conditions by default; the listwise form shows both sample candidates.
+	_, out, _ = clitest.RunPrism(t, "bank", "show", "story", "--render", "--listwise")
 	if n := strings.Count(out, "[system]"); n != 78 {
 		t.Errorf("story --render printed %d requests, want 78", n)
 	}
 	if !strings.Contains(out, "Story 2:\n") {
-		t.Error("--batch output lacks the second candidate")
+		t.Error("--listwise output lacks the second candidate")
+	}
+	// --batch, its former spelling, still works for one release, with
+	// one line of note.
+	_, old, errOut := clitest.RunPrism(t, "bank", "show", "story", "--render", "--batch")
+	if old != out || errOut != "prism bank show: --batch is deprecated, use --listwise\n" {
+		t.Errorf("--batch: stderr %q; output the same as --listwise's: %v", errOut, old == out)
 	}
 	code, _, errOut = clitest.RunPrism(t, "bank", "show", "quality", "--render", "--probe", "length:+")
 	if code != 1 || !strings.Contains(errOut, "no condition length:+") {

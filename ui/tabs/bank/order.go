@@ -19,10 +19,10 @@ import (
 
 // The Bank tab's presentation-order section (docs/tui.md, "Bank";
 // docs/diagnostics.md, "Presentation order"): under the signal panel, the
-// order diagnostics of the bank's batched study on the dataset, as
+// order diagnostics of the bank's listwise study on the dataset, as
 // `prism diagnose order` computes them, with OrderResamples resamples. It
-// appears only when the workspace holds a batched study of the bank
-// (prism run --batched).
+// appears only when the workspace holds a listwise study of the bank
+// (prism run --listwise).
 
 // OrderResamples is the section's bootstrap size (the CLI's default is
 // 1,000; the panel is recomputed whenever answers are added).
@@ -38,7 +38,7 @@ type orderKey struct {
 // orderSection is one computed section.
 type orderSection struct {
 	study study.OrderStudy
-	rep   *order.Report // nil: no batched study of this bank
+	rep   *order.Report // nil: no listwise study of this bank
 	err   error
 }
 
@@ -55,7 +55,7 @@ type orderState struct {
 	busy bool
 }
 
-// orderCmd computes the section off the UI goroutine. Its batched study
+// orderCmd computes the section off the UI goroutine. Its listwise study
 // is the first batched judge (by name) with requests under the bank on
 // the dataset; with none, the section is hidden.
 func orderCmd(ctx context.Context, st *store.Store, d *model.Dataset, key orderKey) tea.Cmd {
@@ -128,7 +128,7 @@ func (v *Tab) onOrder(msg orderMsg) tea.Cmd {
 }
 
 // orderLines draws the section in w cells; nil when there is nothing to
-// show (no batched study of this bank).
+// show (no listwise study of this bank).
 func (o orderState) orderLines(st *styles.Styles, w int) []string {
 	s := o.sec
 	if s == nil || (s.rep == nil && s.err == nil) {

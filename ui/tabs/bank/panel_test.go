@@ -27,7 +27,7 @@ func TestOrderLinesTooFew(t *testing.T) {
 		t.Errorf("section:\n%s", f)
 	}
 	if (orderState{}).orderLines(st, 100) != nil || (orderState{sec: &orderSection{}}).orderLines(st, 100) != nil {
-		t.Error("a section without a batched study is drawn")
+		t.Error("a section without a listwise study is drawn")
 	}
 }
 

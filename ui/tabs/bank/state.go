@@ -37,7 +37,7 @@ func (v *Tab) Signal() (view *ratio.View, source string, ok bool) {
 }
 
 // OrderReport is the presentation-order section's report, nil until one
-// is computed (or without a batched study of the bank).
+// is computed (or without a listwise study of the bank).
 func (v *Tab) OrderReport() *order.Report {
 	if v.order.sec == nil {
 		return nil

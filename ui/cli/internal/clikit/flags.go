@@ -113,3 +113,19 @@ func FlagGiven(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// Deprecated is the one way a flag's former spelling is retired: old still
+// parses for one release, left out of -h (Hide it where it is defined).
+// It reports whether old was given, then printing exactly one note on
+// stderr ("PROG: --old is deprecated, use --new"); old given together with
+// new is a usage error, since the two could disagree.
+func (f WorkspaceFlags) Deprecated(stderr io.Writer, old, new string) (bool, error) {
+	if !FlagGiven(f.FlagSet, old) {
+		return false, nil
+	}
+	if FlagGiven(f.FlagSet, new) {
+		return false, UsageErr(f.UsageDoc, "--%s is the deprecated spelling of --%s: give only --%s", old, new, new)
+	}
+	fmt.Fprintf(stderr, "%s: --%s is deprecated, use --%s\n", f.Name(), old, new)
+	return true, nil
+}

@@ -77,7 +77,7 @@ func PrintEstimate(w io.Writer, p *engine.Plan) {
 		fmt.Fprintln(w, "judge: offline (simulator): a deterministic text-feature scorer, not an LLM")
 	}
 	if p.IsBatched() {
-		fmt.Fprintf(w, "batched: %d order(s) per context and condition (order seed %d); one call scores every candidate of a context\n", sp.Orders, sp.OrderSeed)
+		fmt.Fprintf(w, "listwise: %d order(s) per context and condition (order seed %d); one call scores every candidate of a context\n", sp.Orders, sp.OrderSeed)
 		fmt.Fprintf(w, "scores: %d in all, %d answered, %d from cache; calls: %d to send\n", e.Requests, e.Answered, e.CacheHits, e.Send)
 		printCostLine(w, e, sp.Limits)
 		return
