@@ -96,14 +96,7 @@ func BenchmarkOfflineSummEval38(b *testing.B) {
 		st, _ := openStore(b, d)
 		b.StartTimer()
 		spec := Spec{Dataset: d, Bank: bank, JudgeName: "offline", Config: judge.Defaults(), Repeats: 1, Limits: Limits{Concurrency: 2}}
-		p, err := NewPlan(context.Background(), st, spec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		js, err := NewJudges(spec.Config, 1, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		p, js := planAndJudges(b, st, spec)
 		r, err := Start(context.Background(), st, js, p, Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -594,7 +587,13 @@ func serverBenchRun(b *testing.B, s *chatServer, candidates, conc int) (*store.S
 	b.Helper()
 	d := benchDataset(candidates)
 	st, _ := openStore(b, d)
-	spec := serverSpec(b, s, d, 1, Limits{Concurrency: conc})
+	p, js := planAndJudges(b, st, serverSpec(b, s, d, 1, Limits{Concurrency: conc}))
+	return st, p, js
+}
+
+// planAndJudges is NewPlan of spec and one judge of its configuration.
+func planAndJudges(b *testing.B, st *store.Store, spec Spec) (*Plan, []judge.Judge) {
+	b.Helper()
 	p, err := NewPlan(context.Background(), st, spec)
 	if err != nil {
 		b.Fatal(err)
@@ -603,5 +602,5 @@ func serverBenchRun(b *testing.B, s *chatServer, candidates, conc int) (*store.S
 	if err != nil {
 		b.Fatal(err)
 	}
-	return st, p, js
+	return p, js
 }
