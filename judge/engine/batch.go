@@ -118,7 +118,7 @@ func ExportBatchFiles(ctx context.Context, st *store.Store, p *Plan, opts Export
 	if p.IsBatched() {
 		// One line would answer a context's candidates at once; the
 		// import reads one score per line.
-		return ExportResult{}, errors.New("engine: a batched study (Spec.Orders) cannot go through the Batch API yet; use prism run --batched")
+		return ExportResult{}, errors.New("engine: a listwise study (Spec.Orders) cannot go through a batch file yet; use prism run --listwise")
 	}
 	f, err := opts.resolve(p.SendConfig())
 	if err != nil {

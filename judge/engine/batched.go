@@ -29,7 +29,7 @@ import (
 // and two orders that happen to show the same sequence (n ≤ 2, or k ≥ 2n)
 // are still separate calls.
 
-// Judge parameters a batched study stores with its judge (and hashes into
+// Judge parameters a listwise study stores with its judge (and hashes into
 // every request key): ParamBatched is true, ParamOrderSeed the order
 // plan's seed (store.Judge.OrderSeed reads them back).
 const (
@@ -40,11 +40,11 @@ const (
 // DefaultOrderSeed is the order plan's seed when none is given.
 const DefaultOrderSeed = 42
 
-// BatchedJudgeName is the default stored name of a batched study's judge:
+// BatchedJudgeName is the default stored name of a listwise study's judge:
 // DefaultJudgeName + "-batched", apart from the pointwise judge's answers.
 func BatchedJudgeName(cfg judge.Config) string { return DefaultJudgeName(cfg) + "-batched" }
 
-// IsBatched reports whether the plan is a batched study's.
+// IsBatched reports whether the plan is a listwise study's.
 func (p *Plan) IsBatched() bool { return p.Spec.Orders > 0 }
 
 // runLabel is an item's stored run label.
@@ -65,7 +65,7 @@ func (p *Plan) batchedItems(ctx context.Context, st *store.Store) error {
 	K, R := spec.Orders, spec.Repeats
 	total := int64(spec.Dataset.NumCandidates()) * int64(len(p.planned)) * int64(K) * int64(R)
 	if total > MaxPlanRequests {
-		return fmt.Errorf("engine: the batched study has %d stored scores (%d candidates × %d conditions × %d orders × %d runs), more than the %d one plan holds; use fewer orders or runs",
+		return fmt.Errorf("engine: the listwise study has %d stored scores (%d candidates × %d conditions × %d orders × %d runs), more than the %d one plan holds; use fewer orders or runs",
 			total, spec.Dataset.NumCandidates(), len(p.planned), K, R, MaxPlanRequests)
 	}
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.Judge.Params)

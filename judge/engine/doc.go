@@ -5,7 +5,7 @@
 // time; a Run sends them through a worker pool under a concurrency cap and
 // request- and token-per-minute limits that adapt to the server's
 // rate-limit headers, writes results in batched transactions, and streams
-// Events for a progress display. A batched study (Spec.Orders, batched.go)
+// Events for a progress display. A listwise study (Spec.Orders, batched.go)
 // makes one call per context, condition and presentation order, each
 // candidate's score stored as its own answer; OrderDataOf reads such
 // studies for the order diagnostics. Batch export and import (OpenAI Batch

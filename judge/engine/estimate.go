@@ -34,7 +34,7 @@ import (
 // stored answers, and the memory that of a few contexts.
 func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	if spec.Orders > 0 {
-		// A batched study's plan is K calls per context and condition, not
+		// A listwise study's plan is K calls per context and condition, not
 		// one per candidate: it is built whole (its limit still applies).
 		return NewPlan(ctx, st, spec)
 	}

@@ -146,7 +146,7 @@ type Item struct {
 	// whatever Spec.Probes), or a rubric's criterion; planHead refuses
 	// more than math.MaxInt16 of them.
 	Condition int16
-	Order     int16 // presentation order index of a batched study (0 otherwise)
+	Order     int16 // presentation order index of a listwise study (0 otherwise)
 	// Part is the index of this item's rating in the call's Result.Items
 	// (a SAJA criterion, or a batched call's position), or -1 when the
 	// item is the call's Score.
@@ -456,7 +456,7 @@ func checkSpec(spec Spec) (Spec, error) {
 		return spec, fmt.Errorf("engine: orders: %d, want 0 (pointwise) or at least 1", spec.Orders)
 	}
 	if spec.Orders > 0 && spec.Rubric != nil {
-		return spec, errors.New("engine: orders: a rubric study is not batched")
+		return spec, errors.New("engine: orders: a rubric study is not listwise")
 	}
 	if spec.Prices == nil {
 		spec.Prices = DefaultPrices()
@@ -490,7 +490,7 @@ func bankConditions(spec Spec, limit bool) (conds []banks.Condition, planned []i
 	if spec.Orders > 0 {
 		for _, c := range spec.Dataset.Contexts {
 			if len(c.Candidates) > math.MaxInt16 {
-				return nil, nil, fmt.Errorf("engine: orders: context %s has %d candidates, at most %d in a batched call", c.ID, len(c.Candidates), math.MaxInt16)
+				return nil, nil, fmt.Errorf("engine: orders: context %s has %d candidates, at most %d in a listwise call", c.ID, len(c.Candidates), math.MaxInt16)
 			}
 		}
 	}

@@ -69,7 +69,7 @@ func TestPlanInt16Limits(t *testing.T) {
 	}
 	spec.Orders = math.MaxInt16
 	spec.Dataset.Contexts[0].Candidates = slices.Repeat(spec.Dataset.Contexts[0].Candidates[:1], math.MaxInt16+1)
-	if _, err := NewPlan(ctx, st, spec); err == nil || !strings.Contains(err.Error(), "candidates, at most 32767 in a batched call") {
+	if _, err := NewPlan(ctx, st, spec); err == nil || !strings.Contains(err.Error(), "candidates, at most 32767 in a listwise call") {
 		t.Errorf("32768 candidates: %v", err)
 	}
 }
