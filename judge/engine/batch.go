@@ -372,7 +372,7 @@ func (im *batchImport) responses(outs []BatchOutcome, file string, stats *Import
 				ErrKind: oc.ErrKind, Err: oc.Err, Time: now})
 		}
 		// A bank request's line: Missing counts rubric answers only.
-		countResponse(oc.ErrKind, oc.Score, &stats.Answered, nil, &stats.Failed, stats.Errors)
+		store.CountOutcome(oc.ErrKind, oc.Score, &stats.Answered, nil, &stats.Failed, stats.Errors)
 	}
 	return rs, rubric, nil
 }

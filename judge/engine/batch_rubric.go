@@ -269,7 +269,7 @@ func (s *rubricStudy) importCall(ctx context.Context, st *store.Store, req banks
 		stats.Incomplete++
 	}
 	for _, r := range resps {
-		countResponse(r.ErrKind, r.Score, &stats.Answered, &stats.Missing, &stats.Failed, stats.Errors)
+		store.CountOutcome(r.ErrKind, r.Score, &stats.Answered, &stats.Missing, &stats.Failed, stats.Errors)
 	}
 	return resps, nil
 }

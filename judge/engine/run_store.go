@@ -116,7 +116,7 @@ func (r *Run) record(it *Item, resp store.Response, cached bool) {
 		p.CompletionTokens += int64(resp.CompletionTokens)
 		p.Cost, _ = r.plan.Spec.Prices.Cost(r.plan.Estimate.PriceModel, p.PromptTokens, p.CachedTokens, p.CompletionTokens)
 	}
-	countResponse(resp.ErrKind, resp.Score, &p.Answered, &p.Missing, &p.Failed, p.Errors)
+	store.CountOutcome(resp.ErrKind, resp.Score, &p.Answered, &p.Missing, &p.Failed, p.Errors)
 	if resp.ErrKind != "" {
 		r.errSnap = nil // the snapshots' copy of Errors is stale
 	}
@@ -267,20 +267,4 @@ func (r *Run) keepLease(stop <-chan struct{}) {
 			}
 		}
 	}
-}
-
-// countResponse is how the engine counts a stored response (a run's
-// Progress, a batch import's ImportStats): answered, and missing among
-// them when it has no score (missing may be nil: not counted), or failed,
-// by kind in errs.
-func countResponse(errKind string, score float64, answered, missing, failed *int, errs map[string]int) {
-	if errKind == "" {
-		*answered++
-		if missing != nil && math.IsNaN(score) {
-			*missing++
-		}
-		return
-	}
-	*failed++
-	errs[errKind]++
 }

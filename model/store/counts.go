@@ -21,18 +21,26 @@ type Tally struct {
 // Count counts one reply: an answer when errKind is "", one without a
 // score when score is NaN; else a failed attempt of that kind.
 func (t *Tally) Count(errKind string, score float64) {
+	if errKind != "" && t.Errors == nil {
+		t.Errors = map[string]int{}
+	}
+	CountOutcome(errKind, score, &t.Answered, &t.Missing, &t.Failed, t.Errors)
+}
+
+// CountOutcome is the one rule for counting a reply, for counters kept
+// in other shapes (a run's engine.Progress, a batch import's stats):
+// answered when errKind is "", and missing among them when score is NaN
+// (missing may be nil: not counted); else failed, by kind in errs.
+func CountOutcome(errKind string, score float64, answered, missing, failed *int, errs map[string]int) {
 	if errKind == "" {
-		t.Answered++
-		if math.IsNaN(score) {
-			t.Missing++
+		*answered++
+		if missing != nil && math.IsNaN(score) {
+			*missing++
 		}
 		return
 	}
-	t.Failed++
-	if t.Errors == nil {
-		t.Errors = map[string]int{}
-	}
-	t.Errors[errKind]++
+	*failed++
+	errs[errKind]++
 }
 
 // CountResponse counts r.
