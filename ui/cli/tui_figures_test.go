@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/png"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/prism-eval/prism/calib/figures"
-	"github.com/prism-eval/prism/ui"
 	"github.com/prism-eval/prism/ui/cli/internal/clitest"
 )
 
@@ -31,14 +29,7 @@ func TestFitFiguresEqualFitTabExport(t *testing.T) {
 	clitest.MustRun(t, "screen", "--workspace", ws, "--bank", "quality", "--backend", "offline") // extra runs: neither reads them
 
 	// The TUI first: the CLI's fit would be the stored fit it opens on.
-	s, cleanup, err := openStudy(context.Background(), ws, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	app := ui.New(s)
-	drive(app, app.Init())
-	app.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	app := openApp(t, ws)
 	for _, k := range []string{"5", "f", "e"} {
 		_, cmd := app.Update(tea.KeyPressMsg{Code: rune(k[0]), Text: k})
 		drive(app, cmd)
