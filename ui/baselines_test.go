@@ -19,6 +19,7 @@ import (
 
 	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
@@ -193,7 +194,7 @@ func fitRubricApp(t testing.TB, w, h int) *App {
 // the label, mean and interval, Δ vs Vanilla and its interval, a rubric
 // row's Δ vs PRISM (its interval does not fit) and the calls per
 // candidate (the offline judge counts no tokens: no tokens column).
-func table2Want(row analysis.T2Row) string {
+func table2Want(row figures.T2Row) string {
 	f := []string{row.Label, mean4(row.Res.Mean), widgets.CI(row.Res.CI)}
 	if d := row.Res.DiffVsVanilla; d != nil {
 		f = append(f, gain4(d.Mean), widgets.DiffCI(d.CI))
@@ -221,7 +222,7 @@ func TestFitScreenBaselines(t *testing.T) {
 		t.Fatalf("budgets not known: %+v, G-Eval %g", rep.Budgets, rep.Baselines["geval"].CallsPerCandidate)
 	}
 	f := frame(a)
-	rows := analysis.Table2(rep)
+	rows := figures.Table2(rep)
 	if len(rows) != 3+4 || rows[0].Key != "saja_broad" || rows[1].Key != "saja_granular" || rows[2].Key != "geval" || rows[3].Key != "vanilla" {
 		t.Fatalf("Table 2's rows: %+v", rows)
 	}
@@ -310,7 +311,7 @@ func TestCompareBaselines(t *testing.T) {
 		return s
 	}
 	f := frame(a)
-	for _, row := range analysis.Table2(reps[0]) {
+	for _, row := range figures.Table2(reps[0]) {
 		want := row.Label
 		for _, r := range reps {
 			var res *calib.MethodResult
@@ -354,7 +355,7 @@ func TestFitExportBaselines(t *testing.T) {
 	if fitStatus(a) != want || fitStatusErr(a) {
 		t.Fatalf("status %q, want %q", fitStatus(a), want)
 	}
-	fh, err := os.Open(filepath.Join(a.fit.ExportDir(), analysis.Table2File))
+	fh, err := os.Open(filepath.Join(a.fit.ExportDir(), figures.Table2File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,10 +364,10 @@ func TestFitExportBaselines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := jsonOf(t, got), jsonOf(t, analysis.Table2CSV(rep)); g != w {
+	if g, w := jsonOf(t, got), jsonOf(t, figures.Table2CSV(rep)); g != w {
 		t.Errorf("table2.csv:\n got %s\nwant %s", g, w)
 	}
-	if len(got) != 1+3+4 || !slices.Equal(got[0], analysis.Table2Header) {
+	if len(got) != 1+3+4 || !slices.Equal(got[0], figures.Table2Header) {
 		t.Fatalf("table2.csv has %d rows, header %v", len(got), got[0])
 	}
 	b := rep.Baselines["saja_broad"]

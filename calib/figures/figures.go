@@ -4,8 +4,9 @@
 // signal-ratio (Fig. 2, from signal.Report) figures as PNG and SVG
 // with gonum/plot; so are the budget and learning curves. Every figure is
 // 5 × 3.5 in, its PNG at 300 dpi (1,500 × 1,050 px), its legend in rows
-// below the axes (Figure). It is report export, not UI; the Fit tab's
-// e calls it.
+// below the axes (Figure); with rubric baselines, the paper's Table 2 as
+// CSV (Table2CSV). It is report export, not UI: ExportStudy is what the
+// Fit tab's e and prism fit --figures both write.
 package figures
 
 import (
@@ -40,8 +41,9 @@ var (
 // Export writes into dir (created if needed) report.json (the JSON of
 // `prism fit --json`), report.csv (one row per method), profiles.csv (one
 // row per attribute and component), profiles.{png,svg} and sweep.{png,svg}
-// from r, and signal.{png,svg} from sig when it is not nil. It returns
-// the paths written, in that order.
+// from r, signal.{png,svg} from sig when it is not nil, and table2.csv
+// (Table2CSV) when r has rubric baselines. It returns the paths written,
+// in that order.
 func Export(dir string, r *calib.Report, sig *signal.Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -87,6 +89,10 @@ func Export(dir string, r *calib.Report, sig *signal.Report) ([]string, error) {
 				return paths, err
 			}
 		}
+	}
+	if len(r.Baselines) > 0 {
+		err := write(Table2File, func(p string) error { return writeCSV(p, Table2CSV(r)) })
+		return paths, err
 	}
 	return paths, nil
 }

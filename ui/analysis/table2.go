@@ -5,65 +5,40 @@ import (
 	"strconv"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/figures"
 )
 
-// The paper's Table 2 as the Fit tab, the Compare tab and the
-// export show it when a report has rubric baselines (docs/protocol.md
-// §12): rubric-based rows (the judge's SAJA and G-Eval ratings), then the
-// rubric-free methods, each with its budget per candidate.
+// The paper's Table 2 as the Fit tab and the Compare tab show it when a
+// report has rubric baselines: its rows and its CSV are the export's
+// (figures.Table2, figures.Table2CSV); here is what the tabs add to them.
 
-// The groups of Table 2.
+// The groups of Table 2 (figures'), which the Compare tab's rows follow.
 const (
-	GroupRubric = "Rubric-based"
-	GroupFree   = "Rubric-free"
+	GroupRubric = figures.GroupRubric
+	GroupFree   = figures.GroupFree
 )
 
 // OverlapMark stands for two or more marks in one cell of an axis (the
 // Fit tab's γ sweep, the Compare tab's judges).
 const OverlapMark = '*'
 
+// MarkedMethod is a rubric-free method of Table 2 with its mark in the
+// γ sweep.
+type MarkedMethod struct {
+	figures.MethodLabel
+	Mark rune
+}
+
 // Methods are the rubric-free rows of the method tables, in report
 // order, with their labels and their marks in the γ sweep.
-var Methods = []struct {
-	M     calib.Method
-	Label string
-	Mark  rune // in the sweep chart
-}{
-	{calib.Vanilla, "Vanilla", '│'},
-	{calib.PRISM, "PRISM", 'P'},
-	{calib.AlphaPRISM, "α-PRISM", 'α'},
-	{calib.Half, "Half-diff", 'H'},
-	{calib.Taylor, "Diag. Taylor", 'T'},
-}
+var Methods = marked(map[calib.Method]rune{calib.Vanilla: '│', calib.PRISM: 'P', calib.AlphaPRISM: 'α', calib.Half: 'H', calib.Taylor: 'T'})
 
-// T2Row is one row of Table 2.
-type T2Row struct {
-	Group string
-	Key   string // the report's key: a baseline's name or a method's
-	Label string
-	Res   *calib.MethodResult
-	// VsPRISM is a rubric row's paired difference from PRISM (nil for the
-	// rubric-free rows, as in the paper).
-	VsPRISM *calib.Diff
-	Budget  calib.Budget          // 0: not known
-	Base    *calib.BaselineResult // the rubric row's result, or nil
-}
-
-// Table2 is r's rows: the rubric-based ones (none without baselines),
-// then the rubric-free methods r has, in report order.
-func Table2(r *calib.Report) []T2Row {
-	var rows []T2Row
-	for _, n := range r.BaselineNames() {
-		b := r.Baselines[n]
-		rows = append(rows, T2Row{Group: GroupRubric, Key: n, Label: calib.BaselineLabel(n, b.Kind), Res: &b.MethodResult,
-			VsPRISM: b.DiffVsPRISM, Budget: calib.Budget{CallsPerCandidate: b.CallsPerCandidate, TokensPerCandidate: b.TokensPerCandidate}, Base: b})
+func marked(marks map[calib.Method]rune) []MarkedMethod {
+	out := make([]MarkedMethod, len(figures.Table2Methods))
+	for i, m := range figures.Table2Methods {
+		out[i] = MarkedMethod{m, marks[m.M]}
 	}
-	for _, fm := range Methods {
-		if res := r.Methods.Get(fm.M); res != nil {
-			rows = append(rows, T2Row{Group: GroupFree, Key: fm.M.String(), Label: fm.Label, Res: res, Budget: r.Budgets[fm.M.String()]})
-		}
-	}
-	return rows
+	return out
 }
 
 // CountText prints a count per candidate: an integer as one, else two
@@ -84,54 +59,4 @@ func TokensText(v float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
-}
-
-// Table2Header is table2.csv's header.
-var Table2Header = []string{"group", "method", "label", "metric", "mean", "ci_low", "ci_high",
-	"diff_vs_vanilla", "diff_ci_low", "diff_ci_high", "diff_vs_prism", "diff_prism_ci_low", "diff_prism_ci_high",
-	"calls_per_candidate", "tokens_per_candidate", "missing_cells", "absent"}
-
-// Table2CSV is table2.csv: a header, then a row per row of Table 2.
-// Floats are in shortest round-tripping form; a cell without a value
-// (Vanilla's difference, a rubric-free row's Δ vs PRISM, an unknown
-// budget, a method's missing cells) is empty.
-func Table2CSV(r *calib.Report) [][]string {
-	f := func(v float64) string {
-		if math.IsNaN(v) {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	diff := func(d *calib.Diff) []string {
-		if d == nil {
-			return []string{"", "", ""}
-		}
-		return []string{f(d.Mean), f(d.CI[0]), f(d.CI[1])}
-	}
-	known := func(v float64) string {
-		if v <= 0 {
-			return ""
-		}
-		return f(v)
-	}
-	out := [][]string{Table2Header}
-	for _, row := range Table2(r) {
-		group := "rubric_free"
-		if row.Group == GroupRubric {
-			group = "rubric_based"
-		}
-		line := []string{group, row.Key, row.Label, r.Metric, f(row.Res.Mean), f(row.Res.CI[0]), f(row.Res.CI[1])}
-		line = append(line, diff(row.Res.DiffVsVanilla)...)
-		line = append(line, diff(row.VsPRISM)...)
-		line = append(line, known(row.Budget.CallsPerCandidate), known(row.Budget.TokensPerCandidate), "", "")
-		if b := row.Base; b != nil {
-			total := 0
-			for _, n := range b.Missing {
-				total += n
-			}
-			line[len(line)-2], line[len(line)-1] = strconv.Itoa(total), strconv.Itoa(b.Absent)
-		}
-		out = append(out, line)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/prism-eval/prism/calib/agree"
 	"github.com/prism-eval/prism/model/datasets"
-	"github.com/prism-eval/prism/ui"
 	"github.com/prism-eval/prism/ui/cli/internal/clitest"
 )
 
@@ -40,14 +38,7 @@ func TestAgreeCommandEqualsTUI(t *testing.T) {
 	}
 	clitest.MustRun(t, "import", "scores", "--workspace", ws, "--judge", "offline", csv)
 
-	s, cleanup, err := openStudy(context.Background(), ws, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	app := ui.New(s)
-	drive(app, app.Init())
-	app.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	app := openApp(t, ws)
 	press := func(keys ...string) {
 		for _, k := range keys {
 			_, cmd := app.Update(tea.KeyPressMsg{Code: rune(k[0]), Text: k})

@@ -23,14 +23,7 @@ func TestFitCommandEqualsFitTab(t *testing.T) {
 	clitest.MustRun(t, "run", "--workspace", ws, "--bank", "quality", "--backend", "offline")
 	clitest.MustRun(t, "screen", "--workspace", ws, "--bank", "quality", "--backend", "offline") // extra runs: neither reads them
 
-	s, cleanup, err := openStudy(context.Background(), ws, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	app := ui.New(s)
-	drive(app, app.Init())
-	app.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	app := openApp(t, ws)
 	if app.FitReport() != nil {
 		t.Fatal("a fit before any was made")
 	}
@@ -83,6 +76,21 @@ func fields(t *testing.T, rep *calib.Report) map[string]string {
 		out[k] = string(v)
 	}
 	return out
+}
+
+// openApp opens the TUI on the workspace ws, initialized, in a
+// 120×40 window.
+func openApp(t *testing.T, ws string) *ui.App {
+	t.Helper()
+	s, cleanup, err := openStudy(context.Background(), ws, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	app := ui.New(s)
+	drive(app, app.Init())
+	app.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return app
 }
 
 // drive runs cmd and every command its messages lead to, in order, on

@@ -42,6 +42,7 @@ type fitFlags struct {
 	fs                                                         clikit.WorkspaceFlags
 	scores, labels, order, metric, judgeName, dataset, bankRef *string
 	save, methodName, attributes, runs, target, comparisons    *string
+	figures                                                    *string
 	seed                                                       *uint64
 	boot, repeatCV                                             *int
 	taylor, global, asJSON                                     *bool
@@ -69,6 +70,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 	f.dataset = fs.String("dataset", "", "workspace mode: the dataset `NAME` (default: the only one)")
 	f.bankRef = fs.String("bank", "", "workspace mode: the study under this `BANK` (built-in name, TOML file or hash prefix; default: the judge's only planned study); with --scores and --save: the bank the scores came from, embedded in the calibrator")
 	f.save = fs.String("save", "", "write the calibrator of the final fit to `FILE` (JSON; prism score applies it)")
+	f.figures = fs.String("figures", "", "write the report (JSON, CSV), the profile, sweep and signal figures (PNG, SVG) and Table 2 (CSV, with rubric baselines) into `DIR`, as the TUI Fit tab's e does")
 	f.methodName = fs.String("method", calib.PRISM.String(), "with --save: the calibrator's `METHOD`: prism, alpha_prism, half or taylor (taylor fits with --taylor)")
 	f.bf = addBaselineFlags(fs.FlagSet)
 	f.attributes = fs.String("attributes", "", "fit only these `UNITS` (comma-separated attribute names and ctx:NAME context probes; e.g. prism select's choice): the report and the calibrator use their probes alone")
@@ -141,6 +143,9 @@ func (f *fitFlags) check(pos []string) (a fitArgs, err error) {
 	if a.curve, err = f.curve.options(fitUsage, *f.seed); err != nil {
 		return a, err
 	}
+	if *f.figures != "" && *f.confirm.protocol == protocolConfirm {
+		return a, clikit.UsageErr(fitUsage, "--figures writes a fit's report and figures: not with --protocol confirm")
+	}
 	if a.curve != nil && (*f.global || *f.confirm.protocol == protocolConfirm) {
 		return a, clikit.UsageErr(fitUsage, "--curve draws subsets of contexts: not with --global or --protocol confirm")
 	}
@@ -202,7 +207,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		return f.print(ctx, a, rep, d, stdout, stderr)
+		return f.output(ctx, a, rep, d, stdout, stderr)
 	}
 	return fitRows(ctx, f, a, stdout, stderr)
 }
@@ -275,7 +280,7 @@ func fitRows(ctx context.Context, f *fitFlags, a fitArgs, stdout, stderr io.Writ
 	if rep.Study != nil {
 		rememberFit(ctx, *f.fs.Workspace, rep, stderr)
 	}
-	return f.print(ctx, a, rep, d, stdout, stderr)
+	return f.output(ctx, a, rep, d, stdout, stderr)
 }
 
 // readFitRows reads what fitRows fits. A plain fit from files folds the
@@ -343,7 +348,7 @@ const fitUsage = `prism fit --scores S.csv --labels L.csv [--comparisons C.csv] 
        flags: [--save CAL.json] [--method prism|alpha_prism|half|taylor] [--attributes a,b,ctx:x]
               [--baselines all|none|NAMES] [--head forest|ridge] [--trees N] [--forest-seed N] [--rubric-file FILES]
               [--target CRITERION] [--curve [--curve-draws N] [--curve-sizes N,N,…] [--figure F.png|F.svg]]
-              [--repeat-cv K]
+              [--repeat-cv K] [--figures DIR]
        prism fit --protocol confirm [--benchmark NAME] [--pools primary,forward,all,properties,one-sided] [input flags]
 
 Fits Vanilla, PRISM, α-PRISM and the half-difference (and with --taylor the
@@ -374,6 +379,13 @@ contexts drawn without replacement (seed --seed), the nested CV again,
 and the out-of-fold Vanilla and PRISM means and PRISM's gain, median and
 10–90% band per size, as a table (JSON: curve) and with --figure a PNG or
 SVG: how many labelled contexts the correction needs.
+
+--figures DIR writes what the TUI Fit tab's e exports for the same fit:
+report.json, report.csv, profiles.csv, the profiles, sweep and signal
+figures as PNG and SVG, and table2.csv when the report has rubric
+baselines; the paths written are listed on stderr. The signal figure is
+drawn from the study's answers in the runs the fit read (--runs); a fit
+of --scores files has none.
 
 --repeat-cv K runs the whole nested CV under K fold permutations, the
 k-th with seed --seed+k (the first is the fit reported), and adds each

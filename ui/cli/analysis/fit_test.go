@@ -269,3 +269,34 @@ func TestFitGlobal(t *testing.T) {
 		t.Errorf("global pairwise: exit %d, %s", code, errs)
 	}
 }
+
+// --figures from score files writes the report and the profile and sweep
+// figures, and says on stderr that there is no signal figure; not with
+// --protocol confirm.
+func TestFitFiguresFromFiles(t *testing.T) {
+	scores, labels := writeFitFiles(t, 12)
+	dir := filepath.Join(t.TempDir(), "figs")
+	code, out, errs := runFitCmd("--scores", scores, "--labels", labels, "--bootstrap", "100", "--json", "--figures", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !json.Valid([]byte(out)) {
+		t.Errorf("stdout is not the JSON report alone: %.200s", out)
+	}
+	var wrote []string
+	for _, name := range []string{"report.json", "report.csv", "profiles.csv", "profiles.png", "profiles.svg", "sweep.png", "sweep.svg"} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+		wrote = append(wrote, "prism fit: wrote "+p)
+	}
+	want := strings.Join(wrote, "\n") + "\nprism fit: no signal figure: the scores come from files, not a workspace study\n"
+	if errs != want {
+		t.Errorf("stderr:\n%s\nwant\n%s", errs, want)
+	}
+	code, _, errs = runFitCmd("--scores", scores, "--labels", labels, "--protocol", "confirm", "--benchmark", "x", "--figures", dir)
+	if code != 2 || !strings.Contains(errs, "not with --protocol confirm") {
+		t.Errorf("--protocol confirm --figures: exit %d, %s", code, errs)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/ui/analysis"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
@@ -87,7 +88,7 @@ func (v *Tab) onExported(msg exportedMsg) {
 		return
 	}
 	what := "report JSON, CSV, figures PNG, SVG"
-	if slices.ContainsFunc(msg.paths, func(p string) bool { return filepath.Base(p) == analysis.Table2File }) {
+	if slices.ContainsFunc(msg.paths, func(p string) bool { return filepath.Base(p) == figures.Table2File }) {
 		what = "report JSON, CSV, Table 2 CSV, figures PNG, SVG"
 	}
 	v.status, v.statusErr = fmt.Sprintf("exported %d files (%s) to %s", len(msg.paths), what, v.exportDir), false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/ui/analysis"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
@@ -36,7 +37,7 @@ var (
 )
 
 // t2Cells are a row's cells in column order.
-func t2Cells(row analysis.T2Row) [t2Cols]string {
+func t2Cells(row figures.T2Row) [t2Cols]string {
 	var c [t2Cols]string
 	c[t2Mean], c[t2CI] = widgets.Mean4(row.Res.Mean), widgets.CI(row.Res.CI)
 	if d := row.Res.DiffVsVanilla; d != nil {
@@ -52,13 +53,13 @@ func t2Cells(row analysis.T2Row) [t2Cols]string {
 // t2Columns chooses the columns that fit w after a label of labelW: all
 // of them when they fit, else without those t2Drop names first. The
 // budget columns are left out when no row knows its budget.
-func t2Columns(rows []analysis.T2Row, labelW, w int) [t2Cols]bool {
+func t2Columns(rows []figures.T2Row, labelW, w int) [t2Cols]bool {
 	var show [t2Cols]bool
 	for i := range show {
 		show[i] = true
 	}
-	show[t2Calls] = slices.ContainsFunc(rows, func(r analysis.T2Row) bool { return r.Budget.CallsPerCandidate > 0 })
-	show[t2Tokens] = slices.ContainsFunc(rows, func(r analysis.T2Row) bool { return r.Budget.TokensPerCandidate > 0 })
+	show[t2Calls] = slices.ContainsFunc(rows, func(r figures.T2Row) bool { return r.Budget.CallsPerCandidate > 0 })
+	show[t2Tokens] = slices.ContainsFunc(rows, func(r figures.T2Row) bool { return r.Budget.TokensPerCandidate > 0 })
 	width := func() int {
 		n := labelW
 		for i, on := range show {
@@ -102,7 +103,7 @@ func t2Line(label string, labelW int, cells [t2Cols]string, show [t2Cols]bool) s
 // tokens per candidate its answers took; columns leave a narrow pane in
 // t2Drop's order. Under it, the missing rubric cells that were imputed.
 func Table2Lines(st *styles.Styles, r *calib.Report, w int) []string {
-	rows := analysis.Table2(r)
+	rows := figures.Table2(r)
 	labelW := 12
 	for _, row := range rows {
 		labelW = max(labelW, 2+len([]rune(row.Label)))

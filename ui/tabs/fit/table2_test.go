@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/calib"
-	"github.com/prism-eval/prism/ui/analysis"
+	"github.com/prism-eval/prism/calib/figures"
 )
 
 // Table 2's columns leave a narrow pane in t2Drop's order; the mean and
 // its interval stay.
 func TestTable2Columns(t *testing.T) {
 	// The offline judge's answers know their calls, not their tokens.
-	rows := []analysis.T2Row{{Budget: calib.Budget{CallsPerCandidate: 1}}}
+	rows := []figures.T2Row{{Budget: calib.Budget{CallsPerCandidate: 1}}}
 	for _, tc := range []struct {
 		w    int
 		want string
