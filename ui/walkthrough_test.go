@@ -80,6 +80,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if lr == nil || lr.Phase() != runtab.PhaseStored || lr.Applied() == 0 {
 		t.Fatalf("step 3: live %+v", lr)
 	}
+	if a.run.Handle() != nil {
+		t.Fatal("step 3: s started a run of nothing")
+	}
 	if p := a.run.Plan(); p == nil || p.Estimate.Requests != 2280 || p.Estimate.Send != 0 {
 		t.Fatalf("step 3: plan %+v", p)
 	}
@@ -126,5 +129,5 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) < 2 {
 		t.Fatalf("step 8: busy %v, err %v, %d fits", a.cmp.Busy(), a.cmp.Err(), len(a.cmp.Fits()))
 	}
-	has("8", "offline-strict", "offline-verbose")
+	has("8", "offline-strict", "offline-verbose", "0.4575", "0.6410")
 }
