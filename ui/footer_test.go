@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -61,5 +62,23 @@ func TestSmallTabsScroll(t *testing.T) {
 	press(a, "5", "f", "G")
 	if f := frame(a); !strings.Contains(f, "γ sweep") || !strings.Contains(f, "Fit · spearman") {
 		t.Errorf("Fit at 80×24, G: no γ sweep under the title:\n%s", f)
+	}
+}
+
+// However narrow the terminal (down to the smallest the App draws, 60
+// wide), the help bar keeps "? more keys" and "q quit" at its end and
+// fits the width.
+func TestHelpBarKeepsHelpAndQuit(t *testing.T) {
+	a := demoApp(t, 60, 24)
+	drive(a, a.Init())
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} {
+		press(a, k)
+		for _, w := range []int{minWidth, 64, 72} {
+			a.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+			bar := ansi.Strip(a.helpView())
+			if !strings.HasSuffix(bar, "? more keys • q quit") || ansi.StringWidth(bar) > w {
+				t.Errorf("tab %s at width %d: help bar %q", k, w, bar)
+			}
+		}
 	}
 }
