@@ -66,9 +66,25 @@ func Read(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs)
 // store.ScanFitInput gives it (reserve sizes the reader's structures
 // first), and the Study and the labels are returned.
 func Scan(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, reserve func([]model.Label, int), fn func(*model.ScoreRow) error) (model.Study, []model.Label, error) {
+	return ScanRead(ctx, st, info, runs, nil, nil, reserve, fn)
+}
+
+// ScanRead is Scan given what a plan of the study already read: read,
+// its decode of the study's answers (engine.Plan.StudyRead), and d, the
+// dataset as stored (DatasetAt), so that neither is read again. A read
+// that does not hold info's study (nil, or none decoded) is Scan's.
+func ScanRead(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, read *store.StudyRead, d *model.Dataset, reserve func([]model.Label, int), fn func(*model.ScoreRow) error) (model.Study, []model.Label, error) {
+	scan := func(reserve func([]model.Label, int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+		return st.ScanFitInput(ctx, info.Dataset, info.Judge, info.BankHash, reserve, fn)
+	}
+	if d != nil && read.Holds(info.Dataset, info.Judge, info.BankHash) {
+		scan = func(reserve func([]model.Label, int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+			return st.ScanRead(ctx, read, d, reserve, fn)
+		}
+	}
 	keep := runFilter(info, runs)
 	var c Counter
-	labels, err := st.ScanFitInput(ctx, info.Dataset, info.Judge, info.BankHash, reserve, func(r *model.ScoreRow) error {
+	labels, err := scan(reserve, func(r *model.ScoreRow) error {
 		if !keep(r.Run) {
 			return nil
 		}
@@ -96,6 +112,10 @@ type Counter struct {
 	answers    int
 	contexts   map[string]map[string]bool // context → baseline runs
 	candidates map[[2]string]bool
+	// The last row's candidate and its context's runs: rows come a
+	// candidate at a time, so most rows need no map look-up.
+	last     [2]string
+	lastRuns map[string]bool
 }
 
 // Add counts one row.
@@ -104,15 +124,18 @@ func (c *Counter) Add(r *model.ScoreRow) {
 		c.contexts, c.candidates = map[string]map[string]bool{}, map[[2]string]bool{}
 	}
 	c.answers++
-	runs := c.contexts[r.Context]
-	if runs == nil {
-		runs = map[string]bool{}
-		c.contexts[r.Context] = runs
+	if c.lastRuns == nil || r.Candidate != c.last[1] || r.Context != c.last[0] {
+		runs := c.contexts[r.Context]
+		if runs == nil {
+			runs = map[string]bool{}
+			c.contexts[r.Context] = runs
+		}
+		c.last, c.lastRuns = [2]string{r.Context, r.Candidate}, runs
+		c.candidates[c.last] = true
 	}
-	if r.Probe == model.ProbeBaseline && !runs[r.Run] {
-		runs[r.Run] = true
+	if r.Probe == model.ProbeBaseline && !c.lastRuns[r.Run] {
+		c.lastRuns[r.Run] = true
 	}
-	c.candidates[[2]string{r.Context, r.Candidate}] = true
 }
 
 // Describe is the Study of info as read with runs, the rows counted by c.

@@ -176,6 +176,51 @@ type rubricCall struct {
 // request is not a rubric call of that kind and mode, or no longer
 // renders to its key.
 func importRubric(ctx context.Context, st *store.Store, file string, outs []BatchOutcome, stats *ImportStats) ([]store.Response, error) {
+	order, err := rubricCalls(file, outs)
+	if err != nil {
+		return nil, err
+	}
+	stats.Lines += len(outs)
+	studies := map[[3]string]*rubricStudy{}
+	var rs []store.Response
+	for _, c := range order {
+		at := func(err error) error {
+			return fmt.Errorf("%s:%d:1: custom_id: %q: %w", file, c.first, c.firstID, err)
+		}
+		rows, err := st.RequestsByKey(ctx, c.id.key, c.id.run)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			return nil, at(errors.New("matches no exported request in this workspace (export with prism batch export first)"))
+		}
+		for _, row := range rows {
+			sk := [3]string{row.Judge, row.Dataset, row.BankHash}
+			s := studies[sk]
+			if s == nil {
+				if s, err = loadRubricStudy(ctx, st, row); err != nil {
+					return nil, at(err)
+				}
+				studies[sk] = s
+			}
+			req, ratings, err := s.resolve(row, c.id)
+			if err != nil {
+				return nil, at(err)
+			}
+			resps, err := s.importCall(ctx, st, req, ratings, c, stats)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, resps...)
+		}
+	}
+	return rs, nil
+}
+
+// rubricCalls groups the lines of outs by the call they answer (a G-Eval
+// request's N samples are N lines), in the order of their first lines,
+// refusing a custom_id twice or a call whose lines disagree on N.
+func rubricCalls(file string, outs []BatchOutcome) ([]*rubricCall, error) {
 	type callKey struct{ kind, key, run string }
 	seen := map[string]int{}
 	calls := map[callKey]*rubricCall{}
@@ -205,61 +250,28 @@ func importRubric(ctx context.Context, st *store.Store, file string, outs []Batc
 		}
 		c.lines[id.sample] = oc
 	}
-	stats.Lines += len(outs)
+	return order, nil
+}
 
-	studies := map[[3]string]*rubricStudy{}
-	var rs []store.Response
-	for _, c := range order {
-		at := func(err error) error {
-			return fmt.Errorf("%s:%d:1: custom_id: %q: %w", file, c.first, c.firstID, err)
-		}
-		rows, err := st.RequestsByKey(ctx, c.id.key, c.id.run)
-		if err != nil {
-			return nil, err
-		}
-		if len(rows) == 0 {
-			return nil, at(errors.New("matches no exported request in this workspace (export with prism batch export first)"))
-		}
-		for _, row := range rows {
-			sk := [3]string{row.Judge, row.Dataset, row.BankHash}
-			s := studies[sk]
-			if s == nil {
-				if s, err = loadRubricStudy(ctx, st, row); err != nil {
-					return nil, at(err)
-				}
-				studies[sk] = s
-			}
-			req, ratings, err := s.resolve(row, c.id)
-			if err != nil {
-				return nil, at(err)
-			}
-			pending, err := st.Pending(ctx, ratings)
-			if err != nil {
-				return nil, err
-			}
-			stats.Skipped += len(ratings) - len(pending)
-			if len(pending) == 0 {
-				continue
-			}
-			resps, whole := s.responses(req, ratings, pending, c)
-			if !whole {
-				stats.Incomplete++
-			}
-			for _, r := range resps {
-				if r.ErrKind == "" {
-					stats.Answered++
-					if math.IsNaN(r.Score) {
-						stats.Missing++
-					}
-				} else {
-					stats.Failed++
-					stats.Errors[r.ErrKind]++
-				}
-			}
-			rs = append(rs, resps...)
-		}
+// importCall is the responses call c gives the ratings of its request
+// (resolve) still pending in the workspace, counted in stats.
+func (s *rubricStudy) importCall(ctx context.Context, st *store.Store, req banks.Request, ratings []store.Request, c *rubricCall, stats *ImportStats) ([]store.Response, error) {
+	pending, err := st.Pending(ctx, ratings)
+	if err != nil {
+		return nil, err
 	}
-	return rs, nil
+	stats.Skipped += len(ratings) - len(pending)
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	resps, whole := s.responses(req, ratings, pending, c)
+	if !whole {
+		stats.Incomplete++
+	}
+	for _, r := range resps {
+		countResponse(r.ErrKind, r.Score, &stats.Answered, &stats.Missing, &stats.Failed, stats.Errors)
+	}
+	return resps, nil
 }
 
 func samplesText(n int) string {

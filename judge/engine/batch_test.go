@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -232,5 +233,158 @@ func TestImportBatchRefusesRepeatedCustomID(t *testing.T) {
 	rows, err := st.Scores(ctx, d.Name, "srv", p.BankHash)
 	if err != nil || len(rows) != 0 {
 		t.Fatalf("%d rows stored (%v), want none", len(rows), err)
+	}
+}
+
+func TestAnthropicParams(t *testing.T) {
+	body := `{"model":"claude-x","messages":[{"role":"system","content":"S1"},{"role":"system","content":"S2"},{"role":"user","content":"U"}],"temperature":1,"top_p":1,"seed":7,"response_format":{"type":"json_object"}}`
+	got, err := AnthropicParams([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"claude-x","max_tokens":1024,"system":"S1\n\nS2","messages":[{"role":"user","content":"U"}],"temperature":1}`
+	if string(got) != want {
+		t.Errorf("params\n%s\nwant\n%s", got, want)
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{"model":"m","messages":[{"role":"user","content":"U"}],"logprobs":true,"top_logprobs":5}`, "logprobs"},
+		{`{"model":"m","messages":[{"role":"system","content":"S"}]}`, "user message first"},
+		{`{"model":"m","messages":[{"role":"tool","content":"U"}]}`, `role "tool"`},
+	} {
+		if _, err := AnthropicParams([]byte(c.body)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.body, err, c.want)
+		}
+	}
+}
+
+func TestAnthropicIDIsValidAndStable(t *testing.T) {
+	id := strings.Repeat("ab", 32) + ":3"
+	a := AnthropicID(id)
+	if a != AnthropicID(id) || !strings.HasPrefix(a, "p") || len(a) != 41 || strings.Trim(a[1:], "0123456789abcdef") != "" {
+		t.Errorf("AnthropicID = %q", a)
+	}
+	if AnthropicID(id+"x") == a {
+		t.Error("two ids share a short id")
+	}
+}
+
+func TestRayRowExpectedMode(t *testing.T) {
+	body := `{"model":"m","messages":[{"role":"user","content":"U"}],"max_tokens":5,"temperature":0,"seed":3,"logprobs":true,"top_logprobs":20,"response_format":{"type":"json_schema","json_schema":{"name":"score","schema":{"type":"object"}}}}`
+	row, err := RayRowOf("k:1", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := json.Marshal(row.SamplingParams)
+	if string(sp) != `{"logprobs":20,"max_tokens":5,"seed":3,"temperature":0}` || string(row.JSONSchema) != `{"type":"object"}` || row.ID != "k:1" {
+		t.Errorf("row %+v, sampling %s", row, sp)
+	}
+}
+
+func TestParseShardAndMembership(t *testing.T) {
+	for _, bad := range []string{"0/3", "4/3", "1/0", "a/b", "1", "01/3"} {
+		if _, _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	i, n, err := ParseShard("2/3")
+	if err != nil || i != 1 || n != 3 {
+		t.Fatalf("ParseShard(2/3) = %d, %d, %v", i, n, err)
+	}
+	// Each key is in exactly one shard.
+	for k := range 200 {
+		key := strings.Repeat("0", 60) + string(rune('a'+k%26)) + string(rune('a'+k/26))
+		in := 0
+		for s := range 3 {
+			if (ExportOptions{Shard: s, Shards: 3}).inShard(key, "0") {
+				in++
+			}
+		}
+		if in != 1 {
+			t.Fatalf("%s in %d shards", key, in)
+		}
+	}
+}
+
+func TestParseBatchOutputRefusesAnthropicWithoutWorkspace(t *testing.T) {
+	line := `{"custom_id":"pabc","result":{"type":"expired"}}`
+	_, err := ParseBatchOutput(strings.NewReader(line), "r.jsonl", nil)
+	if err == nil || !strings.Contains(err.Error(), "r.jsonl:1:1: custom_id") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// A batch output line is read as strictly as a live reply (issue 42): an
+// ambiguous envelope or impossible logprobs are counted failures.
+func TestParseBatchOutputStrict(t *testing.T) {
+	line := func(body string) string {
+		return `{"id":"b","custom_id":"k","response":{"status_code":200,"request_id":"r","body":` + body + `},"error":null}` + "\n"
+	}
+	msg := func(content string) string { return `{"message":{"role":"assistant",` + content + `}}` }
+	three, nine := `"content":"{\"score\": 3}"`, `"content":"{\"score\": 9}"`
+	usage := `"usage":{"prompt_tokens":60,"completion_tokens":5}`
+	lps := func(lp, top string) string {
+		return `{"message":{"role":"assistant","content":"6"},"logprobs":{"content":[{"token":"6","logprob":` + lp +
+			`,"top_logprobs":[` + top + `]}]}}`
+	}
+	cases := []struct {
+		name, body string
+		mode       judge.Mode
+		kind       judge.ErrorKind
+		score      float64
+	}{
+		{"plain", `{"choices":[` + msg(three) + `],` + usage + `}`, judge.ModeInteger, "", 3},
+		{"two content keys", `{"choices":[` + msg(three+","+nine) + `],` + usage + `}`, judge.ModeInteger, judge.KindAmbiguous, 0},
+		{"two choices", `{"choices":[` + msg(three) + `,` + msg(nine) + `],` + usage + `}`, judge.ModeInteger, judge.KindAmbiguous, 0},
+		{"6 at +2e-7", `{"choices":[` + lps("2e-7", `{"token":"6","logprob":2e-7},{"token":"5","logprob":-15.2}`) + `]}`, judge.ModeExpected, "", 6},
+		{"Σp 1.81", `{"choices":[` + lps("-0.1", `{"token":"6","logprob":-0.1},{"token":"7","logprob":-0.1}`) + `]}`, judge.ModeExpected, judge.KindBadMass, 0},
+	}
+	for _, c := range cases {
+		sc := func(string) (banks.Scale, judge.Mode, error) { return banks.Scale{Min: 1, Max: 10}, c.mode, nil }
+		outs, err := ParseBatchOutput(bytes.NewReader([]byte(line(c.body))), "out.jsonl", sc)
+		if err != nil || len(outs) != 1 {
+			t.Fatalf("%s: %d outcomes, %v", c.name, len(outs), err)
+		}
+		o := outs[0]
+		if judge.ErrorKind(o.ErrKind) != c.kind {
+			t.Errorf("%s: kind %q (%s), score %v; want %q", c.name, o.ErrKind, o.Err, o.Score, c.kind)
+			continue
+		}
+		if c.kind == "" && math.Abs(o.Score-c.score) > 1e-5 {
+			t.Errorf("%s: score %v, want %v", c.name, o.Score, c.score)
+		}
+		if c.kind == judge.KindAmbiguous && !strings.Contains(o.Err, "ambiguous") {
+			t.Errorf("%s: reason %q", c.name, o.Err)
+		}
+	}
+}
+
+// A batch line's implausible token counts are replaced and noted, never
+// stored as they are: a negative count would make a negative cost, and
+// int64's largest would overflow the sums.
+func TestBatchOutputUsageChecked(t *testing.T) {
+	body := func(usage string) string {
+		return `{"id":"b","custom_id":"k","response":{"status_code":200,"request_id":"r","body":{"choices":[{"message":{"role":"assistant","content":"{\"score\": 3}"}}],"usage":` +
+			usage + `}},"error":null}` + "\n"
+	}
+	sc := func(string) (banks.Scale, judge.Mode, error) {
+		return banks.Scale{Min: 1, Max: 10}, judge.ModeInteger, nil
+	}
+	for _, c := range []struct {
+		usage         string
+		prompt, compl int
+		noted         bool
+	}{
+		{`{"prompt_tokens":60,"completion_tokens":5}`, 60, 5, false},
+		{`{"prompt_tokens":-5000,"completion_tokens":5}`, 0, 5, true},
+		{`{"prompt_tokens":60,"completion_tokens":9223372036854775807}`, 60, judge.EstimateCompletionTokens(`{"score": 3}`), true},
+	} {
+		outs, err := ParseBatchOutput(bytes.NewReader([]byte(body(c.usage))), "out.jsonl", sc)
+		if err != nil || len(outs) != 1 {
+			t.Fatalf("%s: %d outcomes, %v", c.usage, len(outs), err)
+		}
+		o := outs[0]
+		if o.PromptTokens != c.prompt || o.CompletionTokens != c.compl || (o.UsageNote != "") != c.noted || o.Score != 3 {
+			t.Errorf("%s: tokens %d/%d, note %q, score %v", c.usage, o.PromptTokens, o.CompletionTokens, o.UsageNote, o.Score)
+		}
 	}
 }

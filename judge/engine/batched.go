@@ -29,7 +29,7 @@ import (
 // and two orders that happen to show the same sequence (n ≤ 2, or k ≥ 2n)
 // are still separate calls.
 
-// Judge parameters a batched study stores with its judge (and hashes into
+// Judge parameters a listwise study stores with its judge (and hashes into
 // every request key): ParamBatched is true, ParamOrderSeed the order
 // plan's seed (store.Judge.OrderSeed reads them back).
 const (
@@ -40,11 +40,11 @@ const (
 // DefaultOrderSeed is the order plan's seed when none is given.
 const DefaultOrderSeed = 42
 
-// BatchedJudgeName is the default stored name of a batched study's judge:
+// BatchedJudgeName is the default stored name of a listwise study's judge:
 // DefaultJudgeName + "-batched", apart from the pointwise judge's answers.
 func BatchedJudgeName(cfg judge.Config) string { return DefaultJudgeName(cfg) + "-batched" }
 
-// IsBatched reports whether the plan is a batched study's.
+// IsBatched reports whether the plan is a listwise study's.
 func (p *Plan) IsBatched() bool { return p.Spec.Orders > 0 }
 
 // runLabel is an item's stored run label.
@@ -65,7 +65,7 @@ func (p *Plan) batchedItems(ctx context.Context, st *store.Store) error {
 	K, R := spec.Orders, spec.Repeats
 	total := int64(spec.Dataset.NumCandidates()) * int64(len(p.planned)) * int64(K) * int64(R)
 	if total > MaxPlanRequests {
-		return fmt.Errorf("engine: the batched study has %d stored scores (%d candidates × %d conditions × %d orders × %d runs), more than the %d one plan holds; use fewer orders or runs",
+		return fmt.Errorf("engine: the listwise study has %d stored scores (%d candidates × %d conditions × %d orders × %d runs), more than the %d one plan holds; use fewer orders or runs",
 			total, spec.Dataset.NumCandidates(), len(p.planned), K, R, MaxPlanRequests)
 	}
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.Judge.Params)
@@ -79,50 +79,62 @@ func (p *Plan) batchedItems(ctx context.Context, st *store.Store) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ids := make([]string, len(c.Candidates))
-		for i, cand := range c.Candidates {
-			ids[i] = cand.ID
+		if msgs, err = p.batchedContextItems(ci, c, keyer, msgs); err != nil {
+			return err
 		}
-		op := judge.NewOrderPlan(spec.OrderSeed, c.ID, ids)
-		p.orders[ci] = op
-		n := len(ids)
-		if n == 0 {
-			continue
-		}
-		// {"scores": {"1": 7, …}}: about 4 tokens a candidate.
-		out := 4*n + 4
-		if spec.Config.MaxTokens > 0 {
-			out = min(out, spec.Config.MaxTokens)
-		}
-		for _, condi := range p.planned {
-			for k := range K {
-				order := op.Order(k)
-				req, err := p.renderOrder(c, order, p.conds[condi])
-				if err != nil {
-					return fmt.Errorf("engine: render %s order %d: %w", c.ID, k, err)
-				}
-				in := EstimateTokens(req.Messages)
-				for r := range R {
-					first := len(p.Items)
-					for pos, ki := range order {
-						msgs = msgs[:0]
-						for _, m := range req.Messages {
-							msgs = append(msgs, store.Message(m))
-						}
-						msgs = append(msgs, store.Message{Role: "order", Content: strconv.Itoa(k)},
-							store.Message{Role: "candidate", Content: ids[ki]})
-						it := Item{Run: int32(r), Order: int16(k), Context: int32(ci), Candidate: int32(ki), Condition: int16(condi),
-							Lead: int32(first), Part: int16(pos), key: keyer.Sum(msgs)}
-						if pos == 0 {
-							it.InTokens, it.OutTokens = int32(in), int32(out)
-						}
-						p.Items = append(p.Items, it)
+	}
+	return p.resolve(ctx, st)
+}
+
+// batchedContextItems adds the items of context ci: every planned
+// condition, order and run, one item a candidate of each call (msgs is
+// scratch space, returned for the next context).
+func (p *Plan) batchedContextItems(ci int, c model.Context, keyer *store.Keyer, msgs []store.Message) ([]store.Message, error) {
+	spec := p.Spec
+	K, R := spec.Orders, spec.Repeats
+	ids := make([]string, len(c.Candidates))
+	for i, cand := range c.Candidates {
+		ids[i] = cand.ID
+	}
+	op := judge.NewOrderPlan(spec.OrderSeed, c.ID, ids)
+	p.orders[ci] = op
+	n := len(ids)
+	if n == 0 {
+		return msgs, nil
+	}
+	// {"scores": {"1": 7, …}}: about 4 tokens a candidate.
+	out := 4*n + 4
+	if spec.Config.MaxTokens > 0 {
+		out = min(out, spec.Config.MaxTokens)
+	}
+	for _, condi := range p.planned {
+		for k := range K {
+			order := op.Order(k)
+			req, err := p.renderOrder(c, order, p.conds[condi])
+			if err != nil {
+				return msgs, fmt.Errorf("engine: render %s order %d: %w", c.ID, k, err)
+			}
+			in := EstimateTokens(req.Messages)
+			for r := range R {
+				first := len(p.Items)
+				for pos, ki := range order {
+					msgs = msgs[:0]
+					for _, m := range req.Messages {
+						msgs = append(msgs, store.Message(m))
 					}
+					msgs = append(msgs, store.Message{Role: "order", Content: strconv.Itoa(k)},
+						store.Message{Role: "candidate", Content: ids[ki]})
+					it := Item{Run: int32(r), Order: int16(k), Context: int32(ci), Candidate: int32(ki), Condition: int16(condi),
+						Lead: int32(first), Part: int16(pos), key: keyer.Sum(msgs)}
+					if pos == 0 {
+						it.InTokens, it.OutTokens = int32(in), int32(out)
+					}
+					p.Items = append(p.Items, it)
 				}
 			}
 		}
 	}
-	return p.resolve(ctx, st)
+	return msgs, nil
 }
 
 // renderOrder renders the batched request showing c's candidates in order.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -71,6 +70,11 @@ type Spec struct {
 	// sets the study's planned runs, which analyses read
 	// (store.PlanStudy): a diagnostic's extra runs never join a fit.
 	Diagnostic string
+	// KeepRead keeps the estimate's decode of the study's answers on the
+	// plan (Plan.StudyRead) for a read of its rows after it, as prism
+	// score reads them: one decode for both. Otherwise it is dropped
+	// once the estimate is made.
+	KeepRead bool
 }
 
 // DefaultJudgeName is the name answers are stored under when none is
@@ -142,7 +146,7 @@ type Item struct {
 	// whatever Spec.Probes), or a rubric's criterion; planHead refuses
 	// more than math.MaxInt16 of them.
 	Condition int16
-	Order     int16 // presentation order index of a batched study (0 otherwise)
+	Order     int16 // presentation order index of a listwise study (0 otherwise)
 	// Part is the index of this item's rating in the call's Result.Items
 	// (a SAJA criterion, or a batched call's position), or -1 when the
 	// item is the call's Score.
@@ -214,8 +218,16 @@ type Plan struct {
 	orders []judge.OrderPlan // a batched plan's order plan of each context
 
 	streamed bool // the items are made while the plan runs (NewRunPlan)
-	chunk    int  // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
+	// read is EstimatePlan's decode of the study's answers (nil when it
+	// read none); Start drops it, since the run writes the study.
+	read  *store.StudyRead
+	chunk int // items per chunk of a streamed plan (0: streamChunk; tests set fewer)
 }
+
+// StudyRead is the decode of the study's answers the plan's estimate
+// read (store.ReadStudy), for a read of its rows without decoding them
+// again (store.ScanRead); nil when it read none or the plan was started.
+func (p *Plan) StudyRead() *store.StudyRead { return p.read }
 
 // Conditions is the number of the bank's conditions the plan asks: all of
 // them, or those of Spec.Probes.
@@ -397,69 +409,24 @@ func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 // renderer and conditions set), or a rubric spec's whole plan. With
 // limit, a bank study of more than MaxPlanRequests is refused.
 func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Plan, error) {
-	if spec.Dataset == nil || (spec.Bank == nil) == (spec.Rubric == nil) {
-		return nil, errors.New("engine: spec needs a dataset and either a bank or a rubric")
-	}
-	if spec.JudgeName == "" {
-		return nil, errors.New("engine: spec needs a judge name")
-	}
-	if spec.Repeats < 1 {
-		return nil, fmt.Errorf("engine: repeats: %d, want at least 1", spec.Repeats)
-	}
-	if spec.Orders < 0 {
-		return nil, fmt.Errorf("engine: orders: %d, want 0 (pointwise) or at least 1", spec.Orders)
-	}
-	if spec.Orders > 0 && spec.Rubric != nil {
-		return nil, errors.New("engine: orders: a rubric study is not batched")
-	}
-	if spec.Prices == nil {
-		spec.Prices = DefaultPrices()
-	}
-	if spec.Limits.MaxWait <= 0 && spec.Config.MaxRetryWait > 0 {
-		// One knob: the longest server-requested wait a request retries
-		// after is also the longest the whole run holds for.
-		spec.Limits.MaxWait = time.Duration(spec.Config.MaxRetryWait)
+	spec, err := checkSpec(spec)
+	if err != nil {
+		return nil, err
 	}
 	task := spec.Task
 	if task == "" {
 		task = spec.Dataset.Task
 	}
-	// An Item keeps a condition (or criterion), order and position in
-	// an int16.
-	if spec.Orders > math.MaxInt16 {
-		return nil, fmt.Errorf("engine: orders: %d, at most %d", spec.Orders, math.MaxInt16)
-	}
 	if spec.Rubric != nil {
-		if n := len(spec.Rubric.Criteria); n > math.MaxInt16 {
-			return nil, fmt.Errorf("engine: rubric %q: %d criteria, at most %d", spec.Rubric.Name, n, math.MaxInt16)
-		}
 		return newRubricPlan(ctx, st, spec, task)
 	}
 	rend, err := spec.Bank.Renderer(task)
 	if err != nil {
 		return nil, fmt.Errorf("engine: bank %q: %w", spec.Bank.Name, err)
 	}
-	conds := spec.Bank.Conditions()
-	if len(conds) > math.MaxInt16 {
-		return nil, fmt.Errorf("engine: bank %q: %d conditions, at most %d", spec.Bank.Name, len(conds), math.MaxInt16)
-	}
-	if spec.Orders > 0 {
-		for _, c := range spec.Dataset.Contexts {
-			if len(c.Candidates) > math.MaxInt16 {
-				return nil, fmt.Errorf("engine: orders: context %s has %d candidates, at most %d in a batched call", c.ID, len(c.Candidates), math.MaxInt16)
-			}
-		}
-	}
-	planned, err := plannedConditions(spec.Bank, conds, spec.Probes)
+	conds, planned, err := bankConditions(spec, limit)
 	if err != nil {
 		return nil, err
-	}
-	// Refuse a study too large to plan before allocating it (a plan
-	// keeps about 100 bytes per request); EstimatePlan has no limit.
-	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
-	if limit && total > MaxPlanRequests {
-		return nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
-			total, spec.Dataset.NumCandidates(), len(planned), spec.Repeats, MaxPlanRequests)
 	}
 	rev := spec.DatasetRev
 	if rev == 0 {
@@ -471,6 +438,73 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 	p := &Plan{DatasetRev: rev, Spec: spec, BankHash: rend.Hash(), Judge: StoredJudge(spec), Cached: map[int]store.Response{},
 		render: rend, conds: conds, planned: planned}
 	return p, nil
+}
+
+// checkSpec refuses a spec that cannot be planned, naming its field, and
+// fills its defaults (prices, the run's longest wait).
+func checkSpec(spec Spec) (Spec, error) {
+	if spec.Dataset == nil || (spec.Bank == nil) == (spec.Rubric == nil) {
+		return spec, errors.New("engine: spec needs a dataset and either a bank or a rubric")
+	}
+	if spec.JudgeName == "" {
+		return spec, errors.New("engine: spec needs a judge name")
+	}
+	if spec.Repeats < 1 {
+		return spec, fmt.Errorf("engine: repeats: %d, want at least 1", spec.Repeats)
+	}
+	if spec.Orders < 0 {
+		return spec, fmt.Errorf("engine: orders: %d, want 0 (pointwise) or at least 1", spec.Orders)
+	}
+	if spec.Orders > 0 && spec.Rubric != nil {
+		return spec, errors.New("engine: orders: a rubric study is not listwise")
+	}
+	if spec.Prices == nil {
+		spec.Prices = DefaultPrices()
+	}
+	if spec.Limits.MaxWait <= 0 && spec.Config.MaxRetryWait > 0 {
+		// One knob: the longest server-requested wait a request retries
+		// after is also the longest the whole run holds for.
+		spec.Limits.MaxWait = time.Duration(spec.Config.MaxRetryWait)
+	}
+	// An Item keeps a condition (or criterion), order and position in
+	// an int16.
+	if spec.Orders > math.MaxInt16 {
+		return spec, fmt.Errorf("engine: orders: %d, at most %d", spec.Orders, math.MaxInt16)
+	}
+	if spec.Rubric != nil {
+		if n := len(spec.Rubric.Criteria); n > math.MaxInt16 {
+			return spec, fmt.Errorf("engine: rubric %q: %d criteria, at most %d", spec.Rubric.Name, n, math.MaxInt16)
+		}
+	}
+	return spec, nil
+}
+
+// bankConditions returns the bank's conditions and those of them spec
+// plans, refusing what an Item cannot hold and, with limit, a study of
+// more than MaxPlanRequests.
+func bankConditions(spec Spec, limit bool) (conds []banks.Condition, planned []int, err error) {
+	conds = spec.Bank.Conditions()
+	if len(conds) > math.MaxInt16 {
+		return nil, nil, fmt.Errorf("engine: bank %q: %d conditions, at most %d", spec.Bank.Name, len(conds), math.MaxInt16)
+	}
+	if spec.Orders > 0 {
+		for _, c := range spec.Dataset.Contexts {
+			if len(c.Candidates) > math.MaxInt16 {
+				return nil, nil, fmt.Errorf("engine: orders: context %s has %d candidates, at most %d in a listwise call", c.ID, len(c.Candidates), math.MaxInt16)
+			}
+		}
+	}
+	if planned, err = plannedConditions(spec.Bank, conds, spec.Probes); err != nil {
+		return nil, nil, err
+	}
+	// Refuse a study too large to plan before allocating it (a plan
+	// keeps about 100 bytes per request); EstimatePlan has no limit.
+	total := int64(spec.Dataset.NumCandidates()) * int64(len(planned)) * int64(spec.Repeats)
+	if limit && total > MaxPlanRequests {
+		return nil, nil, fmt.Errorf("engine: the study has %d requests (%d candidates × %d conditions × %d runs), more than the %d one plan holds; use fewer runs (--repeats) or split the dataset",
+			total, spec.Dataset.NumCandidates(), len(planned), spec.Repeats, MaxPlanRequests)
+	}
+	return conds, planned, nil
 }
 
 // plannedConditions returns the indices of conds whose probe is listed
@@ -517,155 +551,4 @@ func quoteAll(ss []string) []string {
 		out[i] = strconv.Quote(s)
 	}
 	return out
-}
-
-// resolve fills Pending, Cached and Estimate from the workspace.
-func (p *Plan) resolve(ctx context.Context, st *store.Store) error {
-	// The items are asked about one by one against the study's answered
-	// coordinates (no list of every request's row is built).
-	ans, err := st.Answered(ctx, p.Spec.JudgeName, p.Spec.Dataset.Name, p.BankHash)
-	if err != nil {
-		return fmt.Errorf("engine: pending requests: %w", err)
-	}
-	// Cached answers: only when the workspace holds any answer at all.
-	some, err := st.AnyAnswer(ctx)
-	if err != nil {
-		return fmt.Errorf("engine: cached answers: %w", err)
-	}
-	return p.resolveWith(ctx, st, ans, some)
-}
-
-// resolveWith is resolve given the study's answered coordinates (of
-// every context of p's items, at least) and whether the workspace holds
-// any answer (when it holds none, nothing is asked of the cache).
-func (p *Plan) resolveWith(ctx context.Context, st *store.Store, ans store.AnsweredSet, some bool) error {
-	if ans.Len() == 0 {
-		p.Pending = make([]int, len(p.Items))
-		for i := range p.Pending {
-			p.Pending[i] = i
-		}
-	} else {
-		for i := range p.Items {
-			it := &p.Items[i]
-			c := &p.Spec.Dataset.Contexts[it.Context]
-			if !ans.Has(c.ID, c.Candidates[it.Candidate].ID, p.probe(it), p.wordingLabel(it), p.runLabel(it)) {
-				p.Pending = append(p.Pending, i)
-			}
-		}
-	}
-	if some {
-		want := make([][2]string, len(p.Pending))
-		for j, i := range p.Pending {
-			it := &p.Items[i]
-			want[j] = [2]string{it.Key(), p.runLabel(it)}
-		}
-		cached, err := st.CachedAnswers(ctx, want)
-		if err != nil {
-			return fmt.Errorf("engine: cached answers: %w", err)
-		}
-		for j, i := range p.Pending {
-			if resp, ok := cached[want[j]]; ok {
-				resp.Request = p.Row(&p.Items[i])
-				p.Cached[i] = resp
-			}
-		}
-	}
-	same := p.sameCalls()
-	if (p.rubric != nil && p.Spec.Rubric.Kind == banks.RubricSAJA) || p.orders != nil || same != nil {
-		p.group = map[int][]int{}
-	}
-	if p.group == nil && len(p.Cached) == 0 {
-		p.Sends = p.Pending
-	}
-	for _, i := range p.Pending {
-		if p.group == nil && len(p.Cached) == 0 {
-			break
-		}
-		if _, ok := p.Cached[i]; ok {
-			continue
-		}
-		lead := int(p.Items[i].Lead)
-		if l, ok := same[lead]; ok {
-			lead = l
-			p.Estimate.Shared++
-		}
-		if p.group == nil {
-			p.Sends = append(p.Sends, i)
-			continue
-		}
-		if _, ok := p.group[lead]; !ok {
-			p.Sends = append(p.Sends, lead)
-		}
-		p.group[lead] = append(p.group[lead], i)
-	}
-	e := &p.Estimate
-	e.Requests = len(p.Items)
-	e.Answered = len(p.Items) - len(p.Pending)
-	e.CacheHits = len(p.Cached) + e.Shared
-	e.Send = len(p.Sends)
-	e.Calls = e.Send * p.samples()
-	for _, i := range p.Sends {
-		e.InputTokens += int64(p.Items[i].InTokens)
-		e.OutputTokens += int64(p.Items[i].OutTokens)
-	}
-	e.PriceModel = priceModel(p.Spec.Config)
-	e.Cost, e.Priced = p.Spec.Prices.Cost(e.PriceModel, e.InputTokens, 0, e.OutputTokens)
-	e.Time = estimateTime(e.Calls, e.InputTokens+e.OutputTokens, p.Spec)
-	return nil
-}
-
-// sameCalls finds the calls of p to send that are byte for byte another
-// one's (same request key and run: SummEval has the same summary twice in
-// one document): it maps each such call's lead to the first one's, whose
-// answer they share, so one call is sent for all of them (nil when there
-// are none). A batched plan's calls are all distinct.
-func (p *Plan) sameCalls() map[int]int {
-	if p.orders != nil {
-		return nil
-	}
-	// The key's first 8 bytes (of a SHA-256) and the run find a match,
-	// checked on the whole key: a map of 16-byte keys, not 36.
-	type short struct {
-		h   uint64
-		run int32
-	}
-	first := make(map[short]int32, len(p.Pending))
-	var same map[int]int
-	for _, i := range p.Pending {
-		if _, ok := p.Cached[i]; ok {
-			continue
-		}
-		lead := p.Items[i].Lead
-		it := &p.Items[lead]
-		k := short{binary.LittleEndian.Uint64(it.key[:8]), it.Run}
-		f, ok := first[k]
-		switch {
-		case !ok:
-			first[k] = lead
-		case f != lead && p.Items[f].key == it.key:
-			if same == nil {
-				same = map[int]int{}
-			}
-			same[int(lead)] = int(f)
-		}
-	}
-	return same
-}
-
-// estimateTime is the longest of the three bounds on a run: requests at
-// the RPM limit, tokens at the TPM limit, and calls of the assumed latency
-// spread over the concurrency cap.
-func estimateTime(send int, tokens int64, s Spec) time.Duration {
-	lat := s.Latency
-	if lat == 0 && s.Config.Backend == judge.BackendOpenAI {
-		lat = time.Second
-	}
-	t := time.Duration(float64(send) * float64(lat) / float64(s.Limits.concurrency()))
-	if s.Limits.RPM > 0 {
-		t = max(t, time.Duration(float64(send)/float64(s.Limits.RPM)*float64(time.Minute)))
-	}
-	if s.Limits.TPM > 0 {
-		t = max(t, time.Duration(float64(tokens)/float64(s.Limits.TPM)*float64(time.Minute)))
-	}
-	return t
 }

@@ -126,9 +126,25 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 	for k, name := range crits {
 		p.critProbes[k] = model.RubricProbe(spec.Rubric.Name, name)
 	}
+	if err := p.rubricItems(crits); err != nil {
+		return nil, err
+	}
+	if err := p.resolve(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := p.checkSameParams(ctx, st); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// rubricItems makes the plan's items: each criterion of each candidate,
+// every run; a SAJA call's criteria are items of its one request.
+func (p *Plan) rubricItems(crits []string) error {
+	spec, rr := p.Spec, p.rubric
 	keyer, err := store.NewKeyer(p.Judge.Backend, spec.Config.Model, p.rubricKeyParams())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	n := p.samples()
 	saja := spec.Rubric.Kind == banks.RubricSAJA
@@ -183,13 +199,7 @@ func newRubricPlan(ctx context.Context, st *store.Store, spec Spec, task string)
 			}
 		}
 	}
-	if err := p.resolve(ctx, st); err != nil {
-		return nil, err
-	}
-	if err := p.checkSameParams(ctx, st); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return nil
 }
 
 // checkSameParams refuses a rubric plan whose answered ratings were

@@ -26,7 +26,7 @@ func firstChunk(conc int) int { return max(8*conc, 256) }
 // streamed plan, whose estimate is EstimatePlan's and whose requests are
 // made a chunk at a time while it runs, so that neither planning nor the
 // run holds the study's requests and MaxPlanRequests does not apply; for
-// a rubric or batched study, NewPlan's whole plan. A streamed plan has no
+// a rubric or listwise study, NewPlan's whole plan. A streamed plan has no
 // Items, Pending, Cached or Sends (use PendingCount); it sends the same
 // requests in the same order as NewPlan's, and can be started but not
 // exported (Export and the staged score need NewPlan).

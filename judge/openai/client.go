@@ -146,7 +146,7 @@ func checkRequest(req banks.Request) *judge.Error {
 	case len(req.BatchIDs) != len(req.BatchTexts) && len(req.BatchTexts) > 0:
 		return &judge.Error{Kind: judge.KindConfig, Msg: "batch ids and texts differ in length"}
 	case req.Rubric != nil && len(req.BatchIDs) > 0:
-		return &judge.Error{Kind: judge.KindConfig, Msg: "a rubric request is not batched"}
+		return &judge.Error{Kind: judge.KindConfig, Msg: "a rubric request is not listwise"}
 	case req.Rubric != nil && (len(req.Rubric.Criteria) == 0 || req.Rubric.Kind == banks.RubricGEval && len(req.Rubric.Criteria) != 1):
 		return &judge.Error{Kind: judge.KindConfig, Msg: "a rubric request asks every criterion (SAJA) or exactly one (G-Eval)"}
 	}

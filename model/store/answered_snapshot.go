@@ -32,37 +32,19 @@ type StudyAnswers struct {
 // caller then reads the requests (AnsweredIn). A workspace without the
 // study has no answers: an empty, non-nil set.
 func (s *Store) SnapshotAnswers(ctx context.Context, judge, dataset, bankHash string) (*StudyAnswers, error) {
-	if !s.compact() {
-		return nil, nil
-	}
-	// One read transaction: the generation checked is the snapshot's.
-	tx, err := s.r.BeginTx(ctx, nil)
+	r, err := s.ReadStudy(ctx, dataset, judge, bankHash, false)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	studies, err := studiesOf(ctx, tx, judge, dataset, bankHash, false)
-	if err != nil {
-		return nil, err
-	}
-	sr := newStudyRows(noPositions())
-	for _, st := range studies {
-		if st.bank != bankHash {
-			continue // bankHash "" names the study without a bank only
-		}
-		if ok, err := readSnapshot(ctx, tx, sr, st); err != nil || !ok {
-			return nil, err
-		}
-	}
-	return answersOf(sr), nil
+	return r.Answers(), nil
 }
 
 // answersOf indexes the answered records of sr, one study's.
 func answersOf(sr *studyRows) *StudyAnswers {
-	a := &StudyAnswers{pairOf: make(map[[2]string]int32, len(sr.pairs)), pairs: sr.pairs,
+	// sr's index of its pairs is the same map: shared, not rebuilt.
+	a := &StudyAnswers{pairOf: sr.pairOf, pairs: sr.pairs,
 		condOf: make(map[[3]string]int32, len(sr.conds)), conds: sr.conds, byContext: map[string][]int32{}}
 	for i, p := range sr.pairs {
-		a.pairOf[[2]string{p.context, p.candidate}] = int32(i)
 		a.byContext[p.context] = append(a.byContext[p.context], int32(i))
 	}
 	for i, c := range sr.conds {

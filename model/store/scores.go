@@ -503,8 +503,14 @@ func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash strin
 	if err != nil {
 		return nil, err
 	}
+	return sr.fitInput(labels, reserve, fn, dataset, judge, bankHash)
+}
+
+// fitInput walks sr's rows for ScanFitInput, labels given to reserve
+// first; a study without rows is ErrNotFound.
+func (sr *studyRows) fitInput(labels []model.Label, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error, dataset, judge, bankHash string) ([]model.Label, error) {
 	n := 0
-	err = sr.each(func(rows int) {
+	err := sr.each(func(rows int) {
 		n = rows
 		if reserve != nil {
 			reserve(labels, rows)

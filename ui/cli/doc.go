@@ -12,7 +12,8 @@
 //   - score: prism score, applying a calibrator to new candidates.
 //
 // The TUI itself is the "tui" subcommand, the default, and lives here with
-// "version". The pieces the groups share (flags, argument checks, usage
+// "version" (prism --version) and "completion" (the shell scripts, which
+// call back the hidden "__complete"). The pieces the groups share (flags, argument checks, usage
 // errors, output, spend limits, sending a plan) are in internal/clikit;
 // the tests' helpers are in internal/clitest.
 package cli

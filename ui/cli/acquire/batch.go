@@ -14,6 +14,7 @@ import (
 
 func init() {
 	clikit.Register("batch", "export pending requests as batch files (OpenAI, Anthropic, vLLM, Ray), import a batch output, or submit to and fetch from OpenAI's and Anthropic's batch APIs (batch export|import|submit|status|fetch|forget)", runBatch)
+	clikit.RegisterArgs("batch", func() []string { return []string{"export", "import", "submit", "status", "fetch", "forget"} })
 }
 
 const batchUsage = `

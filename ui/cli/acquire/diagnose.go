@@ -12,6 +12,7 @@ import (
 
 func init() {
 	clikit.Register("diagnose", "probe diagnostics beyond the signal screen: presentation order, wording strength, joint instructions, score resolution (diagnose KIND)", runDiagnose)
+	clikit.RegisterArgs("diagnose", diagnosisNames)
 }
 
 // diagnosis is one kind of prism diagnose: each lives in a file of its
@@ -41,15 +42,20 @@ func diagnoseUsage() string {
 	b.WriteString("conditions through the engine (stored answers are reused; --stored sends\n")
 	b.WriteString("nothing; --dry-run prints the estimate and stops; --max-cost, --max-requests\n")
 	b.WriteString("and --confirm-above as for prism run). Kinds:\n")
+	for _, n := range diagnosisNames() {
+		fmt.Fprintf(&b, "  %-12s %s\n", n, diagnoses[n].summary)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// diagnosisNames are the registered kinds, sorted.
+func diagnosisNames() []string {
 	names := make([]string, 0, len(diagnoses))
 	for n := range diagnoses {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-12s %s\n", n, diagnoses[n].summary)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return names
 }
 
 func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) error {

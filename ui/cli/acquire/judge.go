@@ -21,6 +21,7 @@ import (
 
 func init() {
 	clikit.Register("judge", "try a judge backend on the demo's first candidate (judge try)", runJudge)
+	clikit.RegisterArgs("judge", func() []string { return []string{"try"} })
 }
 
 const judgeUsage = `prism judge try [--bank NAME] [--all] [--candidate N] [judge flags]

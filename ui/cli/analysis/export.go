@@ -14,6 +14,7 @@ import (
 
 func init() {
 	clikit.Register("export", "export judge scores and human labels as the CSVs of prism fit (export scores|labels)", runExport)
+	clikit.RegisterArgs("export", func() []string { return []string{"scores", "labels"} })
 }
 
 const exportUsage = `

@@ -16,6 +16,7 @@ import (
 
 func init() {
 	clikit.Register("bank", "list, show, validate and export probe banks (ls|show|validate|export)", runBank)
+	clikit.RegisterArgs("bank", func() []string { return []string{"ls", "show", "validate", "export"} })
 }
 
 const bankUsage = `

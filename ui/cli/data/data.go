@@ -16,6 +16,8 @@ import (
 
 func init() {
 	clikit.Register("data", "import, list and remove datasets in the workspace (import|ls|rm)", runData)
+	clikit.RegisterArgs("data", func() []string { return []string{"import", "ls", "rm"} })
+	clikit.RegisterArgs("data import", func() []string { return append(datasets.Formats(), datasets.FormatDemo) })
 }
 
 const dataUsage = `

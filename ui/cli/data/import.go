@@ -13,6 +13,7 @@ import (
 
 func init() {
 	clikit.Register("import", "import judge scores from a tidy CSV into the workspace (import scores)", runImport)
+	clikit.RegisterArgs("import", func() []string { return []string{"scores"} })
 }
 
 const importUsage = `

@@ -45,7 +45,9 @@ Output, one row per candidate (CSV, or JSON Lines with --format jsonl or an
 [human_scale,] rank_before, rank_after (within the context, 1 = highest,
 ties share the mean rank), imputed (score cells filled with the training
 mean), in_sample (a training candidate of the calibrator), [human,] then
-each unit's contribution term. In within-context mode corrected scores
+each unit's contribution term. The CSV is plain (header first); its notes
+(calibrator, imputed cells, mismatches) go to FILE.notes.txt beside -o FILE,
+else to standard error. In within-context mode corrected scores
 order candidates within a context and need not lie on the human scale;
 --scale human adds the calibrator's monotone map onto it (ranks and
 agreement unchanged). With labels (--labels, or the dataset's human scores)

@@ -3,20 +3,20 @@ package score
 import (
 	"bytes"
 	"encoding/csv"
-	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prism-eval/prism/calib"
+	"github.com/prism-eval/prism/ui/cli/internal/clitest"
 )
 
 // writeCSVRef is scoreDoc.writeCSV as it was: every record through
-// encoding/csv, each number a string first.
+// encoding/csv, each number a string first (the notes are in a sidecar).
 func writeCSVRef(d *scoreDoc, w *bytes.Buffer) {
-	for _, n := range d.notes() {
-		fmt.Fprintf(w, "# %s\n", strings.ReplaceAll(n, "\n", " "))
-	}
 	r := d.res
 	cw := csv.NewWriter(w)
 	head := []string{"context", "candidate", "baseline", "corrected"}
@@ -65,5 +65,33 @@ func TestScoreCSVIsEncodingCSVs(t *testing.T) {
 				t.Fatalf("human scale %v, labelled %d:\n%s\nwant\n%s", humanScale, labelled, got.String(), want.String())
 			}
 		}
+	}
+}
+
+// The scored CSV is plain: encoding/csv (as Python's csv module) reads the
+// header as its first record. The notes go to FILE.notes.txt beside an -o
+// file, and to standard error when the rows go to standard output.
+func TestScoreCSVIsPlainNotesBeside(t *testing.T) {
+	f := scoreFixture(t)
+	out := filepath.Join(t.TempDir(), "scored.csv")
+	code, stdout, errOut := clitest.RunCmd("score", "--calibrator", f.cal["prism"], "--scores", f.newS, "--labels", f.newL, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := csv.NewReader(bytes.NewReader(data)).Read()
+	if err != nil || !slices.Equal(first[:4], []string{"context", "candidate", "baseline", "corrected"}) {
+		t.Fatalf("first record %q (%v), want the header", first, err)
+	}
+	notes := scoredNotes(t, out)
+	if !strings.HasPrefix(notes[0], "prism score ") || !strings.Contains(stdout, "its notes to "+out+".notes.txt") {
+		t.Errorf("notes %q; stdout %q", notes, stdout)
+	}
+	code, stdout, errOut = clitest.RunCmd("score", "--calibrator", f.cal["prism"], "--scores", f.newS, "--labels", f.newL)
+	if code != 0 || !strings.HasPrefix(stdout, "context,candidate,") || !strings.Contains(errOut, notes[1]) {
+		t.Errorf("to stdout: exit %d, stdout starts %q, stderr %q lacks %q", code, stdout[:min(len(stdout), 40)], errOut, notes[1])
 	}
 }

@@ -157,26 +157,17 @@ func copyWorkspace(t *testing.T, ws string) string {
 	return dst
 }
 
-// scoredCSV is prism score's CSV output: the # lines and the records by
-// column name.
+// scoredCSV is prism score's CSV output: the records by column name. The
+// CSV is plain (header first); its notes are in the sidecar (scoredNotes).
 type scoredCSV struct {
-	notes []string
-	head  []string
-	rows  []map[string]string
+	head []string
+	rows []map[string]string
 }
 
 func parseScoredCSV(t *testing.T, data string) scoredCSV {
 	t.Helper()
 	var out scoredCSV
-	var body strings.Builder
-	for _, line := range strings.SplitAfter(data, "\n") {
-		if strings.HasPrefix(line, "#") {
-			out.notes = append(out.notes, strings.TrimSpace(strings.TrimPrefix(line, "#")))
-			continue
-		}
-		body.WriteString(line)
-	}
-	recs, err := csv.NewReader(strings.NewReader(body.String())).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(data)).ReadAll()
 	if err != nil {
 		t.Fatalf("output CSV: %v\n%s", err, data)
 	}
@@ -192,6 +183,16 @@ func parseScoredCSV(t *testing.T, data string) scoredCSV {
 		out.rows = append(out.rows, m)
 	}
 	return out
+}
+
+// scoredNotes are the notes prism score wrote beside its CSV -o out.
+func scoredNotes(t *testing.T, out string) []string {
+	t.Helper()
+	data, err := os.ReadFile(notesFile(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
 func numOf(t *testing.T, s string) float64 {

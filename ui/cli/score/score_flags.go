@@ -217,16 +217,22 @@ func (f *scoreFlags) writeRows(doc *scoreDoc, stdout io.Writer) error {
 		}
 		return bw.Flush()
 	}
-	if *f.out != "" {
-		return model.WriteFileAtomic(*f.out, buffered)
+	if *f.out == "" {
+		return buffered(stdout)
 	}
-	return buffered(stdout)
+	if err := model.WriteFileAtomic(*f.out, buffered); err != nil || f.outFormat == "jsonl" {
+		return err // JSON Lines carry their notes in the header line
+	}
+	return model.WriteFileAtomic(notesFile(*f.out), doc.writeNotes)
 }
 
 // printSummary prints the transfer check's summary, the budget's notes and
 // where the rows went.
 func (f *scoreFlags) printSummary(doc *scoreDoc, budgetDone *budgetScoring, info io.Writer) error {
 	var buf bytes.Buffer
+	if *f.out == "" && f.outFormat == "csv" {
+		doc.writeNotes(&buf) // the rows went to stdout without them
+	}
 	doc.summary(&buf)
 	if budgetDone != nil {
 		for _, n := range budgetDone.notes(doc.cal, *f.budget) {
@@ -234,7 +240,11 @@ func (f *scoreFlags) printSummary(doc *scoreDoc, budgetDone *budgetScoring, info
 		}
 	}
 	if *f.out != "" {
-		fmt.Fprintf(&buf, "wrote %d scored candidates to %s (%s)\n", len(doc.res.Rows), *f.out, f.outFormat)
+		fmt.Fprintf(&buf, "wrote %d scored candidates to %s (%s)", len(doc.res.Rows), *f.out, f.outFormat)
+		if f.outFormat == "csv" {
+			fmt.Fprintf(&buf, ", its notes to %s", notesFile(*f.out))
+		}
+		fmt.Fprintln(&buf)
 	}
 	return clikit.WriteTrimmed(info, buf.String())
 }

@@ -82,12 +82,23 @@ func (d *scoreDoc) imputedText() string {
 	return fmt.Sprintf("%d score cells in %d candidates filled with the calibrator's training means (%s)", total, d.res.ImputedCandidates, strings.Join(parts, ", "))
 }
 
-func (d *scoreDoc) writeCSV(w io.Writer) error {
+// writeNotes writes the notes one a line: the CSV's sidecar (-o
+// FILE.notes.txt) or, when the rows go to standard output, standard error.
+// The CSV itself is plain, its header first, so that any CSV reader
+// (Python's csv, spreadsheets) reads it without a comment option.
+func (d *scoreDoc) writeNotes(w io.Writer) error {
 	for _, n := range d.notes() {
-		if _, err := fmt.Fprintf(w, "# %s\n", strings.ReplaceAll(n, "\n", " ")); err != nil {
+		if _, err := fmt.Fprintln(w, strings.ReplaceAll(n, "\n", " ")); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// notesFile is the sidecar beside a CSV -o FILE that holds its notes.
+func notesFile(out string) string { return out + ".notes.txt" }
+
+func (d *scoreDoc) writeCSV(w io.Writer) error {
 	r := d.res
 	cw := csv.NewWriter(w)
 	head := []string{"context", "candidate", "baseline", "corrected"}

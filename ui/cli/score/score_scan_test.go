@@ -8,6 +8,8 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/judge/engine"
+	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/cli/internal/clikit"
 	"github.com/prism-eval/prism/ui/cli/internal/clitest"
 )
@@ -35,7 +37,11 @@ func TestScoreWorkspaceScanEqualsApplyOfRows(t *testing.T) {
 			s := &scoreWorkspace{cal: cal, calFile: file, target: target, source: "the study",
 				opts: calib.ApplyOptions{Bootstrap: 30, Seed: 7}}
 			judge, bank, runs := cal.Judge.Name, cal.Bank.Hash, cal.Judge.Runs
-			got, err := s.scan(ctx, st, ds[0].Name, judge, bank, runs)
+			plan := scanPlan(t, st, ds[0].Name, cal)
+			if plan.BankHash != bank || plan.Spec.Repeats != runs || !plan.StudyRead().Holds(ds[0].Name, judge, bank) {
+				t.Fatalf("the plan's bank %s, runs %d: want %s, %d and the study read whole", plan.BankHash, plan.Spec.Repeats, bank, runs)
+			}
+			got, err := s.scan(ctx, st, plan, judge)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,6 +64,29 @@ func TestScoreWorkspaceScanEqualsApplyOfRows(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scanPlan is the plan prism score makes of cal's study on dataset
+// (engine.NewRunPlan: the estimate, which decodes the study's answers
+// that scan then reads).
+func scanPlan(t *testing.T, st *store.Store, dataset string, cal *calib.Calibrator) *engine.Plan {
+	t.Helper()
+	ctx := context.Background()
+	b, err := cal.ParsedBank()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rev, err := st.DatasetAt(ctx, dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := study.ConfigOf(cal.Judge)
+	plan, err := engine.NewRunPlan(ctx, st, engine.Spec{Dataset: d, DatasetRev: rev, Bank: b, Task: cal.Bank.Task, Config: cfg,
+		Repeats: cfg.Repeats, Probes: cal.Probes(), JudgeName: cal.Judge.Name, KeepRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
 
 // scoredText spells every field of s (NaN as NaN, each float exactly).

@@ -90,11 +90,12 @@ func TestScoreRoundTripMatchesHandComputation(t *testing.T) {
 		if want := map[string]string{"doc12/sys1": "1", "doc14/sys3": "1"}; !maps2Equal(imputed, want) {
 			t.Errorf("%s: imputed cells %v, want %v", m, imputed, want)
 		}
-		if !slices.Contains(got.notes, "imputed: 2 score cells in 2 candidates filled with the calibrator's training means (len:- 1, tone:+ 1)") {
-			t.Errorf("%s: notes %q lack the imputed count", m, got.notes)
+		notes := scoredNotes(t, out)
+		if !slices.Contains(notes, "imputed: 2 score cells in 2 candidates filled with the calibrator's training means (len:- 1, tone:+ 1)") {
+			t.Errorf("%s: notes %q lack the imputed count", m, notes)
 		}
-		if !slices.ContainsFunc(got.notes, func(s string) bool { return strings.Contains(s, "need not lie on the human scale") }) {
-			t.Errorf("%s: notes %q do not say corrected scores need not lie on the human scale", m, got.notes)
+		if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "need not lie on the human scale") }) {
+			t.Errorf("%s: notes %q do not say corrected scores need not lie on the human scale", m, notes)
 		}
 		// Ranks within each context follow the scores (1 = highest).
 		for ctx, rs := range byCtx {
@@ -263,9 +264,9 @@ func TestScoreMismatchRefusedOrRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := parseScoredCSV(t, string(data))
-	if !slices.Contains(got.notes, "mismatch (--allow-mismatch): mode: integer (calibrator) vs expected") || len(got.rows) != 60 {
-		t.Errorf("notes %q, %d rows", got.notes, len(got.rows))
+	got, notes := parseScoredCSV(t, string(data)), scoredNotes(t, out)
+	if !slices.Contains(notes, "mismatch (--allow-mismatch): mode: integer (calibrator) vs expected") || len(got.rows) != 60 {
+		t.Errorf("notes %q, %d rows", notes, len(got.rows))
 	}
 	// The changed configuration is stored under the name prism run gives it.
 	if !strings.Contains(stdout, `→ judge "offline-expected"`) || !strings.Contains(stdout, "300 to send") {

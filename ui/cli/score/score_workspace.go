@@ -120,7 +120,7 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 		source = "calibrator:" + s.calFile
 	}
 	spec := engine.Spec{BankSource: source, Bank: b, Task: cal.Bank.Task, Config: cfg,
-		Repeats: max(1, cfg.Repeats), Prices: prices, Limits: s.limits, Probes: cal.Probes()}
+		Repeats: max(1, cfg.Repeats), Prices: prices, Limits: s.limits, Probes: cal.Probes(), KeepRead: true}
 	// What differs from the calibrator's judge: a configuration changed
 	// by the judge flags is stored, by default, under the name prism run
 	// gives it, not under the calibrator judge's name.
@@ -189,15 +189,16 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	// The calibrator's runs only: a workspace that holds more runs (a
 	// prism run with --repeats, a screen) is scored as it was trained.
 	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
-	res, err = s.scan(ctx, st, dsName, name, plan.BankHash, plan.Spec.Repeats)
+	res, err = s.scan(ctx, st, plan, name)
 	return res, mismatches, false, err
 }
 
-// scan scores the given runs of judge's study on dataset under bankHash
-// as they are read (calib.Applier, store.ScanFitInput: the rows are
-// never held), as Apply does the rows of study.ReadRuns, bit for bit.
-func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, dataset, judgeName, bankHash string, runs int) (*calib.Scored, error) {
-	info, _, err := study.Pick(ctx, st, dataset, judgeName, bankHash)
+// scan scores the plan's runs of judge's study on its dataset and bank
+// as they are read (calib.Applier; study.ScanRead walks the plan's decode,
+// Plan.StudyRead: the rows are never held), as Apply does the rows of
+// study.ReadRuns, bit for bit.
+func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, plan *engine.Plan, judgeName string) (*calib.Scored, error) {
+	info, _, err := study.Pick(ctx, st, plan.Spec.Dataset.Name, judgeName, plan.BankHash)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", st.Path(), err)
 	}
@@ -206,7 +207,7 @@ func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, dataset, jud
 		return nil, fmt.Errorf("%s: %w", s.calFile, err)
 	}
 	var applyErr error
-	desc, labels, err := study.Scan(ctx, st, info, study.Runs{N: runs}, nil, func(r *model.ScoreRow) error {
+	desc, labels, err := study.ScanRead(ctx, st, info, study.Runs{N: plan.Spec.Repeats}, plan.StudyRead(), plan.Spec.Dataset, nil, func(r *model.ScoreRow) error {
 		applyErr = a.Add(r)
 		return applyErr
 	})

@@ -338,8 +338,8 @@ func TestScoreImportedScores(t *testing.T) {
 	if !strings.Contains(errOut, "fitted on imported scores (no probe bank): scoring the stored answers of judge external on dataset demo; nothing is sent") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
-	// The demo has 12 contexts × 5 candidates: one row each.
-	if n := strings.Count(out, "\n") - strings.Count(out, "\n#") - 2; n != 60 {
+	// The demo has 12 contexts × 5 candidates: one row each, after the header.
+	if n := strings.Count(out, "\n") - 1; n != 60 {
 		t.Errorf("%d candidate rows, want 60:\n%s", n, out)
 	}
 	if !strings.Contains(errOut, "60 of 60 scored candidates were training candidates") {

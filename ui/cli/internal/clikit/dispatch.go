@@ -3,6 +3,7 @@ package clikit
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -17,6 +18,7 @@ import (
 // and registers itself from init, so subcommands never share a file.
 type Command struct {
 	summary string
+	hidden  bool // left out of prism help and completion (__complete)
 	Run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
@@ -29,6 +31,15 @@ func Register(name, summary string, run func(ctx context.Context, args []string,
 		panic("prism: command registered twice: " + name)
 	}
 	Commands[name] = Command{summary: summary, Run: run}
+}
+
+// RegisterHidden adds a subcommand prism help does not list (the
+// completion scripts' __complete).
+func RegisterHidden(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	Register(name, "", run)
+	c := Commands[name]
+	c.hidden = true
+	Commands[name] = c
 }
 
 // ErrUsage marks a usage error; main exits 2. Usage errors are made with
@@ -77,39 +88,96 @@ func RunMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := "tui"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		name, args = args[0], args[1:]
+	} else if len(args) > 0 && topFlags[args[0]] != "" {
+		name, args = topFlags[args[0]], args[1:]
 	}
-	if name == "help" || name == "-h" || name == "--help" {
-		usage(stdout)
-		return 0
+	if name == "help" {
+		return runHelp(ctx, args, stdout, stderr)
 	}
 	cmd, ok := Commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "prism: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "prism: unknown command %q%s\n\n", name, didYouMean(quote(Nearest(name, commandNames()))))
+		usage(ctx, stderr)
 		return 2
 	}
-	if err := cmd.Run(ctx, args, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "prism %s: %v\n", name, err)
-		if errors.Is(err, ErrUsage) {
-			return 2
-		}
-		return 1
-	}
-	return 0
+	return exitCode(name, cmd.Run(ctx, args, stdout, stderr), stderr)
 }
 
-func usage(w io.Writer) {
+// topFlags are the flags prism takes before any command, and the command
+// each one runs. Any other leading flag is the TUI's.
+var topFlags = map[string]string{
+	"-h": "help", "-help": "help", "--help": "help",
+	"-v": "version", "-version": "version", "--version": "version",
+}
+
+// runHelp is prism help: the commands, or prism help CMD [SUB], which is
+// prism CMD [SUB] -h.
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(ctx, stdout)
+		return 0
+	}
+	return RunMain(ctx, append(append([]string(nil), args...), "-h"), stdout, stderr)
+}
+
+// exitCode reports a command's error and maps it to the exit code: 0, 1
+// for a failed command, 2 for a usage error.
+func exitCode(name string, err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "prism %s: %v\n", name, err)
+	if errors.Is(err, ErrUsage) {
+		return 2
+	}
+	return 1
+}
+
+// quote is name in quotes, or "" for no name.
+func quote(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", name)
+}
+
+// commandNames are the shown commands, sorted.
+func commandNames() []string {
+	names := make([]string, 0, len(Commands))
+	for n, c := range Commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func usage(ctx context.Context, w io.Writer) {
 	fmt.Fprintln(w, "usage: prism [command] [flags]    (prism "+model.Version+")")
 	fmt.Fprintln(w, "\nWith no command, prism opens the TUI on the workspace ($"+store.EnvWorkspace+", else ./prism.db),")
 	fmt.Fprintln(w, "or on the embedded demo study when there is none.")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(Commands))
-	for n := range Commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, Commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'prism COMMAND -h' for a command's flags.")
+	if tui, ok := Commands["tui"]; ok {
+		fmt.Fprintln(w, "\nflags (of the TUI, with no command):")
+		printFlags(w, flagsOf(ctx, tui, nil), nil)
+	}
+	fmt.Fprintln(w, "\nRun 'prism COMMAND -h' (or prism help COMMAND) for a command's flags;")
+	fmt.Fprintln(w, "prism --version prints the version, prism completion bash|zsh|fish a shell completion script.")
+}
+
+// flagsOf are the flags command cmd shows for -h after the words sub (a
+// subcommand path such as "import" of data), read from the command itself.
+func flagsOf(ctx context.Context, cmd Command, sub []string) *flag.FlagSet {
+	var c FlagCapture
+	_ = cmd.Run(ctx, append(append([]string(nil), sub...), "-h"), &c, io.Discard)
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	for _, fl := range c.Flags {
+		fs.Var(fl.Value, fl.Name, fl.Usage)
+		fs.Lookup(fl.Name).DefValue = fl.DefValue
+	}
+	return fs
 }

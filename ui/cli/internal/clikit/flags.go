@@ -49,19 +49,65 @@ func (f WorkspaceFlags) Hide(names ...string) {
 func (f WorkspaceFlags) ParseArgs(args []string, stdout io.Writer) (pos []string, help bool, err error) {
 	pos, err = ParseFlagsAnywhere(f.FlagSet, args)
 	if errors.Is(err, flag.ErrHelp) {
+		if c, ok := stdout.(*FlagCapture); ok {
+			c.Flags = f.visible()
+			return nil, true, nil
+		}
 		fmt.Fprintln(stdout, UsageText(f.UsageDoc))
 		fmt.Fprintln(stdout, "\nflags:")
 		printFlags(stdout, f.FlagSet, f.hidden)
 		return nil, true, nil
 	}
 	if err != nil {
-		return nil, false, UsageErr(f.UsageDoc, "%v", err)
+		return nil, false, UsageErr(f.UsageDoc, "%v%s", err, f.suggestFlag(err))
 	}
 	if f.Workspace != nil && *f.Workspace == "" {
 		*f.Workspace = store.DefaultPath()
 	}
 	return pos, false, nil
 }
+
+// undefinedFlag is the start of the flag package's error for a flag the
+// set does not define ("flag provided but not defined: -seeds").
+const undefinedFlag = "flag provided but not defined: -"
+
+// suggestFlag is the "; did you mean --seed?" for an undefined flag near
+// one of the set's shown flags, else "".
+func (f WorkspaceFlags) suggestFlag(err error) string {
+	name, ok := strings.CutPrefix(err.Error(), undefinedFlag)
+	if !ok {
+		return ""
+	}
+	var names []string
+	for _, fl := range f.visible() {
+		names = append(names, fl.Name)
+	}
+	if near := Nearest(name, names); near != "" {
+		return didYouMean("--" + near)
+	}
+	return ""
+}
+
+// visible are the flags -h shows, in the flag package's (sorted) order.
+func (f WorkspaceFlags) visible() []*flag.Flag {
+	var out []*flag.Flag
+	f.VisitAll(func(fl *flag.Flag) {
+		if !f.hidden[fl.Name] {
+			out = append(out, fl)
+		}
+	})
+	return out
+}
+
+// FlagCapture is a writer that, passed as a command's stdout with -h,
+// makes ParseArgs record the command's shown flags instead of printing
+// its help: completion and prism -h read a command's flags from the
+// command itself, so they never go stale. It discards what is written.
+type FlagCapture struct {
+	Flags []*flag.Flag
+}
+
+func (c *FlagCapture) Write(p []byte) (int, error) { return len(p), nil }
 
 // printFlags prints the flags of fs as flag.PrintDefaults does, without
 // the hidden ones.
