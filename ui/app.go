@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -255,13 +256,13 @@ func (a *App) handleClick(m tea.Mouse) tea.Cmd {
 func (a *App) headerHeight() int { return 2 }
 
 func (a *App) helpView() string {
-	a.help.SetWidth(a.width)
 	var out string
 	if a.fullHelp {
+		a.help.SetWidth(a.width)
 		out = a.help.FullHelpView(append(a.keys.commonHelp(), a.cur().Keys(a)))
 	} else {
 		k := a.keys
-		out = a.help.ShortHelpView(append(a.cur().Keys(a), k.NextTab, k.Help, k.Quit))
+		out = a.shortHelp(append(a.cur().Keys(a), k.NextTab), k.Help, k.Quit)
 	}
 	// help stops adding bindings past the width but can overshoot by one.
 	lines := strings.Split(out, "\n")
@@ -269,6 +270,22 @@ func (a *App) helpView() string {
 		lines[i] = ansi.Truncate(ln, a.width, "…")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// shortHelp is the one-line help of lead then tail, tail always shown:
+// when the line is too wide, lead's last entries go first, so however
+// narrow the terminal "? more keys" and "q quit" end the line (the help
+// model alone drops from the end).
+func (a *App) shortHelp(lead []key.Binding, tail ...key.Binding) string {
+	a.help.SetWidth(0) // measured here, not cut by the model
+	defer a.help.SetWidth(a.width)
+	for n := len(lead); n > 0; n-- {
+		out := a.help.ShortHelpView(append(slices.Clip(lead[:n]), tail...))
+		if lipgloss.Width(out) <= a.width {
+			return out
+		}
+	}
+	return a.help.ShortHelpView(tail)
 }
 
 func (a *App) bodyHeight() int {

@@ -51,7 +51,7 @@ func (v *Tab) progressBar(st *styles.Styles, word string, done, total int, count
 func (v *Tab) storedLines(st *styles.Styles) []string {
 	sp := v.live.stored
 	line1 := v.progressBar(st, v.statusWord(st), sp.Answered, sp.Requests, fmt.Sprintf(" %d/%d answered", sp.Answered, sp.Requests))
-	line2 := fmt.Sprintf("nothing left to send · failed attempts %d · e edits the judge", sp.Failures)
+	line2 := fmt.Sprintf("nothing left to send: all answered before (a run or the Bank screen) · failed attempts %d · e edits the judge", sp.Failures)
 	return []string{widgets.Fit(line1, v.width), widgets.Fit(st.Muted.Render(line2), v.width)}
 }
 
@@ -118,14 +118,13 @@ func (v *Tab) dashboard(st *styles.Styles) string {
 	lw := max(v.width*2/5, 32)
 	rw := v.width - lw
 	innerH := h - widgets.PaneChromeH - 1
-	var left string
+	// A stored study (no run in this session) lists its stored answers
+	// in the same table, so that ↓ and enter inspect them too.
+	title := "Latest responses"
 	if v.live.phase == PhaseStored {
-		// No run in this session: no latest responses to list.
-		lines := widgets.WrapStyled(st.Muted, "no run in this session: these answers were stored by earlier runs. e edits the judge; a judge or bank with answers left to send starts a run with s.", lw-widgets.PaneChromeW)
-		left = widgets.Pane(st, !v.focusRight, lw, h, "Stored answers", widgets.Block(lines, lw-widgets.PaneChromeW, innerH))
-	} else {
-		left = widgets.Pane(st, !v.focusRight, lw, h, "Latest responses", widgets.Block(v.tableLines(st, lw-widgets.PaneChromeW, innerH), lw-widgets.PaneChromeW, innerH))
+		title = "Stored responses"
 	}
+	left := widgets.Pane(st, !v.focusRight, lw, h, title, widgets.Block(v.tableLines(st, lw-widgets.PaneChromeW, innerH), lw-widgets.PaneChromeW, innerH))
 	right := widgets.Pane(st, v.focusRight, rw, h, v.signalTitle(), widgets.Block(v.signalLines(st, rw-widgets.PaneChromeW), rw-widgets.PaneChromeW, innerH))
 	return strings.Join(head, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }

@@ -237,23 +237,24 @@ func (lr *Live) deltaRange() float64 {
 }
 
 // newStoredRun is the Run tab's view of a study read from the
-// workspace rather than run: its stored progress, and no results.
-// Its Δ histograms are filled from the stored scores rows.
-// A rubric study's rows fill its criteria's tallies, missing cells too.
+// workspace rather than run: its stored progress, its Δ histograms (a
+// rubric study's criteria's tallies, missing cells too) filled from the
+// stored scores rows, and those rows as its latest responses (the last
+// maxRecent in the workspace's order), so that a study answered before
+// this session (by a screen of the bank, or an earlier run) still lists
+// answers whose candidates enter inspects.
 func newStoredRun(lr *Live, p store.Progress, rows []model.ScoreRow) *Live {
 	lr.phase, lr.stored = PhaseStored, p
 	for _, row := range rows {
-		if lr.rubric != nil {
-			lr.tally(engine.Result{Probe: row.Probe, Score: row.Score, HasScore: !row.Missing})
-			continue
-		}
-		if row.Missing {
-			continue
-		}
 		var run int
 		fmt.Sscan(row.Run, &run)
-		lr.record(engine.Result{Context: row.Context, Candidate: row.Candidate, Probe: row.Probe, Run: run,
-			Score: row.Score, HasScore: true}, false)
+		r := engine.Result{Context: row.Context, Candidate: row.Candidate, Probe: row.Probe, Run: run,
+			Score: row.Score, HasScore: !row.Missing}
+		if lr.rubric == nil && row.Missing {
+			lr.push(r) // listed, not counted: no score, no Δ
+			continue
+		}
+		lr.record(r, true)
 	}
 	return lr
 }

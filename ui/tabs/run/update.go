@@ -30,8 +30,8 @@ func (v *Tab) Keys() []key.Binding {
 		return []key.Binding{k.Inspect}
 	case v.formShown():
 		return []key.Binding{k.Start}
-	case v.live.phase == PhaseStored: // nothing left to start, no response rows
-		return []key.Binding{k.EditJudge}
+	case v.live.phase == PhaseStored: // nothing left to start: the stored rows inspect
+		return []key.Binding{k.EditJudge, k.Inspect}
 	}
 	return []key.Binding{k.Start, k.EditJudge, k.Inspect}
 }
