@@ -157,3 +157,21 @@ func TestProfileNamesUncut(t *testing.T) {
 		t.Errorf("70 columns: the names not cut with …:\n%s", text)
 	}
 }
+
+// With three judges every difference is against the first, A, and the
+// tab says so.
+func TestProfileLinesThreeJudges(t *testing.T) {
+	a, b := handReports()
+	ok := []JudgeFit{{Judge: "A one", Rep: a}, {Judge: "B two", Rep: b}, {Judge: "C three", Rep: a}}
+	text := ansi.Strip(strings.Join(profileLines(styles.New(true), ok, 100), "\n"))
+	for _, want := range []string{
+		"A−B            +0.3000 [+0.2000, +0.5000]",
+		"A−C            +0.0000 [+0.0000, +0.0000]",
+		"every difference is against the first, A one",
+		"A−X: A's mean minus judge X's",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+}
