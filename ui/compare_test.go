@@ -53,7 +53,7 @@ func swappedRows(a *App) ([]model.ScoreRow, error) {
 }
 
 func TestCompareSwappedJudge(t *testing.T) {
-	a := twoJudgeDemo(t, 160, 48)
+	a := twoJudgeDemo(t, 160, 90) // every attribute's rows in one frame
 	press(a, "8", "c")
 	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) != 2 {
 		t.Fatalf("compare: busy %v, err %v, %d fits", a.cmp.Busy(), a.cmp.Err(), len(a.cmp.Fits()))
@@ -73,11 +73,13 @@ func TestCompareSwappedJudge(t *testing.T) {
 			t.Errorf("%s: a %g vs %g, e %g vs %g: want a opposite, e equal", attr, p.A.Mean, q.A.Mean, p.E.Mean, q.E.Mean)
 		}
 		line := paneRow(f, 0, attr+" ")
-		if p.A.Mean != 0 && !strings.Contains(line, " differ ") {
-			t.Errorf("%s row %q: the signs of a_k not marked as differing", attr, line)
+		// a'_k's fold range is a_k's negated, e'_k's is e_k's: marked
+		// when clear of 0.
+		if clear := p.A.Min > 0 || p.A.Max < 0; clear != strings.Contains(line, " oppose ") {
+			t.Errorf("%s row %q: a_k in [%g, %g], opposing signs marked %v", attr, line, p.A.Min, p.A.Max, !clear)
 		}
-		if p.E.Mean != 0 && !strings.HasSuffix(line, " agree") {
-			t.Errorf("%s row %q: the signs of e_k not marked as agreeing", attr, line)
+		if clear := p.E.Min > 0 || p.E.Max < 0; clear != strings.HasSuffix(line, " agree") {
+			t.Errorf("%s row %q: e_k in [%g, %g], agreeing signs marked %v", attr, line, p.E.Min, p.E.Max, !clear)
 		}
 	}
 	want := fmt.Sprintf("PRISM %s %s %s %s", mean4(x.Rep.Methods.PRISM.Mean), gain4(x.Rep.Methods.PRISM.DiffVsVanilla.Mean),

@@ -196,7 +196,7 @@ func TestGoldenReadable(t *testing.T) {
 
 // The Compare tab shows each judge's profile numbers beside the marks:
 // under each attribute, per judge, a_k and e_k as the mean over the outer
-// folds with the fold range; the sign columns say "agree" or "differ",
+// folds with the fold range; the sign columns say "agree" or "oppose",
 // never "shared", which is e_k's own name.
 func TestCompareShowsProfileNumbers(t *testing.T) {
 	a := twoJudgeDemo(t, 120, 36)
@@ -208,7 +208,7 @@ func TestCompareShowsProfileNumbers(t *testing.T) {
 	f := frame(a)
 	for i, jf := range a.cmp.Fits() {
 		for attr, p := range jf.Rep.Profiles {
-			want := fmt.Sprintf("%c %s %s %s", compare.JudgeMark(i), jf.Judge,
+			want := fmt.Sprintf("%c %s %s %s", compare.JudgeMark(i), jf.Label(),
 				widgets.FoldRange(p.A.Mean, p.A.Min, p.A.Max), widgets.FoldRange(p.E.Mean, p.E.Min, p.E.Max))
 			found := false
 			for _, ln := range strings.Split(f, "\n") {

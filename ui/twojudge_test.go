@@ -235,7 +235,7 @@ func TestProgramAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	send("8", "c")
-	waitFor("differ")
+	waitFor("oppose")
 	send("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(programDeadline))
 	final := tm.FinalModel(t).(*App)

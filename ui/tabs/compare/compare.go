@@ -39,10 +39,24 @@ func DefaultKeyMap() KeyMap {
 
 // JudgeFit is one judge's fit on the Compare tab.
 type JudgeFit struct {
-	Judge string
-	Rep   *calib.Report
-	Err   error
+	Judge   string
+	Backend string // the stored judge's backend (store.Judge.Backend)
+	Rep     *calib.Report
+	Err     error
 }
+
+// Label is the judge's name as the tab shows it: a simulator's (backend
+// offline) is labelled so, as the offline judge is everywhere.
+func (f JudgeFit) Label() string {
+	if f.Backend == offlineBackend {
+		return f.Judge + " (simulator)"
+	}
+	return f.Judge
+}
+
+// offlineBackend is the stored backend of the offline simulator and its
+// variants.
+const offlineBackend = "offline"
 
 // doneMsg carries the fits of every judge with answers, and their
 // agreement with the labels (or why it could not be measured).
@@ -199,7 +213,7 @@ func compareCmd(ctx context.Context, st *store.Store, dataset, bankHash string, 
 			if res != nil {
 				rep = res.Report
 			}
-			fits = append(fits, JudgeFit{Judge: j.Name, Rep: rep, Err: err})
+			fits = append(fits, JudgeFit{Judge: j.Name, Backend: j.Backend, Rep: rep, Err: err})
 		}
 		msg := doneMsg{gen: gen, fits: fits}
 		if len(fits) > 0 {

@@ -15,23 +15,6 @@ import (
 	"github.com/prism-eval/prism/ui/widgets"
 )
 
-func TestDirection(t *testing.T) {
-	for _, tc := range []struct {
-		means []float64
-		want  string
-	}{
-		{[]float64{0.1, 0.3}, "agree"},
-		{[]float64{-0.1, -0.3, -2}, "agree"},
-		{[]float64{0.1, -0.3}, "differ"},
-		{[]float64{0.1, 0}, ""}, // one judge corrects, the other does not
-		{[]float64{0.1}, ""},
-	} {
-		if got := direction(tc.means); got != tc.want {
-			t.Errorf("direction(%v) = %q, want %q", tc.means, got, tc.want)
-		}
-	}
-}
-
 // fakeServices is the App as the Compare tab sees it: study k, no
 // workspace.
 type fakeServices struct{ k study.Key }

@@ -3,6 +3,9 @@
 // (analysis.FitStudy with the Fit tab's settings, which arrive with
 // tab.FitSettingsMsg), side by side: every judge's agreement with the
 // labels, their method tables, and per attribute their profile means on
-// one axis, whether the signs of the judges agree or differ, and each
-// judge's numbers.
+// one axis with whether the judges agree or oppose (from their fold
+// ranges, signMark), each judge's mean and fold range, and the first
+// judge's difference from each other with the paired fold range (Diff),
+// or "not paired" when their folds are not the same contexts (Paired).
+// A simulator's name carries "(simulator)" (JudgeFit.Label).
 package compare

@@ -127,12 +127,15 @@ func (v *Tab) agreeLines(st *styles.Styles, w int) []string {
 	names := map[string]string{}
 	var bare []string
 	for i, f := range v.fits {
-		names[f.Judge] = fmt.Sprintf("%c %s", JudgeMark(i), f.Judge)
+		names[f.Judge] = fmt.Sprintf("%c %s", JudgeMark(i), f.Label())
 		if errors.Is(f.Err, calib.ErrNoProbes) {
 			bare = append(bare, names[f.Judge])
 		}
 	}
-	const cellsW = 1 + 8 + 1 + 18 + 1 + 8 + 1 + 18
+	cellsW := 1 + 8 + 1 + 18 // the judge's metric and interval
+	if len(r.Order) > 1 {
+		cellsW += 1 + 8 + 1 + 18 // and its difference from the best
+	}
 	nw := 10
 	for _, n := range names {
 		nw = max(nw, len([]rune(n)))
