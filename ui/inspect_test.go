@@ -254,3 +254,31 @@ func TestInspectArithmeticAddsUp(t *testing.T) {
 		t.Errorf("printed s0 %.4f − Σ %.4f ≠ printed ŷ %.4f", s0, sum, yhat)
 	}
 }
+
+// Inspect opened by its key shows the Data tab's candidate (issue 46):
+// the first of the dataset on a fresh start, the one selected after
+// moving; ] and [ step from there, and esc returns to the Data tab.
+func TestInspectOpensOnSelection(t *testing.T) {
+	a, _ := fittedDemo(t, 100, 30)
+	first := a.study.Dataset.Contexts[0]
+	press(a, "7")
+	if ins := a.insp.Inspection(); ins == nil || a.insp.Busy() || ins.Context != first.ID || ins.Cand != first.Candidates[0].ID {
+		t.Fatalf("7 on a fresh start: inspecting %+v, err %v, want %s/%s", ins, a.insp.Err(), first.ID, first.Candidates[0].ID)
+	}
+	press(a, "1", "down", "right", "down", "7")
+	c, cand := a.data.Context(), a.data.Candidate()
+	if ins := a.insp.Inspection(); ins == nil || ins.Context != c.ID || ins.Cand != cand.ID {
+		t.Fatalf("7 after selecting %s/%s: inspecting %+v", c.ID, cand.ID, ins)
+	}
+	if !strings.Contains(frame(a), "Inspect · "+c.ID+" / "+cand.ID) {
+		t.Errorf("the frame lacks the candidate:\n%s", frame(a))
+	}
+	press(a, "]")
+	if ins := a.insp.Inspection(); ins == nil || ins.Cand != c.Candidates[2].ID {
+		t.Errorf("] from %s: inspecting %+v, want %s", cand.ID, ins, c.Candidates[2].ID)
+	}
+	press(a, "esc")
+	if a.tab != tab.Data || a.data.Candidate().ID != c.Candidates[2].ID {
+		t.Errorf("esc went to screen %d on %s", a.tab, a.data.Candidate().ID)
+	}
+}
