@@ -336,7 +336,7 @@ func (im *Importer) View(width, _ int) string {
 		if im.step == ImportReading {
 			lines = append(lines, st.Warn.Render("reading…"))
 		}
-		keys = "type a path or browse: ↑/↓ · ← up a directory · enter open/read · esc formats"
+		keys = "type a path · ↑↓←→ browse · enter open · esc formats"
 	case ImportName, ImportStoring:
 		lines = append(lines, widgets.Wrap(fmt.Sprintf("File %s · format %s · %s · %s", filepath.Base(im.path), im.format(),
 			count(len(im.ds.Contexts), "context"), count(im.ds.NumCandidates(), "candidate")), iw)...)
