@@ -205,3 +205,80 @@ func chooserOf(a *App) (*datatab.Chooser, bool) {
 	c, ok := d.Dialog.(*datatab.Chooser)
 	return c, ok
 }
+
+// The import dialog's file step takes a typed path (issue 46): letters go
+// to the path, not to the picker (h used to climb a directory), enter
+// reads the file typed, a directory typed is listed, and a path that is
+// not there is an error naming it.
+func TestImportTypedPath(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "hello.jsonl"), []byte(tinyJSONL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.importDir = dir
+	press(a, "1", "i")
+	im := mustImporter(t, a)
+	for im.Format() != "jsonl" {
+		press(a, "down")
+	}
+	press(a, "enter")
+	typeText(a, "hjkl")
+	if im.Dir() != dir || im.Step() != datatab.ImportPick || !strings.Contains(frame(a), "path › hjkl") {
+		t.Fatalf("typing moved the picker to %s (step %d):\n%s", im.Dir(), im.Step(), frame(a))
+	}
+	press(a, "enter")
+	if want := filepath.Join(dir, "hjkl") + ": no such file or directory"; im.Err() != want {
+		t.Errorf("a missing path: error %q, want %q", im.Err(), want)
+	}
+	for range 4 {
+		press(a, "backspace")
+	}
+	typeText(a, "sub")
+	press(a, "enter")
+	if im.Dir() != sub || !strings.Contains(frame(a), "hello.jsonl") {
+		t.Fatalf("a directory typed: in %s:\n%s", im.Dir(), frame(a))
+	}
+	typeText(a, "hello.jsonl")
+	press(a, "enter")
+	if im.Step() != datatab.ImportName || im.Name() != "hello" {
+		t.Fatalf("a file typed: step %d, name %q, err %q", im.Step(), im.Name(), im.Err())
+	}
+}
+
+// The picker does not offer the open workspace's own files: its
+// database, and SQLite's -wal and -shm beside it.
+func TestImportHidesWorkspaceFiles(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	db := a.study.Store.Path()
+	dir := filepath.Dir(db)
+	for _, f := range []string{db + "-wal", db + "-shm"} {
+		if _, err := os.Stat(f); os.IsNotExist(err) {
+			if err := os.WriteFile(f, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "other.jsonl"), []byte(tinyJSONL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.importDir = dir
+	press(a, "1", "i", "enter")
+	f := frame(a)
+	if !strings.Contains(f, "other.jsonl") {
+		t.Fatalf("the picker does not list the directory:\n%s", f)
+	}
+	if base := filepath.Base(db); strings.Contains(f, base) {
+		t.Errorf("the picker lists the workspace's %s:\n%s", base, f)
+	}
+	for range 3 {
+		press(a, "down")
+	}
+	if h := mustImporter(t, a).Highlighted(); h != filepath.Join(dir, "other.jsonl") {
+		t.Errorf("highlighted %s, want other.jsonl, the only file", h)
+	}
+}

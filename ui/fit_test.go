@@ -149,7 +149,7 @@ func TestFitScreenMatchesFit(t *testing.T) {
 			n := len(p.A.Folds)
 			line := paneRow(f, 0, name+" ")
 			if !strings.Contains(line, " "+gain4(p.A.Mean)+" ") || !strings.Contains(line, " "+gain4(p.E.Mean)+" ") ||
-				!strings.HasSuffix(line, fmt.Sprintf(" %d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n)) {
+				!strings.HasSuffix(line, fmt.Sprintf(" %8s %8s", fmt.Sprintf("%d/%d", p.A.SignStable, n), fmt.Sprintf("%d/%d", p.E.SignStable, n))) {
 				t.Errorf("profile row %q: want a %s, e %s, stable %d %d", line, gain4(p.A.Mean), gain4(p.E.Mean), p.A.SignStable, p.E.SignStable)
 			}
 		}

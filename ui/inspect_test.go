@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -93,7 +94,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 	}
 	for _, attr := range rep.Attributes {
 		s0 := mean(cand.ID, "baseline")
-		want := fmt.Sprintf("%s %s %s %s", widgets.Compact(mean(cand.ID, attr+":+")), widgets.Compact(mean(cand.ID, attr+":-")),
+		want := fmt.Sprintf("%s %s %s %s", widgets.Num(mean(cand.ID, attr+":+")), widgets.Num(mean(cand.ID, attr+":-")),
 			widgets.SignedNum(mean(cand.ID, attr+":+")-s0), widgets.SignedNum(s0-mean(cand.ID, attr+":-")))
 		if line := strings.Join(strings.Fields(paneRow(f, 1, attr+" ")), " "); !strings.HasPrefix(line, attr+" "+want+" ") {
 			t.Errorf("row of %s %q, want %q", attr, line, want)
@@ -187,5 +188,97 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 	press(a, "5", "f", "7")
 	if ins := a.insp.Inspection(); ins == nil || ins.Key.Judge != "offline" || a.insp.Stale() != "" {
 		t.Errorf("after fitting judge offline on the Fit tab, Inspect shows %+v (stale %q)", ins, a.insp.Stale())
+	}
+}
+
+// Inspect's arithmetic visibly adds up (issue 46): s± = s0 ± Δ± in the
+// two decimals s0 is printed in, and the printed terms sum to the printed
+// Σ, and s0 − Σ to ŷ, within the last of the four decimals printed.
+func TestInspectArithmeticAddsUp(t *testing.T) {
+	a, _ := fittedDemo(t, 160, 48)
+	press(a, "1", "down", "right", "down", "enter")
+	var cells []string
+	for _, ln := range strings.Split(frame(a), "\n") {
+		if parts := strings.Split(ln, "││"); len(parts) > 1 {
+			cells = append(cells, strings.TrimSpace(strings.Trim(parts[1], "│")))
+		}
+	}
+	num := func(s string) float64 {
+		t.Helper()
+		var f float64
+		if _, err := fmt.Sscan(strings.ReplaceAll(s, "−", "-"), &f); err != nil {
+			t.Fatalf("not a number %q: %v", s, err)
+		}
+		return f
+	}
+	var s0, terms, sum, yhat float64
+	rows, inTerms := 0, false
+	for _, c := range cells {
+		f := strings.Fields(c)
+		switch {
+		case strings.HasPrefix(c, "human ") && len(f) >= 5:
+			s0 = num(f[4])
+		case strings.HasPrefix(c, "attr "):
+			inTerms = true
+		case strings.HasPrefix(c, "ŷ = s0"):
+			// ŷ = s0 − Σ term = S0 − (SUM) = YHAT
+			if len(f) < 12 {
+				t.Fatalf("the sum line %q", c)
+			}
+			if got := num(f[7]); math.Abs(got-s0) > 0.005+1e-9 {
+				t.Errorf("the sum's s0 %s is not the s0 printed above, %.2f", f[7], s0)
+			}
+			s0, sum, yhat = num(f[7]), num(strings.Trim(f[9], "()")), num(f[11])
+			inTerms = false
+		case inTerms && len(f) == 6: // attr s+ s− Δ+ Δ− term
+			if d := math.Abs(s0 + num(f[3]) - num(f[1])); d > 0.01+1e-9 {
+				t.Errorf("%s: s0 %.2f + Δ+ %s ≠ s+ %s", f[0], s0, f[3], f[1])
+			}
+			if d := math.Abs(s0 - num(f[4]) - num(f[2])); d > 0.01+1e-9 {
+				t.Errorf("%s: s0 %.2f − Δ− %s ≠ s− %s", f[0], s0, f[4], f[2])
+			}
+			terms += num(f[5])
+			rows++
+		case inTerms && len(f) == 2: // a context column's term
+			terms += num(f[1])
+			rows++
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no terms:\n%s", strings.Join(cells, "\n"))
+	}
+	if d := math.Abs(terms - sum); d > 1e-4+1e-9 {
+		t.Errorf("the %d printed terms sum to %.4f, the printed Σ is %.4f", rows, terms, sum)
+	}
+	if d := math.Abs(s0 - sum - yhat); d > 1e-4+1e-9 {
+		t.Errorf("printed s0 %.4f − Σ %.4f ≠ printed ŷ %.4f", s0, sum, yhat)
+	}
+}
+
+// Inspect opened by its key shows the Data tab's candidate (issue 46):
+// the first of the dataset on a fresh start, the one selected after
+// moving; ] and [ step from there, and esc returns to the Data tab.
+func TestInspectOpensOnSelection(t *testing.T) {
+	a, _ := fittedDemo(t, 100, 30)
+	first := a.study.Dataset.Contexts[0]
+	press(a, "7")
+	if ins := a.insp.Inspection(); ins == nil || a.insp.Busy() || ins.Context != first.ID || ins.Cand != first.Candidates[0].ID {
+		t.Fatalf("7 on a fresh start: inspecting %+v, err %v, want %s/%s", ins, a.insp.Err(), first.ID, first.Candidates[0].ID)
+	}
+	press(a, "1", "down", "right", "down", "7")
+	c, cand := a.data.Context(), a.data.Candidate()
+	if ins := a.insp.Inspection(); ins == nil || ins.Context != c.ID || ins.Cand != cand.ID {
+		t.Fatalf("7 after selecting %s/%s: inspecting %+v", c.ID, cand.ID, ins)
+	}
+	if !strings.Contains(frame(a), "Inspect · "+c.ID+" / "+cand.ID) {
+		t.Errorf("the frame lacks the candidate:\n%s", frame(a))
+	}
+	press(a, "]")
+	if ins := a.insp.Inspection(); ins == nil || ins.Cand != c.Candidates[2].ID {
+		t.Errorf("] from %s: inspecting %+v, want %s", cand.ID, ins, c.Candidates[2].ID)
+	}
+	press(a, "esc")
+	if a.tab != tab.Data || a.data.Candidate().ID != c.Candidates[2].ID {
+		t.Errorf("esc went to screen %d on %s", a.tab, a.data.Candidate().ID)
 	}
 }

@@ -317,3 +317,31 @@ func TestRunRubricCancelResume(t *testing.T) {
 	}
 	checkRatings(t, a, "saja-broad", cands)
 }
+
+// The judge form's ‹…› fields cycle with ← and → as their marks suggest
+// (issue 46), both ways and around, and the focus stays on the form; on
+// a text field → still moves to the right pane.
+func TestRunFormChoiceArrows(t *testing.T) {
+	a := demoApp(t, 120, 36)
+	drive(a, a.Init())
+	formTo(t, a, runtab.FieldMode)
+	start := a.run.Value(runtab.FieldMode)
+	press(a, "right")
+	next := a.run.Value(runtab.FieldMode)
+	if next == start || a.run.FocusRight() {
+		t.Fatalf("→ on score mode: %q → %q, focus right %v", start, next, a.run.FocusRight())
+	}
+	press(a, "left")
+	if got := a.run.Value(runtab.FieldMode); got != start {
+		t.Errorf("← did not go back: %q, want %q", got, start)
+	}
+	press(a, "left") // around: two choices
+	if got := a.run.Value(runtab.FieldMode); got != next {
+		t.Errorf("← from the first choice: %q, want the last %q", got, next)
+	}
+	formTo(t, a, runtab.FieldModel)
+	press(a, "right")
+	if !a.run.FocusRight() {
+		t.Error("→ on a text field did not move to the right pane")
+	}
+}

@@ -215,3 +215,22 @@ func jsonlObjects(loc *locator, errp *error) iter.Seq2[int, *jnode] {
 }
 
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// benchmarkNames are the dataset names of the formats that are one known
+// benchmark, whatever their file is called (SummEval ships as data.json,
+// Topical-Chat as topical_chat.json): the CLI and the TUI store them
+// under these names unless told another.
+var benchmarkNames = map[string]string{
+	FormatSummEval:      "summeval",
+	FormatSummEvalJSONL: "summeval",
+	FormatTopicalChat:   "topicalchat",
+	FormatJudgeBench:    "judgebench",
+	FormatHANNA:         "hanna",
+	FormatMTBench:       "mtbench",
+	FormatHelpSteer2:    "helpsteer2",
+}
+
+// BenchmarkName is the default dataset name of a format that is one known
+// benchmark, or "" for a generic format (whose default is the file's
+// name).
+func BenchmarkName(format string) string { return benchmarkNames[format] }

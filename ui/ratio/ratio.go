@@ -68,11 +68,22 @@ func FromReport(rep *signal.Report) *View {
 // Note is the panels' footnote: how displacements were pooled and the
 // fewest contexts for a verdict.
 func (v *View) Note() string {
-	how := "wordings averaged"
+	return fmt.Sprintf("%s · verdicts from %d contexts", v.PoolingText(), signal.MinContexts)
+}
+
+// PoolingText says how displacements were pooled.
+func (v *View) PoolingText() string {
 	if v.Pooling == signal.PoolingPerWording {
-		how = "each wording separately"
+		return "each wording separately"
 	}
-	return fmt.Sprintf("%s · verdicts from %d contexts", how, signal.MinContexts)
+	return "wordings averaged"
+}
+
+// VerdictRule is the screen's rule in words (calib/signal: Unit.Pass,
+// MinContexts): when a unit passes, and why a screen of more contexts
+// can still leave a unit without a verdict.
+func VerdictRule() string {
+	return fmt.Sprintf("pass: the ratio's 2.5%% bound > 1 · a verdict needs ≥ %d contexts with answers to the unit and to neutral", signal.MinContexts)
 }
 
 // TooFewText says why a row has no verdict, in at most w cells:

@@ -79,10 +79,10 @@ func runDataImport(ctx context.Context, args []string, stdout, stderr io.Writer,
 	switch {
 	case *name != "":
 		d.Name = *name
-	case benchmarkNames[pos[0]] != "":
+	case datasets.BenchmarkName(pos[0]) != "":
 		// A named benchmark is known by its name, not by its file's
 		// (SummEval ships as data.json).
-		d.Name = benchmarkNames[pos[0]]
+		d.Name = datasets.BenchmarkName(pos[0])
 	}
 	s, err := clikit.OpenWorkspace(ctx, *fs.Workspace, true)
 	if err != nil {
@@ -150,16 +150,4 @@ func runDataRemove(ctx context.Context, args []string, stdout, stderr io.Writer,
 	}
 	fmt.Fprintf(stdout, "removed %s from %s\n", pos[0], s.Path())
 	return s.Close()
-}
-
-// benchmarkNames are the default dataset names of the formats that are one
-// known benchmark; generic formats default to the file's name.
-var benchmarkNames = map[string]string{
-	datasets.FormatSummEval:      "summeval",
-	datasets.FormatSummEvalJSONL: "summeval",
-	datasets.FormatTopicalChat:   "topicalchat",
-	datasets.FormatJudgeBench:    "judgebench",
-	datasets.FormatHANNA:         "hanna",
-	datasets.FormatMTBench:       "mtbench",
-	datasets.FormatHelpSteer2:    "helpsteer2",
 }

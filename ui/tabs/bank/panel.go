@@ -32,8 +32,8 @@ func (v *Tab) panel() bankPanel {
 // neutral clauses with the 95% interval and the screen's verdict (pass
 // when the interval's lower end exceeds 1; "too few" and the number of
 // contexts, without interval or bar, below signal.MinContexts), the
-// pooled row, on wide panes the ratio bar of the Run tab, and a note
-// on how the wordings were pooled.
+// pooled row, on wide panes the ratio bar of the Run tab, the rule and
+// how the wordings were pooled.
 func (p bankPanel) signalLines(st *styles.Styles, w int) []string {
 	title := "Signal screen · ratio vs neutral [95% CI]"
 	if p.sig != nil && p.sig.view != nil && p.sig.source != "" {
@@ -87,7 +87,10 @@ func ratioLines(st *styles.Styles, v *ratio.View, w int) []string {
 		lines = append(lines, st.Muted.Render(widgets.Fit(pad+widgets.RatioTicks(axis, barW), w)),
 			st.Muted.Render(widgets.Fit(pad+"ratio to neutral, │ = 1", w)))
 	}
-	return append(lines, st.Muted.Render(widgets.Fit(v.Note(), w)))
+	// The rule, whole: the screen's sample in the title (12 contexts ×
+	// 2 runs) is not the contexts a verdict needs.
+	lines = append(lines, widgets.WrapStyled(st.Muted, ratio.VerdictRule(), w)...)
+	return append(lines, st.Muted.Render(widgets.Fit(v.PoolingText(), w)))
 }
 
 // ratioLine is one unit's row: name, ratio, interval, verdict and, when

@@ -58,6 +58,34 @@ func TestBankPanelTooFew(t *testing.T) {
 	}
 }
 
+// The panel states its pass rule and why a screen of many contexts can
+// leave a unit without a verdict (issue 46), whole even on a narrow pane,
+// and no longer says "verdicts from 5 contexts" beside its sample.
+func TestBankPanelStatesRule(t *testing.T) {
+	st := styles.New(true)
+	v := &ratio.View{Pooling: signal.PoolingWordingMean,
+		Rows:   []ratio.Row{{Name: "coverage", N: 240, Ratio: 1.5, Lo: 1.2, Hi: 1.8, Pass: true, HasSignal: true, Contexts: 12}},
+		Pooled: ratio.Row{Name: "pooled", N: 240, Ratio: 1.5, Lo: 1.2, Hi: 1.8, Pass: true, HasSignal: true, Contexts: 12}}
+	p := bankPanel{shown: true, sig: &bankSignal{view: v, source: "screen: 12 contexts × 2 runs"}}
+	for _, w := range []int{100, 44} {
+		lines := p.signalLines(st, w)
+		for _, ln := range lines {
+			if n := ansi.StringWidth(ln); n > w {
+				t.Errorf("width %d: line of %d cells %q", w, n, ansi.Strip(ln))
+			}
+		}
+		f := strings.Join(strings.Fields(ansi.Strip(strings.Join(lines, "\n"))), " ")
+		for _, want := range []string{"pass: the ratio's 2.5% bound > 1", "a verdict needs ≥ 5 contexts with answers to the unit and to neutral"} {
+			if !strings.Contains(f, want) {
+				t.Errorf("width %d: panel lacks %q:\n%s", w, want, f)
+			}
+		}
+		if strings.Contains(f, "verdicts from") {
+			t.Errorf("width %d: panel still says verdicts from:\n%s", w, f)
+		}
+	}
+}
+
 // lineWith is the first line of f that contains s.
 func lineWith(f, s string) string {
 	for _, ln := range strings.Split(f, "\n") {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/model/datasets"
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/tab"
@@ -88,5 +89,20 @@ func TestTabKeys(t *testing.T) {
 	}
 	if v.Editing() || len(v.Keys()) != 4 || v.Badge() != "" {
 		t.Error("the tab edits, or its keys or badge are wrong")
+	}
+}
+
+// A benchmark is offered the name the CLI stores it under (prism data
+// import topicalchat FILE stores "topicalchat"), not its file's name; a
+// generic format offers the file's name.
+func TestImportOffersBenchmarkName(t *testing.T) {
+	for _, tc := range []struct{ format, loaded, path, want string }{
+		{datasets.FormatTopicalChat, "topical_chat", "/d/topical_chat.json", "topicalchat"},
+		{datasets.FormatSummEval, "data", "/d/data.json", "summeval"},
+		{datasets.FormatJSONL, "topical_chat", "/d/topical_chat.jsonl", "topical_chat"},
+	} {
+		if got := defaultDatasetName(tc.format, tc.loaded, tc.path); got != tc.want {
+			t.Errorf("%s %s: offered %q, want %q", tc.format, tc.path, got, tc.want)
+		}
 	}
 }

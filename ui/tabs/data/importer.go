@@ -35,8 +35,9 @@ type Importer struct {
 	formats []string
 	l       widgets.List
 	fp      filepicker.Model
-	path    string         // the file picked
-	ds      *model.Dataset // the file read, waiting for its name
+	pathIn  textinput.Model // a path typed on the file step
+	path    string          // the file picked
+	ds      *model.Dataset  // the file read, waiting for its name
 	name    textinput.Model
 	err     string
 	done    bool // closed
@@ -82,17 +83,10 @@ func importFormats() []string {
 func newImporter(svc Services, keys tab.DialogKeys, dir string, height int) *Importer {
 	im := &Importer{svc: svc, keys: keys, formats: importFormats()}
 	im.l.SetRows(im.formats)
-	im.fp = filepicker.New()
-	// An absolute directory, so that h goes up past the start: the
-	// parent of "." is "." again.
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	im.fp.CurrentDirectory = dir
-	im.fp.AutoHeight = false
-	im.fp.ShowPermissions = false
-	im.fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "up a directory"))
-	im.fp.SetHeight(max(height-14, 3))
+	im.fp = newPicker(dir, max(height-16, 3), false)
+	im.pathIn = widgets.FieldInput()
+	im.pathIn.Prompt = "path › "
+	im.pathIn.Focus()
 	im.name = widgets.FieldInput() // unstyled, a cursor that does not blink
 	im.name.Prompt = "› "
 	im.name.CharLimit = 40
@@ -121,10 +115,14 @@ func storeCmd(ctx context.Context, st *store.Store, ds *model.Dataset, replace b
 	}
 }
 
-// defaultDatasetName is the name a dataset read from path is offered: the
-// loader's (the file's name without its extension), lower-cased, with
-// what a name cannot hold turned into '-'.
-func defaultDatasetName(loaded, path string) string {
+// defaultDatasetName is the name a dataset read from path is offered: a
+// known benchmark's name (the CLI's too: datasets.BenchmarkName), else
+// the loader's (the file's name without its extension), lower-cased,
+// with what a name cannot hold turned into '-'.
+func defaultDatasetName(format, loaded, path string) string {
+	if name := datasets.BenchmarkName(format); name != "" {
+		return name
+	}
 	s := loaded
 	if s == "" {
 		s = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -159,6 +157,9 @@ func (im *Importer) Err() string      { return im.err }
 func (im *Importer) Dir() string      { return im.fp.CurrentDirectory }
 func (im *Importer) Name() string     { return im.name.Value() }
 
+// Highlighted is the path under the picker's cursor.
+func (im *Importer) Highlighted() string { return im.fp.HighlightedPath() }
+
 // Update is the dialog's (tab.Dialog); done closes it.
 func (im *Importer) Update(msg tea.Msg) (done bool, cmd tea.Cmd) {
 	cmd = im.update(msg)
@@ -183,23 +184,19 @@ func (im *Importer) update(msg tea.Msg) tea.Cmd {
 	switch im.step {
 	case ImportFormat:
 		if !isKey {
-			var cmd tea.Cmd
-			im.fp, cmd = im.fp.Update(msg) // the first directory listing
-			return cmd
+			return im.browse(msg) // the first directory listing
 		}
 		im.formatKey(km)
 	case ImportPick:
-		if isKey && km.String() == "esc" {
-			im.step = ImportFormat
-			return nil
+		switch m := msg.(type) {
+		case tea.KeyPressMsg:
+			return im.pickKey(m)
+		case tea.PasteMsg:
+			var cmd tea.Cmd
+			im.pathIn, cmd = im.pathIn.Update(m)
+			return cmd
 		}
-		var cmd tea.Cmd
-		im.fp, cmd = im.fp.Update(msg)
-		if ok, path := im.fp.DidSelectFile(msg); ok {
-			im.path, im.step = path, ImportReading
-			return readCmd(im.format(), path)
-		}
-		return cmd
+		return im.browse(msg)
 	case ImportName:
 		return im.nameMsg(msg)
 	case ImportReplace:
@@ -218,7 +215,7 @@ func (im *Importer) onRead(m importReadMsg) tea.Cmd {
 		return nil
 	}
 	im.ds, im.step, im.err = m.ds, ImportName, ""
-	im.name.SetValue(defaultDatasetName(m.ds.Name, im.path))
+	im.name.SetValue(defaultDatasetName(im.format(), m.ds.Name, im.path))
 	im.name.CursorEnd()
 	return im.name.Focus()
 }
@@ -330,13 +327,16 @@ func (im *Importer) View(width, _ int) string {
 		keys = "enter choose · esc close"
 	case ImportPick, ImportReading:
 		lines = append(lines, widgets.Wrap(fmt.Sprintf("Format %s · pick a file in %s", im.format(), shortDir(im.fp.CurrentDirectory)), iw)...)
+		in := im.pathIn
+		in.SetWidth(iw - lipgloss.Width(in.Prompt) - 1)
+		lines = append(lines, in.View(), "")
 		for _, ln := range strings.Split(strings.TrimRight(im.fp.View(), "\n"), "\n") {
 			lines = append(lines, widgets.Fit(ln, iw))
 		}
 		if im.step == ImportReading {
 			lines = append(lines, st.Warn.Render("reading…"))
 		}
-		keys = "enter open/read · h up a directory · esc formats"
+		keys = "type a path · ↑↓←→ browse · enter open · esc formats"
 	case ImportName, ImportStoring:
 		lines = append(lines, widgets.Wrap(fmt.Sprintf("File %s · format %s · %s · %s", filepath.Base(im.path), im.format(),
 			count(len(im.ds.Contexts), "context"), count(im.ds.NumCandidates(), "candidate")), iw)...)

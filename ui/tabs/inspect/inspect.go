@@ -24,6 +24,9 @@ type Services interface {
 	Key() (study.Key, bool)
 	RequireKey() (study.Key, error)
 	Versions() tab.Versions
+	// Selected is the Data tab's context and candidate (nil when none),
+	// which the tab shows when it is opened by its key.
+	Selected() (*model.Context, *model.Candidate)
 	// CalibratorTerms are the lines about the loaded calibrator for
 	// candidate cand of context ctx inspected on key's answers (none
 	// without a calibrator).
@@ -57,6 +60,8 @@ type Tab struct {
 
 // New is the Inspect tab, inspecting nothing yet.
 func New(svc Services, keys KeyMap) *Tab { return &Tab{svc: svc, keys: keys} }
+
+var _ tab.Shower = (*Tab)(nil)
 
 // Inspection is the candidate shown (nil before one is); Busy says one
 // is being read, Err why the last failed.
@@ -160,14 +165,52 @@ func (v *Tab) open(msg tab.InspectMsg) tea.Cmd {
 	if cand == nil {
 		return nil
 	}
-	v.back, v.scroll, v.ins = msg.Back, [2]widgets.Scroll{}, nil
-	show := tab.Send(tab.OpenMsg{Tab: tab.Inspect})
+	return tab.Batch(tab.Send(tab.OpenMsg{Tab: tab.Inspect}), v.openCand(c, cand, msg.Back))
+}
+
+// openCand inspects cand of c from the top, esc returning to back.
+func (v *Tab) openCand(c *model.Context, cand *model.Candidate, back tab.ID) tea.Cmd {
+	v.back, v.scroll, v.ins = back, [2]widgets.Scroll{}, nil
 	k, err := v.svc.RequireKey()
 	if err != nil {
 		v.err = err
-		return show
+		return nil
 	}
-	return tab.Batch(show, v.inspectOn(k, c, cand))
+	return v.inspectOn(k, c, cand)
+}
+
+// Shown follows the Data tab when the tab is opened by its key (7, tab):
+// it inspects the Data tab's candidate, or the dataset's first when none
+// is selected, unless that one is shown or being read already (as when
+// enter on a candidate opened the tab). esc then returns to the Data tab.
+func (v *Tab) Shown() tea.Cmd {
+	if v.busy {
+		return nil
+	}
+	c, cand := v.svc.Selected()
+	if cand == nil {
+		c, cand = firstCandidate(v.svc.Dataset())
+	}
+	if cand == nil || (v.ins != nil && v.ins.Context == c.ID && v.ins.Cand == cand.ID) {
+		return nil
+	}
+	cmd := v.openCand(c, cand, tab.Data)
+	v.sync()
+	return cmd
+}
+
+// firstCandidate is the first candidate of ds's first context that has
+// one, or nils.
+func firstCandidate(ds *model.Dataset) (*model.Context, *model.Candidate) {
+	if ds == nil {
+		return nil, nil
+	}
+	for i := range ds.Contexts {
+		if c := &ds.Contexts[i]; len(c.Candidates) > 0 {
+			return c, &c.Candidates[0]
+		}
+	}
+	return nil, nil
 }
 
 // step inspects the candidate delta rows away from the inspected one in

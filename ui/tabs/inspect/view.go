@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -120,7 +121,8 @@ func termLines(st *styles.Styles, ins *Inspection, w int) []string {
 	sum := 0.0
 	for _, a := range ins.Attrs {
 		sum += a.Term
-		lines = append(lines, widgets.Fit(row(a.Attr, widgets.Compact(a.SPlus), widgets.Compact(a.SMinus), widgets.SignedNum(a.DeltaP), widgets.SignedNum(a.DeltaM), widgets.Fixed4(a.Term)), w))
+		// s± and Δ± in s0's two decimals (s+ = s0 + Δ+, s− = s0 − Δ−).
+		lines = append(lines, widgets.Fit(row(a.Attr, widgets.Num(a.SPlus), widgets.Num(a.SMinus), widgets.SignedNum(a.DeltaP), widgets.SignedNum(a.DeltaM), widgets.Fixed4(a.Term)), w))
 	}
 	ctxCols := make([]string, 0, len(ins.CtxTerms))
 	for c := range ins.CtxTerms {
@@ -131,7 +133,8 @@ func termLines(st *styles.Styles, ins *Inspection, w int) []string {
 		sum += ins.CtxTerms[c]
 		lines = append(lines, widgets.Fit(row(c, "", "", "", "", widgets.Fixed4(ins.CtxTerms[c])), w))
 	}
-	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", widgets.Num(ins.S0), widgets.Fixed4(sum), widgets.Num(ins.S0-sum)), w)))
+	// The sum in the terms' four decimals, so that it visibly adds up.
+	lines = append(lines, st.Muted.Render(widgets.Fit(fmt.Sprintf("ŷ = s0 − Σ term = %s − (%s) = %s", num4(ins.S0), widgets.Fixed4(sum), num4(ins.S0-sum)), w)))
 	return append(lines, st.Muted.Render(widgets.Fit("term = (CΔ+)β+ + (CΔ−)β−, C: centering in the context", w)))
 }
 
@@ -150,4 +153,12 @@ func rankLines(ins *Inspection, w int) []string {
 		}
 	}
 	return append([]string{"rank in context:"}, parts...)
+}
+
+// num4 prints a score in the four decimals of the terms, "—" when unknown.
+func num4(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", f)
 }

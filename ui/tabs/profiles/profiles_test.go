@@ -63,3 +63,47 @@ func TestTab(t *testing.T) {
 		t.Error("the fit without a report kept its profiles")
 	}
 }
+
+// The two sign-stability columns say whose they are (issue 46), and each
+// value sits under its own header.
+func TestStableColumnsNamed(t *testing.T) {
+	k := study.Key{Dataset: "d", Judge: "j", BankHash: "h"}
+	v := New(&fakeServices{k: k}, DefaultKeyMap())
+	v.SetSize(120, 30)
+	a, e := stat(-0.5), stat(0.2)
+	a.Folds, e.Folds, e.SignStable = []float64{1, 2}, []float64{1, 2}, 2
+	rep := &calib.Report{Metric: model.MetricSpearman, Folds: make([]calib.Fold, 2), Profiles: map[string]*calib.Profile{
+		"accuracy": &calib.Profile{A: a, E: e},
+	}}
+	v.Update(tab.FitDoneMsg{Key: k, Report: rep})
+	var head, row string
+	for _, ln := range strings.Split(ansi.Strip(v.View()), "\n") {
+		switch {
+		case strings.Contains(ln, "attribute"):
+			head = ln
+		case strings.Contains(ln, "accuracy") && row == "":
+			row = ln
+		}
+	}
+	hr, rr := []rune(head), []rune(row)
+	ia, ie := runeIndex(hr, "a stable"), runeIndex(hr, "e stable")
+	if ia < 0 || ie < 0 || len(rr) < ie+len("e stable") {
+		t.Fatalf("the header does not name a's and e's stable columns:\n%s", head)
+	}
+	// Right-aligned: each value ends where its header ends.
+	if got := string(rr[ia+len("a stable")-3 : ia+len("a stable")]); got != "1/2" {
+		t.Errorf("under a stable: %q\n%s\n%s", got, head, row)
+	}
+	if got := string(rr[ie+len("e stable")-3 : ie+len("e stable")]); got != "2/2" {
+		t.Errorf("under e stable: %q\n%s\n%s", got, head, row)
+	}
+}
+
+// runeIndex is the rune offset of sub in s, or -1.
+func runeIndex(s []rune, sub string) int {
+	i := strings.Index(string(s), sub)
+	if i < 0 {
+		return -1
+	}
+	return len([]rune(string(s)[:i]))
+}

@@ -55,8 +55,9 @@ func (v *Tab) nameW(w int) int {
 func (v *Tab) listLines(st *styles.Styles, w, h int) []string {
 	r := v.fit.Report
 	nw := v.nameW(w)
-	// name, two bars with their means, the sign stability of each.
-	bw := max((w-nw-2*(1+1+8)-1-9)/2, 6)
+	// name, two bars with their means, the sign stability of each, in
+	// columns that say whose it is.
+	bw := max((w-nw-2*(1+1+8)-2*(1+8))/2, 6)
 	var as, es []float64
 	for _, p := range r.Profiles {
 		as = append(as, p.A.Min, p.A.Max, p.A.Mean)
@@ -64,7 +65,16 @@ func (v *Tab) listLines(st *styles.Styles, w, h int) []string {
 	}
 	alo, ahi := widgets.GainAxis(as...)
 	elo, ehi := widgets.GainAxis(es...)
-	head := fmt.Sprintf("%-*s %-*s %8s %-*s %8s %9s", nw, "attribute", bw, "a_k directional", "mean", bw, "e_k shared", "mean", "stable")
+	// The bars' headers shorten to their coefficient's name on a narrow
+	// pane, so that the columns after them keep their place.
+	ah, eh := "a_k directional", "e_k shared"
+	if len(ah) > bw {
+		ah = "a_k"
+	}
+	if len(eh) > bw {
+		eh = "e_k"
+	}
+	head := fmt.Sprintf("%-*s %-*s %8s %-*s %8s %8s %8s", nw, "attribute", bw, ah, "mean", bw, eh, "mean", "a stable", "e stable")
 	lines := []string{st.Label.Render(widgets.Fit(head, w))}
 	rows := h - 2
 	first := min(max(v.cursor-rows+1, 0), max(len(v.attrs)-rows, 0))
@@ -72,10 +82,10 @@ func (v *Tab) listLines(st *styles.Styles, w, h int) []string {
 		a := v.attrs[i]
 		p := r.Profiles[a]
 		n := len(p.A.Folds)
-		row := fmt.Sprintf("%-*s %s %8s %s %8s %9s", nw, widgets.Clip(a, nw),
+		row := fmt.Sprintf("%-*s %s %8s %s %8s %8s %8s", nw, widgets.Clip(a, nw),
 			widgets.GainBar(p.A.Mean, p.A.Min, p.A.Max, alo, ahi, bw), widgets.Fixed4(p.A.Mean),
 			widgets.GainBar(p.E.Mean, p.E.Min, p.E.Max, elo, ehi, bw), widgets.Fixed4(p.E.Mean),
-			fmt.Sprintf("%d/%d %d/%d", p.A.SignStable, n, p.E.SignStable, n))
+			fmt.Sprintf("%d/%d", p.A.SignStable, n), fmt.Sprintf("%d/%d", p.E.SignStable, n))
 		row = widgets.Fit(row, w)
 		switch {
 		case i == v.cursor:

@@ -193,20 +193,35 @@ func (f *runForm) Move(delta int) {
 func (f *runForm) Activate() (changed bool, cmd tea.Cmd) {
 	fl := &f.fields[f.cursor]
 	if fl.kind == fieldChoice {
-		i := 0
-		for j, c := range fl.choices {
-			if c == fl.value {
-				i = j
-			}
-		}
-		fl.value = fl.choices[(i+1)%len(fl.choices)]
-		f.syncFields()
-		return true, nil
+		return f.Cycle(1), nil
 	}
 	f.editing = true
 	f.input.SetValue(fl.value)
 	f.input.CursorEnd()
 	return false, f.input.Focus()
+}
+
+// OnChoice says whether the selected field is a choice (drawn ‹value›).
+func (f *runForm) OnChoice() bool { return f.fields[f.cursor].kind == fieldChoice }
+
+// Cycle moves the selected choice field delta values on, around its
+// choices (← and → as its ‹…› suggest, enter forward); it reports
+// whether the field is a choice.
+func (f *runForm) Cycle(delta int) bool {
+	fl := &f.fields[f.cursor]
+	if fl.kind != fieldChoice {
+		return false
+	}
+	i := 0
+	for j, c := range fl.choices {
+		if c == fl.value {
+			i = j
+		}
+	}
+	n := len(fl.choices)
+	fl.value = fl.choices[((i+delta)%n+n)%n]
+	f.syncFields()
+	return true
 }
 
 // Commit ends editing and keeps the typed value.

@@ -58,7 +58,7 @@ func (v *Tab) Update(msg tea.Msg) tea.Cmd {
 	case tab.MoveMsg:
 		v.Move(msg.Delta)
 	case tab.FocusMsg:
-		v.focusRight = msg.Right
+		return v.focus(msg.Right)
 	case tab.ClickMsg:
 		v.click(msg.X, msg.Y)
 	case tea.KeyPressMsg:
@@ -86,6 +86,22 @@ func (v *Tab) Update(msg tea.Msg) tea.Cmd {
 			return v.form.Update(msg)
 		}
 	}
+	return nil
+}
+
+// focus follows ← and →: on a choice field of the form (drawn ‹value›)
+// they cycle its value, as the marks suggest; elsewhere they move
+// between the panes.
+func (v *Tab) focus(right bool) tea.Cmd {
+	if v.formShown() && !v.focusRight && !v.Active() && v.form.OnChoice() {
+		delta := -1
+		if right {
+			delta = 1
+		}
+		v.form.Cycle(delta)
+		return v.Replan()
+	}
+	v.focusRight = right
 	return nil
 }
 
