@@ -93,7 +93,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 	f := paneText(frame(a))
 	for _, m := range []string{agree.KeySpearman, agree.KeyKendall, agree.KeyPairwise, agree.KeyPearsonGlobal, agree.KeyKendallGlobal} {
 		e := want.Judges["bare"][m]
-		if cell := mean4(e.Mean) + " " + widgets.CI(e.CI); !strings.Contains(f, cell) {
+		if cell := widgets.Mean4(e.Mean) + " " + widgets.CI(e.CI); !strings.Contains(f, cell) {
 			t.Errorf("the Fit tab lacks %s %q:\n%s", m, cell, f)
 		}
 	}
@@ -143,7 +143,7 @@ func TestCompareAgreement(t *testing.T) {
 	for i, j := range []string{"bare", "offline", "swapped"} {
 		e := want.Judges[j][agree.KeySpearman]
 		row := strings.Join(strings.Fields(paneRow(raw, 0, string(compare.JudgeMark(i))+" "+j+" ")), " ")
-		cell := mean4(e.Mean) + " " + widgets.CI(e.CI)
+		cell := widgets.Mean4(e.Mean) + " " + widgets.CI(e.CI)
 		if j != best {
 			for _, p := range want.Pairs {
 				if p.A == best && p.B == j {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prism-eval/prism/ui/ratio"
 	runtab "github.com/prism-eval/prism/ui/tabs/run"
 
 	tea "charm.land/bubbletea/v2"
@@ -317,7 +318,7 @@ func TestProgramFlow(t *testing.T) {
 		t.Fatal("the run used the original bank, not the edited one")
 	}
 	sig := runSignal(final)
-	if sig == nil || !sig.Final || sig.Resamples != finalResamples || sig.Scores != 2280 {
+	if sig == nil || !sig.Final || sig.Resamples != ratio.FinalResamples || sig.Scores != 2280 {
 		t.Fatalf("final panel: %+v", sig)
 	}
 	for _, r := range sig.Rows {

@@ -195,12 +195,12 @@ func fitRubricApp(t testing.TB, w, h int) *App {
 // row's Δ vs PRISM (its interval does not fit) and the calls per
 // candidate (the offline judge counts no tokens: no tokens column).
 func table2Want(row figures.T2Row) string {
-	f := []string{row.Label, mean4(row.Res.Mean), widgets.CI(row.Res.CI)}
+	f := []string{row.Label, widgets.Mean4(row.Res.Mean), widgets.CI(row.Res.CI)}
 	if d := row.Res.DiffVsVanilla; d != nil {
-		f = append(f, gain4(d.Mean), widgets.DiffCI(d.CI))
+		f = append(f, widgets.Gain4(d.Mean), widgets.DiffCI(d.CI))
 	}
 	if d := row.VsPRISM; d != nil {
-		f = append(f, gain4(d.Mean))
+		f = append(f, widgets.Gain4(d.Mean))
 	}
 	f = append(f, analysis.CountText(row.Budget.CallsPerCandidate))
 	return strings.Join(strings.Fields(strings.Join(f, " ")), " ")
@@ -232,7 +232,7 @@ func TestFitScreenBaselines(t *testing.T) {
 			t.Errorf("%s row %q, want %q", row.Key, line, want)
 		}
 	}
-	rb, rf := strings.Index(f, analysis.GroupRubric), strings.Index(f, analysis.GroupFree)
+	rb, rf := strings.Index(f, figures.GroupRubric), strings.Index(f, figures.GroupFree)
 	if rb < 0 || rf < rb || strings.Index(f, "SAJA broad (RF)") < rb || strings.Index(f, "  Vanilla") < rf {
 		t.Errorf("the groups are not Rubric-based, then Rubric-free:\n%s", f)
 	}
@@ -304,9 +304,9 @@ func TestCompareBaselines(t *testing.T) {
 		if res == nil {
 			return "—"
 		}
-		s := mean4(res.Mean)
+		s := widgets.Mean4(res.Mean)
 		if res.DiffVsVanilla != nil {
-			s += " " + gain4(res.DiffVsVanilla.Mean)
+			s += " " + widgets.Gain4(res.DiffVsVanilla.Mean)
 		}
 		return s
 	}
@@ -328,7 +328,7 @@ func TestCompareBaselines(t *testing.T) {
 			t.Errorf("%s row %q, want %q", row.Key, line, want)
 		}
 	}
-	if !strings.Contains(f, analysis.GroupRubric) || !strings.Contains(f, analysis.GroupFree) {
+	if !strings.Contains(f, figures.GroupRubric) || !strings.Contains(f, figures.GroupFree) {
 		t.Errorf("no groups:\n%s", f)
 	}
 }
@@ -442,7 +442,7 @@ func TestFitBaselinesWarnings(t *testing.T) {
 			t.Errorf("warnings lack %q:\n%s", want, text)
 		}
 	}
-	if f := paneText(frame(a)); !strings.Contains(f, "method mean 95% CI Δ vs Van 95% CI") || strings.Contains(f, analysis.GroupRubric) {
+	if f := paneText(frame(a)); !strings.Contains(f, "method mean 95% CI Δ vs Van 95% CI") || strings.Contains(f, figures.GroupRubric) {
 		t.Errorf("without baselines the table is the methods' alone:\n%s", f)
 	}
 }

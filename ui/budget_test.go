@@ -10,6 +10,7 @@ import (
 
 	"github.com/prism-eval/prism/calib/budget"
 	"github.com/prism-eval/prism/ui/tabs/selection"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // TestBudgetCurveView: b on the Selection tab evaluates the budget
@@ -47,8 +48,8 @@ func TestBudgetCurveView(t *testing.T) {
 		}
 		p := want.Points[c.Point]
 		line := lineWith(f, fmt.Sprintf("│ %-11s %-6s ", selection.BudgetName(c.Family), strings.TrimPrefix(p.Label(), p.Family+" ")))
-		if line == "" || !strings.Contains(line, fmt.Sprintf("%5.1f%%  %s  [%.3f, %.3f]", 100*p.Fraction, mean4(p.Mean), slices.Min(p.FoldMeans), slices.Max(p.FoldMeans))) {
-			t.Errorf("reach of %s (%.1f%%, %s) missing:\n%s", c.Family, 100*p.Fraction, mean4(p.Mean), f)
+		if line == "" || !strings.Contains(line, fmt.Sprintf("%5.1f%%  %s  [%.3f, %.3f]", 100*p.Fraction, widgets.Mean4(p.Mean), slices.Min(p.FoldMeans), slices.Max(p.FoldMeans))) {
+			t.Errorf("reach of %s (%.1f%%, %s) missing:\n%s", c.Family, 100*p.Fraction, widgets.Mean4(p.Mean), f)
 		}
 	}
 	if !strings.Contains(f, "F") || !strings.Contains(f, "V") || !strings.Contains(f, "┄") {

@@ -17,6 +17,7 @@ import (
 	"github.com/prism-eval/prism/model/store"
 	"github.com/prism-eval/prism/ui/analysis"
 	"github.com/prism-eval/prism/ui/styles"
+	"github.com/prism-eval/prism/ui/tab"
 	datatab "github.com/prism-eval/prism/ui/tabs/data"
 	"github.com/prism-eval/prism/ui/widgets"
 )
@@ -159,7 +160,7 @@ func (a *App) onCalLoaded(msg calLoadedMsg) tea.Cmd {
 // an imported judge's answers have no bank and are taken under any).
 func (a *App) calKey(cal *calib.Calibrator) (studyKey, error) {
 	if a.study.Store == nil {
-		return studyKey{}, errNoWorkspace
+		return studyKey{}, tab.ErrNoWorkspace
 	}
 	if a.study.Dataset == nil || a.study.Dataset.Name == "" {
 		return studyKey{}, errors.New("no dataset yet: i on the Data tab imports one")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prism-eval/prism/model"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // twoJudgeDemo is the screened demo with a second, imported judge whose
@@ -82,8 +83,8 @@ func TestCompareSwappedJudge(t *testing.T) {
 			t.Errorf("%s row %q: e_k in [%g, %g], agreeing signs marked %v", attr, line, p.E.Min, p.E.Max, !clear)
 		}
 	}
-	want := fmt.Sprintf("PRISM %s %s %s %s", mean4(x.Rep.Methods.PRISM.Mean), gain4(x.Rep.Methods.PRISM.DiffVsVanilla.Mean),
-		mean4(y.Rep.Methods.PRISM.Mean), gain4(y.Rep.Methods.PRISM.DiffVsVanilla.Mean))
+	want := fmt.Sprintf("PRISM %s %s %s %s", widgets.Mean4(x.Rep.Methods.PRISM.Mean), widgets.Gain4(x.Rep.Methods.PRISM.DiffVsVanilla.Mean),
+		widgets.Mean4(y.Rep.Methods.PRISM.Mean), widgets.Gain4(y.Rep.Methods.PRISM.DiffVsVanilla.Mean))
 	if line := strings.Join(strings.Fields(paneRow(f, 0, "PRISM ")), " "); line != want {
 		t.Errorf("PRISM row %q, want %q", line, want)
 	}

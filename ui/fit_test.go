@@ -114,9 +114,9 @@ func TestFitScreenMatchesFit(t *testing.T) {
 			if res == nil {
 				continue
 			}
-			want := fmt.Sprintf("%s [%s, %s]", mean4(res.Mean), mean4(res.CI[0]), mean4(res.CI[1]))
+			want := fmt.Sprintf("%s [%s, %s]", widgets.Mean4(res.Mean), widgets.Mean4(res.CI[0]), widgets.Mean4(res.CI[1]))
 			if d := res.DiffVsVanilla; d != nil {
-				want += fmt.Sprintf(" %s [%s, %s]", gain4(d.Mean), gain4(d.CI[0]), gain4(d.CI[1]))
+				want += fmt.Sprintf(" %s [%s, %s]", widgets.Gain4(d.Mean), widgets.Gain4(d.CI[0]), widgets.Gain4(d.CI[1]))
 			}
 			line := paneRow(f, 0, fm.Label+" ")
 			if !strings.Contains(strings.Join(strings.Fields(line), " "), want) {
@@ -136,7 +136,7 @@ func TestFitScreenMatchesFit(t *testing.T) {
 			t.Errorf("α row %q, want %v", line, alphas)
 		}
 		for _, g := range rep.GammaGrid {
-			want := mean4(rep.Sweep[calib.GammaKey(g)]["prism"])
+			want := widgets.Mean4(rep.Sweep[calib.GammaKey(g)]["prism"])
 			if line := paneRow(f, 1, fmt.Sprintf("%-6g ", g)); !strings.HasSuffix(line, " "+want) {
 				t.Errorf("sweep row γ=%g %q lacks PRISM %s", g, line, want)
 			}
@@ -148,9 +148,9 @@ func TestFitScreenMatchesFit(t *testing.T) {
 		for name, p := range rep.Profiles {
 			n := len(p.A.Folds)
 			line := paneRow(f, 0, name+" ")
-			if !strings.Contains(line, " "+gain4(p.A.Mean)+" ") || !strings.Contains(line, " "+gain4(p.E.Mean)+" ") ||
+			if !strings.Contains(line, " "+widgets.Gain4(p.A.Mean)+" ") || !strings.Contains(line, " "+widgets.Gain4(p.E.Mean)+" ") ||
 				!strings.HasSuffix(line, fmt.Sprintf(" %8s %8s", fmt.Sprintf("%d/%d", p.A.SignStable, n), fmt.Sprintf("%d/%d", p.E.SignStable, n))) {
-				t.Errorf("profile row %q: want a %s, e %s, stable %d %d", line, gain4(p.A.Mean), gain4(p.E.Mean), p.A.SignStable, p.E.SignStable)
+				t.Errorf("profile row %q: want a %s, e %s, stable %d %d", line, widgets.Gain4(p.A.Mean), widgets.Gain4(p.E.Mean), p.A.SignStable, p.E.SignStable)
 			}
 		}
 		sel := a.prof.Selected()

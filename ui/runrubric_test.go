@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/calib/figures"
 	runtab "github.com/prism-eval/prism/ui/tabs/run"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,7 +15,6 @@ import (
 	"github.com/prism-eval/prism/judge"
 	"github.com/prism-eval/prism/judge/engine"
 	"github.com/prism-eval/prism/model"
-	"github.com/prism-eval/prism/ui/analysis"
 )
 
 // formTo puts the Run form's cursor on the field key, showing the form
@@ -194,7 +194,7 @@ func TestRunRubricSAJA(t *testing.T) {
 	if _, ok := a.fit.Report().Baselines["saja_broad"]; !ok || len(a.fit.Report().Baselines) != 1 {
 		t.Fatalf("refit baselines %v, want saja_broad", a.fit.Report().Baselines)
 	}
-	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, analysis.GroupRubric) {
+	if f := frame(a); !strings.Contains(f, "SAJA broad (RF)") || !strings.Contains(f, figures.GroupRubric) {
 		t.Errorf("the refit's table has no SAJA row:\n%s", f)
 	}
 }

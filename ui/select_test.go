@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/ui/ratio"
 	runtab "github.com/prism-eval/prism/ui/tabs/run"
 
 	"github.com/prism-eval/prism/calib/selection"
@@ -66,7 +67,7 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	if want := 60 * nConds * banktab.ScreenRuns; len(rows) != want {
 		t.Fatalf("%d answers stored, want %d", len(rows), want)
 	}
-	rep, err := signal.Signal(ctx, rows, signal.Options{Bootstrap: finalResamples, Seed: 42})
+	rep, err := signal.Signal(ctx, rows, signal.Options{Bootstrap: ratio.FinalResamples, Seed: 42})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +109,13 @@ func TestScreenAndSelectFlow(t *testing.T) {
 	for _, c := range want.Curve {
 		row := fmt.Sprintf("%2d %5d ", c.Size, c.Subsets)
 		line := lineWith(f, row)
-		if line == "" || !strings.Contains(line, gain4(c.Median)) || !strings.Contains(line, "["+gain4(c.P10)+", "+gain4(c.P90)+"]") {
-			t.Errorf("no curve row for size %d (median %s) in:\n%s", c.Size, gain4(c.Median), f)
+		if line == "" || !strings.Contains(line, widgets.Gain4(c.Median)) || !strings.Contains(line, "["+widgets.Gain4(c.P10)+", "+widgets.Gain4(c.P90)+"]") {
+			t.Errorf("no curve row for size %d (median %s) in:\n%s", c.Size, widgets.Gain4(c.Median), f)
 		}
 	}
 	for _, o := range want.Omission {
-		if lineWith(f, o.Unit) == "" || !strings.Contains(f, gain4(o.Change)) {
-			t.Errorf("omission of %s (%s) missing:\n%s", o.Unit, gain4(o.Change), f)
+		if lineWith(f, o.Unit) == "" || !strings.Contains(f, widgets.Gain4(o.Change)) {
+			t.Errorf("omission of %s (%s) missing:\n%s", o.Unit, widgets.Gain4(o.Change), f)
 		}
 	}
 	if want.ForwardStop != "" && !strings.Contains(f, "stop: ") {

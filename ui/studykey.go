@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/prism-eval/prism/calib/study"
+	"github.com/prism-eval/prism/ui/tab"
 )
 
 // studyKey names one study's answers (study.Key).
@@ -31,7 +32,7 @@ func (a *App) requireKey() (studyKey, error) {
 	}
 	switch {
 	case a.study.Store == nil:
-		return studyKey{}, errNoWorkspace
+		return studyKey{}, tab.ErrNoWorkspace
 	case a.study.Dataset == nil || a.study.Dataset.NumCandidates() == 0:
 		return studyKey{}, errors.New("no dataset yet: i on the Data tab imports one")
 	}

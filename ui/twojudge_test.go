@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prism-eval/prism/ui/tab"
 	runtab "github.com/prism-eval/prism/ui/tabs/run"
 
 	tea "charm.land/bubbletea/v2"
@@ -257,7 +258,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 		want  string
 	}{
 		{empty, "no dataset yet: i on the Data tab imports one"},
-		{bare, errNoWorkspace.Error()},
+		{bare, tab.ErrNoWorkspace.Error()},
 	} {
 		a := New(tc.study)
 		a.Update(tea.WindowSizeMsg{Width: 160, Height: 48})

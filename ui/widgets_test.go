@@ -7,12 +7,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/prism-eval/prism/judge"
+	"github.com/prism-eval/prism/ui/widgets"
 )
 
 // The Run form's text input keeps the editing keys the hand-made editor it
 // replaced had, and keeps a value on one line.
 func TestFieldInput(t *testing.T) {
-	e := newFieldInput()
+	e := widgets.FieldInput()
 	e.SetValue("hello world")
 	e.CursorEnd()
 	e.Focus()

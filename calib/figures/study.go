@@ -9,10 +9,6 @@ import (
 	"github.com/prism-eval/prism/model/store"
 )
 
-// SignalResamples is the bootstrap of the exported signal figure:
-// docs/protocol.md §8's 2,000, as the Bank tab's final ratio panel.
-const SignalResamples = 2000
-
 // ExportStudy is Export of rep, fitted on the study info names in its
 // runs runs, with the signal figure of the same runs' answers (study.Read,
 // the rows the fit read): what the TUI Fit tab's e and prism fit
@@ -22,7 +18,8 @@ func ExportStudy(ctx context.Context, st *store.Store, info store.StudyInfo, run
 	var sig *signal.Report
 	d, sigErr := study.Read(ctx, st, info, runs)
 	if sigErr == nil {
-		sig, sigErr = signal.Signal(ctx, d.Rows, signal.Options{Bootstrap: SignalResamples, Seed: 42})
+		// docs/protocol.md §8's 2,000 resamples, seed 42, as the Bank tab's final panel.
+		sig, sigErr = signal.Signal(ctx, d.Rows, signal.DefaultOptions())
 	}
 	paths, err = Export(dir, rep, sig)
 	return paths, sigErr, err

@@ -12,12 +12,6 @@ import (
 // report has rubric baselines: its rows and its CSV are the export's
 // (figures.Table2, figures.Table2CSV); here is what the tabs add to them.
 
-// The groups of Table 2 (figures'), which the Compare tab's rows follow.
-const (
-	GroupRubric = figures.GroupRubric
-	GroupFree   = figures.GroupFree
-)
-
 // OverlapMark stands for two or more marks in one cell of an axis (the
 // Fit tab's γ sweep, the Compare tab's judges).
 const OverlapMark = '*'

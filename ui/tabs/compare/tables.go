@@ -9,6 +9,7 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
+	"github.com/prism-eval/prism/calib/figures"
 	"github.com/prism-eval/prism/ui/analysis"
 	"github.com/prism-eval/prism/ui/styles"
 	"github.com/prism-eval/prism/ui/widgets"
@@ -32,7 +33,7 @@ func methodRows(ok []JudgeFit, names []string) []cmpRow {
 			maps.Copy(union.Baselines, f.Rep.Baselines)
 		}
 		for _, n := range union.BaselineNames() {
-			rows = append(rows, cmpRow{group: analysis.GroupRubric, label: "  " + calib.BaselineLabel(n, union.Baselines[n].Kind),
+			rows = append(rows, cmpRow{group: figures.GroupRubric, label: "  " + calib.BaselineLabel(n, union.Baselines[n].Kind),
 				res: func(r *calib.Report) *calib.MethodResult {
 					if b := r.Baselines[n]; b != nil {
 						return &b.MethodResult
@@ -46,7 +47,7 @@ func methodRows(ok []JudgeFit, names []string) []cmpRow {
 		if len(names) > 0 {
 			label = "  " + fm.Label
 		}
-		rows = append(rows, cmpRow{group: analysis.GroupFree, label: label, res: func(r *calib.Report) *calib.MethodResult { return r.Methods.Get(fm.M) }})
+		rows = append(rows, cmpRow{group: figures.GroupFree, label: label, res: func(r *calib.Report) *calib.MethodResult { return r.Methods.Get(fm.M) }})
 	}
 	return rows
 }
