@@ -77,67 +77,222 @@ var replyShape = shapeOf(responseFields, envShape{
 // key \"content\" twice"). "" when it is not, or when data is not JSON
 // (its decoder reports that).
 func Ambiguous(data []byte) string {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	why, _ := envValue(d, replyShape, "")
-	return why
+	if !json.Valid(data) {
+		return ""
+	}
+	return ambiguousValid(data)
 }
 
-// envValue reads one value at path ("" for the reply itself, else e.g.
-// "choices[0].message"); shape is nil for a value not checked.
-func envValue(d *json.Decoder, shape envShape, path string) (string, error) {
-	tok, err := d.Token()
-	if err != nil {
-		return "", err
-	}
-	switch tok {
-	case json.Delim('{'):
-		return envObject(d, shape, path)
-	case json.Delim('['):
-		n := 0
-		for d.More() {
-			if why, err := envValue(d, shape, fmt.Sprintf("%s[%d]", path, n)); why != "" || err != nil {
-				return why, err
-			}
-			n++
-		}
-		if _, err := d.Token(); err != nil {
-			return "", err
-		}
-	}
-	return "", nil
+// ambiguousValid is Ambiguous of data known to be one JSON value
+// (json.Valid). It walks the bytes instead of json.Decoder's tokens:
+// every reply of a run is checked, and the tokens took 36 µs a reply,
+// a tenth of a run's CPU per request and 0.2–0.3% of C/L at C = 256,
+// L = 300 ms (docs/performance.md, "Checking a reply"). Its verdicts are
+// the decoder's, message for message (FuzzAmbiguousIsTheDecoders).
+func ambiguousValid(data []byte) string {
+	s := envScan{b: data, path: make([]envStep, 0, 16), seen: make([]envKey, 0, 32)}
+	return s.value(replyShape)
 }
 
-// envObject reads the members of an object whose '{' was read.
-func envObject(d *json.Decoder, shape envShape, path string) (string, error) {
-	var seen map[string]string
-	if shape != nil {
-		seen = map[string]string{}
+// envScan walks one valid JSON value: it reads the keys of the objects
+// whose fields are checked and skips every other value whole. path is
+// where it is, for the message; seen holds the checked keys of the
+// objects being read (a few each: a linear search beats a map), both
+// stacks so that a reply costs no allocation per object.
+type envScan struct {
+	b    []byte
+	i    int
+	path []envStep
+	seen []envKey
+}
+
+// envStep is one step of a path: a member's key or an element's index.
+type envStep struct {
+	key   []byte
+	index int // -1 for a key
+}
+
+// envKey is a key read, and its fold.
+type envKey struct{ folded, key []byte }
+
+// value checks the value at s.i, after white space, against shape (nil:
+// not checked).
+func (s *envScan) value(shape envShape) string {
+	s.space()
+	if s.i >= len(s.b) {
+		return ""
 	}
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return "", err
+	switch c := s.b[s.i]; {
+	case shape == nil && (c == '{' || c == '['):
+		s.skipNested()
+	case c == '{':
+		return s.object(shape)
+	case c == '[':
+		return s.array(shape)
+	case c == '"':
+		s.skipString()
+	default:
+		for s.i < len(s.b) && !endsScalar(s.b[s.i]) {
+			s.i++
 		}
-		key, _ := tok.(string)
-		f := fold(key)
-		sub, field := shape[f]
+	}
+	return ""
+}
+
+// object checks the members of the object at s.i against shape.
+func (s *envScan) object(shape envShape) string {
+	base := len(s.seen)
+	defer func() { s.seen = s.seen[:base] }()
+	s.i++ // '{'
+	for {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] == '}' {
+			s.i++
+			return ""
+		}
+		k := s.key()
+		s.space()
+		s.i++ // ':'
+		sub, field := shape[string(k.folded)]
 		if field {
-			if prev, dup := seen[f]; dup {
-				return dupMsg(path, prev, key), nil
+			for _, m := range s.seen[base:] {
+				if bytes.Equal(m.folded, k.folded) {
+					return dupMsg(s.where(), string(m.key), string(k.key))
+				}
 			}
-			seen[f] = key
+			s.seen = append(s.seen, k)
 		}
-		sp := key
-		if path != "" {
-			sp = path + "." + key
+		s.path = append(s.path, envStep{key: k.key, index: -1})
+		why := s.value(sub)
+		s.path = s.path[:len(s.path)-1]
+		if why != "" {
+			return why
 		}
-		if why, err := envValue(d, sub, sp); why != "" || err != nil {
-			return why, err
+		s.comma()
+	}
+}
+
+// array checks each element of the array at s.i against shape.
+func (s *envScan) array(shape envShape) string {
+	s.i++ // '['
+	for n := 0; ; n++ {
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] == ']' {
+			s.i++
+			return ""
+		}
+		s.path = append(s.path, envStep{index: n})
+		why := s.value(shape)
+		s.path = s.path[:len(s.path)-1]
+		if why != "" {
+			return why
+		}
+		s.comma()
+	}
+}
+
+// key reads the string at s.i as a key: decoded, and folded. A key of
+// lower-case ASCII without escapes, as servers send them, is its own
+// decoding and fold, read in place.
+func (s *envScan) key() envKey {
+	start := s.i
+	escaped := s.skipString()
+	raw := s.b[min(start+1, len(s.b)):max(start+1, s.i-1)]
+	if !escaped && folded(raw) {
+		return envKey{raw, raw}
+	}
+	k := string(raw)
+	if escaped {
+		_ = json.Unmarshal(s.b[start:s.i], &k) // valid JSON: a string
+	}
+	return envKey{[]byte(fold(k)), []byte(k)}
+}
+
+// folded reports whether k is its own fold: no upper-case letter and
+// nothing but ASCII.
+func folded(k []byte) bool {
+	for _, c := range k {
+		if c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
 		}
 	}
-	_, err := d.Token()
-	return "", err
+	return true
+}
+
+// skipString moves past the string at s.i and reports whether it holds
+// an escape.
+func (s *envScan) skipString() (escaped bool) {
+	for s.i++; s.i < len(s.b); s.i++ {
+		switch s.b[s.i] {
+		case '\\':
+			escaped = true
+			s.i++
+		case '"':
+			s.i++
+			return escaped
+		}
+	}
+	return escaped
+}
+
+// skipNested moves past the object or array at s.i.
+func (s *envScan) skipNested() {
+	depth := 0
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			s.skipString()
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		s.i++
+		if depth == 0 {
+			return
+		}
+	}
+}
+
+// endsScalar reports whether c ends a number or literal.
+func endsScalar(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+func (s *envScan) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+// comma moves past the ',' after a member or element, if there is one.
+func (s *envScan) comma() {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ',' {
+		s.i++
+	}
+}
+
+// where is the path as the messages name it: "choices[0].message".
+func (s *envScan) where() string {
+	var b strings.Builder
+	for _, st := range s.path {
+		switch {
+		case st.index >= 0:
+			fmt.Fprintf(&b, "[%d]", st.index)
+		case b.Len() > 0:
+			b.WriteByte('.')
+			b.Write(st.key)
+		default:
+			b.Write(st.key)
+		}
+	}
+	return b.String()
 }
 
 func dupMsg(path, prev, key string) string {

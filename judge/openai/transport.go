@@ -286,7 +286,7 @@ func replyKind(status int, data []byte) (judge.ErrorKind, string) {
 		if !json.Valid(data) {
 			return judge.KindServer, "the answer is not JSON"
 		}
-		if why := Ambiguous(data); why != "" {
+		if why := ambiguousValid(data); why != "" {
 			return judge.KindAmbiguous, "the answer is ambiguous: " + why
 		}
 	}

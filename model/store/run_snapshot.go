@@ -99,7 +99,7 @@ func newRunSnapshot() *runSnapshot {
 // rows), or the study's generation is one past the last fold's; it then
 // writes the parts made since the last fold. A failed statement rules
 // the snapshot out rather than fail the fold.
-func (b *runSnapshot) check(ctx context.Context, tx *sql.Tx) {
+func (b *runSnapshot) check(ctx context.Context, tx *sql.Tx, pre *writeStmts) {
 	b.inserting = 0
 	l := &b.log
 	if !b.ok {
@@ -119,7 +119,7 @@ func (b *runSnapshot) check(ctx context.Context, tx *sql.Tx) {
 	}
 	var first sql.NullInt64
 	var gen int64
-	if err := tx.QueryRowContext(ctx, `SELECT first_id, generation FROM studies WHERE id = ?`, study).Scan(&first, &gen); err != nil {
+	if err := pre.queryRow(ctx, tx, pre.get((*writeStmts).firstGenStmt), sqlStudyFirstGen, []any{study}, &first, &gen); err != nil {
 		b.ok = false
 		return
 	}

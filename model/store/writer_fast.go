@@ -37,6 +37,7 @@ const (
 		                   generation = generation + 1
 		WHERE id = ?3`
 	sqlStudyGeneration = `UPDATE studies SET generation = generation + 1 WHERE id = ?`
+	sqlStudyFirstGen   = `SELECT first_id, generation FROM studies WHERE id = ?`
 )
 
 // sqlInsertResponses is sqlInsertResponse for responseChunk rows in one
@@ -63,7 +64,7 @@ type writeStmts struct {
 	insReqs                                   *sql.Stmt
 	findJudge, findDataset                    *sql.Stmt
 	insStudy, findStudy, studyRange, studyGen *sql.Stmt
-	findStudyByName                           *sql.Stmt
+	findStudyByName, studyFirstGen            *sql.Stmt
 
 	// studyIDs are the ids of the studies written so far, by judge,
 	// dataset and bank hash: valid only while the transactions that
@@ -97,7 +98,7 @@ func (p *writeStmts) all() []struct {
 		{&p.findJudge, sqlFindJudge}, {&p.findDataset, sqlFindDataset},
 		{&p.insStudy, sqlInsertStudy}, {&p.findStudy, sqlFindStudy},
 		{&p.studyRange, sqlStudyRange}, {&p.studyGen, sqlStudyGeneration},
-		{&p.findStudyByName, sqlFindStudyByName},
+		{&p.findStudyByName, sqlFindStudyByName}, {&p.studyFirstGen, sqlStudyFirstGen},
 	}
 }
 
@@ -120,6 +121,7 @@ func (p *writeStmts) insStudyStmt() *sql.Stmt    { return p.insStudy }
 func (p *writeStmts) findStudyStmt() *sql.Stmt   { return p.findStudy }
 func (p *writeStmts) studyRangeStmt() *sql.Stmt  { return p.studyRange }
 func (p *writeStmts) studyGenStmt() *sql.Stmt    { return p.studyGen }
+func (p *writeStmts) firstGenStmt() *sql.Stmt    { return p.studyFirstGen }
 
 // exec runs text in tx, through its statement prepared on the writer
 // connection when there is one.
@@ -244,7 +246,7 @@ func (w *ResponseWriter) PutWith(ctx context.Context, rs []Response, also func(*
 				return err
 			}
 		}
-		b.check(ctx, tx)
+		b.check(ctx, tx, &w.pre)
 		return nil
 	}, &b.log)
 	if err != nil {
