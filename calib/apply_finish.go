@@ -110,8 +110,8 @@ func (a *Applier) complete() ([]*applyCand, error) {
 // labelled candidates without scores.
 func (a *Applier) readLabels(labels []model.Label) (map[candKey]float64, error) {
 	lf, index, out := a.lf, a.index, a.out
-	human := map[candKey]float64{}
-	labelLine := map[candKey]int{}
+	human := make(map[candKey]float64, len(labels))
+	labelLine := make(map[candKey]int, len(labels))
 	for _, l := range labels {
 		if l.Context == "" || l.Candidate == "" {
 			return nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))

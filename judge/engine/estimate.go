@@ -36,6 +36,9 @@ func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error
 	if spec.Orders > 0 {
 		// A listwise study's plan is K calls per context and condition, not
 		// one per candidate: it is built whole (its limit still applies).
+		if spec.IDsOnly {
+			return nil, ErrTextsNeeded
+		}
 		return NewPlan(ctx, st, spec)
 	}
 	p, err := planHead(ctx, st, spec, false)
@@ -78,8 +81,7 @@ type cell struct {
 	key   string
 	coord cellCoord
 	in    int64
-	twin  int  // the batch index of an earlier candidate's cell with the same text and condition, or -1
-	done  bool // every run answered at coord (allAnswered found it): not asked again
+	twin  int // the batch index of an earlier candidate's cell with the same text and condition, or -1
 }
 
 // estimator is EstimatePlan's state: the study's answers of the group of
@@ -132,9 +134,11 @@ func newEstimator(ctx context.Context, st *store.Store, p *Plan) (*estimator, er
 		// (a few BLOBs), not from its requests a few contexts at a time;
 		// with KeepRead the plan keeps the decode (Plan.StudyRead) for a
 		// read of the study's rows after it.
-		read, err := st.ReadStudy(ctx, spec.Dataset.Name, spec.JudgeName, p.BankHash, spec.KeepRead)
-		if err != nil {
-			return nil, fmt.Errorf("engine: pending requests: %w", err)
+		read := spec.Read
+		if !read.Holds(spec.Dataset.Name, spec.JudgeName, p.BankHash) {
+			if read, err = st.ReadStudy(ctx, spec.Dataset.Name, spec.JudgeName, p.BankHash, spec.KeepRead); err != nil {
+				return nil, fmt.Errorf("engine: pending requests: %w", err)
+			}
 		}
 		e.snap = read.Answers()
 		if spec.KeepRead {
@@ -225,10 +229,26 @@ func (e *estimator) allAnswered(ctxID, candID string) bool {
 	return true
 }
 
-// addContext adds the cells of every candidate of c to the batch.
+// addContext adds the cells of every candidate of c to the batch but
+// those all answered: nothing of such a candidate is sent or asked of the
+// cache, so it is counted answered without rendering or keying its
+// requests, or even a cell (a finished study's estimate reads its
+// answers and nothing more). A text twice in c shares the requests both
+// candidates have pending (Plan.sameCalls): none when one is all
+// answered, so only pending candidates' texts are looked up.
 func (e *estimator) addContext(c *model.Context) error {
-	texts := map[string]int{} // a candidate's text → the batch index of its first cell
+	var texts map[string]int // a pending candidate's text → the batch index of its first cell
 	for _, cand := range c.Candidates {
+		if e.some && e.allAnswered(c.ID, cand.ID) {
+			e.p.Estimate.Answered += len(e.sel) * e.R
+			continue
+		}
+		if e.spec.IDsOnly {
+			return ErrTextsNeeded
+		}
+		if texts == nil {
+			texts = map[string]int{}
+		}
 		twin, dup := texts[cand.Text]
 		if !dup {
 			texts[cand.Text] = len(e.batch)
@@ -263,15 +283,6 @@ func (e *estimator) addCandidate(c *model.Context, cand model.Candidate, twinOf 
 		}
 		return nil
 	}
-	if e.allAnswered(c.ID, cand.ID) {
-		// Nothing of this candidate is sent or asked of the cache: it is
-		// counted answered without rendering or keying its requests (a
-		// finished study's estimate reads its answers and nothing more).
-		for si, cond := range e.sel {
-			e.batch = append(e.batch, cell{twin: twinOf(si), done: true, coord: coord(cond)})
-		}
-		return nil
-	}
 	reqs, err := e.p.render.RenderAll(*c, cand, e.sel)
 	if err != nil {
 		return fmt.Errorf("engine: render %s/%s: %w", c.ID, cand.ID, err)
@@ -294,7 +305,7 @@ func (e *estimator) cached() (map[string][]string, error) {
 	}
 	e.keys = e.keys[:0]
 	for _, c := range e.batch {
-		if !c.done && len(e.answeredRuns(c.coord)) < e.R {
+		if len(e.answeredRuns(c.coord)) < e.R {
 			e.keys = append(e.keys, c.key)
 		}
 	}
@@ -314,12 +325,8 @@ func (e *estimator) count() error {
 	est, R := &e.p.Estimate, e.R
 	e.sends = e.sends[:0]
 	for _, c := range e.batch {
-		var answered []int
-		nAnswered := R
-		if !c.done {
-			answered = e.answeredRuns(c.coord)
-			nAnswered = len(answered)
-		}
+		answered := e.answeredRuns(c.coord)
+		nAnswered := len(answered)
 		hits := 0
 		for _, label := range cached[c.key] {
 			if r, ok := runIndex(label, R); ok {

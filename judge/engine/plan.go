@@ -75,7 +75,22 @@ type Spec struct {
 	// score reads them: one decode for both. Otherwise it is dropped
 	// once the estimate is made.
 	KeepRead bool
+	// Read is a decode of the study's answers made beforehand
+	// (store.ReadStudy with rows), which the estimate uses when it holds
+	// the study planned (StudyRead.Holds) instead of decoding it again:
+	// prism score decodes it while it reads the dataset.
+	Read *store.StudyRead
+	// IDsOnly says Dataset holds ids and labels, not texts
+	// (store.DatasetIDsAt): a plan that would render a request (a
+	// candidate with something pending, a listwise or rubric study)
+	// fails with ErrTextsNeeded instead, and Start refuses the plan. A
+	// reader of an answered study plans on it without reading the texts.
+	IDsOnly bool
 }
+
+// ErrTextsNeeded is a plan on a dataset without its texts (Spec.IDsOnly)
+// that needs them: plan again on the whole dataset.
+var ErrTextsNeeded = errors.New("engine: the plan needs the dataset's texts")
 
 // DefaultJudgeName is the name answers are stored under when none is
 // given: the backend (offline, or offline-VARIANT for a simulator variant)
@@ -380,6 +395,9 @@ const MaxPlanRequests = 2_000_000
 // which are answered. It writes nothing. Errors name the spec field at
 // fault.
 func NewPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
+	if spec.IDsOnly {
+		return nil, ErrTextsNeeded // it renders every request
+	}
 	p, err := planHead(ctx, st, spec, true)
 	if err != nil || p.rubric != nil {
 		return p, err
@@ -418,6 +436,9 @@ func planHead(ctx context.Context, st *store.Store, spec Spec, limit bool) (*Pla
 		task = spec.Dataset.Task
 	}
 	if spec.Rubric != nil {
+		if spec.IDsOnly {
+			return nil, ErrTextsNeeded
+		}
 		return newRubricPlan(ctx, st, spec, task)
 	}
 	rend, err := spec.Bank.Renderer(task)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -386,5 +387,113 @@ func TestEstimateTime(t *testing.T) {
 		if d := got - tc.want; d < -time.Millisecond || d > time.Millisecond {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A text twice in a context is sent once for the runs both candidates
+// have pending (Plan.sameCalls); EstimatePlan counts an all-answered
+// candidate without cells, so it must share nothing with its twin. Its
+// estimate is NewPlan's with the first twin answered, the second, both
+// and neither, in the requests and in the score snapshot.
+func TestEstimatePlanTwinAnsweredAlone(t *testing.T) {
+	ctx := context.Background()
+	for _, answered := range [][]int{{0}, {2}, {0, 2}, nil} { // candidates of context 0
+		d := synthstudy.Dataset(2, 3, 7)
+		c0 := &d.Contexts[0]
+		c0.Candidates[2].Text = c0.Candidates[0].Text
+		st, _ := openStore(t, d)
+		spec := offlineSpec(t, d, 1)
+		p, err := NewPlan(ctx, st, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.PutJudge(ctx, p.Judge); err != nil {
+			t.Fatal(err)
+		}
+		var rs []store.Response
+		for i := range p.Items {
+			row := p.Row(&p.Items[i])
+			for _, k := range answered {
+				if row.Context == c0.ID && row.Candidate == c0.Candidates[k].ID {
+					rs = append(rs, store.Response{Request: row, Score: 3})
+				}
+			}
+		}
+		if err := st.PutResponses(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		check := func(where string) {
+			t.Helper()
+			p, err := NewPlan(ctx, st, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := EstimatePlan(ctx, st, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Estimate != p.Estimate {
+				t.Fatalf("answered %v, %s: EstimatePlan %+v\nNewPlan      %+v", answered, where, e.Estimate, p.Estimate)
+			}
+			if len(answered) == 0 && e.Estimate.Shared == 0 {
+				t.Fatalf("no twin shared its requests: %+v", e.Estimate)
+			}
+		}
+		check("from the requests")
+		l, err := st.AcquireStudy(ctx, d.Name, p.DatasetRev, spec.JudgeName, p.BankHash)
+		if err == nil {
+			err = l.Release(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("from the score snapshot")
+	}
+}
+
+// A plan on the dataset's ids alone (Spec.IDsOnly, store.DatasetIDsAt) of
+// an answered study is EstimatePlan's on the whole dataset; one that would
+// render a request (something pending, NewPlan, a listwise study) fails
+// with ErrTextsNeeded, and Start refuses it.
+func TestIDsOnlyPlan(t *testing.T) {
+	ctx := context.Background()
+	d := synthstudy.Dataset(3, 4, 7)
+	st, _ := openStore(t, d)
+	spec := offlineSpec(t, d, 1)
+	if _, _, err := runToEnd(t, st, spec, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ids, _, err := st.DatasetIDsAt(ctx, d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idSpec := spec
+	idSpec.Dataset, idSpec.IDsOnly = ids, true
+	whole, err := EstimatePlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewRunPlan(ctx, st, idSpec)
+	if err != nil || p.Estimate != whole.Estimate || p.Estimate.Answered != p.Estimate.Requests {
+		t.Fatalf("answered study on its ids: %+v (%v); on the dataset %+v", p.Estimate, err, whole.Estimate)
+	}
+	js, err := NewJudges(spec.Config, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(ctx, st, js, p, Options{}); !errors.Is(err, ErrTextsNeeded) {
+		t.Errorf("Start of an ids-only plan: %v, want ErrTextsNeeded", err)
+	}
+	idSpec.Repeats = 2 // run 1 pending
+	if _, err := EstimatePlan(ctx, st, idSpec); !errors.Is(err, ErrTextsNeeded) {
+		t.Errorf("pending requests on the ids: %v, want ErrTextsNeeded", err)
+	}
+	idSpec.Repeats = 1
+	if _, err := NewPlan(ctx, st, idSpec); !errors.Is(err, ErrTextsNeeded) {
+		t.Errorf("NewPlan on the ids: %v, want ErrTextsNeeded", err)
+	}
+	idSpec.Orders = 2
+	if _, err := NewRunPlan(ctx, st, idSpec); !errors.Is(err, ErrTextsNeeded) {
+		t.Errorf("a listwise plan on the ids: %v, want ErrTextsNeeded", err)
 	}
 }

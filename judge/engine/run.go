@@ -235,6 +235,9 @@ func Start(ctx context.Context, st *store.Store, judges []judge.Judge, p *Plan, 
 	if len(judges) == 0 {
 		return nil, errors.New("engine: no judge")
 	}
+	if p.Spec.IDsOnly {
+		return nil, ErrTextsNeeded
+	}
 	if len(judges) > 1 && len(judges) < p.Spec.Repeats {
 		return nil, fmt.Errorf("engine: %d judges for %d repeats", len(judges), p.Spec.Repeats)
 	}

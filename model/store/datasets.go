@@ -168,22 +168,9 @@ func checkDataset(d *model.Dataset) error {
 // Dataset reads the named dataset back, contexts and candidates in their
 // original order. Missing names give an error wrapping ErrNotFound.
 func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error) {
-	d := &model.Dataset{Name: name}
-	var id int64
-	var criteria string
-	err := s.r.QueryRowContext(ctx, "SELECT id, format, task, metric, criteria FROM datasets WHERE name = ?", name).
-		Scan(&id, &d.Format, &d.Task, &d.Metric, &criteria)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("dataset %q: %w", name, ErrNotFound)
-	}
+	d, id, err := s.datasetFields(ctx, name)
 	if err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal([]byte(criteria), &d.Criteria); err != nil {
-		return nil, fmt.Errorf("dataset %q: criteria: %w", name, err)
-	}
-	if len(d.Criteria) == 0 {
-		d.Criteria = nil
 	}
 	// Read in table order, put in file order here (study_rows.go).
 	cs, err := s.readContexts(ctx, name, id)
@@ -196,6 +183,29 @@ func (s *Store) Dataset(ctx context.Context, name string) (*model.Dataset, error
 	}
 	d.Contexts = inFileOrder(cs, ks, func(c *model.Context, ks []model.Candidate) { c.Candidates = ks })
 	return d, nil
+}
+
+// datasetFields reads the named dataset's own fields (no contexts) and
+// its row id.
+func (s *Store) datasetFields(ctx context.Context, name string) (*model.Dataset, int64, error) {
+	d := &model.Dataset{Name: name}
+	var id int64
+	var criteria string
+	err := s.r.QueryRowContext(ctx, "SELECT id, format, task, metric, criteria FROM datasets WHERE name = ?", name).
+		Scan(&id, &d.Format, &d.Task, &d.Metric, &criteria)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, fmt.Errorf("dataset %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := json.Unmarshal([]byte(criteria), &d.Criteria); err != nil {
+		return nil, 0, fmt.Errorf("dataset %q: criteria: %w", name, err)
+	}
+	if len(d.Criteria) == 0 {
+		d.Criteria = nil
+	}
+	return d, id, nil
 }
 
 // readContexts reads the contexts of dataset id (named name), in table

@@ -142,6 +142,24 @@ func TestDatasetKeepsFileOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalDatasets(t, got, rev)
+	// Without the texts: the same ids, order and labels, at DatasetAt's
+	// revision.
+	ids, idsRev, err := s.DatasetIDsAt(ctx, "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, r, err := s.DatasetAt(ctx, "order"); err != nil || r != idsRev {
+		t.Fatalf("DatasetIDsAt's revision %d, DatasetAt's %d (%v)", idsRev, r, err)
+	}
+	textless := &model.Dataset{Name: rev.Name, Format: rev.Format, Task: rev.Task, Metric: rev.Metric}
+	for _, c := range rev.Contexts {
+		tc := model.Context{ID: c.ID}
+		for _, k := range c.Candidates {
+			tc.Candidates = append(tc.Candidates, model.Candidate{ID: k.ID, Human: k.Human})
+		}
+		textless.Contexts = append(textless.Contexts, tc)
+	}
+	equalDatasets(t, ids, textless)
 	// Labels and Scores (through its positions) follow the same order.
 	labels, err := s.Labels(ctx, "order")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -328,6 +329,42 @@ func (s *Store) DatasetAt(ctx context.Context, name string) (*model.Dataset, int
 	d, err := s.Dataset(ctx, name)
 	if err != nil {
 		return nil, 0, err
+	}
+	after, err := s.DatasetRevision(ctx, name)
+	if err != nil || after != rev {
+		return nil, 0, fmt.Errorf("dataset %q: %w while it was being read; try again", name, ErrDatasetChanged)
+	}
+	return d, rev, nil
+}
+
+// DatasetIDsAt is DatasetAt without the texts: the dataset's fields, its
+// contexts' and candidates' ids in file order and the candidates' human
+// scores, for a reader that needs nothing more (prism score of an
+// answered study: half the time of the whole read at 16,000 candidates).
+// A text, source, score or extra it holds is empty.
+func (s *Store) DatasetIDsAt(ctx context.Context, name string) (*model.Dataset, int64, error) {
+	rev, err := s.DatasetRevision(ctx, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	d, id, err := s.datasetFields(ctx, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	layout, err := datasetLayout(ctx, s.r, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	d.Contexts = make([]model.Context, len(layout))
+	for i, c := range layout {
+		ks := make([]model.Candidate, len(c.candidates))
+		for j, k := range c.candidates {
+			ks[j] = model.Candidate{ID: k.id, Human: math.NaN()}
+			if k.human.Valid {
+				ks[j].Human = k.human.Float64
+			}
+		}
+		d.Contexts[i] = model.Context{ID: c.id, Candidates: ks}
 	}
 	after, err := s.DatasetRevision(ctx, name)
 	if err != nil || after != rev {

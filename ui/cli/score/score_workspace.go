@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prism-eval/prism/banks"
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/study"
 	"github.com/prism-eval/prism/judge"
@@ -121,29 +122,44 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	}
 	spec := engine.Spec{BankSource: source, Bank: b, Task: cal.Bank.Task, Config: cfg,
 		Repeats: max(1, cfg.Repeats), Prices: prices, Limits: s.limits, Probes: cal.Probes(), KeepRead: true}
-	// What differs from the calibrator's judge: a configuration changed
-	// by the judge flags is stored, by default, under the name prism run
-	// gives it, not under the calibrator judge's name.
+	// The calibrator names the task, and so the study: its answers are
+	// decoded while the dataset is read (on two cores the two reads take
+	// the time of the longer, docs/performance.md "Streaming prism
+	// score").
+	var decoded <-chan *store.StudyRead
+	if spec.Task != "" {
+		s.nameJudge(&spec, b, cfg)
+		decoded = decodeStudy(ctx, st, dsName, spec)
+	}
 	// Read once for the judge snapshot and the first plan (the plan on
-	// a writable open reads it again).
-	d, rev, err := st.DatasetAt(ctx, dsName)
+	// a writable open reads it again): without its texts when nothing
+	// needs them (an answered study), else whole.
+	spec.IDsOnly = s.budget == 0
+	read := st.DatasetAt
+	if spec.IDsOnly {
+		read = st.DatasetIDsAt
+	}
+	d, rev, err := read(ctx, dsName)
+	if decoded != nil {
+		spec.Read = <-decoded
+	}
 	if err != nil {
 		return nil, nil, false, err
 	}
 	spec.Dataset, spec.DatasetRev = d, rev
-	now := study.JudgeSnapshotOf(engine.StoredJudge(spec), spec.Repeats)
-	if t, ok := b.Tasks[clikit.TaskOf(spec)]; ok {
-		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
-	}
-	spec.JudgeName = s.name
-	if spec.JudgeName == "" {
-		spec.JudgeName = engine.DefaultJudgeName(cfg)
-		if cal.Judge != nil && len(study.Mismatches(cal, now, "")) == 0 {
-			spec.JudgeName = cal.Judge.Name
-		}
-	}
+	now := s.nameJudge(&spec, b, cfg)
 	name := spec.JudgeName
 	plan, err := s.planRead(ctx, st, spec)
+	if errors.Is(err, engine.ErrTextsNeeded) {
+		if spec.Dataset, spec.DatasetRev, err = st.DatasetAt(ctx, dsName); err != nil {
+			return nil, nil, false, err
+		}
+		spec.IDsOnly = false
+		now = s.nameJudge(&spec, b, cfg)
+		name = spec.JudgeName
+		plan, err = s.planRead(ctx, st, spec)
+	}
+	spec.Read = nil // a plan made again decodes the study again
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -191,6 +207,44 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
 	res, err = s.scan(ctx, st, plan, name)
 	return res, mismatches, false, err
+}
+
+// nameJudge names the judge spec stores answers under and returns the
+// snapshot of its configuration: --judge, else the calibrator judge's
+// name when this scoring's configuration is the calibrator's, else the
+// name prism run gives it (a configuration changed by the judge flags is
+// stored apart).
+func (s *scoreWorkspace) nameJudge(spec *engine.Spec, b *banks.Bank, cfg judge.Config) *calib.JudgeSnapshot {
+	now := study.JudgeSnapshotOf(engine.StoredJudge(*spec), spec.Repeats)
+	if t, ok := b.Tasks[clikit.TaskOf(*spec)]; ok {
+		now.Scale = fmt.Sprintf("%d–%d", t.Scale.Min, t.Scale.Max)
+	}
+	spec.JudgeName = s.name
+	if spec.JudgeName == "" {
+		spec.JudgeName = engine.DefaultJudgeName(cfg)
+		if s.cal.Judge != nil && len(study.Mismatches(s.cal, now, "")) == 0 {
+			spec.JudgeName = s.cal.Judge.Name
+		}
+	}
+	return now
+}
+
+// decodeStudy decodes, in a goroutine, the answers of spec's study on
+// dataset (its task named): nil when it cannot (the plan then decodes
+// them itself and reports why).
+func decodeStudy(ctx context.Context, st *store.Store, dataset string, spec engine.Spec) <-chan *store.StudyRead {
+	out := make(chan *store.StudyRead, 1)
+	go func() {
+		defer close(out)
+		rend, err := spec.Bank.Renderer(spec.Task)
+		if err != nil {
+			return
+		}
+		if read, err := st.ReadStudy(ctx, dataset, spec.JudgeName, rend.Hash(), true); err == nil {
+			out <- read
+		}
+	}()
+	return out
 }
 
 // scan scores the plan's runs of judge's study on its dataset and bank
@@ -291,7 +345,7 @@ func (s *scoreWorkspace) plan(ctx context.Context, st *store.Store, dsName strin
 	if err != nil {
 		return nil, err
 	}
-	spec.Dataset, spec.DatasetRev = d, rev
+	spec.Dataset, spec.DatasetRev, spec.IDsOnly = d, rev, false
 	return s.planRead(ctx, st, spec)
 }
 
