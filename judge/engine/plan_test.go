@@ -206,21 +206,7 @@ func estimateEqualsNewPlan(t *testing.T, contexts int) {
 	st, _ := openStore(t, d)
 	same := func(spec Spec) Estimate {
 		t.Helper()
-		p, err := NewPlan(ctx, st, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := EstimatePlan(ctx, st, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Estimate != p.Estimate {
-			t.Fatalf("EstimatePlan %+v\nNewPlan      %+v", e.Estimate, p.Estimate)
-		}
-		if len(e.Items) != 0 || e.BankHash != p.BankHash || e.Conditions() != p.Conditions() {
-			t.Fatalf("EstimatePlan holds %d items, bank %s, %d conditions", len(e.Items), e.BankHash, e.Conditions())
-		}
-		return e.Estimate
+		return estimateIsNewPlans(t, st, spec, "")
 	}
 	spec := offlineSpec(t, d, 3)
 	same(spec)
@@ -390,6 +376,28 @@ func TestEstimateTime(t *testing.T) {
 	}
 }
 
+// estimateIsNewPlans fails t unless EstimatePlan of spec gives NewPlan's
+// estimate (and holds no items); it returns the estimate.
+func estimateIsNewPlans(t *testing.T, st *store.Store, spec Spec, where string) Estimate {
+	t.Helper()
+	ctx := context.Background()
+	p, err := NewPlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := EstimatePlan(ctx, st, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Estimate != p.Estimate {
+		t.Fatalf("%sEstimatePlan %+v\nNewPlan      %+v", where, e.Estimate, p.Estimate)
+	}
+	if len(e.Items) != 0 || e.BankHash != p.BankHash || e.Conditions() != p.Conditions() {
+		t.Fatalf("%sEstimatePlan holds %d items, bank %s, %d conditions", where, len(e.Items), e.BankHash, e.Conditions())
+	}
+	return e.Estimate
+}
+
 // A text twice in a context is sent once for the runs both candidates
 // have pending (Plan.sameCalls); EstimatePlan counts an all-answered
 // candidate without cells, so it must share nothing with its twin. Its
@@ -424,19 +432,9 @@ func TestEstimatePlanTwinAnsweredAlone(t *testing.T) {
 		}
 		check := func(where string) {
 			t.Helper()
-			p, err := NewPlan(ctx, st, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := EstimatePlan(ctx, st, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Estimate != p.Estimate {
-				t.Fatalf("answered %v, %s: EstimatePlan %+v\nNewPlan      %+v", answered, where, e.Estimate, p.Estimate)
-			}
-			if len(answered) == 0 && e.Estimate.Shared == 0 {
-				t.Fatalf("no twin shared its requests: %+v", e.Estimate)
+			e := estimateIsNewPlans(t, st, spec, fmt.Sprintf("answered %v, %s: ", answered, where))
+			if len(answered) == 0 && e.Shared == 0 {
+				t.Fatalf("no twin shared its requests: %+v", e)
 			}
 		}
 		check("from the requests")
