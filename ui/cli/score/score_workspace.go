@@ -122,47 +122,11 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	}
 	spec := engine.Spec{BankSource: source, Bank: b, Task: cal.Bank.Task, Config: cfg,
 		Repeats: max(1, cfg.Repeats), Prices: prices, Limits: s.limits, Probes: cal.Probes(), KeepRead: true}
-	// The calibrator names the task, and so the study: its answers are
-	// decoded while the dataset is read (on two cores the two reads take
-	// the time of the longer, docs/performance.md "Streaming prism
-	// score").
-	var decoded <-chan *store.StudyRead
-	if spec.Task != "" {
-		s.nameJudge(&spec, b, cfg)
-		decoded = decodeStudy(ctx, st, dsName, spec)
-	}
-	// Read once for the judge snapshot and the first plan (the plan on
-	// a writable open reads it again): without its texts when nothing
-	// needs them (an answered study), else whole.
-	spec.IDsOnly = s.budget == 0
-	read := st.DatasetAt
-	if spec.IDsOnly {
-		read = st.DatasetIDsAt
-	}
-	d, rev, err := read(ctx, dsName)
-	if decoded != nil {
-		spec.Read = <-decoded
-	}
+	plan, now, err := s.firstPlan(ctx, st, dsName, &spec, b, cfg)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	spec.Dataset, spec.DatasetRev = d, rev
-	now := s.nameJudge(&spec, b, cfg)
 	name := spec.JudgeName
-	plan, err := s.planRead(ctx, st, spec)
-	if errors.Is(err, engine.ErrTextsNeeded) {
-		if spec.Dataset, spec.DatasetRev, err = st.DatasetAt(ctx, dsName); err != nil {
-			return nil, nil, false, err
-		}
-		spec.IDsOnly = false
-		now = s.nameJudge(&spec, b, cfg)
-		name = spec.JudgeName
-		plan, err = s.planRead(ctx, st, spec)
-	}
-	spec.Read = nil // a plan made again decodes the study again
-	if err != nil {
-		return nil, nil, false, err
-	}
 	mismatches = study.Mismatches(cal, now, plan.BankHash)
 	if len(mismatches) > 0 && !s.allow {
 		return nil, nil, false, fmt.Errorf("%s: the calibrator was fitted on another judge configuration or bank than this scoring would use:\n  %s\nits corrections need not transfer; pass --allow-mismatch to score anyway (the output records every difference)",
@@ -207,6 +171,47 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
 	res, err = s.scan(ctx, st, plan, name)
 	return res, mismatches, false, err
+}
+
+// firstPlan plans spec on the dataset dsName, read once for the judge
+// snapshot and the plan (the plan on a writable open reads it again):
+// without its texts when nothing needs them (an answered study), else
+// whole. It names spec's judge and returns its configuration's snapshot.
+func (s *scoreWorkspace) firstPlan(ctx context.Context, st *store.Store, dsName string, spec *engine.Spec, b *banks.Bank, cfg judge.Config) (*engine.Plan, *calib.JudgeSnapshot, error) {
+	// The calibrator names the task, and so the study: its answers are
+	// decoded while the dataset is read (on two cores the two reads take
+	// the time of the longer, docs/performance.md "Streaming prism
+	// score").
+	var decoded <-chan *store.StudyRead
+	if spec.Task != "" {
+		s.nameJudge(spec, b, cfg)
+		decoded = decodeStudy(ctx, st, dsName, *spec)
+	}
+	spec.IDsOnly = s.budget == 0
+	read := st.DatasetAt
+	if spec.IDsOnly {
+		read = st.DatasetIDsAt
+	}
+	d, rev, err := read(ctx, dsName)
+	if decoded != nil {
+		spec.Read = <-decoded
+	}
+	defer func() { spec.Read = nil }() // a plan made again decodes the study again
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.Dataset, spec.DatasetRev = d, rev
+	now := s.nameJudge(spec, b, cfg)
+	plan, err := s.planRead(ctx, st, *spec)
+	if errors.Is(err, engine.ErrTextsNeeded) {
+		if spec.Dataset, spec.DatasetRev, err = st.DatasetAt(ctx, dsName); err != nil {
+			return nil, nil, err
+		}
+		spec.IDsOnly = false
+		now = s.nameJudge(spec, b, cfg)
+		plan, err = s.planRead(ctx, st, *spec)
+	}
+	return plan, now, err
 }
 
 // nameJudge names the judge spec stores answers under and returns the
