@@ -5,7 +5,6 @@ import (
 
 	"github.com/prism-eval/prism/calib"
 	"github.com/prism-eval/prism/calib/agree"
-	"github.com/prism-eval/prism/model"
 )
 
 // The App's side of the analysis tabs (ui/tabs/fit, profiles, inspect,
@@ -25,16 +24,6 @@ func defaultExportDir(s Session) string {
 		return exportDirName
 	}
 	return filepath.Join(filepath.Dir(s.Store.Path()), exportDirName)
-}
-
-// studyInput is what a selection or a budget curve reads of a study
-// (jobs.StudyInput, for the Select tab until it moves).
-type studyInput struct {
-	rows     []model.ScoreRow
-	labels   []model.Label // of the candidates with answers
-	warnings []string
-	source   string // names the workspace, dataset, judge and bank in reports
-	study    model.Study
 }
 
 // FitReport is the report the Fit tab shows (nil before a fit): what a

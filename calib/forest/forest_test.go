@@ -542,12 +542,3 @@ func FuzzFitForest(f *testing.F) {
 		}
 	})
 }
-
-// mean is calib's mean, for the tests' reference values.
-func mean(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}

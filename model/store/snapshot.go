@@ -172,17 +172,6 @@ func (r *snapshotReader) str() string {
 	return s
 }
 
-// skip passes over a string.
-func (r *snapshotReader) skip() {
-	n := r.uvarint(math.MaxUint64)
-	if r.err == nil && n > uint64(len(r.b)) {
-		r.err = errSnapshot
-	}
-	if r.err == nil {
-		r.b = r.b[n:]
-	}
-}
-
 func (r *snapshotReader) byte() byte {
 	if r.err != nil || len(r.b) == 0 {
 		r.err = errSnapshot

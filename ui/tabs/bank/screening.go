@@ -43,7 +43,6 @@ type screening struct {
 	run      *engine.Run // nil until started
 	contexts []string    // the sampled context ids
 	prog     engine.Progress
-	canceled bool
 }
 
 type (
