@@ -113,6 +113,15 @@ func tiedSeries(rng *rand.Rand, n int) []float64 {
 	return x
 }
 
+// pooledTrials: 120 random studies, 40 under the race detector (whose
+// point is the workers, which the large every 30th trial runs).
+func pooledTrials() int {
+	if calibtest.RaceEnabled {
+		return 40
+	}
+	return 120
+}
+
 // TestPooledRanks: the bootstrap of ranks from counts equals the
 // sort-per-resample reference (==, every mean, interval and paired
 // interval) on random inputs with ties, at GOMAXPROCS 1 and 2, through the
@@ -124,7 +133,7 @@ func TestPooledRanks(t *testing.T) {
 		t.Cleanup(func() { pooledParallelMin = old })
 		withProcs(t, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(21, uint64(par)))
-			for trial := 0; trial < 120; trial++ {
+			for trial := range pooledTrials() {
 				n := 1 + rng.IntN(120)
 				if trial%30 == 0 {
 					n = 1000 + rng.IntN(1500) // above pooledParallelMin with a few rows
@@ -240,7 +249,7 @@ func TestGlobalFitMatchesSortedBootstrap(t *testing.T) {
 		t.Fatalf("%d candidate-rows: below pooledParallelMin %d, the workers would not run", n, pooledParallelMin)
 	}
 	studies := []study{{"baselines", rows, labels, 200, true}}
-	if !testing.Short() {
+	if !testing.Short() && !calibtest.RaceEnabled { // the workers run in the first
 		rows, labels := synthstudy.Scores(100, 16, 8, 1, 1)
 		studies = append(studies, study{"100x16", rows, labels, 60, false})
 	}

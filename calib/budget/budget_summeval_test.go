@@ -52,7 +52,7 @@ func maxOf(x []float64) float64 {
 // fewer calls as τ grows, and every adaptive point spends less than the
 // full bank.
 func TestSummEvalOfflineBudget(t *testing.T) {
-	if testing.Short() || budgetRace {
+	if testing.Short() || calibtest.RaceEnabled {
 		t.Skip("scores SummEval with the simulator; run without -short and -race")
 	}
 	d, err := datasets.Load("summeval", shareddata.Path(t, "summeval/data.json"))
@@ -91,7 +91,7 @@ func TestSummEvalOfflineBudget(t *testing.T) {
 // Topical-Chat (60 dialogues × 6 responses, target Overall) with the
 // dialogue bank.
 func TestTopicalChatOfflineBudget(t *testing.T) {
-	if testing.Short() || budgetRace {
+	if testing.Short() || calibtest.RaceEnabled {
 		t.Skip("scores Topical-Chat with the simulator; run without -short and -race")
 	}
 	d, err := datasets.Load("topicalchat", shareddata.Path(t, "usr_topicalchat/topical_chat.json"))
