@@ -286,7 +286,9 @@ func TestRunRubricCancelResume(t *testing.T) {
 		t.Fatal("p did not pause the rubric run")
 	}
 	press(a, "p")
-	for (*a.run.Live().Progress()).Done < 5*crits {
+	// The resume's own progress event comes after every result sent
+	// while paused: the loop ends on it.
+	for p := a.run.Live().Progress(); p.Done < 5*crits || p.Paused; p = a.run.Live().Progress() {
 		a.Update(runtab.Drain(run)())
 	}
 	if f := frame(a); !strings.Contains(f, "running") || !strings.Contains(f, "Ratings per criterion") {

@@ -156,7 +156,7 @@ type Run struct {
 	opts   Options
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	events chan Event
+	events chan Event // closed, under mu, when the run ends (ended)
 	writes chan write // responses for the writer
 	done   chan struct{}
 	start  time.Time
@@ -177,6 +177,7 @@ type Run struct {
 	breakAt   int                   // streak that trips the breaker (0: never)
 	pausedFor time.Duration         // time spent paused before the current pause
 	pausedAt  time.Time             // when the current pause began (while paused)
+	ended     bool                  // events is closed
 }
 
 type baseKey struct {
@@ -379,11 +380,13 @@ func (r *Run) loadBaselines(ctx context.Context) error {
 func (r *Run) Events() <-chan Event { return r.events }
 
 // Pause stops new requests from starting; those in flight finish and are
-// stored.
+// stored. A progress event says so at once, after every result event
+// sent before it (a watcher's last word is never a stale state).
 func (r *Run) Pause() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pauseLocked(time.Now())
+	r.emitProgressLocked()
 }
 
 // pauseLocked closes the gate as of now; r.mu is held.
@@ -395,11 +398,13 @@ func (r *Run) pauseLocked(now time.Time) {
 	}
 }
 
-// Resume lets a paused run continue.
+// Resume lets a paused run continue, and says so with a progress event
+// as Pause does.
 func (r *Run) Resume() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.resumeLocked(time.Now())
+	r.emitProgressLocked()
 }
 
 // resumeLocked opens the gate as of now, counting the pause out of the
@@ -419,6 +424,7 @@ func (r *Run) pauseFor(reason string) {
 	defer r.mu.Unlock()
 	r.pauseLocked(time.Now())
 	r.prog.PauseReason = reason
+	r.emitProgressLocked()
 }
 
 // Cancel stops the run: no new request starts, requests in flight are

@@ -164,10 +164,19 @@ func (r *Run) ticker(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			r.mu.Lock() // in order with result events (see finish)
-			r.emit(Event{Kind: EventProgress, Progress: r.snapshotLocked()}, false)
+			r.mu.Lock()
+			r.emitProgressLocked()
 			r.mu.Unlock()
 		}
+	}
+}
+
+// emitProgressLocked sends a progress snapshot, in order with result
+// events (both are sent under r.mu), unless the run has ended; r.mu is
+// held.
+func (r *Run) emitProgressLocked() {
+	if !r.ended {
+		r.emit(Event{Kind: EventProgress, Progress: r.snapshotLocked()}, false)
 	}
 }
 

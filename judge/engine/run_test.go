@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -381,7 +382,10 @@ func TestPauseHoldsNewRequests(t *testing.T) {
 	}
 	sj := &stepJudge{inner: js[0], started: make(chan struct{}, len(p.Items)), proceed: make(chan struct{})}
 	parked := make(chan struct{}, 64)
-	r, err := Start(ctx, st, []judge.Judge{sj}, p, Options{parked: func() { parked <- struct{}{} }})
+	// No ticker event within the test: every progress event is the
+	// pause's or the resume's own.
+	opts := Options{parked: func() { parked <- struct{}{} }, EventBuffer: 4 * len(p.Items), ProgressInterval: time.Hour}
+	r, err := Start(ctx, st, []judge.Judge{sj}, p, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +405,29 @@ func TestPauseHoldsNewRequests(t *testing.T) {
 	if !b.Paused || b.InFlight != 0 || len(sj.started) != 0 {
 		t.Errorf("paused run: in flight %d, %d calls started after the pause", b.InFlight, len(sj.started))
 	}
+	// The pause's event, then the two results, both as of a paused run.
+	var kinds []EventKind
+	for len(r.Events()) > 0 {
+		ev := <-r.Events()
+		if !ev.Progress.Paused {
+			t.Fatalf("event %v after the pause says running", ev.Kind)
+		}
+		kinds = append(kinds, ev.Kind)
+	}
+	if !slices.Equal(kinds, []EventKind{EventProgress, EventResult, EventResult}) {
+		t.Errorf("events after the pause %v, want its progress and the two results", kinds)
+	}
 	r.Resume()
+	// The resume's event is sent before Resume returns, and before any
+	// later result: a watcher's last word is the run's state.
+	select {
+	case ev := <-r.Events():
+		if ev.Kind != EventProgress || ev.Progress.Paused {
+			t.Errorf("first event after Resume: kind %v, paused %v", ev.Kind, ev.Progress.Paused)
+		}
+	default:
+		t.Error("Resume sent no event")
+	}
 	go func() { // answer every remaining call
 		for range sj.started {
 			sj.proceed <- struct{}{}
@@ -412,6 +438,8 @@ func TestPauseHoldsNewRequests(t *testing.T) {
 	if err != nil || sum.Answered != len(p.Items) {
 		t.Fatalf("after resume %+v %v", sum.Progress, err)
 	}
+	r.Pause() // an ended run's events are closed: nothing is sent
+	r.Resume()
 }
 
 func TestEventsNeverBlockTheRun(t *testing.T) {
