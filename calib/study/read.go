@@ -66,31 +66,50 @@ func Read(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs)
 // store.ScanFitInput gives it (reserve sizes the reader's structures
 // first), and the Study and the labels are returned.
 func Scan(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, reserve func([]model.Label, int), fn func(*model.ScoreRow) error) (model.Study, []model.Label, error) {
-	return ScanRead(ctx, st, info, runs, nil, nil, reserve, fn)
+	return ScanRead(ctx, st, info, runs, nil, nil, reserve, func(_ int32, r *model.ScoreRow) error { return fn(r) })
 }
 
 // ScanRead is Scan given what a plan of the study already read: read,
 // its decode of the study's answers (engine.Plan.StudyRead), and d, the
 // dataset as stored (DatasetAt), so that neither is read again. A read
-// that does not hold info's study (nil, or none decoded) is Scan's.
-func ScanRead(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, read *store.StudyRead, d *model.Dataset, reserve func([]model.Label, int), fn func(*model.ScoreRow) error) (model.Study, []model.Label, error) {
-	scan := func(reserve func([]model.Label, int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
-		return st.ScanFitInput(ctx, info.Dataset, info.Judge, info.BankHash, reserve, fn)
-	}
-	if d != nil && read.Holds(info.Dataset, info.Judge, info.BankHash) {
-		scan = func(reserve func([]model.Label, int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
-			return st.ScanRead(ctx, read, d, reserve, fn)
-		}
-	}
+// that does not hold info's study (nil, or none decoded) is Scan's. fn
+// is given the row's condition number when the decode is walked
+// (store.ScanRead), else -1.
+func ScanRead(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, read *store.StudyRead, d *model.Dataset, reserve func([]model.Label, int), fn func(cond int32, r *model.ScoreRow) error) (model.Study, []model.Label, error) {
 	keep := runFilter(info, runs)
 	var c Counter
-	labels, err := scan(reserve, func(r *model.ScoreRow) error {
-		if !keep(r.Run) {
-			return nil
-		}
-		c.Add(r)
-		return fn(r)
-	})
+	var labels []model.Label
+	var err error
+	if d != nil && read.Holds(info.Dataset, info.Judge, info.BankHash) {
+		// A condition's run is kept or not once: the rows of one
+		// condition number share their run (kept: 0 not yet seen, 1
+		// kept, −1 not).
+		var kept []int8
+		labels, err = st.ScanRead(ctx, read, d, reserve, func(cond int32, r *model.ScoreRow) error {
+			if int(cond) >= len(kept) {
+				kept = append(kept, make([]int8, int(cond)+1-len(kept))...)
+			}
+			if kept[cond] == 0 {
+				kept[cond] = -1
+				if keep(r.Run) {
+					kept[cond] = 1
+				}
+			}
+			if kept[cond] < 0 {
+				return nil
+			}
+			c.Add(r)
+			return fn(cond, r)
+		})
+	} else {
+		labels, err = st.ScanFitInput(ctx, info.Dataset, info.Judge, info.BankHash, reserve, func(r *model.ScoreRow) error {
+			if !keep(r.Run) {
+				return nil
+			}
+			c.Add(r)
+			return fn(-1, r)
+		})
+	}
 	if err != nil {
 		return model.Study{}, nil, err
 	}

@@ -495,6 +495,11 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 // gives it, and returns the labels. No row is the same error as
 // FitInput's.
 func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+	return s.scanFitInput(ctx, dataset, judge, bankHash, reserve, func(_ int32, r *model.ScoreRow) error { return fn(r) })
+}
+
+// scanFitInput is ScanFitInput giving fn each row's condition (eachCond).
+func (s *Store) scanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(cond int32, row *model.ScoreRow) error) ([]model.Label, error) {
 	labels, pos, err := s.fitLayout(ctx, dataset)
 	if err != nil {
 		return nil, err
@@ -508,9 +513,9 @@ func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash strin
 
 // fitInput walks sr's rows for ScanFitInput, labels given to reserve
 // first; a study without rows is ErrNotFound.
-func (sr *studyRows) fitInput(labels []model.Label, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error, dataset, judge, bankHash string) ([]model.Label, error) {
+func (sr *studyRows) fitInput(labels []model.Label, reserve func(labels []model.Label, rows int), fn func(cond int32, row *model.ScoreRow) error, dataset, judge, bankHash string) ([]model.Label, error) {
 	n := 0
-	err := sr.each(func(rows int) {
+	err := sr.eachCond(func(rows int) {
 		n = rows
 		if reserve != nil {
 			reserve(labels, rows)

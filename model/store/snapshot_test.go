@@ -625,7 +625,16 @@ func TestScanReadEqualsScanFitInput(t *testing.T) {
 	scan := func(r *StudyRead) (string, []model.Label) {
 		t.Helper()
 		var rows []model.ScoreRow
-		labels, err := s.ScanRead(ctx, r, d, nil, func(row *model.ScoreRow) error { rows = append(rows, *row); return nil })
+		condOf := map[int32][3]string{} // rows of one condition number share their strings
+		labels, err := s.ScanRead(ctx, r, d, nil, func(cond int32, row *model.ScoreRow) error {
+			c := [3]string{row.Probe, row.Wording, row.Run}
+			if first, seen := condOf[cond]; seen && first != c || cond < 0 {
+				t.Fatalf("condition %d: %v, and %v before", cond, c, first)
+			}
+			condOf[cond] = c
+			rows = append(rows, *row)
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,12 @@ func (r *StudyRead) Answers() *StudyAnswers {
 // holds the study whole and the study has not been written since (its
 // generations are those decoded), else it reads the study again
 // (ScanFitInput); a nil r reads it again.
-func (s *Store) ScanRead(ctx context.Context, r *StudyRead, d *model.Dataset, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
+//
+// fn is given each row's condition too, a number within this call: rows
+// with the same number have the same probe, wording and run, so that a
+// reader can key on it instead of on the row's strings
+// (calib.Applier.AddCond).
+func (s *Store) ScanRead(ctx context.Context, r *StudyRead, d *model.Dataset, reserve func(labels []model.Label, rows int), fn func(cond int32, row *model.ScoreRow) error) ([]model.Label, error) {
 	if r == nil || r.sr == nil || d == nil || d.Name != r.dataset {
 		return nil, fmt.Errorf("store: ScanRead needs a read study and its dataset")
 	}
@@ -88,7 +93,7 @@ func (s *Store) ScanRead(ctx context.Context, r *StudyRead, d *model.Dataset, re
 		return nil, err
 	}
 	if !current {
-		return s.ScanFitInput(ctx, r.dataset, r.judge, r.bankHash, reserve, fn)
+		return s.scanFitInput(ctx, r.dataset, r.judge, r.bankHash, reserve, fn)
 	}
 	layout := layoutOfDataset(d)
 	labels, pos := labelsOf(layout), positionsOf(layout)

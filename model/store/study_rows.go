@@ -122,6 +122,12 @@ func (sr *studyRows) ordered() []model.ScoreRow {
 // rewritten for each row, so that no slice of rows is made; an error
 // from fn ends the walk.
 func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) error {
+	return sr.eachCond(size, func(_ int32, r *model.ScoreRow) error { return fn(r) })
+}
+
+// eachCond is each giving fn the row's condition too: its index in
+// sr.conds (rows with one index share their Probe, Wording and Run).
+func (sr *studyRows) eachCond(size func(n int), fn func(cond int32, row *model.ScoreRow) error) error {
 	sr.rankConds()
 	order := sr.byBucket()
 	if size != nil {
@@ -130,17 +136,19 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	return sr.walk(order, fn)
 }
 
-// walk calls fn with the rows of order, one ScoreRow rewritten for each.
-func (sr *studyRows) walk(order []int32, fn func(*model.ScoreRow) error) error {
+// walk calls fn with the rows of order, one ScoreRow rewritten for each,
+// and their conditions.
+func (sr *studyRows) walk(order []int32, fn func(cond int32, row *model.ScoreRow) error) error {
 	var row model.ScoreRow
 	for _, ri := range order {
 		r := sr.recs.at(int(ri))
-		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
+		ci := r.condition()
+		p, c := &sr.pairs[r.pair], &sr.conds[ci]
 		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
 		if r.missing() {
 			row.Score, row.Missing = math.NaN(), true
 		}
-		if err := fn(&row); err != nil {
+		if err := fn(ci, &row); err != nil {
 			return err
 		}
 	}

@@ -266,8 +266,8 @@ func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, plan *engine
 		return nil, fmt.Errorf("%s: %w", s.calFile, err)
 	}
 	var applyErr error
-	desc, labels, err := study.ScanRead(ctx, st, info, study.Runs{N: plan.Spec.Repeats}, plan.StudyRead(), plan.Spec.Dataset, nil, func(r *model.ScoreRow) error {
-		applyErr = a.Add(r)
+	desc, labels, err := study.ScanRead(ctx, st, info, study.Runs{N: plan.Spec.Repeats}, plan.StudyRead(), plan.Spec.Dataset, nil, func(cond int32, r *model.ScoreRow) error {
+		applyErr = a.AddCond(cond, r)
 		return applyErr
 	})
 	if applyErr != nil {
