@@ -37,8 +37,14 @@ func ScanScoresCSV(r io.Reader, file string, fn func(ScoreRow) error) error {
 	for range cap(free) {
 		free <- &recordBatch{}
 	}
-	go t.scanRecords(cols, batches, free, stop)
-	defer close(stop) // the reader ends at its next batch
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t.scanRecords(cols, batches, free, stop)
+	}()
+	// The reader stops at its next record: r is not read once this
+	// returns.
+	defer func() { close(stop); <-ended }()
 	s := rowScanner{file: file, probes: internTable{}, labels: internTable{}, hasRun: cols[fieldRun] >= 0, hasWording: cols[fieldWording] >= 0}
 	for b := range batches {
 		for i := range b.recs {
@@ -106,6 +112,11 @@ func (t *csvTable) scanRecords(cols [scoreFields]int, out chan<- *recordBatch, f
 		}
 		b.recs = b.recs[:0]
 		for len(b.recs) < batchRecords && b.err == nil {
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			rec, err := t.r.Read()
 			if err != nil {
 				b.err = err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -159,4 +160,43 @@ func FuzzScanEqualsSequential(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string, stopAt int) {
 		sameScan(t, "fuzz", in, stopAt)
 	})
+}
+
+// watchedReader fails the test if it is read after done is set.
+type watchedReader struct {
+	t    *testing.T
+	r    io.Reader
+	done atomic.Bool
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	if w.done.Load() {
+		w.t.Error("the file was read after ScanScoresCSV returned")
+	}
+	return w.r.Read(p[:min(len(p), 64)]) // small reads: many before a batch is full
+}
+
+// TestScanStopsReading: once ScanScoresCSV returns, on an error from fn
+// or from the file, its reader reads no more.
+func TestScanStopsReading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("context,candidate,probe,score\n")
+	for i := range 20 * batchRecords {
+		fmt.Fprintf(&b, "d%d,c,baseline,1\n", i)
+	}
+	for _, stopAt := range []int{0, 1, batchRecords, 3*batchRecords + 7} {
+		w := &watchedReader{t: t, r: strings.NewReader(b.String())}
+		n := 0
+		err := ScanScoresCSV(w, "s.csv", func(ScoreRow) error {
+			if n == stopAt {
+				return errStop
+			}
+			n++
+			return nil
+		})
+		w.done.Store(true)
+		if err != errStop {
+			t.Fatalf("stop at %d: %v", stopAt, err)
+		}
+	}
 }

@@ -39,7 +39,9 @@ func (r *Run) run() {
 	r.summary = Summary{Progress: r.snapshotLocked(), Stopped: r.stopped, Study: study, StudyErr: studyErr}
 	r.summary.Canceled = r.stopped == nil && r.ctx.Err() != nil
 	r.summary.ETA = 0 // an ended run has nothing left to wait for
+	r.mu.Unlock()
 	r.cancel(nil)
+	r.mu.Lock()
 	r.emit(Event{Kind: EventProgress, Progress: r.summary.Progress}, false)
 	r.ended = true // a late Pause or Resume sends nothing
 	close(r.events)
