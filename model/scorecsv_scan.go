@@ -149,31 +149,20 @@ func (t *csvTable) scanRecords(cols [scoreFields]int, out chan<- *recordBatch, f
 // rowScanner turns records into rows, sharing strings between them.
 type rowScanner struct {
 	file               string
-	lastCtx, lastCand  string
-	probes             internTable // valid probe names
-	labels             internTable // runs and wordings
+	last               [scoreFields]string // the previous row's ids, by field
+	probes             internTable         // valid probe names
+	labels             internTable         // runs and wordings
 	hasRun, hasWording bool
 }
 
 func (s *rowScanner) row(r *record) (ScoreRow, error) {
 	row := ScoreRow{Line: r.start}
-	switch c := strings.TrimSpace(r.field[fieldContext]); {
-	case c == "":
-		return row, fmt.Errorf("%s: field \"context\" is empty", s.at(r, fieldContext))
-	case c == s.lastCtx:
-		row.Context = s.lastCtx
-	default:
-		row.Context = strings.Clone(c)
-		s.lastCtx = row.Context
+	var err error
+	if row.Context, err = s.id(r, fieldContext); err != nil {
+		return row, err
 	}
-	switch k := strings.TrimSpace(r.field[fieldCandidate]); {
-	case k == "":
-		return row, fmt.Errorf("%s: field \"candidate\" is empty", s.at(r, fieldCandidate))
-	case k == s.lastCand:
-		row.Candidate = s.lastCand
-	default:
-		row.Candidate = strings.Clone(k)
-		s.lastCand = row.Candidate
+	if row.Candidate, err = s.id(r, fieldCandidate); err != nil {
+		return row, err
 	}
 	p := strings.TrimSpace(r.field[fieldProbe])
 	if row.Probe = s.probes.get(p); row.Probe == "" {
@@ -196,6 +185,20 @@ func (s *rowScanner) row(r *record) (ScoreRow, error) {
 		return row, err // parseNumber reads what the fast ParseDecimal does not
 	}
 	return row, nil
+}
+
+// id is r's id in field f, the previous row's string when it is the
+// same; an empty id is an error.
+func (s *rowScanner) id(r *record, f int) (string, error) {
+	switch v := strings.TrimSpace(r.field[f]); {
+	case v == "":
+		return "", fmt.Errorf("%s: field %q is empty", s.at(r, f), scoreColumns[f])
+	case v == s.last[f]:
+		return s.last[f], nil
+	default:
+		s.last[f] = strings.Clone(v)
+		return s.last[f], nil
+	}
 }
 
 // at is where field f of r starts, in the file:line:col form of every
