@@ -35,10 +35,8 @@ import (
 func EstimatePlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
 	if spec.Orders > 0 {
 		// A listwise study's plan is K calls per context and condition, not
-		// one per candidate: it is built whole (its limit still applies).
-		if spec.IDsOnly {
-			return nil, ErrTextsNeeded
-		}
+		// one per candidate: it is built whole (its limit still applies;
+		// NewPlan refuses an ids-only spec).
 		return NewPlan(ctx, st, spec)
 	}
 	p, err := planHead(ctx, st, spec, false)

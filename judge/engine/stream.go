@@ -31,9 +31,6 @@ func firstChunk(conc int) int { return max(8*conc, 256) }
 // requests in the same order as NewPlan's, and can be started but not
 // exported (Export and the staged score need NewPlan).
 func NewRunPlan(ctx context.Context, st *store.Store, spec Spec) (*Plan, error) {
-	if spec.IDsOnly && (spec.Rubric != nil || spec.Orders > 0) {
-		return nil, ErrTextsNeeded
-	}
 	if spec.Rubric != nil || spec.Orders > 0 {
 		return NewPlan(ctx, st, spec)
 	}

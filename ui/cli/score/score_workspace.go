@@ -183,8 +183,9 @@ func (s *scoreWorkspace) firstPlan(ctx context.Context, st *store.Store, dsName 
 	// the time of the longer, docs/performance.md "Streaming prism
 	// score").
 	var decoded <-chan *store.StudyRead
+	var now *calib.JudgeSnapshot
 	if spec.Task != "" {
-		s.nameJudge(spec, b, cfg)
+		now = s.nameJudge(spec, b, cfg)
 		decoded = decodeStudy(ctx, st, dsName, *spec)
 	}
 	spec.IDsOnly = s.budget == 0
@@ -201,14 +202,17 @@ func (s *scoreWorkspace) firstPlan(ctx context.Context, st *store.Store, dsName 
 		return nil, nil, err
 	}
 	spec.Dataset, spec.DatasetRev = d, rev
-	now := s.nameJudge(spec, b, cfg)
+	if now == nil {
+		now = s.nameJudge(spec, b, cfg) // the task is the dataset's
+	}
 	plan, err := s.planRead(ctx, st, *spec)
 	if errors.Is(err, engine.ErrTextsNeeded) {
+		// The whole dataset: its fields, and so the judge, are those
+		// already read.
 		if spec.Dataset, spec.DatasetRev, err = st.DatasetAt(ctx, dsName); err != nil {
 			return nil, nil, err
 		}
 		spec.IDsOnly = false
-		now = s.nameJudge(spec, b, cfg)
 		plan, err = s.planRead(ctx, st, *spec)
 	}
 	return plan, now, err
