@@ -138,7 +138,7 @@ type Applier struct {
 	nc       int
 	colOf    map[string]int // score column → index
 	probeCol map[string]int // probe name → score column, −1: not read
-	condCol  []condColumn   // AddCond's, by condition number
+	condCol  []condColumn   // AddCandidate's, by condition number
 	out      *Scored
 	// Candidates in first-seen order, with per-column sums. The sums
 	// live in chunks of shared arrays: one allocation per 1,024
@@ -155,6 +155,10 @@ type applyCand struct {
 	line    int // first score row
 	sum     []float64
 	cnt     []int32
+	// Its label (readLabels): human when labelled, from labelLine.
+	human     float64
+	labelled  bool
+	labelLine int
 }
 
 // NewApplier starts an Apply of the calibrator with opts.
@@ -192,32 +196,62 @@ func (a *Applier) Add(r *model.ScoreRow) error {
 	return a.fold(r, col)
 }
 
-// AddCond is Add given the row's condition number from its reader
-// (store.ScanRead): the probe's column is looked up once a condition,
-// not hashed once a row (with the run filter keyed the same way, 13% of
-// the CPU of prism score on an answered study, BenchmarkScoreWorkspace16k).
-// A number seen with another probe is looked up again, so AddCond is Add
-// whatever the numbers.
-func (a *Applier) AddCond(cond int32, r *model.ScoreRow) error {
-	if cond >= 0 && int(cond) < len(a.condCol) {
-		if m := &a.condCol[cond]; m.known && m.probe == r.Probe {
-			return a.fold(r, m.col)
-		}
+// Reserve makes room for n candidates to come, when none has come yet:
+// their index is made to size (inserting 16,000 candidates into a map
+// grown as they come takes twice the time).
+func (a *Applier) Reserve(n int) {
+	if len(a.index) == 0 && n > 0 {
+		a.index = make(map[candKey]*applyCand, n)
+		a.cands = slices.Grow(a.cands, n)
 	}
-	col, err := a.column(r)
-	if err != nil {
-		return err
-	}
-	if cond >= 0 && cond < 1<<16 {
-		if int(cond) >= len(a.condCol) {
-			a.condCol = append(a.condCol, make([]condColumn, int(cond)+1-len(a.condCol))...)
-		}
-		a.condCol[cond] = condColumn{probe: r.Probe, col: col, known: true}
-	}
-	return a.fold(r, col)
 }
 
-// condColumn is AddCond's memo of a condition's probe and column.
+// AddCandidate folds one candidate's rows as Add folds each of them in
+// turn, bit for bit, with Add's errors (without a line: the rows come
+// from a workspace, store.ScanCandidates). A probe's column is looked up
+// once a condition number and the candidate once, not once a row.
+func (a *Applier) AddCandidate(c *model.CandidateScores) error {
+	var cand *applyCand
+	for i, k := range c.Cond {
+		probe := c.Conds[k].Probe
+		if int(k) >= len(a.condCol) {
+			a.condCol = append(a.condCol, make([]condColumn, int(k)+1-len(a.condCol))...)
+		}
+		m := &a.condCol[k]
+		if !m.known || m.probe != probe {
+			r := c.Row(i)
+			col, err := a.column(&r)
+			if err != nil {
+				return err
+			}
+			*m = condColumn{probe: probe, col: col, known: true}
+		}
+		if c.Context == "" || c.Candidate == "" {
+			return fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(a.sf, 0))
+		}
+		x := c.Score[i]
+		missing := math.IsNaN(x)
+		if !missing {
+			if err := model.CheckNumber(x); err != nil {
+				return fmt.Errorf("%s: field \"score\": %v", at(a.sf, 0), err)
+			}
+		}
+		if cand == nil {
+			cand = a.candidate(c.Context, c.Candidate, 0)
+		}
+		switch {
+		case m.col < 0:
+			a.out.IgnoredRows++
+		case !missing:
+			cand.sum[m.col] += x
+			cand.cnt[m.col]++
+		}
+	}
+	return nil
+}
+
+// condColumn is AddCandidate's memo of a condition number's probe and
+// column.
 type condColumn struct {
 	probe string
 	col   int
@@ -251,22 +285,10 @@ func (a *Applier) fold(r *model.ScoreRow, col int) error {
 			return fmt.Errorf("%s: field \"score\": %v", at(a.sf, r.Line), err)
 		}
 	}
-	last, nc := a.last, a.nc
-	if last == nil || last.ctx != r.Context || last.id != r.Candidate {
-		k := candKey{r.Context, r.Candidate}
-		last = a.index[k]
-		if last == nil {
-			const chunk = 1024
-			if len(a.sumPool) < nc {
-				a.sumPool, a.cntPool = make([]float64, nc*chunk), make([]int32, nc*chunk)
-			}
-			last = &applyCand{ctx: r.Context, id: r.Candidate, line: r.Line, sum: a.sumPool[:nc:nc], cnt: a.cntPool[:nc:nc]}
-			a.sumPool, a.cntPool = a.sumPool[nc:], a.cntPool[nc:]
-			a.index[k] = last
-			a.cands = append(a.cands, last)
-		}
-		a.last = last
+	if last := a.last; last == nil || last.ctx != r.Context || last.id != r.Candidate {
+		a.last = a.candidate(r.Context, r.Candidate, r.Line)
 	}
+	last := a.last
 	if col < 0 {
 		a.out.IgnoredRows++
 		return nil
@@ -276,6 +298,25 @@ func (a *Applier) fold(r *model.ScoreRow, col int) error {
 		last.cnt[col]++
 	}
 	return nil
+}
+
+// candidate returns the sums of candidate id of context ctx, made (first
+// seen on line) when it has none.
+func (a *Applier) candidate(ctx, id string, line int) *applyCand {
+	k := candKey{ctx, id}
+	c := a.index[k]
+	if c == nil {
+		const chunk = 1024
+		nc := a.nc
+		if len(a.sumPool) < nc {
+			a.sumPool, a.cntPool = make([]float64, nc*chunk), make([]int32, nc*chunk)
+		}
+		c = &applyCand{ctx: ctx, id: id, line: line, sum: a.sumPool[:nc:nc], cnt: a.cntPool[:nc:nc]}
+		a.sumPool, a.cntPool = a.sumPool[nc:], a.cntPool[nc:]
+		a.index[k] = c
+		a.cands = append(a.cands, c)
+	}
+	return c
 }
 
 func hasHave(n int) string {

@@ -20,15 +20,14 @@ func (a *Applier) Finish(labels []model.Label) (*Scored, error) {
 	if err != nil {
 		return nil, err
 	}
-	human, err := a.readLabels(labels)
-	if err != nil {
+	if err := a.readLabels(labels); err != nil {
 		return nil, err
 	}
 	ctxs, byCtx, err := a.groupContexts(cands)
 	if err != nil {
 		return nil, err
 	}
-	d := a.align(ctxs, byCtx, human)
+	d := a.align(ctxs, byCtx)
 	oc, hc := a.center(d, len(ctxs))
 	a.evaluate(d, oc, hc)
 	a.rank(d, len(ctxs))
@@ -106,36 +105,39 @@ func (a *Applier) complete() ([]*applyCand, error) {
 	return cands, nil
 }
 
-// readLabels checks the labels and returns them by candidate, warning of
-// labelled candidates without scores.
-func (a *Applier) readLabels(labels []model.Label) (map[candKey]float64, error) {
-	lf, index, out := a.lf, a.index, a.out
-	human := make(map[candKey]float64, len(labels))
-	labelLine := make(map[candKey]int, len(labels))
+// readLabels checks the labels and gives each to its candidate, warning
+// of labelled candidates without scores. A label is looked up among the
+// candidates, not indexed itself: two maps of the labels were a tenth of
+// prism score on an answered study.
+func (a *Applier) readLabels(labels []model.Label) error {
+	lf, index := a.lf, a.index
+	unscored := map[candKey]int{} // labels of candidates without scores: their lines
 	for _, l := range labels {
 		if l.Context == "" || l.Candidate == "" {
-			return nil, fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
+			return fmt.Errorf("%s: field \"context\"/\"candidate\": empty id", at(lf, l.Line))
 		}
 		if err := model.CheckNumber(l.Human); err != nil {
-			return nil, fmt.Errorf("%s: field \"human\": %v", at(lf, l.Line), err)
+			return fmt.Errorf("%s: field \"human\": %v", at(lf, l.Line), err)
 		}
 		k := candKey{l.Context, l.Candidate}
-		if first, dup := labelLine[k]; dup {
-			return nil, fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", at(lf, l.Line), l.Context, l.Candidate, first)
+		first, dup := unscored[k]
+		cd := index[k]
+		if cd != nil {
+			first, dup = cd.labelLine, cd.labelled
 		}
-		labelLine[k] = l.Line
-		human[k] = l.Human
-	}
-	unscored := 0
-	for k := range human {
-		if index[k] == nil {
-			unscored++
+		if dup {
+			return fmt.Errorf("%s: field \"candidate\": duplicate label for context %q candidate %q (first on line %d)", at(lf, l.Line), l.Context, l.Candidate, first)
 		}
+		if cd == nil {
+			unscored[k] = l.Line
+			continue
+		}
+		cd.human, cd.labelled, cd.labelLine = l.Human, true, l.Line
 	}
-	if unscored > 0 {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %d labelled candidates have no scores and are not scored", lf, unscored))
+	if len(unscored) > 0 {
+		a.out.Warnings = append(a.out.Warnings, fmt.Sprintf("%s: %d labelled candidates have no scores and are not scored", lf, len(unscored)))
 	}
-	return human, nil
+	return nil
 }
 
 // groupContexts groups the candidates by context, contexts in byte order.
@@ -190,7 +192,7 @@ func (a *Applier) groupContexts(cands []*applyCand) ([]string, map[string][]*app
 // candidates in byte order): each score column's mean over its rows, the
 // calibrator's training mean for a column without one (imputed), the
 // baseline s0 and the Jacobian J; and the output rows beside it.
-func (a *Applier) align(ctxs []string, byCtx map[string][]*applyCand, human map[candKey]float64) *Design {
+func (a *Applier) align(ctxs []string, byCtx map[string][]*applyCand) *Design {
 	c, nc, out := a.c, a.nc, a.out
 	type cand = applyCand
 	q, K := len(c.Columns), len(c.Attributes)
@@ -213,8 +215,8 @@ func (a *Applier) align(ctxs []string, byCtx map[string][]*applyCand, human map[
 	for r, cd := range ordered {
 		row := &out.Rows[r]
 		row.Context, row.Candidate, row.Human = cd.ctx, cd.id, math.NaN()
-		if h, ok := human[candKey{cd.ctx, cd.id}]; ok {
-			row.Human = h
+		if cd.labelled {
+			row.Human = cd.human
 			out.Labelled++
 		}
 		for k := range nc {

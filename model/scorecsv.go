@@ -396,7 +396,18 @@ func WriteLabelsCSV(w io.Writer, labels []Label) error {
 // Labels returns the dataset's human targets as labels, in file order,
 // leaving out candidates without one (NaN).
 func (d *Dataset) Labels() []Label {
-	var ls []Label
+	n := 0
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			if !math.IsNaN(k.Human) {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	ls := make([]Label, 0, n)
 	for _, c := range d.Contexts {
 		for _, k := range c.Candidates {
 			if !math.IsNaN(k.Human) {

@@ -66,57 +66,76 @@ func Read(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs)
 // store.ScanFitInput gives it (reserve sizes the reader's structures
 // first), and the Study and the labels are returned.
 func Scan(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, reserve func([]model.Label, int), fn func(*model.ScoreRow) error) (model.Study, []model.Label, error) {
-	return ScanRead(ctx, st, info, runs, nil, nil, reserve, func(_ int32, r *model.ScoreRow) error { return fn(r) })
-}
-
-// ScanRead is Scan given what a plan of the study already read: read,
-// its decode of the study's answers (engine.Plan.StudyRead), and d, the
-// dataset as stored (DatasetAt), so that neither is read again. A read
-// that does not hold info's study (nil, or none decoded) is Scan's. fn
-// is given the row's condition number when the decode is walked
-// (store.ScanRead), else -1.
-func ScanRead(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, read *store.StudyRead, d *model.Dataset, reserve func([]model.Label, int), fn func(cond int32, r *model.ScoreRow) error) (model.Study, []model.Label, error) {
 	keep := runFilter(info, runs)
 	var c Counter
-	var labels []model.Label
-	var err error
-	if d != nil && read.Holds(info.Dataset, info.Judge, info.BankHash) {
-		// A condition's run is kept or not once: the rows of one
-		// condition number share their run (kept: 0 not yet seen, 1
-		// kept, −1 not).
-		var kept []int8
-		labels, err = st.ScanRead(ctx, read, d, reserve, func(cond int32, r *model.ScoreRow) error {
-			if int(cond) >= len(kept) {
-				kept = append(kept, make([]int8, int(cond)+1-len(kept))...)
-			}
-			if kept[cond] == 0 {
-				kept[cond] = -1
-				if keep(r.Run) {
-					kept[cond] = 1
+	labels, err := st.ScanFitInput(ctx, info.Dataset, info.Judge, info.BankHash, reserve, func(r *model.ScoreRow) error {
+		if !keep(r.Run) {
+			return nil
+		}
+		c.Add(r)
+		return fn(r)
+	})
+	return described(ctx, st, info, runs, &c, labels, err)
+}
+
+// ScanCandidates is Scan a candidate at a time (store.ScanCandidates),
+// given what a plan of the study already read: read, its decode of the
+// study's answers (engine.Plan.StudyRead), and d, the dataset as stored
+// (DatasetAt), so that neither is read again when read holds the study.
+// fn is given each candidate's rows kept, in Scan's order; a candidate
+// with none is skipped.
+func ScanCandidates(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, read *store.StudyRead, d *model.Dataset, fn func(*model.CandidateScores) error) (model.Study, []model.Label, error) {
+	keep := runFilter(info, runs)
+	var c Counter
+	// A condition's run is kept or not once: 0 not yet seen, 1 kept,
+	// −1 not.
+	var kept []int8
+	var part model.CandidateScores
+	if d != nil {
+		c.reserve(d)
+	}
+	labels, err := st.ScanCandidates(ctx, info.Dataset, info.Judge, info.BankHash, read, d, func(cs *model.CandidateScores) error {
+		if len(kept) < len(cs.Conds) {
+			kept = append(kept, make([]int8, len(cs.Conds)-len(kept))...)
+		}
+		all := true
+		for _, k := range cs.Cond {
+			if kept[k] == 0 {
+				kept[k] = -1
+				if keep(cs.Conds[k].Run) {
+					kept[k] = 1
 				}
 			}
-			if kept[cond] < 0 {
+			all = all && kept[k] > 0
+		}
+		if !all {
+			part = model.CandidateScores{Context: cs.Context, Candidate: cs.Candidate, Conds: cs.Conds, Cond: part.Cond[:0], Score: part.Score[:0]}
+			for i, k := range cs.Cond {
+				if kept[k] > 0 {
+					part.Cond, part.Score = append(part.Cond, k), append(part.Score, cs.Score[i])
+				}
+			}
+			if len(part.Cond) == 0 {
 				return nil
 			}
-			c.Add(r)
-			return fn(cond, r)
-		})
-	} else {
-		labels, err = st.ScanFitInput(ctx, info.Dataset, info.Judge, info.BankHash, reserve, func(r *model.ScoreRow) error {
-			if !keep(r.Run) {
-				return nil
-			}
-			c.Add(r)
-			return fn(-1, r)
-		})
-	}
+			cs = &part
+		}
+		c.AddCandidate(cs)
+		return fn(cs)
+	})
+	return described(ctx, st, info, runs, &c, labels, err)
+}
+
+// described is a scan's Study and labels, or its error; a scan that kept
+// no row is ErrNotFound.
+func described(ctx context.Context, st *store.Store, info store.StudyInfo, runs Runs, c *Counter, labels []model.Label, err error) (model.Study, []model.Label, error) {
 	if err != nil {
 		return model.Study{}, nil, err
 	}
 	if c.answers == 0 {
 		return model.Study{}, nil, fmt.Errorf("judge %q has no answers on dataset %q in runs %s: %w", info.Judge, info.Dataset, runs, store.ErrNotFound)
 	}
-	s, err := Describe(ctx, st, info, runs, &c)
+	s, err := Describe(ctx, st, info, runs, c)
 	return s, labels, err
 }
 
@@ -154,6 +173,32 @@ func (c *Counter) Add(r *model.ScoreRow) {
 	}
 	if r.Probe == model.ProbeBaseline && !c.lastRuns[r.Run] {
 		c.lastRuns[r.Run] = true
+	}
+}
+
+// reserve sizes c for the candidates of d.
+func (c *Counter) reserve(d *model.Dataset) {
+	if c.contexts == nil {
+		n := 0
+		for _, x := range d.Contexts {
+			n += len(x.Candidates)
+		}
+		c.contexts, c.candidates = make(map[string]map[string]bool, len(d.Contexts)), make(map[[2]string]bool, n)
+	}
+}
+
+// AddCandidate counts one candidate's rows, as Add counts each.
+func (c *Counter) AddCandidate(cs *model.CandidateScores) {
+	if len(cs.Cond) == 0 {
+		return
+	}
+	for i, k := range cs.Cond {
+		if i == 0 || cs.Conds[k].Probe == model.ProbeBaseline {
+			r := cs.Row(i)
+			c.Add(&r)
+		} else {
+			c.answers++
+		}
 	}
 }
 

@@ -241,7 +241,7 @@ type Plan struct {
 
 // StudyRead is the decode of the study's answers the plan's estimate
 // read (store.ReadStudy), for a read of its rows without decoding them
-// again (store.ScanRead); nil when it read none or the plan was started.
+// again (store.ScanCandidates); nil when it read none or the plan was started.
 func (p *Plan) StudyRead() *store.StudyRead { return p.read }
 
 // Conditions is the number of the bank's conditions the plan asks: all of

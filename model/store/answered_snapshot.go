@@ -1,8 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"slices"
+
+	"github.com/prism-eval/prism/model"
 )
 
 // StudyAnswers is the answered coordinates of one study (judge × dataset ×
@@ -23,6 +27,7 @@ type StudyAnswers struct {
 	byContext map[string][]int32 // context → its pairs
 	start     []int32            // the answers of pair p are cond[start[p]:start[p+1]]
 	cond      []int32            // sorted within each pair
+	score     []float64          // cond's scores (NaN: missing), nil unless read with rows
 }
 
 // SnapshotAnswers reads the answered coordinates of judge's study on
@@ -39,16 +44,22 @@ func (s *Store) SnapshotAnswers(ctx context.Context, judge, dataset, bankHash st
 	return r.Answers(), nil
 }
 
-// answersOf indexes the answered records of sr, one study's.
-func answersOf(sr *studyRows) *StudyAnswers {
+// answersOf indexes the answered records of sr, one study's, their
+// conditions numbered by rank (rankConds): each pair's run of condition
+// numbers is then in ScanFitInput's order too. With scores it keeps each
+// answer's score beside its condition (NaN: missing), for
+// ScanCandidates.
+func answersOf(sr *studyRows, scores bool) *StudyAnswers {
+	sr.rankConds()
 	// sr's index of its pairs is the same map: shared, not rebuilt.
 	a := &StudyAnswers{pairOf: sr.pairOf, pairs: sr.pairs,
-		condOf: make(map[[3]string]int32, len(sr.conds)), conds: sr.conds, byContext: map[string][]int32{}}
+		condOf: make(map[[3]string]int32, len(sr.conds)), conds: make([]scoreCond, len(sr.conds)), byContext: map[string][]int32{}}
 	for i, p := range sr.pairs {
 		a.byContext[p.context] = append(a.byContext[p.context], int32(i))
 	}
-	for i, c := range sr.conds {
-		a.condOf[[3]string{c.probe, c.wording, c.run}] = int32(i)
+	for _, c := range sr.conds {
+		a.conds[c.rank] = c
+		a.condOf[[3]string{c.probe, c.wording, c.run}] = c.rank
 	}
 	// A counting sort of the records by pair.
 	a.start = make([]int32, len(sr.pairs)+1)
@@ -63,19 +74,132 @@ func answersOf(sr *studyRows) *StudyAnswers {
 		a.start[p+1] += a.start[p]
 	}
 	a.cond = make([]int32, n)
+	if scores {
+		a.score = make([]float64, n)
+	}
 	next := slices.Clone(a.start[:len(sr.pairs)])
 	for i := range sr.recs.len() {
-		if r := sr.recs.at(i); r.answered() {
-			a.cond[next[r.pair]] = r.condition()
-			next[r.pair]++
+		r := sr.recs.at(i)
+		if !r.answered() {
+			continue
+		}
+		at := next[r.pair]
+		next[r.pair]++
+		a.cond[at] = sr.conds[r.condition()].rank
+		if scores {
+			a.score[at] = r.score
+			if r.missing() {
+				a.score[at] = math.NaN()
+			}
 		}
 	}
 	// A study's requests are unique by coordinates, so each pair's
 	// conditions are distinct once sorted.
+	var ps pairSorter
 	for p := range sr.pairs {
-		slices.Sort(a.cond[a.start[p]:a.start[p+1]])
+		lo, hi := a.start[p], a.start[p+1]
+		if scores {
+			ps.sort(a.cond[lo:hi], a.score[lo:hi], len(a.conds))
+		} else {
+			slices.Sort(a.cond[lo:hi])
+		}
 	}
 	return a
+}
+
+// pairSorter sorts a pair's answers by condition, their scores with
+// them, reusing its buffers from pair to pair.
+type pairSorter struct {
+	byCond []int32 // by condition: the answer's index, -1 between uses
+	idx    []int32
+	cond   []int32
+	score  []float64
+}
+
+// sort sorts cond (numbers below conds) and score by cond: in one pass
+// through a table of the conditions when it would be mostly full and
+// the conditions are distinct, else by sorting.
+func (s *pairSorter) sort(cond []int32, score []float64, conds int) {
+	s.cond, s.score = append(s.cond[:0], cond...), append(s.score[:0], score...)
+	if conds <= 4*len(cond) && s.place(cond, score, conds) {
+		return
+	}
+	s.idx = s.idx[:0]
+	for i := range cond {
+		s.idx = append(s.idx, int32(i))
+	}
+	slices.SortStableFunc(s.idx, func(x, y int32) int { return cmp.Compare(s.cond[x], s.cond[y]) })
+	for k, i := range s.idx {
+		cond[k], score[k] = s.cond[i], s.score[i]
+	}
+}
+
+// place writes s.cond and s.score to cond and score in condition order
+// through the table; false, writing nothing, when two share a condition.
+func (s *pairSorter) place(cond []int32, score []float64, conds int) bool {
+	if len(s.byCond) < conds {
+		s.byCond = make([]int32, conds)
+		for i := range s.byCond {
+			s.byCond[i] = -1
+		}
+	}
+	ok := true
+	for i, c := range s.cond {
+		if s.byCond[c] >= 0 {
+			ok = false
+			break
+		}
+		s.byCond[c] = int32(i)
+	}
+	k := 0
+	for c, i := range s.byCond[:conds] {
+		if i >= 0 {
+			if ok {
+				cond[k], score[k] = s.cond[i], s.score[i]
+				k++
+			}
+			s.byCond[c] = -1
+		}
+	}
+	return ok
+}
+
+// eachInDataset calls fn with the answers of each candidate of d, in d's
+// order, which is ScanFitInput's when every candidate the study answered
+// is one of d's: then ok. Else, and for answers read without their
+// scores, it calls nothing. fn is given one CandidateScores rewritten for
+// each, whose slices are a's: fn must not change them.
+func (a *StudyAnswers) eachInDataset(d *model.Dataset, fn func(*model.CandidateScores) error) (ok bool, err error) {
+	if a == nil || a.score == nil || len(a.cond) == 0 {
+		return false, nil
+	}
+	order := make([]int32, 0, len(a.pairs))
+	for _, c := range d.Contexts {
+		for _, k := range c.Candidates {
+			if p, ok := a.pairOf[[2]string{c.ID, k.ID}]; ok {
+				order = append(order, p)
+			}
+		}
+	}
+	if len(order) != len(a.pairs) { // a dataset's ids are unique
+		return false, nil
+	}
+	cs := model.CandidateScores{Conds: make([]model.Condition, len(a.conds))}
+	for i, c := range a.conds {
+		cs.Conds[i] = model.Condition{Probe: c.probe, Wording: c.wording, Run: c.run}
+	}
+	for _, p := range order {
+		lo, hi := a.start[p], a.start[p+1]
+		if lo == hi {
+			continue
+		}
+		cs.Context, cs.Candidate = a.pairs[p].context, a.pairs[p].candidate
+		cs.Cond, cs.Score = a.cond[lo:hi:hi], a.score[lo:hi:hi]
+		if err := fn(&cs); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // Len is the number of answered coordinates of the study.

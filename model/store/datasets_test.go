@@ -93,8 +93,9 @@ func TestDatasetRoundTrip(t *testing.T) {
 
 // TestDatasetKeepsFileOrder reads contexts and candidates back by their
 // stored positions, not by row id or name: positions rewritten in the
-// tables to the reverse order come back reversed, a context without
-// candidates keeps its place, and another dataset's rows do not mix in.
+// tables to the reverse order come back reversed (the packed layout
+// dropped), a context without candidates keeps its place, and another
+// dataset's rows do not mix in.
 func TestDatasetKeepsFileOrder(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
@@ -124,8 +125,13 @@ func TestDatasetKeepsFileOrder(t *testing.T) {
 		t.Fatalf("context %q: %d candidates, want none", got.Contexts[2].ID, len(got.Contexts[2].Candidates))
 	}
 
-	// Reverse every position of this dataset in the tables.
+	// Reverse every position of this dataset in the tables, and drop
+	// its packed layout (as in a workspace before schema 11): the
+	// readers of the layout read the tables.
 	id := `(SELECT id FROM datasets WHERE name = 'order')`
+	if _, err := s.w.ExecContext(ctx, `UPDATE datasets SET layout = NULL WHERE name = 'order'`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.w.ExecContext(ctx, `UPDATE contexts SET pos = 100 - pos WHERE dataset_id = `+id); err != nil {
 		t.Fatal(err)
 	}

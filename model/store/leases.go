@@ -358,7 +358,7 @@ func (s *Store) datasetIDs(ctx context.Context, name string) (*model.Dataset, er
 	if err != nil {
 		return nil, err
 	}
-	layout, err := datasetLayout(ctx, s.r, id)
+	layout, err := s.datasetLayout(ctx, id)
 	if err != nil {
 		return nil, err
 	}

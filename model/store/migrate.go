@@ -53,7 +53,8 @@ func loadMigrations() []migration {
 // migrationSteps are the Go parts of migrations, run after the version's
 // SQL in the same transaction: what SQL cannot compute.
 var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
-	5: fillAnswers,
+	5:  fillAnswers,
+	11: fillLayouts,
 }
 
 // fillAnswers sets study_requests.answer (version 5) from each request's

@@ -473,17 +473,13 @@ func labelsOf(layout []layoutContext) []model.Label {
 // give no label. Requests that failed, or were never answered, have no
 // row, so they are missing cells for the fit (docs/protocol.md §2).
 func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) ([]model.ScoreRow, []model.Label, error) {
-	labels, pos, err := s.fitLayout(ctx, dataset)
-	if err != nil {
-		return nil, nil, err
-	}
-	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+	labels, sr, err := s.fitRows(ctx, dataset, judge, bankHash)
 	if err != nil {
 		return nil, nil, err
 	}
 	rows := sr.ordered()
 	if len(rows) == 0 {
-		return nil, nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
+		return nil, nil, noAnswers(dataset, judge, bankHash)
 	}
 	return rows, labels, nil
 }
@@ -495,39 +491,36 @@ func (s *Store) FitInput(ctx context.Context, dataset, judge, bankHash string) (
 // gives it, and returns the labels. No row is the same error as
 // FitInput's.
 func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(*model.ScoreRow) error) ([]model.Label, error) {
-	return s.scanFitInput(ctx, dataset, judge, bankHash, reserve, func(_ int32, r *model.ScoreRow) error { return fn(r) })
-}
-
-// scanFitInput is ScanFitInput giving fn each row's condition (eachCond).
-func (s *Store) scanFitInput(ctx context.Context, dataset, judge, bankHash string, reserve func(labels []model.Label, rows int), fn func(cond int32, row *model.ScoreRow) error) ([]model.Label, error) {
-	labels, pos, err := s.fitLayout(ctx, dataset)
+	labels, sr, err := s.fitRows(ctx, dataset, judge, bankHash)
 	if err != nil {
 		return nil, err
 	}
-	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
-	if err != nil {
-		return nil, err
-	}
-	return sr.fitInput(labels, reserve, fn, dataset, judge, bankHash)
-}
-
-// fitInput walks sr's rows for ScanFitInput, labels given to reserve
-// first; a study without rows is ErrNotFound.
-func (sr *studyRows) fitInput(labels []model.Label, reserve func(labels []model.Label, rows int), fn func(cond int32, row *model.ScoreRow) error, dataset, judge, bankHash string) ([]model.Label, error) {
 	n := 0
-	err := sr.eachCond(func(rows int) {
+	err = sr.each(func(rows int) {
 		n = rows
 		if reserve != nil {
 			reserve(labels, rows)
 		}
 	}, fn)
+	if err == nil && n == 0 {
+		err = noAnswers(dataset, judge, bankHash)
+	}
+	return labels, err
+}
+
+// fitRows reads the dataset's labels and the study's rows, placed.
+func (s *Store) fitRows(ctx context.Context, dataset, judge, bankHash string) ([]model.Label, *studyRows, error) {
+	labels, pos, err := s.fitLayout(ctx, dataset)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if n == 0 {
-		return nil, fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
-	}
-	return labels, nil
+	sr, err := s.studyRowsAt(ctx, pos, dataset, judge, bankHash)
+	return labels, sr, err
+}
+
+// noAnswers is the error of a study without rows.
+func noAnswers(dataset, judge, bankHash string) error {
+	return fmt.Errorf("judge %q has no answers on dataset %q%s: %w", judge, dataset, bankNote(bankHash), ErrNotFound)
 }
 
 // fitLayout reads the dataset's layout once for a fit: its labels (not

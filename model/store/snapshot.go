@@ -140,6 +140,18 @@ func noPositions() datasetPositions {
 	return datasetPositions{isCand: []bool{false}, buckets: 1}
 }
 
+// uvarint is binary.Uvarint with the one- and two-byte values, a
+// snapshot's indices, read inline.
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7, 2
+	}
+	return binary.Uvarint(b)
+}
+
 // snapshotReader reads a body, failing on the first byte out of place.
 type snapshotReader struct {
 	b   []byte
@@ -223,32 +235,40 @@ func (d *snapshotDecoder) part(body []byte) error {
 		return errSnapshot
 	}
 	sr.recs.reserve(int(n))
+	// The answers, a third of prism score on an answered workspace: read
+	// in one loop over the bytes (two-byte indices inline), each record
+	// built whole before it is added.
+	b, np, nc := r.b, uint64(len(d.pairIdx)), uint64(len(d.condIdx))
 	for range n {
-		p := r.uvarint(uint64(len(d.pairIdx)) - 1)
-		c := r.uvarint(uint64(len(d.condIdx)) - 1)
-		var score float64
-		missing := false
-		switch r.byte() {
+		p, k := uvarint(b)
+		if k <= 0 || p >= np {
+			return errSnapshot
+		}
+		b = b[k:]
+		c, k := uvarint(b)
+		if k <= 0 || c >= nc || len(b) == k {
+			return errSnapshot
+		}
+		rec := scoreRec{pair: d.pairIdx[p], cond: uint32(d.condIdx[c]) | recAnswered}
+		switch b[k] {
 		case 0:
-			missing = true
+			rec.cond |= recMissing
+			b = b[k+1:]
 		case 1:
-			if len(r.b) < 8 {
-				r.err = errSnapshot
-				break
+			if len(b) < k+9 {
+				return errSnapshot
 			}
-			score = math.Float64frombits(binary.LittleEndian.Uint64(r.b))
-			r.b = r.b[8:]
-			if math.IsNaN(score) || math.IsInf(score, 0) {
-				r.err = errSnapshot
+			rec.score = math.Float64frombits(binary.LittleEndian.Uint64(b[k+1:]))
+			if math.IsNaN(rec.score) || math.IsInf(rec.score, 0) {
+				return errSnapshot
 			}
+			b = b[k+9:]
 		default:
-			r.err = errSnapshot
+			return errSnapshot
 		}
-		if r.err != nil {
-			break
-		}
-		sr.recs.add(scoreRec{pair: d.pairIdx[p], cond: uint32(d.condIdx[c])}).answer(score, missing)
+		sr.recs.add(rec)
 	}
+	r.b = b
 	if r.err != nil || len(r.b) != 0 {
 		return errSnapshot
 	}

@@ -599,11 +599,13 @@ func snapshotAnswersEqualsAnsweredIn(t *testing.T) {
 	}
 }
 
-// TestScanReadEqualsScanFitInput: one decode of a study's snapshot
-// (ReadStudy) gives SnapshotAnswers' set and, walked by ScanRead with the
-// dataset as stored, ScanFitInput's rows and labels exactly; after a
-// write to the study ScanRead reads it again, as ScanFitInput does.
-func TestScanReadEqualsScanFitInput(t *testing.T) {
+// TestScanCandidatesEqualsScanFitInput: one decode of a study's snapshot
+// (ReadStudy) gives SnapshotAnswers' set and, walked by ScanCandidates
+// with the dataset as stored, ScanFitInput's rows and labels exactly,
+// each candidate once; after a write to the study ScanCandidates reads
+// it again, as ScanFitInput does; and a study that answered candidates
+// the dataset lacks is walked in ScanFitInput's order too.
+func TestScanCandidatesEqualsScanFitInput(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
 	seedJudgeAndDataset(t, s)
@@ -625,14 +627,16 @@ func TestScanReadEqualsScanFitInput(t *testing.T) {
 	scan := func(r *StudyRead) (string, []model.Label) {
 		t.Helper()
 		var rows []model.ScoreRow
-		condOf := map[int32][3]string{} // rows of one condition number share their strings
-		labels, err := s.ScanRead(ctx, r, d, nil, func(cond int32, row *model.ScoreRow) error {
-			c := [3]string{row.Probe, row.Wording, row.Run}
-			if first, seen := condOf[cond]; seen && first != c || cond < 0 {
-				t.Fatalf("condition %d: %v, and %v before", cond, c, first)
+		seen := map[[2]string]bool{}
+		labels, err := s.ScanCandidates(ctx, "tiny", "j", testBank, r, d, func(c *model.CandidateScores) error {
+			key := [2]string{c.Context, c.Candidate}
+			if seen[key] || len(c.Cond) == 0 || len(c.Cond) != len(c.Score) {
+				t.Fatalf("candidate %v given again or with %d conditions, %d scores", key, len(c.Cond), len(c.Score))
 			}
-			condOf[cond] = c
-			rows = append(rows, *row)
+			seen[key] = true
+			for i := range c.Cond {
+				rows = append(rows, c.Row(i))
+			}
 			return nil
 		})
 		if err != nil {
@@ -691,19 +695,40 @@ func TestScanReadEqualsScanFitInput(t *testing.T) {
 		gotRows, gotLabels := scan(r)
 		wantRows, wantLabels := want()
 		if gotRows == "" || gotRows != wantRows || !reflect.DeepEqual(gotLabels, wantLabels) {
-			t.Fatalf("ScanRead:\n%s%v\nScanFitInput:\n%s%v", gotRows, gotLabels, wantRows, wantLabels)
+			t.Fatalf("ScanCandidates:\n%s%v\nScanFitInput:\n%s%v", gotRows, gotLabels, wantRows, wantLabels)
 		}
 	}
 	if k, err := s.ReadStudy(ctx, "tiny", "j", testBank, false); err != nil || k.Answers() == nil || k.Holds("tiny", "j", testBank) {
 		t.Fatalf("ReadStudy without rows: %v; want answers, no rows held", err)
 	}
-	// A write after the decode: ScanRead reads the study again.
+	// A write after the decode: ScanCandidates reads the study again.
 	if err := s.PutResponses(ctx, []Response{answer("c1", "x", "ATTR:+", "0", 4)}); err != nil {
 		t.Fatal(err)
 	}
 	gotRows, gotLabels := scan(r)
 	wantRows, wantLabels := want()
 	if gotRows != wantRows || !reflect.DeepEqual(gotLabels, wantLabels) {
-		t.Fatalf("ScanRead after a write:\n%s\nScanFitInput:\n%s", gotRows, wantRows)
+		t.Fatalf("ScanCandidates after a write:\n%s\nScanFitInput:\n%s", gotRows, wantRows)
+	}
+	// Answers of candidates the dataset lacks, in a context it has and
+	// in one it lacks, snapshotted: walked from the decode in
+	// ScanFitInput's order.
+	if err := s.PutResponses(ctx, []Response{answer("c9", "z", "baseline", "0", 2), answer("c1", "y", "ATTR:+", "0", 1),
+		answer("c1", "y", "baseline", "0", 5), answer("c0", "z", "baseline", "1", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = s.AcquireStudy(ctx, "tiny", 0, "j", testBank); err == nil {
+		err = l.Release(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = s.ReadStudy(ctx, "tiny", "j", testBank, true); err != nil || !r.Holds("tiny", "j", testBank) {
+		t.Fatalf("ReadStudy: %v; want the study held", err)
+	}
+	gotRows, gotLabels = scan(r)
+	wantRows, wantLabels = want()
+	if !strings.Contains(gotRows, "c9") || gotRows != wantRows || !reflect.DeepEqual(gotLabels, wantLabels) {
+		t.Fatalf("ScanCandidates with candidates the dataset lacks:\n%s\nScanFitInput:\n%s", gotRows, wantRows)
 	}
 }

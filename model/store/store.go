@@ -278,4 +278,5 @@ func (s *Store) knownSecrets() []string {
 // querier is what *sql.DB and *sql.Tx share for reading.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }

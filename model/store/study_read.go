@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"math"
 	"slices"
 
@@ -12,7 +11,7 @@ import (
 
 // StudyRead is one decode of a study's score snapshot, shared by the two
 // readers of a finished study in one command: the plan's estimate (its
-// answered coordinates, Answers) and the read of its rows (ScanRead).
+// answered coordinates, Answers) and the read of its rows (ScanCandidates).
 // prism score on an answered workspace decoded the snapshot once for each
 // before (a quarter of its time); a StudyRead is passed from the one to
 // the other, never kept beyond them.
@@ -21,14 +20,14 @@ type StudyRead struct {
 	answers                  *StudyAnswers
 	// sr and studies are set when the snapshot holds every study
 	// ScanFitInput reads (no other bank's, no study without a current
-	// snapshot): ScanRead then walks sr, after checking that the studies
+	// snapshot): ScanCandidates then walks sr, after checking that the studies
 	// are still of the generations decoded.
 	sr      *studyRows
 	studies []studyRef
 }
 
 // ReadStudy decodes the score snapshot of judge's study on dataset under
-// bankHash, once for Answers and, with rows, ScanRead (the decode is kept
+// bankHash, once for Answers and, with rows, ScanCandidates (the decode is kept
 // for it). Its Answers are SnapshotAnswers' (nil when that is nil); a read
 // whose Answers are nil reads nothing more.
 func (s *Store) ReadStudy(ctx context.Context, dataset, judge, bankHash string, rows bool) (*StudyRead, error) {
@@ -46,7 +45,7 @@ func (s *Store) ReadStudy(ctx context.Context, dataset, judge, bankHash string, 
 	if err != nil {
 		return nil, err
 	}
-	sr := newStudyRows(noPositions()) // ScanRead places the pairs
+	sr := newStudyRows(noPositions()) // ScanCandidates places the pairs
 	whole := true
 	for _, st := range studies {
 		if st.bank != bankHash {
@@ -57,7 +56,7 @@ func (s *Store) ReadStudy(ctx context.Context, dataset, judge, bankHash string, 
 			return r, err
 		}
 	}
-	r.answers = answersOf(sr)
+	r.answers = answersOf(sr, whole && rows)
 	if whole && rows {
 		r.sr, r.studies = sr, studies
 	}
@@ -73,40 +72,63 @@ func (r *StudyRead) Answers() *StudyAnswers {
 	return r.answers
 }
 
-// ScanRead is ScanFitInput of r's study given d, the dataset as stored
-// (DatasetAt, whole: its labels and its candidates' places are read from
-// it instead of again from the workspace). It walks r's decode when r
-// holds the study whole and the study has not been written since (its
-// generations are those decoded), else it reads the study again
-// (ScanFitInput); a nil r reads it again.
-//
-// fn is given each row's condition too, a number within this call: rows
-// with the same number have the same probe, wording and run, so that a
-// reader can key on it instead of on the row's strings
-// (calib.Applier.AddCond).
-func (s *Store) ScanRead(ctx context.Context, r *StudyRead, d *model.Dataset, reserve func(labels []model.Label, rows int), fn func(cond int32, row *model.ScoreRow) error) ([]model.Label, error) {
-	if r == nil || r.sr == nil || d == nil || d.Name != r.dataset {
-		return nil, fmt.Errorf("store: ScanRead needs a read study and its dataset")
+// ScanCandidates is ScanFitInput of judge's study on dataset under
+// bankHash a candidate at a time: fn is given each candidate's rows, in
+// ScanFitInput's order, as one CandidateScores rewritten for each (its
+// conditions numbered within this call), and the labels are returned. It
+// walks r's decode when r holds the study (Holds), the study has not
+// been written since (its generations are those decoded) and d, the
+// dataset as stored (DatasetAt, whole), is given: the labels and the
+// candidates' places are then d's. Else it reads them again.
+func (s *Store) ScanCandidates(ctx context.Context, dataset, judge, bankHash string, r *StudyRead, d *model.Dataset, fn func(*model.CandidateScores) error) ([]model.Label, error) {
+	current := false
+	if r.Holds(dataset, judge, bankHash) && d != nil && d.Name == dataset {
+		var err error
+		if current, err = s.readCurrent(ctx, r); err != nil {
+			return nil, err
+		}
 	}
-	current, err := s.readCurrent(ctx, r)
-	if err != nil {
-		return nil, err
+	var labels []model.Label
+	var sr *studyRows
+	if current {
+		labels = d.Labels()
+		if ok, err := r.answers.eachInDataset(d, fn); ok || err != nil {
+			return labels, err
+		}
+		// Some answers are of candidates d lacks: place every pair.
+		pos := positionsOf(layoutOfDataset(d))
+		sr = r.sr
+		sr.pos = pos
+		for i := range sr.pairs {
+			p := &sr.pairs[i]
+			p.bucket = pos.bucket(p.context, p.candidate)
+		}
+	} else {
+		var err error
+		if labels, sr, err = s.fitRows(ctx, dataset, judge, bankHash); err != nil {
+			return nil, err
+		}
 	}
-	if !current {
-		return s.scanFitInput(ctx, r.dataset, r.judge, r.bankHash, reserve, fn)
+	n := 0
+	err := sr.eachCandidate(func(c *model.CandidateScores) error {
+		n += len(c.Cond)
+		return fn(c)
+	})
+	if err == nil && n == 0 {
+		err = noAnswers(dataset, judge, bankHash)
 	}
-	layout := layoutOfDataset(d)
-	labels, pos := labelsOf(layout), positionsOf(layout)
-	sr := r.sr
-	sr.pos = pos
-	for i := range sr.pairs {
-		p := &sr.pairs[i]
-		p.bucket = pos.bucket(p.context, p.candidate)
-	}
-	return sr.fitInput(labels, reserve, fn, r.dataset, r.judge, r.bankHash)
+	return labels, err
 }
 
-// Holds reports whether ScanRead can walk r's decode for judge's study
+// BankHash is the bank hash of the study r read ("" for nil).
+func (r *StudyRead) BankHash() string {
+	if r == nil {
+		return ""
+	}
+	return r.bankHash
+}
+
+// Holds reports whether ScanCandidates can walk r's decode for judge's study
 // on dataset under bankHash (r read that study, whole); false for nil.
 func (r *StudyRead) Holds(dataset, judge, bankHash string) bool {
 	return r != nil && r.sr != nil && r.dataset == dataset && r.judge == judge && r.bankHash == bankHash
@@ -164,12 +186,27 @@ func (a *StudyAnswers) HasAll(context, candidate string, conds []int32) bool {
 		return len(conds) == 0
 	}
 	have := a.cond[a.start[p]:a.start[p+1]]
+	if len(have) > 8*len(conds) {
+		for _, c := range conds {
+			i, found := slices.BinarySearch(have, c)
+			if !found {
+				return false
+			}
+			have = have[i+1:]
+		}
+		return true
+	}
+	// Most often a candidate's answers are about as many as the
+	// conditions asked: one merge of the two sorted runs.
+	i := 0
 	for _, c := range conds {
-		i, found := slices.BinarySearch(have, c)
-		if !found {
+		for i < len(have) && have[i] < c {
+			i++
+		}
+		if i == len(have) || have[i] != c {
 			return false
 		}
-		have = have[i+1:]
+		i++
 	}
 	return true
 }

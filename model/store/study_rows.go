@@ -122,35 +122,61 @@ func (sr *studyRows) ordered() []model.ScoreRow {
 // rewritten for each row, so that no slice of rows is made; an error
 // from fn ends the walk.
 func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) error {
-	return sr.eachCond(size, func(_ int32, r *model.ScoreRow) error { return fn(r) })
-}
-
-// eachCond is each giving fn the row's condition too: its index in
-// sr.conds (rows with one index share their Probe, Wording and Run).
-func (sr *studyRows) eachCond(size func(n int), fn func(cond int32, row *model.ScoreRow) error) error {
-	sr.rankConds()
-	order := sr.byBucket()
+	order := sr.order()
 	if size != nil {
 		size(len(order))
 	}
-	return sr.walk(order, fn)
-}
-
-// walk calls fn with the rows of order, one ScoreRow rewritten for each,
-// and their conditions.
-func (sr *studyRows) walk(order []int32, fn func(cond int32, row *model.ScoreRow) error) error {
 	var row model.ScoreRow
 	for _, ri := range order {
 		r := sr.recs.at(int(ri))
-		ci := r.condition()
-		p, c := &sr.pairs[r.pair], &sr.conds[ci]
+		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
 		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
 		if r.missing() {
 			row.Score, row.Missing = math.NaN(), true
 		}
-		if err := fn(ci, &row); err != nil {
+		if err := fn(&row); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// order is the indices of the answered records in each's order.
+func (sr *studyRows) order() []int32 {
+	sr.rankConds()
+	return sr.byBucket()
+}
+
+// eachCandidate calls fn with the rows in each's order a candidate at a
+// time (each's order holds a candidate's rows together), one
+// CandidateScores rewritten for each; its conditions are sr.conds.
+func (sr *studyRows) eachCandidate(fn func(*model.CandidateScores) error) error {
+	order := sr.order()
+	c := model.CandidateScores{Conds: make([]model.Condition, len(sr.conds))}
+	for i, k := range sr.conds {
+		c.Conds[i] = model.Condition{Probe: k.probe, Wording: k.wording, Run: k.run}
+	}
+	for lo := 0; lo < len(order); {
+		pair := sr.recs.at(int(order[lo])).pair
+		c.Cond, c.Score = c.Cond[:0], c.Score[:0]
+		hi := lo
+		for ; hi < len(order); hi++ {
+			r := sr.recs.at(int(order[hi]))
+			if r.pair != pair {
+				break
+			}
+			score := r.score
+			if r.missing() {
+				score = math.NaN()
+			}
+			c.Cond, c.Score = append(c.Cond, r.condition()), append(c.Score, score)
+		}
+		p := &sr.pairs[pair]
+		c.Context, c.Candidate = p.context, p.candidate
+		if err := fn(&c); err != nil {
+			return err
+		}
+		lo = hi
 	}
 	return nil
 }
@@ -344,6 +370,16 @@ func (l *recList) at(i int) *scoreRec {
 
 // add appends r and returns it.
 func (l *recList) add(r scoreRec) *scoreRec {
+	if k := len(l.pages) - 1; k >= 0 && len(l.pages[k]) < cap(l.pages[k]) {
+		l.pages[k] = append(l.pages[k], r)
+		l.n++
+		return &l.pages[k][len(l.pages[k])-1]
+	}
+	return l.grow(r)
+}
+
+// grow is add when the last page is full.
+func (l *recList) grow(r scoreRec) *scoreRec {
 	// A study's first page grows as it fills (most studies are small); a
 	// full page is followed by a whole new one. The slices are made by
 	// make, whose clearing the collector can preempt (slices.Grow clears
@@ -471,12 +507,24 @@ func (s *Store) layoutOf(ctx context.Context, dataset string) (layout []layoutCo
 	if err != nil {
 		return nil, false, err
 	}
-	layout, err = datasetLayout(ctx, s.r, id)
+	layout, err = s.datasetLayout(ctx, id)
 	return layout, err == nil, err
 }
 
-// datasetLayout reads the layout of the dataset with row id dataset.
-func datasetLayout(ctx context.Context, q querier, dataset int64) ([]layoutContext, error) {
+// datasetLayout reads the layout of the dataset with row id dataset:
+// the packed one (layout.go), else from the tables.
+func (s *Store) datasetLayout(ctx context.Context, dataset int64) ([]layoutContext, error) {
+	if s.version >= layoutVersion {
+		if layout, ok, err := storedLayout(ctx, s.r, dataset); ok || err != nil {
+			return layout, err
+		}
+	}
+	return tableLayout(ctx, s.r, dataset)
+}
+
+// tableLayout reads the layout of the dataset with row id dataset from
+// its contexts and candidates.
+func tableLayout(ctx context.Context, q querier, dataset int64) ([]layoutContext, error) {
 	var cs []placed[layoutContext]
 	rows, err := q.QueryContext(ctx, "SELECT id, pos, ext_id FROM contexts WHERE dataset_id = ?", dataset)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,5 +94,19 @@ func TestScoreCSVIsPlainNotesBeside(t *testing.T) {
 	code, stdout, errOut = clitest.RunCmd("score", "--calibrator", f.cal["prism"], "--scores", f.newS, "--labels", f.newL)
 	if code != 0 || !strings.HasPrefix(stdout, "context,candidate,") || !strings.Contains(errOut, notes[1]) {
 		t.Errorf("to stdout: exit %d, stdout starts %q, stderr %q lacks %q", code, stdout[:min(len(stdout), 40)], errOut, notes[1])
+	}
+}
+
+// TestAppendNumberIsShortest: appendNumber writes what AppendFloat's
+// shortest 'g' form does, around every edge of its integer path.
+func TestAppendNumberIsShortest(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 2.5, 999999, -999999, 1e6, -1e6, 999999.5, 1e21, 123456, 1e-7, math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.NaN()}
+	for i := range 2000 {
+		xs = append(xs, float64(i*997-1000000), float64(i)/4, math.Nextafter(float64(i), 1e9))
+	}
+	for _, x := range xs {
+		if got, want := string(appendNumber([]byte("x"), x)), "x"+strconv.FormatFloat(x, 'g', -1, 64); got != want {
+			t.Errorf("appendNumber(%v) = %q, want %q", x, got, want)
+		}
 	}
 }

@@ -41,10 +41,11 @@ func TestScoreWorkspaceScanEqualsApplyOfRows(t *testing.T) {
 			if plan.BankHash != bank || plan.Spec.Repeats != runs || !plan.StudyRead().Holds(ds[0].Name, judge, bank) {
 				t.Fatalf("the plan's bank %s, runs %d: want %s, %d and the study read whole", plan.BankHash, plan.Spec.Repeats, bank, runs)
 			}
-			got, err := s.scan(ctx, st, plan, judge)
-			if err != nil {
-				t.Fatal(err)
+			out := s.scan(ctx, st, scanInput{dataset: plan.Spec.Dataset, bankHash: plan.BankHash, repeats: plan.Spec.Repeats, read: plan.StudyRead(), judge: judge})
+			if out.err != nil {
+				t.Fatal(out.err)
 			}
+			got := out.res
 			data, err := study.ReadRuns(ctx, st, ds[0].Name, judge, bank, runs, nil)
 			if err == nil {
 				err = data.Retarget(ctx, st, target)
@@ -59,8 +60,8 @@ func TestScoreWorkspaceScanEqualsApplyOfRows(t *testing.T) {
 			if g, w := scoredText(got), scoredText(want); len(got.Rows) == 0 || g != w {
 				t.Errorf("%s, target %q: scored while read:\n%s\nApply of the rows:\n%s", file, target, g, w)
 			}
-			if !reflect.DeepEqual(*s.study, data.Study) {
-				t.Errorf("%s, target %q: study %+v, want %+v", file, target, *s.study, data.Study)
+			if !reflect.DeepEqual(*out.study, data.Study) {
+				t.Errorf("%s, target %q: study %+v, want %+v", file, target, *out.study, data.Study)
 			}
 		}
 	}

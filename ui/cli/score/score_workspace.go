@@ -47,6 +47,7 @@ type scoreWorkspace struct {
 	source     string         // names the scores in errors
 	study      *model.Study   // what was read of the workspace (nil under --budget)
 	budgetDone *budgetScoring // what the budgeted scoring did
+	early      *earlyScan     // the scan begun beside the first plan, or nil
 }
 
 // config is the judge configuration to score with: the calibrator's
@@ -108,7 +109,10 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	if err != nil {
 		return nil, nil, false, err
 	}
-	defer func() { st.Close() }()
+	defer func() {
+		s.early.wait() // it reads st
+		st.Close()
+	}()
 	if cfg.APIKey != "" {
 		st.AddSecret(string(cfg.APIKey))
 	}
@@ -146,7 +150,10 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 		return nil, mismatches, err == nil, err
 	}
 	if plan.Estimate.Send+plan.Estimate.CacheHits > 0 {
-		// Something to store: plan again on a writable open.
+		// Something to store: plan again on a writable open (the early
+		// scan read a study now to be added to).
+		s.early.wait()
+		s.early = nil
 		st.Close()
 		if st, err = clikit.OpenWorkspace(ctx, path, false); err != nil {
 			return nil, nil, false, err
@@ -168,9 +175,19 @@ func (s *scoreWorkspace) acquire(ctx context.Context) (res *calib.Scored, mismat
 	}
 	// The calibrator's runs only: a workspace that holds more runs (a
 	// prism run with --repeats, a screen) is scored as it was trained.
-	s.source = fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dsName, name)
-	res, err = s.scan(ctx, st, plan, name)
-	return res, mismatches, false, err
+	in := scanInput{dataset: plan.Spec.Dataset, bankHash: plan.BankHash, repeats: plan.Spec.Repeats, read: plan.StudyRead(), judge: name}
+	out := s.early.result(in)
+	if out == nil {
+		s.source = sourceOf(st, dsName, name)
+		out = s.scan(ctx, st, in)
+	}
+	s.study = out.study
+	return out.res, mismatches, false, out.err
+}
+
+// sourceOf names the scores of judge on dataset in st, in errors.
+func sourceOf(st *store.Store, dataset, judge string) string {
+	return fmt.Sprintf("%s: dataset %s, judge %s", st.Path(), dataset, judge)
 }
 
 // firstPlan plans spec on the dataset dsName, read once for the judge
@@ -204,6 +221,13 @@ func (s *scoreWorkspace) firstPlan(ctx context.Context, st *store.Store, dsName 
 	spec.Dataset, spec.DatasetRev = d, rev
 	if now == nil {
 		now = s.nameJudge(spec, b, cfg) // the task is the dataset's
+	}
+	if r := spec.Read; s.budget == 0 && !*s.spend.Dry && r.Holds(dsName, spec.JudgeName, r.BankHash()) {
+		// A study answered whole is scored while it is planned: the two
+		// read the same decode, and the plan most often finds nothing to
+		// send (prism score on an answered workspace).
+		s.source = sourceOf(st, dsName, spec.JudgeName)
+		s.early = s.scanEarly(ctx, st, scanInput{dataset: d, bankHash: r.BankHash(), repeats: spec.Repeats, read: r, judge: spec.JudgeName})
 	}
 	plan, err := s.planRead(ctx, st, *spec)
 	if errors.Is(err, engine.ErrTextsNeeded) {
@@ -256,40 +280,95 @@ func decodeStudy(ctx context.Context, st *store.Store, dataset string, spec engi
 	return out
 }
 
-// scan scores the plan's runs of judge's study on its dataset and bank
-// as they are read (calib.Applier; study.ScanRead walks the plan's decode,
-// Plan.StudyRead: the rows are never held), as Apply does the rows of
-// study.ReadRuns, bit for bit.
-func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, plan *engine.Plan, judgeName string) (*calib.Scored, error) {
-	info, _, err := study.Pick(ctx, st, plan.Spec.Dataset.Name, judgeName, plan.BankHash)
+// scanInput is what scan reads: the runs of judge's study on a dataset
+// (as stored) and bank, with the plan's decode of its answers.
+type scanInput struct {
+	dataset  *model.Dataset
+	bankHash string
+	repeats  int
+	read     *store.StudyRead
+	judge    string
+}
+
+// scanned is a scan's result.
+type scanned struct {
+	res   *calib.Scored
+	study *model.Study
+	err   error
+}
+
+// scan scores the runs of the judge's study on its dataset and bank as
+// they are read (calib.Applier; study.ScanCandidates walks the plan's
+// decode, Plan.StudyRead: the rows are never held), as Apply does the
+// rows of study.ReadRuns, bit for bit.
+func (s *scoreWorkspace) scan(ctx context.Context, st *store.Store, in scanInput) *scanned {
+	info, _, err := study.Pick(ctx, st, in.dataset.Name, in.judge, in.bankHash)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", st.Path(), err)
+		return &scanned{err: fmt.Errorf("%s: %w", st.Path(), err)}
 	}
 	a, err := s.cal.NewApplier(s.applyOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+		return &scanned{err: fmt.Errorf("%s: %w", s.calFile, err)}
 	}
+	n := 0
+	for _, c := range in.dataset.Contexts {
+		n += len(c.Candidates)
+	}
+	a.Reserve(n)
 	var applyErr error
-	desc, labels, err := study.ScanRead(ctx, st, info, study.Runs{N: plan.Spec.Repeats}, plan.StudyRead(), plan.Spec.Dataset, nil, func(cond int32, r *model.ScoreRow) error {
-		applyErr = a.AddCond(cond, r)
+	desc, labels, err := study.ScanCandidates(ctx, st, info, study.Runs{N: in.repeats}, in.read, in.dataset, func(c *model.CandidateScores) error {
+		applyErr = a.AddCandidate(c)
 		return applyErr
 	})
 	if applyErr != nil {
-		return nil, fmt.Errorf("%s: %w", s.calFile, applyErr)
+		return &scanned{err: fmt.Errorf("%s: %w", s.calFile, applyErr)}
 	}
 	data := &study.Data{Study: desc, Labels: labels}
 	if err == nil {
 		err = data.Retarget(ctx, st, s.target)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", st.Path(), err)
+		return &scanned{err: fmt.Errorf("%s: %w", st.Path(), err)}
 	}
-	s.study = &data.Study
 	res, err := a.Finish(data.Labels)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.calFile, err)
+		return &scanned{err: fmt.Errorf("%s: %w", s.calFile, err)}
 	}
-	return res, nil
+	return &scanned{res: res, study: &data.Study}
+}
+
+// earlyScan is a scan begun before the plan that decides it is needed.
+type earlyScan struct {
+	in   scanInput
+	done chan struct{}
+	out  *scanned
+}
+
+// scanEarly begins scan of in on st in a goroutine.
+func (s *scoreWorkspace) scanEarly(ctx context.Context, st *store.Store, in scanInput) *earlyScan {
+	e := &earlyScan{in: in, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		e.out = s.scan(ctx, st, in)
+	}()
+	return e
+}
+
+// wait waits for the scan to end; nil waits for nothing.
+func (e *earlyScan) wait() {
+	if e != nil {
+		<-e.done
+	}
+}
+
+// result is the scan's result when it scanned in (what the plan would
+// scan), else nil.
+func (e *earlyScan) result(in scanInput) *scanned {
+	if e == nil || e.in != in {
+		return nil
+	}
+	e.wait()
+	return e.out
 }
 
 // applyOptions are the options of the scoring, naming the workspace's
