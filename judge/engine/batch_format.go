@@ -136,7 +136,7 @@ func (f *lineFormat) line(id string, body []byte) ([]byte, error) {
 	var v any
 	switch f.format {
 	case FormatOpenAI, FormatVLLM:
-		v = BatchInput{CustomID: id, Method: "POST", URL: BatchURL, Body: body}
+		return batchInputLine(id, body)
 	case FormatAnthropic:
 		params, err := AnthropicParams(body)
 		if err != nil {
@@ -153,6 +153,34 @@ func (f *lineFormat) line(id string, body []byte) ([]byte, error) {
 		v = row
 	}
 	return marshalLine(v)
+}
+
+// batchInputLine is marshalLine of BatchInput{id, "POST", BatchURL,
+// body} for a compact body (ChatBody's): the body is copied, not
+// compacted again as encoding/json does a json.RawMessage (a third of
+// exporting SummEval's 60,800 calls).
+func batchInputLine(id string, body []byte) ([]byte, error) {
+	b := make([]byte, 0, len(body)+len(id)+len(BatchURL)+64)
+	b = append(b, `{"custom_id":`...)
+	b, err := appendString(b, id)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"method":"POST","url":`...)
+	if b, err = appendString(b, BatchURL); err != nil {
+		return nil, err
+	}
+	b = append(append(append(b, `,"body":`...), body...), "}\n"...)
+	return b, nil
+}
+
+// appendString appends s as marshalLine writes a string.
+func appendString(b []byte, s string) ([]byte, error) {
+	q, err := marshalLine(s)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, q[:len(q)-1]...), nil // without the encoder's newline
 }
 
 // marshalLine is v as one JSON line, HTML characters unescaped.
