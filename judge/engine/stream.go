@@ -107,9 +107,12 @@ func (p *Plan) chunks(ctx context.Context, st *store.Store, out chan<- *Plan) er
 				return fmt.Errorf("engine: pending requests: %w", err)
 			}
 		}
-		// The cache is asked only when the estimate found hits in it:
-		// otherwise NewPlan's look-ups would find none either.
-		if err := cp.resolveWith(ctx, st, ans, p.Estimate.CacheHits > 0); err != nil {
+		// The cache is asked only when the estimate found answers in it
+		// (not only a context's twins, Shared, which the chunk's plan
+		// sends once itself): otherwise NewPlan's look-ups would find
+		// none either. Asking it for every chunk of a study whose
+		// contexts hold twins was half the CPU of its offline run.
+		if err := cp.resolveWith(ctx, st, ans, p.Estimate.CacheHits > p.Estimate.Shared); err != nil {
 			return err
 		}
 		select {
