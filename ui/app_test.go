@@ -168,6 +168,7 @@ func stopRun(t *testing.T, a *App) {
 // Every frame fills the terminal exactly: no line wider than the terminal
 // and exactly as many lines as it is high, at any size from 80×24 up.
 func TestFrameFitsTerminal(t *testing.T) {
+	t.Parallel() // one of the heaviest: beside the others on a second core
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}}
 	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"2", "down", "enter"}, {"i"}, {"d"}, {"4"}, {"4", "r"}}
 	// Every keyset, pressed at one size (each keyset at another) and

@@ -240,6 +240,7 @@ func acquire(t *testing.T, a *App, b *banks.Bank, repeats int) {
 // computed in a tea.Cmd; the quality bank, with answers on 1–10 and on
 // 0–100, shows the resolution line; golden frames at both sizes.
 func TestDiagPanel(t *testing.T) {
+	t.Parallel() // one of the heaviest: beside the others on a second core
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
 	ladder, _ := banks.Builtin("ladder")
@@ -323,6 +324,7 @@ func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
 // panel once the workspace holds a listwise study of the bank, with the
 // numbers prism diagnose order computes (200 resamples).
 func TestGoldenOrderPanel(t *testing.T) {
+	t.Parallel() // one of the heaviest: beside the others on a second core
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
 	press(a, "2")

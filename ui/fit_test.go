@@ -100,6 +100,7 @@ var screenedRef struct {
 // answers, formatted as the screen formats them: means and intervals,
 // differences from Vanilla, γ and α per fold, and the sweep.
 func TestFitScreenMatchesFit(t *testing.T) {
+	t.Parallel() // one of the heaviest: beside the others on a second core
 	for _, metricKeys := range [][]string{nil, {"m"}, {"t"}} {
 		a, rep := fittedDemo(t, 160, 48, metricKeys...)
 		f := frame(a)

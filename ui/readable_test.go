@@ -174,6 +174,7 @@ func readableGolden(t *testing.T, a *App, name string) {
 // Fit (γ sweep), Profiles (detail), Inspect, Compare and Bank (screening
 // bars) screens on the two-judge fixture.
 func TestGoldenReadable(t *testing.T) {
+	t.Parallel() // one of the heaviest: beside the others on a second core
 	t.Run("run", func(t *testing.T) {
 		a := finishedRun(t, 80, 24)
 		freezeClock(a)
