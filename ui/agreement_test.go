@@ -79,7 +79,7 @@ func wantAgreement(t *testing.T, a *App, metric string, judges ...string) *agree
 // switches the headline to pairwise accuracy; naming another judge marks
 // it stale.
 func TestFitAgreementWithoutProbes(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := fixtureApp(t, fixtureAgree, 120, 40)
 	setFormField(t, a, runtab.FieldName, "bare")
 	press(a, "5", "f")
@@ -122,7 +122,7 @@ func TestFitAgreementWithoutProbes(t *testing.T) {
 // The Compare tab measures every judge, the one without probes too, on
 // the same resamples: its agreement beside the probed judges' fits.
 func TestCompareAgreement(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := fixtureApp(t, fixtureAgree, 160, 48)
 	press(a, "8", "c")
 	v := a.cmp
@@ -169,7 +169,7 @@ func TestCompareAgreement(t *testing.T) {
 // Golden frames: the Fit tab's agreement of the judge without probes,
 // and the Compare tab with it beside the probed judges.
 func TestGoldenAgreement(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := fixtureApp(t, fixtureAgree, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
 	setFormField(t, a, runtab.FieldName, "bare")

@@ -46,6 +46,7 @@ func freezeClock(a *App) {
 }
 
 func TestGoldenScreens(t *testing.T) {
+	t.Parallel()
 	for _, size := range goldenSizes {
 		for _, sc := range []struct {
 			name string
@@ -79,6 +80,7 @@ func TestGoldenScreens(t *testing.T) {
 // The Run tab after an offline run on the demo has finished: the
 // final ratio panel (2,000 resamples, seed 42) over every score.
 func TestGoldenRunFinished(t *testing.T) {
+	t.Parallel()
 	// One run serves both sizes: the frame is drawn from the state and the
 	// current size alone.
 	a := finishedRun(t, goldenSizes[0][0], goldenSizes[0][1])
@@ -97,6 +99,7 @@ func TestGoldenRunFinished(t *testing.T) {
 // The Run tab in the middle of a run: 300 of 2,280 requests answered,
 // the live ratio panel computed from the 300 stored scores.
 func TestGoldenRunLive(t *testing.T) {
+	t.Parallel()
 	for _, size := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			const answered = 300
@@ -168,7 +171,7 @@ func stopRun(t *testing.T, a *App) {
 // Every frame fills the terminal exactly: no line wider than the terminal
 // and exactly as many lines as it is high, at any size from 80×24 up.
 func TestFrameFitsTerminal(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {132, 43}, {160, 48}, {237, 61}}
 	keysets := [][]string{nil, {"right", "down"}, {"2"}, {"2", "right", "down"}, {"?"}, {"3"}, {"2", "a"}, {"2", "down", "enter"}, {"i"}, {"d"}, {"4"}, {"4", "r"}}
 	// Every keyset, pressed at one size (each keyset at another) and
@@ -220,6 +223,7 @@ func checkFits(t *testing.T, a *App, size [2]int, what string) {
 }
 
 func TestNavigation(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	ds := a.study.Dataset
 	if !strings.Contains(frame(a), ds.Contexts[0].Candidates[0].Text[:20]) {
@@ -273,6 +277,7 @@ func TestNavigation(t *testing.T) {
 }
 
 func TestTooSmall(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 40, 10)
 	if !strings.Contains(frame(a), "needs at least") {
 		t.Fatal("a tiny terminal should get a notice")
@@ -282,6 +287,7 @@ func TestTooSmall(t *testing.T) {
 // The whole flow on the demo in the real program: edit a wording, start
 // an offline run, watch the ratio bars fill, see it finish, quit.
 func TestProgramFlow(t *testing.T) {
+	t.Parallel()
 	s := demoStudy(t)
 	orig := s.Bank.Hash()
 	a := New(s)

@@ -22,6 +22,7 @@ import (
 )
 
 func TestBankEditWording(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	orig := a.bank.Bank().Hash()
@@ -68,6 +69,7 @@ func TestBankEditWording(t *testing.T) {
 // a newline in a wording (banks allow them), and a one-line value (a
 // clause) turns a pasted newline into a space.
 func TestBankEditMultiline(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 80, 24)
 	drive(a, a.Init())
 	long := "Weigh factual accuracy far more heavily than anything else when you score this summary."
@@ -95,6 +97,7 @@ func TestBankEditMultiline(t *testing.T) {
 }
 
 func TestBankEditRejectsInvalid(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	orig := a.bank.Bank().Hash()
 	press(a, "2", "down", "enter", "ctrl+u", "enter") // empty wording
@@ -112,6 +115,7 @@ func TestBankEditRejectsInvalid(t *testing.T) {
 }
 
 func TestBankAddRemoveClause(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	n := len(a.bank.Bank().Attributes)
 	press(a, "2", "a")
@@ -153,6 +157,7 @@ func TestBankAddRemoveClause(t *testing.T) {
 }
 
 func TestBankSwitchAndSave(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	press(a, "2", "b")
 	all := banks.Builtins()
@@ -240,7 +245,7 @@ func acquire(t *testing.T, a *App, b *banks.Bank, repeats int) {
 // computed in a tea.Cmd; the quality bank, with answers on 1–10 and on
 // 0–100, shows the resolution line; golden frames at both sizes.
 func TestDiagPanel(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
 	ladder, _ := banks.Builtin("ladder")
@@ -324,7 +329,7 @@ func acquireOrders(t *testing.T, st *store.Store, name string, orders int) {
 // panel once the workspace holds a listwise study of the bank, with the
 // numbers prism diagnose order computes (200 resamples).
 func TestGoldenOrderPanel(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
 	press(a, "2")

@@ -211,7 +211,7 @@ func table2Want(row figures.T2Row) string {
 // rubric-based rows, then the rubric-free ones, with the report's
 // numbers as the screen formats them.
 func TestFitScreenBaselines(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a, rep := fittedRubric(t, 160, 48)
 	if got, want := jsonOf(t, studyless(t, a.fit.Report(), a.fit.Key())), jsonOf(t, rep); got != want {
 		t.Fatalf("the Fit tab's report differs from prism fit's:\n got %s\nwant %s", got, want)
@@ -250,7 +250,7 @@ func TestFitScreenBaselines(t *testing.T) {
 // Imputed rubric cells are listed under Table 2 (its columns leaving a
 // narrow pane are tested in ui/tabs/fit).
 func TestTable2Narrow(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a, rep := fittedRubric(t, 80, 24)
 	// A report whose SAJA broad ratings had missing cells says so.
 	r := *rep
@@ -274,7 +274,7 @@ func TestTable2Narrow(t *testing.T) {
 // imported scores) and — where it has none; each judge's report is
 // `prism fit`'s.
 func TestCompareBaselines(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := rubricTwoJudgeDemo(t, 160, 48)
 	press(a, "8", "c")
 	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) != 2 {
@@ -351,7 +351,7 @@ func methodOf(t *testing.T, key string) calib.Method {
 // e with baselines writes table2.csv beside the report: Table 2's rows
 // with the report's numbers; report.json holds the baselines and budgets.
 func TestFitExportBaselines(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a, rep := fittedRubric(t, 80, 24)
 	a.fit.SetExportDir(filepath.Join(t.TempDir(), "export"))
 	press(a, "e", "enter")
@@ -403,7 +403,7 @@ func TestFitExportBaselines(t *testing.T) {
 // Golden frames of the Fit tab with rubric baselines (its top and its
 // end) and of the Compare tab with two judges' baselines.
 func TestGoldenBaselines(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := fitRubricApp(t, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
 	g.capture(a, "fit")
@@ -420,6 +420,7 @@ func TestGoldenBaselines(t *testing.T) {
 // criterion it lacks) leave the baselines out with a warning: the
 // methods are fitted all the same.
 func TestFitBaselinesWarnings(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	rows, err := swappedRows(a)
 	if err != nil {
@@ -456,6 +457,7 @@ func TestFitBaselinesWarnings(t *testing.T) {
 // the others never) leave the baselines out with the fit's reason; the
 // methods are fitted.
 func TestFitBaselinesUnusable(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	rows, err := swappedRows(a)
 	if err != nil {

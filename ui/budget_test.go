@@ -19,6 +19,7 @@ import (
 // lines on screen are its numbers. b again shows the subset-size curve.
 // Golden frames: the curve at every golden size.
 func TestBudgetCurveView(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, goldenSizes[1][0], goldenSizes[1][1])
 	press(a, "4", "b")
 	b := a.sel.BudgetJob()

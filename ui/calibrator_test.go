@@ -50,6 +50,7 @@ func rightPane(f string) string {
 //   - an edited copy of the file is refused with an error naming the file
 //     and the field, and the loaded calibrator stays as it was.
 func TestCalibratorFlow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
 	press(a, "5", "S")

@@ -54,6 +54,7 @@ func swappedRows(a *App) ([]model.ScoreRow, error) {
 }
 
 func TestCompareSwappedJudge(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, 160, 90) // every attribute's rows in one frame
 	press(a, "8", "c")
 	if a.cmp.Busy() || a.cmp.Err() != nil || len(a.cmp.Fits()) != 2 {
@@ -92,6 +93,7 @@ func TestCompareSwappedJudge(t *testing.T) {
 
 // Golden frames of the Compare tab on the two-judge fixture.
 func TestGoldenCompare(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
 	press(a, "8", "c")
 	g := goldenFrames{}

@@ -55,6 +55,7 @@ func storedDatasets(t *testing.T, a *App) []string {
 }
 
 func TestImportErrorInPlace(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	// Line 2 has no candidate text.
@@ -81,6 +82,7 @@ func TestImportErrorInPlace(t *testing.T) {
 }
 
 func TestImportAndChoose(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	importFile(t, a, "tiny.jsonl", `{"context": "c1", "candidate": "A", "source": "S one.", "text": "Alpha text.", "human": 3}
@@ -138,6 +140,7 @@ func TestImportAndChoose(t *testing.T) {
 
 // A workspace with several datasets opens on the chooser.
 func TestChooserAtStart(t *testing.T) {
+	t.Parallel()
 	s := demoStudy(t)
 	s.Datasets = []string{"demo", "other"}
 	a := New(s)
@@ -152,6 +155,7 @@ func TestChooserAtStart(t *testing.T) {
 
 // A new, empty workspace opens on a screen that says what to do.
 func TestEmptyWorkspace(t *testing.T) {
+	t.Parallel()
 	s := demoStudy(t)
 	s.Dataset = &model.Dataset{Task: model.TaskGeneric}
 	s.Datasets = nil
@@ -211,6 +215,7 @@ func chooserOf(a *App) (*datatab.Chooser, bool) {
 // reads the file typed, a directory typed is listed, and a path that is
 // not there is an error naming it.
 func TestImportTypedPath(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
@@ -253,6 +258,7 @@ func TestImportTypedPath(t *testing.T) {
 // The picker does not offer the open workspace's own files: its
 // database, and SQLite's -wal and -shm beside it.
 func TestImportHidesWorkspaceFiles(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	db := a.study.Store.Path()
 	dir := filepath.Dir(db)

@@ -11,6 +11,7 @@ import (
 // directory prism was started from; the demo's workspace is temporary, so
 // its exports go to the current directory.
 func TestExportDirDefault(t *testing.T) {
+	t.Parallel()
 	path := copyFixture(t, fixtureDemo)
 	s := studyOn(t, path)
 	s.Demo = false
@@ -28,6 +29,7 @@ func TestExportDirDefault(t *testing.T) {
 // there is where the files go, and the next e offers it again; esc
 // exports nothing.
 func TestFitExportAsksDir(t *testing.T) {
+	t.Parallel()
 	a, _ := fittedDemo(t, 80, 24)
 	a.fit.SetExportDir(filepath.Join(t.TempDir(), "first"))
 	press(a, "e")

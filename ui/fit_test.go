@@ -21,6 +21,7 @@ import (
 )
 
 func TestValueAxis(t *testing.T) {
+	t.Parallel()
 	const tol = 1e-12
 	for _, tc := range []struct {
 		vals   []float64
@@ -100,7 +101,7 @@ var screenedRef struct {
 // answers, formatted as the screen formats them: means and intervals,
 // differences from Vanilla, γ and α per fold, and the sweep.
 func TestFitScreenMatchesFit(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	for _, metricKeys := range [][]string{nil, {"m"}, {"t"}} {
 		a, rep := fittedDemo(t, 160, 48, metricKeys...)
 		f := frame(a)
@@ -185,6 +186,7 @@ func paneRow(f string, i int, prefix string) string {
 // the profiles by name and by magnitude with the second row selected, and
 // the Compare tab with the demo's single judge.
 func TestGoldenFit(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
 	press(a, "5")
@@ -209,6 +211,7 @@ func TestGoldenFit(t *testing.T) {
 // export directory; the figures decode (the decoding itself is tested in
 // package figures) and report.json is the report on screen.
 func TestFitExport(t *testing.T) {
+	t.Parallel()
 	a, rep := fittedDemo(t, 80, 24)
 	a.fit.SetExportDir(filepath.Join(t.TempDir(), "export"))
 	press(a, "e", "enter") // e asks where, holding the last directory

@@ -19,7 +19,7 @@ var footerSizes = [][2]int{{80, 24}, {200, 60}}
 // and "q quit" at 80×24 as at 200×60: the bar drops the tab's own
 // entries first. The frames are golden too.
 func TestGoldenTabsFooter(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := walkthroughDemo(t, 80, 24)
 	press(a, "2", "s", "4", "r", "5", "f", "8", "c", "1", "down", "right", "down", "enter")
 	tabs := []struct{ key, name string }{{"1", "data"}, {"2", "bank"}, {"3", "run"}, {"4", "select"},
@@ -48,7 +48,7 @@ func TestGoldenTabsFooter(t *testing.T) {
 // reachable by scrolling: the forward selection's last step (the right
 // pane, G) with the pane's title still on top, and the Fit tab's γ sweep.
 func TestSmallTabsScroll(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	a := walkthroughDemo(t, 80, 24)
 	press(a, "2", "s", "4", "r")
 	rep := a.sel.Report()
@@ -71,6 +71,7 @@ func TestSmallTabsScroll(t *testing.T) {
 // wide), the help bar keeps "? more keys" and "q quit" at its end and
 // fits the width.
 func TestHelpBarKeepsHelpAndQuit(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 60, 24)
 	drive(a, a.Init())
 	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8"} {

@@ -21,6 +21,7 @@ import (
 // terms use Δ centered in the context and the PRISM β of the fold that
 // tested the context, ŷ = s0 − Σ terms, and the ranks are mid-ranks.
 func TestInspectMatchesStoredScores(t *testing.T) {
+	t.Parallel()
 	a, rep := fittedDemo(t, 160, 48)
 	for c, n := range rep.Imputed {
 		if n > 0 {
@@ -109,6 +110,7 @@ func TestInspectMatchesStoredScores(t *testing.T) {
 // Golden frames of the Inspect tab on a candidate of the screened,
 // fitted demo.
 func TestGoldenInspect(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, goldenSizes[0][0], goldenSizes[0][1])
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
 	g := goldenFrames{}
@@ -120,6 +122,7 @@ func TestGoldenInspect(t *testing.T) {
 // the Data tab following; at either end they stay, and esc still
 // returns to where Inspect was opened.
 func TestInspectStep(t *testing.T) {
+	t.Parallel()
 	a, _ := fittedDemo(t, 100, 30)
 	press(a, "1", "down", "right", "down", "enter")
 	c := a.data.Context()
@@ -157,6 +160,7 @@ func TestInspectStep(t *testing.T) {
 // names another judge it is marked stale, and f fits that judge and
 // inspects the same candidate on it; new answers mark it stale too.
 func TestInspectFollowsTheStudy(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, 120, 40)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
 	ins := a.insp.Inspection()
@@ -195,6 +199,7 @@ func TestInspectFollowsTheStudy(t *testing.T) {
 // two decimals s0 is printed in, and the printed terms sum to the printed
 // Σ, and s0 − Σ to ŷ, within the last of the four decimals printed.
 func TestInspectArithmeticAddsUp(t *testing.T) {
+	t.Parallel()
 	a, _ := fittedDemo(t, 160, 48)
 	press(a, "1", "down", "right", "down", "enter")
 	var cells []string
@@ -259,6 +264,7 @@ func TestInspectArithmeticAddsUp(t *testing.T) {
 // the first of the dataset on a fresh start, the one selected after
 // moving; ] and [ step from there, and esc returns to the Data tab.
 func TestInspectOpensOnSelection(t *testing.T) {
+	t.Parallel()
 	a, _ := fittedDemo(t, 100, 30)
 	first := a.study.Dataset.Contexts[0]
 	press(a, "7")

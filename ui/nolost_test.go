@@ -49,6 +49,7 @@ func question(a *App) string {
 
 // x asks before removing an attribute with all its conditions; n keeps it.
 func TestBankRemoveAsks(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	n := len(a.bank.Bank().Attributes)
 	press(a, "2", "down", "x")
@@ -83,6 +84,7 @@ func TestBankRemoveAsks(t *testing.T) {
 // b and q go straight on without unsaved edits, and ask with them; a save
 // makes the bank saved again.
 func TestBankUnsavedWarns(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	press(a, "2", "b")
 	if a.modal != nil || a.bank.Bank().Name != "style8" {
@@ -153,6 +155,7 @@ func TestBankUnsavedWarns(t *testing.T) {
 // the file's header points at a section of docs/banks.md that exists, and
 // a file that exists is replaced only after asking.
 func TestBankSaveNameAndHeader(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	orig := a.bank.Bank().Attributes[0].Wordings(a.bank.Bank().Templates, true)[0]
 	editFirstWording(a, "Weigh factual accuracy heavily.")
@@ -226,6 +229,7 @@ func TestBankSaveNameAndHeader(t *testing.T) {
 // The preview follows the wording and the clause as they are typed; esc
 // gives the bank's back.
 func TestBankPreviewWhileTyping(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	hash := a.bank.Bank().Hash()
@@ -257,6 +261,7 @@ func TestBankPreviewWhileTyping(t *testing.T) {
 // The quit dialog says what happens to the answers: kept in a workspace
 // file, deleted with the demo's temporary workspace.
 func TestQuitTextDemoVsKept(t *testing.T) {
+	t.Parallel()
 	for _, temp := range []bool{false, true} {
 		t.Run(fmt.Sprint("temporary=", temp), func(t *testing.T) {
 			s := demoStudy(t)
@@ -279,6 +284,7 @@ func TestQuitTextDemoVsKept(t *testing.T) {
 
 // The import dialog goes up past its start directory, even from ".".
 func TestImportParentDirectory(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
@@ -333,6 +339,7 @@ func pickFile(t *testing.T, a *App, name, content string) *datatab.Importer {
 // default; an edited name is the stored one; an invalid one is refused
 // and its error goes at the next key.
 func TestImportNamesDataset(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "My Tiny.jsonl", tinyJSONL)
 	if im.Step() != datatab.ImportName || im.Name() != "my-tiny" {
@@ -364,6 +371,7 @@ func TestImportNamesDataset(t *testing.T) {
 // A name the workspace holds is replaced only after asking; n goes back
 // to the name, y replaces.
 func TestImportOffersReplace(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "demo.jsonl", tinyJSONL)
 	press(a, "enter")
@@ -386,6 +394,7 @@ func TestImportOffersReplace(t *testing.T) {
 // With a run acquiring the dataset, the store refuses to replace it and
 // the dialog shows why, naming the run.
 func TestImportReplaceBusy(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	g := startHeld(t, a, 0)
@@ -403,6 +412,7 @@ func TestImportReplaceBusy(t *testing.T) {
 
 // A failed file's error goes at the next key.
 func TestImportErrorCleared(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	im := pickFile(t, a, "bad.jsonl", `{"context": "c1", "candidate": "B", "human": 4}`+"\n")
 	if im.Step() != datatab.ImportPick || !strings.Contains(frame(a), "not imported") {
@@ -416,6 +426,7 @@ func TestImportErrorCleared(t *testing.T) {
 
 // The new dialogs at 80×24 and 120×36.
 func TestGoldenNoLostWork(t *testing.T) {
+	t.Parallel()
 	edit := func(t *testing.T, a *App) { editFirstWording(a, "Weigh factual accuracy heavily.") }
 	for _, size := range [][2]int{{80, 24}, {120, 36}} {
 		for _, sc := range []struct {
@@ -445,6 +456,7 @@ func TestGoldenNoLostWork(t *testing.T) {
 // Opening a dataset the edited bank has no prompt for would replace the
 // bank: it asks first, and n keeps both the dataset and the edits.
 func TestDatasetSwitchWarnsAboutUnsavedBank(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	if _, ok := a.bank.Bank().Tasks[model.TaskDialogue]; ok {
 		t.Fatal("the test wants a bank without the dialogue prompt")

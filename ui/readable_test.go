@@ -19,6 +19,7 @@ import (
 // give way.
 
 func TestClipMiddle(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s    string
 		w    int
@@ -49,6 +50,7 @@ func headerLine(a *App) string { return strings.Split(frame(a), "\n")[1] }
 // give way first. A name too long for any layout is cut in its middle and
 // keeps its end.
 func TestHeaderKeepsJudgeName(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 80, 24)
 	drive(a, a.Init())
 	if h := headerLine(a); !strings.Contains(h, "judge offline (simulator)") || strings.Contains(h, "…") {
@@ -74,6 +76,7 @@ func TestHeaderKeepsJudgeName(t *testing.T) {
 // context column gives way, and a probe name still too long is cut in
 // its middle ("neutra…istent").
 func TestRunTableKeepsProbeSign(t *testing.T) {
+	t.Parallel()
 	a := finishedRun(t, 80, 24)
 	lr := a.run.Live()
 	var rows []string
@@ -114,6 +117,7 @@ func TestRunTableKeepsProbeSign(t *testing.T) {
 // At 120×36 the Inspect tab shows every rank, however long, and the
 // note on the fold in full.
 func TestInspectKeepsRanks(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 120, 36)
 	press(a, "5", "f", "1", "down", "right", "down", "enter")
 	ins := a.insp.Inspection()
@@ -137,6 +141,7 @@ func TestInspectKeepsRanks(t *testing.T) {
 // The Compare tab's method table gives a judge's column the width of
 // its name when the row has room, and cuts a longer name in its middle.
 func TestCompareKeepsJudgeNames(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, 120, 36)
 	press(a, "8", "c")
 	if len(a.cmp.Fits()) != 2 {
@@ -174,7 +179,7 @@ func readableGolden(t *testing.T, a *App, name string) {
 // Fit (γ sweep), Profiles (detail), Inspect, Compare and Bank (screening
 // bars) screens on the two-judge fixture.
 func TestGoldenReadable(t *testing.T) {
-	t.Parallel() // one of the heaviest: beside the others on a second core
+	t.Parallel()
 	t.Run("run", func(t *testing.T) {
 		a := finishedRun(t, 80, 24)
 		freezeClock(a)
@@ -200,6 +205,7 @@ func TestGoldenReadable(t *testing.T) {
 // folds with the fold range; the sign columns say "agree" or "oppose",
 // never "shared", which is e_k's own name.
 func TestCompareShowsProfileNumbers(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, 120, 36)
 	press(a, "8", "c")
 	if len(a.cmp.Fits()) != 2 {
@@ -228,6 +234,7 @@ func TestCompareShowsProfileNumbers(t *testing.T) {
 }
 
 func TestFixed4(t *testing.T) {
+	t.Parallel()
 	for f, want := range map[float64]string{
 		0.0414: "+0.0414", -2.034e-05: "+0.0000", 5.327e-06: "+0.0000", -0.00941: "-0.0094", 0: "+0.0000",
 	} {
@@ -240,6 +247,7 @@ func TestFixed4(t *testing.T) {
 // A ratio of 12.8 (as the expected-score mode gives) lies within the Run
 // panel's axis, and its bar keeps a space from its number.
 func TestRunRatioAxisCoversValues(t *testing.T) {
+	t.Parallel()
 	a := finishedRun(t, 120, 36)
 	r := &runSignal(a).Rows[0]
 	r.Ratio, r.Lo, r.Hi, r.HasSignal, r.TooFew = 12.8, 11.9, 12.8, true, false
@@ -260,6 +268,7 @@ func TestRunRatioAxisCoversValues(t *testing.T) {
 // The Bank tab's screening bars have an axis: labelled ticks under
 // the bars, the 1 over the bars' │ marker.
 func TestBankScreeningAxis(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 120, 36)
 	press(a, "2")
 	f := frame(a)
@@ -288,6 +297,7 @@ func TestBankScreeningAxis(t *testing.T) {
 // The profile detail shows every number in one precision, without
 // e-notation, and the γ sweep labels its right-hand number.
 func TestProfileDetailOnePrecision(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 120, 36)
 	press(a, "5", "f")
 	if row := paneRow(frame(a), 1, "γ    "); !strings.HasSuffix(row, " PRISM") {

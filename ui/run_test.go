@@ -41,6 +41,7 @@ func startHeld(t *testing.T, a *App, open int) *gatedJudge {
 }
 
 func TestPauseResumeCancel(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	startHeld(t, a, 50)
@@ -91,6 +92,7 @@ func TestPauseResumeCancel(t *testing.T) {
 }
 
 func TestQuitAsksDuringRun(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	startHeld(t, a, 0)
@@ -134,6 +136,7 @@ func isQuit(cmd tea.Cmd) bool {
 // A run on an empty selection or without a workspace explains itself
 // instead of starting.
 func TestRunWithoutWorkspace(t *testing.T) {
+	t.Parallel()
 	s := demoStudy(t)
 	s.Store = nil
 	a := New(s)
@@ -150,6 +153,7 @@ func TestRunWithoutWorkspace(t *testing.T) {
 
 // An invalid form value shows the field's error in the estimate pane.
 func TestRunFormErrorInPlace(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	setConcurrency(a, 0)
@@ -164,6 +168,7 @@ func TestRunFormErrorInPlace(t *testing.T) {
 
 // ctrl+c quits even from a text input, where q is just a letter.
 func TestCtrlCQuitsFromInput(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	press(a, "2", "down", "enter")
 	if press(a, "q") || !a.bank.Editing() {
@@ -177,6 +182,7 @@ func TestCtrlCQuitsFromInput(t *testing.T) {
 
 // The terminal's background colour picks the light or the dark palette.
 func TestBackgroundColour(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	a.Update(tea.BackgroundColorMsg{Color: color.White})
 	if a.styles.Tokens.Fg != styles.TokensFor(false).Fg {
@@ -190,6 +196,7 @@ func TestBackgroundColour(t *testing.T) {
 
 // A click on a form row selects it; a click on the right pane focuses it.
 func TestRunFormClick(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	press(a, "3")
 	// Row i of the form is at y = header (2) + border (1) + title (1) + i.

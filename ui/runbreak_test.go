@@ -24,6 +24,7 @@ func (deadJudge) Score(context.Context, banks.Request) (judge.Result, error) {
 // TestRunPausesWhenServerLooksDown: in the TUI the circuit breaker pauses
 // the run and the Run tab says why; p resumes it.
 func TestRunPausesWhenServerLooksDown(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	setConcurrency(a, 1)

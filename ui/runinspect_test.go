@@ -34,6 +34,7 @@ func setFormField(t *testing.T, a *App, key, value string) {
 // tab on that candidate (as enter on the Data tab does) and esc
 // returns to the Run tab; a click selects a row.
 func TestRunRowInspect(t *testing.T) {
+	t.Parallel()
 	a := finishedRun(t, 100, 30)
 	if h := ansi.Strip(a.helpView()); !strings.Contains(h, "enter inspect") || strings.Contains(h, "pause") {
 		t.Errorf("help of a finished run: %q", h)

@@ -104,6 +104,7 @@ func checkRatings(t *testing.T, a *App, name string, cands int) {
 // candidate under the judge's name, and a second start sends nothing. The
 // Fit tab's report is then stale, and a refit has the SAJA row.
 func TestRunRubricSAJA(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 160, 48)
 	built := countJudges(a)
 	press(a, "5", "f")
@@ -202,6 +203,7 @@ func TestRunRubricSAJA(t *testing.T) {
 // G-Eval's N is the form's samples field, shown only for a G-Eval
 // rubric: N = 2 makes each rating two sampled calls.
 func TestRunRubricGEval(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	chooseStudy(t, a, "geval-summeval")
@@ -257,6 +259,7 @@ func TestRunRubricGEval(t *testing.T) {
 // The Run form with a rubric chosen: SAJA's (no samples field) and
 // G-Eval's (its N), with their estimates.
 func TestGoldenRunRubric(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, goldenSizes[0][0], goldenSizes[0][1])
 	drive(a, a.Init())
 	var g goldenFrames
@@ -270,6 +273,7 @@ func TestGoldenRunRubric(t *testing.T) {
 // A rubric run pauses, resumes and cancels like a bank's, and the next
 // start sends only what is left.
 func TestRunRubricCancelResume(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	chooseStudy(t, a, "saja-broad")
@@ -324,6 +328,7 @@ func TestRunRubricCancelResume(t *testing.T) {
 // (issue 46), both ways and around, and the focus stays on the form; on
 // a text field → still moves to the right pane.
 func TestRunFormChoiceArrows(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	formTo(t, a, runtab.FieldMode)

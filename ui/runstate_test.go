@@ -36,6 +36,7 @@ func helpBar(f string) string {
 
 // Without a run, the help bar offers start, not pause or cancel.
 func TestRunHelpWithoutRun(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 120, 36)
 	drive(a, a.Init())
 	press(a, "3")
@@ -48,6 +49,7 @@ func TestRunHelpWithoutRun(t *testing.T) {
 // A paused run says so: its rate and ETA are those of its active time,
 // the ETA is the time left once resumed, and p resumes.
 func TestGoldenRunPaused(t *testing.T) {
+	t.Parallel()
 	a := heldDemoRun(t, 80, 24, 300)
 	defer stopRun(t, a)
 	press(a, "p")
@@ -67,6 +69,7 @@ func TestGoldenRunPaused(t *testing.T) {
 
 // A canceled run has no ETA, and nothing to pause or cancel.
 func TestGoldenRunCanceled(t *testing.T) {
+	t.Parallel()
 	a := heldDemoRun(t, 80, 24, 300)
 	press(a, "x")
 	drive(a, runtab.Drain(a.run.Handle()))
@@ -92,6 +95,7 @@ func TestGoldenRunCanceled(t *testing.T) {
 // study on the Run tab: its stored counts and the final ratio panel
 // with the Δ distributions of the stored answers, not a run of nothing.
 func TestGoldenRunReopened(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 80, 24)
 	press(a, "3")
 	lr := a.run.Live()

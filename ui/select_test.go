@@ -31,6 +31,7 @@ import (
 // of the Selection tab: before a selection, while one runs (progress
 // injected) and after it, at every golden size.
 func TestScreenAndSelectFlow(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 160, 48)
 	drive(a, a.Init())
 	g := goldenFrames{}
@@ -141,6 +142,7 @@ func lineWith(f, s string) string {
 
 // Selecting with no answers says what to do instead.
 func TestSelectWithoutAnswers(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 80, 24)
 	drive(a, a.Init())
 	press(a, "4")
@@ -159,6 +161,7 @@ func TestSelectWithoutAnswers(t *testing.T) {
 // The real program: screen the bank, then select, with every message
 // going through Bubble Tea's loop (progress included).
 func TestProgramScreenSelect(t *testing.T) {
+	t.Parallel()
 	a := New(demoStudy(t))
 	tm, waitFor := runProgram(t, a, programDeadline)
 	waitFor("Contexts")
@@ -184,6 +187,7 @@ func TestProgramScreenSelect(t *testing.T) {
 // Quitting while a screen is in flight asks first, cancels the screen,
 // and quits once it has stopped; a run cannot start meanwhile.
 func TestQuitWhileScreening(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	drive(a, a.Init())
 	g := gate(t, a, 10)
@@ -209,6 +213,7 @@ func TestQuitWhileScreening(t *testing.T) {
 
 // A selection computed before the bank changed says so.
 func TestSelectStaleAfterBankEdit(t *testing.T) {
+	t.Parallel()
 	a := fixtureApp(t, fixtureScreened, 100, 30)
 	press(a, "4", "r")
 	if a.sel.Report() == nil {

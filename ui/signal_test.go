@@ -14,6 +14,7 @@ import (
 // interval and ✓ would be: a lone context's bootstrap collapses to its
 // point estimate (the panel used to read "fluency 1.00✓ [1.00,1.00]").
 func TestRunPanelTooFew(t *testing.T) {
+	t.Parallel()
 	const answered = 88
 	a := heldDemoRun(t, 160, 48, answered)
 	defer stopRun(t, a)

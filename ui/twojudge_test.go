@@ -45,6 +45,7 @@ func paneText(f string) string {
 // with a_k negated and e_k the same (see twoJudgeDemo). The last fit is
 // marked stale on both tabs when the named judge changes.
 func TestTwoJudgeFitProfiles(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, 160, 48)
 	press(a, "5", "f")
 	first := a.fit.Report()
@@ -105,6 +106,7 @@ func TestTwoJudgeFitProfiles(t *testing.T) {
 // Fits, profiles and compare fits are marked stale when the bank changes
 // or a run stores new answers, and a refit clears the mark.
 func TestFitStale(t *testing.T) {
+	t.Parallel()
 	a, _ := fittedDemo(t, 100, 30)
 	press(a, "1", "down", "right", "down", "enter", "8", "c")
 	for _, s := range []string{"5", "6", "8"} {
@@ -179,6 +181,7 @@ func TestFitStale(t *testing.T) {
 // tab names the imported judge, and that judge's fit, profiles and a
 // candidate (the Compare tab's frames are in TestGoldenCompare).
 func TestGoldenTwoJudges(t *testing.T) {
+	t.Parallel()
 	a := twoJudgeDemo(t, goldenSizes[0][0], goldenSizes[0][1])
 	g := goldenFrames{}
 	press(a, "5", "f")
@@ -201,6 +204,7 @@ func TestGoldenTwoJudges(t *testing.T) {
 // swapped, as in twoJudgeDemo) and compare the two. The last frame is a
 // golden file.
 func TestProgramAnalysis(t *testing.T) {
+	t.Parallel()
 	// The workspace holds the screen's answers (TestProgramScreenSelect
 	// screens in a program); the second judge is imported below.
 	a := New(studyOn(t, copyFixture(t, fixtureScreened)))
@@ -250,6 +254,7 @@ func TestProgramAnalysis(t *testing.T) {
 // first instead of querying an unnamed dataset; without a workspace they
 // say to open one.
 func TestAnalysisWithoutData(t *testing.T) {
+	t.Parallel()
 	s := demoStudy(t)
 	empty := Session{Dataset: &model.Dataset{}, Bank: s.Bank, Store: s.Store}
 	bare := Session{Dataset: s.Dataset, Bank: s.Bank}
@@ -274,6 +279,7 @@ func TestAnalysisWithoutData(t *testing.T) {
 // While a fit runs, the Fit tab and its tab say how far it is: outer
 // folds first, then the bootstrap.
 func TestFitProgressShown(t *testing.T) {
+	t.Parallel()
 	a := demoApp(t, 100, 30)
 	press(a, "5")
 	a.fit.Job().Job = jobs.New[fit.Result](studyKey{}, func() {})

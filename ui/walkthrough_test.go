@@ -39,6 +39,7 @@ func walkthroughDemo(t *testing.T, w, h int) *App {
 // The README's "A study from start to end in the TUI (the demo)", step
 // by step on a fresh demo: each step shows what the README says.
 func TestReadmeWalkthrough(t *testing.T) {
+	t.Parallel()
 	a := walkthroughDemo(t, 120, 36)
 	has := func(step string, want ...string) {
 		t.Helper()

@@ -13,6 +13,7 @@ import (
 // The Run form's text input keeps the editing keys the hand-made editor it
 // replaced had, and keeps a value on one line.
 func TestFieldInput(t *testing.T) {
+	t.Parallel()
 	e := widgets.FieldInput()
 	e.SetValue("hello world")
 	e.CursorEnd()
