@@ -189,9 +189,6 @@ func (c *Counter) reserve(d *model.Dataset) {
 
 // AddCandidate counts one candidate's rows, as Add counts each.
 func (c *Counter) AddCandidate(cs *model.CandidateScores) {
-	if len(cs.Cond) == 0 {
-		return
-	}
 	for i, k := range cs.Cond {
 		if i == 0 || cs.Conds[k].Probe == model.ProbeBaseline {
 			r := cs.Row(i)

@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 
 	"github.com/prism-eval/prism/model"
@@ -87,10 +86,7 @@ func answersOf(sr *studyRows, scores bool) *StudyAnswers {
 		next[r.pair]++
 		a.cond[at] = sr.conds[r.condition()].rank
 		if scores {
-			a.score[at] = r.score
-			if r.missing() {
-				a.score[at] = math.NaN()
-			}
+			a.score[at] = r.value()
 		}
 	}
 	// A study's requests are unique by coordinates, so each pair's
@@ -184,10 +180,7 @@ func (a *StudyAnswers) eachInDataset(d *model.Dataset, fn func(*model.CandidateS
 	if len(order) != len(a.pairs) { // a dataset's ids are unique
 		return false, nil
 	}
-	cs := model.CandidateScores{Conds: make([]model.Condition, len(a.conds))}
-	for i, c := range a.conds {
-		cs.Conds[i] = model.Condition{Probe: c.probe, Wording: c.wording, Run: c.run}
-	}
+	cs := model.CandidateScores{Conds: conditionsOf(a.conds)}
 	for _, p := range order {
 		lo, hi := a.start[p], a.start[p+1]
 		if lo == hi {

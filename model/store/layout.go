@@ -14,7 +14,7 @@ import (
 // one row, where the tables are a row a candidate through database/sql
 // (for 16,000 candidates 40 ms of the 60 of prism score on an answered
 // workspace before the decode of its answers; docs/performance.md
-// "prism score"). Format 1: the format byte; the count of contexts; per
+// "Reading a dataset"). Format 1: the format byte; the count of contexts; per
 // context its id and the count of its candidates; per candidate its id
 // and a byte: 0 for no human target, 1 followed by the target's 8
 // IEEE-754 bytes, little endian. Counts and lengths are uvarints.

@@ -505,7 +505,10 @@ func (s *Store) ScanFitInput(ctx context.Context, dataset, judge, bankHash strin
 	if err == nil && n == 0 {
 		err = noAnswers(dataset, judge, bankHash)
 	}
-	return labels, err
+	if err != nil {
+		return nil, err
+	}
+	return labels, nil
 }
 
 // fitRows reads the dataset's labels and the study's rows, placed.

@@ -249,19 +249,20 @@ func (d *snapshotDecoder) part(body []byte) error {
 		if k <= 0 || c >= nc || len(b) == k {
 			return errSnapshot
 		}
-		rec := scoreRec{pair: d.pairIdx[p], cond: uint32(d.condIdx[c]) | recAnswered}
+		rec := scoreRec{pair: d.pairIdx[p], cond: uint32(d.condIdx[c])}
 		switch b[k] {
 		case 0:
-			rec.cond |= recMissing
+			rec.answer(0, true)
 			b = b[k+1:]
 		case 1:
 			if len(b) < k+9 {
 				return errSnapshot
 			}
-			rec.score = math.Float64frombits(binary.LittleEndian.Uint64(b[k+1:]))
-			if math.IsNaN(rec.score) || math.IsInf(rec.score, 0) {
+			score := math.Float64frombits(binary.LittleEndian.Uint64(b[k+1:]))
+			if math.IsNaN(score) || math.IsInf(score, 0) {
 				return errSnapshot
 			}
+			rec.answer(score, false)
 			b = b[k+9:]
 		default:
 			return errSnapshot

@@ -92,8 +92,10 @@ func (s *Store) ScanCandidates(ctx context.Context, dataset, judge, bankHash str
 	var sr *studyRows
 	if current {
 		labels = d.Labels()
-		if ok, err := r.answers.eachInDataset(d, fn); ok || err != nil {
-			return labels, err
+		if ok, err := r.answers.eachInDataset(d, fn); err != nil {
+			return nil, err
+		} else if ok {
+			return labels, nil
 		}
 		// Some answers are of candidates d lacks: place every pair.
 		pos := positionsOf(layoutOfDataset(d))
@@ -117,7 +119,10 @@ func (s *Store) ScanCandidates(ctx context.Context, dataset, judge, bankHash str
 	if err == nil && n == 0 {
 		err = noAnswers(dataset, judge, bankHash)
 	}
-	return labels, err
+	if err != nil {
+		return nil, err
+	}
+	return labels, nil
 }
 
 // BankHash is the bank hash of the study r read ("" for nil).

@@ -55,6 +55,14 @@ func (r *scoreRec) condition() int32 { return int32(r.cond & recCond) }
 func (r *scoreRec) answered() bool   { return r.cond&recAnswered != 0 }
 func (r *scoreRec) missing() bool    { return r.cond&recMissing != 0 }
 
+// value is r's score, NaN when the answer has none (ScoreRow.Missing).
+func (r *scoreRec) value() float64 {
+	if r.missing() {
+		return math.NaN()
+	}
+	return r.score
+}
+
 // answer marks r answered, missing when the answer has no score.
 func (r *scoreRec) answer(score float64, missing bool) {
 	r.cond = r.cond&recCond | recAnswered
@@ -130,10 +138,8 @@ func (sr *studyRows) each(size func(n int), fn func(*model.ScoreRow) error) erro
 	for _, ri := range order {
 		r := sr.recs.at(int(ri))
 		p, c := &sr.pairs[r.pair], &sr.conds[r.condition()]
-		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run, Score: r.score}
-		if r.missing() {
-			row.Score, row.Missing = math.NaN(), true
-		}
+		row = model.ScoreRow{Context: p.context, Candidate: p.candidate, Probe: c.probe, Wording: c.wording, Run: c.run,
+			Score: r.value(), Missing: r.missing()}
 		if err := fn(&row); err != nil {
 			return err
 		}
@@ -152,10 +158,7 @@ func (sr *studyRows) order() []int32 {
 // CandidateScores rewritten for each; its conditions are sr.conds.
 func (sr *studyRows) eachCandidate(fn func(*model.CandidateScores) error) error {
 	order := sr.order()
-	c := model.CandidateScores{Conds: make([]model.Condition, len(sr.conds))}
-	for i, k := range sr.conds {
-		c.Conds[i] = model.Condition{Probe: k.probe, Wording: k.wording, Run: k.run}
-	}
+	c := model.CandidateScores{Conds: conditionsOf(sr.conds)}
 	for lo := 0; lo < len(order); {
 		pair := sr.recs.at(int(order[lo])).pair
 		c.Cond, c.Score = c.Cond[:0], c.Score[:0]
@@ -165,11 +168,7 @@ func (sr *studyRows) eachCandidate(fn func(*model.CandidateScores) error) error 
 			if r.pair != pair {
 				break
 			}
-			score := r.score
-			if r.missing() {
-				score = math.NaN()
-			}
-			c.Cond, c.Score = append(c.Cond, r.condition()), append(c.Score, score)
+			c.Cond, c.Score = append(c.Cond, r.condition()), append(c.Score, r.value())
 		}
 		p := &sr.pairs[pair]
 		c.Context, c.Candidate = p.context, p.candidate
@@ -179,6 +178,15 @@ func (sr *studyRows) eachCandidate(fn func(*model.CandidateScores) error) error 
 		lo = hi
 	}
 	return nil
+}
+
+// conditionsOf is the table of conds a CandidateScores indexes.
+func conditionsOf(conds []scoreCond) []model.Condition {
+	out := make([]model.Condition, len(conds))
+	for i, k := range conds {
+		out[i] = model.Condition{Probe: k.probe, Wording: k.wording, Run: k.run}
+	}
+	return out
 }
 
 // rankConds sets each condition's rank: its place in (probe, wording,
